@@ -1,0 +1,32 @@
+/* errors.c: messages and wire names of the THUE_E... codes (see errors.h). */
+#include "engine/errors.h"
+
+const char *thue_strerror(int err)
+{
+    switch (err) {
+    case 0:
+        return "success";
+#define THUE__ERR_MSG(name, value, wire, msg)                                                      \
+    case value:                                                                                    \
+        return msg;
+        THUE_ERRNO_MAP(THUE__ERR_MSG)
+#undef THUE__ERR_MSG
+    default:
+        return "unknown error";
+    }
+}
+
+const char *thue_err_name(int err)
+{
+    switch (err) {
+    case 0:
+        return "ok";
+#define THUE__ERR_NAME(name, value, wire, msg)                                                     \
+    case value:                                                                                    \
+        return wire;
+        THUE_ERRNO_MAP(THUE__ERR_NAME)
+#undef THUE__ERR_NAME
+    default:
+        return "unknown_error";
+    }
+}
