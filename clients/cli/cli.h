@@ -1,0 +1,65 @@
+/*
+ * cli.h: shared pieces of the `thue` command: option parsing, usage errors, words and
+ * JSON output. Usage errors print "thue CMD: what is wrong" and a hint to stderr and
+ * exit with status 2 (THUE_EXIT_USAGE); every command's --help prints to stdout and
+ * exits 0.
+ */
+#ifndef THUE_CLI_H
+#define THUE_CLI_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "engine/repetition.h"
+#include "engine/word.h"
+
+#define THUE_EXIT_USAGE 2
+
+typedef struct cli_opt {
+    const char *name;   /* long name without dashes: "k" for --k */
+    int takes_value;    /* 1: --name VALUE or --name=VALUE; 0: a flag */
+    const char **value; /* where the value goes (takes_value) */
+    int *flag;          /* set to 1 when present (flags) */
+} cli_opt;
+
+/*
+ * Parses argv[1..argc-1] of subcommand cmd against opts (terminated by a {NULL} entry),
+ * collecting at most maxpos positional arguments into pos. "--help"/"-h" prints usage
+ * and exits 0; "--" ends options. Unknown options, missing values and too many or too
+ * few (< minpos) positionals are usage errors (exit 2).
+ */
+void cli_parse(const char *cmd, const char *usage, int argc, char **argv, const cli_opt *opts,
+               const char **pos, int minpos, int maxpos, int *npos);
+
+/* Prints "thue CMD: <message>" and the --help hint to stderr and exits 2. */
+void cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3), noreturn));
+
+/* Integer option in [lo, hi]; NULL text gives def. Usage error otherwise. */
+int cli_int(const char *cmd, const char *opt, const char *text, int lo, int hi, int def);
+/* 64-bit unsigned option (seeds); NULL text gives def. */
+uint64_t cli_u64(const char *cmd, const char *opt, const char *text, uint64_t def);
+/* --variant: NULL gives square. */
+thue_variant cli_variant(const char *cmd, const char *text);
+/* Parses WORD into w (initialised by the caller), usage error with the offending offset. */
+void cli_word(const char *cmd, const char *text, thue_word *w);
+
+/* JSON output: the word as [0,1,2], a repetition object or null, a symbol mask as a
+ * list. Output is compact (no spaces), as other tools parse it. */
+void json_word(FILE *f, const uint8_t *sym, int n);
+void json_repetition(FILE *f, const thue_repetition *rep);
+void json_mask(FILE *f, uint64_t mask);
+/* Writes s as a JSON string literal (quotes and escapes). */
+void json_string(FILE *f, const char *s);
+
+/* Prints the word in the console layout: gap indices on one line, symbols between them
+ * on the next, so a builder can read off positions. Highlights [lo, hi) with brackets
+ * when lo < hi. */
+void print_word_board(FILE *f, const uint8_t *sym, int n, int lo, int hi);
+
+/* Subcommands: each returns the process exit status. */
+int cmd_check(int argc, char **argv);
+int cmd_moves(int argc, char **argv);
+int cmd_local(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
+
+#endif

@@ -1,0 +1,82 @@
+/* cmd_moves.c: `thue moves WORD --k K [--variant V] [--json]`: the legal-move map. */
+#include <stdlib.h>
+
+#include "cli.h"
+#include "engine/errors.h"
+
+static const char usage[] =
+    "Usage: thue moves WORD --k K [--variant square|overlap] [--json]\n"
+    "\n"
+    "The legal-move map of WORD: for every position i = 0..n (inserting before the\n"
+    "symbol at i; i = n appends), the symbols 0..K-1 that keep the word free of\n"
+    "repetitions. WORD must itself be free of them.\n"
+    "\n"
+    "  --k K         number of symbols, 2..64 (required)\n"
+    "  --variant V   square (default) or overlap\n"
+    "  --json        print {\"word\":[...],\"k\":K,\"variant\":V,\"safe\":[[...],...]}\n"
+    "\n"
+    "Exit status: 0 success, 2 bad arguments (including a word with a repetition).\n";
+
+int cmd_moves(int argc, char **argv)
+{
+    const char *variant = NULL, *ktext = NULL, *pos[1];
+    int json = 0, np;
+    cli_opt opts[] = {{"variant", 1, &variant, NULL},
+                      {"k", 1, &ktext, NULL},
+                      {"json", 0, NULL, &json},
+                      {NULL, 0, NULL, NULL}};
+    cli_parse("moves", usage, argc, argv, opts, pos, 1, 1, &np);
+    thue_variant v = cli_variant("moves", variant);
+    if (ktext == NULL)
+        cli_usage_error("moves", "--k is required (the number of symbols, 2..64)");
+    int k = cli_int("moves", "k", ktext, THUE_K_MIN, THUE_K_MAX, 0);
+    thue_word w;
+    thue_word_init(&w);
+    cli_word("moves", pos[0], &w);
+    if (thue_word_check_k(&w, k) != 0)
+        cli_usage_error("moves", "symbol %d is out of range for --k %d (symbols are 0..%d)",
+                        thue_word_max_symbol(&w), k, k - 1);
+    thue_repetition rep;
+    int found = thue_check_word(NULL, w.sym, w.len, v, &rep);
+    if (found > 0)
+        cli_usage_error("moves", "the word already contains a %s at positions %d..%d (period %d)",
+                        thue_variant_name(v), rep.start, rep.start + rep.length - 1, rep.period);
+    uint64_t *safe = malloc(((size_t)w.len + 1) * sizeof *safe);
+    int err = found < 0 ? found : safe == NULL ? THUE_ENOMEM : thue_legal_map(NULL, w.sym, w.len, k, v, safe);
+    if (err) {
+        fprintf(stderr, "thue moves: %s\n", thue_strerror(err));
+        free(safe);
+        thue_word_free(&w);
+        return 1;
+    }
+    if (json) {
+        fputs("{\"word\":", stdout);
+        json_word(stdout, w.sym, w.len);
+        printf(",\"k\":%d,\"variant\":\"%s\",\"safe\":[", k, thue_variant_name(v));
+        for (int i = 0; i <= w.len; i++) {
+            if (i)
+                fputc(',', stdout);
+            json_mask(stdout, safe[i]);
+        }
+        fputs("]}\n", stdout);
+    } else {
+        print_word_board(stdout, w.sym, w.len, 0, 0);
+        int total = 0;
+        for (int i = 0; i <= w.len; i++) {
+            printf("  %4d: ", i);
+            if (safe[i] == 0)
+                fputs("(none: the painter loses here)", stdout);
+            for (int c = 0; c < k; c++)
+                if ((safe[i] >> c) & 1) {
+                    printf(" %d", c);
+                    total++;
+                }
+            fputc('\n', stdout);
+        }
+        printf("%d safe moves at %d positions (k=%d, %s)\n", total, w.len + 1, k,
+               thue_variant_name(v));
+    }
+    free(safe);
+    thue_word_free(&w);
+    return 0;
+}

@@ -1,0 +1,50 @@
+/*
+ * main.c: the `thue` command. Dispatches to the subcommands; each parses its own
+ * options, prints --help, and answers bad arguments with a message and exit status 2.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const char usage[] =
+    "Usage: thue COMMAND [ARGS] [--json] [--help]\n"
+    "\n"
+    "The online Thue game: tools over the thue-server game engine.\n"
+    "\n"
+    "Commands:\n"
+    "  check WORD [--variant V]         the first square/overlap in WORD, if any\n"
+    "  moves WORD --k K [--variant V]   the legal-move map: safe symbols at every position\n"
+    "  local [--k K] [--variant V] ...  a match for two players on one terminal\n"
+    "  bench engine [...]               legal-move map speed against the naive baseline\n"
+    "\n"
+    "WORD is digits (0121, for symbols below 10) or comma-separated numbers (0,1,12).\n"
+    "V is 'square' (default) or 'overlap'. Run 'thue COMMAND --help' for details.\n"
+    "Exit status: 0 success, 1 failure, 2 bad arguments.\n";
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fputs(usage, stderr);
+        return THUE_EXIT_USAGE;
+    }
+    const char *cmd = argv[1];
+    if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
+        fputs(usage, stdout);
+        return 0;
+    }
+    if (strcmp(cmd, "--version") == 0) {
+        puts("thue 0.1.0");
+        return 0;
+    }
+    if (strcmp(cmd, "check") == 0)
+        return cmd_check(argc - 1, argv + 1);
+    if (strcmp(cmd, "moves") == 0)
+        return cmd_moves(argc - 1, argv + 1);
+    if (strcmp(cmd, "local") == 0)
+        return cmd_local(argc - 1, argv + 1);
+    if (strcmp(cmd, "bench") == 0)
+        return cmd_bench(argc - 1, argv + 1);
+    fprintf(stderr, "thue: unknown command '%s'\nTry 'thue --help'.\n", cmd);
+    return THUE_EXIT_USAGE;
+}
