@@ -52,7 +52,7 @@ int thue_match_init(thue_match *m, const thue_match_options *opt)
     memset(m->rounds, 0, sizeof m->rounds);
     for (int r = 0; r < 2; r++) {
         m->rounds[r].builder = r == 0 ? opt->first_builder : 1 - opt->first_builder;
-        m->rounds[r].end = THUE_ROUND_NOT_PLAYED;
+        m->rounds[r].end = THUE_ROUND_PLAYING;
     }
     m->reason = THUE_END_NONE;
     m->winner = -1;
@@ -181,6 +181,8 @@ int thue_match_forfeit(thue_match *m, int player, thue_end_reason why)
     if (why != THUE_END_RESIGN && why != THUE_END_TIMEOUT && why != THUE_END_ABANDON)
         return THUE_EINVAL;
     m->rounds[m->round].end = THUE_ROUND_FORFEIT;
+    if (m->round == 0)
+        m->rounds[1].end = THUE_ROUND_NOT_PLAYED;
     m->forfeiter = player;
     finish(m, why, 1 - player);
     return 0;
