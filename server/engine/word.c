@@ -224,15 +224,21 @@ int thue_word_format(const thue_word *w, thue_word_format_style style, char *buf
         digits = thue_word_max_symbol(w) < 10;
     if (digits && thue_word_max_symbol(w) >= 10)
         return THUE_ESYMBOL;
+    /* A lone symbol above 9 needs brackets: "12" would read back as [1,2]. */
+    int bracket = !digits && w->len == 1 && w->sym[0] >= 10;
     size_t out = 0;
-    for (int i = 0; i < w->len; i++) {
+    for (int i = -bracket; i < w->len + bracket; i++) {
         char tmp[4];
         int tl = 0;
-        if (!digits && i > 0)
-            tmp[tl++] = ',';
-        if (w->sym[i] >= 10)
-            tmp[tl++] = (char)('0' + w->sym[i] / 10);
-        tmp[tl++] = (char)('0' + w->sym[i] % 10);
+        if (i < 0 || i == w->len) {
+            tmp[tl++] = i < 0 ? '[' : ']';
+        } else {
+            if (!digits && i > 0)
+                tmp[tl++] = ',';
+            if (w->sym[i] >= 10)
+                tmp[tl++] = (char)('0' + w->sym[i] / 10);
+            tmp[tl++] = (char)('0' + w->sym[i] % 10);
+        }
         for (int j = 0; j < tl; j++, out++)
             if (out + 1 < size)
                 buf[out] = tmp[j];

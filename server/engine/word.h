@@ -4,7 +4,8 @@
  * A thue_word is a growable array with insert and remove at a position; the engine's
  * repetition functions take a plain (symbols, length) pair so that bots can run them
  * over their own buffers. Text forms: digits ("0121", only when every symbol is < 10)
- * or comma-separated numbers ("0,1,12"), optionally in brackets ("[0,1,12]").
+ * or comma-separated numbers ("0,1,12"), optionally in brackets ("[0,1,12]";
+ * inside brackets the text is always read as comma-separated numbers).
  * A word never holds a symbol >= THUE_K_MAX; symbols against a particular k are
  * checked by the caller that knows k (thue_word_check_k).
  */
@@ -52,7 +53,7 @@ int thue_word_max_symbol(const thue_word *w);
 /*
  * Parses text into w (replacing its contents). Accepted: "" or "[]" (the empty word),
  * digits "0121", numbers separated by commas "0,1,12" with optional spaces around them,
- * and either form inside brackets. A text without commas or brackets is read digit by
+ * and the comma form inside brackets ("[0,1,12]", "[12]"). A text without commas or brackets is read digit by
  * digit ("12" is [1,2]; write "[12]" for the one-symbol word 12).
  * Returns 0, THUE_EWORD (bad text), THUE_ESYMBOL (a number above 63),
  * THUE_ETOOLONG or THUE_ENOMEM; on error w is unchanged and, when err_at is not NULL,
@@ -63,7 +64,8 @@ int thue_word_parse(thue_word *w, const char *text, int *err_at);
 /*
  * Formats w like snprintf: writes at most size bytes including the terminating NUL and
  * returns the length the full text needs (excluding the NUL), or THUE_ESYMBOL for
- * THUE_FMT_DIGITS with a symbol >= 10.
+ * THUE_FMT_DIGITS with a symbol >= 10. The text always parses back to the same word: a
+ * one-symbol word above 9 is written "[12]".
  */
 int thue_word_format(const thue_word *w, thue_word_format_style style, char *buf, size_t size);
 
