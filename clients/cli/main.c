@@ -18,7 +18,8 @@ static const char usage[] =
     "  local [--k K] [--variant V] ...  a match for two players on one terminal\n"
     "  bench engine [...]               legal-move map speed against the naive baseline\n"
     "\n"
-    "WORD is digits (0121, for symbols below 10) or comma-separated numbers (0,1,12).\n"
+    "WORD is digits (0121, for symbols below 10) or comma-separated numbers (0,1,12),\n"
+    "optionally in brackets; a one-symbol word above 9 is written [12].\n"
     "V is 'square' (default) or 'overlap'. Run 'thue COMMAND --help' for details.\n"
     "Exit status: 0 success, 1 failure, 2 bad arguments.\n";
 
