@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-int naive_check(const uint8_t *w, int n, thue_variant v, thue_repetition *out)
+NAIVE_FAST int naive_check(const uint8_t *w, int n, thue_variant v, thue_repetition *out)
 {
     int extra = v == THUE_OVERLAP ? 1 : 0;
     for (int p = 1; 2 * p + extra <= n; p++) {
@@ -24,7 +24,7 @@ int naive_check(const uint8_t *w, int n, thue_variant v, thue_repetition *out)
     return 0;
 }
 
-int naive_check_insert(const uint8_t *w, int n, thue_variant v, int i, int c, uint8_t *buf,
+NAIVE_FAST int naive_check_insert(const uint8_t *w, int n, thue_variant v, int i, int c, uint8_t *buf,
                        thue_repetition *out)
 {
     memcpy(buf, w, (size_t)i);
@@ -33,7 +33,7 @@ int naive_check_insert(const uint8_t *w, int n, thue_variant v, int i, int c, ui
     return naive_check(buf, n + 1, v, out);
 }
 
-uint64_t naive_safe_at(const uint8_t *w, int n, int k, thue_variant v, int i, uint8_t *buf)
+NAIVE_FAST uint64_t naive_safe_at(const uint8_t *w, int n, int k, thue_variant v, int i, uint8_t *buf)
 {
     uint64_t safe = 0;
     thue_repetition rep;
