@@ -33,8 +33,7 @@ static int lists_equal(const int *a, const int *b, int len)
     return 1;
 }
 
-int baseline_insert_creates(baseline_buf *b, const uint8_t *w, int n, thue_variant v, int i,
-                            int c)
+int baseline_insert_creates(baseline_buf *b, const uint8_t *w, int n, thue_variant v, int i, int c)
 {
     int m = n + 1;
     for (int x = 0, y = 0; x < m; x++)

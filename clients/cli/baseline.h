@@ -25,7 +25,6 @@ int baseline_init(baseline_buf *b, int n);
 void baseline_free(baseline_buf *b);
 
 /* 1 when inserting c at i into w[0..n) creates a repetition of the variant, else 0. */
-int baseline_insert_creates(baseline_buf *b, const uint8_t *w, int n, thue_variant v, int i,
-                            int c);
+int baseline_insert_creates(baseline_buf *b, const uint8_t *w, int n, thue_variant v, int i, int c);
 
 #endif

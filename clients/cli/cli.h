@@ -32,7 +32,8 @@ void cli_parse(const char *cmd, const char *usage, int argc, char **argv, const 
                const char **pos, int minpos, int maxpos, int *npos);
 
 /* Prints "thue CMD: <message>" and the --help hint to stderr and exits 2. */
-void cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3), noreturn));
+void cli_usage_error(const char *cmd, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3), noreturn));
 
 /* Integer option in [lo, hi]; NULL text gives def. Usage error otherwise. */
 int cli_int(const char *cmd, const char *opt, const char *text, int lo, int hi, int def);

@@ -77,8 +77,9 @@ static int parse_sizes(const char *text, int *sizes)
         char *end;
         long v = strtol(p, &end, 10);
         if (end == p || v < 2 || v > 20000 || count == MAX_SIZES)
-            cli_usage_error("bench", "--sizes takes up to %d word lengths 2..20000 separated "
-                                     "by commas, got '%s'",
+            cli_usage_error("bench",
+                            "--sizes takes up to %d word lengths 2..20000 separated "
+                            "by commas, got '%s'",
                             MAX_SIZES, text);
         sizes[count++] = (int)v;
         if (*end == '\0')
@@ -133,11 +134,11 @@ int cmd_bench(int argc, char **argv)
     const char *sizes_t = NULL, *k_t = NULL, *variant_t = NULL, *seed_t = NULL, *words_t = NULL;
     const char *ems_t = NULL, *bms_t = NULL, *pos[1];
     int json = 0, full = 0, np;
-    cli_opt opts[] = {{"sizes", 1, &sizes_t, NULL},       {"k", 1, &k_t, NULL},
-                      {"variant", 1, &variant_t, NULL},   {"seed", 1, &seed_t, NULL},
-                      {"words", 1, &words_t, NULL},       {"engine-ms", 1, &ems_t, NULL},
-                      {"baseline-ms", 1, &bms_t, NULL},   {"full-baseline", 0, NULL, &full},
-                      {"json", 0, NULL, &json},           {NULL, 0, NULL, NULL}};
+    cli_opt opts[] = {{"sizes", 1, &sizes_t, NULL},     {"k", 1, &k_t, NULL},
+                      {"variant", 1, &variant_t, NULL}, {"seed", 1, &seed_t, NULL},
+                      {"words", 1, &words_t, NULL},     {"engine-ms", 1, &ems_t, NULL},
+                      {"baseline-ms", 1, &bms_t, NULL}, {"full-baseline", 0, NULL, &full},
+                      {"json", 0, NULL, &json},         {NULL, 0, NULL, NULL}};
     cli_parse("bench", usage, argc, argv, opts, pos, 1, 1, &np);
     if (strcmp(pos[0], "engine") != 0)
         cli_usage_error("bench", "unknown benchmark '%s' (available: engine)", pos[0]);
@@ -181,8 +182,9 @@ int cmd_bench(int argc, char **argv)
             while (lens[g] < n) {
                 if (play_one(scan, w, &lens[g], k, v, safe, &rng)) {
                     if (++r->restarts > 10000) {
-                        fprintf(stderr, "thue bench: random play keeps getting stuck before "
-                                        "length %d (k=%d %s); try a larger k\n",
+                        fprintf(stderr,
+                                "thue bench: random play keeps getting stuck before "
+                                "length %d (k=%d %s); try a larger k\n",
                                 n, k, thue_variant_name(v));
                         failed = 1;
                         break;
@@ -209,8 +211,8 @@ int cmd_bench(int argc, char **argv)
             t1 = now_ns();
         } while (t1 - t0 < engine_budget);
         r->engine_ns = (t1 - t0) / (double)reps;
-        fprintf(stderr, "n=%d: engine %.0f ns per map (%ld maps); baseline...\n", n,
-                r->engine_ns, reps);
+        fprintf(stderr, "n=%d: engine %.0f ns per map (%ld maps); baseline...\n", n, r->engine_ns,
+                reps);
 
         /* Baseline: a random order of all (word, position, symbol) checks, taken until
          * the budget is spent (or all of them with --full-baseline). */
@@ -241,8 +243,9 @@ int cmd_bench(int argc, char **argv)
             spent_sq += (b - a) * (b - a);
             uint64_t m = maps[(size_t)g * (size_t)(nmax + 2) + (size_t)i];
             if (bad == (int)((m >> c) & 1)) {
-                fprintf(stderr, "thue bench: baseline and engine disagree at n=%d game %d "
-                                "position %d symbol %d\n",
+                fprintf(stderr,
+                        "thue bench: baseline and engine disagree at n=%d game %d "
+                        "position %d symbol %d\n",
                         n, g, i, c);
                 failed = 1;
                 break;
@@ -261,28 +264,29 @@ int cmd_bench(int argc, char **argv)
             done++; /* the check that used up the budget was timed too */
         r->baseline_checks = done;
         double mean = spent / (double)done;
-        double var = done > 1 ? (spent_sq / (double)done - mean * mean) * (double)done /
-                                    (double)(done - 1)
-                              : 0;
+        double var =
+            done > 1 ? (spent_sq / (double)done - mean * mean) * (double)done / (double)(done - 1)
+                     : 0;
         /* Sampling without replacement: the finite population correction makes the
          * error 0 when every check was timed. */
         double fpc = total > 1 ? (double)(total - done) / (double)(total - 1) : 0;
         r->baseline_rse = mean > 0 && var > 0 ? sqrt(var / (double)done * fpc) / mean : 0;
         r->baseline_ns = mean * (double)(n + 1) * (double)k;
-        fprintf(stderr, "n=%d: baseline %.0f ns per map (%ld of %ld checks timed, +-%.1f%%)\n",
-                n, r->baseline_ns, done, total, 100 * r->baseline_rse);
+        fprintf(stderr, "n=%d: baseline %.0f ns per map (%ld of %ld checks timed, +-%.1f%%)\n", n,
+                r->baseline_ns, done, total, 100 * r->baseline_rse);
     }
     if (!failed) {
         if (json) {
             fputs("{\"rows\":[", stdout);
             for (int si = 0; si < nsizes; si++) {
                 row *r = &rows[si];
-                printf("%s{\"n\":%d,\"engine_ns\":%.1f,\"baseline_ns\":%.1f,\"ratio\":%.1f,"
-                       "\"baseline_checks\":%ld,\"baseline_total_checks\":%ld,\"baseline_rse\":%.4f,"
-                       "\"words\":%d}",
-                       si ? "," : "", r->n, r->engine_ns, r->baseline_ns,
-                       r->baseline_ns / r->engine_ns, r->baseline_checks, r->total_checks,
-                       r->baseline_rse, nwords);
+                printf(
+                    "%s{\"n\":%d,\"engine_ns\":%.1f,\"baseline_ns\":%.1f,\"ratio\":%.1f,"
+                    "\"baseline_checks\":%ld,\"baseline_total_checks\":%ld,\"baseline_rse\":%.4f,"
+                    "\"words\":%d}",
+                    si ? "," : "", r->n, r->engine_ns, r->baseline_ns,
+                    r->baseline_ns / r->engine_ns, r->baseline_checks, r->total_checks,
+                    r->baseline_rse, nwords);
             }
             printf("],\"k\":%d,\"variant\":\"%s\",\"seed\":%llu}\n", k, thue_variant_name(v),
                    (unsigned long long)seed);

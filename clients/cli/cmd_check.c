@@ -22,7 +22,8 @@ int cmd_check(int argc, char **argv)
 {
     const char *variant = NULL, *pos[1];
     int json = 0, np;
-    cli_opt opts[] = {{"variant", 1, &variant, NULL}, {"json", 0, NULL, &json}, {NULL, 0, NULL, NULL}};
+    cli_opt opts[] = {
+        {"variant", 1, &variant, NULL}, {"json", 0, NULL, &json}, {NULL, 0, NULL, NULL}};
     cli_parse("check", usage, argc, argv, opts, pos, 1, 1, &np);
     thue_variant v = cli_variant("check", variant);
     thue_word w;
@@ -45,8 +46,8 @@ int cmd_check(int argc, char **argv)
     } else if (!found) {
         printf("%s-free (%d symbols)\n", thue_variant_name(v), w.len);
     } else {
-        printf("%s at positions %d..%d, period %d, length %d\n", thue_variant_name(v),
-               rep.start, rep.start + rep.length - 1, rep.period, rep.length);
+        printf("%s at positions %d..%d, period %d, length %d\n", thue_variant_name(v), rep.start,
+               rep.start + rep.length - 1, rep.period, rep.length);
         print_word_board(stdout, w.sym, w.len, rep.start, rep.start + rep.length);
     }
     thue_word_free(&w);

@@ -43,7 +43,9 @@ int cmd_moves(int argc, char **argv)
         cli_usage_error("moves", "the word already contains a %s at positions %d..%d (period %d)",
                         thue_variant_name(v), rep.start, rep.start + rep.length - 1, rep.period);
     uint64_t *safe = malloc(((size_t)w.len + 1) * sizeof *safe);
-    int err = found < 0 ? found : safe == NULL ? THUE_ENOMEM : thue_legal_map(NULL, w.sym, w.len, k, v, safe);
+    int err = found < 0      ? found
+              : safe == NULL ? THUE_ENOMEM
+                             : thue_legal_map(NULL, w.sym, w.len, k, v, safe);
     if (err) {
         fprintf(stderr, "thue moves: %s\n", thue_strerror(err));
         free(safe);

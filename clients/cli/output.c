@@ -17,8 +17,7 @@ void json_repetition(FILE *f, const thue_repetition *rep)
         fputs("null", f);
         return;
     }
-    fprintf(f, "{\"start\":%d,\"period\":%d,\"length\":%d}", rep->start, rep->period,
-            rep->length);
+    fprintf(f, "{\"start\":%d,\"period\":%d,\"length\":%d}", rep->start, rep->period, rep->length);
 }
 
 void json_mask(FILE *f, uint64_t mask)

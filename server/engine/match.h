@@ -61,23 +61,23 @@ typedef enum {
 } thue_end_reason;
 
 typedef struct thue_round {
-    int builder;          /* player building in this round; the other one paints */
-    int points;           /* the painter's points in this round */
+    int builder; /* player building in this round; the other one paints */
+    int points;  /* the painter's points in this round */
     thue_round_end end;
-    thue_repetition rep;  /* valid when end == THUE_ROUND_REPETITION */
+    thue_repetition rep; /* valid when end == THUE_ROUND_REPETITION */
 } thue_round;
 
 typedef struct thue_match {
     thue_match_options opt;
-    int round;        /* 0 or 1: the round being played (the last one once over) */
+    int round; /* 0 or 1: the round being played (the last one once over) */
     thue_step step;
-    int placed;       /* position chosen by the builder; valid in THUE_STEP_PAINT */
-    thue_word word;   /* the current round's word */
+    int placed;     /* position chosen by the builder; valid in THUE_STEP_PAINT */
+    thue_word word; /* the current round's word */
     thue_round rounds[2];
     thue_end_reason reason; /* THUE_END_NONE while running */
-    int winner;       /* 0 or 1; -1 for a draw or while running */
-    int forfeiter;    /* the player who forfeited, else -1 */
-    int moves;        /* completed insertions (paints) over the match */
+    int winner;             /* 0 or 1; -1 for a draw or while running */
+    int forfeiter;          /* the player who forfeited, else -1 */
+    int moves;              /* completed insertions (paints) over the match */
 } thue_match;
 
 /* Validates the options and starts round 0. 0, THUE_EVARIANT, THUE_EK, THUE_ELIMIT,

@@ -238,8 +238,7 @@ static int check_args(const uint8_t *sym, int n, thue_variant v)
     return 0;
 }
 
-int thue_check_word(thue_scan *s, const uint8_t *sym, int n, thue_variant v,
-                    thue_repetition *out)
+int thue_check_word(thue_scan *s, const uint8_t *sym, int n, thue_variant v, thue_repetition *out)
 {
     int err = check_args(sym, n, v);
     if (err)
@@ -289,8 +288,7 @@ static inline int sym_after(const uint8_t *w, int i, int c, int x)
     return x < i ? w[x] : x == i ? c : w[x - 1];
 }
 
-int thue_check_insert(const uint8_t *sym, int n, thue_variant v, int i, int c,
-                      thue_repetition *out)
+int thue_check_insert(const uint8_t *sym, int n, thue_variant v, int i, int c, thue_repetition *out)
 {
     int err = check_args(sym, n, v);
     if (err)
@@ -408,8 +406,7 @@ static void period_one(const uint8_t *w, int n, int extra, uint64_t *bad)
             body;                                                                                  \
         }
 
-int thue_legal_map(thue_scan *s, const uint8_t *sym, int n, int k, thue_variant v,
-                   uint64_t *safe)
+int thue_legal_map(thue_scan *s, const uint8_t *sym, int n, int k, thue_variant v, uint64_t *safe)
 {
     int err = check_args(sym, n, v);
     if (err)

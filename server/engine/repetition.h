@@ -45,8 +45,7 @@ void thue_scan_free(thue_scan *s);
  * the variant (smallest period, then leftmost start), 0 when it is clean, THUE_ENOMEM
  * or THUE_EINVAL (bad variant or n). s may be NULL (a temporary scratch is used).
  */
-int thue_check_word(thue_scan *s, const uint8_t *sym, int n, thue_variant v,
-                    thue_repetition *out);
+int thue_check_word(thue_scan *s, const uint8_t *sym, int n, thue_variant v, thue_repetition *out);
 
 /*
  * Insertion check on a clean word: does inserting symbol c at position i
@@ -67,8 +66,7 @@ int thue_check_insert(const uint8_t *sym, int n, thue_variant v, int i, int c,
  * Works period by period over bit-planes of the word, 64 positions per machine word,
  * rather than (n+1)*k separate checks; see repetition.c for the argument.
  */
-int thue_legal_map(thue_scan *s, const uint8_t *sym, int n, int k, thue_variant v,
-                   uint64_t *safe);
+int thue_legal_map(thue_scan *s, const uint8_t *sym, int n, int k, thue_variant v, uint64_t *safe);
 
 /* The mask of all k symbols (bits 0..k-1); k must be 1..64. */
 static inline uint64_t thue_all_symbols(int k)

@@ -53,11 +53,10 @@ int thue_word_max_symbol(const thue_word *w);
 /*
  * Parses text into w (replacing its contents). Accepted: "" or "[]" (the empty word),
  * digits "0121", numbers separated by commas "0,1,12" with optional spaces around them,
- * and the comma form inside brackets ("[0,1,12]", "[12]"). A text without commas or brackets is read digit by
- * digit ("12" is [1,2]; write "[12]" for the one-symbol word 12).
- * Returns 0, THUE_EWORD (bad text), THUE_ESYMBOL (a number above 63),
- * THUE_ETOOLONG or THUE_ENOMEM; on error w is unchanged and, when err_at is not NULL,
- * *err_at is the byte offset where the text went wrong.
+ * and the comma form inside brackets ("[0,1,12]", "[12]"). A text without commas or brackets is
+ * read digit by digit ("12" is [1,2]; write "[12]" for the one-symbol word 12). Returns 0,
+ * THUE_EWORD (bad text), THUE_ESYMBOL (a number above 63), THUE_ETOOLONG or THUE_ENOMEM; on error w
+ * is unchanged and, when err_at is not NULL, *err_at is the byte offset where the text went wrong.
  */
 int thue_word_parse(thue_word *w, const char *text, int *err_at);
 

@@ -24,8 +24,8 @@ NAIVE_FAST int naive_check(const uint8_t *w, int n, thue_variant v, thue_repetit
     return 0;
 }
 
-NAIVE_FAST int naive_check_insert(const uint8_t *w, int n, thue_variant v, int i, int c, uint8_t *buf,
-                       thue_repetition *out)
+NAIVE_FAST int naive_check_insert(const uint8_t *w, int n, thue_variant v, int i, int c,
+                                  uint8_t *buf, thue_repetition *out)
 {
     memcpy(buf, w, (size_t)i);
     buf[i] = (uint8_t)c;
@@ -33,7 +33,8 @@ NAIVE_FAST int naive_check_insert(const uint8_t *w, int n, thue_variant v, int i
     return naive_check(buf, n + 1, v, out);
 }
 
-NAIVE_FAST uint64_t naive_safe_at(const uint8_t *w, int n, int k, thue_variant v, int i, uint8_t *buf)
+NAIVE_FAST uint64_t naive_safe_at(const uint8_t *w, int n, int k, thue_variant v, int i,
+                                  uint8_t *buf)
 {
     uint64_t safe = 0;
     thue_repetition rep;

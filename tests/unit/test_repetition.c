@@ -153,7 +153,8 @@ static void test_vectors_file(void **state)
             uint64_t *safe = calloc((size_t)w.len + 1, sizeof *safe);
             assert_int_equal(thue_legal_map(s, w.sym, w.len, k, v, safe), 0);
             int i = 0;
-            for (char *tok = strtok_r(safetext, ";", &save); tok; tok = strtok_r(NULL, ";", &save)) {
+            for (char *tok = strtok_r(safetext, ";", &save); tok;
+                 tok = strtok_r(NULL, ";", &save)) {
                 uint8_t list[64];
                 int m = parse_list(tok, list, 64);
                 uint64_t want = 0;
@@ -205,7 +206,8 @@ static void test_small_definitions(void **state)
 {
     (void)state;
     thue_repetition r;
-    const uint8_t aa[] = {0, 0}, aaa[] = {0, 0, 0}, abab[] = {0, 1, 0, 1}, ababa[] = {0, 1, 0, 1, 0};
+    const uint8_t aa[] = {0, 0}, aaa[] = {0, 0, 0}, abab[] = {0, 1, 0, 1},
+                  ababa[] = {0, 1, 0, 1, 0};
     assert_int_equal(thue_check_word(NULL, aa, 2, THUE_SQUARE, &r), 1);
     assert_int_equal(r.length, 2);
     assert_int_equal(thue_check_word(NULL, aa, 2, THUE_OVERLAP, &r), 0);
@@ -523,16 +525,11 @@ int main(int argc, char **argv)
     if (argc > 2 && argv[2][0])
         cmocka_set_skip_filter(argv[2]);
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_worked_example),
-        cmocka_unit_test(test_small_definitions),
-        cmocka_unit_test(test_bad_arguments),
-        cmocka_unit_test(test_vectors_file),
-        cmocka_unit_test(test_random_full_check),
-        cmocka_unit_test(test_full_check_all_small_words),
-        cmocka_unit_test(test_random_long_words),
-        cmocka_unit_test(test_structured_words),
-        cmocka_unit_test(test_exhaustive_square),
-        cmocka_unit_test(test_exhaustive_overlap),
+        cmocka_unit_test(test_worked_example),    cmocka_unit_test(test_small_definitions),
+        cmocka_unit_test(test_bad_arguments),     cmocka_unit_test(test_vectors_file),
+        cmocka_unit_test(test_random_full_check), cmocka_unit_test(test_full_check_all_small_words),
+        cmocka_unit_test(test_random_long_words), cmocka_unit_test(test_structured_words),
+        cmocka_unit_test(test_exhaustive_square), cmocka_unit_test(test_exhaustive_overlap),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
