@@ -197,6 +197,19 @@ static int runs_of(const bits *z, int h, bits *d)
     return any != 0;
 }
 
+/* d holds the runs of m ones of some set; turns it into its runs of m+1 ones. Returns 0
+ * when that is empty. */
+static int runs_longer(bits *d)
+{
+    uint64_t any = 0;
+    for (int t = 0; t < d->used; t++) {
+        uint64_t v = d->w[t] & shr_at(d->w, t, 0, 1);
+        d->w[t] = v;
+        any |= v;
+    }
+    return any != 0;
+}
+
 /* Consecutive ones of z at x, x+1, ... (at most cap). Bits past the set are zero. */
 static inline int run_up(const uint64_t *z, int x, int cap)
 {
@@ -431,7 +444,10 @@ int thue_legal_map(thue_scan *s, const uint8_t *sym, int n, int k, thue_variant 
     memset(bad, 0, (size_t)(n + 1) * sizeof(uint64_t));
     period_one(sym, n, extra, bad);
 
-    bits *zp = &s->z[0], *zq = &s->z[1];
+    /* zp = Z_p and dp = its runs of h ones; zq = Z_{p-1} and dq = its runs of hq ones,
+     * carried over from the previous period (hq = -1: not computed yet). */
+    bits *zp = &s->z[0], *zq = &s->z[1], *dp = &s->d[0], *dq = &s->d[1];
+    int hq = -1, dq_any = 0;
     if (n > 1)
         match_set(s, nplanes, n, 1, zq);
     for (int p = 2; 2 * p + extra <= n + 1; p++) {
@@ -440,14 +456,19 @@ int thue_legal_map(thue_scan *s, const uint8_t *sym, int n, int k, thue_variant 
         /* a + b >= T forces max(a, b) >= h = ceil(T/2), T = p-1 (square) or p (overlap);
          * the overlap's "b = p-1" case is inside b >= h as p-1 >= ceil(p/2) for p >= 2. */
         int h = (p + extra) / 2;
-        if (runs_of(zp, h, &s->d[0])) {
-            FOR_EACH_BIT(&s->d[0], x, {
+        int dp_any = runs_of(zp, h, dp);
+        if (hq == h - 1 && dq_any)
+            dq_any = runs_longer(dq); /* h grew by one since the last period */
+        else if (hq != h && hq != h - 1)
+            dq_any = runs_of(zq, h, dq);
+        if (dp_any) {
+            FOR_EACH_BIT(dp, x, {
                 left_case(&m, x + h); /* a >= h */
                 right_case(&m, x);    /* r >= h */
             });
         }
-        if (runs_of(zq, h, &s->d[1])) {
-            FOR_EACH_BIT(&s->d[1], y, {
+        if (dq_any) {
+            FOR_EACH_BIT(dq, y, {
                 left_case(&m, y - 1);  /* b >= h */
                 right_case(&m, y + h); /* l >= h */
             });
@@ -455,6 +476,11 @@ int thue_legal_map(thue_scan *s, const uint8_t *sym, int n, int k, thue_variant 
         bits *tmp = zp;
         zp = zq;
         zq = tmp;
+        tmp = dp;
+        dp = dq;
+        dq = tmp;
+        hq = h;
+        dq_any = dp_any;
     }
     uint64_t all = thue_all_symbols(k);
     for (int i = 0; i <= n; i++)
