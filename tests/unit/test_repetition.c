@@ -77,6 +77,8 @@ static void check_position_fully(thue_scan *s, const uint8_t *w, int n, int k, t
                 fprintf(stderr, "variant %s i=%d c=%d\n", thue_variant_name(v), i, c);
             }
             assert_same_rep(fa, &a, fb, &b);
+            if (fa) /* the repetition a clean word gains always holds the new symbol */
+                assert_true(a.start <= i && i < a.start + a.length);
             want |= (uint64_t)(fb == 0) << c;
         }
         if (safe[i] != want) {
