@@ -62,5 +62,6 @@ int cmd_check(int argc, char **argv);
 int cmd_moves(int argc, char **argv);
 int cmd_local(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
+int cmd_solve(int argc, char **argv);
 
 #endif

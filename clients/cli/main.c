@@ -16,6 +16,7 @@ static const char usage[] =
     "  check WORD [--variant V]         the first square/overlap in WORD, if any\n"
     "  moves WORD --k K [--variant V]   the legal-move map: safe symbols at every position\n"
     "  local [--k K] [--variant V] ...  a match for two players on one terminal\n"
+    "  solve [WORD] --k K [...]         exact value of a position and a line of best play\n"
     "  bench engine [...]               legal-move map speed against the naive baseline\n"
     "\n"
     "WORD is digits (0121, for symbols below 10) or comma-separated numbers (0,1,12),\n"
@@ -44,6 +45,8 @@ int main(int argc, char **argv)
         return cmd_moves(argc - 1, argv + 1);
     if (strcmp(cmd, "local") == 0)
         return cmd_local(argc - 1, argv + 1);
+    if (strcmp(cmd, "solve") == 0)
+        return cmd_solve(argc - 1, argv + 1);
     if (strcmp(cmd, "bench") == 0)
         return cmd_bench(argc - 1, argv + 1);
     fprintf(stderr, "thue: unknown command '%s'\nTry 'thue --help'.\n", cmd);

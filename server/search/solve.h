@@ -1,0 +1,70 @@
+/*
+ * solve.h: the exact solver ("perfect" play) for one round of the online Thue game.
+ *
+ * The value of a clean word w with the builder to move is the number of further points
+ * the painter can force:
+ *     V(w) = min over positions i of P(w, i),
+ *     P(w, i) = 0 if no symbol is safe at i, else max over safe c of 1 + V(w with c at i).
+ * A search capped at depth d computes V_d(w) = min(V(w), d) (the same recursion with
+ * V_0 = 0): a result below d is exact, a result equal to d only says V(w) >= d.
+ *
+ * The search is alpha-beta over the legal-move maps of the engine, with a transposition
+ * table keyed on a canonical form of the word (symbols relabelled in order of first
+ * appearance, and the smaller of the word and its reversal; see solve.c for why both
+ * are symmetries), and iterative deepening on d so that an answer is always ready when
+ * the budget runs out. Single-threaded; one thue_solver per thread.
+ */
+#ifndef THUE_SEARCH_SOLVE_H
+#define THUE_SEARCH_SOLVE_H
+
+#include <stdint.h>
+
+#include "engine/repetition.h"
+
+typedef struct thue_solve_limits {
+    int max_depth;        /* insertions to look ahead; <= 0: no cap */
+    uint64_t node_budget; /* nodes to visit before stopping; 0: no limit */
+    /* Called after each completed depth with its result (NULL: not called). */
+    void (*on_depth)(void *ctx, int depth, int value, int exact, uint64_t nodes);
+    void *ctx;
+} thue_solve_limits;
+
+#define THUE_SOLVE_PV_MAX 256
+
+typedef struct thue_solve_result {
+    int value;       /* V(w) when exact; otherwise a proven lower bound (the painter survives at
+                        least this many more insertions) */
+    int exact;       /* 1 when value is V(w) itself */
+    int depth;       /* the deepest cap searched to completion */
+    uint64_t nodes;  /* positions visited by the search, all iterations (not counting the
+                        walk along the principal variation, which reads the table) */
+    uint64_t states; /* distinct canonical positions in the table */
+    /* Principal variation: (position, symbol) insertions from w under best play, ending
+     * with the insertion that makes the repetition when value is exact. */
+    int pv[THUE_SOLVE_PV_MAX][2];
+    int pv_len;
+} thue_solve_result;
+
+typedef struct thue_solver thue_solver;
+
+/* A solver for k symbols and the variant; NULL on bad arguments or out of memory. */
+thue_solver *thue_solver_new(int k, thue_variant v);
+/* NULL is a no-op. */
+void thue_solver_free(thue_solver *s);
+
+/*
+ * Solves the clean word sym[0..n-1] (builder to move). 0 and *out filled, or
+ * THUE_ESYMBOL (a symbol >= k), THUE_EREPEAT (the word has a repetition),
+ * THUE_ETOOLONG, THUE_ENOMEM. The table is kept between calls on the same solver.
+ */
+int thue_solve(thue_solver *s, const uint8_t *sym, int n, const thue_solve_limits *limits,
+               thue_solve_result *out);
+
+/*
+ * The canonical form used as the table key (exposed for tests): symbols relabelled in
+ * order of first appearance, then the lexicographically smaller of that and the same
+ * for the reversed word. out needs n bytes.
+ */
+void thue_canonical(const uint8_t *sym, int n, uint8_t *out);
+
+#endif
