@@ -12,6 +12,7 @@
 
 #include "engine/repetition.h"
 #include "engine/word.h"
+#include "search/bot.h"
 
 #define THUE_EXIT_USAGE 2
 
@@ -57,11 +58,22 @@ void json_string(FILE *f, const char *s);
  * when lo < hi. */
 void print_word_board(FILE *f, const uint8_t *sym, int n, int lo, int hi);
 
+/* Parses a bot SPEC given to --opt; a usage error names what is wrong. */
+void cli_bot_spec(const char *cmd, const char *opt, const char *text, thue_bot_spec *out);
+
+/* One bot move, its root split over `threads` threads (1 = this thread only). With keep
+ * non-NULL the finished search is handed over in *keep (to export a uct tree; free it
+ * with thue_bot_search_free). 0 or a negative THUE_E... code. */
+int cli_bot_move(const thue_bot_spec *spec, const thue_position *pos, const thue_bot_limits *limits,
+                 uint64_t seed, int threads, thue_bot_result *out, thue_bot_search **keep);
+
 /* Subcommands: each returns the process exit status. */
 int cmd_check(int argc, char **argv);
 int cmd_moves(int argc, char **argv);
 int cmd_local(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_solve(int argc, char **argv);
+int cmd_bestmove(int argc, char **argv);
+int cmd_arena(int argc, char **argv);
 
 #endif

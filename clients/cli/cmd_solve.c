@@ -78,7 +78,8 @@ int cmd_solve(int argc, char **argv)
         return 1;
     }
     progress pr = {now_ms()};
-    thue_solve_limits lim = {maxd, budget, on_depth, &pr};
+    thue_solve_limits lim = {
+        .max_depth = maxd, .node_budget = budget, .on_depth = on_depth, .ctx = &pr};
     int err = thue_solve(s, w.sym, w.len, &lim, r);
     double ms = now_ms() - pr.start;
     if (err == THUE_ETOOLONG)

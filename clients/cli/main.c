@@ -17,6 +17,9 @@ static const char usage[] =
     "  moves WORD --k K [--variant V]   the legal-move map: safe symbols at every position\n"
     "  local [--k K] [--variant V] ...  a match for two players on one terminal\n"
     "  solve [WORD] --k K [...]         exact value of a position and a line of best play\n"
+    "  bestmove WORD --k K --role R --bot SPEC [...]\n"
+    "                                   a bot's move in a position\n"
+    "  arena [...]                      bot-vs-bot batches: tables, CSV, an SVG chart\n"
     "  bench engine [...]               legal-move map speed against the naive baseline\n"
     "\n"
     "WORD is digits (0121, for symbols below 10) or comma-separated numbers (0,1,12),\n"
@@ -47,6 +50,10 @@ int main(int argc, char **argv)
         return cmd_local(argc - 1, argv + 1);
     if (strcmp(cmd, "solve") == 0)
         return cmd_solve(argc - 1, argv + 1);
+    if (strcmp(cmd, "bestmove") == 0)
+        return cmd_bestmove(argc - 1, argv + 1);
+    if (strcmp(cmd, "arena") == 0)
+        return cmd_arena(argc - 1, argv + 1);
     if (strcmp(cmd, "bench") == 0)
         return cmd_bench(argc - 1, argv + 1);
     fprintf(stderr, "thue: unknown command '%s'\nTry 'thue --help'.\n", cmd);

@@ -26,6 +26,7 @@
 #include "search/solve.h"
 
 #include <stdlib.h>
+#include <time.h>
 #include <string.h>
 
 #include "engine/errors.h"
@@ -58,6 +59,9 @@ struct thue_solver {
     int **orders;
     int nplies;
     uint64_t nodes, budget;
+    int64_t deadline;
+    const atomic_int *stop_flag;
+    int root_part, root_parts; /* root split (solve.h); root_parts <= 1: none */
     int stop, oom;
 };
 
@@ -245,6 +249,23 @@ static void remove_at(uint8_t *w, int n, int i)
     memmove(w + i, w + i + 1, (size_t)(n - i - 1));
 }
 
+static int out_of_time(const thue_solver *s)
+{
+    if (s->stop_flag != NULL && atomic_load_explicit(s->stop_flag, memory_order_relaxed))
+        return 1;
+    if (s->deadline == 0)
+        return 0;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec >= s->deadline;
+}
+
+/* At the root of a split search only a share of the positions is the builder's. */
+static int restricted(const thue_solver *s, int ply)
+{
+    return ply == 0 && s->root_parts > 1;
+}
+
 /*
  * V_d of s->w[0..n) with the builder to move, fail-soft in the window (alpha, beta):
  * a result r <= alpha means V_d <= r, r >= beta means V_d >= r, else V_d = r.
@@ -254,7 +275,7 @@ static int search(thue_solver *s, int n, int d, int alpha, int beta, int ply)
 {
     if (s->stop)
         return 0;
-    if (s->budget && s->nodes >= s->budget) {
+    if ((s->budget && s->nodes >= s->budget) || ((s->nodes & 63) == 0 && out_of_time(s))) {
         s->stop = 1;
         return 0;
     }
@@ -265,10 +286,13 @@ static int search(thue_solver *s, int n, int d, int alpha, int beta, int ply)
         s->stop = s->oom = 1;
         return 0;
     }
+    /* A restricted root is the value of a share of the positions, not of the word: it
+     * neither reads nor writes the table. */
+    int own = restricted(s, ply);
     thue_canonical(s->w, n, s->key);
     uint64_t h = hash_word(s->key, n);
-    entry *e = slot_of(s, s->key, n, h);
-    int lo = e->hash ? imin(e->lo, d) : 0, hi = e->hash ? imin(e->hi, d) : d;
+    entry *e = own ? NULL : slot_of(s, s->key, n, h);
+    int lo = e && e->hash ? imin(e->lo, d) : 0, hi = e && e->hash ? imin(e->hi, d) : d;
     if (lo == hi || lo >= beta)
         return lo;
     if (hi <= alpha)
@@ -285,14 +309,17 @@ static int search(thue_solver *s, int n, int d, int alpha, int beta, int ply)
     int *order = s->orders[ply], cnt = 0;
     for (int want = 0; want <= s->k; want++)
         for (int i = 0; i <= n; i++)
-            if (__builtin_popcountll(safe[i]) == want)
+            if (__builtin_popcountll(safe[i]) == want &&
+                (!own || i % s->root_parts == s->root_part))
                 order[cnt++] = i;
     int best;
-    if (safe[order[0]] == 0) {
+    if (cnt == 0) {
+        best = d; /* an empty share: no position, so no bound below the cap */
+    } else if (safe[order[0]] == 0) {
         best = 0;
     } else {
         best = d; /* every P_i is at most d */
-        for (int x = 0; x <= n && best > alpha; x++) {
+        for (int x = 0; x < cnt && best > alpha; x++) {
             int i = order[x];
             int cut = imin(best, beta); /* the builder ignores positions worth >= cut */
             int pbest = 0;
@@ -311,6 +338,8 @@ static int search(thue_solver *s, int n, int d, int alpha, int beta, int ply)
                 best = pbest;
         }
     }
+    if (own)
+        return best;
     /* Record what this result proves about V itself (s->key was overwritten below). */
     thue_canonical(s->w, n, s->key);
     if (best <= alpha) {
@@ -326,6 +355,18 @@ static int search(thue_solver *s, int n, int d, int alpha, int beta, int ply)
     return best;
 }
 
+/* Resets the counters and takes the budget, deadline and stop flag of limits (none when
+ * NULL); the root is whole. */
+static void set_limits(thue_solver *s, const thue_solve_limits *limits)
+{
+    s->budget = limits ? limits->node_budget : 0;
+    s->deadline = limits ? limits->deadline_ns : 0;
+    s->stop_flag = limits ? limits->stop : NULL;
+    s->root_part = s->root_parts = 0;
+    s->nodes = 0;
+    s->stop = s->oom = 0;
+}
+
 /* V_d of s->w[0..n) exactly (full window). */
 static int value_at(thue_solver *s, int n, int d)
 {
@@ -339,10 +380,15 @@ static void principal_variation(thue_solver *s, int n, int d, int r, thue_solve_
     static _Thread_local uint64_t safe[SOLVE_MAXLEN + 1];
     out->pv_len = 0;
     int len = n;
+    /* The first move comes from the root's share; every later search is whole. */
+    int part = s->root_part, parts = s->root_parts;
+    s->root_parts = 0;
     while (d > 0 && out->pv_len < THUE_SOLVE_PV_MAX && !s->stop) {
         thue_legal_map(s->scan, s->w, len, s->k, s->v, safe);
         int bi = -1, bc = 0;
         for (int i = 0; i <= len && bi < 0; i++) {
+            if (out->pv_len == 0 && parts > 1 && i % parts != part)
+                continue;
             if (safe[i] == 0) { /* r is 0: the builder ends the round here */
                 bi = i;
                 break;
@@ -389,9 +435,13 @@ int thue_solve(thue_solver *s, const uint8_t *sym, int n, const thue_solve_limit
         return THUE_EREPEAT;
     memset(out, 0, sizeof *out);
     int cap = limits && limits->max_depth > 0 ? limits->max_depth : 0;
-    s->budget = limits ? limits->node_budget : 0;
-    s->nodes = 0;
-    s->stop = s->oom = 0;
+    set_limits(s, limits);
+    if (limits && limits->root_parts > 1) {
+        if (limits->root_part < 0 || limits->root_part >= limits->root_parts)
+            return THUE_EINVAL;
+        s->root_part = limits->root_part;
+        s->root_parts = limits->root_parts;
+    }
     memcpy(s->w, sym, (size_t)n);
     /* Iterative deepening: each finished depth d either proves V = r < d, or V >= d. */
     int proven = 0;
@@ -412,10 +462,33 @@ int thue_solve(thue_solver *s, const uint8_t *sym, int n, const thue_solve_limit
     if (!out->exact)
         out->value = proven;
     out->nodes = s->nodes;
-    s->stop = 0;
-    s->budget = 0; /* the principal variation is cheap: the table holds the answers */
+    /* The principal variation is cheap (the table holds the answers): no limits. */
+    set_limits(s, NULL);
+    s->root_part = limits ? limits->root_part : 0;
+    s->root_parts = limits ? limits->root_parts : 0;
     if (out->depth > 0)
         principal_variation(s, n, out->exact ? out->value + 1 : out->depth, out->value, out);
+    s->root_parts = 0;
     out->states = s->count;
     return s->oom ? THUE_ENOMEM : 0;
+}
+
+int thue_solver_value(thue_solver *s, const uint8_t *sym, int n, int cap,
+                      const thue_solve_limits *limits, int *value, uint64_t *nodes)
+{
+    if (n < 0 || n >= SOLVE_MAXLEN)
+        return THUE_ETOOLONG;
+    set_limits(s, limits);
+    memcpy(s->w, sym, (size_t)n);
+    int r = cap > 0 ? value_at(s, n, cap) : 0;
+    if (nodes != NULL)
+        *nodes = s->nodes;
+    int stopped = s->stop;
+    set_limits(s, NULL);
+    if (s->oom)
+        return THUE_ENOMEM;
+    if (stopped)
+        return 1;
+    *value = r;
+    return 0;
 }

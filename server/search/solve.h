@@ -17,6 +17,7 @@
 #ifndef THUE_SEARCH_SOLVE_H
 #define THUE_SEARCH_SOLVE_H
 
+#include <stdatomic.h>
 #include <stdint.h>
 
 #include "engine/repetition.h"
@@ -27,6 +28,12 @@ typedef struct thue_solve_limits {
     /* Called after each completed depth with its result (NULL: not called). */
     void (*on_depth)(void *ctx, int depth, int value, int exact, uint64_t nodes);
     void *ctx;
+    int64_t deadline_ns;    /* stop at this thue_now_ns() time; 0: none */
+    const atomic_int *stop; /* stop when another thread sets it; NULL: none */
+    /* Root split for threads: when root_parts > 1 the builder's first move is chosen
+     * only among the positions i with i % root_parts == root_part, so the result is the
+     * value of that share (the true value is the minimum over the shares). */
+    int root_part, root_parts;
 } thue_solve_limits;
 
 #define THUE_SOLVE_PV_MAX 256
@@ -59,6 +66,16 @@ void thue_solver_free(thue_solver *s);
  */
 int thue_solve(thue_solver *s, const uint8_t *sym, int n, const thue_solve_limits *limits,
                thue_solve_result *out);
+
+/*
+ * V_cap(w) = min(V(w), cap) for the clean word sym[0..n-1] (cap >= 0), using and filling
+ * the table; only the limits' budget, deadline and stop flag are used. Returns 0 with
+ * *value set, 1 when a limit stopped it (*value untouched), or THUE_ENOMEM /
+ * THUE_ETOOLONG. *nodes (may be NULL) gets the positions visited. The word is trusted
+ * (no symbol or repetition check): bots call it on words they made legally.
+ */
+int thue_solver_value(thue_solver *s, const uint8_t *sym, int n, int cap,
+                      const thue_solve_limits *limits, int *value, uint64_t *nodes);
 
 /*
  * The canonical form used as the table key (exposed for tests): symbols relabelled in

@@ -132,7 +132,7 @@ static void memo_free(memo *m)
 
 static int solve_value(thue_solver *s, const uint8_t *w, int n, int cap, int *exact)
 {
-    thue_solve_limits lim = {cap, 0, NULL, NULL};
+    thue_solve_limits lim = {.max_depth = cap};
     thue_solve_result r;
     assert_int_equal(thue_solve(s, w, n, &lim, &r), 0);
     *exact = r.exact;
@@ -320,7 +320,7 @@ static void test_budget_and_caps(void **state)
     (void)state;
     const uint8_t start[1] = {0};
     thue_solver *s = thue_solver_new(5, THUE_SQUARE);
-    thue_solve_limits lim = {6, 0, NULL, NULL};
+    thue_solve_limits lim = {.max_depth = 6};
     thue_solve_result r;
     /* k = 5: the painter survives at least 6 more insertions (not exact). */
     assert_int_equal(thue_solve(s, start, 1, &lim, &r), 0);
@@ -331,7 +331,7 @@ static void test_budget_and_caps(void **state)
     thue_solver_free(s);
     /* A tiny node budget stops early with a proven lower bound. */
     s = thue_solver_new(3, THUE_OVERLAP);
-    thue_solve_limits tiny = {0, 50, NULL, NULL};
+    thue_solve_limits tiny = {.node_budget = 50};
     assert_int_equal(thue_solve(s, start, 1, &tiny, &r), 0);
     assert_false(r.exact);
     assert_true(r.value < 10);

@@ -1,0 +1,501 @@
+/*
+ * bot.c: bot specs, positions, limits and the life of a (possibly split) search; the
+ * bots themselves are in greedy.c, nested.c, uct.c and perfect.c.
+ */
+#include "search/bot.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "engine/errors.h"
+#include "engine/word.h"
+#include "search/bot_internal.h"
+
+const char *thue_role_name(thue_role r)
+{
+    switch (r) {
+    case THUE_ROLE_BUILDER:
+        return "builder";
+    case THUE_ROLE_PAINTER:
+        return "painter";
+    }
+    return NULL;
+}
+
+int64_t thue_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+uint64_t thue_bot_move_seed(uint64_t game_seed, int round, int ply, thue_role role)
+{
+    uint64_t tag =
+        ((uint64_t)(unsigned)round << 40) ^ ((uint64_t)(unsigned)ply << 1) ^ (uint64_t)role;
+    return thue__mix64(game_seed ^ thue__mix64(tag + 0x9e3779b97f4a7c15ULL));
+}
+
+/* ---- specs ------------------------------------------------------------------------- */
+
+thue_bot_spec thue_bot_spec_default(thue_bot_kind kind)
+{
+    thue_bot_spec s;
+    memset(&s, 0, sizeof s);
+    s.kind = kind;
+    s.level = kind == THUE_BOT_NESTED ? 1 : 0;
+    s.iterations = THUE_UCT_ITERATIONS_DEFAULT;
+    s.playout_limit = THUE_UCT_PLAYOUT_DEFAULT;
+    s.exploration = THUE_UCT_C_DEFAULT;
+    return s;
+}
+
+static int spec_error(char *err, size_t errsize, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int spec_error(char *err, size_t errsize, const char *fmt, ...)
+{
+    if (err != NULL && errsize > 0) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, errsize, fmt, ap);
+        va_end(ap);
+    }
+    return THUE_EINVAL;
+}
+
+/* A whole decimal number in [lo, hi] from text[0..len). */
+static int parse_int(const char *text, size_t len, long long lo, long long hi, long long *out)
+{
+    char buf[32];
+    if (len == 0 || len >= sizeof buf)
+        return -1;
+    memcpy(buf, text, len);
+    buf[len] = '\0';
+    for (size_t i = 0; i < len; i++)
+        if (buf[i] < '0' || buf[i] > '9')
+            return -1;
+    errno = 0;
+    long long v = strtoll(buf, NULL, 10);
+    if (errno == ERANGE || v < lo || v > hi)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static int parse_real(const char *text, size_t len, double lo, double hi, double *out)
+{
+    char buf[48], *end;
+    if (len == 0 || len >= sizeof buf)
+        return -1;
+    memcpy(buf, text, len);
+    buf[len] = '\0';
+    errno = 0;
+    double v = strtod(buf, &end);
+    if (*end != '\0' || errno == ERANGE || !isfinite(v) || v < lo || v > hi)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+/* KEY=VALUE,... for uct and perfect. */
+static int parse_options(const char *name, const char *opts, thue_bot_spec *s, char *err,
+                         size_t errsize)
+{
+    const char *p = opts;
+    while (1) {
+        const char *end = strchr(p, ',');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        const char *eq = memchr(p, '=', len);
+        if (eq == NULL)
+            return spec_error(err, errsize, "%s option '%.*s' is not KEY=VALUE", name, (int)len, p);
+        size_t klen = (size_t)(eq - p), vlen = len - klen - 1;
+        const char *val = eq + 1;
+        long long iv;
+        double dv;
+#define KEY_IS(str) (klen == strlen(str) && strncmp(p, str, klen) == 0)
+        if (s->kind == THUE_BOT_UCT && (KEY_IS("iterations") || KEY_IS("iters"))) {
+            if (parse_int(val, vlen, 0, 1000000000000LL, &iv))
+                return spec_error(err, errsize, "uct iterations must be 0..10^12, got '%.*s'",
+                                  (int)vlen, val);
+            s->iterations = (uint64_t)iv;
+        } else if (s->kind == THUE_BOT_UCT && KEY_IS("ms")) {
+            if (parse_int(val, vlen, 0, 86400000, &iv))
+                return spec_error(err, errsize, "uct ms must be 0..86400000, got '%.*s'", (int)vlen,
+                                  val);
+            s->time_ms = (int)iv;
+        } else if (s->kind == THUE_BOT_UCT && KEY_IS("playout")) {
+            if (parse_int(val, vlen, 1, 100000, &iv))
+                return spec_error(err, errsize, "uct playout must be 1..100000, got '%.*s'",
+                                  (int)vlen, val);
+            s->playout_limit = (int)iv;
+        } else if (s->kind == THUE_BOT_UCT && KEY_IS("c")) {
+            if (parse_real(val, vlen, 0.0, 1000.0, &dv))
+                return spec_error(err, errsize, "uct c must be a number in 0..1000, got '%.*s'",
+                                  (int)vlen, val);
+            s->exploration = dv;
+        } else if (s->kind == THUE_BOT_PERFECT && KEY_IS("depth")) {
+            if (parse_int(val, vlen, 0, 10000, &iv))
+                return spec_error(err, errsize, "perfect depth must be 0..10000, got '%.*s'",
+                                  (int)vlen, val);
+            s->max_depth = (int)iv;
+        } else {
+            return spec_error(err, errsize, "%s has no option '%.*s' (%s)", name, (int)klen, p,
+                              s->kind == THUE_BOT_UCT ? "iterations, ms, playout, c" : "depth");
+        }
+#undef KEY_IS
+        if (end == NULL)
+            break;
+        p = end + 1;
+    }
+    if (s->kind == THUE_BOT_UCT && s->iterations == 0 && s->time_ms == 0)
+        return spec_error(err, errsize,
+                          "uct with iterations=0 needs ms=T (it would never stop otherwise)");
+    return 0;
+}
+
+int thue_bot_spec_parse(const char *text, thue_bot_spec *out, char *err, size_t errsize)
+{
+    if (err != NULL && errsize > 0)
+        err[0] = '\0';
+    if (text == NULL || text[0] == '\0')
+        return spec_error(err, errsize, "empty bot spec (try greedy, nested:1, uct or perfect)");
+    const char *colon = strchr(text, ':');
+    size_t nlen = colon ? (size_t)(colon - text) : strlen(text);
+    const char *arg = colon ? colon + 1 : NULL;
+    thue_bot_spec s;
+    long long lv;
+    if (parse_int(text, nlen, 0, 1000000, &lv) == 0 && colon == NULL) {
+        if (lv > THUE_NESTED_MAX)
+            return spec_error(err, errsize, "bot level %lld is out of range 0..%d", lv,
+                              THUE_NESTED_MAX);
+        s = thue_bot_spec_default(lv == 0 ? THUE_BOT_GREEDY : THUE_BOT_NESTED);
+        s.level = (int)lv;
+    } else if (nlen == 6 && strncmp(text, "greedy", 6) == 0) {
+        if (colon)
+            return spec_error(err, errsize, "greedy takes no options");
+        s = thue_bot_spec_default(THUE_BOT_GREEDY);
+    } else if (nlen == 6 && strncmp(text, "nested", 6) == 0) {
+        if (arg == NULL || parse_int(arg, strlen(arg), 0, THUE_NESTED_MAX, &lv) != 0)
+            return spec_error(err, errsize, "nested needs a level: nested:L with L = 0..%d",
+                              THUE_NESTED_MAX);
+        s = thue_bot_spec_default(lv == 0 ? THUE_BOT_GREEDY : THUE_BOT_NESTED);
+        s.level = (int)lv;
+    } else if ((nlen == 3 && strncmp(text, "uct", 3) == 0) ||
+               (nlen == 7 && strncmp(text, "perfect", 7) == 0)) {
+        s = thue_bot_spec_default(nlen == 3 ? THUE_BOT_UCT : THUE_BOT_PERFECT);
+        if (arg != NULL) {
+            if (arg[0] == '\0')
+                return spec_error(err, errsize, "empty option list after '%.*s:'", (int)nlen, text);
+            int e = parse_options(nlen == 3 ? "uct" : "perfect", arg, &s, err, errsize);
+            if (e)
+                return e;
+        }
+    } else {
+        return spec_error(err, errsize,
+                          "unknown bot '%.*s' (greedy, nested:L, 0..%d, uct[:...], perfect[:...])",
+                          (int)nlen, text, THUE_NESTED_MAX);
+    }
+    *out = s;
+    return 0;
+}
+
+int thue_bot_spec_format(const thue_bot_spec *s, char *buf, size_t size)
+{
+    switch (s->kind) {
+    case THUE_BOT_GREEDY:
+        return snprintf(buf, size, "greedy");
+    case THUE_BOT_NESTED:
+        return snprintf(buf, size, "nested:%d", s->level);
+    case THUE_BOT_UCT: {
+        char ms[32] = "", c[40];
+        if (s->time_ms > 0)
+            snprintf(ms, sizeof ms, ",ms=%d", s->time_ms);
+        /* The shortest of %g and %.17g that reads back as the same number. */
+        snprintf(c, sizeof c, "%g", s->exploration);
+        if (strtod(c, NULL) != s->exploration)
+            snprintf(c, sizeof c, "%.17g", s->exploration);
+        return snprintf(buf, size, "uct:iterations=%llu%s,playout=%d,c=%s",
+                        (unsigned long long)s->iterations, ms, s->playout_limit, c);
+    }
+    case THUE_BOT_PERFECT:
+        if (s->max_depth > 0)
+            return snprintf(buf, size, "perfect:depth=%d", s->max_depth);
+        return snprintf(buf, size, "perfect");
+    }
+    return snprintf(buf, size, "?");
+}
+
+static int spec_valid(const thue_bot_spec *s)
+{
+    switch (s->kind) {
+    case THUE_BOT_GREEDY:
+        return 1;
+    case THUE_BOT_NESTED:
+        return s->level >= 1 && s->level <= THUE_NESTED_MAX;
+    case THUE_BOT_UCT:
+        return s->playout_limit >= 1 && s->exploration >= 0 && isfinite(s->exploration) &&
+               s->time_ms >= 0 && (s->iterations > 0 || s->time_ms > 0);
+    case THUE_BOT_PERFECT:
+        return s->max_depth >= 0;
+    }
+    return 0;
+}
+
+/* ---- positions --------------------------------------------------------------------- */
+
+int thue_position_check(const thue_position *pos)
+{
+    if (pos->variant != THUE_SQUARE && pos->variant != THUE_OVERLAP)
+        return THUE_EVARIANT;
+    if (pos->k < THUE_K_MIN || pos->k > THUE_K_MAX)
+        return THUE_EK;
+    if (pos->n < 0 || pos->n > THUE_BOT_WORD_MAX)
+        return THUE_ETOOLONG;
+    if (pos->n > 0 && pos->sym == NULL)
+        return THUE_EINVAL;
+    for (int j = 0; j < pos->n; j++)
+        if (pos->sym[j] >= pos->k)
+            return THUE_ESYMBOL;
+    if (pos->role != THUE_ROLE_BUILDER && pos->role != THUE_ROLE_PAINTER)
+        return THUE_EINVAL;
+    if (pos->role == THUE_ROLE_PAINTER && (pos->index < 0 || pos->index > pos->n))
+        return THUE_EPOSITION;
+    if (pos->remaining < 0)
+        return THUE_EINVAL;
+    int r = thue_check_word(NULL, pos->sym, pos->n, pos->variant, NULL);
+    if (r < 0)
+        return r;
+    return r ? THUE_EREPEAT : 0;
+}
+
+/* ---- the control block ------------------------------------------------------------- */
+
+int thue__ctl_poll(thue__ctl *ctl)
+{
+    if (ctl->stop != NULL && atomic_load_explicit(ctl->stop, memory_order_relaxed))
+        ctl->stopped = 1;
+    else if (ctl->deadline_ns != 0 && thue_now_ns() >= ctl->deadline_ns)
+        ctl->stopped = 1;
+    return ctl->stopped;
+}
+
+void thue__insert(uint8_t *w, int n, int i, int c)
+{
+    memmove(w + i + 1, w + i, (size_t)(n - i));
+    w[i] = (uint8_t)c;
+}
+
+void thue__remove(uint8_t *w, int n, int i)
+{
+    memmove(w + i, w + i + 1, (size_t)(n - i - 1));
+}
+
+uint64_t thue__count_moves(const uint64_t *map, int n)
+{
+    uint64_t total = 0;
+    for (int j = 0; j <= n; j++)
+        total += (uint64_t)__builtin_popcountll(map[j]);
+    return total;
+}
+
+/* ---- searches ---------------------------------------------------------------------- */
+
+void thue_bot_search_free(thue_bot_search *s)
+{
+    if (s == NULL)
+        return;
+    for (int p = 0; p < THUE_BOT_PARTS_MAX; p++) {
+        free(s->part[p].visits);
+        free(s->part[p].payoff);
+        if (s->part[p].tree != NULL)
+            thue__uct_tree_free(s->part[p].tree);
+    }
+    for (int l = 0; l <= THUE_NESTED_MAX; l++) {
+        free(s->score[l]);
+        free(s->have[l]);
+    }
+    free(s->cap);
+    free(s->cand);
+    free(s->rootmap);
+    free(s->word);
+    free(s);
+}
+
+thue_bot_search *thue_bot_search_new(const thue_bot_spec *spec, const thue_position *pos,
+                                     uint64_t seed, int parts, int *err)
+{
+    int e = 0;
+    thue_bot_search *s = NULL;
+    if (!spec_valid(spec) || parts < 1 || parts > THUE_BOT_PARTS_MAX) {
+        e = THUE_EINVAL;
+        goto fail;
+    }
+    if ((e = thue_position_check(pos)) != 0)
+        goto fail;
+    e = THUE_ENOMEM;
+    s = calloc(1, sizeof *s);
+    if (s == NULL)
+        goto fail;
+    s->t0 = thue_now_ns();
+    s->spec = *spec;
+    s->pos = *pos;
+    s->seed = seed;
+    int n = pos->n;
+    s->word = malloc((size_t)n + 1);
+    s->rootmap = malloc(((size_t)n + 1) * sizeof(uint64_t));
+    s->cand = malloc(((size_t)(n > pos->k ? n : pos->k) + 1) * sizeof(int));
+    if (s->word == NULL || s->rootmap == NULL || s->cand == NULL)
+        goto fail;
+    if (n > 0)
+        memcpy(s->word, pos->sym, (size_t)n);
+    s->pos.sym = s->word;
+    int me = thue_legal_map(NULL, s->word, n, pos->k, pos->variant, s->rootmap);
+    if (me != 0) {
+        e = me;
+        goto fail;
+    }
+    if (pos->role == THUE_ROLE_BUILDER) {
+        for (int i = 0; i <= n; i++)
+            s->cand[s->ncand++] = i;
+    } else {
+        for (uint64_t m = s->rootmap[pos->index]; m; m &= m - 1)
+            s->cand[s->ncand++] = __builtin_ctzll(m);
+    }
+    /* Work to share: nothing for greedy, and never more parts than candidates (uct
+     * parts grow whole trees, so any number is useful to it). */
+    if (spec->kind == THUE_BOT_GREEDY || s->ncand <= 1)
+        parts = 1;
+    else if (spec->kind != THUE_BOT_UCT && parts > s->ncand)
+        parts = s->ncand;
+    s->nparts = parts;
+    size_t nc = (size_t)s->ncand + 1;
+    if (spec->kind == THUE_BOT_NESTED) {
+        for (int l = 1; l <= spec->level; l++) {
+            s->score[l] = calloc(nc, sizeof(uint64_t));
+            s->have[l] = calloc(nc, 1);
+            if (s->score[l] == NULL || s->have[l] == NULL)
+                goto fail;
+            atomic_init(&s->next[l], 0);
+        }
+    } else if (spec->kind == THUE_BOT_PERFECT) {
+        s->score[0] = calloc(nc, sizeof(uint64_t));
+        s->have[0] = calloc(nc, 1);
+        s->cap = calloc(nc, sizeof(int));
+        if (s->score[0] == NULL || s->have[0] == NULL || s->cap == NULL)
+            goto fail;
+    } else if (spec->kind == THUE_BOT_UCT) {
+        for (int p = 0; p < parts; p++) {
+            s->part[p].visits = calloc(nc, sizeof(double));
+            s->part[p].payoff = calloc(nc, sizeof(double));
+            if (s->part[p].visits == NULL || s->part[p].payoff == NULL)
+                goto fail;
+        }
+    }
+    if (err)
+        *err = 0;
+    return s;
+fail:
+    thue_bot_search_free(s);
+    if (err)
+        *err = e;
+    return NULL;
+}
+
+int thue_bot_search_parts(const thue_bot_search *s)
+{
+    return s->nparts;
+}
+
+void thue_bot_search_run_part(thue_bot_search *s, int p, const thue_bot_limits *limits)
+{
+    if (p < 0 || p >= s->nparts)
+        return;
+    thue__ctl ctl;
+    memset(&ctl, 0, sizeof ctl);
+    int64_t deadline = 0;
+    if (limits != NULL) {
+        ctl.stop = limits->stop;
+        deadline = limits->deadline_ns;
+        if (limits->think_ms > 0) {
+            int64_t d = s->t0 + limits->think_ms * 1000000;
+            if (deadline == 0 || d < deadline)
+                deadline = d;
+        }
+        if (limits->node_budget) {
+            uint64_t share = limits->node_budget / (uint64_t)s->nparts;
+            ctl.budget = share ? share : 1;
+        }
+    }
+    if (s->spec.kind == THUE_BOT_UCT && s->spec.time_ms > 0) {
+        int64_t d = s->t0 + (int64_t)s->spec.time_ms * 1000000;
+        if (deadline == 0 || d < deadline)
+            deadline = d;
+    }
+    ctl.deadline_ns = deadline;
+    thue__part *part = &s->part[p];
+    switch (s->spec.kind) {
+    case THUE_BOT_GREEDY:
+        break;
+    case THUE_BOT_NESTED:
+        thue__nested_run(s, p, &ctl);
+        break;
+    case THUE_BOT_UCT:
+        thue__uct_run(s, p, &ctl);
+        break;
+    case THUE_BOT_PERFECT:
+        thue__perfect_run(s, p, &ctl);
+        break;
+    }
+    part->nodes += ctl.nodes;
+    part->stopped |= ctl.stopped;
+}
+
+int thue_bot_search_finish(thue_bot_search *s, thue_bot_result *out)
+{
+    memset(out, 0, sizeof *out);
+    out->value = -1;
+    int oom = 0;
+    for (int p = 0; p < s->nparts; p++) {
+        out->nodes += s->part[p].nodes;
+        out->iterations += s->part[p].iterations;
+        out->stopped |= s->part[p].stopped;
+        oom |= s->part[p].oom;
+    }
+    out->nodes += 1; /* the root's legal-move map */
+    if (oom)
+        return THUE_ENOMEM;
+    switch (s->spec.kind) {
+    case THUE_BOT_GREEDY:
+        thue__greedy_choose(s, out);
+        break;
+    case THUE_BOT_NESTED:
+        thue__nested_choose(s, out);
+        break;
+    case THUE_BOT_UCT:
+        thue__uct_choose(s, out);
+        break;
+    case THUE_BOT_PERFECT:
+        thue__perfect_choose(s, out);
+        break;
+    }
+    out->ms = (double)(thue_now_ns() - s->t0) / 1e6;
+    return 0;
+}
+
+int thue_bot_move(const thue_bot_spec *spec, const thue_position *pos,
+                  const thue_bot_limits *limits, uint64_t seed, thue_bot_result *out)
+{
+    int err;
+    thue_bot_search *s = thue_bot_search_new(spec, pos, seed, 1, &err);
+    if (s == NULL)
+        return err;
+    thue_bot_search_run_part(s, 0, limits);
+    err = thue_bot_search_finish(s, out);
+    thue_bot_search_free(s);
+    return err;
+}

@@ -1,0 +1,120 @@
+/*
+ * bot_internal.h: what the bots of thue_search share (not a public header).
+ *
+ * A thue_bot_search holds a private copy of the position, its root legal-move map and
+ * the list of root candidates (builder: every position 0..n; painter: the symbols that
+ * are safe at the chosen position). Each part evaluates a share of the candidates (uct:
+ * grows a tree of its own) and writes only its own entries of the shared arrays, so
+ * parts need no locks; thue_bot_search_finish reads everything after all parts ran
+ * (the caller's thread join or mutex orders the memory).
+ *
+ * Limits reach the bots as a thue__ctl: a node counter with a budget, the deadline and
+ * the stop flag, polled every THUE__POLL_EVERY nodes so that the clock and the atomic
+ * are read rarely.
+ */
+#ifndef THUE_SEARCH_BOT_INTERNAL_H
+#define THUE_SEARCH_BOT_INTERNAL_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "search/bot.h"
+
+#define THUE__POLL_EVERY 64
+
+typedef struct thue__ctl {
+    const atomic_int *stop;
+    int64_t deadline_ns; /* 0: none */
+    uint64_t budget;     /* nodes this part may visit; 0: no limit */
+    uint64_t nodes;
+    int stopped;
+} thue__ctl;
+
+/* Reads the stop flag and the clock; sets and returns ctl->stopped. */
+int thue__ctl_poll(thue__ctl *ctl);
+
+/* Counts one node. Returns 1 when the search must stop (then the node is not counted
+ * and whatever it would have computed is not to be used). */
+static inline int thue__tick(thue__ctl *ctl)
+{
+    if (ctl->stopped)
+        return 1;
+    if (ctl->budget && ctl->nodes >= ctl->budget) {
+        ctl->stopped = 1;
+        return 1;
+    }
+    if ((ctl->nodes % THUE__POLL_EVERY) == 0 && thue__ctl_poll(ctl))
+        return 1;
+    ctl->nodes++;
+    return 0;
+}
+
+/* SplitMix64 (Steele, Lea and Flood): the generator of every random choice the bots
+ * make. The state is a plain counter; each call advances it and returns a mixed value. */
+static inline uint64_t thue__mix64(uint64_t z)
+{
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+static inline uint64_t thue__rand(uint64_t *state)
+{
+    *state += 0x9e3779b97f4a7c15ULL;
+    return thue__mix64(*state);
+}
+/* A draw in [0, n) for n >= 1: the next value modulo n. */
+static inline int thue__rand_below(uint64_t *state, int n)
+{
+    return (int)(thue__rand(state) % (uint64_t)n);
+}
+
+/* What one part found. Arrays indexed by root candidate (0..ncand-1). */
+typedef struct thue__part {
+    uint64_t nodes;
+    uint64_t iterations; /* uct */
+    int depth;           /* perfect: deepest cap completed; uct: deepest node */
+    int stopped;         /* a limit or the stop flag cut it short */
+    int oom;
+    double *visits; /* uct: root child visits */
+    double *payoff; /* uct: root child payoff sums (painter's view) */
+    void *tree;     /* uct: the part's tree, kept for export; freed with the search */
+} thue__part;
+
+struct thue_bot_search {
+    thue_bot_spec spec;
+    thue_position pos; /* pos.sym points at word */
+    uint8_t *word;
+    uint64_t *rootmap; /* legal-move map of the word: n+1 entries */
+    uint64_t seed;
+    int nparts;
+    int ncand;
+    int *cand; /* root candidates: positions (builder) or safe symbols (painter) */
+    /* nested: score[l][x] for levels l = 1..L, have[l][x] set once computed;
+     * perfect: score[0][x] = value, cap[x] = the cap it was computed under. */
+    uint64_t *score[THUE_NESTED_MAX + 1];
+    uint8_t *have[THUE_NESTED_MAX + 1];
+    int *cap;
+    atomic_int next[THUE_NESTED_MAX + 1]; /* nested: next candidate to take, per level */
+    int64_t t0;
+    thue__part part[THUE_BOT_PARTS_MAX];
+};
+
+/* The bots. run evaluates part `p`'s share; choose merges into *out (move, exact, depth,
+ * value); nodes, time and iterations are summed by bot.c. */
+void thue__nested_run(thue_bot_search *s, int p, thue__ctl *ctl);
+void thue__nested_choose(thue_bot_search *s, thue_bot_result *out);
+void thue__greedy_choose(const thue_bot_search *s, thue_bot_result *out);
+void thue__perfect_run(thue_bot_search *s, int p, thue__ctl *ctl);
+void thue__perfect_choose(thue_bot_search *s, thue_bot_result *out);
+void thue__uct_run(thue_bot_search *s, int p, thue__ctl *ctl);
+void thue__uct_choose(thue_bot_search *s, thue_bot_result *out);
+void thue__uct_tree_free(void *tree);
+
+/* Inserts c at i into w[0..n) (room for n+1), and the inverse. */
+void thue__insert(uint8_t *w, int n, int i, int c);
+void thue__remove(uint8_t *w, int n, int i);
+
+/* Total number of safe moves of a legal-move map with n+1 entries. */
+uint64_t thue__count_moves(const uint64_t *map, int n);
+
+#endif

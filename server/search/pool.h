@@ -1,0 +1,98 @@
+/*
+ * pool.h: the worker pool that runs bot searches off the loop thread (DESIGN.md).
+ *
+ * A fixed set of libuv threads takes jobs from one queue. A job is one bot move: a
+ * private copy of the position, the bot spec, a seed, limits (think time, node budget,
+ * absolute deadline) and a stop flag. A job may be split into parts (root parallelism,
+ * bot.h); its parts are tasks that any worker may take. Workers take tasks round-robin
+ * over the queued jobs, so a job split over every worker does not starve the jobs
+ * queued behind it, and many games share the pool fairly.
+ *
+ * Results go back to the loop thread: a finished job is put on a completion list and the
+ * pool's uv_async_t is signalled; the async callback swaps the whole list out under the
+ * lock and then runs each job's callback on the loop thread, unlocked.
+ *
+ * Cancelling (loop thread) works for queued and running jobs: a queued job is removed, a
+ * running one has its stop flag raised; either way its callback is never called, even if
+ * the job had already finished and was waiting on the completion list.
+ *
+ * Threading: every function here is for the loop thread only (the thread running `loop`),
+ * except thue_pool_stats, which may be called from any thread.
+ */
+#ifndef THUE_SEARCH_POOL_H
+#define THUE_SEARCH_POOL_H
+
+#include <stdint.h>
+
+#include <uv.h>
+
+#include "search/bot.h"
+
+typedef struct thue_pool thue_pool;
+
+/* What the loop thread receives for a finished job. */
+typedef struct thue_job_result {
+    uint64_t id;
+    int err;             /* 0, or a negative THUE_E... code (then `bot` is not valid) */
+    thue_bot_result bot; /* the move and its cost */
+    double queue_ms;     /* time from submission until a worker first took a part */
+    double run_ms;       /* time from the first part starting to the last one ending */
+} thue_job_result;
+
+/* Called on the loop thread; `res` is borrowed for the duration of the call. */
+typedef void (*thue_job_cb)(const thue_job_result *res, void *data);
+
+typedef struct thue_job_request {
+    thue_bot_spec spec;
+    thue_position pos; /* pos.sym is copied at submission; the caller keeps its buffer */
+    uint64_t seed;
+    int64_t think_ms;     /* <= 0: none */
+    uint64_t node_budget; /* 0: none */
+    int64_t deadline_ns;  /* absolute thue_now_ns() time; 0: none */
+    int parts;            /* root split, 1..THUE_BOT_PARTS_MAX (at most the threads are
+                             useful); 0 means 1 */
+    thue_job_cb cb;       /* required */
+    void *data;
+} thue_job_request;
+
+typedef struct thue_pool_stats {
+    int threads;
+    uint64_t submitted, completed, cancelled, failed;
+    int queued;  /* jobs waiting for their first part to start */
+    int running; /* jobs with a part running */
+} thue_pool_stats;
+
+/*
+ * Starts `threads` workers (1..256) and an async handle on `loop`. NULL on bad
+ * arguments or when threads cannot be started (none is left running then).
+ */
+thue_pool *thue_pool_new(uv_loop_t *loop, int threads);
+
+/*
+ * Queues a job (copying the request and the word). 0 and *id set (ids are never 0 and
+ * never reused), or THUE_EINVAL (no callback, bad spec, bad parts), a
+ * thue_position_check error, THUE_ENOMEM, or THUE_EOVER when the pool is closing. On
+ * error the callback will never be called.
+ */
+int thue_pool_submit(thue_pool *pool, const thue_job_request *req, uint64_t *id);
+
+/*
+ * Cancels job `id`: 0 when it was queued, running or finished but not yet delivered
+ * (its callback will never be called), THUE_EINVAL when no such job is pending (unknown,
+ * already delivered or already cancelled).
+ */
+int thue_pool_cancel(thue_pool *pool, uint64_t id);
+
+/* Counters; safe from any thread. */
+void thue_pool_stats_get(thue_pool *pool, thue_pool_stats *out);
+
+/*
+ * Shuts the pool down: cancels every pending job (no callback runs for them), stops the
+ * running searches through their stop flags, joins the workers, and closes the async
+ * handle; `closed` (may be NULL) is called on the loop thread once the handle is closed
+ * and the pool freed, so the loop can then finish. Calling anything on the pool after
+ * this is an error.
+ */
+void thue_pool_close(thue_pool *pool, void (*closed)(void *data), void *data);
+
+#endif
