@@ -72,6 +72,7 @@ int cmd_check(int argc, char **argv);
 int cmd_moves(int argc, char **argv);
 int cmd_local(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
+int cmd_bench_search(int argc, char **argv);
 int cmd_solve(int argc, char **argv);
 int cmd_bestmove(int argc, char **argv);
 int cmd_arena(int argc, char **argv);

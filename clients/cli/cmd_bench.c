@@ -44,7 +44,8 @@ static const char usage[] =
     "  --json            print {\"rows\":[{\"n\":..,\"engine_ns\":..,\"baseline_ns\":..,\n"
     "                    \"ratio\":..,...},...],...}\n"
     "\n"
-    "Progress goes to stderr. Exit status: 0, 1 on failure, 2 bad arguments.\n";
+    "Progress goes to stderr. Exit status: 0, 1 on failure, 2 bad arguments.\n"
+    "The bots' benchmark is 'thue bench search' (see 'thue bench search --help').\n";
 
 #define MAX_SIZES 32
 
@@ -131,6 +132,8 @@ typedef struct {
 
 int cmd_bench(int argc, char **argv)
 {
+    if (argc > 1 && strcmp(argv[1], "search") == 0)
+        return cmd_bench_search(argc - 1, argv + 1);
     const char *sizes_t = NULL, *k_t = NULL, *variant_t = NULL, *seed_t = NULL, *words_t = NULL;
     const char *ems_t = NULL, *bms_t = NULL, *pos[1];
     int json = 0, full = 0, np;
@@ -141,7 +144,7 @@ int cmd_bench(int argc, char **argv)
                       {"json", 0, NULL, &json},         {NULL, 0, NULL, NULL}};
     cli_parse("bench", usage, argc, argv, opts, pos, 1, 1, &np);
     if (strcmp(pos[0], "engine") != 0)
-        cli_usage_error("bench", "unknown benchmark '%s' (available: engine)", pos[0]);
+        cli_usage_error("bench", "unknown benchmark '%s' (available: engine, search)", pos[0]);
     int sizes[MAX_SIZES] = {50, 100, 200, 400, 800, 1600};
     int nsizes = sizes_t ? parse_sizes(sizes_t, sizes) : 6;
     int k = cli_int("bench", "k", k_t, THUE_K_MIN, THUE_K_MAX, 5);

@@ -1,10 +1,11 @@
 /*
- * cmd_local.c: `thue local`: a match for two humans taking turns at one terminal, like
- * the thesis's console program.
+ * cmd_local.c: `thue local`: a match at one terminal, like the thesis's console program:
+ * two humans taking turns, a human against a bot (either seat), or two bots.
  *
  * Every rule lives in the engine's match machine: this file only asks for a number,
  * hands it to thue_match_place / thue_match_paint, and prints what the engine decided
- * (a rejected move is re-prompted with the engine's own error). Input is read line by
+ * (a rejected move is re-prompted with the engine's own error). A bot's move goes through
+ * the same calls, so the engine validates it like anyone's. Input is read line by
  * line with fgets, so a pipe works as well as a terminal; a line too long for the buffer
  * is rejected whole (its tail is never read as further moves). With --json the dialogue
  * goes to stderr and stdout carries only the one-line JSON summary.
@@ -13,9 +14,11 @@
  * mid-match (the player to move abandons) or memory runs out, 2 for bad arguments.
  */
 #include <ctype.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -25,14 +28,16 @@
 static const char usage[] =
     "Usage: thue local [--k K] [--variant square|overlap] [--limit L]\n"
     "                  [--first 1|2|random] [--seed S] [--names A,B] [--json]\n"
+    "                  [--builder human|SPEC] [--painter human|SPEC] [--think-ms T]\n"
+    "                  [--threads T] [--out DIR]\n"
     "\n"
-    "A match of the online Thue game for two players taking turns at one terminal\n"
-    "(or reading one answer per line from a pipe). Two rounds; each player builds in\n"
-    "one and paints in the other. The word starts as 0. The builder types a position\n"
-    "0..n (the gap where the next symbol goes: 0 is the front, n the end); the painter\n"
-    "types a symbol 0..K-1 for it. A symbol that makes a repetition ends the round;\n"
-    "any other scores the painter a point. More points over both rounds wins; equal\n"
-    "points is a draw.\n"
+    "A match of the online Thue game at one terminal: two players taking turns (or\n"
+    "reading one answer per line from a pipe), a player against a bot, or two bots.\n"
+    "Two rounds; each player builds in one and paints in the other. The word starts as\n"
+    "0. The builder types a position 0..n (the gap where the next symbol goes: 0 is the\n"
+    "front, n the end); the painter types a symbol 0..K-1 for it. A symbol that makes a\n"
+    "repetition ends the round; any other scores the painter a point. More points over\n"
+    "both rounds wins; equal points is a draw.\n"
     "\n"
     "  --k K          number of symbols, 2..64 (default 3)\n"
     "  --variant V    square (default): the word must stay free of squares uu;\n"
@@ -40,8 +45,23 @@ static const char usage[] =
     "  --limit L      a round also ends when the painter reaches L points,\n"
     "                 1..10000 (default 100)\n"
     "  --first P      who builds in round 1: 1, 2 or random (default)\n"
-    "  --seed S       seed of the random choice of --first (default: the clock)\n"
-    "  --names A,B    the players' names (default \"Player 1,Player 2\")\n"
+    "  --seed S       seed of the coin toss for --first and of the bots' choices\n"
+    "                 (default: the clock); the same seed replays the same bot moves\n"
+    "  --names A,B    the players' names (default \"Player 1,Player 2\", or the bot's\n"
+    "                 spec for a bot)\n"
+    "  --builder X    who builds in round 1 (and paints in round 2): human (default)\n"
+    "                 or a bot SPEC: greedy | 0, nested:L | L, uct[:...], perfect[:...]\n"
+    "  --painter X    who paints in round 1 (and builds in round 2): human or a SPEC.\n"
+    "                 With --builder or --painter, player 1 is the round-1 builder.\n"
+    "                 The thesis's modes: humanHuman (neither), humanBuilder\n"
+    "                 (--painter SPEC), pcBuilder (--builder SPEC), pcPc (both).\n"
+    "  --think-ms T   a bot's time limit per move in ms (default 5000); past it the bot\n"
+    "                 plays the best move it has\n"
+    "  --threads T    threads a bot's move is split over, 1..64 (default 1)\n"
+    "  --out DIR      save the game record as JSON in DIR (created if missing), in\n"
+    "                 game-<UTC time>-<seed>.json: the --json summary plus \"seed\",\n"
+    "                 \"bots\" and \"moves\" (every move with its player, role and think\n"
+    "                 time in ms)\n"
     "  --json         the dialogue goes to stderr; at the end stdout gets one line:\n"
     "                 {\"variant\":V,\"k\":K,\"limit\":L,\"players\":[A,B],\"rounds\":[\n"
     "                 {\"builder\":NAME,\"painter\":NAME,\"points\":N,\"end\":E,\n"
@@ -52,10 +72,10 @@ static const char usage[] =
     "                 resign or abandon; winner null is a draw.\n"
     "\n"
     "At any prompt 'resign' gives the match up to the opponent and 'help' explains.\n"
-    "End of input abandons the match for the player to move.\n"
+    "End of input abandons the match for the (human) player to move.\n"
     "\n"
     "Exit status: 0 the match ended (on points or by resignation), 1 abandoned at end\n"
-    "of input, 2 bad arguments.\n";
+    "of input or a failure (such as an unwritable --out), 2 bad arguments.\n";
 
 static const char prompt_help[] =
     "  At a prompt type:\n"
@@ -70,6 +90,12 @@ static const char prompt_help[] =
 /* Longest answer line kept (a number or a command needs far less). */
 #define LINE_BUF 256
 
+/* One move as it was made, for the saved record. */
+typedef struct move_rec {
+    int round, player, role, value;
+    double ms; /* think time: the bot's search, or a human's time at the prompt */
+} move_rec;
+
 typedef struct game {
     thue_match m;
     char name[2][NAME_MAX_LEN + 1];
@@ -77,6 +103,13 @@ typedef struct game {
     int echo;           /* stdin is not a terminal: echo answers after the prompts */
     thue_word words[2]; /* each round's word as it ended (or stood when forfeited) */
     int have_word[2];
+    int is_bot[2];
+    thue_bot_spec bot[2];
+    thue_bot_limits limits;
+    int threads;
+    uint64_t seed;
+    move_rec *moves; /* every accepted move, in order */
+    int nmoves, capmoves;
 } game;
 
 /* ---- options ---------------------------------------------------------------------- */
@@ -332,10 +365,11 @@ static void print_result(const game *g)
                 m->reason == THUE_END_RESIGN ? "resigned" : "abandoned the match");
 }
 
-static void print_json(const game *g)
+/* The match summary as JSON; with record set, also the seed, the bots and every move
+ * (the saved game record). */
+static void write_json(const game *g, FILE *f, int record)
 {
     const thue_match *m = &g->m;
-    FILE *f = stdout;
     fprintf(f, "{\"variant\":\"%s\",\"k\":%d,\"limit\":%d,\"players\":[",
             thue_variant_name(m->opt.variant), m->opt.k, m->opt.limit);
     json_string(f, g->name[0]);
@@ -364,8 +398,72 @@ static void print_json(const game *g)
         fputs("null", f);
     else
         json_string(f, g->name[m->winner]);
-    fprintf(f, ",\"reason\":\"%s\"}}\n", thue_end_reason_name(m->reason));
+    fprintf(f, ",\"reason\":\"%s\"}", thue_end_reason_name(m->reason));
+    if (record) {
+        fprintf(f, ",\"seed\":%llu,\"bots\":[", (unsigned long long)g->seed);
+        for (int p = 0; p < 2; p++) {
+            char spec[160];
+            if (p)
+                fputc(',', f);
+            if (g->is_bot[p]) {
+                thue_bot_spec_format(&g->bot[p], spec, sizeof spec);
+                json_string(f, spec);
+            } else {
+                fputs("null", f);
+            }
+        }
+        fprintf(f, "],\"think_ms\":%lld,\"moves\":[", (long long)g->limits.think_ms);
+        for (int x = 0; x < g->nmoves; x++) {
+            const move_rec *mv = &g->moves[x];
+            fprintf(f, "%s{\"round\":%d,\"player\":", x ? "," : "", mv->round + 1);
+            json_string(f, g->name[mv->player]);
+            fprintf(f, ",\"role\":\"%s\",\"move\":%d,\"ms\":%.3f}",
+                    mv->role == THUE_ROLE_BUILDER ? "builder" : "painter", mv->value, mv->ms);
+        }
+        fputc(']', f);
+    }
+    fputs("}\n", f);
     fflush(f);
+}
+
+/* Saves the game record in dir: 0, or -1 with the reason printed. */
+static int save_record(const game *g, const char *dir)
+{
+    if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+        fprintf(stderr, "thue local: cannot create '%s': %s\n", dir, strerror(errno));
+        return -1;
+    }
+    char stamp[32], path[4096];
+    time_t now = time(NULL);
+    struct tm tm;
+    gmtime_r(&now, &tm);
+    strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
+    FILE *f = NULL;
+    for (int n = 0; n < 100 && f == NULL; n++) {
+        int len = n == 0 ? snprintf(path, sizeof path, "%s/game-%s-%llu.json", dir, stamp,
+                                    (unsigned long long)g->seed)
+                         : snprintf(path, sizeof path, "%s/game-%s-%llu-%d.json", dir, stamp,
+                                    (unsigned long long)g->seed, n);
+        if (len < 0 || (size_t)len >= sizeof path) {
+            fprintf(stderr, "thue local: the --out path is too long\n");
+            return -1;
+        }
+        /* "x": never overwrite an earlier record made in the same second. */
+        f = fopen(path, "wx");
+        if (f == NULL && errno != EEXIST)
+            break;
+    }
+    if (f == NULL) {
+        fprintf(stderr, "thue local: cannot write a record in '%s': %s\n", dir, strerror(errno));
+        return -1;
+    }
+    write_json(g, f, 1);
+    if (ferror(f) | fclose(f)) {
+        fprintf(stderr, "thue local: cannot write '%s'\n", path);
+        return -1;
+    }
+    fprintf(g->out, "Game record saved to %s\n", path);
+    return 0;
 }
 
 /* ---- play ------------------------------------------------------------------------- */
@@ -402,6 +500,44 @@ static int forfeit(game *g, thue_end_reason why)
  * One step of the player to move: prompts until the engine accepts a move, or the
  * player resigns or the input ends. Returns 0 or a negative THUE_E... (out of memory).
  */
+static int record_move(game *g, int round, int player, int placing, int value, double ms)
+{
+    if (g->nmoves == g->capmoves) {
+        int cap = g->capmoves ? 2 * g->capmoves : 256;
+        move_rec *mv = realloc(g->moves, (size_t)cap * sizeof *mv);
+        if (mv == NULL)
+            return THUE_ENOMEM;
+        g->moves = mv;
+        g->capmoves = cap;
+    }
+    g->moves[g->nmoves++] =
+        (move_rec){round, player, placing ? THUE_ROLE_BUILDER : THUE_ROLE_PAINTER, value, ms};
+    return 0;
+}
+
+/* A bot's move: its search, then the same engine call as a human's. */
+static int bot_step(game *g, int who, int placing, int *value, double *ms)
+{
+    thue_match *m = &g->m;
+    int r = m->round, ply = m->rounds[r].points;
+    thue_role role = placing ? THUE_ROLE_BUILDER : THUE_ROLE_PAINTER;
+    thue_position pos = {m->opt.variant, m->opt.k,  m->word.sym,       m->word.len,
+                         role,           m->placed, m->opt.limit - ply};
+    thue_bot_result res;
+    uint64_t seed = thue_bot_move_seed(g->seed, r, ply, role);
+    int err = cli_bot_move(&g->bot[who], &pos, &g->limits, seed, g->threads, &res, NULL);
+    if (err)
+        return err;
+    *value = res.move;
+    *ms = res.ms;
+    if (placing)
+        fprintf(g->out, "%s (builder) plays position %d", g->name[who], res.move);
+    else
+        fprintf(g->out, "%s (painter) paints %d at position %d", g->name[who], res.move, m->placed);
+    fprintf(g->out, "  [%.1f ms%s]\n", res.ms, res.stopped ? ", time limit" : "");
+    return 0;
+}
+
 static int play_step(game *g)
 {
     thue_match *m = &g->m;
@@ -416,8 +552,30 @@ static int play_step(game *g)
         if (err)
             return err;
     }
+    int64_t asked = thue_now_ns();
     for (;;) {
         int v = 0;
+        double ms = 0;
+        if (g->is_bot[who]) {
+            int err = bot_step(g, who, placing, &v, &ms);
+            if (err)
+                return err;
+            err = placing ? thue_match_place(m, who, v) : thue_match_paint(m, who, v);
+            if (err) { /* a bot bug: never played, never hidden */
+                fprintf(stderr, "thue local: the bot's move %d was rejected: %s\n", v,
+                        thue_strerror(err));
+                return err;
+            }
+            if ((err = record_move(g, r, who, placing, v, ms)) != 0)
+                return err;
+            if (!placing && m->rounds[r].end != THUE_ROUND_PLAYING) {
+                if ((err = thue_word_insert(&g->words[r], i, v)) != 0)
+                    return err;
+                g->have_word[r] = 1;
+                print_round_end(g, r, i, v);
+            }
+            return 0;
+        }
         switch (ask(g, &v)) {
         case ANS_EOF:
             return forfeit(g, THUE_END_ABANDON);
@@ -436,6 +594,9 @@ static int play_step(game *g)
             print_rejection(g, v, err);
             continue;
         }
+        err = record_move(g, r, who, placing, v, (double)(thue_now_ns() - asked) / 1e6);
+        if (err)
+            return err;
         if (!placing && m->rounds[r].end != THUE_ROUND_PLAYING) {
             if ((err = thue_word_insert(&g->words[r], i, v)) != 0)
                 return err;
@@ -446,15 +607,28 @@ static int play_step(game *g)
     }
 }
 
+/* --builder / --painter: "human" (0) or a bot spec (1, *spec set). */
+static int parse_seat(const char *opt, const char *text, thue_bot_spec *spec)
+{
+    if (text == NULL || strcmp(text, "human") == 0)
+        return 0;
+    cli_bot_spec("local", opt, text, spec);
+    return 1;
+}
+
 int cmd_local(int argc, char **argv)
 {
     const char *ktext = NULL, *variant = NULL, *limit = NULL, *first = NULL, *seed = NULL,
-               *names = NULL, *pos[1];
+               *names = NULL, *builder = NULL, *painter = NULL, *think = NULL, *thtext = NULL,
+               *outdir = NULL, *pos[1];
     int json = 0, np;
-    cli_opt opts[] = {{"k", 1, &ktext, NULL},     {"variant", 1, &variant, NULL},
-                      {"limit", 1, &limit, NULL}, {"first", 1, &first, NULL},
-                      {"seed", 1, &seed, NULL},   {"names", 1, &names, NULL},
-                      {"json", 0, NULL, &json},   {NULL, 0, NULL, NULL}};
+    cli_opt opts[] = {{"k", 1, &ktext, NULL},         {"variant", 1, &variant, NULL},
+                      {"limit", 1, &limit, NULL},     {"first", 1, &first, NULL},
+                      {"seed", 1, &seed, NULL},       {"names", 1, &names, NULL},
+                      {"builder", 1, &builder, NULL}, {"painter", 1, &painter, NULL},
+                      {"think-ms", 1, &think, NULL},  {"threads", 1, &thtext, NULL},
+                      {"out", 1, &outdir, NULL},      {"json", 0, NULL, &json},
+                      {NULL, 0, NULL, NULL}};
     cli_parse("local", usage, argc, argv, opts, pos, 0, 0, &np);
 
     static game g; /* zeroed; one per process */
@@ -463,13 +637,38 @@ int cmd_local(int argc, char **argv)
     o.variant = cli_variant("local", variant);
     o.limit = cli_int("local", "limit", limit, THUE_LIMIT_MIN, THUE_LIMIT_MAX, THUE_LIMIT_DEFAULT);
     uint64_t s = cli_u64("local", "seed", seed, 0);
-    parse_names(&g, names ? names : "Player 1,Player 2");
-    int toss = first == NULL || strcmp(first, "random") == 0;
-    if (!toss && strcmp(first, "1") != 0 && strcmp(first, "2") != 0)
-        cli_usage_error("local", "--first must be 1, 2 or random, got '%s'", first);
-    if (toss && seed == NULL)
+    if (seed == NULL)
         s = clock_seed();
-    o.first_builder = toss ? (int)(mix64(s) >> 63) : first[0] - '1';
+    g.seed = s;
+    g.limits.think_ms = cli_int("local", "think-ms", think, 1, 86400000, 5000);
+    g.threads = cli_int("local", "threads", thtext, 1, THUE_BOT_PARTS_MAX, 1);
+    /* Seats: player 1 builds in round 1 whenever a seat is named. */
+    int seats = builder != NULL || painter != NULL;
+    g.is_bot[0] = parse_seat("builder", builder, &g.bot[0]);
+    g.is_bot[1] = parse_seat("painter", painter, &g.bot[1]);
+    if (names) {
+        parse_names(&g, names);
+    } else {
+        for (int p = 0; p < 2; p++) {
+            char spec[160];
+            if (g.is_bot[p])
+                thue_bot_spec_format(&g.bot[p], spec, sizeof spec);
+            if (!g.is_bot[p] || strlen(spec) > NAME_MAX_LEN ||
+                (p == 1 && g.is_bot[0] && strcmp(spec, g.name[0]) == 0))
+                snprintf(spec, sizeof spec, g.is_bot[p] ? "Bot %d" : "Player %d", p + 1);
+            snprintf(g.name[p], sizeof g.name[p], "%s", spec);
+        }
+    }
+    int toss = !seats && (first == NULL || strcmp(first, "random") == 0);
+    if (first != NULL && strcmp(first, "random") != 0 && strcmp(first, "1") != 0 &&
+        strcmp(first, "2") != 0)
+        cli_usage_error("local", "--first must be 1, 2 or random, got '%s'", first);
+    if (seats && first != NULL && strcmp(first, "1") != 0)
+        cli_usage_error("local",
+                        "--first %s contradicts --builder/--painter, which make player 1 "
+                        "the round-1 builder",
+                        first);
+    o.first_builder = toss ? (int)(mix64(s) >> 63) : seats ? 0 : first[0] - '1';
 
     g.out = json ? stderr : stdout;
     g.echo = !isatty(STDIN_FILENO);
@@ -483,6 +682,14 @@ int cmd_local(int argc, char **argv)
 
     fprintf(g.out, "Thue game: %s variant, k = %d (symbols 0..%d), length limit %d.\n",
             thue_variant_name(o.variant), o.k, o.k - 1, o.limit);
+    for (int p = 0; p < 2; p++) {
+        if (g.is_bot[p]) {
+            char spec[160];
+            thue_bot_spec_format(&g.bot[p], spec, sizeof spec);
+            fprintf(g.out, "%s is the bot %s (at most %lld ms a move).\n", g.name[p], spec,
+                    (long long)g.limits.think_ms);
+        }
+    }
     if (toss)
         fprintf(g.out, "Coin toss (--seed %llu): ", (unsigned long long)s);
     fprintf(g.out, "%s builds in round 1, %s in round 2. Type 'help' at a prompt.\n",
@@ -498,11 +705,14 @@ int cmd_local(int argc, char **argv)
         print_result(&g);
         fflush(g.out);
         if (json)
-            print_json(&g);
+            write_json(&g, stdout, 0);
         status = g.m.reason == THUE_END_ABANDON ? 1 : 0;
+        if (outdir != NULL && save_record(&g, outdir) != 0)
+            status = 1;
     }
     thue_match_free(&g.m);
     thue_word_free(&g.words[0]);
     thue_word_free(&g.words[1]);
+    free(g.moves);
     return status;
 }

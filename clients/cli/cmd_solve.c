@@ -3,13 +3,15 @@
 #include <string.h>
 #include <time.h>
 
+#include <uv.h>
+
 #include "cli.h"
 #include "engine/errors.h"
 #include "search/solve.h"
 
 static const char usage[] =
     "Usage: thue solve [WORD] --k K [--variant square|overlap] [--max-depth D]\n"
-    "                  [--max-nodes N] [--json]\n"
+    "                  [--max-nodes N] [--threads T] [--json]\n"
     "\n"
     "Solves a position exactly: the number of further points the painter can force from\n"
     "WORD (default 0) with the builder to move, under best play by both, and a line of\n"
@@ -23,6 +25,8 @@ static const char usage[] =
     "  --max-depth D   look at most D insertions ahead (default: no cap; for large k the\n"
     "                  game may go on for ever, so set a cap or a node budget)\n"
     "  --max-nodes N   stop after about N positions (default: no limit)\n"
+    "  --threads T     split the builder's first move over T threads, 1..64 (default 1);\n"
+    "                  each thread solves its share of the positions with its own table\n"
     "  --json          print {\"value\":N,\"exact\":B,\"states\":S,\"pv\":[[i,c],...],\"ms\":T,\n"
     "                  \"depth\":D,\"nodes\":X}; pv is (position, symbol) insertions, ending\n"
     "                  with the one that makes the repetition when exact\n"
@@ -38,22 +42,47 @@ static double now_ms(void)
 
 typedef struct progress {
     double start;
+    int threads;
+    uv_mutex_t lock; /* one progress line at a time */
 } progress;
+
+/* One thread's share of the builder's first move (all of it with one thread). */
+typedef struct share {
+    thue_solver *solver;
+    thue_solve_result *r;
+    thue_solve_limits lim;
+    const uint8_t *sym;
+    int n, part, err;
+    progress *pr;
+    uv_thread_t tid;
+} share;
 
 static void on_depth(void *ctx, int depth, int value, int exact, uint64_t nodes)
 {
-    progress *p = ctx;
+    share *sh = ctx;
+    progress *p = sh->pr;
+    uv_mutex_lock(&p->lock);
+    if (p->threads > 1)
+        fprintf(stderr, "share %d/%d: ", sh->part + 1, p->threads);
     fprintf(stderr, "depth %d: %s%d (%llu nodes, %.0f ms)\n", depth, exact ? "" : ">= ", value,
             (unsigned long long)nodes, now_ms() - p->start);
+    uv_mutex_unlock(&p->lock);
+}
+
+static void run_share(void *arg)
+{
+    share *sh = arg;
+    sh->err = thue_solve(sh->solver, sh->sym, sh->n, &sh->lim, sh->r);
 }
 
 int cmd_solve(int argc, char **argv)
 {
-    const char *variant = NULL, *ktext = NULL, *dtext = NULL, *ntext = NULL, *pos[1];
+    const char *variant = NULL, *ktext = NULL, *dtext = NULL, *ntext = NULL, *ttext = NULL, *pos[1];
     int json = 0, np;
     cli_opt opts[] = {{"variant", 1, &variant, NULL}, {"k", 1, &ktext, NULL},
                       {"max-depth", 1, &dtext, NULL}, {"max-nodes", 1, &ntext, NULL},
-                      {"json", 0, NULL, &json},       {NULL, 0, NULL, NULL}};
+                      {"threads", 1, &ttext, NULL},   {"json", 0, NULL, &json},
+                      {NULL, 0, NULL, NULL}};
     cli_parse("solve", usage, argc, argv, opts, pos, 0, 1, &np);
     thue_variant v = cli_variant("solve", variant);
     if (ktext == NULL)
@@ -61,6 +90,7 @@ int cmd_solve(int argc, char **argv)
     int k = cli_int("solve", "k", ktext, THUE_K_MIN, THUE_K_MAX, 0);
     int maxd = cli_int("solve", "max-depth", dtext, 1, 10000, 0);
     uint64_t budget = cli_u64("solve", "max-nodes", ntext, 0);
+    int threads = cli_int("solve", "threads", ttext, 1, THUE_BOT_PARTS_MAX, 1);
     thue_word w;
     thue_word_init(&w);
     cli_word("solve", np ? pos[0] : "0", &w);
@@ -71,23 +101,72 @@ int cmd_solve(int argc, char **argv)
     if (thue_check_word(NULL, w.sym, w.len, v, &rep) > 0)
         cli_usage_error("solve", "the word already contains a %s at positions %d..%d (period %d)",
                         thue_variant_name(v), rep.start, rep.start + rep.length - 1, rep.period);
-    thue_solver *s = thue_solver_new(k, v);
-    thue_solve_result *r = malloc(sizeof *r);
-    if (s == NULL || r == NULL) {
-        fprintf(stderr, "thue solve: out of memory\n");
-        return 1;
+    if (threads > w.len + 1)
+        threads = w.len + 1; /* one share per builder position at most */
+    share sh[THUE_BOT_PARTS_MAX];
+    progress pr;
+    pr.start = now_ms();
+    pr.threads = threads;
+    uv_mutex_init(&pr.lock);
+    int err = 0;
+    for (int t = 0; t < threads && err == 0; t++) {
+        sh[t].solver = thue_solver_new(k, v);
+        sh[t].r = malloc(sizeof *sh[t].r);
+        sh[t].sym = w.sym;
+        sh[t].n = w.len;
+        sh[t].pr = &pr;
+        sh[t].part = t;
+        sh[t].lim =
+            (thue_solve_limits){.max_depth = maxd,
+                                .node_budget = budget ? (budget + threads - 1) / threads : 0,
+                                .on_depth = on_depth,
+                                .ctx = &sh[t],
+                                .root_part = t,
+                                .root_parts = threads};
+        if (sh[t].solver == NULL || sh[t].r == NULL)
+            err = THUE_ENOMEM;
     }
-    progress pr = {now_ms()};
-    thue_solve_limits lim = {
-        .max_depth = maxd, .node_budget = budget, .on_depth = on_depth, .ctx = &pr};
-    int err = thue_solve(s, w.sym, w.len, &lim, r);
+    int started = 0;
+    for (int t = 1; t < threads && err == 0; t++, started++)
+        if (uv_thread_create(&sh[t].tid, run_share, &sh[t]) != 0)
+            break;
+    if (err == 0) {
+        run_share(&sh[0]);
+        for (int t = started + 1; t < threads; t++) /* threads that could not start */
+            run_share(&sh[t]);
+    }
+    for (int t = 1; t <= started; t++)
+        uv_thread_join(&sh[t].tid);
     double ms = now_ms() - pr.start;
+    uv_mutex_destroy(&pr.lock);
+    /* The value is the minimum over the shares; it is exact when a share that reaches it
+     * is exact (the others are then bounds at least as large). */
+    thue_solve_result *r = err == 0 ? sh[0].r : NULL;
+    uint64_t nodes = 0, states = 0;
+    int depth = 0;
+    for (int t = 0; t < threads && err == 0; t++) {
+        if (sh[t].err) {
+            err = sh[t].err;
+            break;
+        }
+        thue_solve_result *x = sh[t].r;
+        nodes += x->nodes;
+        states += x->states;
+        if (t == 0 || x->depth < depth)
+            depth = x->depth;
+        if (x->value < r->value || (x->value == r->value && x->exact && !r->exact))
+            r = x;
+    }
     if (err == THUE_ETOOLONG)
         cli_usage_error("solve", "the word is too long for the solver");
     if (err) {
         fprintf(stderr, "thue solve: %s\n", thue_strerror(err));
         return 1;
     }
+    r->nodes = nodes;
+    r->states = states;
+    if (!r->exact)
+        r->depth = depth;
     if (json) {
         printf("{\"value\":%d,\"exact\":%s,\"states\":%llu,\"pv\":[", r->value,
                r->exact ? "true" : "false", (unsigned long long)r->states);
@@ -114,8 +193,10 @@ int cmd_solve(int argc, char **argv)
         printf("\n%llu nodes, %llu positions in the table, %.1f ms\n", (unsigned long long)r->nodes,
                (unsigned long long)r->states, ms);
     }
-    free(r);
-    thue_solver_free(s);
+    for (int t = 0; t < threads; t++) {
+        free(sh[t].r);
+        thue_solver_free(sh[t].solver);
+    }
     thue_word_free(&w);
     return 0;
 }

@@ -21,6 +21,7 @@ static const char usage[] =
     "                                   a bot's move in a position\n"
     "  arena [...]                      bot-vs-bot batches: tables, CSV, an SVG chart\n"
     "  bench engine [...]               legal-move map speed against the naive baseline\n"
+    "  bench search [...]               the bots against the thesis's way; the pool\n"
     "\n"
     "WORD is digits (0121, for symbols below 10) or comma-separated numbers (0,1,12),\n"
     "optionally in brackets; a one-symbol word above 9 is written [12].\n"

@@ -41,6 +41,14 @@ uint64_t thue_bot_move_seed(uint64_t game_seed, int round, int ply, thue_role ro
     return thue__mix64(game_seed ^ thue__mix64(tag + 0x9e3779b97f4a7c15ULL));
 }
 
+int thue_bot_tiebreak(uint64_t seed, int ties)
+{
+    if (ties <= 1)
+        return 0;
+    uint64_t state = seed;
+    return thue__rand_below(&state, ties);
+}
+
 /* ---- specs ------------------------------------------------------------------------- */
 
 thue_bot_spec thue_bot_spec_default(thue_bot_kind kind)

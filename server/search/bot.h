@@ -128,6 +128,15 @@ int64_t thue_now_ns(void);
  */
 uint64_t thue_bot_move_seed(uint64_t game_seed, int round, int ply, thue_role role);
 
+/*
+ * The tie-break of every bot: with `ties` >= 2 candidates tied for best, listed in
+ * ascending order (positions or symbols), the bot plays number
+ * thue_bot_tiebreak(seed, ties): one SplitMix64 draw from the move's seed, modulo ties.
+ * (With one candidate no draw is made.) Exposed so that other implementations can make
+ * the same choices.
+ */
+int thue_bot_tiebreak(uint64_t seed, int ties);
+
 /* One move on the calling thread. 0 and *out filled, or a thue_position_check error,
  * THUE_EINVAL (bad spec) or THUE_ENOMEM. */
 int thue_bot_move(const thue_bot_spec *spec, const thue_position *pos,

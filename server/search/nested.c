@@ -17,7 +17,7 @@
  * are exactly those of the definition.
  *
  * Tie-breaks: the tied candidates in ascending order (positions or symbols); with T > 1
- * of them the move is candidate number thue__rand_below(state, T) where state starts as
+ * of them the move is candidate number thue_bot_tiebreak(seed, T) (bot.h): one draw from
  * the search's seed. One draw per decision, none when there is no tie.
  *
  * Limits: with no limit at all only level L is computed. Under a time limit, a node
@@ -150,10 +150,8 @@ void thue__nested_choose(thue_bot_search *s, thue_bot_result *out)
     int ties = 0, pick = 0;
     for (int c = 0; c < s->ncand; c++)
         ties += score[c] == best;
-    if (ties > 1) {
-        uint64_t state = s->seed;
-        pick = thue__rand_below(&state, ties);
-    }
+    if (ties > 1)
+        pick = thue_bot_tiebreak(s->seed, ties);
     for (int c = 0; c < s->ncand; c++) {
         if (score[c] != best)
             continue;

@@ -154,10 +154,8 @@ void thue__perfect_choose(thue_bot_search *s, thue_bot_result *out)
         }
     }
     int pick = 0;
-    if (ties > 1) {
-        uint64_t state = s->seed;
-        pick = thue__rand_below(&state, ties);
-    }
+    if (ties > 1)
+        pick = thue_bot_tiebreak(s->seed, ties);
     int all_others_exact = 1;
     for (int x = 0; x < s->ncand; x++) {
         int v = (int)s->score[0][x];
