@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Installs whatever is missing (Debian 12, apt; quiet when everything is there), then
 # configures, builds and runs every test twice: an optimised build, and a build with
-# AddressSanitizer + UndefinedBehaviorSanitizer. Exits non-zero on any failure.
+# AddressSanitizer + UndefinedBehaviorSanitizer; then the threaded tests (the worker pool,
+# split searches) once more under ThreadSanitizer. Exits non-zero on any failure.
 # Idempotent: re-running reuses the build directories.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 . scripts/deps.sh
-thue_install_deps build-essential cmake pkg-config libcmocka-dev python3
+thue_install_deps build-essential cmake pkg-config libcmocka-dev libuv1-dev python3
 
 jobs=$(nproc 2>/dev/null || echo 2)
 
@@ -21,3 +22,22 @@ cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTHUE_ASAN=ON -DTHUE
       -DTHUE_WERROR=ON >/dev/null
 cmake --build build-asan -j"$jobs" >/dev/null
 ctest --test-dir build-asan -j"$jobs" --output-on-failure
+
+echo "== ThreadSanitizer build of the threaded tests (build-tsan/)"
+cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTHUE_TSAN=ON -DTHUE_WERROR=ON >/dev/null
+cmake --build build-tsan -j"$jobs" --target test_pool test_bots >/dev/null
+# TSan needs a fixed address layout on some kernels: setarch -R turns randomisation
+# off where that is allowed (it is harmless elsewhere).
+tsan_run=()
+if setarch "$(uname -m)" -R true 2>/dev/null; then
+  tsan_run=(setarch "$(uname -m)" -R)
+fi
+for t in test_pool test_bots; do
+  log="build-tsan/$t.log"
+  if ! TSAN_OPTIONS="halt_on_error=1" "${tsan_run[@]}" "build-tsan/tests/unit/$t" >"$log" 2>&1; then
+    cat "$log"
+    echo "$t failed under ThreadSanitizer"
+    exit 1
+  fi
+  echo "$t: $(tail -n 1 "$log")"
+done

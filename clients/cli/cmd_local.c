@@ -656,7 +656,8 @@ int cmd_local(int argc, char **argv)
             if (!g.is_bot[p] || strlen(spec) > NAME_MAX_LEN ||
                 (p == 1 && g.is_bot[0] && strcmp(spec, g.name[0]) == 0))
                 snprintf(spec, sizeof spec, g.is_bot[p] ? "Bot %d" : "Player %d", p + 1);
-            snprintf(g.name[p], sizeof g.name[p], "%s", spec);
+            size_t len = strlen(spec); /* at most NAME_MAX_LEN by now */
+            memcpy(g.name[p], spec, len + 1);
         }
     }
     int toss = !seats && (first == NULL || strcmp(first, "random") == 0);

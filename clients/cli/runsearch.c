@@ -52,5 +52,5 @@ void cli_bot_spec(const char *cmd, const char *opt, const char *text, thue_bot_s
 {
     char err[200];
     if (thue_bot_spec_parse(text, out, err, sizeof err) != 0)
-        cli_usage_error(cmd, "--%s: %s", opt, err);
+        cli_usage_error(cmd, "--%s: bad bot spec '%s': %s", opt, text, err);
 }

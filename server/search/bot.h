@@ -68,9 +68,10 @@ typedef struct thue_bot_spec {
  */
 int thue_bot_spec_parse(const char *text, thue_bot_spec *out, char *err, size_t errsize);
 
-/* The canonical text of a spec ("greedy", "nested:2", "uct:iterations=10000,playout=100,
- * c=1.41421", "perfect", "perfect:depth=30"); it parses back to the same spec. Returns
- * the length the full text needs, like snprintf. */
+/* The canonical text of a spec ("greedy", "nested:2", "perfect", "perfect:depth=30",
+ * "uct:iterations=10000,playout=100,c=1.4142135623730951": a number is written with as
+ * few digits as read back exactly); it parses back to the same spec. Returns the length
+ * the full text needs, like snprintf. */
 int thue_bot_spec_format(const thue_bot_spec *spec, char *buf, size_t size);
 
 /* A spec with every default of its kind (level 1 for nested). */
