@@ -30,7 +30,7 @@ static const char usage[] =
     "                  (default: no limit; perfect and uct use it)\n"
     "  --threads T     split the root moves over T threads, 1..64 (default 1)\n"
     "  --tree FILE     uct only: write the search tree, as CSV when FILE ends in .csv,\n"
-    "                  in the binary format when it ends in .tree (docs/bots.md)\n"
+    "                  in the binary format when it ends in .tree (docs/uct.md)\n"
     "  --json          print {\"move\":N,\"ms\":T,\"nodes\":X,\"exact\":B,\"depth\":D,\n"
     "                  \"value\":V,\"iterations\":I,\"stopped\":B}\n"
     "\n"

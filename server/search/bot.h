@@ -109,7 +109,8 @@ typedef struct thue_bot_result {
                             level L completed; perfect: the move is proven optimal);
                             uct never is (a sampled estimate) */
     int depth;           /* nested: the level completed; perfect: the deepest look-ahead
-                            completed; greedy 0; uct: the deepest tree node */
+                            completed; greedy 0; uct: the deepest tree node, in
+                            plies (moves) below the root */
     int value;           /* perfect: the position's value for the painter (further
                             points), exact or a lower bound; -1 for the other bots */
     uint64_t nodes;      /* work done: words whose legal moves were computed (greedy,

@@ -1,6 +1,6 @@
 /*
  * uct.h: exporting the tree of a finished uct search, in the UCT thesis's two formats
- * (docs/bots.md describes both byte by byte).
+ * (docs/uct.md describes both byte by byte).
  */
 #ifndef THUE_SEARCH_UCT_H
 #define THUE_SEARCH_UCT_H
