@@ -831,6 +831,22 @@ int cmd_arena(int argc, char **argv)
     a.seed = cli_u64(CMD, "seed", seedtext, 1);
     a.think_ms = cli_int(CMD, "think-ms", think, 1, THINK_MS_MAX, 0);
     a.limit = cli_int(CMD, "limit", ltext, THUE_LIMIT_MIN, THUE_LIMIT_MAX, 300);
+    /* perfect proves square k <= 4 and overlap k <= 3 at once; beyond that the round may
+     * never end and it would search for ever: it needs a limit of its own. */
+    int kmax = 0;
+    for (int x = 0; x < a.nk; x++)
+        if (a.ks[x] > kmax)
+            kmax = a.ks[x];
+    if (a.think_ms == 0 && kmax > (a.variant == THUE_SQUARE ? 4 : 3))
+        for (int x = 0; x < a.builders.n + a.painters.n; x++) {
+            const thue_bot_spec *sp =
+                x < a.builders.n ? &a.builders.spec[x] : &a.painters.spec[x - a.builders.n];
+            if (sp->kind == THUE_BOT_PERFECT && sp->max_depth == 0)
+                cli_usage_error(CMD,
+                                "perfect at k = %d needs --think-ms T or perfect:depth=D "
+                                "(it cannot prove the game, so it would search for ever)",
+                                kmax);
+        }
     unsigned cpus = uv_available_parallelism();
     a.threads = cli_int(CMD, "threads", thtext, 1, 64, cpus == 0 ? 1 : cpus > 64 ? 64 : (int)cpus);
     a.cells = a.nk * a.builders.n * a.painters.n;

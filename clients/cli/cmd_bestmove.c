@@ -21,8 +21,9 @@ static const char usage[] =
     "  --bot SPEC      greedy | 0, nested:L | L (L = 1..9), uct[:iterations=N,ms=T,\n"
     "                  playout=M,c=X], perfect[:depth=D] (required; docs/bots.md)\n"
     "  --variant V     square (default) or overlap\n"
-    "  --think-ms T    time limit for the move in ms (default: none); when it runs out\n"
-    "                  the bot plays the best move it has and says it was not exact\n"
+    "  --think-ms T    time limit for the move in ms (default: none, but 10000 for perfect\n"
+    "                  when nothing else limits it); when it runs out the bot plays the\n"
+    "                  best move it has and says it was not exact\n"
     "  --max-nodes N   node budget (default: none); with a fixed seed and budget the\n"
     "                  answer is the same on every machine\n"
     "  --seed S        seed of the bot's random tie-breaks and playouts (default 1)\n"
@@ -35,6 +36,9 @@ static const char usage[] =
     "                  \"value\":V,\"iterations\":I,\"stopped\":B}\n"
     "\n"
     "Exit status: 0, 1 failure (out of memory, cannot write the tree), 2 bad arguments.\n";
+
+/* perfect's time when no limit is given (see below). */
+#define PERFECT_DEFAULT_MS 10000
 
 int cmd_bestmove(int argc, char **argv)
 {
@@ -119,6 +123,12 @@ int cmd_bestmove(int argc, char **argv)
         if (threads != 1)
             cli_usage_error("bestmove", "--tree exports one tree: use --threads 1");
     }
+    /* Without any limit, perfect may search for ever where k is large (the game need
+     * not end): give it a default time, and say so. */
+    int default_time = spec.kind == THUE_BOT_PERFECT && think == NULL && ntext == NULL &&
+                       spec.max_depth == 0 && remaining == 0;
+    if (default_time)
+        lim.think_ms = PERFECT_DEFAULT_MS;
     thue_position p = {v, k, w.sym, w.len, r, index, remaining};
     thue_bot_result res;
     thue_bot_search *kept = NULL;
@@ -128,6 +138,11 @@ int cmd_bestmove(int argc, char **argv)
         thue_word_free(&w);
         return 1;
     }
+    if (default_time && res.stopped)
+        fprintf(stderr,
+                "thue bestmove: perfect stopped after the default %d ms (no --think-ms, "
+                "--max-nodes, --remaining or depth=D); the move is not proven\n",
+                PERFECT_DEFAULT_MS);
     int status = 0;
     if (tree != NULL) {
         FILE *f = fopen(tree, fmt == THUE_TREE_CSV ? "w" : "wb");

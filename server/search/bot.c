@@ -5,6 +5,7 @@
 #include "search/bot.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -391,6 +392,7 @@ thue_bot_search *thue_bot_search_new(const thue_bot_spec *spec, const thue_posit
             atomic_init(&s->next[l], 0);
         }
     } else if (spec->kind == THUE_BOT_PERFECT) {
+        atomic_init(&s->proven, INT_MAX);
         s->score[0] = calloc(nc, sizeof(uint64_t));
         s->have[0] = calloc(nc, 1);
         s->cap = calloc(nc, sizeof(int));

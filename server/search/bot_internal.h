@@ -95,6 +95,7 @@ struct thue_bot_search {
     uint8_t *have[THUE_NESTED_MAX + 1];
     int *cap;
     atomic_int next[THUE_NESTED_MAX + 1]; /* nested: next candidate to take, per level */
+    atomic_int proven; /* perfect builder: the smallest value a part has proven exact */
     int64_t t0;
     thue__part part[THUE_BOT_PARTS_MAX];
 };

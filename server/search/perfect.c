@@ -12,14 +12,18 @@
  * D = remaining every value is exact.
  *
  * Each part takes the candidates x with x % parts == part and deepens D = 1, 2, ...
- * until its share is resolved (builder: its smallest value is exact; painter: at most one
- * of its values is still a lower bound), the cap is reached, or a limit stops it; values
- * of the last completed D are kept. One solver (and table) per part.
+ * until its share is resolved, the cap is reached, or a limit stops it; values of the
+ * last completed D are kept. One solver (and table) per part. Resolved means:
+ *  - builder: its smallest value is exact, or D is above a value another part has
+ *    already proven exact (s->proven: then none of its positions can beat or tie that
+ *    one, and deepening further would only cost time);
+ *  - painter: every one of its values is exact (the best symbol's value included, so
+ *    that `value` is exact whenever the move is proven).
  *
  * The choice: builder, the smallest value (an exact value before an equal lower bound);
  * painter, the largest (a lower bound before an equal exact value). Ties are broken with
- * the seed like nested.c. The move is proven optimal (exact) when the builder's value is
- * exact, or when every painter alternative to the chosen symbol is exact.
+ * the seed like nested.c. The move is proven optimal, and its value exact, when the
+ * builder's value is exact, or when every painter value is exact.
  */
 #include <stdlib.h>
 
@@ -84,7 +88,7 @@ void thue__perfect_run(thue_bot_search *s, int p, thue__ctl *ctl)
     for (int j = 0; j < n; j++)
         w[j] = s->word[j];
     for (int D = 1; cap == 0 || D <= cap; D++) {
-        int resolved_min = -1, open = 0;
+        int resolved_min = -1, open = 0; /* smallest exact value; values still bounds */
         for (int x = p; x < s->ncand; x += s->nparts) {
             int r = value_of(s, sv, w, x, D, ctl, &vals[x]);
             if (r == THUE_ETOOLONG)
@@ -105,8 +109,21 @@ void thue__perfect_run(thue_bot_search *s, int p, thue__ctl *ctl)
             open += vals[x] >= D;
         }
         s->part[p].depth = D;
-        if (pos->role == THUE_ROLE_BUILDER ? resolved_min >= 0 && resolved_min < D : open <= 1)
+        if (pos->role == THUE_ROLE_PAINTER) {
+            if (open == 0)
+                break;
+        } else if (resolved_min >= 0) {
+            /* Publish the proven value for the other parts (an atomic minimum). */
+            int seen = atomic_load(&s->proven);
+            while (resolved_min < seen &&
+                   !atomic_compare_exchange_weak(&s->proven, &seen, resolved_min))
+                ;
             break;
+        } else if (D > atomic_load(&s->proven)) {
+            /* Every value here is at least D, above the proven one: none of these
+             * positions can beat or tie it, so the tied moves are those of one part. */
+            break;
+        }
     }
 done:
     free(vals);
@@ -170,6 +187,6 @@ void thue__perfect_choose(thue_bot_search *s, thue_bot_result *out)
     int ex = v < s->cap[best] || s->cap[best] == exact_cap;
     out->move = s->cand[best];
     out->value = v;
-    out->exact = builder ? ex : all_others_exact;
+    out->exact = ex && (builder || all_others_exact);
     out->depth = depth;
 }

@@ -916,6 +916,8 @@ static void test_arena_bad_arguments_exit_2(void **state)
     assert_usage_error(run("arena", "--bogus", NULL), "unknown option '--bogus'");
     assert_usage_error(run("arena", "extra", NULL), "unexpected argument 'extra'");
     assert_usage_error(run("arena", "--out", NULL), "needs a value");
+    assert_usage_error(run("arena", "--k", "5", "--builder", "perfect", NULL),
+                       "perfect at k = 5 needs --think-ms T or perfect:depth=D");
 }
 
 /* --out under a regular file cannot be created (whoever runs the test, root included):
