@@ -34,6 +34,10 @@
 
 /* Longest word the solver handles (the table stores lengths in 16 bits). */
 #define SOLVE_MAXLEN 4096
+/* Memory bounds of one solver's table: positions, and bytes of their canonical words
+ * (with the slots, about 80 MB at most). */
+#define SOLVE_MAX_ENTRIES (1u << 20)
+#define SOLVE_ARENA_MAX ((size_t)32 << 20)
 #define UNKNOWN_HI 32767
 
 typedef struct entry {
@@ -175,6 +179,9 @@ static void store(thue_solver *s, const uint8_t *key, int n, uint64_t h, int lo,
 {
     entry *e = slot_of(s, key, n, h);
     if (e->hash == 0) {
+        /* A full table is a cache that stops learning: still correct, only slower. */
+        if (s->count >= SOLVE_MAX_ENTRIES || s->arena_len + (size_t)n > SOLVE_ARENA_MAX)
+            return;
         if (s->arena_len + (size_t)n > s->arena_cap) {
             size_t ncap = s->arena_cap ? s->arena_cap * 2 : 1 << 16;
             while (ncap < s->arena_len + (size_t)n)

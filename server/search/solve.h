@@ -12,7 +12,9 @@
  * table keyed on a canonical form of the word (symbols relabelled in order of first
  * appearance, and the smaller of the word and its reversal; see solve.c for why both
  * are symmetries), and iterative deepening on d so that an answer is always ready when
- * the budget runs out. Single-threaded; one thue_solver per thread.
+ * the budget runs out. Single-threaded; one thue_solver per thread. The table's memory
+ * is bounded (about a million positions, some 80 MB): past that, positions are still
+ * searched exactly but no longer remembered.
  */
 #ifndef THUE_SEARCH_SOLVE_H
 #define THUE_SEARCH_SOLVE_H
