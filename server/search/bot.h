@@ -12,8 +12,11 @@
  * Root parallelism: a search can be split into parts that run on different threads
  * (thue_bot_search_*). Each part evaluates its share of the root moves (or, for uct, runs
  * its own tree); thue_bot_search_finish merges them. Splitting never changes the move of
- * greedy, nested or perfect (their root scores are exact); uct merges the root statistics
- * of independent trees. thue_bot_move is the one-thread shortcut.
+ * greedy, nested or perfect (their root scores are exact), nor nested's node count;
+ * perfect's parts share the best value proven so far to stop early, so a split perfect
+ * search's node count and depth depend on timing (its move, value and exactness do not).
+ * uct merges the root statistics of independent trees. thue_bot_move is the one-thread
+ * shortcut.
  *
  * Nothing here touches global state: every search owns its memory, so any number of
  * searches may run at once on different threads. The engine's rules are not repeated

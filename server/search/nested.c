@@ -20,9 +20,10 @@
  * of them the move is candidate number thue_bot_tiebreak(seed, T) (bot.h): one draw from
  * the search's seed. One draw per decision, none when there is no tie.
  *
- * Limits: with no limit at all only level L is computed. Under a time limit, a node
- * budget or a stop flag, levels 1..L are computed in turn, so that when the limit cuts
- * level l short the move of level l-1 is ready (level 0 is greedy); exact is then 0.
+ * Limits: with no time limit and no node budget only level L is computed. Under either,
+ * levels 1..L are computed in turn, so that when the limit cuts level l short the move of
+ * level l-1 is ready (level 0 is greedy); exact is then 0. A stop flag cuts the search
+ * short the same way.
  *
  * Parts: candidates are dealt out by a shared counter per level (any part takes the next
  * one), or, under a node budget, by index modulo the number of parts so that the work
@@ -101,7 +102,9 @@ void thue__nested_run(thue_bot_search *s, int p, thue__ctl *ctl)
     }
     for (int j = 0; j < n; j++)
         x.w[j] = s->word[j];
-    int limited = ctl->deadline_ns != 0 || ctl->budget != 0 || ctl->stop != NULL;
+    /* A stop flag alone is no reason to deepen level by level: when it is raised the
+     * result is thrown away (a cancelled job), whatever level was reached. */
+    int limited = ctl->deadline_ns != 0 || ctl->budget != 0;
     int fixed_deal = ctl->budget != 0;
     for (int l = limited ? 1 : L; l <= L && !ctl->stopped; l++) {
         for (int t = 0;; t++) {

@@ -16,8 +16,12 @@
  * running one has its stop flag raised; either way its callback is never called, even if
  * the job had already finished and was waiting on the completion list.
  *
+ * The pool's async handle keeps the loop alive only while a result is waiting to be
+ * delivered (like uv_queue_work), so uv_run(UV_RUN_DEFAULT) returns once everything
+ * submitted has been delivered or cancelled.
+ *
  * Threading: every function here is for the loop thread only (the thread running `loop`),
- * except thue_pool_stats, which may be called from any thread.
+ * except thue_pool_stats_get, which may be called from any thread.
  */
 #ifndef THUE_SEARCH_POOL_H
 #define THUE_SEARCH_POOL_H
@@ -46,7 +50,7 @@ typedef struct thue_job_request {
     thue_bot_spec spec;
     thue_position pos; /* pos.sym is copied at submission; the caller keeps its buffer */
     uint64_t seed;
-    int64_t think_ms;     /* <= 0: none */
+    int64_t think_ms;     /* <= 0: none; counted from submission, queue time included */
     uint64_t node_budget; /* 0: none */
     int64_t deadline_ns;  /* absolute thue_now_ns() time; 0: none */
     int parts;            /* root split, 1..THUE_BOT_PARTS_MAX (at most the threads are
@@ -59,7 +63,8 @@ typedef struct thue_pool_stats {
     int threads;
     uint64_t submitted, completed, cancelled, failed;
     int queued;  /* jobs waiting for their first part to start */
-    int running; /* jobs with a part running */
+    int running; /* jobs started and not yet finished (a split job between parts, or
+                    being merged, counts as running) */
 } thue_pool_stats;
 
 /*
@@ -91,7 +96,7 @@ void thue_pool_stats_get(thue_pool *pool, thue_pool_stats *out);
  * running searches through their stop flags, joins the workers, and closes the async
  * handle; `closed` (may be NULL) is called on the loop thread once the handle is closed
  * and the pool freed, so the loop can then finish. Calling anything on the pool after
- * this is an error.
+ * this is an error. A NULL pool calls `closed` at once.
  */
 void thue_pool_close(thue_pool *pool, void (*closed)(void *data), void *data);
 
