@@ -195,7 +195,8 @@ static void store(thue_solver *s, const uint8_t *key, int n, uint64_t h, int lo,
             s->arena = na;
             s->arena_cap = ncap;
         }
-        memcpy(s->arena + s->arena_len, key, (size_t)n);
+        if (n > 0) /* the empty word has no bytes (and the arena may not exist yet) */
+            memcpy(s->arena + s->arena_len, key, (size_t)n);
         e->hash = h;
         e->off = (uint32_t)s->arena_len;
         e->len = (uint16_t)n;
@@ -449,7 +450,8 @@ int thue_solve(thue_solver *s, const uint8_t *sym, int n, const thue_solve_limit
         s->root_part = limits->root_part;
         s->root_parts = limits->root_parts;
     }
-    memcpy(s->w, sym, (size_t)n);
+    if (n > 0)
+        memcpy(s->w, sym, (size_t)n);
     /* Iterative deepening: each finished depth d either proves V = r < d, or V >= d. */
     int proven = 0;
     for (int d = 1; cap == 0 || d <= cap; d++) {
@@ -486,7 +488,8 @@ int thue_solver_value(thue_solver *s, const uint8_t *sym, int n, int cap,
     if (n < 0 || n >= SOLVE_MAXLEN)
         return THUE_ETOOLONG;
     set_limits(s, limits);
-    memcpy(s->w, sym, (size_t)n);
+    if (n > 0)
+        memcpy(s->w, sym, (size_t)n);
     int r = cap > 0 ? value_at(s, n, cap) : 0;
     if (nodes != NULL)
         *nodes = s->nodes;
