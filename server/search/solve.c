@@ -148,7 +148,8 @@ static entry *slot_of(thue_solver *s, const uint8_t *key, int n, uint64_t h)
         entry *e = &s->table[i];
         if (e->hash == 0)
             return e;
-        if (e->hash == h && e->len == n && memcmp(s->arena + e->off, key, (size_t)n) == 0)
+        if (e->hash == h && e->len == n &&
+            (n == 0 || memcmp(s->arena + e->off, key, (size_t)n) == 0))
             return e;
     }
 }
