@@ -15,8 +15,11 @@
  * Pool: one nested:2 builder decision (the position after --pool-ply insertions of the
  * first game) run through thue_pool with 1 thread and 1 part, then 2 threads and 2 parts,
  * best of --pool-reps runs each; the speed-up is the ratio. The two must play the same
- * move. This is a benchmark: nothing here asserts a time.
+ * move. Levels: nested:2 against nested:1 at the same word lengths (the thesis's
+ * comparison), on positions of the first game. This is a benchmark: nothing here asserts
+ * a time.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,7 +40,8 @@ static const char usage[] =
     "positions with a baseline that computes the thesis's definitions the thesis's way\n"
     "(every safety question a full rescan), checks that both make the same decisions\n"
     "with the same node counts, and prints the times and their ratio. Then times one\n"
-    "nested:2 decision on the worker pool with 1 and with 2 threads.\n"
+    "nested:2 decision on the worker pool with 1 and with 2 threads, and nested:2\n"
+    "against nested:1 decisions at word lengths 20, 40, ..., 100 of the first game.\n"
     "\n"
     "  --k K            symbols, 2..64 (default 5)\n"
     "  --variant V      square (default) or overlap\n"
@@ -53,7 +57,8 @@ static const char usage[] =
     "  --json           print {\"games\":[{\"builder\":..,\"painter\":..,\"k\":K,\"seed\":S,\n"
     "                   \"insertions\":N,\"ms\":T,\"nodes\":X,\"baseline_ms\":B|null,\n"
     "                   \"baseline_decisions\":D,\"decisions\":D,\"prefix_ms\":T,\n"
-    "                   \"prefix_ratio\":R},...],\"pool_speedup\":X,\"pool\":{...}}\n"
+    "                   \"prefix_ratio\":R},...],\"pool_speedup\":X,\"pool\":{...},\n"
+    "                   \"level2_over_level1\":{\"builder\":X,\"painter\":Y,...}}\n"
     "\n"
     "Progress goes to stderr. Exit status: 0, 1 when the baseline disagrees or on\n"
     "failure, 2 bad arguments.\n";
@@ -241,6 +246,69 @@ static int pool_once(const thue_position *pos, uint64_t seed, int threads, doubl
     return e;
 }
 
+/* ---- level 2 against level 1 ------------------------------------------------------- */
+
+/* Mean time of one decision, repeated until at least 20 ms were spent. */
+static double time_decision(int level, const thue_position *pos, uint64_t seed)
+{
+    thue_bot_spec spec = level_spec(level);
+    int64_t t0 = thue_now_ns();
+    int reps = 0;
+    thue_bot_result r;
+    do {
+        if (thue_bot_move(&spec, pos, NULL, seed, &r) != 0)
+            return -1;
+        reps++;
+    } while (ms_since(t0) < 20 && reps < 100000);
+    return ms_since(t0) / reps;
+}
+
+#define LEVEL_POINTS 5
+
+/* The thesis compared levels at the same word length: here nested:2 against nested:1 on
+ * the positions of game g at lengths 20, 40, ..., for the builder and for the painter
+ * (at the position the game's builder chose). ratio[role] gets the geometric mean of
+ * time(nested:2) / time(nested:1); lens[0..*npoints) the lengths used. 0 or -1. */
+static int level_ratios(const game *g, int k, thue_variant v, double ratio[2], int lens[],
+                        int *npoints)
+{
+    uint8_t *w = malloc((size_t)g->insertions + 2);
+    if (w == NULL)
+        return -1;
+    int n = 1, np = 0;
+    double logsum[2] = {0, 0};
+    w[0] = 0;
+    for (int x = 0; x + 1 < g->nd && np < LEVEL_POINTS; x += 2) {
+        const decision *b = &g->d[x], *pt = &g->d[x + 1];
+        if (n == 20 * (np + 1)) {
+            thue_position pos = {v, k, w, n, THUE_ROLE_BUILDER, 0, 0};
+            double t1 = time_decision(1, &pos, 1), t2 = time_decision(2, &pos, 1);
+            pos.role = THUE_ROLE_PAINTER;
+            pos.index = b->move;
+            double p1 = time_decision(1, &pos, 1), p2 = time_decision(2, &pos, 1);
+            if (t1 <= 0 || t2 <= 0 || p1 <= 0 || p2 <= 0) {
+                free(w);
+                return -1;
+            }
+            logsum[0] += log(t2 / t1);
+            logsum[1] += log(p2 / p1);
+            lens[np++] = n;
+            fprintf(stderr, "levels at n = %d: builder %.3f -> %.3f ms, painter %.4f -> %.3f ms\n",
+                    n, t1, t2, p1, p2);
+        }
+        if (thue_check_insert(w, n, v, b->move, pt->move, NULL) != 0)
+            break;
+        memmove(w + b->move + 1, w + b->move, (size_t)(n - b->move));
+        w[b->move] = (uint8_t)pt->move;
+        n++;
+    }
+    free(w);
+    *npoints = np;
+    for (int r = 0; r < 2; r++)
+        ratio[r] = np ? exp(logsum[r] / np) : 0;
+    return 0;
+}
+
 /* ---- the command ------------------------------------------------------------------- */
 
 static int parse_seeds(const char *text, uint64_t *seeds)
@@ -387,6 +455,15 @@ int cmd_bench_search(int argc, char **argv)
         return status;
     }
 
+    double lratio[2] = {0, 0};
+    int lens[LEVEL_POINTS], nlens = 0;
+    if (level_ratios(&games[0], k, v, lratio, lens, &nlens) != 0) {
+        fprintf(stderr, "thue bench: out of memory\n");
+        for (int gi = 0; gi < ngames; gi++)
+            free(games[gi].d);
+        free(games);
+        return 1;
+    }
     double speedup = best2 > 0 ? best1 / best2 : 0;
     if (json) {
         printf("{\"games\":[");
@@ -410,8 +487,13 @@ int cmd_bench_search(int argc, char **argv)
         }
         printf(
             "],\"pool_speedup\":%.3f,\"pool\":{\"bot\":\"nested:2\",\"role\":\"builder\",\"n\":%d,"
-            "\"threads1_ms\":%.3f,\"threads2_ms\":%.3f,\"move\":%d,\"nodes\":%llu}}\n",
+            "\"threads1_ms\":%.3f,\"threads2_ms\":%.3f,\"move\":%d,\"nodes\":%llu},",
             speedup, pool_n, best1, best2, r1.move, (unsigned long long)r1.nodes);
+        printf("\"level2_over_level1\":{\"builder\":%.1f,\"painter\":%.1f,\"lengths\":[",
+               lratio[0], lratio[1]);
+        for (int x = 0; x < nlens; x++)
+            printf(x ? ",%d" : "%d", lens[x]);
+        printf("]}}\n");
     } else {
         printf("k = %d %s, games up to %d insertions; times are the sum of the bots' decisions\n\n",
                k, thue_variant_name(v), limit);
@@ -435,6 +517,12 @@ int cmd_bench_search(int argc, char **argv)
         printf("\npool: one nested:2 builder decision at n = %d (best of %d): 1 thread %.1f ms, "
                "2 threads %.1f ms, speed-up %.2fx\n",
                pool_n, reps, best1, best2, speedup);
+        printf("levels: nested:2 takes %.0fx (builder) and %.0fx (painter) the time of nested:1 "
+               "at the same word length (geometric mean over n =",
+               lratio[0], lratio[1]);
+        for (int x = 0; x < nlens; x++)
+            printf(x ? ", %d" : " %d", lens[x]);
+        printf(")\n");
     }
     for (int gi = 0; gi < ngames; gi++)
         free(games[gi].d);
