@@ -121,3 +121,28 @@ void cli_word(const char *cmd, const char *text, thue_word *w)
                         "numbers (0,1,12)",
                         text, at);
 }
+
+int cli_k(const char *cmd, const char *text)
+{
+    if (text == NULL)
+        cli_usage_error(cmd, "--k is required (the number of symbols, 2..64)");
+    return cli_int(cmd, "k", text, THUE_K_MIN, THUE_K_MAX, 0);
+}
+
+void cli_clean_word(const char *cmd, const char *text, int k, thue_variant v, thue_word *w)
+{
+    cli_word(cmd, text, w);
+    if (thue_word_check_k(w, k) != 0)
+        cli_usage_error(cmd, "symbol %d is out of range for --k %d (symbols are 0..%d)",
+                        thue_word_max_symbol(w), k, k - 1);
+    thue_repetition rep;
+    int found = thue_check_word(NULL, w->sym, w->len, v, &rep);
+    if (found > 0)
+        cli_usage_error(cmd, "the word already contains a%s %s at positions %d..%d (period %d)",
+                        v == THUE_OVERLAP ? "n" : "", thue_variant_name(v), rep.start,
+                        rep.start + rep.length - 1, rep.period);
+    if (found < 0) {
+        fprintf(stderr, "thue %s: %s\n", cmd, thue_strerror(found));
+        exit(1);
+    }
+}

@@ -44,6 +44,11 @@ uint64_t cli_u64(const char *cmd, const char *opt, const char *text, uint64_t de
 thue_variant cli_variant(const char *cmd, const char *text);
 /* Parses WORD into w (initialised by the caller), usage error with the offending offset. */
 void cli_word(const char *cmd, const char *text, thue_word *w);
+/* The required --k option: 2..64, usage error when missing or out of range. */
+int cli_k(const char *cmd, const char *text);
+/* cli_word, then usage errors for a symbol >= k or a word that already holds a repetition
+ * of the variant (exit 1 when out of memory). */
+void cli_clean_word(const char *cmd, const char *text, int k, thue_variant v, thue_word *w);
 
 /* JSON output: the word as [0,1,2], a repetition object or null, a symbol mask as a
  * list. Output is compact (no spaces), as other tools parse it. */

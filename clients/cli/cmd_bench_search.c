@@ -489,8 +489,8 @@ int cmd_bench_search(int argc, char **argv)
             "],\"pool_speedup\":%.3f,\"pool\":{\"bot\":\"nested:2\",\"role\":\"builder\",\"n\":%d,"
             "\"threads1_ms\":%.3f,\"threads2_ms\":%.3f,\"move\":%d,\"nodes\":%llu},",
             speedup, pool_n, best1, best2, r1.move, (unsigned long long)r1.nodes);
-        printf("\"level2_over_level1\":{\"builder\":%.1f,\"painter\":%.1f,\"lengths\":[",
-               lratio[0], lratio[1]);
+        printf("\"level2_over_level1\":{\"builder\":%.1f,\"painter\":%.1f,\"lengths\":[", lratio[0],
+               lratio[1]);
         for (int x = 0; x < nlens; x++)
             printf(x ? ",%d" : "%d", lens[x]);
         printf("]}}\n");

@@ -61,9 +61,7 @@ int cmd_bestmove(int argc, char **argv)
                       {NULL, 0, NULL, NULL}};
     cli_parse("bestmove", usage, argc, argv, opts, pos, 1, 1, &np);
     thue_variant v = cli_variant("bestmove", variant);
-    if (ktext == NULL)
-        cli_usage_error("bestmove", "--k is required (the number of symbols, 2..64)");
-    int k = cli_int("bestmove", "k", ktext, THUE_K_MIN, THUE_K_MAX, 0);
+    int k = cli_k("bestmove", ktext);
     if (role == NULL)
         cli_usage_error("bestmove", "--role is required (builder or painter)");
     thue_role r;
@@ -79,17 +77,9 @@ int cmd_bestmove(int argc, char **argv)
     cli_bot_spec("bestmove", "bot", bot, &spec);
     thue_word w;
     thue_word_init(&w);
-    cli_word("bestmove", pos[0], &w);
+    cli_clean_word("bestmove", pos[0], k, v, &w);
     if (w.len > THUE_BOT_WORD_MAX)
         cli_usage_error("bestmove", "the word is longer than %d symbols", THUE_BOT_WORD_MAX);
-    if (thue_word_check_k(&w, k) != 0)
-        cli_usage_error("bestmove", "symbol %d is out of range for --k %d (symbols are 0..%d)",
-                        thue_word_max_symbol(&w), k, k - 1);
-    thue_repetition rep;
-    if (thue_check_word(NULL, w.sym, w.len, v, &rep) > 0)
-        cli_usage_error("bestmove",
-                        "the word already contains a %s at positions %d..%d (period %d)",
-                        thue_variant_name(v), rep.start, rep.start + rep.length - 1, rep.period);
     int index = 0;
     if (r == THUE_ROLE_PAINTER) {
         if (itext == NULL)

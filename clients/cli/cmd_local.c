@@ -538,6 +538,22 @@ static int bot_step(game *g, int who, int placing, int *value, double *ms)
     return 0;
 }
 
+/* After the engine accepted move v of `who` in round r (i: the placed position for a
+ * paint): records it and, when a paint ended the round, keeps and shows the round's end. */
+static int accepted(game *g, int r, int who, int placing, int i, int v, double ms)
+{
+    int err = record_move(g, r, who, placing, v, ms);
+    if (err)
+        return err;
+    if (!placing && g->m.rounds[r].end != THUE_ROUND_PLAYING) {
+        if ((err = thue_word_insert(&g->words[r], i, v)) != 0)
+            return err;
+        g->have_word[r] = 1;
+        print_round_end(g, r, i, v);
+    }
+    return 0;
+}
+
 static int play_step(game *g)
 {
     thue_match *m = &g->m;
@@ -566,15 +582,7 @@ static int play_step(game *g)
                         thue_strerror(err));
                 return err;
             }
-            if ((err = record_move(g, r, who, placing, v, ms)) != 0)
-                return err;
-            if (!placing && m->rounds[r].end != THUE_ROUND_PLAYING) {
-                if ((err = thue_word_insert(&g->words[r], i, v)) != 0)
-                    return err;
-                g->have_word[r] = 1;
-                print_round_end(g, r, i, v);
-            }
-            return 0;
+            return accepted(g, r, who, placing, i, v, ms);
         }
         switch (ask(g, &v)) {
         case ANS_EOF:
@@ -594,16 +602,7 @@ static int play_step(game *g)
             print_rejection(g, v, err);
             continue;
         }
-        err = record_move(g, r, who, placing, v, (double)(thue_now_ns() - asked) / 1e6);
-        if (err)
-            return err;
-        if (!placing && m->rounds[r].end != THUE_ROUND_PLAYING) {
-            if ((err = thue_word_insert(&g->words[r], i, v)) != 0)
-                return err;
-            g->have_word[r] = 1;
-            print_round_end(g, r, i, v);
-        }
-        return 0;
+        return accepted(g, r, who, placing, i, v, (double)(thue_now_ns() - asked) / 1e6);
     }
 }
 

@@ -28,24 +28,12 @@ int cmd_moves(int argc, char **argv)
                       {NULL, 0, NULL, NULL}};
     cli_parse("moves", usage, argc, argv, opts, pos, 1, 1, &np);
     thue_variant v = cli_variant("moves", variant);
-    if (ktext == NULL)
-        cli_usage_error("moves", "--k is required (the number of symbols, 2..64)");
-    int k = cli_int("moves", "k", ktext, THUE_K_MIN, THUE_K_MAX, 0);
+    int k = cli_k("moves", ktext);
     thue_word w;
     thue_word_init(&w);
-    cli_word("moves", pos[0], &w);
-    if (thue_word_check_k(&w, k) != 0)
-        cli_usage_error("moves", "symbol %d is out of range for --k %d (symbols are 0..%d)",
-                        thue_word_max_symbol(&w), k, k - 1);
-    thue_repetition rep;
-    int found = thue_check_word(NULL, w.sym, w.len, v, &rep);
-    if (found > 0)
-        cli_usage_error("moves", "the word already contains a %s at positions %d..%d (period %d)",
-                        thue_variant_name(v), rep.start, rep.start + rep.length - 1, rep.period);
+    cli_clean_word("moves", pos[0], k, v, &w);
     uint64_t *safe = malloc(((size_t)w.len + 1) * sizeof *safe);
-    int err = found < 0      ? found
-              : safe == NULL ? THUE_ENOMEM
-                             : thue_legal_map(NULL, w.sym, w.len, k, v, safe);
+    int err = safe == NULL ? THUE_ENOMEM : thue_legal_map(NULL, w.sym, w.len, k, v, safe);
     if (err) {
         fprintf(stderr, "thue moves: %s\n", thue_strerror(err));
         free(safe);

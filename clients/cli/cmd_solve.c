@@ -85,22 +85,13 @@ int cmd_solve(int argc, char **argv)
                       {NULL, 0, NULL, NULL}};
     cli_parse("solve", usage, argc, argv, opts, pos, 0, 1, &np);
     thue_variant v = cli_variant("solve", variant);
-    if (ktext == NULL)
-        cli_usage_error("solve", "--k is required (the number of symbols, 2..64)");
-    int k = cli_int("solve", "k", ktext, THUE_K_MIN, THUE_K_MAX, 0);
+    int k = cli_k("solve", ktext);
     int maxd = cli_int("solve", "max-depth", dtext, 1, 10000, 0);
     uint64_t budget = cli_u64("solve", "max-nodes", ntext, 0);
     int threads = cli_int("solve", "threads", ttext, 1, THUE_BOT_PARTS_MAX, 1);
     thue_word w;
     thue_word_init(&w);
-    cli_word("solve", np ? pos[0] : "0", &w);
-    if (thue_word_check_k(&w, k) != 0)
-        cli_usage_error("solve", "symbol %d is out of range for --k %d (symbols are 0..%d)",
-                        thue_word_max_symbol(&w), k, k - 1);
-    thue_repetition rep;
-    if (thue_check_word(NULL, w.sym, w.len, v, &rep) > 0)
-        cli_usage_error("solve", "the word already contains a %s at positions %d..%d (period %d)",
-                        thue_variant_name(v), rep.start, rep.start + rep.length - 1, rep.period);
+    cli_clean_word("solve", np ? pos[0] : "0", k, v, &w);
     if (threads > w.len + 1)
         threads = w.len + 1; /* one share per builder position at most */
     share sh[THUE_BOT_PARTS_MAX];
