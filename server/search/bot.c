@@ -257,7 +257,8 @@ static int spec_valid(const thue_bot_spec *s)
 
 /* ---- positions --------------------------------------------------------------------- */
 
-int thue_position_check(const thue_position *pos)
+/* Everything thue_position_check checks but the repetition: cheap (one pass). */
+static int position_args(const thue_position *pos)
 {
     if (pos->variant != THUE_SQUARE && pos->variant != THUE_OVERLAP)
         return THUE_EVARIANT;
@@ -276,7 +277,15 @@ int thue_position_check(const thue_position *pos)
         return THUE_EPOSITION;
     if (pos->remaining < 0)
         return THUE_EINVAL;
-    int r = thue_check_word(NULL, pos->sym, pos->n, pos->variant, NULL);
+    return 0;
+}
+
+int thue_position_check(const thue_position *pos)
+{
+    int r = position_args(pos);
+    if (r != 0)
+        return r;
+    r = thue_check_word(NULL, pos->sym, pos->n, pos->variant, NULL);
     if (r < 0)
         return r;
     return r ? THUE_EREPEAT : 0;
@@ -318,6 +327,7 @@ void thue_bot_search_free(thue_bot_search *s)
 {
     if (s == NULL)
         return;
+    uv_mutex_destroy(&s->prep_lock);
     for (int p = 0; p < THUE_BOT_PARTS_MAX; p++) {
         free(s->part[p].visits);
         free(s->part[p].payoff);
@@ -344,12 +354,17 @@ thue_bot_search *thue_bot_search_new(const thue_bot_spec *spec, const thue_posit
         e = THUE_EINVAL;
         goto fail;
     }
-    if ((e = thue_position_check(pos)) != 0)
+    if ((e = position_args(pos)) != 0)
         goto fail;
     e = THUE_ENOMEM;
     s = calloc(1, sizeof *s);
     if (s == NULL)
         goto fail;
+    if (uv_mutex_init(&s->prep_lock) != 0) {
+        free(s);
+        s = NULL;
+        goto fail;
+    }
     s->t0 = thue_now_ns();
     s->spec = *spec;
     s->pos = *pos;
@@ -363,17 +378,16 @@ thue_bot_search *thue_bot_search_new(const thue_bot_spec *spec, const thue_posit
     if (n > 0)
         memcpy(s->word, pos->sym, (size_t)n);
     s->pos.sym = s->word;
-    int me = thue_legal_map(NULL, s->word, n, pos->k, pos->variant, s->rootmap);
-    if (me != 0) {
-        e = me;
-        goto fail;
-    }
+    /* The candidates decide the split, so they are known now; the painter's cost k
+     * insertion checks, O(k n). The whole-word work (is the word clean? its legal-move
+     * map) waits for the first part, off the caller's thread (prepare). */
     if (pos->role == THUE_ROLE_BUILDER) {
         for (int i = 0; i <= n; i++)
             s->cand[s->ncand++] = i;
     } else {
-        for (uint64_t m = s->rootmap[pos->index]; m; m &= m - 1)
-            s->cand[s->ncand++] = __builtin_ctzll(m);
+        for (int c = 0; c < pos->k; c++)
+            if (thue_check_insert(s->word, n, pos->variant, pos->index, c, NULL) == 0)
+                s->cand[s->ncand++] = c;
     }
     /* Work to share: nothing for greedy, and never more parts than candidates (uct
      * parts grow whole trees, so any number is useful to it). */
@@ -421,9 +435,30 @@ int thue_bot_search_parts(const thue_bot_search *s)
     return s->nparts;
 }
 
+/* The whole-word work, done once by whichever part starts first: the repetition check
+ * of thue_position_check and the root's legal-move map. 0 or the error every part and
+ * finish then report. */
+static int prepare(thue_bot_search *s)
+{
+    uv_mutex_lock(&s->prep_lock);
+    if (!s->prepared) {
+        const thue_position *pos = &s->pos;
+        int r = thue_check_word(NULL, s->word, pos->n, pos->variant, NULL);
+        if (r == 0)
+            r = thue_legal_map(NULL, s->word, pos->n, pos->k, pos->variant, s->rootmap);
+        else if (r > 0)
+            r = THUE_EREPEAT;
+        s->prep_err = r;
+        s->prepared = 1;
+    }
+    int err = s->prep_err;
+    uv_mutex_unlock(&s->prep_lock);
+    return err;
+}
+
 void thue_bot_search_run_part(thue_bot_search *s, int p, const thue_bot_limits *limits)
 {
-    if (p < 0 || p >= s->nparts)
+    if (p < 0 || p >= s->nparts || prepare(s) != 0)
         return;
     thue__ctl ctl;
     memset(&ctl, 0, sizeof ctl);
@@ -469,6 +504,9 @@ int thue_bot_search_finish(thue_bot_search *s, thue_bot_result *out)
 {
     memset(out, 0, sizeof *out);
     out->value = -1;
+    int e = prepare(s); /* done by the parts already, unless none ran */
+    if (e != 0)
+        return e;
     int oom = 0;
     for (int p = 0; p < s->nparts; p++) {
         out->nodes += s->part[p].nodes;

@@ -154,7 +154,13 @@ typedef struct thue_bot_search thue_bot_search;
 /*
  * A search for one move split into at most `parts` parts (1..THUE_BOT_PARTS_MAX). The
  * position is copied (the caller's buffer may go away). NULL with *err set on bad input
- * or out of memory. Greedy always uses one part.
+ * (every thue_position_check error but THUE_EREPEAT) or out of memory. Greedy always
+ * uses one part.
+ *
+ * Creating a search costs O(n) (O(k n) for a painter): the whole-word work, checking
+ * that the word holds no repetition and computing its legal-move map, is done by the
+ * first part to run, on its thread. A word with a repetition is therefore reported by
+ * thue_bot_search_finish (THUE_EREPEAT), and the parts do nothing.
  */
 #define THUE_BOT_PARTS_MAX 64
 thue_bot_search *thue_bot_search_new(const thue_bot_spec *spec, const thue_position *pos,
@@ -167,7 +173,8 @@ int thue_bot_search_parts(const thue_bot_search *s);
  * same time on different threads; each part must run exactly once before finishing.
  */
 void thue_bot_search_run_part(thue_bot_search *s, int part, const thue_bot_limits *limits);
-/* Merges the parts into the move. 0 or THUE_ENOMEM (a part ran out of memory). */
+/* Merges the parts into the move. 0, THUE_EREPEAT (the word holds a repetition) or
+ * THUE_ENOMEM. */
 int thue_bot_search_finish(thue_bot_search *s, thue_bot_result *out);
 /* NULL is a no-op. */
 void thue_bot_search_free(thue_bot_search *s);

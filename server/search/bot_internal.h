@@ -1,12 +1,13 @@
 /*
  * bot_internal.h: what the bots of thue_search share (not a public header).
  *
- * A thue_bot_search holds a private copy of the position, its root legal-move map and
- * the list of root candidates (builder: every position 0..n; painter: the symbols that
- * are safe at the chosen position). Each part evaluates a share of the candidates (uct:
- * grows a tree of its own) and writes only its own entries of the shared arrays, so
- * parts need no locks; thue_bot_search_finish reads everything after all parts ran
- * (the caller's thread join or mutex orders the memory).
+ * A thue_bot_search holds a private copy of the position, its root legal-move map (made
+ * by the first part to run, not by the creator, so that the caller's thread never pays
+ * for a long word) and the list of root candidates (builder: every position 0..n; painter: the
+ * symbols that are safe at the chosen position). Each part evaluates a share of the candidates
+ * (uct: grows a tree of its own) and writes only its own entries of the shared arrays, so parts
+ * need no locks; thue_bot_search_finish reads everything after all parts ran (the caller's thread
+ * join or mutex orders the memory).
  *
  * Limits reach the bots as a thue__ctl: a node counter with a budget, the deadline and
  * the stop flag, polled every THUE__POLL_EVERY nodes so that the clock and the atomic
@@ -17,6 +18,8 @@
 
 #include <stdatomic.h>
 #include <stdint.h>
+
+#include <uv.h>
 
 #include "search/bot.h"
 
@@ -97,6 +100,9 @@ struct thue_bot_search {
     atomic_int next[THUE_NESTED_MAX + 1]; /* nested: next candidate to take, per level */
     atomic_int proven; /* perfect builder: the smallest value a part has proven exact */
     int64_t t0;
+    /* The whole-word work of the first part to start (bot.c, prepare). */
+    uv_mutex_t prep_lock;
+    int prepared, prep_err;
     thue__part part[THUE_BOT_PARTS_MAX];
 };
 

@@ -76,8 +76,11 @@ thue_pool *thue_pool_new(uv_loop_t *loop, int threads);
 /*
  * Queues a job (copying the request and the word). 0 and *id set (ids are never 0 and
  * never reused), or THUE_EINVAL (no callback, bad spec, bad parts), a
- * thue_position_check error, THUE_ENOMEM, or THUE_EOVER when the pool is closing. On
- * error the callback will never be called.
+ * thue_position_check error found in O(n) (THUE_EK, THUE_ESYMBOL, THUE_EPOSITION, ...),
+ * THUE_ENOMEM, or THUE_EOVER when the pool is closing. On error the callback will never
+ * be called. Submitting costs the loop thread O(n) for a builder, O(k n) for a painter:
+ * whether the word already holds a repetition is found by a worker, and reported
+ * through the callback (err = THUE_EREPEAT).
  */
 int thue_pool_submit(thue_pool *pool, const thue_job_request *req, uint64_t *id);
 

@@ -564,6 +564,34 @@ static void test_pool_fair_round_robin(void **state)
     free(t);
 }
 
+/* A word that already holds a repetition is found by a worker (the loop thread never
+ * scans a whole word) and reported through the callback, for every kind of bot. */
+static void test_pool_repetition_reported_by_callback(void **state)
+{
+    (void)state;
+    tctx *t = malloc(sizeof *t);
+    setup(t, 2);
+    static const uint8_t square[4] = {0, 1, 0, 1};
+    const char *specs[] = {"greedy", "nested:2", "perfect", "uct:iterations=100"};
+    slot *s[4];
+    for (int x = 0; x < 4; x++) {
+        s[x] = new_slot(t);
+        s[x]->pos = position_of(square, 4, 3, THUE_SQUARE,
+                                x % 2 ? THUE_ROLE_PAINTER : THUE_ROLE_BUILDER, 2, 0);
+        thue_bot_spec spec = spec_of(specs[x]);
+        assert_int_equal(submit(t, s[x], &spec, 1, 2, record_cb), 0);
+    }
+    assert_int_equal(uv_run(&t->loop, UV_RUN_DEFAULT), 0);
+    for (int x = 0; x < 4; x++) {
+        assert_int_equal(s[x]->calls, 1);
+        assert_int_equal(s[x]->res.err, THUE_EREPEAT);
+    }
+    thue_pool_stats st = stats_of(t->pool);
+    assert_true(st.failed == 4 && st.completed == 0 && st.queued == 0 && st.running == 0);
+    teardown(t);
+    free(t);
+}
+
 /* Bad requests fail at once, change no counter and never call back. */
 static void test_pool_bad_input(void **state)
 {
@@ -571,7 +599,7 @@ static void test_pool_bad_input(void **state)
     tctx *t = malloc(sizeof *t);
     setup(t, 1);
     thue_pool_stats before = stats_of(t->pool);
-    static const uint8_t good[3] = {0, 1, 0}, square[4] = {0, 1, 0, 1}, big[3] = {0, 3, 0};
+    static const uint8_t good[3] = {0, 1, 0}, big[3] = {0, 3, 0};
     slot *s = new_slot(t);
     s->pos = position_of(good, 3, 3, THUE_SQUARE, THUE_ROLE_PAINTER, 1, 0);
     thue_bot_spec greedy = spec_of("greedy"), bad_spec = thue_bot_spec_default(THUE_BOT_NESTED);
@@ -583,8 +611,6 @@ static void test_pool_bad_input(void **state)
     assert_int_equal(submit(t, s, &greedy, 1, -1, forbidden_cb), THUE_EINVAL);
     assert_int_equal(submit(t, s, &greedy, 1, THUE_BOT_PARTS_MAX + 1, forbidden_cb), THUE_EINVAL);
     assert_int_equal(thue_pool_submit(t->pool, NULL, &id), THUE_EINVAL);
-    s->pos = position_of(square, 4, 3, THUE_SQUARE, THUE_ROLE_PAINTER, 1, 0);
-    assert_int_equal(submit(t, s, &greedy, 1, 1, forbidden_cb), THUE_EREPEAT);
     s->pos = position_of(big, 3, 3, THUE_SQUARE, THUE_ROLE_PAINTER, 1, 0);
     assert_int_equal(submit(t, s, &greedy, 1, 1, forbidden_cb), THUE_ESYMBOL);
     s->pos = position_of(good, 3, 3, THUE_SQUARE, THUE_ROLE_PAINTER, 4, 0);
@@ -759,6 +785,7 @@ int main(void)
         cmocka_unit_test(test_pool_deadline),
         cmocka_unit_test(test_pool_fair_round_robin),
         cmocka_unit_test(test_pool_bad_input),
+        cmocka_unit_test(test_pool_repetition_reported_by_callback),
         cmocka_unit_test(test_pool_reentrant_callback),
         cmocka_unit_test(test_pool_close_in_flight),
         cmocka_unit_test(test_pool_close_from_callback),
