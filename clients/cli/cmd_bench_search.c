@@ -53,7 +53,7 @@ static const char usage[] =
     "  --no-baseline    skip the baseline\n"
     "  --pool-ply P     the pool's nested:2 decision is at the position after P\n"
     "                   insertions of the first game (default 100)\n"
-    "  --pool-reps R    runs per pool setting, the best counts, 1..100 (default 5)\n"
+    "  --pool-reps R    runs per pool setting, the best counts, 1..100 (default 9)\n"
     "  --json           print {\"games\":[{\"builder\":..,\"painter\":..,\"k\":K,\"seed\":S,\n"
     "                   \"insertions\":N,\"ms\":T,\"nodes\":X,\"baseline_ms\":B|null,\n"
     "                   \"baseline_decisions\":D,\"decisions\":D,\"prefix_ms\":T,\n"
@@ -360,7 +360,7 @@ int cmd_bench_search(int argc, char **argv)
     int limit = cli_int("bench", "limit", limit_t, 1, 10000, 300);
     int budget = cli_int("bench", "baseline-ms", bms_t, 0, 86400000, 20000);
     int pool_ply = cli_int("bench", "pool-ply", ply_t, 0, 10000, 100);
-    int reps = cli_int("bench", "pool-reps", reps_t, 1, 100, 5);
+    int reps = cli_int("bench", "pool-reps", reps_t, 1, 100, 9);
 
     static const int pairs[2][2] = {{0, 1}, {1, 1}};
     int ngames = 2 * nseeds;
