@@ -311,6 +311,14 @@ static int level_ratios(const game *g, int k, thue_variant v, double ratio[2], i
 
 /* ---- the command ------------------------------------------------------------------- */
 
+static int free_games(game *games, int ngames, int status)
+{
+    for (int gi = 0; gi < ngames; gi++)
+        free(games[gi].d);
+    free(games);
+    return status;
+}
+
 static int parse_seeds(const char *text, uint64_t *seeds)
 {
     int count = 0;
@@ -386,17 +394,6 @@ int cmd_bench_search(int argc, char **argv)
                 "%.1f ms\n",
                 gi + 1, ngames, g->blevel, g->plevel, (unsigned long long)g->seed, g->insertions,
                 g->ms);
-        if (!nobase) {
-            int r = replay_baseline(g, k, v, budget);
-            if (r != 0) {
-                if (r < 0)
-                    fprintf(stderr, "thue bench: out of memory\n");
-                status = 1;
-                break;
-            }
-            fprintf(stderr, "  baseline: %d of %d decisions agree, %.1f ms%s\n", g->baseline_done,
-                    g->nd, g->baseline_ms, g->baseline_done < g->nd ? " (budget spent)" : "");
-        }
     }
 
     /* The pool: the position after pool_ply insertions of the first game (or its end). */
@@ -448,22 +445,32 @@ int cmd_bench_search(int argc, char **argv)
             free(w);
         }
     }
-    if (status != 0) {
-        for (int gi = 0; gi < ngames; gi++)
-            free(games[gi].d);
-        free(games);
-        return status;
-    }
+    if (status != 0)
+        return free_games(games, ngames, status);
 
     double lratio[2] = {0, 0};
     int lens[LEVEL_POINTS], nlens = 0;
     if (level_ratios(&games[0], k, v, lratio, lens, &nlens) != 0) {
         fprintf(stderr, "thue bench: out of memory\n");
-        for (int gi = 0; gi < ngames; gi++)
-            free(games[gi].d);
-        free(games);
-        return 1;
+        status = 1;
     }
+    /* The baseline last, so that the timings above are not taken right after minutes of
+     * baseline work. */
+    for (int gi = 0; gi < ngames && status == 0 && !nobase; gi++) {
+        game *g = &games[gi];
+        int r = replay_baseline(g, k, v, budget);
+        if (r != 0) {
+            if (r < 0)
+                fprintf(stderr, "thue bench: out of memory\n");
+            status = 1;
+            break;
+        }
+        fprintf(stderr, "baseline, game %d/%d: %d of %d decisions agree, %.1f ms%s\n", gi + 1,
+                ngames, g->baseline_done, g->nd, g->baseline_ms,
+                g->baseline_done < g->nd ? " (budget spent)" : "");
+    }
+    if (status != 0)
+        return free_games(games, ngames, status);
     double speedup = best2 > 0 ? best1 / best2 : 0;
     if (json) {
         printf("{\"games\":[");
@@ -524,8 +531,5 @@ int cmd_bench_search(int argc, char **argv)
             printf(x ? ", %d" : " %d", lens[x]);
         printf(")\n");
     }
-    for (int gi = 0; gi < ngames; gi++)
-        free(games[gi].d);
-    free(games);
-    return 0;
+    return free_games(games, ngames, 0);
 }
