@@ -1,0 +1,2 @@
+/* codec.c: placeholder until the codec lands. */
+#include "protocol/codec.h"

@@ -1,0 +1,561 @@
+/*
+ * codec.h: the wire protocol of PROTOCOL.md as C types, and their JSON text.
+ *
+ * Four directions, so that the server and the C clients share one implementation:
+ *   client commands:  thue_cmd_decode (text -> thue_cmd), thue_cmd_encode (thue_cmd -> text)
+ *   server messages:  thue_msg_encode (thue_msg -> text), thue_msg_decode (text -> thue_msg)
+ *
+ * Decoding validates everything PROTOCOL.md says about a message: valid UTF-8, a JSON
+ * object no deeper than THUE_PROTO_DEPTH_MAX, no repeated key, a known `type`, every
+ * required member present, every member of the right type and within its range and
+ * length, strings free of control characters where required; unknown members are
+ * ignored. A failure returns a negative code (THUE_PERR_JSON, THUE_PERR_MESSAGE,
+ * THUE_PERR_TYPE) and fills a thue_decode_error naming the bad member (as a JSON Pointer
+ * without the leading slash, "clock/initial_ms") and saying what is wrong in a sentence.
+ * The request `id`, when it could be read, is returned too so that the error can echo it.
+ *
+ * Encoding writes the canonical form of PROTOCOL.md ("The canonical form"): compact JSON,
+ * `type`, then `id`, then the members in the order of PROTOCOL.md's tables, defaults
+ * written out, members whose default is "none" left out when absent. Numbers that are
+ * not integers (ratings, think_ms) are written with the fewest digits that read back as
+ * the same double, and as an integer when they are whole (like JavaScript). So decode
+ * then encode gives one canonical text, which the golden vectors record.
+ *
+ * Ownership: a thue_cmd owns nothing (its strings are arrays inside it), so it needs no
+ * free. A thue_msg holds pointers to arrays (the word, the room list, ...): when the caller
+ * fills one to encode, the arrays are the caller's (borrowed, read only during the call);
+ * a thue_msg filled by thue_msg_decode owns its arrays and must be released with
+ * thue_msg_clear. Encoders return a new NUL-terminated string the caller frees with free().
+ *
+ * No global state: every function is safe to call from any thread at the same time.
+ * (The implementation uses jansson, which needs json_object_seed(0) once before threads
+ * start for its hash seed; thue_codec_init does that, and the decoders call it.)
+ */
+#ifndef THUE_PROTOCOL_CODEC_H
+#define THUE_PROTOCOL_CODEC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "engine/errors.h"
+#include "engine/match.h"
+#include "engine/repetition.h"
+
+#define THUE_PROTOCOL_VERSION 1
+#define THUE_PROTO_MESSAGE_MAX 16384 /* bytes of a client message */
+#define THUE_PROTO_DEPTH_MAX 8
+
+/* Lengths in Unicode code points; buffers hold up to 4 bytes per code point + NUL. */
+#define THUE_PROTO_ID_MAX 64     /* a string id: printable ASCII */
+#define THUE_PROTO_NAME_MAX 24   /* a player name */
+#define THUE_PROTO_TITLE_MAX 40  /* a room or tournament name */
+#define THUE_PROTO_TOKEN_MAX 128 /* an account token: ASCII */
+#define THUE_PROTO_RESUME_LEN 32 /* a resume token: lowercase hex */
+#define THUE_PROTO_KEY_MAX 32    /* a room id, tournament id or invite code: ASCII */
+#define THUE_PROTO_SPEC_MAX 100  /* a bot SPEC: printable ASCII */
+#define THUE_PROTO_CHAT_MAX 200  /* a chat text */
+#define THUE_PROTO_TEXT_MAX 200  /* a human sentence (error and goodbye messages) */
+
+/* ---- error codes ------------------------------------------------------------------- */
+
+/*
+ * The protocol's error codes beyond the engine's (engine/errors.h): PROTOCOL.md section 10.
+ * The engine's game codes (not_your_turn, wrong_step, bad_position, bad_symbol,
+ * match_over) are sent with their engine names. X(NAME, value, "wire_name", "message").
+ */
+#define THUE_PROTO_ERRNO_MAP(X)                                                                    \
+    X(JSON, -100, "bad_json", "not a JSON object in valid UTF-8")                                  \
+    X(MESSAGE, -101, "bad_message", "a member is missing, of the wrong type or out of range")      \
+    X(TYPE, -102, "unknown_type", "no client message has this type")                               \
+    X(HELLO_FIRST, -103, "hello_first", "send hello first")                                        \
+    X(ALREADY_HELLO, -104, "already_hello", "this connection has already said hello")              \
+    X(PROTOCOL, -105, "bad_protocol", "this server speaks protocol version 1")                     \
+    X(RESUME, -106, "bad_resume", "the resume token is unknown or has expired")                    \
+    X(TOKEN, -107, "bad_token", "the account token is unknown")                                    \
+    X(NAME, -108, "bad_name", "a name is 1..24 letters, digits, spaces, _, - or .")                \
+    X(NAME_TAKEN, -109, "name_taken", "that name is in use")                                       \
+    X(NO_ROOM, -110, "no_such_room", "no such room")                                               \
+    X(INVITE, -111, "bad_invite", "the invite code does not match the room")                       \
+    X(ROOM_FULL, -112, "room_full", "no free seat")                                                \
+    X(NOT_IN_ROOM, -113, "not_in_room", "you are not in that room")                                \
+    X(NOT_SEATED, -114, "not_seated", "you need a seat in the room for that")                      \
+    X(SEATED, -115, "already_seated", "you already have a seat in that room")                      \
+    X(NOT_RUNNING, -116, "not_running", "the room's match is not in a state that allows this")     \
+    X(NOT_OVER, -117, "not_over", "the match is still running")                                    \
+    X(TOO_MANY_ROOMS, -118, "too_many_rooms", "you have the maximum number of rooms")              \
+    X(BOT, -119, "bad_bot", "the server does not accept that bot")                                 \
+    X(CHAT, -120, "bad_chat", "a chat text is 1..200 characters without control characters")       \
+    X(RATE, -121, "rate_limited", "too many messages: slow down")                                  \
+    X(NOT_AVAILABLE, -122, "not_available", "the server does not offer this yet")                  \
+    X(NO_TOURNAMENT, -123, "no_such_tournament", "no such tournament")                             \
+    X(TOURNAMENT_CLOSED, -124, "tournament_closed", "the tournament is no longer open")            \
+    X(NOT_ALLOWED, -125, "not_allowed", "you may not do that")                                     \
+    X(BUSY, -126, "server_busy", "the server is at a limit; try again later")                      \
+    X(INTERNAL, -127, "internal", "an error inside the server")
+
+typedef enum {
+#define THUE__PERR_ENUM(name, value, wire, msg) THUE_PERR_##name = (value),
+    THUE_PROTO_ERRNO_MAP(THUE__PERR_ENUM)
+#undef THUE__PERR_ENUM
+} thue_proto_error;
+
+/* Wire name ("bad_json", "not_your_turn", ...) of a protocol or engine error code;
+ * "internal" for anything unknown. Static string. */
+const char *thue_proto_err_name(int err);
+/* A sentence for the code (the engine's thue_strerror for engine codes). Static string. */
+const char *thue_proto_strerror(int err);
+/* The code of a wire name (protocol or engine game code), or 0 when unknown. */
+int thue_proto_err_code(const char *wire_name);
+
+/* ---- shared pieces ----------------------------------------------------------------- */
+
+typedef enum { THUE_ID_NONE = 0, THUE_ID_INT, THUE_ID_STR } thue_id_kind;
+
+/* A request id: absent, an integer 0..2^53-1, or a string of 1..64 printable ASCII. */
+typedef struct thue_msg_id {
+    thue_id_kind kind;
+    int64_t num;
+    char str[THUE_PROTO_ID_MAX + 1];
+} thue_msg_id;
+
+typedef struct thue_clock {
+    int present;          /* 0: no clock (absent, or null in server messages) */
+    int64_t initial_ms;   /* 1000..86400000 */
+    int64_t increment_ms; /* 0..600000 */
+} thue_clock;
+
+typedef enum { THUE_FIRST_RANDOM = 0, THUE_FIRST_CREATOR, THUE_FIRST_OPPONENT } thue_first_builder;
+typedef enum {
+    THUE_STATUS_WAITING = 0,
+    THUE_STATUS_PLAYING,
+    THUE_STATUS_FINISHED
+} thue_room_status;
+typedef enum { THUE_KIND_GUEST = 0, THUE_KIND_ACCOUNT, THUE_KIND_BOT } thue_player_kind;
+typedef enum { THUE_LADDER_ALL = 0, THUE_LADDER_HUMAN, THUE_LADDER_BOT } thue_ladder_kind;
+typedef enum { THUE_FORMAT_ROUND_ROBIN = 0, THUE_FORMAT_SWISS } thue_tournament_format;
+
+/* Wire names of the enums above ("random", "waiting", "guest", "all", "swiss") and back:
+ * the parsers return 0 or -1. */
+const char *thue_first_builder_name(thue_first_builder f);
+const char *thue_room_status_name(thue_room_status s);
+const char *thue_player_kind_name(thue_player_kind k);
+const char *thue_ladder_kind_name(thue_ladder_kind k);
+const char *thue_tournament_format_name(thue_tournament_format f);
+
+typedef struct thue_player {
+    char name[THUE_PROTO_NAME_MAX * 4 + 1];
+    thue_player_kind kind;
+} thue_player;
+
+/* ---- client commands --------------------------------------------------------------- */
+
+typedef enum {
+    THUE_CMD_HELLO = 0,
+    THUE_CMD_PING,
+    THUE_CMD_CLAIM_NAME,
+    THUE_CMD_CREATE_ROOM,
+    THUE_CMD_LIST_ROOMS,
+    THUE_CMD_JOIN,
+    THUE_CMD_SPECTATE,
+    THUE_CMD_LEAVE,
+    THUE_CMD_SEAT_BOT,
+    THUE_CMD_READY,
+    THUE_CMD_PLACE,
+    THUE_CMD_PAINT,
+    THUE_CMD_RESIGN,
+    THUE_CMD_REMATCH,
+    THUE_CMD_QUEUE_JOIN,
+    THUE_CMD_QUEUE_LEAVE,
+    THUE_CMD_CHAT,
+    THUE_CMD_GET_LADDER,
+    THUE_CMD_LIST_TOURNAMENTS,
+    THUE_CMD_GET_TOURNAMENT,
+    THUE_CMD_CREATE_TOURNAMENT,
+    THUE_CMD_JOIN_TOURNAMENT,
+    THUE_CMD_LEAVE_TOURNAMENT,
+    THUE_CMD_START_TOURNAMENT,
+    THUE_CMD_COUNT
+} thue_cmd_type;
+
+/* The `type` string of a command ("create_room"), NULL for an unknown value. */
+const char *thue_cmd_type_name(thue_cmd_type t);
+
+typedef struct thue_cmd {
+    thue_cmd_type type;
+    thue_msg_id id;
+    union {
+        struct {
+            int protocol;
+            int has_name, has_token, has_resume; /* at most one is set */
+            char name[THUE_PROTO_NAME_MAX * 4 + 1];
+            char token[THUE_PROTO_TOKEN_MAX + 1];
+            char resume[THUE_PROTO_RESUME_LEN + 1];
+        } hello;
+        struct {
+            char name[THUE_PROTO_NAME_MAX * 4 + 1];
+        } claim_name;
+        struct {
+            thue_variant variant;     /* default square */
+            int k;                    /* default 3 */
+            int limit;                /* default 100 */
+            thue_clock clock;         /* default none */
+            thue_first_builder first; /* default random */
+            int rated, is_private;    /* default 0 */
+            int has_name;
+            char name[THUE_PROTO_TITLE_MAX * 4 + 1];
+            int seat; /* default 1 */
+        } create_room;
+        struct {
+            int has_variant, has_k, has_status;
+            thue_variant variant;
+            int k;
+            thue_room_status status;
+        } list_rooms;
+        /* join, spectate, leave, ready, resign, rematch: `room`; join and spectate also
+         * `invite`; join also `seat`. */
+        struct {
+            char room[THUE_PROTO_KEY_MAX + 1];
+            int has_invite;
+            char invite[THUE_PROTO_KEY_MAX + 1];
+            int has_seat;
+            int seat;
+        } room;
+        struct {
+            char room[THUE_PROTO_KEY_MAX + 1];
+            char bot[THUE_PROTO_SPEC_MAX + 1];
+            int think_ms; /* default 2000 */
+            int has_seat;
+            int seat;
+        } seat_bot;
+        struct {
+            char room[THUE_PROTO_KEY_MAX + 1];
+            int value; /* place: position 0..10000; paint: symbol 0..63 */
+        } move;
+        struct {
+            thue_variant variant;
+            int k;
+            int limit;        /* default 100 */
+            thue_clock clock; /* default none */
+            int rated;        /* default 0 */
+            int bot_after_s;  /* default 0: never */
+        } queue_join;
+        struct {
+            char room[THUE_PROTO_KEY_MAX + 1];
+            char text[THUE_PROTO_CHAT_MAX * 4 + 1];
+        } chat;
+        struct {
+            thue_variant variant;
+            int k;
+            thue_ladder_kind kind; /* default all */
+            int offset;            /* default 0 */
+            int count;             /* default 50 */
+        } get_ladder;
+        /* get_tournament, start_tournament: `tournament`; join/leave_tournament also
+         * `bot` (optional). */
+        struct {
+            char tournament[THUE_PROTO_KEY_MAX + 1];
+            int has_bot;
+            char bot[THUE_PROTO_SPEC_MAX + 1];
+        } tournament;
+        struct {
+            char name[THUE_PROTO_TITLE_MAX * 4 + 1];
+            thue_tournament_format format;
+            thue_variant variant;
+            int k;
+            int limit;        /* default 100 */
+            thue_clock clock; /* default none */
+            int has_rounds;
+            int rounds;      /* Swiss: 1..50 */
+            int max_players; /* 2..256 */
+        } create_tournament;
+    } u;
+} thue_cmd;
+
+/* Why decoding failed. */
+typedef struct thue_decode_error {
+    int code;       /* THUE_PERR_JSON, THUE_PERR_MESSAGE or THUE_PERR_TYPE */
+    char field[64]; /* the bad member as a JSON Pointer without the leading '/'; "" if none */
+    char message[THUE_PROTO_TEXT_MAX + 1]; /* a sentence naming the problem */
+    thue_msg_id id; /* the request's id when it could be read (kind NONE otherwise) */
+} thue_decode_error;
+
+/*
+ * Decodes one client message of len bytes (it need not be NUL-terminated; at most
+ * THUE_PROTO_MESSAGE_MAX is accepted, longer is THUE_PERR_JSON). 0 and *out filled, or a
+ * negative THUE_PERR_... code with *err filled (err may be NULL). On failure *out is left
+ * in an unspecified but harmless state.
+ */
+int thue_cmd_decode(const char *text, size_t len, thue_cmd *out, thue_decode_error *err);
+
+/* The canonical JSON text of a command, or NULL when out of memory or when the command
+ * holds a value decoding would refuse (then err, if not NULL, says which). */
+char *thue_cmd_encode(const thue_cmd *cmd, thue_decode_error *err);
+
+/* ---- server messages --------------------------------------------------------------- */
+
+typedef enum {
+    THUE_MSG_WELCOME = 0,
+    THUE_MSG_PONG,
+    THUE_MSG_OK,
+    THUE_MSG_ERROR,
+    THUE_MSG_GOODBYE,
+    THUE_MSG_ACCOUNT,
+    THUE_MSG_ROOM_CREATED,
+    THUE_MSG_ROOMS,
+    THUE_MSG_ROOM_STATE,
+    THUE_MSG_MATCH_END,
+    THUE_MSG_CHAT_MESSAGE,
+    THUE_MSG_MATCH_FOUND,
+    THUE_MSG_LADDER,
+    THUE_MSG_TOURNAMENTS,
+    THUE_MSG_TOURNAMENT,
+    THUE_MSG_TOURNAMENT_CREATED,
+    THUE_MSG_TOURNAMENT_EVENT,
+    THUE_MSG_COUNT
+} thue_msg_type;
+
+/* The `type` string of a server message ("room_state"), NULL for an unknown value. */
+const char *thue_msg_type_name(thue_msg_type t);
+
+typedef struct thue_room_options {
+    thue_variant variant;
+    int k, limit;
+    thue_clock clock;
+    int rated, is_private;
+    thue_first_builder first;
+} thue_room_options;
+
+typedef struct thue_room_summary {
+    char room[THUE_PROTO_KEY_MAX + 1];
+    char name[THUE_PROTO_TITLE_MAX * 4 + 1];
+    thue_variant variant;
+    int k, limit;
+    thue_clock clock;
+    int rated;
+    thue_room_status status;
+    int has_player[2];
+    thue_player players[2];
+    int spectators;
+} thue_room_summary;
+
+typedef struct thue_seat {
+    int present; /* 0: a free seat (null) */
+    thue_player player;
+    int has_bot;
+    char bot[THUE_PROTO_SPEC_MAX + 1];
+    int connected, ready;
+    int has_rating;
+    double rating;
+} thue_seat;
+
+typedef struct thue_round_info {
+    int builder; /* seat */
+    int points;
+    thue_round_end end; /* engine/match.h's names: playing, repetition, limit, ... */
+    int has_repetition;
+    thue_repetition repetition;
+    const uint8_t *word; /* NULL: null (the round is being played or was not played) */
+    int word_len;
+} thue_round_info;
+
+typedef struct thue_last_move {
+    int present;
+    int seat;
+    int is_paint; /* 0: place */
+    int value;
+    double think_ms;
+} thue_last_move;
+
+typedef struct thue_match_info {
+    int number;
+    int round;
+    int builder, painter;
+    thue_step step;
+    int to_move;         /* -1: null */
+    const uint8_t *word; /* the current round's word */
+    int word_len;
+    int placed; /* -1: null */
+    thue_round_info rounds[2];
+    int points[2];
+    int has_clocks;
+    int64_t clocks[2];
+    int clock_running; /* -1: null */
+    thue_last_move last_move;
+    int thinking; /* -1: null */
+    int has_result;
+    int winner; /* -1: a draw */
+    thue_end_reason reason;
+} thue_match_info;
+
+typedef struct thue_rating_change {
+    double before, after, rd_before, rd_after;
+} thue_rating_change;
+
+typedef struct thue_ladder_entry {
+    int rank;
+    thue_player player;
+    double rating, rd;
+    int provisional;
+    int games, wins, draws, losses;
+} thue_ladder_entry;
+
+typedef struct thue_tournament_summary {
+    char tournament[THUE_PROTO_KEY_MAX + 1];
+    char name[THUE_PROTO_TITLE_MAX * 4 + 1];
+    thue_tournament_format format;
+    thue_variant variant;
+    int k;
+    int status; /* 0 open, 1 running, 2 finished */
+    int players, max_players, round, rounds;
+} thue_tournament_summary;
+
+typedef struct thue_standing {
+    int rank;
+    char name[THUE_PROTO_NAME_MAX * 4 + 1];
+    double points, buchholz, sonneborn_berger;
+    int games;
+} thue_standing;
+
+typedef struct thue_pairing {
+    char names[2][THUE_PROTO_NAME_MAX * 4 + 1];
+    int has_second; /* 0: a bye (null) */
+    int has_room;
+    char room[THUE_PROTO_KEY_MAX + 1];
+    int result; /* -1 null, 0 "1-0", 1 "0-1", 2 "1/2-1/2", 3 "bye" */
+} thue_pairing;
+
+typedef struct thue_tournament_round {
+    const thue_pairing *pairings;
+    int npairings;
+} thue_tournament_round;
+
+/* A server message. Pointer members are borrowed when encoding and owned after
+ * thue_msg_decode (release with thue_msg_clear). */
+typedef struct thue_msg {
+    thue_msg_type type;
+    thue_msg_id id; /* replies only: the request's id (kind NONE: no id) */
+    union {
+        struct {
+            int protocol;
+            char server[65];
+            thue_player player;
+            char resume[THUE_PROTO_RESUME_LEN + 1];
+            int grace_s;
+            int resumed;
+            const char (*rooms)[THUE_PROTO_KEY_MAX + 1];
+            int nrooms;
+            int max_message, rate, burst, chat_max, name_max;
+        } welcome;
+        struct {
+            int code; /* protocol or engine error code; its wire name is sent */
+            char message[THUE_PROTO_TEXT_MAX * 4 + 1];
+            char field[64]; /* "" when none */
+        } error;
+        struct {
+            char reason[16]; /* replaced, shutdown, idle, abuse */
+            char message[THUE_PROTO_TEXT_MAX * 4 + 1];
+        } goodbye;
+        struct {
+            char name[THUE_PROTO_NAME_MAX * 4 + 1];
+            char token[THUE_PROTO_TOKEN_MAX + 1];
+        } account;
+        struct {
+            char room[THUE_PROTO_KEY_MAX + 1];
+            int has_invite;
+            char invite[THUE_PROTO_KEY_MAX + 1];
+        } room_created;
+        struct {
+            const thue_room_summary *rooms;
+            int nrooms;
+        } rooms;
+        struct {
+            char room[THUE_PROTO_KEY_MAX + 1];
+            int64_t version;
+            char name[THUE_PROTO_TITLE_MAX * 4 + 1];
+            thue_room_status status;
+            thue_room_options options;
+            thue_seat seats[2];
+            int spectators;
+            int you; /* -1: null */
+            int has_match;
+            thue_match_info match;
+        } room_state;
+        struct {
+            char room[THUE_PROTO_KEY_MAX + 1];
+            int number;
+            int winner; /* -1: a draw */
+            thue_end_reason reason;
+            thue_player players[2];
+            int points[2];
+            thue_round_info rounds[2];
+            int has_ratings;
+            thue_rating_change ratings[2];
+            int has_match_id;
+            char match_id[THUE_PROTO_KEY_MAX + 1];
+        } match_end;
+        struct {
+            char room[THUE_PROTO_KEY_MAX + 1];
+            thue_player from;
+            char text[THUE_PROTO_CHAT_MAX * 4 + 1];
+            int64_t at;
+        } chat;
+        struct {
+            char room[THUE_PROTO_KEY_MAX + 1];
+        } match_found;
+        struct {
+            thue_variant variant;
+            int k;
+            thue_ladder_kind kind;
+            int offset, total;
+            const thue_ladder_entry *entries;
+            int nentries;
+        } ladder;
+        struct {
+            const thue_tournament_summary *list;
+            int count;
+        } tournaments;
+        struct {
+            thue_tournament_summary summary;
+            int limit;
+            thue_clock clock;
+            const thue_player *entrants;
+            int nentrants;
+            const thue_standing *standings;
+            int nstandings;
+            const thue_tournament_round *round_list;
+            int nrounds;
+        } tournament;
+        struct {
+            char tournament[THUE_PROTO_KEY_MAX + 1];
+        } tournament_created;
+        struct {
+            char tournament[THUE_PROTO_KEY_MAX + 1];
+            char event[16]; /* joined, left, started, round_started, round_finished, finished */
+            int round;      /* -1: null */
+            const char (*rooms)[THUE_PROTO_KEY_MAX + 1];
+            int nrooms;
+        } tournament_event;
+    } u;
+    void *owned; /* set by thue_msg_decode: the memory behind the pointers */
+} thue_msg;
+
+/* The JSON text of a server message (NULL when out of memory or when a member is out of
+ * the range PROTOCOL.md allows; then err, if not NULL, says which). */
+char *thue_msg_encode(const thue_msg *msg, thue_decode_error *err);
+
+/*
+ * Decodes a server message (for clients: the `thue` network commands, tests). Validation
+ * as for commands; unknown members ignored; a message of an unknown type is
+ * THUE_PERR_TYPE (a client should ignore it: it may come from a newer server). 0 and *out
+ * filled (release with thue_msg_clear), or a negative code with *err filled.
+ */
+int thue_msg_decode(const char *text, size_t len, thue_msg *out, thue_decode_error *err);
+
+/* Frees what thue_msg_decode allocated; no-op for a message filled by the caller. */
+void thue_msg_clear(thue_msg *msg);
+
+/* json_object_seed(0): call once before starting threads that use the codec (the
+ * decoders also call it, which is harmless but not thread-safe the first time). */
+void thue_codec_init(void);
+
+#endif
