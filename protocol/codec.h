@@ -9,9 +9,11 @@
  * object no deeper than THUE_PROTO_DEPTH_MAX, no repeated key, a known `type`, every
  * required member present, every member of the right type and within its range and
  * length, strings free of control characters where required; unknown members are
- * ignored. A failure returns a negative code (THUE_PERR_JSON, THUE_PERR_MESSAGE,
- * THUE_PERR_TYPE) and fills a thue_decode_error naming the bad member (as a JSON Pointer
- * without the leading slash, "clock/initial_ms") and saying what is wrong in a sentence.
+ * ignored. A failure returns a negative code and fills a thue_decode_error naming the bad
+ * member (as a JSON Pointer without the leading slash, "clock/initial_ms") and saying
+ * what is wrong in a sentence: THUE_PERR_JSON for a text that is no JSON object in UTF-8
+ * (or too deep, too long, with a repeated key), THUE_PERR_TYPE for a missing `type` or a
+ * string naming no message of that direction, THUE_PERR_MESSAGE for every other fault.
  * The request `id`, when it could be read, is returned too so that the error can echo it.
  *
  * Encoding writes the canonical form of PROTOCOL.md ("The canonical form"): compact JSON,
@@ -104,7 +106,8 @@ typedef enum {
 const char *thue_proto_err_name(int err);
 /* A sentence for the code (the engine's thue_strerror for engine codes). Static string. */
 const char *thue_proto_strerror(int err);
-/* The code of a wire name (protocol or engine game code), or 0 when unknown. */
+/* The code of a wire name, from either list (protocol or engine), or 0 when unknown.
+ * (Inside an `error` message only the codes of PROTOCOL.md's table are accepted.) */
 int thue_proto_err_code(const char *wire_name);
 
 /* ---- shared pieces ----------------------------------------------------------------- */
@@ -134,8 +137,8 @@ typedef enum { THUE_KIND_GUEST = 0, THUE_KIND_ACCOUNT, THUE_KIND_BOT } thue_play
 typedef enum { THUE_LADDER_ALL = 0, THUE_LADDER_HUMAN, THUE_LADDER_BOT } thue_ladder_kind;
 typedef enum { THUE_FORMAT_ROUND_ROBIN = 0, THUE_FORMAT_SWISS } thue_tournament_format;
 
-/* Wire names of the enums above ("random", "waiting", "guest", "all", "swiss") and back:
- * the parsers return 0 or -1. */
+/* Wire names of the enums above ("random", "waiting", "guest", "all", "swiss"); NULL for a
+ * value outside the enum. Static strings. */
 const char *thue_first_builder_name(thue_first_builder f);
 const char *thue_room_status_name(thue_room_status s);
 const char *thue_player_kind_name(thue_player_kind k);
@@ -551,7 +554,8 @@ char *thue_msg_encode(const thue_msg *msg, thue_decode_error *err);
  */
 int thue_msg_decode(const char *text, size_t len, thue_msg *out, thue_decode_error *err);
 
-/* Frees what thue_msg_decode allocated; no-op for a message filled by the caller. */
+/* Frees what thue_msg_decode allocated and zeroes `owned`; a no-op for a message filled by
+ * the caller, provided it left `owned` NULL (start from a zeroed thue_msg). */
 void thue_msg_clear(thue_msg *msg);
 
 /* json_object_seed(0): call once before starting threads that use the codec (the

@@ -1,14 +1,23 @@
 #!/usr/bin/env bash
-# Installs whatever is missing (Debian 12, apt; quiet when everything is there), then
-# configures, builds and runs every test twice: an optimised build, and a build with
+# Installs whatever is missing (Debian 12, apt and npm; quiet when everything is there),
+# then configures, builds and runs every test twice: an optimised build, and a build with
 # AddressSanitizer + UndefinedBehaviorSanitizer; then the threaded tests (the worker pool,
-# split searches) once more under ThreadSanitizer. Exits non-zero on any failure.
+# split searches) once more under ThreadSanitizer, and the protocol decoder's fuzzer for
+# about 30 s (libFuzzer with ASan + UBSan). Exits non-zero on any failure.
 # Idempotent: re-running reuses the build directories.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 . scripts/deps.sh
-thue_install_deps build-essential cmake pkg-config libcmocka-dev libuv1-dev python3
+thue_install_deps build-essential cmake pkg-config libcmocka-dev libuv1-dev libjansson-dev \
+                  python3 clang libclang-rt-14-dev
+# Node and npm run the protocol's schema test (ajv): Debian's, unless the machine has them.
+command -v npm >/dev/null 2>&1 || thue_install_deps nodejs npm
+if [ ! -f tests/protocol/node_modules/.package-lock.json ] ||
+   [ tests/protocol/package-lock.json -nt tests/protocol/node_modules/.package-lock.json ]; then
+  echo "installing the protocol test's npm packages (tests/protocol)"
+  (cd tests/protocol && npm ci --silent --no-audit --no-fund >/dev/null)
+fi
 
 jobs=$(nproc 2>/dev/null || echo 2)
 
@@ -41,3 +50,19 @@ for t in test_pool test_bots_perfect; do
   fi
   echo "$t: $(tail -n 1 "$log")"
 done
+
+echo "== libFuzzer: the protocol decoder for 30 s (build-fuzz/)"
+CC=clang cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTHUE_FUZZ=ON \
+      -DTHUE_TESTS=OFF >/dev/null
+cmake --build build-fuzz -j"$jobs" --target fuzz_protocol >/dev/null
+corpus=build-fuzz/corpus-protocol
+mkdir -p "$corpus"
+python3 tests/fuzz/protocol_corpus.py tests/vectors/protocol.jsonl "$corpus"
+log=build-fuzz/fuzz_protocol.log
+if ! build-fuzz/tests/fuzz/fuzz_protocol -max_total_time=30 -print_final_stats=1 "$corpus" \
+     >"$log" 2>&1; then
+  tail -n 60 "$log"
+  echo "fuzz_protocol found a problem (reproducer above; whole log: $log)"
+  exit 1
+fi
+echo "fuzz_protocol: $(grep -m1 -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$') executions in 30 s, no findings"
