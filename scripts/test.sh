@@ -57,7 +57,7 @@ CC=clang cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTHUE_FUZZ=
 cmake --build build-fuzz -j"$jobs" --target fuzz_protocol >/dev/null
 corpus=build-fuzz/corpus-protocol
 mkdir -p "$corpus"
-python3 tests/fuzz/protocol_corpus.py tests/vectors/protocol.jsonl "$corpus"
+python3 tests/fuzz/protocol_corpus.py "$corpus" tests/vectors/protocol.jsonl
 log=build-fuzz/fuzz_protocol.log
 if ! build-fuzz/tests/fuzz/fuzz_protocol -max_total_time=30 -print_final_stats=1 "$corpus" \
      >"$log" 2>&1; then
