@@ -588,6 +588,76 @@ static void pairing_members(thue__io *o, thue_pairing *p)
                   THUE__NELEM(pairing_names), 0);
 }
 
+/* A list of objects (0..max of them) whose members one function describes; elem is the
+ * element's address. While decoding, *out gets the array (owned by the message). */
+typedef void (*elem_members)(thue__io *o, void *elem);
+static void object_list(thue__io *o, const char *key, const void *list, int *count, size_t esize,
+                        int max, elem_members members, const void **out)
+{
+    void *mem;
+    int n = thue__io_list(o, key, THUE__REQ, list, count, esize, 0, max, &mem);
+    if (n < 0)
+        return;
+    for (int i = 0; i < n; i++) {
+        if (thue__io_obj(o, NULL)) {
+            members(o, (char *)mem + (size_t)i * esize);
+            thue__io_end(o);
+        }
+    }
+    thue__io_end(o);
+    if (!o->enc)
+        *out = mem;
+}
+
+static void room_summary_elem(thue__io *o, void *elem)
+{
+    room_summary_members(o, elem);
+}
+
+static void tsummary_elem(thue__io *o, void *elem)
+{
+    tsummary_members(o, elem);
+}
+
+static void pairing_elem(thue__io *o, void *elem)
+{
+    pairing_members(o, elem);
+}
+
+static void standing_elem(thue__io *o, void *elem)
+{
+    thue_standing *s = elem;
+    thue__io_int(o, "rank", &s->rank, 1, INT_MAX);
+    IO_STR(o, "name", s->name, THUE__S_ANYNAME);
+    thue__io_dbl(o, "points", &s->points, 0);
+    thue__io_dbl(o, "buchholz", &s->buchholz, 0);
+    thue__io_dbl(o, "sonneborn_berger", &s->sonneborn_berger, 0);
+    thue__io_int(o, "games", &s->games, 0, INT_MAX);
+}
+
+static void ladder_entry_elem(thue__io *o, void *elem)
+{
+    thue_ladder_entry *e = elem;
+    thue__io_int(o, "rank", &e->rank, 1, INT_MAX);
+    player_members(o, &e->player);
+    thue__io_dbl(o, "rating", &e->rating, -HUGE_VAL);
+    thue__io_dbl(o, "rd", &e->rd, 0);
+    thue__io_bool(o, "provisional", &e->provisional);
+    thue__io_int(o, "games", &e->games, 0, INT_MAX);
+    thue__io_int(o, "wins", &e->wins, 0, INT_MAX);
+    thue__io_int(o, "draws", &e->draws, 0, INT_MAX);
+    thue__io_int(o, "losses", &e->losses, 0, INT_MAX);
+}
+
+static void tournament_round_elem(thue__io *o, void *elem)
+{
+    thue_tournament_round *r = elem;
+    const void *out = r->pairings;
+    object_list(o, "pairings", r->pairings, &r->npairings, sizeof(thue_pairing), INT_MAX,
+                pairing_elem, &out);
+    r->pairings = out;
+}
+
 static void tournament_members(thue__io *o, thue_msg *m)
 {
     void *mem;
@@ -605,59 +675,19 @@ static void tournament_members(thue__io *o, thue_msg *m)
         if (!o->enc)
             m->u.tournament.entrants = p;
     }
-    n = thue__io_list(o, "standings", THUE__REQ, m->u.tournament.standings,
-                      &m->u.tournament.nstandings, sizeof(thue_standing), 0, INT_MAX, &mem);
-    if (n >= 0) {
-        thue_standing *s = mem;
-        for (int i = 0; i < n; i++) {
-            if (thue__io_obj(o, NULL)) {
-                thue__io_int(o, "rank", &s[i].rank, 1, INT_MAX);
-                IO_STR(o, "name", s[i].name, THUE__S_ANYNAME);
-                thue__io_dbl(o, "points", &s[i].points, 0);
-                thue__io_dbl(o, "buchholz", &s[i].buchholz, 0);
-                thue__io_dbl(o, "sonneborn_berger", &s[i].sonneborn_berger, 0);
-                thue__io_int(o, "games", &s[i].games, 0, INT_MAX);
-                thue__io_end(o);
-            }
-        }
-        thue__io_end(o);
-        if (!o->enc)
-            m->u.tournament.standings = s;
-    }
-    n = thue__io_list(o, "round_list", THUE__REQ, m->u.tournament.round_list,
-                      &m->u.tournament.nrounds, sizeof(thue_tournament_round), 0, INT_MAX, &mem);
-    if (n >= 0) {
-        thue_tournament_round *r = mem;
-        for (int i = 0; i < n; i++) {
-            if (!thue__io_obj(o, NULL))
-                continue;
-            void *pm;
-            int np = thue__io_list(o, "pairings", THUE__REQ, r[i].pairings, &r[i].npairings,
-                                   sizeof(thue_pairing), 0, INT_MAX, &pm);
-            if (np >= 0) {
-                thue_pairing *p = pm;
-                for (int k = 0; k < np; k++) {
-                    if (thue__io_obj(o, NULL)) {
-                        pairing_members(o, &p[k]);
-                        thue__io_end(o);
-                    }
-                }
-                thue__io_end(o);
-                if (!o->enc)
-                    r[i].pairings = p;
-            }
-            thue__io_end(o);
-        }
-        thue__io_end(o);
-        if (!o->enc)
-            m->u.tournament.round_list = r;
-    }
+    const void *out = m->u.tournament.standings;
+    object_list(o, "standings", m->u.tournament.standings, &m->u.tournament.nstandings,
+                sizeof(thue_standing), INT_MAX, standing_elem, &out);
+    m->u.tournament.standings = out;
+    out = m->u.tournament.round_list;
+    object_list(o, "round_list", m->u.tournament.round_list, &m->u.tournament.nrounds,
+                sizeof(thue_tournament_round), INT_MAX, tournament_round_elem, &out);
+    m->u.tournament.round_list = out;
 }
 
 static void msg_members(thue__io *o, thue_msg *m)
 {
-    void *mem;
-    int n;
+    const void *out;
     switch (m->type) {
     case THUE_MSG_WELCOME:
         thue__io_int(o, "protocol", &m->u.welcome.protocol, INT_MIN, INT_MAX);
@@ -702,20 +732,10 @@ static void msg_members(thue__io *o, thue_msg *m)
                    THUE__S_KEY);
         break;
     case THUE_MSG_ROOMS:
-        n = thue__io_list(o, "rooms", THUE__REQ, m->u.rooms.rooms, &m->u.rooms.nrooms,
-                          sizeof(thue_room_summary), 0, 500, &mem);
-        if (n >= 0) {
-            thue_room_summary *s = mem;
-            for (int i = 0; i < n; i++) {
-                if (thue__io_obj(o, NULL)) {
-                    room_summary_members(o, &s[i]);
-                    thue__io_end(o);
-                }
-            }
-            thue__io_end(o);
-            if (!o->enc)
-                m->u.rooms.rooms = s;
-        }
+        out = m->u.rooms.rooms;
+        object_list(o, "rooms", m->u.rooms.rooms, &m->u.rooms.nrooms, sizeof(thue_room_summary),
+                    500, room_summary_elem, &out);
+        m->u.rooms.rooms = out;
         break;
     case THUE_MSG_ROOM_STATE:
         IO_STR(o, "room", m->u.room_state.room, THUE__S_KEY);
@@ -785,45 +805,16 @@ static void msg_members(thue__io *o, thue_msg *m)
         IO_ENUM(o, "kind", m->u.ladder.kind, ladder_kind_names);
         thue__io_int(o, "offset", &m->u.ladder.offset, 0, 100000);
         thue__io_int(o, "total", &m->u.ladder.total, 0, INT_MAX);
-        n = thue__io_list(o, "entries", THUE__REQ, m->u.ladder.entries, &m->u.ladder.nentries,
-                          sizeof(thue_ladder_entry), 0, 200, &mem);
-        if (n >= 0) {
-            thue_ladder_entry *e = mem;
-            for (int i = 0; i < n; i++) {
-                if (thue__io_obj(o, NULL)) {
-                    thue__io_int(o, "rank", &e[i].rank, 1, INT_MAX);
-                    player_members(o, &e[i].player);
-                    thue__io_dbl(o, "rating", &e[i].rating, -HUGE_VAL);
-                    thue__io_dbl(o, "rd", &e[i].rd, 0);
-                    thue__io_bool(o, "provisional", &e[i].provisional);
-                    thue__io_int(o, "games", &e[i].games, 0, INT_MAX);
-                    thue__io_int(o, "wins", &e[i].wins, 0, INT_MAX);
-                    thue__io_int(o, "draws", &e[i].draws, 0, INT_MAX);
-                    thue__io_int(o, "losses", &e[i].losses, 0, INT_MAX);
-                    thue__io_end(o);
-                }
-            }
-            thue__io_end(o);
-            if (!o->enc)
-                m->u.ladder.entries = e;
-        }
+        out = m->u.ladder.entries;
+        object_list(o, "entries", m->u.ladder.entries, &m->u.ladder.nentries,
+                    sizeof(thue_ladder_entry), 200, ladder_entry_elem, &out);
+        m->u.ladder.entries = out;
         break;
     case THUE_MSG_TOURNAMENTS:
-        n = thue__io_list(o, "tournaments", THUE__REQ, m->u.tournaments.list,
-                          &m->u.tournaments.count, sizeof(thue_tournament_summary), 0, INT_MAX,
-                          &mem);
-        if (n >= 0) {
-            thue_tournament_summary *t = mem;
-            for (int i = 0; i < n; i++) {
-                if (thue__io_obj(o, NULL)) {
-                    tsummary_members(o, &t[i]);
-                    thue__io_end(o);
-                }
-            }
-            thue__io_end(o);
-            if (!o->enc)
-                m->u.tournaments.list = t;
-        }
+        out = m->u.tournaments.list;
+        object_list(o, "tournaments", m->u.tournaments.list, &m->u.tournaments.count,
+                    sizeof(thue_tournament_summary), INT_MAX, tsummary_elem, &out);
+        m->u.tournaments.list = out;
         break;
     case THUE_MSG_TOURNAMENT:
         tournament_members(o, m);
