@@ -10,6 +10,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 . scripts/deps.sh
 thue_install_deps build-essential cmake pkg-config libcmocka-dev libuv1-dev libjansson-dev \
+                  libwebsockets-dev libwebsockets-evlib-uv \
                   python3 clang libclang-rt-14-dev
 # Node and npm run the protocol's schema test (ajv): Debian's, unless the machine has them.
 command -v npm >/dev/null 2>&1 || thue_install_deps nodejs npm

@@ -1,0 +1,53 @@
+/*
+ * config.h: the server's settings, from defaults, a JSON config file, THUE_* environment
+ * variables and command-line flags.
+ *
+ * Precedence, lowest to highest: built-in defaults, the config file (--config FILE or
+ * THUE_CONFIG), the environment (THUE_PORT, THUE_BIND, ...: the flag's name in capitals
+ * with '-' as '_', prefixed THUE_), the flags. Every setting has all four forms; the
+ * config file's keys are the flags' names without the dashes ("port", "web-root").
+ * A bad value anywhere is an error naming its source ("THUE_PORT: ...", "config.json:
+ * port: ...", "--port: ..."), and the server exits 2.
+ */
+#ifndef THUE_SERVER_CONFIG_H
+#define THUE_SERVER_CONFIG_H
+
+#include <stddef.h>
+
+#include "log.h"
+
+#define THUE_CONFIG_PATH_MAX 1024
+
+typedef struct thue_config {
+    int port;                           /* --port 0..65535 (0: any free port), default 8080 */
+    char bind[64];                      /* --bind ADDRESS, default "0.0.0.0"; 127.0.0.1 = loopback only */
+    char web_root[THUE_CONFIG_PATH_MAX]; /* --web-root DIR, default: the installed or source clients/web */
+    char db[THUE_CONFIG_PATH_MAX];      /* --db FILE, default "./thue.db" (used once persistence lands) */
+    int threads;                        /* --threads 1..256, bot worker threads, default: CPUs */
+    thue_log_level log_level;           /* --log-level error|warn|info|debug, default info */
+    int grace_s;                        /* --grace-s 0..3600, seats kept after a lost connection, 60 */
+    int max_connections;                /* --max-connections 1..1000000, default 20000 */
+    int max_connections_per_ip;         /* --max-connections-per-ip 1..1000000, default 200 */
+    int max_rooms_per_player;           /* --max-rooms-per-player 1..1000, default 5 */
+    int rate;                           /* --rate 1..10000 messages per second, default 20 */
+    int burst;                          /* --burst 1..100000, default 40 */
+    int ping_s;                         /* --ping-s 1..3600, ping after this idle time, default 30 */
+    int idle_s;                         /* --idle-s 2..7200, drop after this silence, default 60 */
+    int room_linger_s;                  /* --room-linger-s 1..86400: finished or empty rooms, 300 */
+    int bot_think_ms;                   /* --bot-think-ms 10..60000, default think time, 2000 */
+    int max_rooms;                      /* --max-rooms 1..1000000, default 10000 */
+} thue_config;
+
+void thue_config_defaults(thue_config *c);
+
+/*
+ * Reads the settings: defaults, then the config file, the environment and argv (flags
+ * only: the server takes no positional arguments). Returns 0 to run, 1 when --help or
+ * --version was printed (exit 0), -1 on a bad setting with a sentence in err (exit 2).
+ */
+int thue_config_load(thue_config *c, int argc, char **argv, char *err, size_t errsize);
+
+/* The --help text. */
+extern const char thue_config_usage[];
+
+#endif

@@ -1,0 +1,1 @@
+/* lobby.c: placeholder until it lands. */

@@ -1,0 +1,80 @@
+/*
+ * lobby.h: the game side of thue-server: sessions, rooms, seats, spectators, matches,
+ * clocks, bots on the worker pool, quick match, chat. It speaks PROTOCOL.md through the
+ * codec: messages arrive as text from a connection and replies and events leave as text
+ * to connections. It knows nothing of sockets or libwebsockets: the network layer gives it
+ * two hooks (send, close) and calls it when a connection opens, sends a message or goes.
+ *
+ * Loop thread only: every function here, the hooks, and the lobby's own timers and pool
+ * callbacks run on the thread of `loop`. The lobby never blocks, sleeps or searches: bot
+ * moves are jobs on the pool (search/pool.h), and the results come back on the loop.
+ */
+#ifndef THUE_SERVER_LOBBY_H
+#define THUE_SERVER_LOBBY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <uv.h>
+
+#include "metrics.h"
+#include "search/pool.h"
+
+/* A connection of the network layer (opaque here). */
+typedef struct thue_conn thue_conn;
+/* The lobby's state for one connection (opaque to the network layer). */
+typedef struct thue_client thue_client;
+
+typedef struct thue_lobby_hooks {
+    /* Queues one complete message (JSON text, len bytes) on conn; the lobby keeps no
+     * reference to text. Sending to a connection that is closing is a no-op. */
+    void (*send)(void *ctx, thue_conn *conn, const char *text, size_t len);
+    /* Closes conn with a WebSocket close code (1000, 1001, 1008, ...) once what was queued
+     * has been sent. thue_lobby_disconnected follows, later, from the network layer. */
+    void (*close)(void *ctx, thue_conn *conn, int code, const char *reason);
+    void *ctx;
+} thue_lobby_hooks;
+
+typedef struct thue_lobby_config {
+    int grace_s;              /* seats kept after a lost connection */
+    int max_rooms_per_player; /* rooms a player may have created and not yet left */
+    int max_rooms;            /* rooms on the server */
+    int room_linger_s;        /* a finished match's room, or an empty room, lasts this long */
+    int bot_think_ms;         /* think time of seat_bot without think_ms */
+    int rate, burst;          /* told to clients in welcome (the network layer enforces them) */
+    uint64_t seed;            /* room ids, invite codes, guest names, coin tosses: from
+                                 getrandom when 0 */
+} thue_lobby_config;
+
+typedef struct thue_lobby thue_lobby;
+
+/* A lobby on loop, bots on pool (borrowed; it must outlive the lobby), counting into
+ * metrics (borrowed). NULL when out of memory. */
+thue_lobby *thue_lobby_new(uv_loop_t *loop, const thue_lobby_config *cfg, thue_pool *pool,
+                           thue_metrics *metrics);
+/* The network layer's hooks; set once, before the first connection. */
+void thue_lobby_set_hooks(thue_lobby *lobby, const thue_lobby_hooks *hooks);
+
+/* A WebSocket connection has opened (after the handshake); peer is its address text. The
+ * returned client is passed back with every message and at the end. NULL: refuse (out of
+ * memory, or shutting down): the network layer closes the connection. */
+thue_client *thue_lobby_connected(thue_lobby *lobby, thue_conn *conn, const char *peer);
+/* One complete text message (already checked against the size and rate limits). */
+void thue_lobby_message(thue_lobby *lobby, thue_client *client, const char *text, size_t len);
+/* The connection is gone; client is freed here (its session may live on for the grace
+ * period). */
+void thue_lobby_disconnected(thue_lobby *lobby, thue_client *client);
+
+/* The public rooms as the body of GET /api/rooms ({"rooms":[...]}), filtered like
+ * list_rooms (variant: NULL = any; k, status: < 0 = any). A new string, or NULL. */
+char *thue_lobby_rooms_json(thue_lobby *lobby, const char *variant, int k, int status);
+
+/* Shutting down: every client gets goodbye (reason shutdown) and is closed (1001); bot
+ * jobs are cancelled, timers stopped, new connections refused. Then call
+ * thue_lobby_close once the network layer has closed every connection. */
+void thue_lobby_shutdown(thue_lobby *lobby);
+/* Closes the lobby's handles; `closed` is called (on the loop) once they are all closed
+ * and the lobby freed. */
+void thue_lobby_close(thue_lobby *lobby, void (*closed)(void *data), void *data);
+
+#endif

@@ -1,0 +1,1 @@
+/* net.c: placeholder until it lands. */

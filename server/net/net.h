@@ -1,0 +1,45 @@
+/*
+ * net.h: the network layer of thue-server: libwebsockets on the libuv loop, one port.
+ *   /           static files from the web root (the browser client)
+ *   /ws         the WebSocket endpoint (subprotocol thue.v1; PROTOCOL.md section 1):
+ *               messages reassembled up to 16 KiB (close 1009 past it), binary frames
+ *               refused (close 1003), a token bucket per connection (error rate_limited,
+ *               then goodbye + close 1008 after 50 rejections in a row), pings after
+ *               ping_s of silence and a drop after idle_s; complete messages go to the
+ *               lobby, the lobby's messages go out through per-connection send queues
+ *   /healthz    {"status":"ok",...}
+ *   /metrics    Prometheus text (metrics.h)
+ *   /api/rooms  the public rooms (thue_lobby_rooms_json)
+ * plus connection limits (overall and per IP: HTTP 503 at the handshake).
+ * Loop thread only.
+ */
+#ifndef THUE_SERVER_NET_H
+#define THUE_SERVER_NET_H
+
+#include <stddef.h>
+
+#include <uv.h>
+
+#include "config.h"
+#include "lobby/lobby.h"
+#include "metrics.h"
+#include "search/pool.h"
+
+typedef struct thue_net thue_net;
+
+/*
+ * Starts listening on cfg's bind address and port, serving the lobby (borrowed) and the
+ * pool's gauges. Returns NULL with a sentence in err when it cannot ("port 8080 is in use",
+ * "cannot read the web root ..."). Sets the lobby's hooks.
+ */
+thue_net *thue_net_new(uv_loop_t *loop, const thue_config *cfg, thue_lobby *lobby,
+                       thue_pool *pool, thue_metrics *metrics, char *err, size_t errsize);
+/* The port actually listened on (useful with --port 0). */
+int thue_net_port(const thue_net *net);
+/* Stops accepting connections (the lobby closes the open ones). */
+void thue_net_stop_accepting(thue_net *net);
+/* Destroys the libwebsockets context once the lobby's connections are closed; `closed`
+ * is called on the loop when everything of the network layer is gone. */
+void thue_net_close(thue_net *net, void (*closed)(void *data), void *data);
+
+#endif
