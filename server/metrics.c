@@ -1,1 +1,209 @@
-/* metrics.c: placeholder until it lands. */
+/*
+ * metrics.c: the server's counters and histograms (metrics.h) and their Prometheus text.
+ *
+ * Everything here is plain memory owned by the loop thread; rendering reads it and, for
+ * the pool's gauges, the pool's thread-safe counters. Histograms have fixed buckets from
+ * a microsecond to a minute (move validation lives in microseconds, bot thinking in
+ * milliseconds to seconds), rendered cumulatively as Prometheus expects.
+ *
+ * errors_total is written for every code of PROTOCOL.md's error table (zeros included,
+ * so that a dashboard sees every series from the start) and for any other engine code
+ * that was counted. The protocol codes' wire names come from codec.h's X-macro list,
+ * which is a header-only dependency (no link to the codec library).
+ */
+#include "metrics.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../protocol/codec.h"
+#include "engine/errors.h"
+
+/* Upper bounds in seconds: 1 us .. 60 s. */
+static const double default_bounds[THUE_HISTOGRAM_BUCKETS] = {
+    1e-6, 5e-6, 1e-5, 5e-5, 1e-4, 5e-4, 1e-3, 5e-3, 0.01, 0.05, 0.1, 0.5, 1, 5, 10, 60};
+
+static void histogram_init(thue_histogram *h)
+{
+    memset(h, 0, sizeof *h);
+    memcpy(h->bounds, default_bounds, sizeof default_bounds);
+    h->nbounds = THUE_HISTOGRAM_BUCKETS;
+}
+
+void thue_metrics_init(thue_metrics *m)
+{
+    memset(m, 0, sizeof *m);
+    histogram_init(&m->move_validation);
+    histogram_init(&m->bot_think);
+    histogram_init(&m->pool_queue_wait);
+}
+
+void thue_metrics_error(thue_metrics *m, int code)
+{
+    if (m == NULL || code >= 0 || code <= -THUE_METRICS_ERROR_SLOTS)
+        return;
+    m->errors[-code]++;
+}
+
+void thue_histogram_observe(thue_histogram *h, double seconds)
+{
+    if (h == NULL)
+        return;
+    if (!(seconds >= 0)) /* NaN or negative: a clock oddity, count it as zero */
+        seconds = 0;
+    int i = 0;
+    while (i < h->nbounds && seconds > h->bounds[i])
+        i++;
+    h->counts[i]++;
+    h->sum += seconds;
+    h->count++;
+}
+
+/* ---- rendering ------------------------------------------------------------------- */
+
+typedef struct sbuf {
+    char *p;
+    size_t len, cap;
+    int oom;
+} sbuf;
+
+static void sb_printf(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void sb_printf(sbuf *b, const char *fmt, ...)
+{
+    if (b->oom)
+        return;
+    for (;;) {
+        va_list ap;
+        va_start(ap, fmt);
+        size_t room = b->cap - b->len;
+        int n = vsnprintf(b->p ? b->p + b->len : NULL, room, fmt, ap);
+        va_end(ap);
+        if (n < 0) {
+            b->oom = 1;
+            return;
+        }
+        if ((size_t)n < room) {
+            b->len += (size_t)n;
+            return;
+        }
+        size_t cap = b->cap ? b->cap : 4096;
+        while (cap - b->len <= (size_t)n)
+            cap *= 2;
+        char *p = realloc(b->p, cap);
+        if (p == NULL) {
+            b->oom = 1;
+            return;
+        }
+        b->p = p;
+        b->cap = cap;
+    }
+}
+
+static void metric(sbuf *b, const char *name, const char *type, const char *help,
+                   unsigned long long value)
+{
+    sb_printf(b, "# HELP thue_%s %s\n# TYPE thue_%s %s\nthue_%s %llu\n", name, help, name, type,
+              name, value);
+}
+
+static void gauge_signed(sbuf *b, const char *name, const char *help, long long value)
+{
+    sb_printf(b, "# HELP thue_%s %s\n# TYPE thue_%s gauge\nthue_%s %lld\n", name, help, name,
+              name, value);
+}
+
+static void histogram(sbuf *b, const char *name, const char *help, const thue_histogram *h)
+{
+    sb_printf(b, "# HELP thue_%s %s\n# TYPE thue_%s histogram\n", name, help, name);
+    uint64_t cum = 0;
+    for (int i = 0; i < h->nbounds; i++) {
+        cum += h->counts[i];
+        sb_printf(b, "thue_%s_bucket{le=\"%g\"} %llu\n", name, h->bounds[i],
+                  (unsigned long long)cum);
+    }
+    cum += h->counts[h->nbounds];
+    sb_printf(b, "thue_%s_bucket{le=\"+Inf\"} %llu\n", name, (unsigned long long)cum);
+    sb_printf(b, "thue_%s_sum %.9g\nthue_%s_count %llu\n", name, h->sum, name,
+              (unsigned long long)h->count);
+}
+
+/* The codes of PROTOCOL.md's error table: the protocol's own and the engine's game codes. */
+static const int table_codes[] = {
+#define THUE__METRICS_CODE(name, value, wire, msg) value,
+    THUE_PROTO_ERRNO_MAP(THUE__METRICS_CODE)
+#undef THUE__METRICS_CODE
+        THUE_ETURN,
+    THUE_ESTEP, THUE_EPOSITION, THUE_ESYMBOL, THUE_EOVER};
+
+static const char *code_name(int code)
+{
+    switch (code) {
+#define THUE__METRICS_NAME(name, value, wire, msg)                                                 \
+    case value:                                                                                    \
+        return wire;
+        THUE_PROTO_ERRNO_MAP(THUE__METRICS_NAME)
+#undef THUE__METRICS_NAME
+    default:
+        return thue_err_name(code);
+    }
+}
+
+static int in_table(int code)
+{
+    for (size_t i = 0; i < sizeof table_codes / sizeof table_codes[0]; i++)
+        if (table_codes[i] == code)
+            return 1;
+    return 0;
+}
+
+char *thue_metrics_render(const thue_metrics *m, thue_pool *pool, size_t *len)
+{
+    sbuf b = {0};
+    gauge_signed(&b, "connections", "Open WebSocket connections.", (long long)m->connections);
+    metric(&b, "connections_total", "counter", "WebSocket connections accepted.",
+           (unsigned long long)m->connections_total);
+    gauge_signed(&b, "rooms", "Rooms on the server.", (long long)m->rooms);
+    metric(&b, "matches_started_total", "counter", "Matches started.",
+           (unsigned long long)m->matches_started);
+    metric(&b, "matches_finished_total", "counter", "Matches finished.",
+           (unsigned long long)m->matches_finished);
+    metric(&b, "moves_total", "counter", "Moves accepted (places and paints).",
+           (unsigned long long)m->moves);
+
+    sb_printf(&b, "# HELP thue_errors_total Error replies sent to clients, by code.\n"
+                  "# TYPE thue_errors_total counter\n");
+    for (size_t i = 0; i < sizeof table_codes / sizeof table_codes[0]; i++) {
+        int code = table_codes[i];
+        sb_printf(&b, "thue_errors_total{code=\"%s\"} %llu\n", code_name(code),
+                  (unsigned long long)m->errors[-code]);
+    }
+    for (int slot = 1; slot < THUE_METRICS_ERROR_SLOTS; slot++)
+        if (m->errors[slot] && !in_table(-slot))
+            sb_printf(&b, "thue_errors_total{code=\"%s\"} %llu\n", code_name(-slot),
+                      (unsigned long long)m->errors[slot]);
+
+    metric(&b, "bot_jobs_submitted_total", "counter", "Bot moves submitted to the pool.",
+           (unsigned long long)m->bot_jobs_submitted);
+    if (pool) {
+        thue_pool_stats st;
+        thue_pool_stats_get(pool, &st);
+        gauge_signed(&b, "bot_jobs_queued", "Bot jobs waiting for a worker.", st.queued);
+        gauge_signed(&b, "bot_jobs_running", "Bot jobs being searched.", st.running);
+    }
+    metric(&b, "bot_jobs_cancelled_total", "counter", "Bot moves cancelled before delivery.",
+           (unsigned long long)m->bot_jobs_cancelled);
+    histogram(&b, "move_validation_seconds", "Time to validate and apply one move.",
+              &m->move_validation);
+    histogram(&b, "bot_think_seconds", "Search time of one bot move.", &m->bot_think);
+    histogram(&b, "pool_queue_wait_seconds", "Time a bot job waited for a worker.",
+              &m->pool_queue_wait);
+    if (b.oom || b.p == NULL) {
+        free(b.p);
+        return NULL;
+    }
+    if (len)
+        *len = b.len;
+    return b.p;
+}

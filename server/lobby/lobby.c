@@ -1,1 +1,757 @@
-/* lobby.c: placeholder until it lands. */
+/*
+ * lobby.c: connections, sessions and the dispatch of client commands (lobby.h), plus
+ * quick match. Rooms and matches are room.c's.
+ *
+ * A connection becomes a session with hello: a guest name (given or made up), a resume
+ * token of 128 bits from getrandom (never logged) and the limits in force. When the
+ * connection goes, the session stays for the grace period so that hello with the token
+ * takes it back (a new token each time); when the period ends, the session forfeits its
+ * running matches and leaves its rooms. A hello with the token of a session that is still
+ * connected takes it over: the old connection gets goodbye (replaced) and close 1001.
+ *
+ * Every message passes the rate limit (a token bucket per connection) and the codec; a
+ * message that fails either is answered with an error and changes nothing. Every command
+ * gets exactly one direct reply, sent before the events it causes.
+ */
+#include "lobby_internal.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+
+#include "log.h"
+
+#define SERVER_NAME "thue-server 0.1.0"
+
+/* ---- small helpers ---------------------------------------------------------------- */
+
+uint64_t lobby_random(thue_lobby *l)
+{
+    uint64_t z = (l->rng += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+uint32_t lobby_hash(const char *s)
+{
+    uint32_t h = 2166136261u;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 16777619u;
+    return h;
+}
+
+/* 128 bits from the kernel's generator, as 32 hex digits. */
+static int random_token(char out[THUE_PROTO_RESUME_LEN + 1])
+{
+    unsigned char b[16];
+    size_t got = 0;
+    while (got < sizeof b) {
+        ssize_t n = getrandom(b + got, sizeof b - got, 0);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            return -1;
+        }
+        got += (size_t)n;
+    }
+    for (int i = 0; i < 16; i++)
+        snprintf(out + 2 * i, 3, "%02x", b[i]);
+    return 0;
+}
+
+/* The name as compared for uniqueness: ASCII letters folded to lower case (other
+ * scripts compare as written). */
+static void name_key(const char *name, char *key, size_t size)
+{
+    size_t i = 0;
+    for (; name[i] && i + 1 < size; i++) {
+        char ch = name[i];
+        key[i] = (ch >= 'A' && ch <= 'Z') ? (char)(ch - 'A' + 'a') : ch;
+    }
+    key[i] = '\0';
+}
+
+static void send_text(thue_lobby *l, thue_client *c, const thue_msg *msg)
+{
+    if (c == NULL || c->closing)
+        return;
+    char *text = thue_msg_encode(msg, NULL);
+    if (text == NULL) {
+        thue_log(THUE_LOG_ERROR, "cannot encode a %s message", thue_msg_type_name(msg->type));
+        return;
+    }
+    l->hooks.send(l->hooks.ctx, c->conn, text, strlen(text));
+    free(text);
+}
+
+void lobby_send_msg(thue_lobby *l, session *s, const thue_msg *msg)
+{
+    if (s != NULL)
+        send_text(l, s->client, msg);
+}
+
+static void send_error(thue_lobby *l, thue_client *c, const thue_msg_id *id, int code,
+                       const char *field, const char *message)
+{
+    thue_msg msg;
+    memset(&msg, 0, sizeof msg);
+    msg.type = THUE_MSG_ERROR;
+    if (id)
+        msg.id = *id;
+    msg.u.error.code = code;
+    snprintf(msg.u.error.message, sizeof msg.u.error.message, "%s",
+             message && *message ? message : thue_proto_strerror(code));
+    if (field)
+        snprintf(msg.u.error.field, sizeof msg.u.error.field, "%s", field);
+    thue_metrics_error(l->metrics, code);
+    send_text(l, c, &msg);
+}
+
+static void send_goodbye(thue_lobby *l, thue_client *c, const char *reason, const char *text,
+                         int close_code)
+{
+    if (c->closing)
+        return;
+    thue_msg msg;
+    memset(&msg, 0, sizeof msg);
+    msg.type = THUE_MSG_GOODBYE;
+    snprintf(msg.u.goodbye.reason, sizeof msg.u.goodbye.reason, "%s", reason);
+    snprintf(msg.u.goodbye.message, sizeof msg.u.goodbye.message, "%s", text);
+    send_text(l, c, &msg);
+    c->closing = true;
+    l->hooks.close(l->hooks.ctx, c->conn, close_code, reason);
+}
+
+void request_ok(request *rq)
+{
+    thue_msg msg;
+    memset(&msg, 0, sizeof msg);
+    msg.type = THUE_MSG_OK;
+    msg.id = rq->cmd->id;
+    send_text(rq->c->lobby, rq->c, &msg);
+}
+
+/* ---- lifetime of rooms' and sessions' handles ------------------------------------- */
+
+void lobby_maybe_closed(thue_lobby *l)
+{
+    if (l->closed != NULL && l->handles == 0 && l->rooms == NULL && l->sessions == NULL) {
+        void (*cb)(void *) = l->closed;
+        void *data = l->closed_data;
+        if (l->clients != NULL)
+            thue_log(THUE_LOG_ERROR, "lobby closed with connections still open");
+        free(l);
+        cb(data);
+    }
+}
+
+/* A session's timer is closed; the session is freed with the last one. */
+static void session_handle_closed(uv_handle_t *h)
+{
+    session *s = h->data;
+    thue_lobby *l = s->lobby;
+    l->handles--;
+    if (--s->handles == 0)
+        free(s);
+    lobby_maybe_closed(l);
+}
+
+/* ---- sessions ------------------------------------------------------------------------ */
+
+static session *find_by_name(thue_lobby *l, const char *name)
+{
+    char key[sizeof ((session *)0)->key];
+    name_key(name, key, sizeof key);
+    for (session *s = l->by_name[lobby_hash(key) % LOBBY_BUCKETS]; s; s = s->name_next)
+        if (strcmp(s->key, key) == 0)
+            return s;
+    return NULL;
+}
+
+static session *find_by_token(thue_lobby *l, const char *token)
+{
+    for (session *s = l->by_token[lobby_hash(token) % LOBBY_BUCKETS]; s; s = s->token_next)
+        if (strcmp(s->resume, token) == 0)
+            return s;
+    return NULL;
+}
+
+static void unlink_token(thue_lobby *l, session *s)
+{
+    session **pp = &l->by_token[lobby_hash(s->resume) % LOBBY_BUCKETS];
+    while (*pp && *pp != s)
+        pp = &(*pp)->token_next;
+    if (*pp)
+        *pp = s->token_next;
+    s->token_next = NULL;
+}
+
+static void link_token(thue_lobby *l, session *s)
+{
+    session **head = &l->by_token[lobby_hash(s->resume) % LOBBY_BUCKETS];
+    s->token_next = *head;
+    *head = s;
+}
+
+static void unlink_name(thue_lobby *l, session *s)
+{
+    session **pp = &l->by_name[lobby_hash(s->key) % LOBBY_BUCKETS];
+    while (*pp && *pp != s)
+        pp = &(*pp)->name_next;
+    if (*pp)
+        *pp = s->name_next;
+    s->name_next = NULL;
+}
+
+static void grace_over(uv_timer_t *t);
+static void queue_bot_due(uv_timer_t *t);
+static void queue_remove(session *s);
+
+static session *session_new(thue_lobby *l, const char *name)
+{
+    session *s = calloc(1, sizeof *s);
+    if (s == NULL)
+        return NULL;
+    s->lobby = l;
+    snprintf(s->player.name, sizeof s->player.name, "%s", name);
+    s->player.kind = THUE_KIND_GUEST;
+    name_key(name, s->key, sizeof s->key);
+    if (random_token(s->resume) != 0) {
+        free(s);
+        return NULL;
+    }
+    uv_timer_init(l->loop, &s->grace_timer);
+    uv_timer_init(l->loop, &s->queue_timer);
+    s->grace_timer.data = s;
+    s->queue_timer.data = s;
+    s->handles = 2;
+    s->next = l->sessions;
+    if (l->sessions)
+        l->sessions->prev = s;
+    l->sessions = s;
+    session **head = &l->by_name[lobby_hash(s->key) % LOBBY_BUCKETS];
+    s->name_next = *head;
+    *head = s;
+    link_token(l, s);
+    return s;
+}
+
+/* Ends a session: out of the queue, out of every room (forfeiting running matches), out
+ * of the tables; freed once its timers are closed. */
+static void session_end(session *s)
+{
+    thue_lobby *l = s->lobby;
+    if (s->ending)
+        return;
+    s->ending = true;
+    queue_remove(s);
+    for (room *r = l->rooms, *next; r; r = next) {
+        next = r->next;
+        room_session_gone(r, s);
+    }
+    if (s->client)
+        s->client->s = NULL;
+    unlink_name(l, s);
+    unlink_token(l, s);
+    if (s->prev)
+        s->prev->next = s->next;
+    else
+        l->sessions = s->next;
+    if (s->next)
+        s->next->prev = s->prev;
+    l->handles += 2;
+    uv_close((uv_handle_t *)&s->grace_timer, session_handle_closed);
+    uv_close((uv_handle_t *)&s->queue_timer, session_handle_closed);
+}
+
+static void grace_over(uv_timer_t *t)
+{
+    session *s = t->data;
+    thue_log(THUE_LOG_INFO, "session %s: grace period over", s->player.name);
+    session_end(s);
+}
+
+/* A name for a guest who gave none: Guest-NNNN, unused on the server. */
+static int guest_name(thue_lobby *l, char *out, size_t size)
+{
+    for (int attempt = 0; attempt < 64; attempt++) {
+        uint64_t mod = attempt < 16 ? 10000 : 100000000;
+        snprintf(out, size, "Guest-%0*llu", attempt < 16 ? 4 : 8,
+                 (unsigned long long)(lobby_random(l) % mod));
+        if (find_by_name(l, out) == NULL)
+            return 0;
+    }
+    return -1;
+}
+
+/* A name that reads as a bot SPEC ("greedy", "nested", "3") is the bots'. */
+static bool name_reserved(const char *name)
+{
+    thue_bot_spec spec;
+    if (thue_bot_spec_parse(name, &spec, NULL, 0) == 0)
+        return true;
+    static const char *const words[] = {"nested", "uct", "perfect", "bot"};
+    char key[THUE_PROTO_NAME_MAX * 4 + 1];
+    name_key(name, key, sizeof key);
+    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+        if (strcmp(key, words[i]) == 0)
+            return true;
+    return false;
+}
+
+static void send_welcome(thue_lobby *l, thue_client *c, const thue_msg_id *id, bool resumed)
+{
+    session *s = c->s;
+    int n = 0;
+    for (room *r = l->rooms; r; r = r->next)
+        n += room_has(r, s);
+    char(*ids)[THUE_PROTO_KEY_MAX + 1] = n ? calloc((size_t)n, sizeof *ids) : NULL;
+    if (n && ids == NULL)
+        n = 0;
+    int i = 0;
+    for (room *r = l->rooms; r && i < n; r = r->next)
+        if (room_has(r, s))
+            snprintf(ids[i++], sizeof ids[0], "%s", r->id);
+    thue_msg msg;
+    memset(&msg, 0, sizeof msg);
+    msg.type = THUE_MSG_WELCOME;
+    msg.id = *id;
+    msg.u.welcome.protocol = THUE_PROTOCOL_VERSION;
+    snprintf(msg.u.welcome.server, sizeof msg.u.welcome.server, "%s", SERVER_NAME);
+    msg.u.welcome.player = s->player;
+    memcpy(msg.u.welcome.resume, s->resume, sizeof msg.u.welcome.resume);
+    msg.u.welcome.grace_s = l->cfg.grace_s;
+    msg.u.welcome.resumed = resumed;
+    msg.u.welcome.rooms = (const char(*)[THUE_PROTO_KEY_MAX + 1])ids;
+    msg.u.welcome.nrooms = n;
+    msg.u.welcome.max_message = THUE_PROTO_MESSAGE_MAX;
+    msg.u.welcome.rate = l->cfg.rate;
+    msg.u.welcome.burst = l->cfg.burst;
+    msg.u.welcome.chat_max = THUE_PROTO_CHAT_MAX;
+    msg.u.welcome.name_max = THUE_PROTO_NAME_MAX;
+    send_text(l, c, &msg);
+    free(ids);
+}
+
+static int cmd_hello(request *rq)
+{
+    thue_client *c = rq->c;
+    thue_lobby *l = c->lobby;
+    const thue_cmd *cmd = rq->cmd;
+    if (c->s != NULL)
+        return THUE_PERR_ALREADY_HELLO;
+    if (cmd->u.hello.protocol != THUE_PROTOCOL_VERSION) {
+        snprintf(rq->message, sizeof rq->message,
+                 "this server speaks protocol version 1 (thue.v1), not %d",
+                 cmd->u.hello.protocol);
+        snprintf(rq->field, sizeof rq->field, "protocol");
+        return THUE_PERR_PROTOCOL;
+    }
+    if (cmd->u.hello.has_token) {
+        snprintf(rq->message, sizeof rq->message,
+                 "accounts arrive with persistence; say hello with a name or a resume token");
+        return THUE_PERR_NOT_AVAILABLE;
+    }
+    if (cmd->u.hello.has_resume) {
+        session *s = find_by_token(l, cmd->u.hello.resume);
+        if (s == NULL || s->ending) {
+            snprintf(rq->field, sizeof rq->field, "resume");
+            return THUE_PERR_RESUME;
+        }
+        /* A new token for every welcome: the old one is spent. */
+        char fresh[THUE_PROTO_RESUME_LEN + 1];
+        if (random_token(fresh) != 0)
+            return THUE_PERR_INTERNAL;
+        unlink_token(l, s);
+        memcpy(s->resume, fresh, sizeof fresh);
+        link_token(l, s);
+        thue_client *old = s->client;
+        if (old != NULL) {
+            old->s = NULL;
+            send_goodbye(l, old, "replaced", "this session was taken over by a new connection",
+                         1001);
+        }
+        uv_timer_stop(&s->grace_timer);
+        s->client = c;
+        c->s = s;
+        thue_log(THUE_LOG_INFO, "session %s resumed from %s%s", s->player.name, c->peer,
+                 old ? " (the old connection was replaced)" : "");
+        send_welcome(l, c, &cmd->id, true);
+        for (room *r = l->rooms; r; r = r->next)
+            if (room_has(r, s)) {
+                if (old == NULL)
+                    room_presence(r, s);
+                else
+                    room_send_state(r, s);
+            }
+        return 0;
+    }
+    char name[THUE_PROTO_NAME_MAX * 4 + 1];
+    if (cmd->u.hello.has_name) {
+        memcpy(name, cmd->u.hello.name, sizeof name);
+        name[sizeof name - 1] = '\0';
+        if (name_reserved(name)) {
+            snprintf(rq->field, sizeof rq->field, "name");
+            snprintf(rq->message, sizeof rq->message, "the name \"%s\" is reserved for bots",
+                     name);
+            return THUE_PERR_NAME;
+        }
+        if (find_by_name(l, name) != NULL) {
+            snprintf(rq->field, sizeof rq->field, "name");
+            return THUE_PERR_NAME_TAKEN;
+        }
+    } else if (guest_name(l, name, sizeof name) != 0) {
+        return THUE_PERR_BUSY;
+    }
+    session *s = session_new(l, name);
+    if (s == NULL)
+        return THUE_PERR_INTERNAL;
+    s->client = c;
+    c->s = s;
+    thue_log(THUE_LOG_INFO, "%s said hello from %s", s->player.name, c->peer);
+    send_welcome(l, c, &cmd->id, false);
+    return 0;
+}
+
+/* ---- quick match ----------------------------------------------------------------------- */
+
+static bool same_queue(const thue_room_options *a, const thue_room_options *b)
+{
+    return a->variant == b->variant && a->k == b->k && a->limit == b->limit &&
+           a->clock.present == b->clock.present &&
+           (!a->clock.present || (a->clock.initial_ms == b->clock.initial_ms &&
+                                  a->clock.increment_ms == b->clock.increment_ms));
+}
+
+static void queue_remove(session *s)
+{
+    if (!s->queued)
+        return;
+    s->queued = false;
+    uv_timer_stop(&s->queue_timer);
+}
+
+static void match_found(thue_lobby *l, room *r, session *a, session *b)
+{
+    thue_msg msg;
+    memset(&msg, 0, sizeof msg);
+    msg.type = THUE_MSG_MATCH_FOUND;
+    snprintf(msg.u.match_found.room, sizeof msg.u.match_found.room, "%s", r->id);
+    lobby_send_msg(l, a, &msg);
+    lobby_send_msg(l, b, &msg);
+    room_send_state(r, a);
+    if (b)
+        room_send_state(r, b);
+}
+
+static void queue_bot_due(uv_timer_t *t)
+{
+    session *s = t->data;
+    thue_lobby *l = s->lobby;
+    if (!s->queued)
+        return;
+    s->queued = false;
+    room *r = room_quick(l, s, NULL, &s->queue_opt);
+    if (r == NULL) {
+        thue_log(THUE_LOG_WARN, "quick match: no room for %s and a bot", s->player.name);
+        return;
+    }
+    thue_log(THUE_LOG_INFO, "quick match: %s plays a bot in room %s", s->player.name, r->id);
+    match_found(l, r, s, NULL);
+}
+
+static int cmd_queue_join(request *rq)
+{
+    thue_client *c = rq->c;
+    thue_lobby *l = c->lobby;
+    session *s = c->s;
+    const thue_cmd *cmd = rq->cmd;
+    if (cmd->u.queue_join.rated) {
+        snprintf(rq->field, sizeof rq->field, "rated");
+        snprintf(rq->message, sizeof rq->message, "rated play arrives with accounts");
+        return THUE_PERR_NOT_AVAILABLE;
+    }
+    thue_room_options opt;
+    memset(&opt, 0, sizeof opt);
+    opt.variant = cmd->u.queue_join.variant;
+    opt.k = cmd->u.queue_join.k;
+    opt.limit = cmd->u.queue_join.limit;
+    opt.clock = cmd->u.queue_join.clock;
+    opt.first = THUE_FIRST_RANDOM;
+    queue_remove(s);
+    /* The longest-waiting session of the same queue, if any. */
+    session *other = NULL;
+    for (session *o = l->sessions; o; o = o->next)
+        if (o != s && o->queued && !o->ending && same_queue(&o->queue_opt, &opt) &&
+            (other == NULL || o->queue_seq < other->queue_seq))
+            other = o;
+    if (other != NULL) {
+        room *r = room_quick(l, other, s, &opt);
+        if (r == NULL)
+            return THUE_PERR_BUSY;
+        queue_remove(other);
+        request_ok(rq);
+        thue_log(THUE_LOG_INFO, "quick match: %s and %s paired in room %s",
+                 other->player.name, s->player.name, r->id);
+        match_found(l, r, other, s);
+        return 0;
+    }
+    s->queued = true;
+    s->queue_opt = opt;
+    s->queue_seq = ++l->queue_seq;
+    if (cmd->u.queue_join.bot_after_s > 0)
+        uv_timer_start(&s->queue_timer, queue_bot_due,
+                       (uint64_t)cmd->u.queue_join.bot_after_s * 1000, 0);
+    request_ok(rq);
+    return 0;
+}
+
+/* ---- the dispatch ------------------------------------------------------------------------ */
+
+static int cmd_not_available(request *rq)
+{
+    snprintf(rq->message, sizeof rq->message,
+             "%s arrives with persistence (accounts, ladders, tournaments)",
+             thue_cmd_type_name(rq->cmd->type));
+    return THUE_PERR_NOT_AVAILABLE;
+}
+
+static int dispatch(request *rq)
+{
+    thue_client *c = rq->c;
+    const thue_cmd *cmd = rq->cmd;
+    if (cmd->type == THUE_CMD_PING) {
+        thue_msg msg;
+        memset(&msg, 0, sizeof msg);
+        msg.type = THUE_MSG_PONG;
+        msg.id = cmd->id;
+        send_text(c->lobby, c, &msg);
+        return 0;
+    }
+    if (cmd->type == THUE_CMD_HELLO)
+        return cmd_hello(rq);
+    if (c->s == NULL)
+        return THUE_PERR_HELLO_FIRST;
+    switch (cmd->type) {
+    case THUE_CMD_CREATE_ROOM:
+        return room_create(rq);
+    case THUE_CMD_LIST_ROOMS:
+        return room_list(rq);
+    case THUE_CMD_JOIN:
+        return room_join(rq);
+    case THUE_CMD_SPECTATE:
+        return room_spectate(rq);
+    case THUE_CMD_LEAVE:
+        return room_leave(rq);
+    case THUE_CMD_SEAT_BOT:
+        return room_seat_bot(rq);
+    case THUE_CMD_READY:
+        return room_ready(rq);
+    case THUE_CMD_PLACE:
+        return room_move(rq, false);
+    case THUE_CMD_PAINT:
+        return room_move(rq, true);
+    case THUE_CMD_RESIGN:
+        return room_resign(rq);
+    case THUE_CMD_REMATCH:
+        return room_rematch(rq);
+    case THUE_CMD_CHAT:
+        return room_chat(rq);
+    case THUE_CMD_QUEUE_JOIN:
+        return cmd_queue_join(rq);
+    case THUE_CMD_QUEUE_LEAVE:
+        queue_remove(c->s);
+        request_ok(rq);
+        return 0;
+    default:
+        return cmd_not_available(rq);
+    }
+}
+
+/* Takes one token from the bucket; false when it is empty. */
+static bool take_token(thue_lobby *l, thue_client *c)
+{
+    uint64_t now = uv_hrtime();
+    double refill = (double)(now - c->refill_ns) * 1e-9 * l->cfg.rate;
+    c->refill_ns = now;
+    c->tokens += refill;
+    if (c->tokens > l->cfg.burst)
+        c->tokens = l->cfg.burst;
+    if (c->tokens < 1)
+        return false;
+    c->tokens -= 1;
+    return true;
+}
+
+void thue_lobby_message(thue_lobby *l, thue_client *c, const char *text, size_t len)
+{
+    if (c->closing)
+        return;
+    thue_cmd cmd;
+    thue_decode_error derr;
+    int err = thue_cmd_decode(text, len, &cmd, &derr);
+    if (!take_token(l, c)) {
+        const thue_msg_id *id = err == 0 ? &cmd.id : &derr.id;
+        send_error(l, c, id, THUE_PERR_RATE, NULL, NULL);
+        if (++c->rejections >= ABUSE_REJECTIONS) {
+            thue_log(THUE_LOG_WARN, "closing %s: %d messages in a row over the rate limit",
+                     c->peer, c->rejections);
+            send_goodbye(l, c, "abuse", "too many messages over the rate limit", 1008);
+        }
+        return;
+    }
+    c->rejections = 0;
+    if (err != 0) {
+        send_error(l, c, &derr.id, err, derr.field[0] ? derr.field : NULL, derr.message);
+        return;
+    }
+    request rq;
+    memset(&rq, 0, sizeof rq);
+    rq.c = c;
+    rq.cmd = &cmd;
+    err = dispatch(&rq);
+    if (err != 0)
+        send_error(l, c, &cmd.id, err, rq.field[0] ? rq.field : NULL, rq.message);
+}
+
+/* ---- connections --------------------------------------------------------------------------- */
+
+thue_lobby *thue_lobby_new(uv_loop_t *loop, const thue_lobby_config *cfg, thue_pool *pool,
+                           thue_metrics *metrics)
+{
+    thue_lobby *l = calloc(1, sizeof *l);
+    if (l == NULL)
+        return NULL;
+    l->loop = loop;
+    l->cfg = *cfg;
+    l->pool = pool;
+    l->metrics = metrics;
+    l->rng = cfg->seed;
+    if (l->rng == 0 && getrandom(&l->rng, sizeof l->rng, 0) != (ssize_t)sizeof l->rng)
+        l->rng = uv_hrtime();
+    return l;
+}
+
+void thue_lobby_set_hooks(thue_lobby *l, const thue_lobby_hooks *hooks)
+{
+    l->hooks = *hooks;
+}
+
+thue_client *thue_lobby_connected(thue_lobby *l, thue_conn *conn, const char *peer)
+{
+    if (l->stopping)
+        return NULL;
+    thue_client *c = calloc(1, sizeof *c);
+    if (c == NULL)
+        return NULL;
+    c->lobby = l;
+    c->conn = conn;
+    snprintf(c->peer, sizeof c->peer, "%s", peer ? peer : "?");
+    c->tokens = l->cfg.burst;
+    c->refill_ns = uv_hrtime();
+    c->next = l->clients;
+    if (l->clients)
+        l->clients->prev = c;
+    l->clients = c;
+    l->metrics->connections++;
+    l->metrics->connections_total++;
+    return c;
+}
+
+void thue_lobby_disconnected(thue_lobby *l, thue_client *c)
+{
+    session *s = c->s;
+    if (c->prev)
+        c->prev->next = c->next;
+    else
+        l->clients = c->next;
+    if (c->next)
+        c->next->prev = c->prev;
+    l->metrics->connections--;
+    free(c);
+    if (s == NULL)
+        return;
+    s->client = NULL;
+    queue_remove(s);
+    if (l->stopping || l->cfg.grace_s <= 0) {
+        session_end(s);
+        return;
+    }
+    thue_log(THUE_LOG_INFO, "session %s: connection lost, seats kept for %d s", s->player.name,
+             l->cfg.grace_s);
+    uv_timer_start(&s->grace_timer, grace_over, (uint64_t)l->cfg.grace_s * 1000, 0);
+    for (room *r = l->rooms; r; r = r->next)
+        if (room_has(r, s))
+            room_presence(r, s);
+}
+
+char *thue_lobby_rooms_json(thue_lobby *l, const char *variant, int k, int status)
+{
+    thue_cmd cmd;
+    memset(&cmd, 0, sizeof cmd);
+    cmd.type = THUE_CMD_LIST_ROOMS;
+    if (variant) {
+        cmd.u.list_rooms.has_variant = 1;
+        cmd.u.list_rooms.variant =
+            strcmp(variant, "overlap") == 0 ? THUE_OVERLAP : THUE_SQUARE;
+    }
+    if (k >= 0) {
+        cmd.u.list_rooms.has_k = 1;
+        cmd.u.list_rooms.k = k;
+    }
+    if (status >= 0) {
+        cmd.u.list_rooms.has_status = 1;
+        cmd.u.list_rooms.status = (thue_room_status)status;
+    }
+    char *text = room_list_text(l, &cmd);
+    if (text == NULL)
+        return NULL;
+    /* {"type":"rooms","rooms":[...]} -> {"rooms":[...]} */
+    static const char head[] = "{\"type\":\"rooms\",";
+    size_t hl = sizeof head - 1;
+    if (strncmp(text, head, hl) == 0)
+        memmove(text + 1, text + hl, strlen(text + hl) + 1);
+    return text;
+}
+
+void thue_lobby_shutdown(thue_lobby *l)
+{
+    if (l->stopping)
+        return;
+    l->stopping = true;
+    thue_log(THUE_LOG_INFO, "lobby: shutting down (%d rooms)", l->nrooms);
+    for (room *r = l->rooms; r; r = r->next) {
+        if (r->job) {
+            thue_pool_cancel(l->pool, r->job);
+            l->metrics->bot_jobs_cancelled++;
+            r->job = 0;
+            r->thinking = -1;
+        }
+        uv_timer_stop(&r->clock_timer);
+        uv_timer_stop(&r->linger_timer);
+    }
+    for (session *s = l->sessions; s; s = s->next) {
+        uv_timer_stop(&s->grace_timer);
+        uv_timer_stop(&s->queue_timer);
+    }
+    for (thue_client *c = l->clients; c; c = c->next)
+        send_goodbye(l, c, "shutdown", "the server is shutting down", 1001);
+}
+
+void thue_lobby_close(thue_lobby *l, void (*closed)(void *data), void *data)
+{
+    thue_lobby_shutdown(l);
+    /* Connections are gone by now; any left are detached. */
+    for (thue_client *c = l->clients; c; c = c->next)
+        c->s = NULL;
+    while (l->sessions)
+        session_end(l->sessions);
+    while (l->rooms)
+        room_destroy(l->rooms);
+    l->closed = closed;
+    l->closed_data = data;
+    lobby_maybe_closed(l);
+}

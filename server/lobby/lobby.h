@@ -41,7 +41,8 @@ typedef struct thue_lobby_config {
     int max_rooms;            /* rooms on the server */
     int room_linger_s;        /* a finished match's room, or an empty room, lasts this long */
     int bot_think_ms;         /* think time of seat_bot without think_ms */
-    int rate, burst;          /* told to clients in welcome (the network layer enforces them) */
+    int rate, burst;          /* each connection's token bucket: messages per second and
+                                 the most it holds (PROTOCOL.md section 1) */
     uint64_t seed;            /* room ids, invite codes, guest names, coin tosses: from
                                  getrandom when 0 */
 } thue_lobby_config;
@@ -56,10 +57,13 @@ thue_lobby *thue_lobby_new(uv_loop_t *loop, const thue_lobby_config *cfg, thue_p
 void thue_lobby_set_hooks(thue_lobby *lobby, const thue_lobby_hooks *hooks);
 
 /* A WebSocket connection has opened (after the handshake); peer is its address text. The
+ * lobby counts connections in the metrics (connected and disconnected). The
  * returned client is passed back with every message and at the end. NULL: refuse (out of
  * memory, or shutting down): the network layer closes the connection. */
 thue_client *thue_lobby_connected(thue_lobby *lobby, thue_conn *conn, const char *peer);
-/* One complete text message (already checked against the size and rate limits). */
+/* One complete text message (already checked against the size limit). The lobby applies
+ * the rate limit: a message past it is answered with rate_limited and not processed, and
+ * after 50 such in a row the client gets goodbye (abuse) and is closed with 1008. */
 void thue_lobby_message(thue_lobby *lobby, thue_client *client, const char *text, size_t len);
 /* The connection is gone; client is freed here (its session may live on for the grace
  * period). */

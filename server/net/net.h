@@ -3,10 +3,9 @@
  *   /           static files from the web root (the browser client)
  *   /ws         the WebSocket endpoint (subprotocol thue.v1; PROTOCOL.md section 1):
  *               messages reassembled up to 16 KiB (close 1009 past it), binary frames
- *               refused (close 1003), a token bucket per connection (error rate_limited,
- *               then goodbye + close 1008 after 50 rejections in a row), pings after
- *               ping_s of silence and a drop after idle_s; complete messages go to the
- *               lobby, the lobby's messages go out through per-connection send queues
+ *               refused (close 1003), pings after ping_s of silence and a drop after
+ *               idle_s; complete messages go to the lobby (which applies the rate
+ *               limit), the lobby's messages go out through per-connection send queues
  *   /healthz    {"status":"ok",...}
  *   /metrics    Prometheus text (metrics.h)
  *   /api/rooms  the public rooms (thue_lobby_rooms_json)

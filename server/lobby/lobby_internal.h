@@ -1,0 +1,181 @@
+/*
+ * lobby_internal.h: the lobby's types, shared by lobby.c (connections, sessions, the
+ * dispatch of commands, quick match) and room.c (rooms, seats, matches, clocks, bots).
+ *
+ * Ownership: the lobby owns every session and room. A session lives from its hello until
+ * its grace period ends after its connection is lost (or the lobby closes). A room lives
+ * from its creation until it has been finished or empty for room_linger_s. Seats and
+ * spectator lists point at sessions; a session that ends is first taken out of every
+ * room. Rooms and sessions embed libuv timers, so they are freed in the timers' close
+ * callbacks (`handles` counts the open ones).
+ */
+#ifndef THUE_SERVER_LOBBY_INTERNAL_H
+#define THUE_SERVER_LOBBY_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../protocol/codec.h"
+#include "engine/match.h"
+#include "lobby/lobby.h"
+#include "search/bot.h"
+
+#define LOBBY_BUCKETS 4096 /* hash buckets of the room and session tables */
+#define ABUSE_REJECTIONS 50
+#define QUICK_BOT_SPEC "nested:1"
+#define ROOM_LIST_MAX 500
+
+typedef struct session session;
+typedef struct room room;
+
+struct thue_client {
+    thue_lobby *lobby;
+    thue_conn *conn;
+    char peer[64];
+    session *s;         /* NULL until hello (and after the session was taken over) */
+    double tokens;      /* the rate limit's bucket */
+    uint64_t refill_ns; /* when the bucket was last refilled */
+    int rejections;     /* rate_limited answers in a row */
+    bool closing;       /* close was asked for: send nothing more */
+    thue_client *prev, *next;
+};
+
+struct session {
+    thue_lobby *lobby;
+    thue_player player;
+    char key[THUE_PROTO_NAME_MAX * 4 + 1]; /* the name folded for uniqueness */
+    char resume[THUE_PROTO_RESUME_LEN + 1];
+    thue_client *client; /* NULL while away */
+    int rooms_created;   /* rooms created and not left */
+    /* quick match: the queue this session waits in (queued = false: none) */
+    bool queued;
+    thue_room_options queue_opt;
+    uint64_t queue_seq;
+    uv_timer_t grace_timer, queue_timer;
+    int handles; /* open timers; freed at 0 once ending */
+    bool ending;
+    session *prev, *next;           /* all sessions */
+    session *name_next, *token_next; /* hash chains */
+};
+
+typedef struct room_seat {
+    session *s; /* a human, or NULL */
+    bool bot;   /* a bot (s is NULL) */
+    char bot_name[THUE_PROTO_NAME_MAX + 1];
+    char bot_spec_text[THUE_PROTO_SPEC_MAX + 1];
+    thue_bot_spec spec;
+    int think_ms;
+    bool ready, rematch;
+} room_seat;
+
+struct room {
+    thue_lobby *lobby;
+    char id[THUE_PROTO_KEY_MAX + 1];
+    char invite[THUE_PROTO_KEY_MAX + 1]; /* "" for a public room */
+    char name[THUE_PROTO_TITLE_MAX * 4 + 1];
+    thue_room_options opt;
+    thue_room_status status;
+    int64_t version;
+    uint64_t seq; /* creation order: lists are newest first */
+    session *creator;
+    room_seat seats[2];
+    session **spect;
+    int nspect, capspect;
+    /* the match (has_match once the first one started) */
+    bool has_match;
+    thue_match m;
+    int number;
+    int first_builder;           /* seat building round 0 of the current match */
+    uint8_t *round_word[2];      /* final words of ended rounds (owned), NULL otherwise */
+    int round_len[2];
+    uint8_t *scratch;            /* the word before a paint (limit + 2 symbols) */
+    uint64_t game_seed;
+    int64_t clock_ms[2];         /* remaining time as of turn_start_ns for the running seat */
+    int clock_running;           /* seat, or -1 */
+    uint64_t turn_start_ns;      /* when the current step began */
+    thue_last_move last_move;
+    int thinking; /* seat whose bot is searching, or -1 */
+    uint64_t job; /* its pool job, 0: none */
+    uv_timer_t clock_timer, linger_timer;
+    int handles;
+    bool ending;
+    room *prev, *next;
+    room *hash_next;
+};
+
+struct thue_lobby {
+    uv_loop_t *loop;
+    thue_lobby_config cfg;
+    thue_pool *pool;
+    thue_metrics *metrics;
+    thue_lobby_hooks hooks;
+    uint64_t rng; /* SplitMix64 state */
+    bool stopping;
+    thue_client *clients;
+    session *sessions;
+    room *rooms; /* newest first */
+    int nrooms;
+    uint64_t room_seq, queue_seq, bot_names;
+    session *by_name[LOBBY_BUCKETS], *by_token[LOBBY_BUCKETS];
+    room *by_id[LOBBY_BUCKETS];
+    int handles; /* open handles of ending rooms and sessions, while closing */
+    void (*closed)(void *data);
+    void *closed_data;
+};
+
+/* ---- lobby.c ------------------------------------------------------------------------ */
+
+uint64_t lobby_random(thue_lobby *l);
+uint32_t lobby_hash(const char *s);
+/* Sends one encoded message to a session's connection (no-op while it is away). */
+void lobby_send_msg(thue_lobby *l, session *s, const thue_msg *msg);
+/* Once closing: frees the lobby and calls back when no room, session or handle is
+ * left. */
+void lobby_maybe_closed(thue_lobby *l);
+
+/* ---- room.c ------------------------------------------------------------------------- */
+
+/* The direct reply goes first: handlers send it through this, then push events. */
+typedef struct request {
+    thue_client *c;
+    const thue_cmd *cmd;
+    char field[64];
+    char message[THUE_PROTO_TEXT_MAX + 1]; /* "" = the code's usual sentence */
+} request;
+
+void request_ok(request *rq);
+
+int room_create(request *rq);
+int room_list(request *rq);
+int room_join(request *rq);
+int room_spectate(request *rq);
+int room_leave(request *rq);
+int room_seat_bot(request *rq);
+int room_ready(request *rq);
+int room_move(request *rq, bool paint);
+int room_resign(request *rq);
+int room_rematch(request *rq);
+int room_chat(request *rq);
+/* The `rooms` message for a list_rooms command (filters only), encoded. */
+char *room_list_text(thue_lobby *l, const thue_cmd *cmd);
+
+/* A room made by quick match for two sessions (b NULL: a bot in the other seat); both
+ * are seated and ready and the match starts. NULL when the server is at its room limit
+ * or out of memory. */
+room *room_quick(thue_lobby *l, session *a, session *b, const thue_room_options *opt);
+/* Pushes the room's state to everyone in it (after a version bump). */
+void room_changed(room *r);
+/* Sends the room's state to one session. */
+void room_send_state(room *r, session *s);
+/* Whether s is seated in or watching r. */
+bool room_has(const room *r, const session *s);
+/* The session's connection came or went: the seats' `connected` changed. */
+void room_presence(room *r, session *s);
+/* The session ends (grace period over, or the lobby closes): it forfeits its running
+ * matches, leaves its seats and stops watching. */
+void room_session_gone(room *r, session *s);
+/* Starts closing a room: cancels its bot job, closes its timers. */
+void room_destroy(room *r);
+room *room_find(thue_lobby *l, const char *id);
+
+#endif

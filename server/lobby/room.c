@@ -1,0 +1,1086 @@
+/*
+ * room.c: rooms, seats, spectators and matches (PROTOCOL.md sections 4 to 8).
+ *
+ * Every move, a human's or a bot's, goes through apply_move and so through the engine's
+ * match machine; a rejected move answers with the engine's code and changes nothing.
+ * After every change the room's version grows and its full state goes to everyone in
+ * it; a match's end is followed by match_end.
+ *
+ * Clocks: the seat to move has its clock running from the moment the previous move was
+ * accepted (turn_start_ns); an accepted move charges the time taken, then adds the
+ * increment. A timer armed for the running clock's remaining time makes the flag fall
+ * even when nobody sends anything; a move that arrives after the time ran out, before the
+ * timer fired, is refused the same way.
+ *
+ * Bots: when a bot's seat is to move, a job with a copy of the position goes to the pool,
+ * with the bot's think time and, under a clock, a deadline a little before its flag
+ * falls. The result comes back on the loop thread (bot_done) and is applied by
+ * apply_move like a human's move. A room that ends, or a match that ends, cancels its job.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lobby_internal.h"
+#include "log.h"
+
+/* ---- finding rooms and members -------------------------------------------------------- */
+
+room *room_find(thue_lobby *l, const char *id)
+{
+    for (room *r = l->by_id[lobby_hash(id) % LOBBY_BUCKETS]; r; r = r->hash_next)
+        if (strcmp(r->id, id) == 0)
+            return r;
+    return NULL;
+}
+
+static int seat_of(const room *r, const session *s)
+{
+    for (int i = 0; i < 2; i++)
+        if (r->seats[i].s == s)
+            return i;
+    return -1;
+}
+
+static int spect_index(const room *r, const session *s)
+{
+    for (int i = 0; i < r->nspect; i++)
+        if (r->spect[i] == s)
+            return i;
+    return -1;
+}
+
+bool room_has(const room *r, const session *s)
+{
+    return seat_of(r, s) >= 0 || spect_index(r, s) >= 0;
+}
+
+static bool seat_taken(const room_seat *st)
+{
+    return st->s != NULL || st->bot;
+}
+
+static bool match_running(const room *r)
+{
+    return r->has_match && !thue_match_over(&r->m);
+}
+
+/* No human seated, nobody watching and no creator around: nobody would notice the room. */
+static bool room_empty(const room *r)
+{
+    return r->seats[0].s == NULL && r->seats[1].s == NULL && r->nspect == 0 &&
+           r->creator == NULL;
+}
+
+static uint64_t elapsed_ns(const room *r)
+{
+    uint64_t now = uv_hrtime();
+    return now > r->turn_start_ns ? now - r->turn_start_ns : 0;
+}
+
+/* The running clock's time left now, in ms (negative once it ran out). */
+static int64_t clock_left(const room *r, int seat)
+{
+    int64_t left = r->clock_ms[seat];
+    if (r->clock_running == seat)
+        left -= (int64_t)(elapsed_ns(r) / 1000000);
+    return left;
+}
+
+/* ---- state messages --------------------------------------------------------------------- */
+
+static void player_of(const room_seat *st, thue_player *out)
+{
+    memset(out, 0, sizeof *out);
+    if (st->bot) {
+        snprintf(out->name, sizeof out->name, "%s", st->bot_name);
+        out->kind = THUE_KIND_BOT;
+    } else if (st->s) {
+        *out = st->s->player;
+    }
+}
+
+static void round_info(const room *r, int i, thue_round_info *out)
+{
+    const thue_round *rd = &r->m.rounds[i];
+    memset(out, 0, sizeof *out);
+    out->builder = rd->builder;
+    out->points = rd->points;
+    out->end = rd->end;
+    out->has_repetition = rd->end == THUE_ROUND_REPETITION;
+    out->repetition = rd->rep;
+    out->word = r->round_word[i];
+    out->word_len = r->round_len[i];
+}
+
+static void fill_state(const room *r, thue_msg *msg, int you)
+{
+    memset(msg, 0, sizeof *msg);
+    msg->type = THUE_MSG_ROOM_STATE;
+    __typeof__(msg->u.room_state) *st = &msg->u.room_state;
+    snprintf(st->room, sizeof st->room, "%s", r->id);
+    st->version = r->version;
+    snprintf(st->name, sizeof st->name, "%s", r->name);
+    st->status = r->status;
+    st->options = r->opt;
+    for (int i = 0; i < 2; i++) {
+        const room_seat *se = &r->seats[i];
+        thue_seat *out = &st->seats[i];
+        if (!seat_taken(se))
+            continue;
+        out->present = 1;
+        player_of(se, &out->player);
+        out->has_bot = se->bot;
+        if (se->bot)
+            snprintf(out->bot, sizeof out->bot, "%s", se->bot_spec_text);
+        out->connected = se->bot || se->s->client != NULL;
+        out->ready = se->ready;
+    }
+    st->spectators = r->nspect;
+    st->you = you;
+    if (!r->has_match)
+        return;
+    st->has_match = 1;
+    thue_match_info *mi = &st->match;
+    const thue_match *m = &r->m;
+    mi->number = r->number;
+    mi->round = m->round;
+    mi->builder = thue_match_builder(m);
+    mi->painter = thue_match_painter(m);
+    mi->step = m->step;
+    mi->to_move = thue_match_to_move(m);
+    mi->word = m->word.sym;
+    mi->word_len = m->word.len;
+    mi->placed = m->step == THUE_STEP_PAINT ? m->placed : -1;
+    for (int i = 0; i < 2; i++) {
+        round_info(r, i, &mi->rounds[i]);
+        mi->points[i] = thue_match_points(m, i);
+    }
+    mi->has_clocks = r->opt.clock.present;
+    if (mi->has_clocks)
+        for (int i = 0; i < 2; i++) {
+            int64_t left = clock_left(r, i);
+            mi->clocks[i] = left > 0 ? left : 0;
+        }
+    mi->clock_running = r->clock_running;
+    mi->last_move = r->last_move;
+    mi->thinking = r->thinking;
+    mi->has_result = thue_match_over(m);
+    mi->winner = m->winner;
+    mi->reason = m->reason;
+}
+
+void room_send_state(room *r, session *s)
+{
+    thue_msg msg;
+    fill_state(r, &msg, seat_of(r, s));
+    lobby_send_msg(r->lobby, s, &msg);
+}
+
+/* Sends msg to everyone in the room (seated humans and spectators). */
+static void room_broadcast(room *r, const thue_msg *msg)
+{
+    for (int i = 0; i < 2; i++)
+        lobby_send_msg(r->lobby, r->seats[i].s, msg);
+    for (int i = 0; i < r->nspect; i++)
+        lobby_send_msg(r->lobby, r->spect[i], msg);
+}
+
+static void linger_due(uv_timer_t *t)
+{
+    room *r = t->data;
+    thue_log(THUE_LOG_INFO, "room %s removed (%s)", r->id,
+             r->status == THUE_STATUS_FINISHED ? "finished" : "empty");
+    room_destroy(r);
+}
+
+/* A finished or empty room is removed after room_linger_s; anything else stays. */
+static void check_linger(room *r)
+{
+    if (r->ending || r->lobby->stopping)
+        return;
+    bool due = r->status == THUE_STATUS_FINISHED || room_empty(r);
+    bool armed = uv_is_active((uv_handle_t *)&r->linger_timer);
+    if (due && !armed)
+        uv_timer_start(&r->linger_timer, linger_due, (uint64_t)r->lobby->cfg.room_linger_s * 1000,
+                       0);
+    else if (!due && armed)
+        uv_timer_stop(&r->linger_timer);
+}
+
+void room_changed(room *r)
+{
+    r->version++;
+    thue_msg msg;
+    for (int i = 0; i < 2; i++)
+        if (r->seats[i].s) {
+            fill_state(r, &msg, i);
+            lobby_send_msg(r->lobby, r->seats[i].s, &msg);
+        }
+    if (r->nspect) {
+        fill_state(r, &msg, -1);
+        for (int i = 0; i < r->nspect; i++)
+            lobby_send_msg(r->lobby, r->spect[i], &msg);
+    }
+    check_linger(r);
+}
+
+/* ---- rooms: making and removing --------------------------------------------------------- */
+
+static void room_handle_closed(uv_handle_t *h)
+{
+    room *r = h->data;
+    thue_lobby *l = r->lobby;
+    l->handles--;
+    if (--r->handles == 0) {
+        free(r->spect);
+        free(r->scratch);
+        free(r->round_word[0]);
+        free(r->round_word[1]);
+        if (r->has_match)
+            thue_match_free(&r->m);
+        free(r);
+    }
+    lobby_maybe_closed(l);
+}
+
+static void random_key(thue_lobby *l, char *out, int len, const char *alphabet)
+{
+    size_t n = strlen(alphabet);
+    for (int i = 0; i < len; i++)
+        out[i] = alphabet[lobby_random(l) % n];
+    out[len] = '\0';
+}
+
+static void cancel_job(room *r)
+{
+    if (r->job == 0)
+        return;
+    thue_pool_cancel(r->lobby->pool, r->job);
+    r->lobby->metrics->bot_jobs_cancelled++;
+    r->job = 0;
+    r->thinking = -1;
+}
+
+static room *room_new(thue_lobby *l, const thue_room_options *opt, bool with_invite)
+{
+    if (l->nrooms >= l->cfg.max_rooms)
+        return NULL;
+    room *r = calloc(1, sizeof *r);
+    if (r == NULL)
+        return NULL;
+    r->lobby = l;
+    r->opt = *opt;
+    r->status = THUE_STATUS_WAITING;
+    r->clock_running = -1;
+    r->thinking = -1;
+    r->seq = ++l->room_seq;
+    do {
+        r->id[0] = 'r';
+        random_key(l, r->id + 1, 7, "0123456789abcdefghijklmnopqrstuvwxyz");
+    } while (room_find(l, r->id) != NULL);
+    if (with_invite)
+        random_key(l, r->invite, 10,
+                   "ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789");
+    uv_timer_init(l->loop, &r->clock_timer);
+    uv_timer_init(l->loop, &r->linger_timer);
+    r->clock_timer.data = r;
+    r->linger_timer.data = r;
+    r->handles = 2;
+    r->next = l->rooms;
+    if (l->rooms)
+        l->rooms->prev = r;
+    l->rooms = r;
+    room **head = &l->by_id[lobby_hash(r->id) % LOBBY_BUCKETS];
+    r->hash_next = *head;
+    *head = r;
+    l->nrooms++;
+    l->metrics->rooms = l->nrooms;
+    return r;
+}
+
+void room_destroy(room *r)
+{
+    thue_lobby *l = r->lobby;
+    if (r->ending)
+        return;
+    r->ending = true;
+    cancel_job(r);
+    if (r->creator) {
+        r->creator->rooms_created--;
+        r->creator = NULL;
+    }
+    if (r->prev)
+        r->prev->next = r->next;
+    else
+        l->rooms = r->next;
+    if (r->next)
+        r->next->prev = r->prev;
+    room **pp = &l->by_id[lobby_hash(r->id) % LOBBY_BUCKETS];
+    while (*pp && *pp != r)
+        pp = &(*pp)->hash_next;
+    if (*pp)
+        *pp = r->hash_next;
+    l->nrooms--;
+    l->metrics->rooms = l->nrooms;
+    l->handles += 2;
+    uv_close((uv_handle_t *)&r->clock_timer, room_handle_closed);
+    uv_close((uv_handle_t *)&r->linger_timer, room_handle_closed);
+}
+
+/* ---- matches ------------------------------------------------------------------------------ */
+
+static void start_turn(room *r);
+static void finish(room *r);
+
+static int copy_word(uint8_t **dst, int *dst_len, const uint8_t *sym, int n)
+{
+    free(*dst);
+    *dst = malloc((size_t)n);
+    *dst_len = 0;
+    if (*dst == NULL)
+        return THUE_ENOMEM;
+    memcpy(*dst, sym, (size_t)n);
+    *dst_len = n;
+    return 0;
+}
+
+/* Starts match number+1 with `builder` building round 0. */
+static int match_start(room *r, int builder)
+{
+    thue_lobby *l = r->lobby;
+    thue_match_options o = thue_match_defaults();
+    o.variant = r->opt.variant;
+    o.k = r->opt.k;
+    o.limit = r->opt.limit;
+    o.first_builder = builder;
+    thue_match m;
+    int err = thue_match_init(&m, &o);
+    if (err)
+        return err;
+    uint8_t *scratch = malloc((size_t)r->opt.limit + 2);
+    if (scratch == NULL) {
+        thue_match_free(&m);
+        return THUE_ENOMEM;
+    }
+    if (r->has_match)
+        thue_match_free(&r->m);
+    free(r->scratch);
+    r->scratch = scratch;
+    r->m = m;
+    r->has_match = true;
+    r->number++;
+    r->first_builder = builder;
+    for (int i = 0; i < 2; i++) {
+        free(r->round_word[i]);
+        r->round_word[i] = NULL;
+        r->round_len[i] = 0;
+        r->clock_ms[i] = r->opt.clock.initial_ms;
+        r->seats[i].rematch = false;
+    }
+    memset(&r->last_move, 0, sizeof r->last_move);
+    r->game_seed = lobby_random(l);
+    r->status = THUE_STATUS_PLAYING;
+    l->metrics->matches_started++;
+    thue_log(THUE_LOG_INFO, "room %s: match %d started", r->id, r->number);
+    start_turn(r);
+    return 0;
+}
+
+/* Starts a match when both seats are filled and agree: ready before the first match,
+ * rematch after one. */
+static void maybe_start(room *r)
+{
+    if (!seat_taken(&r->seats[0]) || !seat_taken(&r->seats[1]) || match_running(r))
+        return;
+    int builder;
+    if (r->status == THUE_STATUS_WAITING) {
+        if (!r->seats[0].ready || !r->seats[1].ready)
+            return;
+        int creator_seat = r->creator ? seat_of(r, r->creator) : -1;
+        if (creator_seat < 0)
+            creator_seat = 0;
+        switch (r->opt.first) {
+        case THUE_FIRST_CREATOR:
+            builder = creator_seat;
+            break;
+        case THUE_FIRST_OPPONENT:
+            builder = 1 - creator_seat;
+            break;
+        default:
+            builder = (int)(lobby_random(r->lobby) & 1);
+        }
+    } else {
+        if (!r->seats[0].rematch || !r->seats[1].rematch)
+            return;
+        builder = 1 - r->first_builder;
+    }
+    int err = match_start(r, builder);
+    if (err)
+        thue_log(THUE_LOG_ERROR, "room %s: cannot start a match: %s", r->id, thue_strerror(err));
+}
+
+static void clock_due(uv_timer_t *t);
+static void submit_bot(room *r, int seat);
+
+/* The step after a move (or the match's start): the clock of the seat to move runs, and a
+ * bot to move starts thinking. */
+static void start_turn(room *r)
+{
+    r->turn_start_ns = uv_hrtime();
+    int to_move = thue_match_to_move(&r->m);
+    if (r->opt.clock.present) {
+        r->clock_running = to_move;
+        uv_timer_start(&r->clock_timer, clock_due, (uint64_t)(r->clock_ms[to_move] + 1), 0);
+    }
+    if (r->seats[to_move].bot)
+        submit_bot(r, to_move);
+}
+
+/* Ends the match's bookkeeping once the engine says it is over: timers, jobs, the final
+ * words, then the state and match_end for everyone. */
+static void finish(room *r)
+{
+    thue_lobby *l = r->lobby;
+    thue_match *m = &r->m;
+    uv_timer_stop(&r->clock_timer);
+    if (r->clock_running >= 0) {
+        int64_t left = clock_left(r, r->clock_running);
+        r->clock_ms[r->clock_running] = left > 0 ? left : 0;
+    }
+    r->clock_running = -1;
+    cancel_job(r);
+    thue_round_end e = m->rounds[m->round].end;
+    if (r->round_word[m->round] == NULL &&
+        (e == THUE_ROUND_REPETITION || e == THUE_ROUND_LIMIT || e == THUE_ROUND_FORFEIT))
+        copy_word(&r->round_word[m->round], &r->round_len[m->round], m->word.sym, m->word.len);
+    r->status = THUE_STATUS_FINISHED;
+    l->metrics->matches_finished++;
+    thue_log(THUE_LOG_INFO, "room %s: match %d over (%s, winner %d, %d-%d)", r->id, r->number,
+             thue_end_reason_name(m->reason), m->winner, thue_match_points(m, 0),
+             thue_match_points(m, 1));
+    room_changed(r);
+    thue_msg msg;
+    memset(&msg, 0, sizeof msg);
+    msg.type = THUE_MSG_MATCH_END;
+    __typeof__(msg.u.match_end) *me = &msg.u.match_end;
+    snprintf(me->room, sizeof me->room, "%s", r->id);
+    me->number = r->number;
+    me->winner = m->winner;
+    me->reason = m->reason;
+    for (int i = 0; i < 2; i++) {
+        player_of(&r->seats[i], &me->players[i]);
+        me->points[i] = thue_match_points(m, i);
+        round_info(r, i, &me->rounds[i]);
+    }
+    room_broadcast(r, &msg);
+}
+
+static void forfeit(room *r, int seat, thue_end_reason why)
+{
+    if (!match_running(r))
+        return;
+    if (r->clock_running >= 0) {
+        int64_t left = clock_left(r, r->clock_running);
+        r->clock_ms[r->clock_running] = left > 0 ? left : 0;
+        r->turn_start_ns = uv_hrtime();
+    }
+    if (why == THUE_END_TIMEOUT)
+        r->clock_ms[seat] = 0;
+    if (thue_match_forfeit(&r->m, seat, why) == 0)
+        finish(r);
+}
+
+static void clock_due(uv_timer_t *t)
+{
+    room *r = t->data;
+    if (!match_running(r) || r->clock_running < 0)
+        return;
+    int64_t left = clock_left(r, r->clock_running);
+    if (left > 0) {
+        uv_timer_start(&r->clock_timer, clock_due, (uint64_t)left + 1, 0);
+        return;
+    }
+    thue_log(THUE_LOG_INFO, "room %s: seat %d ran out of time", r->id, r->clock_running);
+    forfeit(r, r->clock_running, THUE_END_TIMEOUT);
+}
+
+/*
+ * Seat `seat` places at or paints `value`: the one path of every move. 0 or an engine
+ * code (nothing changed then). On success the caller replies, then calls after_move.
+ */
+static int apply_move(room *r, int seat, bool paint, int value)
+{
+    thue_lobby *l = r->lobby;
+    thue_match *m = &r->m;
+    if (match_running(r) && r->opt.clock.present && r->clock_running == seat &&
+        clock_left(r, seat) <= 0) {
+        forfeit(r, seat, THUE_END_TIMEOUT);
+        return THUE_EOVER;
+    }
+    int round = m->round;
+    if (paint && m->word.len <= r->opt.limit + 1)
+        memcpy(r->scratch, m->word.sym, (size_t)m->word.len);
+    int n = m->word.len, placed = m->placed;
+    uint64_t t0 = uv_hrtime();
+    int err = paint ? thue_match_paint(m, seat, value) : thue_match_place(m, seat, value);
+    thue_histogram_observe(&l->metrics->move_validation, (double)(uv_hrtime() - t0) * 1e-9);
+    if (err)
+        return err;
+    l->metrics->moves++;
+    uint64_t took = elapsed_ns(r);
+    if (r->opt.clock.present) {
+        r->clock_ms[seat] -= (int64_t)(took / 1000000);
+        r->clock_ms[seat] += r->opt.clock.increment_ms;
+    }
+    r->last_move.present = 1;
+    r->last_move.seat = seat;
+    r->last_move.is_paint = paint;
+    r->last_move.value = value;
+    r->last_move.think_ms = (double)took / 1e6;
+    /* The paint that ended round 0 started round 1 in the engine's word: keep the final
+     * word (the word before the paint, with the symbol inserted). */
+    if (paint && round == 0 && m->rounds[0].end != THUE_ROUND_PLAYING) {
+        memmove(r->scratch + placed + 1, r->scratch + placed, (size_t)(n - placed));
+        r->scratch[placed] = (uint8_t)value;
+        copy_word(&r->round_word[0], &r->round_len[0], r->scratch, n + 1);
+    }
+    return 0;
+}
+
+/* After an accepted move: the next turn or the end, and the new state for everyone. */
+static void after_move(room *r)
+{
+    if (thue_match_over(&r->m)) {
+        finish(r);
+        return;
+    }
+    start_turn(r);
+    room_changed(r);
+}
+
+/* ---- bots ---------------------------------------------------------------------------- */
+
+static void bot_done(const thue_job_result *res, void *data)
+{
+    room *r = data;
+    thue_lobby *l = r->lobby;
+    int seat = r->thinking;
+    r->job = 0;
+    r->thinking = -1;
+    if (seat < 0 || !match_running(r))
+        return;
+    thue_histogram_observe(&l->metrics->pool_queue_wait, res->queue_ms / 1000.0);
+    if (res->err) {
+        thue_log(THUE_LOG_ERROR, "room %s: bot %s failed: %s; it forfeits", r->id,
+                 r->seats[seat].bot_spec_text, thue_strerror(res->err));
+        forfeit(r, seat, THUE_END_ABANDON);
+        return;
+    }
+    thue_histogram_observe(&l->metrics->bot_think, res->bot.ms / 1000.0);
+    int err = apply_move(r, seat, r->m.step == THUE_STEP_PAINT, res->bot.move);
+    if (err == THUE_EOVER && !match_running(r))
+        return; /* its flag fell first */
+    if (err) {
+        thue_log(THUE_LOG_ERROR, "room %s: bot %s made an illegal move (%s); it forfeits", r->id,
+                 r->seats[seat].bot_spec_text, thue_strerror(err));
+        forfeit(r, seat, THUE_END_ABANDON);
+        return;
+    }
+    after_move(r);
+}
+
+static void submit_bot(room *r, int seat)
+{
+    thue_lobby *l = r->lobby;
+    const thue_match *m = &r->m;
+    const room_seat *st = &r->seats[seat];
+    thue_job_request req;
+    memset(&req, 0, sizeof req);
+    req.spec = st->spec;
+    req.pos.variant = r->opt.variant;
+    req.pos.k = r->opt.k;
+    req.pos.sym = m->word.sym;
+    req.pos.n = m->word.len;
+    bool paint = m->step == THUE_STEP_PAINT;
+    req.pos.role = paint ? THUE_ROLE_PAINTER : THUE_ROLE_BUILDER;
+    req.pos.index = paint ? m->placed : 0;
+    req.pos.remaining = r->opt.limit - m->rounds[m->round].points;
+    req.seed = thue_bot_move_seed(r->game_seed, m->round, m->word.len - 1, req.pos.role);
+    req.think_ms = st->think_ms;
+    if (r->opt.clock.present) {
+        /* Stop a little before the flag: 5 % of what is left, at least 10 ms. */
+        int64_t left = clock_left(r, seat);
+        int64_t margin = left / 20 > 10 ? left / 20 : 10;
+        int64_t budget = left - margin > 1 ? left - margin : 1;
+        req.deadline_ns = thue_now_ns() + budget * 1000000;
+    }
+    req.parts = 1;
+    req.cb = bot_done;
+    req.data = r;
+    uint64_t id;
+    int err = thue_pool_submit(l->pool, &req, &id);
+    if (err) {
+        thue_log(THUE_LOG_ERROR, "room %s: cannot start bot %s: %s", r->id, st->bot_spec_text,
+                 thue_strerror(err));
+        return; /* its clock runs; without a clock the match waits for the room's end */
+    }
+    r->job = id;
+    r->thinking = seat;
+    l->metrics->bot_jobs_submitted++;
+}
+
+static void seat_bot(thue_lobby *l, room_seat *st, const thue_bot_spec *spec, int think_ms)
+{
+    memset(st, 0, sizeof *st);
+    st->bot = true;
+    st->spec = *spec;
+    thue_bot_spec_format(spec, st->bot_spec_text, sizeof st->bot_spec_text);
+    size_t len = strlen(st->bot_spec_text);
+    if (len <= THUE_PROTO_NAME_MAX)
+        memcpy(st->bot_name, st->bot_spec_text, len + 1);
+    else
+        snprintf(st->bot_name, sizeof st->bot_name, "Bot %llu",
+                 (unsigned long long)++l->bot_names);
+    st->think_ms = think_ms;
+    st->ready = true;
+    st->rematch = true;
+}
+
+/* ---- commands ---------------------------------------------------------------------------- */
+
+/* The room a command names, which s may reach: private rooms need the invite unless s is
+ * already in them. */
+static int reach_room(request *rq, const char *id, bool has_invite, const char *invite,
+                      room **out)
+{
+    room *r = room_find(rq->c->lobby, id);
+    if (r == NULL || r->ending) {
+        snprintf(rq->field, sizeof rq->field, "room");
+        return THUE_PERR_NO_ROOM;
+    }
+    if (r->invite[0] && !room_has(r, rq->c->s) && r->creator != rq->c->s) {
+        if (!has_invite) {
+            snprintf(rq->field, sizeof rq->field, "room");
+            return THUE_PERR_NO_ROOM;
+        }
+        if (strcmp(invite, r->invite) != 0) {
+            snprintf(rq->field, sizeof rq->field, "invite");
+            return THUE_PERR_INVITE;
+        }
+    }
+    *out = r;
+    return 0;
+}
+
+/* The room of a command that needs the sender in it; *seat_out its seat or -1. */
+static int member_room(request *rq, const char *id, room **out, int *seat_out)
+{
+    room *r = room_find(rq->c->lobby, id);
+    if (r == NULL || r->ending) {
+        snprintf(rq->field, sizeof rq->field, "room");
+        return THUE_PERR_NO_ROOM;
+    }
+    if (!room_has(r, rq->c->s))
+        return THUE_PERR_NOT_IN_ROOM;
+    *out = r;
+    *seat_out = seat_of(r, rq->c->s);
+    return 0;
+}
+
+static int seated_room(request *rq, const char *id, room **out, int *seat_out)
+{
+    int err = member_room(rq, id, out, seat_out);
+    if (err == 0 && *seat_out < 0)
+        return THUE_PERR_NOT_SEATED;
+    return err;
+}
+
+/* The seat a join or seat_bot asked for, or the free one. */
+static int pick_seat(request *rq, room *r, bool has_seat, int wanted, int *out)
+{
+    if (has_seat) {
+        if (seat_taken(&r->seats[wanted])) {
+            snprintf(rq->field, sizeof rq->field, "seat");
+            snprintf(rq->message, sizeof rq->message, "seat %d is taken", wanted);
+            return THUE_PERR_ROOM_FULL;
+        }
+        *out = wanted;
+        return 0;
+    }
+    for (int i = 0; i < 2; i++)
+        if (!seat_taken(&r->seats[i])) {
+            *out = i;
+            return 0;
+        }
+    return THUE_PERR_ROOM_FULL;
+}
+
+static void spect_remove(room *r, int i)
+{
+    r->spect[i] = r->spect[--r->nspect];
+}
+
+int room_create(request *rq)
+{
+    thue_lobby *l = rq->c->lobby;
+    session *s = rq->c->s;
+    const __typeof__(rq->cmd->u.create_room) *cr = &rq->cmd->u.create_room;
+    if (cr->rated) {
+        snprintf(rq->field, sizeof rq->field, "rated");
+        snprintf(rq->message, sizeof rq->message, "rated rooms arrive with accounts");
+        return THUE_PERR_NOT_AVAILABLE;
+    }
+    if (s->rooms_created >= l->cfg.max_rooms_per_player) {
+        snprintf(rq->message, sizeof rq->message,
+                 "you have %d rooms, the most a player may have; leave one first",
+                 s->rooms_created);
+        return THUE_PERR_TOO_MANY_ROOMS;
+    }
+    thue_room_options opt;
+    memset(&opt, 0, sizeof opt);
+    opt.variant = cr->variant;
+    opt.k = cr->k;
+    opt.limit = cr->limit;
+    opt.clock = cr->clock;
+    opt.is_private = cr->is_private;
+    opt.first = cr->first;
+    room *r = room_new(l, &opt, cr->is_private);
+    if (r == NULL) {
+        snprintf(rq->message, sizeof rq->message, "the server has as many rooms as it takes (%d)",
+                 l->cfg.max_rooms);
+        return THUE_PERR_BUSY;
+    }
+    if (cr->has_name)
+        snprintf(r->name, sizeof r->name, "%s", cr->name);
+    else
+        snprintf(r->name, sizeof r->name, "%s's room", s->player.name);
+    r->creator = s;
+    s->rooms_created++;
+    if (cr->seat)
+        r->seats[0].s = s;
+    thue_log(THUE_LOG_INFO, "room %s created by %s", r->id, s->player.name);
+    thue_msg msg;
+    memset(&msg, 0, sizeof msg);
+    msg.type = THUE_MSG_ROOM_CREATED;
+    msg.id = rq->cmd->id;
+    snprintf(msg.u.room_created.room, sizeof msg.u.room_created.room, "%s", r->id);
+    if (r->invite[0]) {
+        msg.u.room_created.has_invite = 1;
+        snprintf(msg.u.room_created.invite, sizeof msg.u.room_created.invite, "%s", r->invite);
+    }
+    lobby_send_msg(l, s, &msg);
+    room_changed(r);
+    if (!cr->seat)
+        room_send_state(r, s); /* the creator watches nothing yet, but sees the room */
+    return 0;
+}
+
+char *room_list_text(thue_lobby *l, const thue_cmd *cmd)
+{
+    const __typeof__(cmd->u.list_rooms) *f = &cmd->u.list_rooms;
+    thue_room_summary *list = calloc(ROOM_LIST_MAX, sizeof *list);
+    if (list == NULL)
+        return NULL;
+    int n = 0;
+    for (room *r = l->rooms; r && n < ROOM_LIST_MAX; r = r->next) {
+        if (r->invite[0] || r->ending || (f->has_variant && r->opt.variant != f->variant) ||
+            (f->has_k && r->opt.k != f->k) || (f->has_status && r->status != f->status))
+            continue;
+        thue_room_summary *o = &list[n++];
+        snprintf(o->room, sizeof o->room, "%s", r->id);
+        snprintf(o->name, sizeof o->name, "%s", r->name);
+        o->variant = r->opt.variant;
+        o->k = r->opt.k;
+        o->limit = r->opt.limit;
+        o->clock = r->opt.clock;
+        o->status = r->status;
+        for (int i = 0; i < 2; i++) {
+            o->has_player[i] = seat_taken(&r->seats[i]);
+            player_of(&r->seats[i], &o->players[i]);
+        }
+        o->spectators = r->nspect;
+    }
+    thue_msg msg;
+    memset(&msg, 0, sizeof msg);
+    msg.type = THUE_MSG_ROOMS;
+    msg.id = cmd->id;
+    msg.u.rooms.rooms = list;
+    msg.u.rooms.nrooms = n;
+    char *text = thue_msg_encode(&msg, NULL);
+    free(list);
+    return text;
+}
+
+int room_list(request *rq)
+{
+    char *text = room_list_text(rq->c->lobby, rq->cmd);
+    if (text == NULL)
+        return THUE_PERR_INTERNAL;
+    thue_lobby *l = rq->c->lobby;
+    if (!rq->c->closing)
+        l->hooks.send(l->hooks.ctx, rq->c->conn, text, strlen(text));
+    free(text);
+    return 0;
+}
+
+int room_join(request *rq)
+{
+    const __typeof__(rq->cmd->u.room) *a = &rq->cmd->u.room;
+    session *s = rq->c->s;
+    room *r;
+    int err = reach_room(rq, a->room, a->has_invite, a->invite, &r);
+    if (err)
+        return err;
+    if (seat_of(r, s) >= 0)
+        return THUE_PERR_SEATED;
+    int seat;
+    if ((err = pick_seat(rq, r, a->has_seat, a->seat, &seat)) != 0)
+        return err;
+    int si = spect_index(r, s);
+    if (si >= 0)
+        spect_remove(r, si);
+    memset(&r->seats[seat], 0, sizeof r->seats[seat]);
+    r->seats[seat].s = s;
+    request_ok(rq);
+    room_changed(r);
+    return 0;
+}
+
+int room_spectate(request *rq)
+{
+    const __typeof__(rq->cmd->u.room) *a = &rq->cmd->u.room;
+    session *s = rq->c->s;
+    room *r;
+    int err = reach_room(rq, a->room, a->has_invite, a->invite, &r);
+    if (err)
+        return err;
+    if (seat_of(r, s) >= 0)
+        return THUE_PERR_SEATED;
+    if (spect_index(r, s) >= 0) {
+        request_ok(rq);
+        room_send_state(r, s);
+        return 0;
+    }
+    if (r->nspect == r->capspect) {
+        int cap = r->capspect ? 2 * r->capspect : 4;
+        session **grown = realloc(r->spect, (size_t)cap * sizeof *grown);
+        if (grown == NULL)
+            return THUE_PERR_INTERNAL;
+        r->spect = grown;
+        r->capspect = cap;
+    }
+    r->spect[r->nspect++] = s;
+    request_ok(rq);
+    room_changed(r);
+    return 0;
+}
+
+/* s leaves r: a running match is forfeited first. */
+static void leave(room *r, session *s)
+{
+    int seat = seat_of(r, s);
+    if (seat >= 0) {
+        if (match_running(r))
+            forfeit(r, seat, THUE_END_ABANDON);
+        memset(&r->seats[seat], 0, sizeof r->seats[seat]);
+    }
+    int si = spect_index(r, s);
+    if (si >= 0)
+        spect_remove(r, si);
+    if (r->creator == s) {
+        s->rooms_created--;
+        r->creator = NULL;
+    }
+}
+
+int room_leave(request *rq)
+{
+    room *r;
+    int seat;
+    int err = member_room(rq, rq->cmd->u.room.room, &r, &seat);
+    if (err)
+        return err;
+    request_ok(rq);
+    leave(r, rq->c->s);
+    room_changed(r);
+    return 0;
+}
+
+void room_session_gone(room *r, session *s)
+{
+    bool in = room_has(r, s);
+    if (!in && r->creator != s)
+        return;
+    leave(r, s);
+    if (in)
+        room_changed(r);
+    else
+        check_linger(r);
+}
+
+void room_presence(room *r, session *s)
+{
+    (void)s;
+    room_changed(r);
+}
+
+int room_seat_bot(request *rq)
+{
+    const __typeof__(rq->cmd->u.seat_bot) *a = &rq->cmd->u.seat_bot;
+    thue_lobby *l = rq->c->lobby;
+    session *s = rq->c->s;
+    room *r = room_find(l, a->room);
+    if (r == NULL || r->ending || (r->invite[0] && !room_has(r, s) && r->creator != s)) {
+        snprintf(rq->field, sizeof rq->field, "room");
+        return THUE_PERR_NO_ROOM;
+    }
+    if (seat_of(r, s) < 0 && r->creator != s) {
+        snprintf(rq->message, sizeof rq->message,
+                 "only a player seated in the room, or its creator, may seat a bot");
+        return THUE_PERR_NOT_ALLOWED;
+    }
+    if (match_running(r))
+        return THUE_PERR_NOT_RUNNING;
+    thue_bot_spec spec;
+    char why[THUE_PROTO_TEXT_MAX + 1];
+    if (thue_bot_spec_parse(a->bot, &spec, why, sizeof why) != 0) {
+        snprintf(rq->field, sizeof rq->field, "bot");
+        snprintf(rq->message, sizeof rq->message, "%s", why);
+        return THUE_PERR_BOT;
+    }
+    int seat, err;
+    if ((err = pick_seat(rq, r, a->has_seat, a->seat, &seat)) != 0)
+        return err;
+    seat_bot(l, &r->seats[seat], &spec, a->think_ms);
+    thue_log(THUE_LOG_INFO, "room %s: bot %s seated by %s", r->id, r->seats[seat].bot_spec_text,
+             s->player.name);
+    request_ok(rq);
+    maybe_start(r);
+    room_changed(r);
+    return 0;
+}
+
+int room_ready(request *rq)
+{
+    room *r;
+    int seat;
+    int err = seated_room(rq, rq->cmd->u.room.room, &r, &seat);
+    if (err)
+        return err;
+    if (r->status != THUE_STATUS_WAITING) {
+        snprintf(rq->message, sizeof rq->message,
+                 "ready is for a room whose first match has not started; after a match, "
+                 "ask for a rematch");
+        return THUE_PERR_NOT_RUNNING;
+    }
+    r->seats[seat].ready = true;
+    request_ok(rq);
+    maybe_start(r);
+    room_changed(r);
+    return 0;
+}
+
+int room_move(request *rq, bool paint)
+{
+    room *r;
+    int seat;
+    int err = seated_room(rq, rq->cmd->u.move.room, &r, &seat);
+    if (err)
+        return err;
+    if (!r->has_match)
+        return THUE_PERR_NOT_RUNNING;
+    int n = r->m.word.len;
+    err = apply_move(r, seat, paint, rq->cmd->u.move.value);
+    if (err == THUE_EPOSITION) {
+        snprintf(rq->field, sizeof rq->field, "position");
+        snprintf(rq->message, sizeof rq->message,
+                 "position out of range: positions are 0..%d", n);
+    } else if (err == THUE_ESYMBOL) {
+        snprintf(rq->field, sizeof rq->field, "symbol");
+        snprintf(rq->message, sizeof rq->message, "symbol out of range: symbols are 0..%d",
+                 r->opt.k - 1);
+    }
+    if (err)
+        return err;
+    request_ok(rq);
+    after_move(r);
+    return 0;
+}
+
+int room_resign(request *rq)
+{
+    room *r;
+    int seat;
+    int err = seated_room(rq, rq->cmd->u.room.room, &r, &seat);
+    if (err)
+        return err;
+    if (!match_running(r))
+        return THUE_PERR_NOT_RUNNING;
+    request_ok(rq);
+    forfeit(r, seat, THUE_END_RESIGN);
+    return 0;
+}
+
+int room_rematch(request *rq)
+{
+    room *r;
+    int seat;
+    int err = seated_room(rq, rq->cmd->u.room.room, &r, &seat);
+    if (err)
+        return err;
+    if (!r->has_match)
+        return THUE_PERR_NOT_RUNNING;
+    if (match_running(r))
+        return THUE_PERR_NOT_OVER;
+    r->seats[seat].rematch = true;
+    request_ok(rq);
+    maybe_start(r);
+    room_changed(r);
+    return 0;
+}
+
+int room_chat(request *rq)
+{
+    room *r;
+    int seat;
+    int err = member_room(rq, rq->cmd->u.chat.room, &r, &seat);
+    if (err)
+        return err;
+    request_ok(rq);
+    thue_msg msg;
+    memset(&msg, 0, sizeof msg);
+    msg.type = THUE_MSG_CHAT_MESSAGE;
+    snprintf(msg.u.chat.room, sizeof msg.u.chat.room, "%s", r->id);
+    msg.u.chat.from = rq->c->s->player;
+    snprintf(msg.u.chat.text, sizeof msg.u.chat.text, "%s", rq->cmd->u.chat.text);
+    uv_timeval64_t tv;
+    uv_gettimeofday(&tv);
+    msg.u.chat.at = tv.tv_sec * 1000 + tv.tv_usec / 1000;
+    room_broadcast(r, &msg);
+    return 0;
+}
+
+room *room_quick(thue_lobby *l, session *a, session *b, const thue_room_options *opt)
+{
+    room *r = room_new(l, opt, false);
+    if (r == NULL)
+        return NULL;
+    snprintf(r->name, sizeof r->name, "Quick match");
+    r->seats[0].s = a;
+    r->seats[0].ready = true;
+    if (b) {
+        r->seats[1].s = b;
+        r->seats[1].ready = true;
+    } else {
+        thue_bot_spec spec;
+        thue_bot_spec_parse(QUICK_BOT_SPEC, &spec, NULL, 0);
+        seat_bot(l, &r->seats[1], &spec, l->cfg.bot_think_ms);
+    }
+    if (match_start(r, (int)(lobby_random(l) & 1)) != 0) {
+        room_destroy(r);
+        return NULL;
+    }
+    r->version++;
+    return r;
+}

@@ -1,0 +1,574 @@
+/*
+ * test_lobby.c: the lobby (server/lobby) driven through its hooks, without a network:
+ * a fake connection records what the lobby sends and how it asks to close, and the test
+ * plays the network layer's part (connected, message, disconnected). The loop, the
+ * worker pool and the timers are real, so bots, clocks and grace periods run as they do
+ * in the server. Replies are parsed with jansson, independently of the codec.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <jansson.h>
+#include <uv.h>
+
+#include "lobby/lobby.h"
+#include "log.h"
+#include "metrics.h"
+
+/* ---- a fake network ------------------------------------------------------------------ */
+
+struct thue_conn {
+    json_t *inbox[4096];
+    int n, taken[4096];
+    int close_code; /* 0 until the lobby asks to close */
+    thue_client *client;
+};
+
+typedef struct harness {
+    uv_loop_t loop;
+    thue_pool *pool;
+    thue_metrics metrics;
+    thue_lobby *lobby;
+    thue_lobby_config cfg;
+    thue_conn *conns[64];
+    int nconns;
+    int closed;
+} harness;
+
+static void fake_send(void *ctx, thue_conn *conn, const char *text, size_t len)
+{
+    (void)ctx;
+    json_error_t e;
+    json_t *j = json_loadb(text, len, 0, &e);
+    assert_non_null(j); /* the lobby writes valid JSON */
+    assert_true(conn->n < 4096);
+    conn->inbox[conn->n++] = j;
+}
+
+static void fake_close(void *ctx, thue_conn *conn, int code, const char *reason)
+{
+    (void)ctx, (void)reason;
+    conn->close_code = code;
+}
+
+static harness *h_new(int grace_s, int rate, int burst)
+{
+    harness *h = calloc(1, sizeof *h);
+    assert_int_equal(uv_loop_init(&h->loop), 0);
+    h->pool = thue_pool_new(&h->loop, 2);
+    assert_non_null(h->pool);
+    thue_metrics_init(&h->metrics);
+    h->cfg = (thue_lobby_config){.grace_s = grace_s,
+                                 .max_rooms_per_player = 3,
+                                 .max_rooms = 100,
+                                 .room_linger_s = 300,
+                                 .bot_think_ms = 200,
+                                 .rate = rate,
+                                 .burst = burst,
+                                 .seed = 42};
+    h->lobby = thue_lobby_new(&h->loop, &h->cfg, h->pool, &h->metrics);
+    assert_non_null(h->lobby);
+    thue_lobby_hooks hooks = {fake_send, fake_close, h};
+    thue_lobby_set_hooks(h->lobby, &hooks);
+    return h;
+}
+
+static thue_conn *h_connect(harness *h)
+{
+    thue_conn *c = calloc(1, sizeof *c);
+    c->client = thue_lobby_connected(h->lobby, c, "127.0.0.1");
+    assert_non_null(c->client);
+    h->conns[h->nconns++] = c;
+    return c;
+}
+
+static void h_disconnect(harness *h, thue_conn *c)
+{
+    if (c->client) {
+        thue_lobby_disconnected(h->lobby, c->client);
+        c->client = NULL;
+    }
+}
+
+static void h_send(harness *h, thue_conn *c, const char *fmt, ...)
+{
+    char text[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    thue_lobby_message(h->lobby, c->client, text, strlen(text));
+}
+
+static int matches(json_t *m, const char *type, const char *room)
+{
+    const char *t = json_string_value(json_object_get(m, "type"));
+    if (t == NULL || strcmp(t, type) != 0)
+        return 0;
+    if (room) {
+        const char *r = json_string_value(json_object_get(m, "room"));
+        return r && strcmp(r, room) == 0;
+    }
+    return 1;
+}
+
+/* The first message of `type` (and room) not taken yet, or NULL. */
+static json_t *peek(thue_conn *c, const char *type, const char *room, int take)
+{
+    for (int i = 0; i < c->n; i++)
+        if (!c->taken[i] && matches(c->inbox[i], type, room)) {
+            c->taken[i] |= take;
+            return c->inbox[i];
+        }
+    return NULL;
+}
+
+static void tick(uv_timer_t *t)
+{
+    (void)t;
+}
+
+/* Runs the loop until `type` arrives on c (or 20 s pass: a failure). */
+static json_t *h_wait(harness *h, thue_conn *c, const char *type, const char *room)
+{
+    uv_timer_t guard;
+    uv_timer_init(&h->loop, &guard);
+    uv_timer_start(&guard, tick, 5, 5);
+    uint64_t until = uv_now(&h->loop) + 20000;
+    json_t *m;
+    while ((m = peek(c, type, room, 1)) == NULL && uv_now(&h->loop) < until)
+        uv_run(&h->loop, UV_RUN_ONCE);
+    uv_close((uv_handle_t *)&guard, NULL);
+    uv_run(&h->loop, UV_RUN_NOWAIT);
+    if (m == NULL)
+        fail_msg("no %s message arrived", type);
+    return m;
+}
+
+/* The reply (the last message so far that is not an event). */
+static json_t *reply(thue_conn *c)
+{
+    for (int i = c->n - 1; i >= 0; i--) {
+        const char *t = json_string_value(json_object_get(c->inbox[i], "type"));
+        if (strcmp(t, "room_state") && strcmp(t, "match_end") && strcmp(t, "chat_message") &&
+            strcmp(t, "match_found") && strcmp(t, "goodbye")) {
+            c->taken[i] = 1;
+            return c->inbox[i];
+        }
+    }
+    fail_msg("no reply");
+    return NULL;
+}
+
+static const char *str(json_t *m, const char *key)
+{
+    return json_string_value(json_object_get(m, key));
+}
+
+static void expect_code(thue_conn *c, const char *code)
+{
+    json_t *r = reply(c);
+    assert_string_equal(str(r, "type"), "error");
+    assert_string_equal(str(r, "code"), code);
+}
+
+static void expect_ok(thue_conn *c, const char *type)
+{
+    json_t *r = reply(c);
+    if (strcmp(str(r, "type"), type) != 0)
+        fail_msg("expected %s, got %s (%s)", type, str(r, "type"),
+                 str(r, "message") ? str(r, "message") : "");
+}
+
+static void closed_cb(void *data)
+{
+    ((harness *)data)->closed = 1;
+}
+
+static void pool_closed(void *data)
+{
+    (void)data;
+}
+
+static void h_free(harness *h)
+{
+    thue_lobby_shutdown(h->lobby);
+    for (int i = 0; i < h->nconns; i++)
+        h_disconnect(h, h->conns[i]);
+    thue_lobby_close(h->lobby, closed_cb, h);
+    thue_pool_close(h->pool, pool_closed, NULL);
+    uv_run(&h->loop, UV_RUN_DEFAULT);
+    assert_int_equal(h->closed, 1);
+    assert_int_equal(uv_loop_close(&h->loop), 0);
+    for (int i = 0; i < h->nconns; i++) {
+        for (int j = 0; j < h->conns[i]->n; j++)
+            json_decref(h->conns[i]->inbox[j]);
+        free(h->conns[i]);
+    }
+    free(h);
+}
+
+static thue_conn *h_player(harness *h, const char *name)
+{
+    thue_conn *c = h_connect(h);
+    h_send(h, c, "{\"type\":\"hello\",\"protocol\":1,\"name\":\"%s\"}", name);
+    expect_ok(c, "welcome");
+    return c;
+}
+
+/* Creates a room as a (k, first builder creator, extra members) and returns its id. */
+static const char *h_room(harness *h, thue_conn *a, const char *extra)
+{
+    h_send(h, a, "{\"type\":\"create_room\",\"k\":3,\"first_builder\":\"creator\"%s}", extra);
+    json_t *r = reply(a);
+    assert_string_equal(str(r, "type"), "room_created");
+    return str(r, "room");
+}
+
+static json_t *latest_state(thue_conn *c, const char *room)
+{
+    for (int i = c->n - 1; i >= 0; i--)
+        if (matches(c->inbox[i], "room_state", room))
+            return c->inbox[i];
+    return NULL;
+}
+
+static json_t *mget(json_t *state, const char *key)
+{
+    return json_object_get(json_object_get(state, "match"), key);
+}
+
+/* ---- tests --------------------------------------------------------------------------------- */
+
+static void test_session_errors(void **st)
+{
+    (void)st;
+    harness *h = h_new(60, 100, 100);
+    thue_conn *raw = h_connect(h);
+    h_send(h, raw, "{\"type\":\"ping\",\"id\":1}");
+    expect_ok(raw, "pong");
+    h_send(h, raw, "{\"type\":\"list_rooms\",\"id\":2}");
+    expect_code(raw, "hello_first");
+    h_send(h, raw, "{\"type\":\"hello\",\"protocol\":2}");
+    expect_code(raw, "bad_protocol");
+    h_send(h, raw, "{not json");
+    expect_code(raw, "bad_json");
+    h_send(h, raw, "{\"type\":\"warp\"}");
+    expect_code(raw, "unknown_type");
+    h_send(h, raw, "{\"type\":\"hello\",\"protocol\":1,\"resume\":\"0123456789abcdef0123456789abcdef\"}");
+    expect_code(raw, "bad_resume");
+    h_send(h, raw, "{\"type\":\"hello\",\"protocol\":1,\"name\":\"greedy\"}");
+    expect_code(raw, "bad_name");
+    thue_conn *ann = h_player(h, "Ann");
+    h_send(h, raw, "{\"type\":\"hello\",\"protocol\":1,\"name\":\"ANN\"}");
+    expect_code(raw, "name_taken");
+    h_send(h, raw, "{\"type\":\"hello\",\"protocol\":1}");
+    json_t *w = reply(raw);
+    assert_string_equal(str(w, "type"), "welcome");
+    assert_memory_equal(str(json_object_get(w, "player"), "name"), "Guest-", 6);
+    assert_int_equal(strlen(str(w, "resume")), 32);
+    h_send(h, raw, "{\"type\":\"hello\",\"protocol\":1}");
+    expect_code(raw, "already_hello");
+    h_send(h, ann, "{\"type\":\"get_ladder\",\"variant\":\"square\",\"k\":3}");
+    expect_code(ann, "not_available");
+    /* the lobby counted every error by code */
+    assert_int_equal(h->metrics.errors[-(-109)], 1); /* name_taken */
+    assert_int_equal(h->metrics.connections, 2);
+    size_t len;
+    char *text = thue_metrics_render(&h->metrics, h->pool, &len);
+    assert_non_null(text);
+    assert_int_equal(strlen(text), len);
+    assert_non_null(strstr(text, "\nthue_errors_total{code=\"name_taken\"} 1\n"));
+    assert_non_null(strstr(text, "\nthue_errors_total{code=\"bad_resume\"} 1\n"));
+    assert_non_null(strstr(text, "\nthue_connections 2\n"));
+    assert_non_null(strstr(text, "\nthue_bot_jobs_queued 0\n"));
+    assert_non_null(strstr(text, "thue_move_validation_seconds_bucket{le=\"+Inf\"} 0\n"));
+    free(text);
+    h_free(h);
+}
+
+/* RULES.md's example: round 1 Ann builds (02, 012, 0121, 01212 = square 12|12); round 2
+ * Bob builds at the end and Ann paints 1,2,0,2,1 then 1 (11). Ann wins 5-3. */
+static void test_full_match(void **st)
+{
+    (void)st;
+    harness *h = h_new(60, 1000, 1000);
+    thue_conn *ann = h_player(h, "Ann"), *bob = h_player(h, "Bob");
+    char room[40];
+    snprintf(room, sizeof room, "%s", h_room(h, ann, ""));
+    h_send(h, bob, "{\"type\":\"join\",\"room\":\"%s\"}", room);
+    expect_ok(bob, "ok");
+    h_send(h, ann, "{\"type\":\"place\",\"room\":\"%s\",\"position\":0}", room);
+    expect_code(ann, "not_running");
+    h_send(h, ann, "{\"type\":\"ready\",\"room\":\"%s\"}", room);
+    expect_ok(ann, "ok");
+    h_send(h, bob, "{\"type\":\"ready\",\"room\":\"%s\"}", room);
+    expect_ok(bob, "ok");
+    json_t *s = latest_state(ann, room);
+    assert_string_equal(str(s, "status"), "playing");
+    json_int_t v0 = json_integer_value(json_object_get(s, "version"));
+    /* out of turn, wrong step, out of range: nothing changes */
+    h_send(h, bob, "{\"type\":\"place\",\"room\":\"%s\",\"position\":0}", room);
+    expect_code(bob, "not_your_turn");
+    h_send(h, ann, "{\"type\":\"paint\",\"room\":\"%s\",\"symbol\":0}", room);
+    expect_code(ann, "wrong_step");
+    h_send(h, ann, "{\"type\":\"place\",\"room\":\"%s\",\"position\":2}", room);
+    expect_code(ann, "bad_position");
+    assert_int_equal(json_integer_value(json_object_get(latest_state(ann, room), "version")), v0);
+    static const int r1[][2] = {{1, 2}, {1, 1}, {3, 1}, {4, 2}};
+    static const int r2[][2] = {{1, 1}, {2, 2}, {3, 0}, {4, 2}, {5, 1}, {6, 1}};
+    for (int i = 0; i < 4; i++) {
+        h_send(h, ann, "{\"type\":\"place\",\"room\":\"%s\",\"position\":%d}", room, r1[i][0]);
+        expect_ok(ann, "ok");
+        h_send(h, bob, "{\"type\":\"paint\",\"room\":\"%s\",\"symbol\":%d}", room, r1[i][1]);
+        expect_ok(bob, "ok");
+    }
+    s = latest_state(bob, room);
+    assert_int_equal(json_integer_value(mget(s, "round")), 1);
+    json_t *round0 = json_array_get(mget(s, "rounds"), 0);
+    assert_string_equal(str(round0, "end"), "repetition");
+    json_t *word = json_object_get(round0, "word");
+    int want[] = {0, 1, 2, 1, 2};
+    assert_int_equal(json_array_size(word), 5);
+    for (int i = 0; i < 5; i++)
+        assert_int_equal(json_integer_value(json_array_get(word, (size_t)i)), want[i]);
+    for (int i = 0; i < 6; i++) {
+        h_send(h, bob, "{\"type\":\"place\",\"room\":\"%s\",\"position\":%d}", room, r2[i][0]);
+        expect_ok(bob, "ok");
+        h_send(h, ann, "{\"type\":\"paint\",\"room\":\"%s\",\"symbol\":%d}", room, r2[i][1]);
+        expect_ok(ann, "ok");
+    }
+    json_t *end = peek(ann, "match_end", room, 1);
+    assert_non_null(end);
+    json_t *result = json_object_get(end, "result");
+    assert_int_equal(json_integer_value(json_object_get(result, "winner")), 0);
+    assert_string_equal(str(result, "reason"), "score");
+    assert_int_equal(json_integer_value(json_array_get(json_object_get(end, "points"), 0)), 5);
+    assert_int_equal(json_integer_value(json_array_get(json_object_get(end, "points"), 1)), 3);
+    assert_non_null(peek(bob, "match_end", room, 1));
+    h_send(h, ann, "{\"type\":\"place\",\"room\":\"%s\",\"position\":0}", room);
+    expect_code(ann, "match_over");
+    /* rematch: the roles of round 1 swap */
+    h_send(h, ann, "{\"type\":\"rematch\",\"room\":\"%s\"}", room);
+    expect_ok(ann, "ok");
+    h_send(h, bob, "{\"type\":\"rematch\",\"room\":\"%s\"}", room);
+    expect_ok(bob, "ok");
+    s = latest_state(ann, room);
+    assert_int_equal(json_integer_value(mget(s, "number")), 2);
+    assert_int_equal(json_integer_value(mget(s, "builder")), 1);
+    /* leaving a running match forfeits it */
+    h_send(h, bob, "{\"type\":\"leave\",\"room\":\"%s\"}", room);
+    expect_ok(bob, "ok");
+    end = peek(ann, "match_end", room, 1);
+    assert_non_null(end);
+    assert_string_equal(str(json_object_get(end, "result"), "reason"), "abandon");
+    assert_int_equal(h->metrics.matches_started, 2);
+    assert_int_equal(h->metrics.matches_finished, 2);
+    h_free(h);
+}
+
+static void test_rate_limit(void **st)
+{
+    (void)st;
+    harness *h = h_new(60, 1, 5);
+    thue_conn *c = h_connect(h);
+    for (int i = 0; i < 5; i++) {
+        h_send(h, c, "{\"type\":\"ping\",\"id\":%d}", i);
+        expect_ok(c, "pong");
+    }
+    h_send(h, c, "{\"type\":\"ping\",\"id\":99}");
+    json_t *r = reply(c);
+    assert_string_equal(str(r, "code"), "rate_limited");
+    assert_int_equal(json_integer_value(json_object_get(r, "id")), 99);
+    for (int i = 0; i < 48; i++)
+        h_send(h, c, "{\"type\":\"ping\"}");
+    assert_int_equal(c->close_code, 0);
+    h_send(h, c, "{\"type\":\"ping\"}"); /* the 50th in a row */
+    json_t *bye = peek(c, "goodbye", NULL, 1);
+    assert_non_null(bye);
+    assert_string_equal(str(bye, "reason"), "abuse");
+    assert_int_equal(c->close_code, 1008);
+    int n = c->n;
+    h_send(h, c, "{\"type\":\"ping\"}");
+    assert_int_equal(c->n, n); /* nothing more after the goodbye */
+    h_free(h);
+}
+
+static void test_bots_and_spectator(void **st)
+{
+    (void)st;
+    harness *h = h_new(60, 1000, 1000);
+    thue_conn *host = h_player(h, "Host"), *eve = h_player(h, "Eve");
+    char room[40];
+    snprintf(room, sizeof room, "%s", h_room(h, host, ",\"seat\":false"));
+    h_send(h, eve, "{\"type\":\"spectate\",\"room\":\"%s\"}", room);
+    expect_ok(eve, "ok");
+    h_send(h, eve, "{\"type\":\"seat_bot\",\"room\":\"%s\",\"bot\":\"greedy\"}", room);
+    expect_code(eve, "not_allowed");
+    h_send(h, host, "{\"type\":\"seat_bot\",\"room\":\"%s\",\"bot\":\"wizard\"}", room);
+    expect_code(host, "bad_bot");
+    h_send(h, host, "{\"type\":\"seat_bot\",\"room\":\"%s\",\"bot\":\"greedy\",\"seat\":0,\"think_ms\":100}", room);
+    expect_ok(host, "ok");
+    h_send(h, host, "{\"type\":\"seat_bot\",\"room\":\"%s\",\"bot\":\"nested:1\",\"seat\":0}", room);
+    expect_code(host, "room_full");
+    h_send(h, host, "{\"type\":\"seat_bot\",\"room\":\"%s\",\"bot\":\"nested:1\",\"think_ms\":100}", room);
+    expect_ok(host, "ok");
+    json_t *end = h_wait(h, eve, "match_end", room);
+    assert_non_null(json_object_get(end, "result"));
+    assert_string_equal(str(json_array_get(json_object_get(end, "players"), 1), "kind"), "bot");
+    /* every state the spectator saw has a growing version and no seat */
+    json_int_t last = 0;
+    int states = 0;
+    for (int i = 0; i < eve->n; i++)
+        if (matches(eve->inbox[i], "room_state", room)) {
+            json_int_t v = json_integer_value(json_object_get(eve->inbox[i], "version"));
+            assert_true(v > last);
+            last = v;
+            assert_true(json_is_null(json_object_get(eve->inbox[i], "you")));
+            states++;
+        }
+    assert_true(states > 4);
+    assert_true(h->metrics.bot_jobs_submitted >= 4);
+    assert_true(h->metrics.bot_think.count >= 4);
+    h_send(h, eve, "{\"type\":\"paint\",\"room\":\"%s\",\"symbol\":0}", room);
+    expect_code(eve, "not_seated");
+    h_free(h);
+}
+
+static void test_resume_and_takeover(void **st)
+{
+    (void)st;
+    harness *h = h_new(60, 1000, 1000);
+    thue_conn *ann = h_player(h, "Ann"), *bob = h_player(h, "Bob");
+    char token[40], room[40];
+    snprintf(token, sizeof token, "%s", str(ann->inbox[0], "resume"));
+    snprintf(room, sizeof room, "%s", h_room(h, ann, ""));
+    h_send(h, bob, "{\"type\":\"join\",\"room\":\"%s\"}", room);
+    expect_ok(bob, "ok");
+    h_disconnect(h, ann);
+    json_t *s = latest_state(bob, room);
+    json_t *seat0 = json_array_get(json_object_get(s, "players"), 0);
+    assert_true(json_is_false(json_object_get(seat0, "connected")));
+    thue_conn *again = h_connect(h);
+    h_send(h, again, "{\"type\":\"hello\",\"protocol\":1,\"resume\":\"%s\"}", token);
+    json_t *w = peek(again, "welcome", NULL, 1);
+    assert_non_null(w);
+    assert_true(json_is_true(json_object_get(w, "resumed")));
+    assert_string_equal(json_string_value(json_array_get(json_object_get(w, "rooms"), 0)), room);
+    assert_string_not_equal(str(w, "resume"), token);
+    s = peek(again, "room_state", room, 1);
+    assert_non_null(s);
+    assert_int_equal(json_integer_value(json_object_get(s, "you")), 0);
+    /* the spent token is refused; the new one takes the session over */
+    thue_conn *thief = h_connect(h);
+    h_send(h, thief, "{\"type\":\"hello\",\"protocol\":1,\"resume\":\"%s\"}", token);
+    expect_code(thief, "bad_resume");
+    char fresh[40];
+    snprintf(fresh, sizeof fresh, "%s", str(w, "resume"));
+    thue_conn *third = h_connect(h);
+    h_send(h, third, "{\"type\":\"hello\",\"protocol\":1,\"resume\":\"%s\"}", fresh);
+    assert_non_null(peek(third, "welcome", NULL, 1));
+    json_t *bye = peek(again, "goodbye", NULL, 1);
+    assert_non_null(bye);
+    assert_string_equal(str(bye, "reason"), "replaced");
+    assert_int_equal(again->close_code, 1001);
+    h_disconnect(h, again); /* the replaced connection goes: the session stays */
+    h_send(h, third, "{\"type\":\"chat\",\"room\":\"%s\",\"text\":\"still here\"}", room);
+    expect_ok(third, "ok");
+    assert_non_null(peek(bob, "chat_message", room, 1));
+    h_free(h);
+}
+
+static void test_grace_and_clock(void **st)
+{
+    (void)st;
+    harness *h = h_new(1, 1000, 1000);
+    thue_conn *ann = h_player(h, "Ann"), *bob = h_player(h, "Bob");
+    char room[40];
+    snprintf(room, sizeof room, "%s", h_room(h, ann, ""));
+    h_send(h, bob, "{\"type\":\"join\",\"room\":\"%s\"}", room);
+    h_send(h, ann, "{\"type\":\"ready\",\"room\":\"%s\"}", room);
+    h_send(h, bob, "{\"type\":\"ready\",\"room\":\"%s\"}", room);
+    h_disconnect(h, ann);
+    json_t *end = h_wait(h, bob, "match_end", room);
+    assert_string_equal(str(json_object_get(end, "result"), "reason"), "abandon");
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(end, "result"), "winner")), 1);
+    /* a clock: Cy is to move and never does */
+    thue_conn *cy = h_player(h, "Cy");
+    char room2[40];
+    snprintf(room2, sizeof room2, "%s",
+             h_room(h, cy, ",\"clock\":{\"initial_ms\":1000,\"increment_ms\":0}"));
+    h_send(h, bob, "{\"type\":\"join\",\"room\":\"%s\"}", room2);
+    h_send(h, cy, "{\"type\":\"ready\",\"room\":\"%s\"}", room2);
+    h_send(h, bob, "{\"type\":\"ready\",\"room\":\"%s\"}", room2);
+    end = h_wait(h, bob, "match_end", room2);
+    assert_string_equal(str(json_object_get(end, "result"), "reason"), "timeout");
+    json_t *s = latest_state(bob, room2);
+    assert_int_equal(json_integer_value(json_array_get(mget(s, "clocks"), 0)), 0);
+    h_free(h);
+}
+
+static void test_quick_match(void **st)
+{
+    (void)st;
+    harness *h = h_new(60, 1000, 1000);
+    thue_conn *ann = h_player(h, "Ann"), *bob = h_player(h, "Bob");
+    h_send(h, ann, "{\"type\":\"queue_join\",\"variant\":\"square\",\"k\":4}");
+    expect_ok(ann, "ok");
+    h_send(h, bob, "{\"type\":\"queue_join\",\"variant\":\"square\",\"k\":4}");
+    expect_ok(bob, "ok");
+    json_t *fa = peek(ann, "match_found", NULL, 1), *fb = peek(bob, "match_found", NULL, 1);
+    assert_non_null(fa);
+    assert_non_null(fb);
+    assert_string_equal(str(fa, "room"), str(fb, "room"));
+    json_t *s = latest_state(ann, str(fa, "room"));
+    assert_string_equal(str(s, "status"), "playing");
+    thue_conn *cy = h_player(h, "Cy");
+    h_send(h, cy, "{\"type\":\"queue_join\",\"variant\":\"square\",\"k\":5,\"bot_after_s\":1}");
+    expect_ok(cy, "ok");
+    json_t *fc = h_wait(h, cy, "match_found", NULL);
+    s = latest_state(cy, str(fc, "room"));
+    json_t *players = json_object_get(s, "players");
+    assert_string_equal(str(json_array_get(players, 1), "kind"), "bot");
+    h_free(h);
+}
+
+/* Shutting down with bots searching: goodbye to every client, jobs cancelled, and the
+ * lobby, pool and loop close cleanly (the sanitizers check for leaks). */
+static void test_shutdown_with_jobs(void **st)
+{
+    (void)st;
+    harness *h = h_new(60, 1000, 1000);
+    thue_conn *ann = h_player(h, "Ann");
+    h_send(h, ann, "{\"type\":\"create_room\",\"k\":5,\"limit\":1000,\"seat\":false}");
+    const char *room = str(reply(ann), "room");
+    h_send(h, ann, "{\"type\":\"seat_bot\",\"room\":\"%s\",\"bot\":\"nested:2\",\"think_ms\":60000}", room);
+    h_send(h, ann, "{\"type\":\"seat_bot\",\"room\":\"%s\",\"bot\":\"nested:2\",\"think_ms\":60000}", room);
+    assert_true(h->metrics.bot_jobs_submitted >= 1);
+    thue_lobby_shutdown(h->lobby);
+    json_t *bye = peek(ann, "goodbye", NULL, 1);
+    assert_non_null(bye);
+    assert_string_equal(str(bye, "reason"), "shutdown");
+    assert_int_equal(ann->close_code, 1001);
+    assert_int_equal(h->metrics.bot_jobs_cancelled, 1);
+    assert_null(thue_lobby_connected(h->lobby, NULL, "x")); /* refused while stopping */
+    h_free(h);
+}
+
+int main(void)
+{
+    thue_log_set_level(THUE_LOG_ERROR); /* the lobby's info lines are not the test's output */
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_session_errors),  cmocka_unit_test(test_full_match),
+        cmocka_unit_test(test_rate_limit),      cmocka_unit_test(test_bots_and_spectator),
+        cmocka_unit_test(test_resume_and_takeover), cmocka_unit_test(test_grace_and_clock),
+        cmocka_unit_test(test_quick_match),     cmocka_unit_test(test_shutdown_with_jobs),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
