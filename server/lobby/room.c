@@ -186,6 +186,8 @@ static void room_broadcast(room *r, const thue_msg *msg)
         lobby_send_msg(r->lobby, r->spect[i], msg);
 }
 
+static void cancel_job(room *r);
+
 static void linger_due(uv_timer_t *t)
 {
     room *r = t->data;
@@ -194,12 +196,21 @@ static void linger_due(uv_timer_t *t)
     room_destroy(r);
 }
 
-/* A finished or empty room is removed after room_linger_s; anything else stays. */
+static void submit_bot(room *r, int seat);
+
+/* A finished or empty room is removed after room_linger_s; anything else stays. Bots
+ * do not think for an empty room (nobody would see it): their search resumes when
+ * somebody comes back. */
 static void check_linger(room *r)
 {
     if (r->ending || r->lobby->stopping)
         return;
-    bool due = r->status == THUE_STATUS_FINISHED || room_empty(r);
+    bool empty = room_empty(r);
+    if (empty)
+        cancel_job(r);
+    else if (match_running(r) && r->job == 0 && r->seats[thue_match_to_move(&r->m)].bot)
+        submit_bot(r, thue_match_to_move(&r->m));
+    bool due = r->status == THUE_STATUS_FINISHED || empty;
     bool armed = uv_is_active((uv_handle_t *)&r->linger_timer);
     if (due && !armed)
         uv_timer_start(&r->linger_timer, linger_due, (uint64_t)r->lobby->cfg.room_linger_s * 1000,
@@ -210,6 +221,7 @@ static void check_linger(room *r)
 
 void room_changed(room *r)
 {
+    check_linger(r);
     r->version++;
     thue_msg msg;
     for (int i = 0; i < 2; i++)
@@ -222,7 +234,6 @@ void room_changed(room *r)
         for (int i = 0; i < r->nspect; i++)
             lobby_send_msg(r->lobby, r->spect[i], &msg);
     }
-    check_linger(r);
 }
 
 /* ---- rooms: making and removing --------------------------------------------------------- */
@@ -421,7 +432,6 @@ static void maybe_start(room *r)
 }
 
 static void clock_due(uv_timer_t *t);
-static void submit_bot(room *r, int seat);
 
 /* The step after a move (or the match's start): the clock of the seat to move runs, and a
  * bot to move starts thinking. */
@@ -433,7 +443,7 @@ static void start_turn(room *r)
         r->clock_running = to_move;
         uv_timer_start(&r->clock_timer, clock_due, (uint64_t)(r->clock_ms[to_move] + 1), 0);
     }
-    if (r->seats[to_move].bot)
+    if (r->seats[to_move].bot && !room_empty(r))
         submit_bot(r, to_move);
 }
 

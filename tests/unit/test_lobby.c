@@ -561,6 +561,28 @@ static void test_shutdown_with_jobs(void **st)
     h_free(h);
 }
 
+/* Bots stop thinking for a room nobody is in, and start again when somebody comes. */
+static void test_empty_room_pauses_bots(void **st)
+{
+    (void)st;
+    harness *h = h_new(0, 1000, 1000);
+    thue_conn *ann = h_player(h, "Ann"), *bob = h_player(h, "Bob");
+    h_send(h, ann, "{\"type\":\"create_room\",\"k\":5,\"limit\":1000,\"seat\":false}");
+    char room[40];
+    snprintf(room, sizeof room, "%s", str(reply(ann), "room"));
+    h_send(h, ann, "{\"type\":\"seat_bot\",\"room\":\"%s\",\"bot\":\"nested:2\",\"think_ms\":60000}", room);
+    h_send(h, ann, "{\"type\":\"seat_bot\",\"room\":\"%s\",\"bot\":\"nested:2\",\"think_ms\":60000}", room);
+    assert_int_equal(h->metrics.bot_jobs_submitted, 1);
+    h_disconnect(h, ann); /* grace 0: the creator's session ends at once */
+    assert_int_equal(h->metrics.bot_jobs_cancelled, 1);
+    h_send(h, bob, "{\"type\":\"spectate\",\"room\":\"%s\"}", room);
+    expect_ok(bob, "ok");
+    assert_int_equal(h->metrics.bot_jobs_submitted, 2);
+    json_t *s = latest_state(bob, room);
+    assert_false(json_is_null(mget(s, "thinking")));
+    h_free(h);
+}
+
 int main(void)
 {
     thue_log_set_level(THUE_LOG_ERROR); /* the lobby's info lines are not the test's output */
@@ -569,6 +591,7 @@ int main(void)
         cmocka_unit_test(test_rate_limit),      cmocka_unit_test(test_bots_and_spectator),
         cmocka_unit_test(test_resume_and_takeover), cmocka_unit_test(test_grace_and_clock),
         cmocka_unit_test(test_quick_match),     cmocka_unit_test(test_shutdown_with_jobs),
+        cmocka_unit_test(test_empty_room_pauses_bots),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
