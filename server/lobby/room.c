@@ -387,7 +387,7 @@ static int match_start(room *r, int builder)
         r->round_word[i] = NULL;
         r->round_len[i] = 0;
         r->clock_ms[i] = r->opt.clock.initial_ms;
-        r->seats[i].rematch = false;
+        r->seats[i].rematch = r->seats[i].bot; /* bots always agree */
     }
     memset(&r->last_move, 0, sizeof r->last_move);
     r->game_seed = lobby_random(l);
@@ -1039,8 +1039,11 @@ int room_rematch(request *rq)
     int err = seated_room(rq, rq->cmd->u.room.room, &r, &seat);
     if (err)
         return err;
-    if (!r->has_match)
-        return THUE_PERR_NOT_RUNNING;
+    if (!r->has_match) {
+        snprintf(rq->message, sizeof rq->message,
+                 "no match has been played in this room yet: say ready to start one");
+        return THUE_PERR_NOT_OVER;
+    }
     if (match_running(r))
         return THUE_PERR_NOT_OVER;
     r->seats[seat].rematch = true;
