@@ -1,1 +1,611 @@
-/* config.c: placeholder until it lands. */
+/*
+ * config.c: the server's settings (config.h): defaults, a JSON config file, THUE_*
+ * environment variables and flags, in that order of precedence.
+ *
+ * One table lists every setting with its flag name (which is also its config-file key),
+ * its environment variable, its kind and its range; the three sources go through the same
+ * checks. argv is read first for its shape only (unknown flags, missing values, --help,
+ * --version, --config), so that the config file it names can be applied before the
+ * environment, and the flags' values last.
+ */
+#include "config.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#ifndef THUE_SERVER_VERSION
+#define THUE_SERVER_VERSION "0.1.0"
+#endif
+
+#ifdef THUE_WEB_ROOT_DEFAULT
+#define WEB_ROOT_DEFAULT THUE_WEB_ROOT_DEFAULT
+#else
+#define WEB_ROOT_DEFAULT "clients/web"
+#endif
+
+#define THREADS_MAX 256
+
+typedef enum {
+    KIND_INT,   /* an integer in min..max */
+    KIND_PATH,  /* a non-empty string that fits its buffer */
+    KIND_LEVEL, /* error|warn|info|debug */
+    KIND_BIND   /* an IPv4 or IPv6 address, or localhost */
+} setting_kind;
+
+typedef struct setting {
+    const char *name; /* the flag without its dashes, and the config-file key */
+    const char *env;  /* the environment variable */
+    setting_kind kind;
+    size_t offset; /* of the member in thue_config */
+    size_t size;   /* of the member (the buffer, for strings) */
+    long long min, max;
+} setting;
+
+#define INT_SETTING(name, env, member, lo, hi)                                                     \
+    {                                                                                              \
+        name, env, KIND_INT, offsetof(thue_config, member), sizeof(int), lo, hi                    \
+    }
+#define STR_SETTING(name, env, kind, member)                                                       \
+    {                                                                                              \
+        name, env, kind, offsetof(thue_config, member), sizeof(((thue_config *)0)->member), 0, 0   \
+    }
+
+static const setting settings[] = {
+    INT_SETTING("port", "THUE_PORT", port, 0, 65535),
+    STR_SETTING("bind", "THUE_BIND", KIND_BIND, bind),
+    STR_SETTING("web-root", "THUE_WEB_ROOT", KIND_PATH, web_root),
+    STR_SETTING("db", "THUE_DB", KIND_PATH, db),
+    INT_SETTING("threads", "THUE_THREADS", threads, 1, THREADS_MAX),
+    {"log-level", "THUE_LOG_LEVEL", KIND_LEVEL, offsetof(thue_config, log_level),
+     sizeof(thue_log_level), 0, 0},
+    INT_SETTING("grace-s", "THUE_GRACE_S", grace_s, 0, 3600),
+    INT_SETTING("max-connections", "THUE_MAX_CONNECTIONS", max_connections, 1, 1000000),
+    INT_SETTING("max-connections-per-ip", "THUE_MAX_CONNECTIONS_PER_IP", max_connections_per_ip, 1,
+                1000000),
+    INT_SETTING("max-rooms-per-player", "THUE_MAX_ROOMS_PER_PLAYER", max_rooms_per_player, 1, 1000),
+    INT_SETTING("rate", "THUE_RATE", rate, 1, 10000),
+    INT_SETTING("burst", "THUE_BURST", burst, 1, 100000),
+    INT_SETTING("ping-s", "THUE_PING_S", ping_s, 1, 3600),
+    INT_SETTING("idle-s", "THUE_IDLE_S", idle_s, 2, 7200),
+    INT_SETTING("room-linger-s", "THUE_ROOM_LINGER_S", room_linger_s, 1, 86400),
+    INT_SETTING("bot-think-ms", "THUE_BOT_THINK_MS", bot_think_ms, 10, 60000),
+    INT_SETTING("max-rooms", "THUE_MAX_ROOMS", max_rooms, 1, 1000000),
+};
+
+#define NSETTINGS (sizeof settings / sizeof settings[0])
+
+/* Where a setting's value came from, for messages that involve two settings. */
+typedef enum { SRC_DEFAULT, SRC_FILE, SRC_ENV, SRC_FLAG } source_kind;
+
+typedef struct source {
+    source_kind kind;
+    const char *file; /* SRC_FILE: the config file's name */
+} source;
+
+const char thue_config_usage[] =
+    "Usage: thue-server [--FLAG VALUE | --FLAG=VALUE]...\n"
+    "\n"
+    "Serves the online Thue game on one port: the browser client (/), the game's\n"
+    "WebSocket (/ws), /healthz, /metrics and the HTTP API (/api/...).\n"
+    "Stop it with SIGINT (Ctrl-C) or SIGTERM: players are told, then it exits.\n"
+    "\n"
+    "  FLAG                        DEFAULT    RANGE AND MEANING\n"
+    "  --config FILE               none       a JSON file of settings (see below)\n"
+    "  --port N                    8080       0..65535; 0 takes any free port\n"
+    "  --bind ADDRESS              0.0.0.0    IPv4 or IPv6 address, or localhost;\n"
+    "                                         127.0.0.1 serves this machine only\n"
+    "  --web-root DIR              see below  the static files served at /\n"
+    "  --db FILE                   ./thue.db  SQLite database file (not yet used)\n"
+    "  --threads N                 CPUs       1..256 worker threads for the bots\n"
+    "  --log-level LEVEL           info       error, warn, info or debug\n"
+    "  --grace-s N                 60         0..3600 s a lost player's seats wait\n"
+    "  --max-connections N         20000      1..1000000 connections in all\n"
+    "  --max-connections-per-ip N  200        1..1000000 connections from one address\n"
+    "  --max-rooms N               10000      1..1000000 rooms on the server\n"
+    "  --max-rooms-per-player N    5          1..1000 open rooms one player created\n"
+    "  --rate N                    20         1..10000 messages/s per connection\n"
+    "  --burst N                   40         1..100000 messages sent at once\n"
+    "  --ping-s N                  30         1..3600 s of silence before a ping\n"
+    "  --idle-s N                  60         2..7200 s of silence before a drop\n"
+    "                                         (more than --ping-s)\n"
+    "  --room-linger-s N           300        1..86400 s an ended or empty room stays\n"
+    "  --bot-think-ms N            2000       10..60000 ms per move of the bots the\n"
+    "                                         server seats itself (quick match)\n"
+    "  -h, --help                             print this help and exit\n"
+    "  --version                              print the version and exit\n"
+    "\n"
+    "The web root defaults to " WEB_ROOT_DEFAULT "\n"
+    "\n"
+    "Every setting also comes from the environment and from a config file:\n"
+    "  environment  THUE_ and the flag's name in capitals with '-' as '_':\n"
+    "               THUE_PORT=8080, THUE_MAX_CONNECTIONS_PER_IP=50; THUE_CONFIG=FILE\n"
+    "               names the config file. An empty variable counts as unset.\n"
+    "  config file  one JSON object whose keys are the flags' names without dashes,\n"
+    "               integers as JSON integers and the rest as strings:\n"
+    "               {\"port\": 8080, \"bind\": \"127.0.0.1\", \"log-level\": \"debug\"}\n"
+    "Precedence, lowest first: defaults, config file, environment, flags.\n"
+    "\n"
+    "Exit status: 0 after a clean shutdown or --help or --version; 1 when the server\n"
+    "cannot start (the port is in use, say); 2 on a bad setting.\n";
+
+static int fail(char *err, size_t errsize, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static int fail(char *err, size_t errsize, const char *fmt, ...)
+{
+    if (err != NULL && errsize > 0) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, errsize, fmt, ap);
+        va_end(ap);
+    }
+    return -1;
+}
+
+/* text in double quotes for a message: at most 60 bytes of it, with control characters
+ * as '?' and '"' and '\' escaped. */
+static const char *quoted(const char *text, char *buf, size_t bufsize)
+{
+    size_t o = 0, i = 0;
+    buf[o++] = '"';
+    for (; text[i] != '\0' && i < 60 && o + 8 < bufsize; i++) {
+        unsigned char ch = (unsigned char)text[i];
+        if (ch == '"' || ch == '\\')
+            buf[o++] = '\\';
+        buf[o++] = (ch < 0x20 || ch == 0x7f) ? '?' : (char)ch;
+    }
+    if (text[i] != '\0') {
+        memcpy(buf + o, "...", 3);
+        o += 3;
+    }
+    buf[o++] = '"';
+    buf[o] = '\0';
+    return buf;
+}
+
+#define QUOTE_BUF 140
+
+/* A flag as typed, for a message: at most 60 bytes, control characters as '?'. */
+static const char *shown_flag(const char *text, size_t len, char *buf, size_t bufsize)
+{
+    size_t n = len > 60 ? 60 : len;
+    snprintf(buf, bufsize, "%.*s%s", (int)n, text, len > n ? "..." : "");
+    for (char *p = buf; *p != '\0'; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f)
+            *p = '?';
+    return buf;
+}
+
+static const setting *find_setting(const char *name, size_t len)
+{
+    for (size_t i = 0; i < NSETTINGS; i++)
+        if (strlen(settings[i].name) == len && strncmp(settings[i].name, name, len) == 0)
+            return &settings[i];
+    return NULL;
+}
+
+static int *int_member(thue_config *c, const setting *s)
+{
+    return (int *)(void *)((char *)c + s->offset);
+}
+
+static int int_value(const thue_config *c, const setting *s)
+{
+    return *(const int *)(const void *)((const char *)c + s->offset);
+}
+
+static char *str_member(thue_config *c, const setting *s)
+{
+    return (char *)c + s->offset;
+}
+
+/* Stores v after its range check; shown is how the value was written (for the message). */
+static int set_int(thue_config *c, const setting *s, long long v, const char *shown,
+                   const char *where, char *err, size_t errsize)
+{
+    if (v < s->min || v > s->max)
+        return fail(err, errsize, "%s: %s is out of range %lld..%lld", where, shown, s->min,
+                    s->max);
+    *int_member(c, s) = (int)v;
+    return 0;
+}
+
+/* A string setting's value, len bytes long (jansson refuses \u0000 in a string). */
+static int set_string(thue_config *c, const setting *s, const char *text, size_t len,
+                      const char *where, char *err, size_t errsize)
+{
+    char q[QUOTE_BUF];
+    switch (s->kind) {
+    case KIND_PATH:
+        if (len == 0)
+            return fail(err, errsize, "%s: the value is empty", where);
+        if (len >= s->size)
+            return fail(err, errsize, "%s: %s is too long (at most %zu bytes)", where,
+                        quoted(text, q, sizeof q), s->size - 1);
+        memcpy(str_member(c, s), text, len + 1);
+        return 0;
+    case KIND_LEVEL: {
+        thue_log_level level;
+        if (thue_log_parse_level(text, &level) != 0)
+            return fail(err, errsize, "%s: %s is not a log level (error, warn, info or debug)",
+                        where, quoted(text, q, sizeof q));
+        *(thue_log_level *)(void *)((char *)c + s->offset) = level;
+        return 0;
+    }
+    case KIND_BIND: {
+        unsigned char addr[16];
+        char norm[INET6_ADDRSTRLEN];
+        if (strcasecmp(text, "localhost") == 0) {
+            snprintf(norm, sizeof norm, "127.0.0.1");
+        } else if (inet_pton(AF_INET, text, addr) == 1) {
+            inet_ntop(AF_INET, addr, norm, sizeof norm);
+        } else if (inet_pton(AF_INET6, text, addr) == 1) {
+            inet_ntop(AF_INET6, addr, norm, sizeof norm);
+        } else {
+            return fail(err, errsize,
+                        "%s: %s is not an IPv4 address (0.0.0.0, 127.0.0.1), an IPv6 "
+                        "address (::, ::1) or localhost",
+                        where, quoted(text, q, sizeof q));
+        }
+        snprintf(str_member(c, s), s->size, "%s", norm);
+        return 0;
+    }
+    case KIND_INT:
+        break;
+    }
+    return fail(err, errsize, "%s: internal error: not a string setting", where);
+}
+
+/* A value written as text (a flag's or an environment variable's). */
+static int set_from_text(thue_config *c, const setting *s, const char *text, const char *where,
+                         char *err, size_t errsize)
+{
+    if (s->kind != KIND_INT)
+        return set_string(c, s, text, strlen(text), where, err, errsize);
+    char q[QUOTE_BUF];
+    const char *p = text;
+    if (*p == '-' || *p == '+')
+        p++;
+    if (*p < '0' || *p > '9')
+        return fail(err, errsize, "%s: %s is not an integer", where, quoted(text, q, sizeof q));
+    char *end;
+    errno = 0;
+    long long v = strtoll(text, &end, 10);
+    if (*end != '\0')
+        return fail(err, errsize, "%s: %s is not an integer", where, quoted(text, q, sizeof q));
+    if (errno == ERANGE) /* digits only: shown as typed, the first 30 of them */
+        return fail(err, errsize, "%s: %.30s%s is out of range %lld..%lld", where, text,
+                    strlen(text) > 30 ? "..." : "", s->min, s->max);
+    return set_int(c, s, v, text, where, err, errsize);
+}
+
+void thue_config_defaults(thue_config *c)
+{
+    memset(c, 0, sizeof *c);
+    c->port = 8080;
+    snprintf(c->bind, sizeof c->bind, "%s", "0.0.0.0");
+    snprintf(c->web_root, sizeof c->web_root, "%s", WEB_ROOT_DEFAULT);
+    snprintf(c->db, sizeof c->db, "%s", "./thue.db");
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    if (cpus < 1)
+        cpus = 1;
+    if (cpus > THREADS_MAX)
+        cpus = THREADS_MAX;
+    c->threads = (int)cpus;
+    c->log_level = THUE_LOG_INFO;
+    c->grace_s = 60;
+    c->max_connections = 20000;
+    c->max_connections_per_ip = 200;
+    c->max_rooms_per_player = 5;
+    c->rate = 20;
+    c->burst = 40;
+    c->ping_s = 30;
+    c->idle_s = 60;
+    c->room_linger_s = 300;
+    c->bot_think_ms = 2000;
+    c->max_rooms = 10000;
+}
+
+/* ---- the config file ---- */
+
+static const char *json_type_name(const json_t *v)
+{
+    switch (json_typeof(v)) {
+    case JSON_OBJECT:
+        return "an object";
+    case JSON_ARRAY:
+        return "an array";
+    case JSON_STRING:
+        return "a string";
+    case JSON_INTEGER:
+        return "an integer";
+    case JSON_REAL:
+        return "a number with a fraction or exponent";
+    case JSON_TRUE:
+    case JSON_FALSE:
+        return "a boolean";
+    case JSON_NULL:
+        return "null";
+    }
+    return "something else";
+}
+
+/* The line and column of the first character that is not JSON whitespace (where the
+ * document's value starts), counted as jansson counts them. */
+static void value_start(FILE *f, int *line, int *column)
+{
+    int ch;
+    *line = 1;
+    *column = 0;
+    rewind(f);
+    while ((ch = getc(f)) != EOF) {
+        if (ch == '\n') {
+            (*line)++;
+            *column = 0;
+            continue;
+        }
+        (*column)++;
+        if (ch != ' ' && ch != '\t' && ch != '\r')
+            return;
+    }
+}
+
+/* Applies the config file path (named by `from`: --config or THUE_CONFIG). */
+static int apply_file(thue_config *c, const char *path, const char *from, source *src, char *err,
+                      size_t errsize)
+{
+    FILE *f = fopen(path, "rb");
+    if (f == NULL)
+        return fail(err, errsize, "%s: cannot read the config file (named by %s): %s", path, from,
+                    strerror(errno));
+    struct stat st;
+    if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+        fclose(f);
+        return fail(err, errsize, "%s: is a directory, not a config file (named by %s)", path,
+                    from);
+    }
+    json_error_t jerr;
+    json_t *root = json_loadf(f, JSON_REJECT_DUPLICATES, &jerr);
+    if (root == NULL) {
+        int failed_read = ferror(f);
+        int e = errno;
+        fclose(f);
+        if (failed_read)
+            return fail(err, errsize, "%s: cannot read the config file: %s", path, strerror(e));
+        return fail(err, errsize, "%s:%d:%d: not valid JSON: %s", path, jerr.line,
+                    jerr.column < 1 ? 1 : jerr.column, jerr.text);
+    }
+    if (!json_is_object(root)) {
+        int line, column;
+        value_start(f, &line, &column);
+        fclose(f);
+        int r = fail(err, errsize, "%s:%d:%d: expected a JSON object of settings, found %s", path,
+                     line, column, json_type_name(root));
+        json_decref(root);
+        return r;
+    }
+    fclose(f);
+
+    int r = 0;
+    const char *key;
+    json_t *value;
+    char q[QUOTE_BUF];
+    json_object_foreach(root, key, value)
+    {
+        const setting *s = find_setting(key, strlen(key));
+        if (s == NULL) {
+            if (strcmp(key, "config") == 0)
+                r = fail(err, errsize, "%s: config: a config file cannot name another one", path);
+            else
+                r = fail(err, errsize,
+                         "%s: unknown key %s (the keys are the flags' names without dashes; "
+                         "see --help)",
+                         path, quoted(key, q, sizeof q));
+            break;
+        }
+        char where[THUE_CONFIG_PATH_MAX + 64];
+        snprintf(where, sizeof where, "%s: %s", path, s->name);
+        if (s->kind == KIND_INT) {
+            if (!json_is_integer(value)) {
+                r = fail(err, errsize, "%s: expected an integer, found %s", where,
+                         json_type_name(value));
+                break;
+            }
+            long long v = json_integer_value(value);
+            char shown[32];
+            snprintf(shown, sizeof shown, "%lld", v);
+            r = set_int(c, s, v, shown, where, err, errsize);
+        } else {
+            if (!json_is_string(value)) {
+                r = fail(err, errsize, "%s: expected a string, found %s", where,
+                         json_type_name(value));
+                break;
+            }
+            r = set_string(c, s, json_string_value(value), json_string_length(value), where, err,
+                           errsize);
+        }
+        if (r != 0)
+            break;
+        src[s - settings] = (source){SRC_FILE, path};
+    }
+    json_decref(root);
+    return r;
+}
+
+/* ---- argv ---- */
+
+typedef enum { FLAG_SETTING, FLAG_CONFIG, FLAG_HELP, FLAG_VERSION } flag_kind;
+
+typedef struct flag_use {
+    flag_kind kind;
+    const setting *s;  /* FLAG_SETTING */
+    const char *value; /* FLAG_SETTING, FLAG_CONFIG */
+} flag_use;
+
+/* Reads argv[*i] (and its value, advancing *i). Returns 0, or -1 with a message. */
+static int read_flag(int argc, char **argv, int *i, flag_use *use, char *err, size_t errsize)
+{
+    const char *arg = argv[*i];
+    char q[QUOTE_BUF];
+    if (strcmp(arg, "-h") == 0) {
+        use->kind = FLAG_HELP;
+        return 0;
+    }
+    if (arg[0] != '-')
+        return fail(err, errsize,
+                    "unexpected argument %s: thue-server takes flags only (see --help)",
+                    quoted(arg, q, sizeof q));
+    if (arg[1] != '-' || arg[2] == '\0')
+        return fail(err, errsize, "unknown flag %s (see --help)",
+                    shown_flag(arg, strlen(arg), q, sizeof q));
+
+    const char *name = arg + 2;
+    const char *eq = strchr(name, '=');
+    size_t len = eq ? (size_t)(eq - name) : strlen(name);
+    int takes_value = 1;
+    use->s = NULL;
+    if (len == 4 && strncmp(name, "help", 4) == 0) {
+        use->kind = FLAG_HELP;
+        takes_value = 0;
+    } else if (len == 7 && strncmp(name, "version", 7) == 0) {
+        use->kind = FLAG_VERSION;
+        takes_value = 0;
+    } else if (len == 6 && strncmp(name, "config", 6) == 0) {
+        use->kind = FLAG_CONFIG;
+    } else if ((use->s = find_setting(name, len)) != NULL) {
+        use->kind = FLAG_SETTING;
+    } else {
+        return fail(err, errsize, "unknown flag %s (see --help)",
+                    shown_flag(arg, len + 2, q, sizeof q));
+    }
+    if (!takes_value) {
+        if (eq)
+            return fail(err, errsize, "--%.*s takes no value", (int)len, name);
+        return 0;
+    }
+    if (eq) {
+        use->value = eq + 1;
+        return 0;
+    }
+    /* "--port --bind x": the next flag is not taken as the value (--web-root=--x is). */
+    if (*i + 1 >= argc || strncmp(argv[*i + 1], "--", 2) == 0)
+        return fail(err, errsize, "--%s needs a value", name);
+    use->value = argv[++*i];
+    return 0;
+}
+
+static const char *env_value(const char *name)
+{
+    const char *v = getenv(name);
+    return (v == NULL || v[0] == '\0') ? NULL : v;
+}
+
+static void describe(const setting *s, const thue_config *c, const source *src, char *buf,
+                     size_t bufsize)
+{
+    int v = int_value(c, s);
+    switch (src->kind) {
+    case SRC_DEFAULT:
+        snprintf(buf, bufsize, "%s (%d, the default)", s->name, v);
+        break;
+    case SRC_FILE:
+        snprintf(buf, bufsize, "%s (%d, from %s)", s->name, v, src->file);
+        break;
+    case SRC_ENV:
+        snprintf(buf, bufsize, "%s (%d, from %s)", s->name, v, s->env);
+        break;
+    case SRC_FLAG:
+        snprintf(buf, bufsize, "%s (%d, from --%s)", s->name, v, s->name);
+        break;
+    }
+}
+
+int thue_config_load(thue_config *c, int argc, char **argv, char *err, size_t errsize)
+{
+    if (err != NULL && errsize > 0)
+        err[0] = '\0';
+    thue_config_defaults(c);
+    source src[NSETTINGS];
+    for (size_t k = 0; k < NSETTINGS; k++)
+        src[k] = (source){SRC_DEFAULT, NULL};
+
+    /* argv's shape first: errors from left to right, --help and --version as they come. */
+    flag_use *uses = calloc(argc > 0 ? (size_t)argc : 1, sizeof *uses);
+    if (uses == NULL)
+        return fail(err, errsize, "out of memory reading the flags");
+    int nuses = 0;
+    const char *config_path = NULL;
+    const char *config_from = NULL;
+    for (int i = 1; i < argc; i++) {
+        flag_use use = {0};
+        if (read_flag(argc, argv, &i, &use, err, errsize) != 0) {
+            free(uses);
+            return -1;
+        }
+        if (use.kind == FLAG_HELP || use.kind == FLAG_VERSION) {
+            free(uses);
+            fputs(use.kind == FLAG_HELP ? thue_config_usage
+                                        : "thue-server " THUE_SERVER_VERSION "\n",
+                  stdout);
+            fflush(stdout);
+            return 1;
+        }
+        if (use.kind == FLAG_CONFIG) {
+            if (use.value[0] == '\0') {
+                free(uses);
+                return fail(err, errsize, "--config: the file name is empty");
+            }
+            config_path = use.value;
+            config_from = "--config";
+        }
+        uses[nuses++] = use;
+    }
+
+    int r = 0;
+    if (config_path == NULL && (config_path = env_value("THUE_CONFIG")) != NULL)
+        config_from = "THUE_CONFIG";
+    if (config_path != NULL)
+        r = apply_file(c, config_path, config_from, src, err, errsize);
+
+    for (size_t k = 0; r == 0 && k < NSETTINGS; k++) {
+        const char *v = env_value(settings[k].env);
+        if (v == NULL)
+            continue;
+        r = set_from_text(c, &settings[k], v, settings[k].env, err, errsize);
+        src[k] = (source){SRC_ENV, NULL};
+    }
+
+    for (int u = 0; r == 0 && u < nuses; u++) {
+        if (uses[u].kind != FLAG_SETTING)
+            continue;
+        const setting *s = uses[u].s;
+        char where[64];
+        snprintf(where, sizeof where, "--%s", s->name);
+        r = set_from_text(c, s, uses[u].value, where, err, errsize);
+        src[s - settings] = (source){SRC_FLAG, NULL};
+    }
+    free(uses);
+    if (r != 0)
+        return -1;
+
+    /* A connection is pinged before it can be dropped for silence. */
+    if (c->ping_s >= c->idle_s) {
+        const setting *ping = find_setting("ping-s", 6), *idle = find_setting("idle-s", 6);
+        char a[THUE_CONFIG_PATH_MAX + 64], b[THUE_CONFIG_PATH_MAX + 64];
+        describe(ping, c, &src[ping - settings], a, sizeof a);
+        describe(idle, c, &src[idle - settings], b, sizeof b);
+        return fail(err, errsize, "%s must be less than %s", a, b);
+    }
+    return 0;
+}

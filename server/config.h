@@ -34,7 +34,7 @@ typedef struct thue_config {
     int ping_s;                         /* --ping-s 1..3600, ping after this idle time, default 30 */
     int idle_s;                         /* --idle-s 2..7200, drop after this silence, default 60 */
     int room_linger_s;                  /* --room-linger-s 1..86400: finished or empty rooms, 300 */
-    int bot_think_ms;                   /* --bot-think-ms 10..60000, default think time, 2000 */
+    int bot_think_ms;                   /* --bot-think-ms 10..60000: quick match's bots, 2000 */
     int max_rooms;                      /* --max-rooms 1..1000000, default 10000 */
 } thue_config;
 
