@@ -90,7 +90,7 @@ struct room {
     int round_len[2];
     uint8_t *scratch;            /* the word before a paint (limit + 2 symbols) */
     uint64_t game_seed;
-    int64_t clock_ms[2];         /* remaining time as of turn_start_ns for the running seat */
+    int64_t clock_ns[2];         /* remaining time as of turn_start_ns for the running seat */
     int clock_running;           /* seat, or -1 */
     uint64_t turn_start_ns;      /* when the current step began */
     thue_last_move last_move;

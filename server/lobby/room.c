@@ -78,12 +78,13 @@ static uint64_t elapsed_ns(const room *r)
     return now > r->turn_start_ns ? now - r->turn_start_ns : 0;
 }
 
-/* The running clock's time left now, in ms (negative once it ran out). */
+/* A seat's time left now, in ns (negative once it ran out). Clocks are kept in ns so
+ * that rounding never gives anybody time. */
 static int64_t clock_left(const room *r, int seat)
 {
-    int64_t left = r->clock_ms[seat];
+    int64_t left = r->clock_ns[seat];
     if (r->clock_running == seat)
-        left -= (int64_t)(elapsed_ns(r) / 1000000);
+        left -= (int64_t)elapsed_ns(r);
     return left;
 }
 
@@ -160,7 +161,7 @@ static void fill_state(const room *r, thue_msg *msg, int you)
     if (mi->has_clocks)
         for (int i = 0; i < 2; i++) {
             int64_t left = clock_left(r, i);
-            mi->clocks[i] = left > 0 ? left : 0;
+            mi->clocks[i] = left > 0 ? left / 1000000 : 0;
         }
     mi->clock_running = r->clock_running;
     mi->last_move = r->last_move;
@@ -386,7 +387,7 @@ static int match_start(room *r, int builder)
         free(r->round_word[i]);
         r->round_word[i] = NULL;
         r->round_len[i] = 0;
-        r->clock_ms[i] = r->opt.clock.initial_ms;
+        r->clock_ns[i] = r->opt.clock.initial_ms * 1000000;
         r->seats[i].rematch = r->seats[i].bot; /* bots always agree */
     }
     memset(&r->last_move, 0, sizeof r->last_move);
@@ -441,7 +442,8 @@ static void start_turn(room *r)
     int to_move = thue_match_to_move(&r->m);
     if (r->opt.clock.present) {
         r->clock_running = to_move;
-        uv_timer_start(&r->clock_timer, clock_due, (uint64_t)(r->clock_ms[to_move] + 1), 0);
+        uv_timer_start(&r->clock_timer, clock_due, (uint64_t)(r->clock_ns[to_move] / 1000000 + 1),
+                       0);
     }
     if (r->seats[to_move].bot && !room_empty(r))
         submit_bot(r, to_move);
@@ -456,7 +458,7 @@ static void finish(room *r)
     uv_timer_stop(&r->clock_timer);
     if (r->clock_running >= 0) {
         int64_t left = clock_left(r, r->clock_running);
-        r->clock_ms[r->clock_running] = left > 0 ? left : 0;
+        r->clock_ns[r->clock_running] = left > 0 ? left : 0;
     }
     r->clock_running = -1;
     cancel_job(r);
@@ -492,11 +494,11 @@ static void forfeit(room *r, int seat, thue_end_reason why)
         return;
     if (r->clock_running >= 0) {
         int64_t left = clock_left(r, r->clock_running);
-        r->clock_ms[r->clock_running] = left > 0 ? left : 0;
+        r->clock_ns[r->clock_running] = left > 0 ? left : 0;
         r->turn_start_ns = uv_hrtime();
     }
     if (why == THUE_END_TIMEOUT)
-        r->clock_ms[seat] = 0;
+        r->clock_ns[seat] = 0;
     if (thue_match_forfeit(&r->m, seat, why) == 0)
         finish(r);
 }
@@ -508,7 +510,7 @@ static void clock_due(uv_timer_t *t)
         return;
     int64_t left = clock_left(r, r->clock_running);
     if (left > 0) {
-        uv_timer_start(&r->clock_timer, clock_due, (uint64_t)left + 1, 0);
+        uv_timer_start(&r->clock_timer, clock_due, (uint64_t)(left / 1000000) + 1, 0);
         return;
     }
     thue_log(THUE_LOG_INFO, "room %s: seat %d ran out of time", r->id, r->clock_running);
@@ -540,8 +542,8 @@ static int apply_move(room *r, int seat, bool paint, int value)
     l->metrics->moves++;
     uint64_t took = elapsed_ns(r);
     if (r->opt.clock.present) {
-        r->clock_ms[seat] -= (int64_t)(took / 1000000);
-        r->clock_ms[seat] += r->opt.clock.increment_ms;
+        r->clock_ns[seat] -= (int64_t)took;
+        r->clock_ns[seat] += r->opt.clock.increment_ms * 1000000;
     }
     r->last_move.present = 1;
     r->last_move.seat = seat;
@@ -621,9 +623,9 @@ static void submit_bot(room *r, int seat)
     if (r->opt.clock.present) {
         /* Stop a little before the flag: 5 % of what is left, at least 10 ms. */
         int64_t left = clock_left(r, seat);
-        int64_t margin = left / 20 > 10 ? left / 20 : 10;
-        int64_t budget = left - margin > 1 ? left - margin : 1;
-        req.deadline_ns = thue_now_ns() + budget * 1000000;
+        int64_t margin = left / 20 > 10000000 ? left / 20 : 10000000;
+        int64_t budget = left - margin > 1000000 ? left - margin : 1000000;
+        req.deadline_ns = thue_now_ns() + budget;
     }
     req.parts = 1;
     req.cb = bot_done;
