@@ -464,10 +464,10 @@ static int read_flag(int argc, char **argv, int *i, flag_use *use, char *err, si
     }
     if (arg[0] != '-')
         return fail(err, errsize,
-                    "unexpected argument %s: thue-server takes flags only (see --help)",
+                    "unexpected argument %s: thue-server takes flags only",
                     quoted(arg, q, sizeof q));
     if (arg[1] != '-' || arg[2] == '\0')
-        return fail(err, errsize, "unknown flag %s (see --help)",
+        return fail(err, errsize, "unknown flag %s",
                     shown_flag(arg, strlen(arg), q, sizeof q));
 
     const char *name = arg + 2;
@@ -486,7 +486,7 @@ static int read_flag(int argc, char **argv, int *i, flag_use *use, char *err, si
     } else if ((use->s = find_setting(name, len)) != NULL) {
         use->kind = FLAG_SETTING;
     } else {
-        return fail(err, errsize, "unknown flag %s (see --help)",
+        return fail(err, errsize, "unknown flag %s",
                     shown_flag(arg, len + 2, q, sizeof q));
     }
     if (!takes_value) {

@@ -1,8 +1,250 @@
-/* main.c: placeholder until the server lands. */
+/*
+ * main.c: thue-server: settings (config.h), then the loop with its parts: the metrics, the
+ * bot worker pool, the lobby and the network layer; a graceful shutdown on SIGINT/SIGTERM.
+ *
+ * Exit status: 0 after a clean shutdown (or --help/--version), 1 when the server cannot
+ * start (port in use, unreadable web root, ...) or on a second signal during shutdown,
+ * 2 on a bad setting.
+ *
+ * Shutdown, all on the loop thread:
+ *   1. the first SIGINT/SIGTERM: the network layer stops accepting WebSocket connections
+ *      (HTTP 503, /healthz says "stopping"); the lobby says goodbye (shutdown) to every
+ *      client, closes each with 1001 and cancels its bot jobs (the pool's stop flags end
+ *      running searches early);
+ *   2. thue_net_close waits until every connection has finished closing (at most 2 s),
+ *      then takes libwebsockets down; every connection still open is dropped and the
+ *      lobby hears of each;
+ *   3. then the lobby closes (it must outlive every connection), then the pool (it must
+ *      outlive the lobby), then the signal handles; uv_run returns and the loop closes
+ *      with nothing left on it.
+ * A second signal during shutdown exits at once with status 1 (for an operator who does
+ * not want to wait).
+ */
+#include <signal.h>
 #include <stdio.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
-int main(void)
+#include <uv.h>
+
+#include "config.h"
+#include "lobby/lobby.h"
+#include "log.h"
+#include "metrics.h"
+#include "net/net.h"
+#include "protocol/codec.h"
+#include "search/pool.h"
+
+typedef struct app {
+    uv_loop_t loop;
+    thue_config cfg;
+    thue_metrics metrics;
+    thue_pool *pool;
+    thue_lobby *lobby;
+    thue_net *net;
+    uv_signal_t sigint, sigterm;
+    int signals_open;
+    int stopping;
+} app;
+
+/* ---- shutdown ---------------------------------------------------------------------------- */
+
+static void signal_closed(uv_handle_t *h)
 {
-    fputs("thue-server: not built yet\n", stderr);
-    return 1;
+    (void)h;
+}
+
+static void close_signals(app *a);
+
+static void pool_closed(void *data)
+{
+    app *a = data;
+    a->pool = NULL;
+    close_signals(a);
+    if (a->stopping)
+        thue_log(THUE_LOG_INFO, "stopped");
+}
+
+static void lobby_closed(void *data)
+{
+    app *a = data;
+    a->lobby = NULL;
+    thue_pool_close(a->pool, pool_closed, a);
+}
+
+static void net_closed(void *data)
+{
+    app *a = data;
+    a->net = NULL;
+    thue_lobby_close(a->lobby, lobby_closed, a);
+}
+
+static void on_signal(uv_signal_t *s, int signum)
+{
+    app *a = s->data;
+    const char *name = signum == SIGINT ? "SIGINT" : "SIGTERM";
+    if (a->stopping) {
+        /* _exit: the workers may still be running a search; nothing is flushed or freed. */
+        thue_log(THUE_LOG_WARN, "%s during shutdown: exiting now", name);
+        _exit(1);
+    }
+    a->stopping = 1;
+    thue_log(THUE_LOG_INFO, "%s: shutting down", name);
+    thue_net_stop_accepting(a->net);
+    thue_lobby_shutdown(a->lobby);
+    thue_net_close(a->net, net_closed, a);
+}
+
+/* ---- the loop ---------------------------------------------------------------------------- */
+
+static void log_handle(uv_handle_t *h, void *arg)
+{
+    (void)arg;
+    thue_log(THUE_LOG_ERROR, "handle still open at exit: %s%s", uv_handle_type_name(h->type),
+             uv_is_closing(h) ? " (closing)" : "");
+}
+
+/* Runs the loop until nothing is left on it and closes it; 0, or -1 when a handle was left
+ * open (a bug: the handles are logged). */
+static int finish_loop(uv_loop_t *loop)
+{
+    uv_run(loop, UV_RUN_DEFAULT);
+    /* One more pass for close callbacks queued by the last ones. */
+    uv_run(loop, UV_RUN_NOWAIT);
+    int r = uv_loop_close(loop);
+    if (r == 0)
+        return 0;
+    thue_log(THUE_LOG_ERROR, "the loop did not close: %s", uv_strerror(r));
+    uv_walk(loop, log_handle, NULL);
+    return -1;
+}
+
+/* Each WebSocket connection is a descriptor: lift the soft limit towards what the
+ * settings allow (as far as the hard limit lets us). */
+static void raise_fd_limit(int max_connections)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+        return;
+    rlim_t want = (rlim_t)max_connections + 256;
+    if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < want) {
+        rlim_t old = rl.rlim_cur;
+        rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > want ? want : rl.rlim_max;
+        if (setrlimit(RLIMIT_NOFILE, &rl) != 0)
+            rl.rlim_cur = old;
+        if (rl.rlim_cur < (rlim_t)max_connections)
+            thue_log(THUE_LOG_WARN, "open files limited to %llu: fewer than %d connections fit",
+                     (unsigned long long)rl.rlim_cur, max_connections);
+    }
+}
+
+/* The address to print: the bind address, "localhost" for the wildcard, brackets around
+ * IPv6. */
+static void url_host(const char *bind, char *buf, size_t size)
+{
+    if (bind[0] == '\0' || strcmp(bind, "0.0.0.0") == 0 || strcmp(bind, "::") == 0)
+        snprintf(buf, size, "localhost");
+    else if (strchr(bind, ':'))
+        snprintf(buf, size, "[%s]", bind);
+    else
+        snprintf(buf, size, "%s", bind);
+}
+
+static void close_signals(app *a)
+{
+    if (!a->signals_open)
+        return;
+    a->signals_open = 0;
+    uv_close((uv_handle_t *)&a->sigint, signal_closed);
+    uv_close((uv_handle_t *)&a->sigterm, signal_closed);
+}
+
+/* Starts the parts in order; 0, or -1 with everything opened so far being closed (the
+ * caller then runs the loop to finish that). */
+static int start(app *a)
+{
+    char err[512];
+    int r = uv_signal_init(&a->loop, &a->sigint);
+    if (r == 0) {
+        r = uv_signal_init(&a->loop, &a->sigterm);
+        if (r != 0)
+            uv_close((uv_handle_t *)&a->sigint, signal_closed);
+    }
+    if (r != 0) {
+        fprintf(stderr, "thue-server: cannot watch signals: %s\n", uv_strerror(r));
+        return -1;
+    }
+    a->signals_open = 1;
+    a->sigint.data = a->sigterm.data = a;
+    a->pool = thue_pool_new(&a->loop, a->cfg.threads);
+    if (a->pool == NULL) {
+        fprintf(stderr, "thue-server: cannot start %d worker threads\n", a->cfg.threads);
+        close_signals(a);
+        return -1;
+    }
+    thue_lobby_config lc = {
+        .grace_s = a->cfg.grace_s,
+        .max_rooms_per_player = a->cfg.max_rooms_per_player,
+        .max_rooms = a->cfg.max_rooms,
+        .room_linger_s = a->cfg.room_linger_s,
+        .bot_think_ms = a->cfg.bot_think_ms,
+        .rate = a->cfg.rate,
+        .burst = a->cfg.burst,
+        .seed = 0,
+    };
+    a->lobby = thue_lobby_new(&a->loop, &lc, a->pool, &a->metrics);
+    if (a->lobby == NULL) {
+        fputs("thue-server: out of memory starting the lobby\n", stderr);
+        thue_pool_close(a->pool, pool_closed, a); /* then the signal handles */
+        return -1;
+    }
+    a->net = thue_net_new(&a->loop, &a->cfg, a->lobby, a->pool, &a->metrics, err, sizeof err);
+    if (a->net == NULL) {
+        fprintf(stderr, "thue-server: %s\n", err);
+        thue_lobby_close(a->lobby, lobby_closed, a); /* then the pool, the signal handles */
+        return -1;
+    }
+    uv_signal_start(&a->sigint, on_signal, SIGINT);
+    uv_signal_start(&a->sigterm, on_signal, SIGTERM);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    static app a; /* zeroed; large (the config holds paths) */
+    char err[512];
+    int r = thue_config_load(&a.cfg, argc, argv, err, sizeof err);
+    if (r > 0)
+        return 0;
+    if (r < 0) {
+        fprintf(stderr, "thue-server: %s\ntry 'thue-server --help' for the settings\n", err);
+        return 2;
+    }
+    thue_log_set_level(a.cfg.log_level);
+    thue_codec_init();
+    /* A peer that vanishes mid-write must be an error code, not a fatal signal. */
+    signal(SIGPIPE, SIG_IGN);
+    raise_fd_limit(a.cfg.max_connections);
+
+    r = uv_loop_init(&a.loop);
+    if (r != 0) {
+        fprintf(stderr, "thue-server: cannot start the event loop: %s\n", uv_strerror(r));
+        return 1;
+    }
+    thue_metrics_init(&a.metrics);
+    if (start(&a) != 0) {
+        finish_loop(&a.loop);
+        return 1;
+    }
+
+    char host[80];
+    url_host(a.cfg.bind, host, sizeof host);
+    int port = thue_net_port(a.net);
+    printf("thue-server listening on http://%s:%d\n", host, port);
+    fflush(stdout);
+    thue_log(THUE_LOG_INFO, "listening on http://%s:%d (web root %s, %d worker threads)", host,
+             port, a.cfg.web_root, a.cfg.threads);
+
+    return finish_loop(&a.loop) == 0 ? 0 : 1;
 }
