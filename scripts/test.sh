@@ -12,19 +12,22 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 thue_install_deps build-essential cmake pkg-config libcmocka-dev libuv1-dev libjansson-dev \
                   libwebsockets-dev libwebsockets-evlib-uv \
                   python3 clang libclang-rt-14-dev
-# Node and npm run the protocol's schema test (ajv): Debian's, unless the machine has them.
+# Node and npm run the protocol's schema test (ajv) and the integration tests (ws):
+# Debian's, unless the machine has them.
 command -v npm >/dev/null 2>&1 || thue_install_deps nodejs npm
-if [ ! -f tests/protocol/node_modules/.package-lock.json ] ||
-   [ tests/protocol/package-lock.json -nt tests/protocol/node_modules/.package-lock.json ]; then
-  echo "installing the protocol test's npm packages (tests/protocol)"
-  (cd tests/protocol && npm ci --silent --no-audit --no-fund >/dev/null)
-fi
+for dir in tests/protocol tests/integration; do
+  if [ ! -f "$dir/node_modules/.package-lock.json" ] ||
+     [ "$dir/package-lock.json" -nt "$dir/node_modules/.package-lock.json" ]; then
+    echo "installing the npm packages of $dir"
+    (cd "$dir" && npm ci --silent --no-audit --no-fund >/dev/null)
+  fi
+done
 
 jobs=$(nproc 2>/dev/null || echo 2)
 
 echo "== optimised build (build/)"
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DTHUE_WERROR=ON >/dev/null
-cmake --build build -j"$jobs" >/dev/null
+# The same build script as scripts/run.sh and the Dockerfile, warnings as errors.
+bash scripts/build.sh -DTHUE_WERROR=ON
 ctest --test-dir build -j"$jobs" --output-on-failure
 
 echo "== AddressSanitizer + UndefinedBehaviorSanitizer build (build-asan/)"
@@ -55,7 +58,7 @@ done
 echo "== libFuzzer: the protocol decoder for 30 s (build-fuzz/)"
 CC=clang cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTHUE_FUZZ=ON \
       -DTHUE_TESTS=OFF >/dev/null
-cmake --build build-fuzz -j"$jobs" --target fuzz_protocol >/dev/null
+cmake --build build-fuzz -j"$jobs" --target fuzz_protocol fuzz_lobby >/dev/null
 corpus=build-fuzz/corpus-protocol
 mkdir -p "$corpus"
 python3 tests/fuzz/protocol_corpus.py "$corpus" tests/vectors/protocol.jsonl
@@ -69,3 +72,16 @@ if ! build-fuzz/tests/fuzz/fuzz_protocol -max_total_time=30 -max_len=4096 \
   exit 1
 fi
 echo "fuzz_protocol: $(grep -m1 -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$') executions in 30 s, no findings"
+
+echo "== libFuzzer: the lobby (message sequences from four connections) for 20 s"
+corpus=build-fuzz/corpus-lobby
+mkdir -p "$corpus"
+cp tests/fuzz/lobby_seed.txt "$corpus/seed.txt"
+log=build-fuzz/fuzz_lobby.log
+if ! build-fuzz/tests/fuzz/fuzz_lobby -max_total_time=20 -max_len=4096 -print_final_stats=1 \
+     "$corpus" >"$log" 2>&1; then
+  tail -n 60 "$log"
+  echo "fuzz_lobby found a problem (reproducer above; whole log: $log)"
+  exit 1
+fi
+echo "fuzz_lobby: $(grep -m1 -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$') executions in 20 s, no findings"
