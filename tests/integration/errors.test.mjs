@@ -4,9 +4,8 @@ import assert from "node:assert/strict";
 import { Client, player, run, startServer, test } from "./lib.mjs";
 
 // PROTOCOL.md section 10's codes, and those the server cannot send before persistence
-// (accounts, ladders, tournaments answer not_available) or by design (bad_name and
-// bad_chat are for rules beyond a member's form, which the server has none of yet;
-// internal is a bug).
+// (accounts, ladders, tournaments answer not_available) or by design (bad_chat is for a
+// rule beyond the text's form, which the server has none of yet; internal is a bug).
 const ALL_CODES = [
   "bad_json", "bad_message", "unknown_type", "hello_first", "already_hello", "bad_protocol",
   "bad_resume", "bad_token", "bad_name", "name_taken", "no_such_room", "bad_invite",
@@ -15,7 +14,7 @@ const ALL_CODES = [
   "match_over", "bad_chat", "rate_limited", "not_available", "no_such_tournament",
   "tournament_closed", "not_allowed", "server_busy", "internal",
 ];
-const NOT_YET = ["bad_token", "bad_name", "bad_chat", "no_such_tournament", "tournament_closed", "internal"];
+const NOT_YET = ["bad_token", "bad_chat", "no_such_tournament", "tournament_closed", "internal"];
 
 test("every error code the server can send, each answering the request's id", async () => {
   const server = await startServer(["--max-rooms-per-player", "2", "--max-rooms", "3"]);
@@ -42,6 +41,7 @@ test("every error code the server can send, each answering the request's id", as
     await expect(raw, { type: "hello", protocol: 1, name: "A", token: "x" }, "bad_message");
     await expect(raw, { type: "no_such_thing" }, "unknown_type", "type");
     await expect(raw, { type: "hello", protocol: "1" }, "bad_message", "protocol");
+    await expect(raw, { type: "hello", protocol: 1, name: "nested" }, "bad_name", "name");
     const ann = await player(server, "Ann");
     await expect(raw, { type: "hello", protocol: 1, name: "ann" }, "name_taken");
     await raw.ok({ type: "hello", protocol: 1, name: "Raw" });
@@ -153,6 +153,38 @@ test("a flood is answered with rate_limited, then goodbye and close 1008", async
     // the server is fine
     const d = await player(server, "after");
     assert.equal((await d.request({ type: "ping" })).type, "pong");
+  } finally {
+    await server.stop();
+  }
+});
+
+test("connection limits: past the limit per IP address, the handshake gets HTTP 503", async () => {
+  const server = await startServer(["--max-connections-per-ip", "2"]);
+  try {
+    const a = await Client.connect(server.ws, "a");
+    const b = await Client.connect(server.ws, "b");
+    await assert.rejects(Client.connect(server.ws, "c"), /HTTP 503/);
+    await a.close();
+    // a closed connection frees its place
+    const d = await Client.connect(server.ws, "d");
+    assert.equal((await d.request({ type: "ping" })).type, "pong");
+    assert.equal((await b.request({ type: "ping" })).type, "pong");
+  } finally {
+    await server.stop();
+  }
+});
+
+test("a client that answers no ping is dropped; one that does stays", async () => {
+  const server = await startServer(["--ping-s", "1", "--idle-s", "2"]);
+  try {
+    const silent = await Client.connect(server.ws, "silent", ["thue.v1"], { autoPong: false });
+    const alive = await Client.connect(server.ws, "alive");
+    const t0 = Date.now();
+    await silent.closed;
+    const waited = Date.now() - t0;
+    assert.ok(waited >= 1500, `dropped after ${waited} ms, not before the idle time`);
+    assert.equal(alive.closeInfo, null, "the client that answers pings is still connected");
+    assert.equal((await alive.request({ type: "ping" })).type, "pong");
   } finally {
     await server.stop();
   }
