@@ -791,11 +791,12 @@ int room_create(request *rq)
 char *room_list_text(thue_lobby *l, const thue_cmd *cmd)
 {
     const __typeof__(cmd->u.list_rooms) *f = &cmd->u.list_rooms;
-    thue_room_summary *list = calloc(ROOM_LIST_MAX, sizeof *list);
+    int cap = l->nrooms < ROOM_LIST_MAX ? l->nrooms : ROOM_LIST_MAX;
+    thue_room_summary *list = calloc(cap > 0 ? (size_t)cap : 1, sizeof *list);
     if (list == NULL)
         return NULL;
     int n = 0;
-    for (room *r = l->rooms; r && n < ROOM_LIST_MAX; r = r->next) {
+    for (room *r = l->rooms; r && n < cap; r = r->next) {
         if (r->invite[0] || r->ending || (f->has_variant && r->opt.variant != f->variant) ||
             (f->has_k && r->opt.k != f->k) || (f->has_status && r->status != f->status))
             continue;

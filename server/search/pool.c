@@ -42,7 +42,12 @@
  * The async handle is referenced only while a job is pending, so that a loop with nothing
  * else to do runs until every pending result is delivered, as with uv_queue_work.
  */
+#define _GNU_SOURCE /* syscall(SYS_gettid) */
 #include "search/pool.h"
+
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <assert.h>
 #include <stdlib.h>
@@ -190,9 +195,16 @@ static job *reg_find(thue_pool *pool, uint64_t id)
 
 /* ---- workers ----------------------------------------------------------------------- */
 
+#define WORKER_NICE 10
+
 static void worker(void *arg)
 {
     thue_pool *pool = arg;
+    /* Searches are background work: at nice 10 (this thread only, on Linux) they yield
+     * the cores to the loop thread when a message arrives, which halves the p99 of a
+     * move's round trip while every worker searches (README, bench-rtt.mjs). Failing
+     * to lower the priority changes nothing else. */
+    (void)setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), WORKER_NICE);
     uv_mutex_lock(&pool->lock);
     for (;;) {
         while (!pool->closing && pool->q_head == NULL)
