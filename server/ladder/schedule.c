@@ -1,0 +1,1 @@
+/* schedule.c: the tournament schedulers (being written). */
