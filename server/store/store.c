@@ -1,0 +1,546 @@
+/*
+ * store.c: the store's thread and job queue (store.h); the SQL is in store_db.c and
+ * store_read.c.
+ *
+ * One store thread owns the database while the store is started. The loop thread turns
+ * each call into a job holding a deep copy of its input (strings, the match's moves and
+ * words), queues it and returns; the thread takes the jobs one by one in order and runs
+ * each in its own transaction, then appends it to the completion list and signals the
+ * uv_async_t. On the loop thread the async callback swaps the whole completion list out
+ * under the lock and runs the callbacks unlocked, so a callback may queue more jobs or
+ * close the store.
+ *
+ * Every queued job's callback runs exactly once: the thread leaves its loop only when the
+ * queue is empty and the store is stopping, and the async callback delivers whatever it
+ * finds, closing the handle only once it has seen the thread's exit (under the same lock
+ * as the last completions, so none can follow). Closing therefore never blocks the loop
+ * on the disk: it raises the stop flag and lets the thread drain the queue; the join
+ * happens when the thread has already said it is leaving.
+ *
+ * The async handle is referenced while a callback is pending or the store is closing, so
+ * a loop with nothing else to do runs until every result is delivered, and an idle store
+ * does not keep a loop alive.
+ *
+ * Locking: s->lock guards the queue, the completion list, `stopping` and `exited`.
+ * `stopping` is written only by the loop thread (under the lock), which may therefore
+ * read it unlocked.
+ */
+#include "store/store.h"
+
+#include <assert.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "engine/errors.h"
+#include "log.h"
+#include "store/store_internal.h"
+
+typedef enum {
+    JOB_ADD_ACCOUNT = 0,
+    JOB_SAVE_MATCH,
+    JOB_SAVE_TOURNAMENT,
+    JOB_MATCH_JSON,
+    JOB_MATCHES_JSON,
+    JOB_MOVES_CSV
+} job_kind;
+
+typedef struct job job;
+struct job {
+    job *next; /* queue, then completion list */
+    job_kind kind;
+    thue_store_cb cb;           /* writes */
+    thue_store_text_cb text_cb; /* reads */
+    void *data;
+
+    /* The input: the job's own copies. */
+    thue_account_row account;
+    thue_match_row match; /* moves and rounds[].word point at the arrays below */
+    thue_move_row *moves;
+    uint8_t *words[2];
+    char *key;   /* tournament or match id, or the player's name */
+    char *state; /* a tournament's JSON */
+    int finished;
+    int64_t updated_ms;
+    int page, per_page;
+
+    /* The result, written by the store thread before posting. */
+    int err;
+    int64_t id;
+    thue__text text;
+};
+
+struct thue_store {
+    thue__db db;
+    uv_loop_t *loop;
+    uv_async_t async;
+    uv_thread_t thread;
+    uv_mutex_t lock;
+    uv_cond_t wake;
+    int started;
+    atomic_int crash_at; /* thue_store_crash_in_job */
+
+    /* Locked. */
+    job *q_head, *q_tail;
+    job *done_head, *done_tail;
+    int stopping;
+    int exited;
+
+    /* Store thread only. */
+    int jobs_run;
+
+    /* Loop thread only. */
+    int pending; /* queued jobs whose callbacks have not run */
+    int handle_closing;
+    void (*closed)(void *data);
+    void *closed_data;
+};
+
+static void job_free(job *j)
+{
+    if (j == NULL)
+        return;
+    free(j->moves);
+    free(j->words[0]);
+    free(j->words[1]);
+    free(j->key);
+    free(j->state);
+    free(j->text.body);
+    free(j);
+}
+
+static int64_t now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* ---- the store thread ---------------------------------------------------------------- */
+
+static void run_job(thue_store *s, job *j)
+{
+    int crash = ++s->jobs_run == atomic_load(&s->crash_at);
+    switch (j->kind) {
+    case JOB_ADD_ACCOUNT:
+        j->err = thue__db_add_account(&s->db, &j->account, crash, &j->id);
+        break;
+    case JOB_SAVE_MATCH:
+        j->err = thue__db_save_match(&s->db, &j->match, crash);
+        break;
+    case JOB_SAVE_TOURNAMENT:
+        j->err =
+            thue__db_save_tournament(&s->db, j->key, j->state, j->finished, j->updated_ms, crash);
+        break;
+    case JOB_MATCH_JSON:
+        thue__db_match_json(&s->db, j->key, crash, &j->text);
+        break;
+    case JOB_MATCHES_JSON:
+        thue__db_matches_json(&s->db, j->key, j->page, j->per_page, crash, &j->text);
+        break;
+    case JOB_MOVES_CSV:
+        thue__db_moves_csv(&s->db, j->key, crash, &j->text);
+        break;
+    }
+}
+
+static void store_thread(void *arg)
+{
+    thue_store *s = arg;
+    uv_mutex_lock(&s->lock);
+    for (;;) {
+        while (s->q_head == NULL && !s->stopping)
+            uv_cond_wait(&s->wake, &s->lock);
+        job *j = s->q_head;
+        if (j == NULL)
+            break; /* stopping, and the queue is drained */
+        s->q_head = j->next;
+        if (s->q_head == NULL)
+            s->q_tail = NULL;
+        uv_mutex_unlock(&s->lock);
+
+        run_job(s, j);
+
+        uv_mutex_lock(&s->lock);
+        j->next = NULL;
+        if (s->done_tail)
+            s->done_tail->next = j;
+        else
+            s->done_head = j;
+        s->done_tail = j;
+        uv_async_send(&s->async);
+    }
+    /* Sent under the lock: once the loop thread sees `exited` it may close the handle. */
+    s->exited = 1;
+    uv_async_send(&s->async);
+    uv_mutex_unlock(&s->lock);
+}
+
+/* ---- the loop thread --------------------------------------------------------------------- */
+
+static void keep_alive(thue_store *s)
+{
+    if (s->handle_closing)
+        return;
+    if (s->pending > 0 || s->stopping)
+        uv_ref((uv_handle_t *)&s->async);
+    else
+        uv_unref((uv_handle_t *)&s->async);
+}
+
+static void store_free(thue_store *s)
+{
+    thue__db_close(&s->db);
+    uv_cond_destroy(&s->wake);
+    uv_mutex_destroy(&s->lock);
+    free(s);
+}
+
+static void on_closed(uv_handle_t *handle)
+{
+    thue_store *s = handle->data;
+    void (*closed)(void *) = s->closed;
+    void *data = s->closed_data;
+    store_free(s);
+    if (closed)
+        closed(data);
+}
+
+static void deliver(thue_store *s, job *j)
+{
+    s->pending--;
+    if (j->kind <= JOB_SAVE_TOURNAMENT) {
+        if (j->cb)
+            j->cb(j->err, j->id, j->data);
+    } else if (j->text_cb) {
+        char *body = j->text.body;
+        j->text.body = NULL; /* the callback owns it */
+        j->text_cb(j->text.status, body, j->text.len, j->data);
+    }
+}
+
+static void on_async(uv_async_t *handle)
+{
+    thue_store *s = handle->data;
+    uv_mutex_lock(&s->lock);
+    job *batch = s->done_head;
+    s->done_head = s->done_tail = NULL;
+    int exited = s->exited;
+    uv_mutex_unlock(&s->lock);
+    /* A callback may queue jobs or close the store; neither frees anything here. */
+    while (batch) {
+        job *j = batch;
+        batch = j->next;
+        deliver(s, j);
+        job_free(j);
+    }
+    if (exited && !s->handle_closing) {
+        /* The thread only exits when stopping, after its last completion: join it (it is
+         * returning) and close the handle; on_closed frees the store. */
+        uv_thread_join(&s->thread);
+        s->handle_closing = 1;
+        uv_close((uv_handle_t *)&s->async, on_closed);
+        return;
+    }
+    keep_alive(s);
+}
+
+thue_store *thue_store_open(const char *path, char *err, size_t errsize)
+{
+    if (err && errsize)
+        err[0] = '\0';
+    if (path == NULL || path[0] == '\0') {
+        if (err && errsize)
+            snprintf(err, errsize, "no database path");
+        return NULL;
+    }
+    thue_store *s = calloc(1, sizeof *s);
+    if (s == NULL) {
+        if (err && errsize)
+            snprintf(err, errsize, "cannot open %s: out of memory", path);
+        return NULL;
+    }
+    if (uv_mutex_init(&s->lock) != 0) {
+        free(s);
+        if (err && errsize)
+            snprintf(err, errsize, "cannot open %s: no mutex", path);
+        return NULL;
+    }
+    if (uv_cond_init(&s->wake) != 0) {
+        uv_mutex_destroy(&s->lock);
+        free(s);
+        if (err && errsize)
+            snprintf(err, errsize, "cannot open %s: no condition variable", path);
+        return NULL;
+    }
+    atomic_init(&s->crash_at, 0);
+    if (thue__db_open(&s->db, path, err, errsize) != 0) {
+        store_free(s);
+        return NULL;
+    }
+    return s;
+}
+
+int thue_store_load(thue_store *s, void (*account)(void *ctx, const thue_account_row *row),
+                    void (*rating)(void *ctx, const thue_rating_row *row),
+                    void (*tournament)(void *ctx, const char *id, const char *state_json),
+                    void *ctx, char *err, size_t errsize)
+{
+    if (s == NULL || s->started) {
+        if (err && errsize)
+            snprintf(err, errsize, "the store is loaded at start-up, before it is started");
+        return THUE_EINVAL;
+    }
+    return thue__db_load(&s->db, account, rating, tournament, ctx, err, errsize);
+}
+
+int thue_store_start(thue_store *s, uv_loop_t *loop)
+{
+    if (s == NULL || loop == NULL || s->started)
+        return THUE_EINVAL;
+    /* jansson's hash seed, before the store thread makes objects. */
+    thue_codec_init();
+    s->loop = loop;
+    if (uv_thread_create(&s->thread, store_thread, s) != 0) {
+        thue_log(THUE_LOG_ERROR, "store: cannot start the store thread");
+        return THUE_ENOMEM;
+    }
+    /* After the thread, so that a failure here needs no loop iteration to undo; the
+     * thread signals nothing before a job is queued or the store stops. */
+    if (uv_async_init(loop, &s->async, on_async) != 0) {
+        uv_mutex_lock(&s->lock);
+        s->stopping = 1;
+        uv_cond_signal(&s->wake);
+        uv_mutex_unlock(&s->lock);
+        uv_thread_join(&s->thread);
+        s->stopping = s->exited = 0; /* back to "opened, not started" */
+        thue_log(THUE_LOG_ERROR, "store: cannot create the async handle");
+        return THUE_ENOMEM;
+    }
+    s->async.data = s;
+    s->started = 1;
+    uv_unref((uv_handle_t *)&s->async); /* nothing pending yet */
+    return 0;
+}
+
+/* ---- queueing ------------------------------------------------------------------------- */
+
+static int can_queue(const thue_store *s)
+{
+    if (s == NULL)
+        return THUE_EINVAL;
+    if (!s->started || s->stopping)
+        return THUE_STORE_ECLOSED;
+    return 0;
+}
+
+static job *job_new(job_kind kind)
+{
+    job *j = calloc(1, sizeof *j);
+    if (j)
+        j->kind = kind;
+    return j;
+}
+
+static void queue(thue_store *s, job *j)
+{
+    s->pending++;
+    keep_alive(s);
+    j->next = NULL;
+    uv_mutex_lock(&s->lock);
+    if (s->q_tail)
+        s->q_tail->next = j;
+    else
+        s->q_head = j;
+    s->q_tail = j;
+    uv_cond_signal(&s->wake);
+    uv_mutex_unlock(&s->lock);
+}
+
+/* A NUL within the array, and (nonempty) not at its start. */
+#define TERMINATED(arr) (memchr((arr), '\0', sizeof(arr)) != NULL)
+#define NONEMPTY(arr) (TERMINATED(arr) && (arr)[0] != '\0')
+
+int thue_store_add_account(thue_store *s, const thue_account_row *row, thue_store_cb cb, void *data)
+{
+    int err = can_queue(s);
+    if (err)
+        return err;
+    if (row == NULL || row->id < 0 || !NONEMPTY(row->name) || !TERMINATED(row->bot) ||
+        (row->kind != THUE_KIND_ACCOUNT && row->kind != THUE_KIND_BOT))
+        return THUE_EINVAL;
+    job *j = job_new(JOB_ADD_ACCOUNT);
+    if (j == NULL)
+        return THUE_ENOMEM;
+    j->account = *row;
+    j->cb = cb;
+    j->data = data;
+    queue(s, j);
+    return 0;
+}
+
+static int match_valid(const thue_match_row *m)
+{
+    if (!NONEMPTY(m->id) || !TERMINATED(m->room) || !TERMINATED(m->tournament))
+        return 0;
+    if (thue_variant_name(m->opt.variant) == NULL ||
+        thue_first_builder_name(m->opt.first) == NULL || thue_end_reason_name(m->reason) == NULL ||
+        m->winner < -1 || m->winner > 1)
+        return 0;
+    for (int p = 0; p < 2; p++) {
+        if (!TERMINATED(m->players[p].name) || !TERMINATED(m->bots[p]) ||
+            thue_player_kind_name(m->players[p].kind) == NULL || m->accounts[p] < 0)
+            return 0;
+        const thue_round_info *r = &m->rounds[p];
+        if (r->word_len < 0 || (r->word == NULL && r->word_len > 0) ||
+            thue_round_end_name(r->end) == NULL)
+            return 0;
+    }
+    if (m->nmoves < 0 || (m->nmoves > 0 && m->moves == NULL))
+        return 0;
+    for (int i = 0; i < m->nmoves; i++) {
+        const thue_move_row *mv = &m->moves[i];
+        if (mv->round < 0 || mv->round > 1 || mv->seat < 0 || mv->seat > 1 || mv->ply < 0)
+            return 0;
+    }
+    return 1;
+}
+
+int thue_store_save_match(thue_store *s, const thue_match_row *m, thue_store_cb cb, void *data)
+{
+    int err = can_queue(s);
+    if (err)
+        return err;
+    if (m == NULL || !match_valid(m))
+        return THUE_EINVAL;
+    job *j = job_new(JOB_SAVE_MATCH);
+    if (j == NULL)
+        return THUE_ENOMEM;
+    j->match = *m;
+    if (m->nmoves > 0) {
+        j->moves = malloc((size_t)m->nmoves * sizeof *j->moves);
+        if (j->moves == NULL)
+            goto oom;
+        memcpy(j->moves, m->moves, (size_t)m->nmoves * sizeof *j->moves);
+    }
+    j->match.moves = j->moves;
+    for (int r = 0; r < 2; r++) {
+        const thue_round_info *ri = &m->rounds[r];
+        if (ri->word == NULL)
+            continue;
+        j->words[r] = malloc(ri->word_len > 0 ? (size_t)ri->word_len : 1);
+        if (j->words[r] == NULL)
+            goto oom;
+        if (ri->word_len > 0)
+            memcpy(j->words[r], ri->word, (size_t)ri->word_len);
+        j->match.rounds[r].word = j->words[r];
+    }
+    j->cb = cb;
+    j->data = data;
+    queue(s, j);
+    return 0;
+oom:
+    job_free(j);
+    return THUE_ENOMEM;
+}
+
+int thue_store_save_tournament(thue_store *s, const char *id, const char *state_json, int finished,
+                               thue_store_cb cb, void *data)
+{
+    int err = can_queue(s);
+    if (err)
+        return err;
+    if (id == NULL || id[0] == '\0' || state_json == NULL)
+        return THUE_EINVAL;
+    job *j = job_new(JOB_SAVE_TOURNAMENT);
+    if (j == NULL)
+        return THUE_ENOMEM;
+    j->key = strdup(id);
+    j->state = strdup(state_json);
+    if (j->key == NULL || j->state == NULL) {
+        job_free(j);
+        return THUE_ENOMEM;
+    }
+    j->finished = finished != 0;
+    j->updated_ms = now_ms();
+    j->cb = cb;
+    j->data = data;
+    queue(s, j);
+    return 0;
+}
+
+static int queue_read(thue_store *s, job_kind kind, const char *key, int page, int per_page,
+                      thue_store_text_cb cb, void *data)
+{
+    int err = can_queue(s);
+    if (err)
+        return err;
+    if (key == NULL)
+        return THUE_EINVAL;
+    job *j = job_new(kind);
+    if (j == NULL)
+        return THUE_ENOMEM;
+    j->key = strdup(key);
+    if (j->key == NULL) {
+        job_free(j);
+        return THUE_ENOMEM;
+    }
+    j->page = page;
+    j->per_page = per_page;
+    j->text_cb = cb;
+    j->data = data;
+    queue(s, j);
+    return 0;
+}
+
+int thue_store_match_json(thue_store *s, const char *id, thue_store_text_cb cb, void *data)
+{
+    return queue_read(s, JOB_MATCH_JSON, id, 0, 0, cb, data);
+}
+
+#define PER_PAGE_MAX 1000
+
+int thue_store_matches_json(thue_store *s, const char *player, int page, int per_page,
+                            thue_store_text_cb cb, void *data)
+{
+    int err = can_queue(s);
+    if (err)
+        return err;
+    if (page < 1 || per_page < 1 || per_page > PER_PAGE_MAX)
+        return THUE_EINVAL;
+    return queue_read(s, JOB_MATCHES_JSON, player, page, per_page, cb, data);
+}
+
+int thue_store_moves_csv(thue_store *s, const char *id, thue_store_text_cb cb, void *data)
+{
+    return queue_read(s, JOB_MOVES_CSV, id, 0, 0, cb, data);
+}
+
+/* ---- closing ------------------------------------------------------------------------- */
+
+void thue_store_close(thue_store *s, void (*closed)(void *data), void *data)
+{
+    if (s == NULL || !s->started) {
+        if (s)
+            store_free(s);
+        if (closed)
+            closed(data);
+        return;
+    }
+    assert(!s->stopping && "thue_store_close called twice");
+    s->closed = closed;
+    s->closed_data = data;
+    uv_mutex_lock(&s->lock);
+    s->stopping = 1;
+    uv_cond_signal(&s->wake);
+    uv_mutex_unlock(&s->lock);
+    keep_alive(s);
+}
+
+void thue_store_crash_in_job(thue_store *s, int n)
+{
+    if (s)
+        atomic_store(&s->crash_at, n);
+}

@@ -1,0 +1,155 @@
+/*
+ * store.h: what thue-server keeps on disk: accounts (players who claimed a name, and one
+ * per bot SPEC), ratings (one Glicko-2 record per account and pool, a pool being a
+ * variant and k), finished matches with every move, and tournaments. SQLite (WAL,
+ * foreign keys on, synchronous FULL, versioned migrations applied when it opens,
+ * prepared statements); ":memory:" for tests.
+ *
+ * Two phases:
+ *  - Start-up, on the calling thread, before the loop serves anyone: thue_store_open
+ *    (creates or migrates the file) and thue_store_load (hands every account, rating and
+ *    unfinished tournament to the caller, who keeps them in memory).
+ *  - Serving: thue_store_start starts one store thread that owns the database; the loop
+ *    thread queues writes and reads with the calls below, which copy what they need and
+ *    return at once (they never touch the disk). Each job runs in its own transaction,
+ *    in the order queued; its callback runs later on the loop thread (through a
+ *    uv_async_t). A write's callback means it is committed: the lobby announces a finished
+ *    match only then, so nothing announced is ever lost to a crash.
+ *
+ * thue_store_close finishes every queued job (their callbacks still run), stops the
+ * thread and closes the database.
+ *
+ * Tokens: an account token is never stored, only its SHA-256 (thue_sha256): the tokens
+ * are 128 random bits or more, so a fast hash is enough.
+ */
+#ifndef THUE_SERVER_STORE_H
+#define THUE_SERVER_STORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <uv.h>
+
+#include "../protocol/codec.h"
+
+#define THUE_STORE_SCHEMA_VERSION 1
+
+/* Errors beyond the engine's (THUE_EINVAL, THUE_ENOMEM): */
+#define THUE_STORE_EIO (-200)     /* SQLite failed (logged with its message) */
+#define THUE_STORE_EEXISTS (-201) /* the account name is taken (ignoring ASCII case) */
+#define THUE_STORE_ECLOSED (-202) /* the store is closing or not started */
+
+typedef struct thue_store thue_store;
+
+typedef struct thue_account_row {
+    int64_t id; /* chosen by the caller: the lobby, the only writer, numbers accounts
+                   1, 2, ... (the largest loaded + 1) so that it can use an id at once */
+    char name[THUE_PROTO_NAME_MAX * 4 + 1];
+    thue_player_kind kind;               /* THUE_KIND_ACCOUNT or THUE_KIND_BOT */
+    char bot[THUE_PROTO_SPEC_MAX + 1];   /* a bot's canonical SPEC; "" for a person */
+    unsigned char token_hash[32];        /* SHA-256 of the token; zeros for a bot */
+    int64_t created_ms;                  /* Unix time in ms */
+} thue_account_row;
+
+typedef struct thue_rating_row {
+    int64_t account;
+    thue_variant variant;
+    int k;
+    double rating, rd, vol;
+    int games, wins, draws, losses;
+} thue_rating_row;
+
+typedef struct thue_move_row {
+    int round; /* 0 or 1 */
+    int ply;   /* 0, 1, ...: moves (places and paints) within the round */
+    int seat;
+    int is_paint;
+    int value; /* position or symbol */
+    double think_ms;
+} thue_move_row;
+
+typedef struct thue_match_row {
+    char id[THUE_PROTO_KEY_MAX + 1]; /* chosen by the caller (random, like room ids) */
+    char room[THUE_PROTO_KEY_MAX + 1];
+    int number; /* the match's number in its room */
+    thue_room_options opt;
+    thue_player players[2];
+    int64_t accounts[2];                   /* 0 for a guest */
+    char bots[2][THUE_PROTO_SPEC_MAX + 1]; /* "" for a person */
+    int winner;                            /* seat, or -1 for a draw */
+    thue_end_reason reason;
+    int points[2];
+    thue_round_info rounds[2]; /* words borrowed until the call returns */
+    const thue_move_row *moves;
+    int nmoves;
+    int rated;
+    thue_rating_change changes[2];
+    thue_rating_row ratings[2]; /* rated: the two ratings after the match (upserted) */
+    int64_t started_ms, ended_ms;
+    char tournament[THUE_PROTO_KEY_MAX + 1]; /* "" when not a tournament game */
+    int tournament_round;
+} thue_match_row;
+
+/* Opens (creating, migrating) the database at path. NULL with a sentence in err when it
+ * cannot ("cannot open ./thue.db: ...", "./thue.db: schema version 3 is newer than this
+ * server's (1)"). */
+thue_store *thue_store_open(const char *path, char *err, size_t errsize);
+
+/* Start-up only: calls account() for every account, rating() for every rating row and
+ * tournament() for every tournament not finished (its id and the state the lobby saved),
+ * in id order. 0, or a negative code with err filled. Callbacks may be NULL. */
+int thue_store_load(thue_store *s, void (*account)(void *ctx, const thue_account_row *row),
+                    void (*rating)(void *ctx, const thue_rating_row *row),
+                    void (*tournament)(void *ctx, const char *id, const char *state_json),
+                    void *ctx, char *err, size_t errsize);
+
+/* Starts the store thread and its async handle on loop. 0 or a negative code. */
+int thue_store_start(thue_store *s, uv_loop_t *loop);
+
+/* A write's completion: err 0 (committed) or a negative code; id is the row's id
+ * (accounts) or 0. */
+typedef void (*thue_store_cb)(int err, int64_t id, void *data);
+/* A read's result: HTTP status (200, 404 unknown id, 500 on a store error) and a body
+ * the callback owns (free() it; NULL when status is 500 and memory ran out). */
+typedef void (*thue_store_text_cb)(int status, char *body, size_t len, void *data);
+
+/* Each returns 0 (queued; the callback will run exactly once) or a negative code at once
+ * (THUE_STORE_ECLOSED, THUE_ENOMEM, THUE_EINVAL; the callback will not run). */
+
+/* A new account with the caller's row->id (>= 1). THUE_STORE_EEXISTS when the name (or
+ * the id) is taken. */
+int thue_store_add_account(thue_store *s, const thue_account_row *row, thue_store_cb cb,
+                           void *data);
+/* A finished match: the match, its moves and, when rated, the two players' new ratings,
+ * in one transaction. */
+int thue_store_save_match(thue_store *s, const thue_match_row *m, thue_store_cb cb, void *data);
+/* A tournament's whole state (JSON text the lobby writes and reads back at start-up);
+ * finished = 1 once it is over (it is then not loaded again). */
+int thue_store_save_tournament(thue_store *s, const char *id, const char *state_json,
+                               int finished, thue_store_cb cb, void *data);
+
+/* GET /api/matches/{id}: the JSON of PROTOCOL.md section 13 (application/json). */
+int thue_store_match_json(thue_store *s, const char *id, thue_store_text_cb cb, void *data);
+/* GET /api/matches?player=NAME&page=N: {"matches":[summaries],"page":N,"pages":M},
+ * newest first, per_page per page (page counts from 1). */
+int thue_store_matches_json(thue_store *s, const char *player, int page, int per_page,
+                            thue_store_text_cb cb, void *data);
+/* GET /api/matches/{id}/moves.csv: "round,ply,seat,role,move,think_ms" and one line per
+ * move (text/csv). */
+int thue_store_moves_csv(thue_store *s, const char *id, thue_store_text_cb cb, void *data);
+/* GET /api/tournaments and /api/tournaments/{id} are served from the lobby's memory. */
+
+/* Finishes the queued jobs (their callbacks run), stops the thread, closes the database
+ * and frees the store; closed (may be NULL) runs on the loop when all is done. A store
+ * that was never started is closed at once (closed is called before this returns). */
+void thue_store_close(thue_store *s, void (*closed)(void *data), void *data);
+
+/* Test hook: the store thread calls _exit(99) inside the transaction of the n-th job
+ * (1-based) after writing part of it, to show that a crash loses no committed data and
+ * leaves no partial one. 0 turns it off. */
+void thue_store_crash_in_job(thue_store *s, int n);
+
+/* SHA-256 of len bytes into out[32]. */
+void thue_sha256(const void *data, size_t len, unsigned char out[32]);
+
+#endif

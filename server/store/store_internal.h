@@ -1,0 +1,122 @@
+/*
+ * store_internal.h: what store.c (the thread, the queue, the public calls) shares with
+ * store_db.c (the schema, migrations, statements, start-up load and the writes) and
+ * store_read.c (the texts of the HTTP reads). Not part of the store's API.
+ *
+ * A thue__db is used by one thread at a time: the opening thread until thue_store_start,
+ * then only the store thread, until thue_store_close has joined it. Every thue__db_ job
+ * function runs one transaction and leaves no statement active and no transaction open,
+ * whatever happens.
+ */
+#ifndef THUE_SERVER_STORE_INTERNAL_H
+#define THUE_SERVER_STORE_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <sqlite3.h>
+
+#include "store/store.h"
+
+/* The prepared statements, prepared once at open (store_db.c holds their SQL). */
+typedef enum {
+    THUE__STMT_BEGIN = 0,   /* a read job's transaction */
+    THUE__STMT_BEGIN_WRITE, /* BEGIN IMMEDIATE: a write job's */
+    THUE__STMT_COMMIT,
+    THUE__STMT_ROLLBACK,
+    THUE__STMT_ACCOUNT_INSERT,
+    THUE__STMT_ACCOUNT_LOAD,
+    THUE__STMT_RATING_UPSERT,
+    THUE__STMT_RATING_LOAD,
+    THUE__STMT_TOURNAMENT_UPSERT,
+    THUE__STMT_TOURNAMENT_LOAD,
+    THUE__STMT_MATCH_INSERT,
+    THUE__STMT_MOVE_INSERT,
+    THUE__STMT_MATCH_GET,
+    THUE__STMT_MATCH_EXISTS,
+    THUE__STMT_MOVES_GET,
+    THUE__STMT_PLAYER_COUNT,
+    THUE__STMT_PLAYER_PAGE,
+    THUE__STMT_COUNT
+} thue__stmt;
+
+/* The columns of THUE__STMT_MATCH_GET, in order. */
+enum {
+    THUE__MC_ID = 0,
+    THUE__MC_ROOM,
+    THUE__MC_NUMBER,
+    THUE__MC_VARIANT,
+    THUE__MC_K,
+    THUE__MC_LIMIT,
+    THUE__MC_CLOCK_INITIAL,
+    THUE__MC_CLOCK_INCREMENT,
+    THUE__MC_RATED,
+    THUE__MC_PRIVATE,
+    THUE__MC_FIRST_BUILDER,
+    THUE__MC_NAME0, /* name, kind, bot of seat 0, then the same for seat 1 */
+    THUE__MC_KIND0,
+    THUE__MC_BOT0,
+    THUE__MC_NAME1,
+    THUE__MC_KIND1,
+    THUE__MC_BOT1,
+    THUE__MC_WINNER,
+    THUE__MC_REASON,
+    THUE__MC_POINTS0,
+    THUE__MC_POINTS1,
+    THUE__MC_ROUNDS,
+    THUE__MC_RATINGS, /* 8 columns: before, after, rd_before, rd_after of seat 0, then 1 */
+    THUE__MC_STARTED = THUE__MC_RATINGS + 8,
+    THUE__MC_ENDED,
+    THUE__MC_TOURNAMENT,
+    THUE__MC_TOURNAMENT_ROUND
+};
+
+typedef struct thue__db {
+    sqlite3 *db;
+    char *path; /* for messages */
+    sqlite3_stmt *stmt[THUE__STMT_COUNT];
+} thue__db;
+
+/* A read's answer: HTTP status and a malloc()ed body (NULL only when memory ran out). */
+typedef struct thue__text {
+    int status;
+    char *body;
+    size_t len;
+} thue__text;
+
+/* ---- store_db.c ---------------------------------------------------------------------- */
+
+/* Opens, configures and migrates the database, prepares the statements. 0, or a negative
+ * code with a sentence in err (d is then zeroed). */
+int thue__db_open(thue__db *d, const char *path, char *err, size_t errsize);
+/* Finalizes the statements and closes the database. A zeroed d is a no-op. */
+void thue__db_close(thue__db *d);
+
+int thue__db_load(thue__db *d, void (*account)(void *ctx, const thue_account_row *row),
+                  void (*rating)(void *ctx, const thue_rating_row *row),
+                  void (*tournament)(void *ctx, const char *id, const char *state_json), void *ctx,
+                  char *err, size_t errsize);
+
+/* The writes. crash: call thue__crash_point halfway through the transaction. */
+int thue__db_add_account(thue__db *d, const thue_account_row *row, int crash, int64_t *id);
+int thue__db_save_match(thue__db *d, const thue_match_row *m, int crash);
+int thue__db_save_tournament(thue__db *d, const char *id, const char *state_json, int finished,
+                             int64_t updated_ms, int crash);
+
+/* Shared helpers. fail logs "store: WHAT: SQLite's message" and returns THUE_STORE_EIO. */
+int thue__db_fail(thue__db *d, const char *what);
+int thue__db_begin(thue__db *d, int write);
+int thue__db_commit(thue__db *d);
+/* Rolls back the open transaction, if any (SQLite may already have rolled it back). */
+void thue__db_rollback(thue__db *d);
+/* The test hook: _exit(99) when crash is set. */
+void thue__crash_point(int crash);
+
+/* ---- store_read.c -------------------------------------------------------------------- */
+
+void thue__db_match_json(thue__db *d, const char *id, int crash, thue__text *out);
+void thue__db_matches_json(thue__db *d, const char *player, int page, int per_page, int crash,
+                           thue__text *out);
+void thue__db_moves_csv(thue__db *d, const char *id, int crash, thue__text *out);
+
+#endif
