@@ -22,7 +22,7 @@ typedef struct thue_config {
     int port;                           /* --port 0..65535 (0: any free port), default 8080 */
     char bind[64];                      /* --bind ADDRESS, default "0.0.0.0"; 127.0.0.1 = loopback only */
     char web_root[THUE_CONFIG_PATH_MAX]; /* --web-root DIR, default: the installed or source clients/web */
-    char db[THUE_CONFIG_PATH_MAX];      /* --db FILE, default "./thue.db" (used once persistence lands) */
+    char db[THUE_CONFIG_PATH_MAX];      /* --db FILE, default "./thue.db"; ":memory:" keeps nothing */
     int threads;                        /* --threads 1..256, bot worker threads, default: CPUs */
     thue_log_level log_level;           /* --log-level error|warn|info|debug, default info */
     int grace_s;                        /* --grace-s 0..3600, seats kept after a lost connection, 60 */

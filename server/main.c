@@ -14,9 +14,11 @@
  *   2. thue_net_close waits until every connection has finished closing (at most 2 s),
  *      then takes libwebsockets down; every connection still open is dropped and the
  *      lobby hears of each;
- *   3. then the lobby closes (it must outlive every connection), then the pool (it must
- *      outlive the lobby), then the signal handles; uv_run returns and the loop closes
- *      with nothing left on it.
+ *   3. then the store closes: its queued writes are committed and their callbacks run
+ *      (match_end for the matches just recorded), then the lobby (it must outlive every
+ *      connection and the store's callbacks), then the pool (it must outlive the
+ *      lobby), then the signal handles; uv_run returns and the loop closes with nothing
+ *      left on it.
  * A second signal during shutdown exits at once with status 1 (for an operator who does
  * not want to wait).
  */
@@ -35,6 +37,7 @@
 #include "net/net.h"
 #include "protocol/codec.h"
 #include "search/pool.h"
+#include "store/store.h"
 
 typedef struct app {
     uv_loop_t loop;
@@ -42,6 +45,7 @@ typedef struct app {
     thue_metrics metrics;
     thue_pool *pool;
     thue_lobby *lobby;
+    thue_store *store;
     thue_net *net;
     uv_signal_t sigint, sigterm;
     int signals_open;
@@ -73,11 +77,23 @@ static void lobby_closed(void *data)
     thue_pool_close(a->pool, pool_closed, a);
 }
 
+static void store_closed(void *data)
+{
+    app *a = data;
+    a->store = NULL;
+    thue_lobby_close(a->lobby, lobby_closed, a);
+}
+
+/* The store closes before the lobby: closing runs the callbacks of its queued jobs
+ * (committed matches announced, accounts answered), which need the lobby. */
 static void net_closed(void *data)
 {
     app *a = data;
     a->net = NULL;
-    thue_lobby_close(a->lobby, lobby_closed, a);
+    if (a->store)
+        thue_store_close(a->store, store_closed, a);
+    else
+        store_closed(a);
 }
 
 static void on_signal(uv_signal_t *s, int signum)
@@ -199,12 +215,28 @@ static int start(app *a)
         thue_pool_close(a->pool, pool_closed, a); /* then the signal handles */
         return -1;
     }
+    /* The database: opened, migrated and read into memory before anyone connects. */
+    a->store = thue_store_open(a->cfg.db, err, sizeof err);
+    int bad = a->store == NULL ||
+              thue_store_load(a->store, thue_lobby_load_account, thue_lobby_load_rating, NULL,
+                              a->lobby, err, sizeof err) != 0;
+    if (!bad && thue_store_start(a->store, &a->loop) != 0) {
+        snprintf(err, sizeof err, "cannot start the database thread for %.200s", a->cfg.db);
+        bad = 1;
+    }
+    if (bad) {
+        fprintf(stderr, "thue-server: %s\n", err);
+        net_closed(a); /* the store (if open), the lobby, the pool, the signal handles */
+        return -1;
+    }
+    thue_lobby_set_store(a->lobby, a->store);
     a->net = thue_net_new(&a->loop, &a->cfg, a->lobby, a->pool, &a->metrics, err, sizeof err);
     if (a->net == NULL) {
         fprintf(stderr, "thue-server: %s\n", err);
-        thue_lobby_close(a->lobby, lobby_closed, a); /* then the pool, the signal handles */
+        net_closed(a); /* the store, the lobby, the pool, the signal handles */
         return -1;
     }
+    thue_net_set_store(a->net, a->store);
     uv_signal_start(&a->sigint, on_signal, SIGINT);
     uv_signal_start(&a->sigterm, on_signal, SIGTERM);
     return 0;

@@ -44,12 +44,11 @@ uint32_t lobby_hash(const char *s)
 }
 
 /* 128 bits from the kernel's generator, as 32 hex digits. */
-static int random_token(char out[THUE_PROTO_RESUME_LEN + 1])
+int lobby_random_bytes(unsigned char *b, size_t size)
 {
-    unsigned char b[16];
     size_t got = 0;
-    while (got < sizeof b) {
-        ssize_t n = getrandom(b + got, sizeof b - got, 0);
+    while (got < size) {
+        ssize_t n = getrandom(b + got, size - got, 0);
         if (n < 0) {
             if (errno == EINTR)
                 continue;
@@ -57,6 +56,21 @@ static int random_token(char out[THUE_PROTO_RESUME_LEN + 1])
         }
         got += (size_t)n;
     }
+    return 0;
+}
+
+int64_t lobby_now_ms(void)
+{
+    uv_timeval64_t tv;
+    uv_gettimeofday(&tv);
+    return tv.tv_sec * 1000 + tv.tv_usec / 1000;
+}
+
+static int random_token(char out[THUE_PROTO_RESUME_LEN + 1])
+{
+    unsigned char b[16];
+    if (lobby_random_bytes(b, sizeof b) != 0)
+        return -1;
     for (int i = 0; i < 16; i++)
         snprintf(out + 2 * i, 3, "%02x", b[i]);
     return 0;
@@ -64,7 +78,7 @@ static int random_token(char out[THUE_PROTO_RESUME_LEN + 1])
 
 /* The name as compared for uniqueness: ASCII letters folded to lower case (other
  * scripts compare as written). */
-static void name_key(const char *name, char *key, size_t size)
+void lobby_name_key(const char *name, char *key, size_t size)
 {
     size_t i = 0;
     for (; name[i] && i + 1 < size; i++) {
@@ -72,6 +86,12 @@ static void name_key(const char *name, char *key, size_t size)
         key[i] = (ch >= 'A' && ch <= 'Z') ? (char)(ch - 'A' + 'a') : ch;
     }
     key[i] = '\0';
+}
+
+void lobby_send_text(thue_lobby *l, thue_client *c, const char *text)
+{
+    if (c != NULL && !c->closing)
+        l->hooks.send(l->hooks.ctx, c->conn, text, strlen(text));
 }
 
 static void send_text(thue_lobby *l, thue_client *c, const thue_msg *msg)
@@ -125,6 +145,12 @@ static void send_goodbye(thue_lobby *l, thue_client *c, const char *reason, cons
     l->hooks.close(l->hooks.ctx, c->conn, close_code, reason);
 }
 
+void lobby_reply_error(thue_lobby *l, session *s, const thue_msg_id *id, int code)
+{
+    if (s != NULL)
+        send_error(l, s->client, id, code, NULL, NULL);
+}
+
 void request_ok(request *rq)
 {
     thue_msg msg;
@@ -143,6 +169,10 @@ void lobby_maybe_closed(thue_lobby *l)
         void *data = l->closed_data;
         if (l->clients != NULL)
             thue_log(THUE_LOG_ERROR, "lobby closed with connections still open");
+        if (l->store_pending)
+            thue_log(THUE_LOG_ERROR, "lobby closed with %d store jobs unanswered",
+                     l->store_pending);
+        accounts_free(l);
         free(l);
         cb(data);
     }
@@ -164,11 +194,16 @@ static void session_handle_closed(uv_handle_t *h)
 static session *find_by_name(thue_lobby *l, const char *name)
 {
     char key[sizeof ((session *)0)->key];
-    name_key(name, key, sizeof key);
+    lobby_name_key(name, key, sizeof key);
     for (session *s = l->by_name[lobby_hash(key) % LOBBY_BUCKETS]; s; s = s->name_next)
         if (strcmp(s->key, key) == 0)
             return s;
     return NULL;
+}
+
+session *lobby_session_by_name(thue_lobby *l, const char *name)
+{
+    return find_by_name(l, name);
 }
 
 static session *find_by_token(thue_lobby *l, const char *token)
@@ -196,6 +231,30 @@ static void link_token(thue_lobby *l, session *s)
     *head = s;
 }
 
+static void link_name(thue_lobby *l, session *s)
+{
+    session **head = &l->by_name[lobby_hash(s->key) % LOBBY_BUCKETS];
+    s->name_next = *head;
+    *head = s;
+}
+
+static void unlink_name(thue_lobby *l, session *s);
+
+void session_rename(session *s, const char *name)
+{
+    unlink_name(s->lobby, s);
+    snprintf(s->player.name, sizeof s->player.name, "%s", name);
+    lobby_name_key(name, s->key, sizeof s->key);
+    link_name(s->lobby, s);
+}
+
+void lobby_session_rooms_changed(session *s)
+{
+    for (room *r = s->lobby->rooms; r; r = r->next)
+        if (room_has(r, s))
+            room_changed(r);
+}
+
 static void unlink_name(thue_lobby *l, session *s)
 {
     session **pp = &l->by_name[lobby_hash(s->key) % LOBBY_BUCKETS];
@@ -218,7 +277,7 @@ static session *session_new(thue_lobby *l, const char *name)
     s->lobby = l;
     snprintf(s->player.name, sizeof s->player.name, "%s", name);
     s->player.kind = THUE_KIND_GUEST;
-    name_key(name, s->key, sizeof s->key);
+    lobby_name_key(name, s->key, sizeof s->key);
     if (random_token(s->resume) != 0) {
         free(s);
         return NULL;
@@ -232,9 +291,7 @@ static session *session_new(thue_lobby *l, const char *name)
     if (l->sessions)
         l->sessions->prev = s;
     l->sessions = s;
-    session **head = &l->by_name[lobby_hash(s->key) % LOBBY_BUCKETS];
-    s->name_next = *head;
-    *head = s;
+    link_name(l, s);
     link_token(l, s);
     return s;
 }
@@ -254,6 +311,8 @@ static void session_end(session *s)
     }
     if (s->client)
         s->client->s = NULL;
+    if (s->acct && s->acct->session == s)
+        s->acct->session = NULL;
     unlink_name(l, s);
     unlink_token(l, s);
     if (s->prev)
@@ -281,25 +340,26 @@ static int guest_name(thue_lobby *l, char *out, size_t size)
         uint64_t mod = attempt < 16 ? 10000 : 100000000;
         snprintf(out, size, "Guest-%0*llu", attempt < 16 ? 4 : 8,
                  (unsigned long long)(lobby_random(l) % mod));
-        if (find_by_name(l, out) == NULL)
+        if (find_by_name(l, out) == NULL && account_by_name(l, out) == NULL)
             return 0;
     }
     return -1;
 }
 
-/* A name that reads as a bot SPEC ("greedy", "nested", "3") is the bots'. */
-static bool name_reserved(const char *name)
+/* A name that reads as a bot SPEC ("greedy", "nested", "3"), or a bot's made-up name
+ * ("Bot-1a2b3c4d"), is the bots'. */
+bool lobby_name_reserved(const char *name)
 {
     thue_bot_spec spec;
     if (thue_bot_spec_parse(name, &spec, NULL, 0) == 0)
         return true;
     static const char *const words[] = {"nested", "uct", "perfect", "bot"};
     char key[THUE_PROTO_NAME_MAX * 4 + 1];
-    name_key(name, key, sizeof key);
+    lobby_name_key(name, key, sizeof key);
     for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
         if (strcmp(key, words[i]) == 0)
             return true;
-    return false;
+    return strncmp(key, "bot-", 4) == 0;
 }
 
 static void send_welcome(thue_lobby *l, thue_client *c, const thue_msg_id *id, bool resumed)
@@ -336,6 +396,42 @@ static void send_welcome(thue_lobby *l, thue_client *c, const thue_msg_id *id, b
     free(ids);
 }
 
+/* The connection c takes session s over (a resume, or a login to an account whose
+ * session lives): a new resume token, the old connection told why and closed. */
+static int take_over(request *rq, session *s, bool resumed)
+{
+    thue_client *c = rq->c;
+    thue_lobby *l = c->lobby;
+    /* A new token for every welcome: the old one is spent. */
+    char fresh[THUE_PROTO_RESUME_LEN + 1];
+    if (random_token(fresh) != 0)
+        return THUE_PERR_INTERNAL;
+    unlink_token(l, s);
+    memcpy(s->resume, fresh, sizeof fresh);
+    link_token(l, s);
+    thue_client *old = s->client;
+    if (old != NULL) {
+        old->s = NULL;
+        send_goodbye(l, old, "replaced", "this session was taken over by a new connection",
+                     1001);
+    }
+    uv_timer_stop(&s->grace_timer);
+    s->client = c;
+    c->s = s;
+    thue_log(THUE_LOG_INFO, "session %s %s from %s%s", s->player.name,
+             resumed ? "resumed" : "logged in again", c->peer,
+             old ? " (the old connection was replaced)" : "");
+    send_welcome(l, c, &rq->cmd->id, resumed);
+    for (room *r = l->rooms; r; r = r->next)
+        if (room_has(r, s)) {
+            if (old == NULL)
+                room_presence(r, s);
+            else
+                room_send_state(r, s);
+        }
+    return 0;
+}
+
 static int cmd_hello(request *rq)
 {
     thue_client *c = rq->c;
@@ -350,56 +446,48 @@ static int cmd_hello(request *rq)
         snprintf(rq->field, sizeof rq->field, "protocol");
         return THUE_PERR_PROTOCOL;
     }
-    if (cmd->u.hello.has_token) {
-        snprintf(rq->message, sizeof rq->message,
-                 "accounts arrive with persistence; say hello with a name or a resume token");
-        return THUE_PERR_NOT_AVAILABLE;
-    }
     if (cmd->u.hello.has_resume) {
         session *s = find_by_token(l, cmd->u.hello.resume);
         if (s == NULL || s->ending) {
             snprintf(rq->field, sizeof rq->field, "resume");
             return THUE_PERR_RESUME;
         }
-        /* A new token for every welcome: the old one is spent. */
-        char fresh[THUE_PROTO_RESUME_LEN + 1];
-        if (random_token(fresh) != 0)
-            return THUE_PERR_INTERNAL;
-        unlink_token(l, s);
-        memcpy(s->resume, fresh, sizeof fresh);
-        link_token(l, s);
-        thue_client *old = s->client;
-        if (old != NULL) {
-            old->s = NULL;
-            send_goodbye(l, old, "replaced", "this session was taken over by a new connection",
-                         1001);
-        }
-        uv_timer_stop(&s->grace_timer);
-        s->client = c;
-        c->s = s;
-        thue_log(THUE_LOG_INFO, "session %s resumed from %s%s", s->player.name, c->peer,
-                 old ? " (the old connection was replaced)" : "");
-        send_welcome(l, c, &cmd->id, true);
-        for (room *r = l->rooms; r; r = r->next)
-            if (room_has(r, s)) {
-                if (old == NULL)
-                    room_presence(r, s);
-                else
-                    room_send_state(r, s);
-            }
-        return 0;
+        return take_over(rq, s, true);
     }
+    account *a = NULL;
     char name[THUE_PROTO_NAME_MAX * 4 + 1];
-    if (cmd->u.hello.has_name) {
+    if (cmd->u.hello.has_token) {
+        if (l->store == NULL) {
+            snprintf(rq->message, sizeof rq->message,
+                     "this server runs without a database: accounts are off");
+            return THUE_PERR_NOT_AVAILABLE;
+        }
+        a = account_by_token(l, cmd->u.hello.token);
+        if (a == NULL || !a->committed) {
+            snprintf(rq->field, sizeof rq->field, "token");
+            return THUE_PERR_TOKEN;
+        }
+        if (a->session != NULL && !a->session->ending)
+            return take_over(rq, a->session, false);
+        snprintf(name, sizeof name, "%s", a->name);
+        session *squatter = find_by_name(l, name);
+        if (squatter != NULL) {
+            /* A guest took the account's name while its owner was away (possible only
+             * for names claimed before: guests cannot take account names). */
+            snprintf(rq->message, sizeof rq->message, "a session named %s is connected",
+                     name);
+            return THUE_PERR_NAME_TAKEN;
+        }
+    } else if (cmd->u.hello.has_name) {
         memcpy(name, cmd->u.hello.name, sizeof name);
         name[sizeof name - 1] = '\0';
-        if (name_reserved(name)) {
+        if (lobby_name_reserved(name)) {
             snprintf(rq->field, sizeof rq->field, "name");
             snprintf(rq->message, sizeof rq->message, "the name \"%s\" is reserved for bots",
                      name);
             return THUE_PERR_NAME;
         }
-        if (find_by_name(l, name) != NULL) {
+        if (find_by_name(l, name) != NULL || account_by_name(l, name) != NULL) {
             snprintf(rq->field, sizeof rq->field, "name");
             return THUE_PERR_NAME_TAKEN;
         }
@@ -409,9 +497,15 @@ static int cmd_hello(request *rq)
     session *s = session_new(l, name);
     if (s == NULL)
         return THUE_PERR_INTERNAL;
+    if (a != NULL) {
+        s->acct = a;
+        s->player.kind = THUE_KIND_ACCOUNT;
+        a->session = s;
+    }
     s->client = c;
     c->s = s;
-    thue_log(THUE_LOG_INFO, "%s said hello from %s", s->player.name, c->peer);
+    thue_log(THUE_LOG_INFO, "%s said hello from %s%s", s->player.name, c->peer,
+             a ? " (account)" : "");
     send_welcome(l, c, &cmd->id, false);
     return 0;
 }
@@ -421,6 +515,7 @@ static int cmd_hello(request *rq)
 static bool same_queue(const thue_room_options *a, const thue_room_options *b)
 {
     return a->variant == b->variant && a->k == b->k && a->limit == b->limit &&
+           a->rated == b->rated &&
            a->clock.present == b->clock.present &&
            (!a->clock.present || (a->clock.initial_ms == b->clock.initial_ms &&
                                   a->clock.increment_ms == b->clock.increment_ms));
@@ -470,9 +565,9 @@ static int cmd_queue_join(request *rq)
     session *s = c->s;
     const thue_cmd *cmd = rq->cmd;
     if (cmd->u.queue_join.rated) {
-        snprintf(rq->field, sizeof rq->field, "rated");
-        snprintf(rq->message, sizeof rq->message, "rated play arrives with accounts");
-        return THUE_PERR_NOT_AVAILABLE;
+        int err = rated_allowed(rq, s);
+        if (err)
+            return err;
     }
     thue_room_options opt;
     memset(&opt, 0, sizeof opt);
@@ -480,6 +575,7 @@ static int cmd_queue_join(request *rq)
     opt.k = cmd->u.queue_join.k;
     opt.limit = cmd->u.queue_join.limit;
     opt.clock = cmd->u.queue_join.clock;
+    opt.rated = cmd->u.queue_join.rated;
     opt.first = THUE_FIRST_RANDOM;
     queue_remove(s);
     /* The longest-waiting session of the same queue, if any. */
@@ -562,6 +658,10 @@ static int dispatch(request *rq)
         return room_chat(rq);
     case THUE_CMD_QUEUE_JOIN:
         return cmd_queue_join(rq);
+    case THUE_CMD_CLAIM_NAME:
+        return cmd_claim_name(rq);
+    case THUE_CMD_GET_LADDER:
+        return cmd_get_ladder(rq);
     case THUE_CMD_QUEUE_LEAVE:
         queue_remove(c->s);
         request_ok(rq);
@@ -630,9 +730,45 @@ thue_lobby *thue_lobby_new(uv_loop_t *loop, const thue_lobby_config *cfg, thue_p
     l->pool = pool;
     l->metrics = metrics;
     l->rng = cfg->seed;
+    if (!(l->cfg.tau > 0))
+        l->cfg.tau = THUE_GLICKO_TAU_DEFAULT;
+    l->next_account = 1;
     if (l->rng == 0 && getrandom(&l->rng, sizeof l->rng, 0) != (ssize_t)sizeof l->rng)
         l->rng = uv_hrtime();
     return l;
+}
+
+void thue_lobby_set_store(thue_lobby *l, thue_store *store)
+{
+    l->store = store;
+}
+
+int thue_lobby_store_pending(const thue_lobby *l)
+{
+    return l->store_pending;
+}
+
+char *thue_lobby_ladder_json(thue_lobby *l, thue_variant variant, int k, thue_ladder_kind kind,
+                             int offset, int count)
+{
+    if (l->store == NULL)
+        return NULL;
+    thue_cmd cmd;
+    memset(&cmd, 0, sizeof cmd);
+    cmd.type = THUE_CMD_GET_LADDER;
+    cmd.u.get_ladder.variant = variant;
+    cmd.u.get_ladder.k = k;
+    cmd.u.get_ladder.kind = kind;
+    cmd.u.get_ladder.offset = offset;
+    cmd.u.get_ladder.count = count;
+    char *text = ladder_text(l, &cmd);
+    if (text == NULL)
+        return NULL;
+    static const char head[] = "{\"type\":\"ladder\",";
+    size_t hl = sizeof head - 1;
+    if (strncmp(text, head, hl) == 0)
+        memmove(text + 1, text + hl, strlen(text + hl) + 1);
+    return text;
 }
 
 void thue_lobby_set_hooks(thue_lobby *l, const thue_lobby_hooks *hooks)

@@ -19,6 +19,7 @@
 
 #include "metrics.h"
 #include "search/pool.h"
+#include "store/store.h"
 
 /* A connection of the network layer (opaque here). */
 typedef struct thue_conn thue_conn;
@@ -45,6 +46,7 @@ typedef struct thue_lobby_config {
                                  the most it holds (PROTOCOL.md section 1) */
     uint64_t seed;            /* room ids, invite codes, guest names, coin tosses: from
                                  getrandom when 0 */
+    double tau;               /* Glicko-2's tau (0: the default, 0.5) */
 } thue_lobby_config;
 
 typedef struct thue_lobby thue_lobby;
@@ -53,6 +55,26 @@ typedef struct thue_lobby thue_lobby;
  * metrics (borrowed). NULL when out of memory. */
 thue_lobby *thue_lobby_new(uv_loop_t *loop, const thue_lobby_config *cfg, thue_pool *pool,
                            thue_metrics *metrics);
+/*
+ * Persistence: accounts, ratings and match records go to store (borrowed; opened,
+ * loaded and started by the caller; it must stay open until thue_lobby_close has been
+ * called). Without a store (NULL, the default) claim_name, token logins, rated rooms and
+ * ladders answer not_available and finished matches are not recorded. Set before the
+ * first connection, after loading: thue_store_load(store, thue_lobby_load_account,
+ * thue_lobby_load_rating, NULL, lobby, ...).
+ */
+void thue_lobby_set_store(thue_lobby *lobby, thue_store *store);
+void thue_lobby_load_account(void *lobby, const thue_account_row *row);
+void thue_lobby_load_rating(void *lobby, const thue_rating_row *row);
+/* Whether store jobs the lobby queued are still waiting for their callbacks (close the
+ * store, which runs them, before closing the lobby). */
+int thue_lobby_store_pending(const thue_lobby *lobby);
+
+/* The body of GET /api/ladder: the members of PROTOCOL.md's `ladder` message without
+ * type and id. NULL when out of memory or without a store. */
+char *thue_lobby_ladder_json(thue_lobby *lobby, thue_variant variant, int k,
+                             thue_ladder_kind kind, int offset, int count);
+
 /* The network layer's hooks; set once, before the first connection. */
 void thue_lobby_set_hooks(thue_lobby *lobby, const thue_lobby_hooks *hooks);
 

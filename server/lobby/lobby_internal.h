@@ -17,8 +17,10 @@
 
 #include "../protocol/codec.h"
 #include "engine/match.h"
+#include "ladder/glicko2.h"
 #include "lobby/lobby.h"
 #include "search/bot.h"
+#include "store/store.h"
 
 #define LOBBY_BUCKETS 4096 /* hash buckets of the room and session tables */
 #define ABUSE_REJECTIONS 50
@@ -27,6 +29,31 @@
 
 typedef struct session session;
 typedef struct room room;
+typedef struct account account;
+
+/* One rating pool's record of an account. */
+typedef struct pool_rating {
+    thue_variant variant;
+    int k;
+    thue_glicko g;
+    int games, wins, draws, losses;
+    struct pool_rating *next;
+} pool_rating;
+
+/* An account (a person who claimed a name, or a bot SPEC), kept in memory; the store has
+ * the same rows. */
+struct account {
+    int64_t id;
+    char name[THUE_PROTO_NAME_MAX * 4 + 1];
+    char key[THUE_PROTO_NAME_MAX * 4 + 1];
+    thue_player_kind kind; /* THUE_KIND_ACCOUNT or THUE_KIND_BOT */
+    char bot[THUE_PROTO_SPEC_MAX + 1];
+    unsigned char token_hash[32];
+    bool committed; /* the store has it (claim_name answers only then) */
+    session *session; /* the session logged in as this account, if any */
+    pool_rating *ratings;
+    account *next, *name_next, *token_next;
+};
 
 struct thue_client {
     thue_lobby *lobby;
@@ -46,6 +73,7 @@ struct session {
     char key[THUE_PROTO_NAME_MAX * 4 + 1]; /* the name folded for uniqueness */
     char resume[THUE_PROTO_RESUME_LEN + 1];
     thue_client *client; /* NULL while away */
+    account *acct;       /* NULL for a guest */
     int rooms_created;   /* rooms created and not left */
     /* quick match: the queue this session waits in (queued = false: none) */
     bool queued;
@@ -61,6 +89,7 @@ struct session {
 typedef struct room_seat {
     session *s; /* a human, or NULL */
     bool bot;   /* a bot (s is NULL) */
+    account *bot_acct; /* a bot's account (rated rooms), or NULL */
     char bot_name[THUE_PROTO_NAME_MAX + 1];
     char bot_spec_text[THUE_PROTO_SPEC_MAX + 1];
     thue_bot_spec spec;
@@ -94,6 +123,10 @@ struct room {
     int clock_running;           /* seat, or -1 */
     uint64_t turn_start_ns;      /* when the current step began */
     thue_last_move last_move;
+    thue_move_row *moves; /* the current match's moves, for its record */
+    int nmoves, capmoves;
+    int plies[2]; /* moves so far in each round */
+    int64_t started_ms;
     int thinking; /* seat whose bot is searching, or -1 */
     uint64_t job; /* its pool job, 0: none */
     uv_timer_t clock_timer, linger_timer;
@@ -115,9 +148,15 @@ struct thue_lobby {
     session *sessions;
     room *rooms; /* newest first */
     int nrooms;
-    uint64_t room_seq, queue_seq, bot_names;
+    uint64_t room_seq, queue_seq;
     session *by_name[LOBBY_BUCKETS], *by_token[LOBBY_BUCKETS];
     room *by_id[LOBBY_BUCKETS];
+    /* accounts and ratings (persistence): store is NULL without a database */
+    thue_store *store;
+    account *accounts;
+    account *acct_by_name[LOBBY_BUCKETS], *acct_by_token[LOBBY_BUCKETS];
+    int64_t next_account;
+    int store_pending; /* store jobs whose callbacks have not run */
     int handles; /* open handles of ending rooms and sessions, while closing */
     void (*closed)(void *data);
     void *closed_data;
@@ -126,6 +165,19 @@ struct thue_lobby {
 /* ---- lobby.c ------------------------------------------------------------------------ */
 
 uint64_t lobby_random(thue_lobby *l);
+/* size bytes from the kernel's generator; 0 or -1. */
+int lobby_random_bytes(unsigned char *b, size_t size);
+int64_t lobby_now_ms(void);
+/* The name as compared for uniqueness (ASCII letters folded). */
+void lobby_name_key(const char *name, char *key, size_t size);
+bool lobby_name_reserved(const char *name);
+session *lobby_session_by_name(thue_lobby *l, const char *name);
+/* A new name for a session (claim_name). */
+void session_rename(session *s, const char *name);
+/* Pushes the state of every room the session is in (its name or kind changed). */
+void lobby_session_rooms_changed(session *s);
+void lobby_reply_error(thue_lobby *l, session *s, const thue_msg_id *id, int code);
+void lobby_send_text(thue_lobby *l, thue_client *c, const char *text);
 uint32_t lobby_hash(const char *s);
 /* Sends one encoded message to a session's connection (no-op while it is away). */
 void lobby_send_msg(thue_lobby *l, session *s, const thue_msg *msg);
@@ -144,6 +196,8 @@ typedef struct request {
 } request;
 
 void request_ok(request *rq);
+/* 0 when s may play rated, else the error (with rq's message set). */
+int rated_allowed(request *rq, const session *s);
 
 int room_create(request *rq);
 int room_list(request *rq);
@@ -165,6 +219,11 @@ char *room_list_text(thue_lobby *l, const thue_cmd *cmd);
 room *room_quick(thue_lobby *l, session *a, session *b, const thue_room_options *opt);
 /* Pushes the room's state to everyone in it (after a version bump). */
 void room_changed(room *r);
+/* Sends msg to everyone in the room. */
+void room_broadcast(room *r, const thue_msg *msg);
+/* record.c: rates a finished match, queues its record and sends match_end (end, filled
+ * by the caller with the round words still borrowed) once the record is committed. */
+void record_match(room *r, thue_msg *end);
 /* Sends the room's state to one session. */
 void room_send_state(room *r, session *s);
 /* Whether s is seated in or watching r. */
@@ -177,5 +236,23 @@ void room_session_gone(room *r, session *s);
 /* Starts closing a room: cancels its bot job, closes its timers. */
 void room_destroy(room *r);
 room *room_find(thue_lobby *l, const char *id);
+
+/* ---- accounts.c ---------------------------------------------------------------------- */
+
+account *account_by_name(thue_lobby *l, const char *name);
+account *account_by_token(thue_lobby *l, const char *token);
+/* The bot account of a SPEC's canonical text, made (and queued for the store) when new;
+ * NULL without a store or memory. */
+account *account_bot(thue_lobby *l, const char *spec_text, const char *bot_name);
+/* The account's record in a pool, made with the initial rating when new; NULL when out
+ * of memory. */
+pool_rating *account_rating(account *a, thue_variant variant, int k);
+/* A bot's stable name: its SPEC when that fits a name, else "Bot-" and 8 hex digits of
+ * the SPEC's SHA-256. */
+void bot_name_of(const char *spec_text, char *out, size_t size);
+int cmd_claim_name(request *rq);
+int cmd_get_ladder(request *rq);
+char *ladder_text(thue_lobby *l, const thue_cmd *cmd);
+void accounts_free(thue_lobby *l);
 
 #endif

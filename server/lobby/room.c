@@ -136,6 +136,14 @@ static void fill_state(const room *r, thue_msg *msg, int you)
             snprintf(out->bot, sizeof out->bot, "%s", se->bot_spec_text);
         out->connected = se->bot || se->s->client != NULL;
         out->ready = se->ready;
+        account *a = se->bot ? se->bot_acct : se->s->acct;
+        if (r->opt.rated && a != NULL) {
+            pool_rating *p = account_rating(a, r->opt.variant, r->opt.k);
+            if (p != NULL) {
+                out->has_rating = 1;
+                out->rating = p->g.rating;
+            }
+        }
     }
     st->spectators = r->nspect;
     st->you = you;
@@ -179,7 +187,7 @@ void room_send_state(room *r, session *s)
 }
 
 /* Sends msg to everyone in the room (seated humans and spectators). */
-static void room_broadcast(room *r, const thue_msg *msg)
+void room_broadcast(room *r, const thue_msg *msg)
 {
     for (int i = 0; i < 2; i++)
         lobby_send_msg(r->lobby, r->seats[i].s, msg);
@@ -246,6 +254,7 @@ static void room_handle_closed(uv_handle_t *h)
     l->handles--;
     if (--r->handles == 0) {
         free(r->spect);
+        free(r->moves);
         free(r->scratch);
         free(r->round_word[0]);
         free(r->round_word[1]);
@@ -391,6 +400,9 @@ static int match_start(room *r, int builder)
         r->seats[i].rematch = r->seats[i].bot; /* bots always agree */
     }
     memset(&r->last_move, 0, sizeof r->last_move);
+    r->nmoves = 0;
+    r->plies[0] = r->plies[1] = 0;
+    r->started_ms = lobby_now_ms();
     r->game_seed = lobby_random(l);
     r->status = THUE_STATUS_PLAYING;
     l->metrics->matches_started++;
@@ -485,7 +497,7 @@ static void finish(room *r)
         me->points[i] = thue_match_points(m, i);
         round_info(r, i, &me->rounds[i]);
     }
-    room_broadcast(r, &msg);
+    record_match(r, &msg);
 }
 
 static void forfeit(room *r, int seat, thue_end_reason why)
@@ -515,6 +527,23 @@ static void clock_due(uv_timer_t *t)
     }
     thue_log(THUE_LOG_INFO, "room %s: seat %d ran out of time", r->id, r->clock_running);
     forfeit(r, r->clock_running, THUE_END_TIMEOUT);
+}
+
+/* Appends a move to the match's record (a move that cannot be logged for lack of memory
+ * is left out of the record, and logged). */
+static void log_move(room *r, int round, int seat, bool paint, int value, double think_ms)
+{
+    if (r->nmoves == r->capmoves) {
+        int cap = r->capmoves ? 2 * r->capmoves : 64;
+        thue_move_row *grown = realloc(r->moves, (size_t)cap * sizeof *grown);
+        if (grown == NULL) {
+            thue_log(THUE_LOG_ERROR, "room %s: out of memory recording a move", r->id);
+            return;
+        }
+        r->moves = grown;
+        r->capmoves = cap;
+    }
+    r->moves[r->nmoves++] = (thue_move_row){round, r->plies[round]++, seat, paint, value, think_ms};
 }
 
 /*
@@ -550,6 +579,7 @@ static int apply_move(room *r, int seat, bool paint, int value)
     r->last_move.is_paint = paint;
     r->last_move.value = value;
     r->last_move.think_ms = (double)took / 1e6;
+    log_move(r, round, seat, paint, value, (double)took / 1e6);
     /* The paint that ended round 0 started round 1 in the engine's word: keep the final
      * word (the word before the paint, with the symbol inserted). */
     if (paint && round == 0 && m->rounds[0].end != THUE_ROUND_PLAYING) {
@@ -642,21 +672,24 @@ static void submit_bot(room *r, int seat)
     l->metrics->bot_jobs_submitted++;
 }
 
-static void seat_bot(thue_lobby *l, room_seat *st, const thue_bot_spec *spec, int think_ms)
+/* Seats a bot: its name is stable (bot_name_of), and in a rated room it plays as the
+ * SPEC's account. 0, or -1 when the rated room's bot account cannot be made. */
+static int seat_bot(room *r, room_seat *st, const thue_bot_spec *spec, int think_ms)
 {
-    memset(st, 0, sizeof *st);
-    st->bot = true;
-    st->spec = *spec;
-    thue_bot_spec_format(spec, st->bot_spec_text, sizeof st->bot_spec_text);
-    size_t len = strlen(st->bot_spec_text);
-    if (len <= THUE_PROTO_NAME_MAX)
-        memcpy(st->bot_name, st->bot_spec_text, len + 1);
-    else
-        snprintf(st->bot_name, sizeof st->bot_name, "Bot %llu",
-                 (unsigned long long)++l->bot_names);
-    st->think_ms = think_ms;
-    st->ready = true;
-    st->rematch = true;
+    room_seat bot;
+    memset(&bot, 0, sizeof bot);
+    bot.bot = true;
+    bot.spec = *spec;
+    thue_bot_spec_format(spec, bot.bot_spec_text, sizeof bot.bot_spec_text);
+    bot_name_of(bot.bot_spec_text, bot.bot_name, sizeof bot.bot_name);
+    bot.think_ms = think_ms;
+    bot.ready = true;
+    bot.rematch = true;
+    if (r->opt.rated &&
+        (bot.bot_acct = account_bot(r->lobby, bot.bot_spec_text, bot.bot_name)) == NULL)
+        return -1;
+    *st = bot;
+    return 0;
 }
 
 /* ---- commands ---------------------------------------------------------------------------- */
@@ -733,15 +766,32 @@ static void spect_remove(room *r, int i)
     r->spect[i] = r->spect[--r->nspect];
 }
 
+/* Whether s may play rated: only with an account, and only on a server with a store. */
+int rated_allowed(request *rq, const session *s)
+{
+    if (rq->c->lobby->store == NULL) {
+        snprintf(rq->field, sizeof rq->field, "rated");
+        snprintf(rq->message, sizeof rq->message,
+                 "this server runs without a database: rated play is off");
+        return THUE_PERR_NOT_AVAILABLE;
+    }
+    if (s->acct == NULL) {
+        snprintf(rq->message, sizeof rq->message,
+                 "rated play is for accounts: claim a name first (claim_name)");
+        return THUE_PERR_NOT_ALLOWED;
+    }
+    return 0;
+}
+
 int room_create(request *rq)
 {
     thue_lobby *l = rq->c->lobby;
     session *s = rq->c->s;
     const __typeof__(rq->cmd->u.create_room) *cr = &rq->cmd->u.create_room;
     if (cr->rated) {
-        snprintf(rq->field, sizeof rq->field, "rated");
-        snprintf(rq->message, sizeof rq->message, "rated rooms arrive with accounts");
-        return THUE_PERR_NOT_AVAILABLE;
+        int err = rated_allowed(rq, s);
+        if (err)
+            return err;
     }
     if (s->rooms_created >= l->cfg.max_rooms_per_player) {
         snprintf(rq->message, sizeof rq->message,
@@ -756,6 +806,7 @@ int room_create(request *rq)
     opt.limit = cr->limit;
     opt.clock = cr->clock;
     opt.is_private = cr->is_private;
+    opt.rated = cr->rated;
     opt.first = cr->first;
     room *r = room_new(l, &opt, cr->is_private);
     if (r == NULL) {
@@ -847,6 +898,8 @@ int room_join(request *rq)
         return err;
     if (seat_of(r, s) >= 0)
         return THUE_PERR_SEATED;
+    if (r->opt.rated && (err = rated_allowed(rq, s)) != 0)
+        return err;
     int seat;
     if ((err = pick_seat(rq, r, a->has_seat, a->seat, &seat)) != 0)
         return err;
@@ -894,7 +947,8 @@ static void leave(room *r, session *s)
 {
     int seat = seat_of(r, s);
     if (seat >= 0) {
-        if (match_running(r))
+        /* A shutdown interrupts matches; it does not decide them. */
+        if (match_running(r) && !r->lobby->stopping)
             forfeit(r, seat, THUE_END_ABANDON);
         memset(&r->seats[seat], 0, sizeof r->seats[seat]);
     }
@@ -965,7 +1019,8 @@ int room_seat_bot(request *rq)
     int seat, err;
     if ((err = pick_seat(rq, r, a->has_seat, a->seat, &seat)) != 0)
         return err;
-    seat_bot(l, &r->seats[seat], &spec, a->think_ms);
+    if (seat_bot(r, &r->seats[seat], &spec, a->think_ms) != 0)
+        return THUE_PERR_INTERNAL;
     thue_log(THUE_LOG_INFO, "room %s: bot %s seated by %s", r->id, r->seats[seat].bot_spec_text,
              s->player.name);
     request_ok(rq);
@@ -1091,7 +1146,10 @@ room *room_quick(thue_lobby *l, session *a, session *b, const thue_room_options 
     } else {
         thue_bot_spec spec;
         thue_bot_spec_parse(QUICK_BOT_SPEC, &spec, NULL, 0);
-        seat_bot(l, &r->seats[1], &spec, l->cfg.bot_think_ms);
+        if (seat_bot(r, &r->seats[1], &spec, l->cfg.bot_think_ms) != 0) {
+            room_destroy(r);
+            return NULL;
+        }
     }
     if (match_start(r, (int)(lobby_random(l) & 1)) != 0) {
         room_destroy(r);

@@ -52,6 +52,7 @@
 
 #include "log.h"
 #include "protocol/codec.h"
+#include "store/store.h"
 
 #ifndef THUE_SERVER_VERSION
 #define THUE_SERVER_VERSION "0.1.0"
@@ -65,6 +66,7 @@
 #define TEARDOWN_MS 3000     /* and this long for lws's handles to close */
 #define POLL_MS 5            /* the teardown timer's period */
 #define HTTP_CHUNK 16384     /* bytes of an HTTP body per write */
+#define MATCHES_PER_PAGE 50  /* GET /api/matches?player= */
 #define QUEUE_MAX (8u << 20) /* bytes queued for one connection before it is dropped */
 #define IP_BUCKETS 256       /* per-IP counters: a small chained hash table */
 #define IP_TEXT_MAX 64       /* lws_get_peer_simple's text of an address */
@@ -103,8 +105,11 @@ struct thue_conn {
 
 /* lws's per-connection user data (zeroed by lws; reallocated when a connection is
  * upgraded to WebSocket). */
+typedef struct deferred deferred;
+
 typedef struct pss {
     thue_conn *conn; /* WebSocket */
+    deferred *wait;  /* HTTP: a response the store is producing */
     /* HTTP: the body of the response being written */
     char *body;
     size_t body_len, body_off;
@@ -131,6 +136,7 @@ struct thue_net {
     thue_lobby *lobby;
     thue_pool *pool;
     thue_metrics *metrics;
+    thue_store *store; /* NULL: no database (the record endpoints say not_available) */
 
     char web_root[PATH_MAX]; /* canonical (realpath) */
     int max_conns, max_per_ip;
@@ -444,8 +450,31 @@ static int ws_writeable(struct lws *wsi, pss *p)
 
 /* ---- the HTTP side -------------------------------------------------------------------- */
 
+/*
+ * A response the store thread produces (GET /api/matches...): the request waits, the
+ * store's callback fills this in on the loop and asks for HTTP_WRITEABLE, which sends
+ * it. If the connection goes first, wsi is cleared and the callback only frees.
+ */
+struct deferred {
+    struct lws *wsi;
+    int head;
+    const char *type;
+    int done, status;
+    char *body;
+    size_t len;
+};
+
 static void http_reset(pss *p)
 {
+    if (p->wait) {
+        if (p->wait->done) {
+            free(p->wait->body);
+            free(p->wait);
+        } else {
+            p->wait->wsi = NULL; /* the store's callback frees it */
+        }
+        p->wait = NULL;
+    }
     free(p->body);
     p->body = NULL;
     p->body_len = p->body_off = 0;
@@ -513,9 +542,17 @@ static int http_error(struct lws *wsi, pss *p, unsigned status, const char *code
     return http_respond_text(wsi, p, status, JSON_TYPE, text, head);
 }
 
-/* LWS_CALLBACK_HTTP_WRITEABLE: the next piece of the body. */
+/* LWS_CALLBACK_HTTP_WRITEABLE: a deferred response that has arrived, or the next piece
+ * of the body. */
 static int http_writeable(struct lws *wsi, pss *p)
 {
+    if (p->wait && p->wait->done) {
+        deferred *d = p->wait;
+        p->wait = NULL;
+        int r = http_respond(wsi, p, (unsigned)d->status, d->type, d->body, d->len, d->head);
+        free(d);
+        return r;
+    }
     if (p->body == NULL)
         return 0;
     unsigned char buf[LWS_PRE + HTTP_CHUNK];
@@ -696,6 +733,202 @@ static int http_file(thue_net *net, struct lws *wsi, pss *p, const char *uri, in
     return 0;
 }
 
+/* The store's answer to a deferred request (loop thread). */
+static void deferred_done(int status, char *body, size_t len, void *data)
+{
+    deferred *d = data;
+    if (d->wsi == NULL) { /* the client left */
+        free(body);
+        free(d);
+        return;
+    }
+    d->done = 1;
+    d->status = status;
+    if (status != 200)
+        d->type = JSON_TYPE; /* errors are JSON whatever the endpoint */
+    d->body = body;
+    d->len = body ? len : 0;
+    if (body == NULL) {
+        static const char oom[] = "{\"error\":{\"code\":\"internal\",\"message\":\"out of memory\"}}";
+        d->body = malloc(sizeof oom);
+        d->len = d->body ? sizeof oom - 1 : 0;
+        if (d->body)
+            memcpy(d->body, oom, sizeof oom);
+        d->status = 500;
+    }
+    lws_callback_on_writable(d->wsi);
+}
+
+/* Queues a store read whose callback answers the request. */
+static int http_defer(thue_net *net, struct lws *wsi, pss *p, const char *type, int head,
+                      int (*start)(thue_net *net, const char *arg, int page, deferred *d),
+                      const char *arg, int page)
+{
+    deferred *d = calloc(1, sizeof *d);
+    if (d == NULL)
+        return http_error(wsi, p, 500, "internal", "out of memory", head);
+    d->wsi = wsi;
+    d->head = head;
+    d->type = type;
+    if (start(net, arg, page, d) != 0) {
+        free(d);
+        return http_error(wsi, p, 503, "server_busy", "the database is not available", head);
+    }
+    p->wait = d;
+    return 0;
+}
+
+static int start_match(thue_net *net, const char *id, int page, deferred *d)
+{
+    (void)page;
+    return thue_store_match_json(net->store, id, deferred_done, d);
+}
+
+static int start_moves(thue_net *net, const char *id, int page, deferred *d)
+{
+    (void)page;
+    return thue_store_moves_csv(net->store, id, deferred_done, d);
+}
+
+static int start_list(thue_net *net, const char *player, int page, deferred *d)
+{
+    return thue_store_matches_json(net->store, player, page, MATCHES_PER_PAGE, deferred_done, d);
+}
+
+/* A room-id-like key: 1..32 of A-Z a-z 0-9 _ -. */
+static int valid_key(const char *s, size_t n)
+{
+    if (n == 0 || n > THUE_PROTO_KEY_MAX)
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        if (!isalnum((unsigned char)s[i]) && s[i] != '_' && s[i] != '-')
+            return 0;
+    return 1;
+}
+
+/* An integer lo..hi from decimal digits; -1 when it is not. */
+static long parse_range(const char *s, long lo, long hi)
+{
+    long v = 0;
+    if (*s == '\0')
+        return -1;
+    for (; *s; s++) {
+        if (!isdigit((unsigned char)*s) || v > hi)
+            return -1;
+        v = v * 10 + (*s - '0');
+    }
+    return v >= lo && v <= hi ? v : -1;
+}
+
+/* GET /api/matches?player=NAME[&page=N], /api/matches/{id}, /api/matches/{id}/moves.csv */
+static int http_matches(thue_net *net, struct lws *wsi, pss *p, const char *uri, int head)
+{
+    if (net->store == NULL)
+        return http_error(wsi, p, 404, "not_available",
+                          "this server runs without a database: no match records", head);
+    const char *rest = uri + strlen("/api/matches");
+    if (*rest == '/') {
+        rest++;
+        const char *slash = strchr(rest, '/');
+        size_t n = slash ? (size_t)(slash - rest) : strlen(rest);
+        char id[THUE_PROTO_KEY_MAX + 1];
+        if (!valid_key(rest, n))
+            return http_error(wsi, p, 404, "not_found", "no stored match has that id", head);
+        memcpy(id, rest, n);
+        id[n] = '\0';
+        if (slash == NULL)
+            return http_defer(net, wsi, p, JSON_TYPE, head, start_match, id, 0);
+        if (strcmp(slash, "/moves.csv") == 0)
+            return http_defer(net, wsi, p, "text/csv; charset=utf-8", head, start_moves, id, 0);
+        return http_error(wsi, p, 404, "not_found", "no such endpoint", head);
+    }
+    char arg[256], player[THUE_PROTO_NAME_MAX * 4 + 1] = "";
+    long page = 1;
+    for (int i = 0;; i++) {
+        int r = query_arg(wsi, i, arg, sizeof arg);
+        if (r > 0)
+            break;
+        if (r < 0)
+            return http_error(wsi, p, 400, "bad_request", "query argument too long", head);
+        char *eq = strchr(arg, '=');
+        const char *value = eq ? eq + 1 : "";
+        if (eq)
+            *eq = '\0';
+        if (strcmp(arg, "player") == 0) {
+            if (*value == '\0' || strlen(value) >= sizeof player)
+                return http_error(wsi, p, 400, "bad_request", "player must be a player's name",
+                                  head);
+            snprintf(player, sizeof player, "%s", value);
+        } else if (strcmp(arg, "page") == 0) {
+            page = parse_range(value, 1, 1000000);
+            if (page < 0)
+                return http_error(wsi, p, 400, "bad_request",
+                                  "page must be an integer from 1 to 1000000", head);
+        }
+    }
+    if (player[0] == '\0')
+        return http_error(wsi, p, 400, "bad_request", "player=NAME is required", head);
+    return http_defer(net, wsi, p, JSON_TYPE, head, start_list, player, (int)page);
+}
+
+/* GET /api/ladder?variant=V&k=K[&kind=K][&offset=N][&count=N] */
+static int http_ladder(thue_net *net, struct lws *wsi, pss *p, int head)
+{
+    static const char *const kinds[] = {"all", "human", "bot"};
+    char arg[256];
+    int variant = -1, k = -1, kind = 0;
+    long offset = 0, count = 50;
+    for (int i = 0;; i++) {
+        int r = query_arg(wsi, i, arg, sizeof arg);
+        if (r > 0)
+            break;
+        if (r < 0)
+            return http_error(wsi, p, 400, "bad_request", "query argument too long", head);
+        char *eq = strchr(arg, '=');
+        const char *value = eq ? eq + 1 : "";
+        if (eq)
+            *eq = '\0';
+        if (strcmp(arg, "variant") == 0) {
+            variant = strcmp(value, "square") == 0 ? THUE_SQUARE
+                      : strcmp(value, "overlap") == 0 ? THUE_OVERLAP
+                                                      : -2;
+            if (variant == -2)
+                return http_error(wsi, p, 400, "bad_request", "variant must be square or overlap",
+                                  head);
+        } else if (strcmp(arg, "k") == 0) {
+            if ((k = parse_k(value)) < 0)
+                return http_error(wsi, p, 400, "bad_request", "k must be an integer from 2 to 64",
+                                  head);
+        } else if (strcmp(arg, "kind") == 0) {
+            kind = -1;
+            for (int j = 0; j < 3; j++)
+                if (strcmp(value, kinds[j]) == 0)
+                    kind = j;
+            if (kind < 0)
+                return http_error(wsi, p, 400, "bad_request", "kind must be all, human or bot",
+                                  head);
+        } else if (strcmp(arg, "offset") == 0) {
+            if ((offset = parse_range(value, 0, 100000)) < 0)
+                return http_error(wsi, p, 400, "bad_request",
+                                  "offset must be an integer from 0 to 100000", head);
+        } else if (strcmp(arg, "count") == 0) {
+            if ((count = parse_range(value, 1, 200)) < 0)
+                return http_error(wsi, p, 400, "bad_request",
+                                  "count must be an integer from 1 to 200", head);
+        }
+    }
+    if (variant < 0 || k < 0)
+        return http_error(wsi, p, 400, "bad_request", "variant and k are required", head);
+    if (net->store == NULL)
+        return http_error(wsi, p, 404, "not_available",
+                          "this server runs without a database: no ladders", head);
+    char *text = thue_lobby_ladder_json(net->lobby, (thue_variant)variant, k,
+                                        (thue_ladder_kind)kind, (int)offset, (int)count);
+    if (text == NULL)
+        return http_error(wsi, p, 500, "internal", "out of memory", head);
+    return http_respond(wsi, p, 200, JSON_TYPE, text, strlen(text), head);
+}
+
 /* True when uri is prefix itself or below it ("/api/matches" and "/api/matches/7"). */
 static int path_under(const char *uri, const char *prefix)
 {
@@ -733,10 +966,12 @@ static int http_request(thue_net *net, struct lws *wsi, pss *p, const char *uri)
         return http_metrics(net, wsi, p, head);
     if (strcmp(uri, "/api/rooms") == 0)
         return http_rooms(net, wsi, p, head);
-    if (path_under(uri, "/api/ladder") || path_under(uri, "/api/matches") ||
-        path_under(uri, "/api/tournaments"))
-        return http_error(wsi, p, 404, "not_available", "this endpoint arrives with persistence",
-                          head);
+    if (strcmp(uri, "/api/ladder") == 0)
+        return http_ladder(net, wsi, p, head);
+    if (path_under(uri, "/api/matches"))
+        return http_matches(net, wsi, p, uri, head);
+    if (path_under(uri, "/api/tournaments"))
+        return http_error(wsi, p, 404, "not_available", "tournaments are not served yet", head);
     if (path_under(uri, "/api"))
         return http_error(wsi, p, 404, "not_found", "no such endpoint", head);
     if (strcmp(uri, "/ws") == 0)
@@ -1132,6 +1367,11 @@ thue_net *thue_net_new(uv_loop_t *loop, const thue_config *cfg, thue_lobby *lobb
     thue_lobby_hooks hooks = {.send = hook_send, .close = hook_close, .ctx = net};
     thue_lobby_set_hooks(lobby, &hooks);
     return net;
+}
+
+void thue_net_set_store(thue_net *net, thue_store *store)
+{
+    net->store = store;
 }
 
 int thue_net_port(const thue_net *net)

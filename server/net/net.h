@@ -9,6 +9,9 @@
  *   /healthz    {"status":"ok",...}
  *   /metrics    Prometheus text (metrics.h)
  *   /api/rooms  the public rooms (thue_lobby_rooms_json)
+ *   /api/ladder the ladder of a rating pool (thue_lobby_ladder_json)
+ *   /api/matches, /api/matches/{id}, /api/matches/{id}/moves.csv: stored matches, read
+ *               by the store thread while the request waits
  * plus connection limits (overall and per IP: HTTP 503 at the handshake).
  * Loop thread only.
  */
@@ -23,6 +26,7 @@
 #include "lobby/lobby.h"
 #include "metrics.h"
 #include "search/pool.h"
+#include "store/store.h"
 
 typedef struct thue_net thue_net;
 
@@ -33,6 +37,9 @@ typedef struct thue_net thue_net;
  */
 thue_net *thue_net_new(uv_loop_t *loop, const thue_config *cfg, thue_lobby *lobby,
                        thue_pool *pool, thue_metrics *metrics, char *err, size_t errsize);
+/* The store that serves GET /api/matches... (borrowed; NULL: those answer 404
+ * not_available). It must stay open until thue_net_close has been called. */
+void thue_net_set_store(thue_net *net, thue_store *store);
 /* The port actually listened on (useful with --port 0). */
 int thue_net_port(const thue_net *net);
 /* Stops accepting connections (the lobby closes the open ones). */

@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { Client, player, run, startServer, test } from "./lib.mjs";
 
 // PROTOCOL.md section 10's codes, and those the server cannot send before persistence
-// (accounts, ladders, tournaments answer not_available) or by design (bad_chat is for a
+// (tournaments answer not_available) or by design (bad_chat is for a
 // rule beyond the text's form, which the server has none of yet; internal is a bug).
 const ALL_CODES = [
   "bad_json", "bad_message", "unknown_type", "hello_first", "already_hello", "bad_protocol",
@@ -14,7 +14,7 @@ const ALL_CODES = [
   "match_over", "bad_chat", "rate_limited", "not_available", "no_such_tournament",
   "tournament_closed", "not_allowed", "server_busy", "internal",
 ];
-const NOT_YET = ["bad_token", "bad_chat", "no_such_tournament", "tournament_closed", "internal"];
+const NOT_YET = ["bad_chat", "no_such_tournament", "tournament_closed", "internal"];
 
 test("every error code the server can send, each answering the request's id", async () => {
   const server = await startServer(["--max-rooms-per-player", "2", "--max-rooms", "3"]);
@@ -37,7 +37,7 @@ test("every error code the server can send, each answering the request's id", as
     assert.equal(pong.type, "pong", "ping is allowed before hello");
     await expect(raw, { type: "hello", protocol: 2 }, "bad_protocol");
     await expect(raw, { type: "hello", protocol: 1, resume: "0123456789abcdef0123456789abcdef" }, "bad_resume");
-    await expect(raw, { type: "hello", protocol: 1, token: "t_nobody" }, "not_available");
+    await expect(raw, { type: "hello", protocol: 1, token: "t_nobody" }, "bad_token", "token");
     await expect(raw, { type: "hello", protocol: 1, name: "A", token: "x" }, "bad_message");
     await expect(raw, { type: "no_such_thing" }, "unknown_type", "type");
     await expect(raw, { type: "hello", protocol: "1" }, "bad_message", "protocol");
@@ -67,9 +67,10 @@ test("every error code the server can send, each answering the request's id", as
     await expect(ann, { type: "create_room", k: 3 }, "too_many_rooms");
     await bob.ok({ type: "create_room", k: 3 });
     await expect(cy, { type: "create_room", k: 3 }, "server_busy");
-    await expect(ann, { type: "create_room", rated: true }, "not_available");
-    await expect(ann, { type: "get_ladder", variant: "square", k: 5 }, "not_available");
-    await expect(ann, { type: "claim_name", name: "Ann" }, "not_available");
+    await expect(ann, { type: "create_room", rated: true }, "not_allowed"); // a guest
+    await expect(ann, { type: "claim_name", name: "Bob" }, "name_taken", "name");
+    await expect(ann, { type: "claim_name", name: "perfect" }, "bad_name", "name");
+    await expect(ann, { type: "list_tournaments" }, "not_available");
     await expect(ann, { type: "create_room", k: 65 }, "bad_message", "k");
     await expect(ann, { type: "create_room", clock: { initial_ms: 10, increment_ms: 0 } }, "bad_message", "clock/initial_ms");
 

@@ -36,7 +36,9 @@ export function withTimeout(promise, ms, what) {
  */
 export async function startServer(extra = [], env = {}) {
   if (!SERVER) throw new Error("no server binary: pass --server PATH or set THUE_SERVER");
-  const args = ["--port", "0", "--bind", "127.0.0.1", "--log-level", "warn", ...extra];
+  // Each server keeps its database in memory unless the test names a file.
+  const db = extra.includes("--db") ? [] : ["--db", ":memory:"];
+  const args = ["--port", "0", "--bind", "127.0.0.1", "--log-level", "warn", ...db, ...extra];
   const proc = spawn(SERVER, args, { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
   let out = "";
   let err = "";

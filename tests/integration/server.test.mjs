@@ -36,6 +36,17 @@ test("HTTP: /healthz, /metrics, /api/rooms, the web client, 404 and 405", async 
     r = await get(server, "/no/such/file.txt");
     assert.equal(r.status, 404);
     r = await get(server, "/api/ladder?variant=square&k=5");
+    assert.equal(r.status, 200);
+    assert.deepEqual(r.json, { variant: "square", k: 5, kind: "all", offset: 0, total: 0, entries: [] });
+    r = await get(server, "/api/ladder?variant=square");
+    assert.equal(r.status, 400);
+    r = await get(server, "/api/matches/nosuchmatch");
+    assert.equal(r.status, 404);
+    assert.equal(r.json.error.code, "not_found");
+    r = await get(server, "/api/matches?player=Nobody");
+    assert.equal(r.status, 200);
+    assert.deepEqual(r.json, { matches: [], page: 1, pages: 1 });
+    r = await get(server, "/api/tournaments");
     assert.equal(r.status, 404);
     assert.equal(r.json.error.code, "not_available");
     r = await get(server, "/healthz", { method: "POST" });
@@ -48,7 +59,7 @@ test("HTTP: /healthz, /metrics, /api/rooms, the web client, 404 and 405", async 
 test("a busy port, a bad flag and a bad config file are clear errors", async () => {
   const server = await startServer();
   try {
-    let r = await runServer(["--port", String(server.port), "--bind", "127.0.0.1"]);
+    let r = await runServer(["--port", String(server.port), "--bind", "127.0.0.1", "--db", ":memory:"]);
     assert.equal(r.code, 1);
     assert.match(r.stderr, new RegExp(`${server.port}.*in use|in use.*${server.port}`));
   } finally {

@@ -1,0 +1,424 @@
+/*
+ * accounts.c: accounts, their ratings, and the ladders (PROTOCOL.md section 9).
+ *
+ * Every account and rating lives in memory (loaded from the store at start-up), so that
+ * a login, a ladder or a rating update never waits for the disk; every change is queued
+ * for the store thread. A claimed name is answered (with its token) only once the store
+ * has committed the account: a token the client holds always works after a crash.
+ *
+ * An account token is "t_" and 64 hex digits (256 random bits); only its SHA-256 is
+ * kept, in memory and on disk.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lobby_internal.h"
+#include "log.h"
+
+/* ---- tables ------------------------------------------------------------------------- */
+
+static uint32_t hash_bytes(const unsigned char *b, size_t n)
+{
+    uint32_t h = 2166136261u;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ b[i]) * 16777619u;
+    return h;
+}
+
+account *account_by_name(thue_lobby *l, const char *name)
+{
+    char key[THUE_PROTO_NAME_MAX * 4 + 1];
+    lobby_name_key(name, key, sizeof key);
+    for (account *a = l->acct_by_name[lobby_hash(key) % LOBBY_BUCKETS]; a; a = a->name_next)
+        if (strcmp(a->key, key) == 0)
+            return a;
+    return NULL;
+}
+
+static account *by_token_hash(thue_lobby *l, const unsigned char hash[32])
+{
+    for (account *a = l->acct_by_token[hash_bytes(hash, 32) % LOBBY_BUCKETS]; a;
+         a = a->token_next)
+        if (a->kind == THUE_KIND_ACCOUNT && memcmp(a->token_hash, hash, 32) == 0)
+            return a;
+    return NULL;
+}
+
+account *account_by_token(thue_lobby *l, const char *token)
+{
+    unsigned char hash[32];
+    thue_sha256(token, strlen(token), hash);
+    return by_token_hash(l, hash);
+}
+
+/* Makes an account in memory and links it into the tables. */
+static account *account_add(thue_lobby *l, int64_t id, const char *name, thue_player_kind kind,
+                            const char *bot, const unsigned char hash[32])
+{
+    account *a = calloc(1, sizeof *a);
+    if (a == NULL)
+        return NULL;
+    a->id = id;
+    snprintf(a->name, sizeof a->name, "%s", name);
+    lobby_name_key(name, a->key, sizeof a->key);
+    a->kind = kind;
+    snprintf(a->bot, sizeof a->bot, "%s", bot ? bot : "");
+    if (hash)
+        memcpy(a->token_hash, hash, 32);
+    a->next = l->accounts;
+    l->accounts = a;
+    account **head = &l->acct_by_name[lobby_hash(a->key) % LOBBY_BUCKETS];
+    a->name_next = *head;
+    *head = a;
+    if (kind == THUE_KIND_ACCOUNT) {
+        head = &l->acct_by_token[hash_bytes(a->token_hash, 32) % LOBBY_BUCKETS];
+        a->token_next = *head;
+        *head = a;
+    }
+    if (id >= l->next_account)
+        l->next_account = id + 1;
+    return a;
+}
+
+/* Takes an account back out (its store write failed). */
+static void account_remove(thue_lobby *l, account *a)
+{
+    account **pp;
+    for (pp = &l->accounts; *pp && *pp != a; pp = &(*pp)->next)
+        ;
+    if (*pp)
+        *pp = a->next;
+    for (pp = &l->acct_by_name[lobby_hash(a->key) % LOBBY_BUCKETS]; *pp && *pp != a;
+         pp = &(*pp)->name_next)
+        ;
+    if (*pp)
+        *pp = a->name_next;
+    for (pp = &l->acct_by_token[hash_bytes(a->token_hash, 32) % LOBBY_BUCKETS]; *pp && *pp != a;
+         pp = &(*pp)->token_next)
+        ;
+    if (*pp)
+        *pp = a->token_next;
+    while (a->ratings) {
+        pool_rating *next = a->ratings->next;
+        free(a->ratings);
+        a->ratings = next;
+    }
+    free(a);
+}
+
+void accounts_free(thue_lobby *l)
+{
+    while (l->accounts) {
+        account *a = l->accounts;
+        l->accounts = a->next;
+        while (a->ratings) {
+            pool_rating *next = a->ratings->next;
+            free(a->ratings);
+            a->ratings = next;
+        }
+        free(a);
+    }
+}
+
+pool_rating *account_rating(account *a, thue_variant variant, int k)
+{
+    for (pool_rating *p = a->ratings; p; p = p->next)
+        if (p->variant == variant && p->k == k)
+            return p;
+    pool_rating *p = calloc(1, sizeof *p);
+    if (p == NULL)
+        return NULL;
+    p->variant = variant;
+    p->k = k;
+    p->g = thue_glicko_initial();
+    p->next = a->ratings;
+    a->ratings = p;
+    return p;
+}
+
+/* ---- start-up ------------------------------------------------------------------------ */
+
+void thue_lobby_load_account(void *ctx, const thue_account_row *row)
+{
+    thue_lobby *l = ctx;
+    account *a = account_add(l, row->id, row->name, row->kind, row->bot,
+                             row->kind == THUE_KIND_ACCOUNT ? row->token_hash : NULL);
+    if (a)
+        a->committed = true;
+}
+
+void thue_lobby_load_rating(void *ctx, const thue_rating_row *row)
+{
+    thue_lobby *l = ctx;
+    for (account *a = l->accounts; a; a = a->next)
+        if (a->id == row->account) {
+            pool_rating *p = account_rating(a, row->variant, row->k);
+            if (p == NULL)
+                return;
+            p->g.rating = row->rating;
+            p->g.rd = row->rd;
+            p->g.vol = row->vol;
+            p->games = row->games;
+            p->wins = row->wins;
+            p->draws = row->draws;
+            p->losses = row->losses;
+            return;
+        }
+}
+
+/* ---- bots ------------------------------------------------------------------------------ */
+
+void bot_name_of(const char *spec_text, char *out, size_t size)
+{
+    size_t len = strlen(spec_text);
+    if (len <= THUE_PROTO_NAME_MAX) {
+        snprintf(out, size, "%s", spec_text);
+        return;
+    }
+    unsigned char h[32];
+    thue_sha256(spec_text, len, h);
+    snprintf(out, size, "Bot-%02x%02x%02x%02x", h[0], h[1], h[2], h[3]);
+}
+
+static void bot_saved(int err, int64_t id, void *data)
+{
+    thue_lobby *l = data;
+    l->store_pending--;
+    if (err)
+        thue_log(THUE_LOG_ERROR, "the store could not save bot account %lld: %s", (long long)id,
+                 thue_strerror(err));
+}
+
+account *account_bot(thue_lobby *l, const char *spec_text, const char *bot_name)
+{
+    if (l->store == NULL)
+        return NULL;
+    for (account *a = l->accounts; a; a = a->next)
+        if (a->kind == THUE_KIND_BOT && strcmp(a->bot, spec_text) == 0)
+            return a;
+    if (account_by_name(l, bot_name) != NULL) {
+        thue_log(THUE_LOG_ERROR, "bot name %s is taken by an account", bot_name);
+        return NULL;
+    }
+    account *a = account_add(l, l->next_account, bot_name, THUE_KIND_BOT, spec_text, NULL);
+    if (a == NULL)
+        return NULL;
+    thue_account_row row;
+    memset(&row, 0, sizeof row);
+    row.id = a->id;
+    snprintf(row.name, sizeof row.name, "%s", a->name);
+    row.kind = THUE_KIND_BOT;
+    snprintf(row.bot, sizeof row.bot, "%s", spec_text);
+    row.created_ms = lobby_now_ms();
+    if (thue_store_add_account(l->store, &row, bot_saved, l) == 0)
+        l->store_pending++;
+    /* The store runs jobs in order: this row is written before any match naming it. */
+    a->committed = true;
+    return a;
+}
+
+/* ---- claim_name -------------------------------------------------------------------------- */
+
+typedef struct claim {
+    thue_lobby *l;
+    account *a;
+    thue_msg_id id;
+    char token[THUE_PROTO_TOKEN_MAX + 1];
+    char old_name[THUE_PROTO_NAME_MAX * 4 + 1];
+} claim;
+
+static void claim_saved(int err, int64_t id, void *data)
+{
+    claim *c = data;
+    thue_lobby *l = c->l;
+    account *a = c->a;
+    session *s = a->session;
+    l->store_pending--;
+    (void)id;
+    if (err) {
+        thue_log(THUE_LOG_ERROR, "the store could not save account %s: %s", a->name,
+                 thue_strerror(err));
+        if (s) {
+            s->acct = NULL;
+            s->player.kind = THUE_KIND_GUEST;
+            session_rename(s, c->old_name);
+            lobby_reply_error(l, s, &c->id, err == THUE_STORE_EEXISTS ? THUE_PERR_NAME_TAKEN
+                                                                       : THUE_PERR_INTERNAL);
+            lobby_session_rooms_changed(s);
+        }
+        account_remove(l, a);
+        free(c);
+        return;
+    }
+    a->committed = true;
+    thue_log(THUE_LOG_INFO, "account %s claimed", a->name);
+    if (s) {
+        thue_msg msg;
+        memset(&msg, 0, sizeof msg);
+        msg.type = THUE_MSG_ACCOUNT;
+        msg.id = c->id;
+        snprintf(msg.u.account.name, sizeof msg.u.account.name, "%s", a->name);
+        snprintf(msg.u.account.token, sizeof msg.u.account.token, "%s", c->token);
+        lobby_send_msg(l, s, &msg);
+        lobby_session_rooms_changed(s);
+    }
+    memset(c->token, 0, sizeof c->token);
+    free(c);
+}
+
+int cmd_claim_name(request *rq)
+{
+    thue_lobby *l = rq->c->lobby;
+    session *s = rq->c->s;
+    const char *name = rq->cmd->u.claim_name.name;
+    if (l->store == NULL) {
+        snprintf(rq->message, sizeof rq->message,
+                 "this server runs without a database: accounts are off");
+        return THUE_PERR_NOT_AVAILABLE;
+    }
+    if (s->acct != NULL) {
+        snprintf(rq->message, sizeof rq->message, "this session already has the account %s",
+                 s->acct->name);
+        return THUE_PERR_NOT_ALLOWED;
+    }
+    snprintf(rq->field, sizeof rq->field, "name");
+    if (lobby_name_reserved(name))
+        return THUE_PERR_NAME;
+    session *other = lobby_session_by_name(l, name);
+    if (account_by_name(l, name) != NULL || (other != NULL && other != s))
+        return THUE_PERR_NAME_TAKEN;
+    claim *c = calloc(1, sizeof *c);
+    if (c == NULL)
+        return THUE_PERR_INTERNAL;
+    unsigned char bytes[32];
+    if (lobby_random_bytes(bytes, sizeof bytes) != 0) {
+        free(c);
+        return THUE_PERR_INTERNAL;
+    }
+    memcpy(c->token, "t_", 2);
+    for (int i = 0; i < 32; i++)
+        snprintf(c->token + 2 + 2 * i, 3, "%02x", bytes[i]);
+    unsigned char hash[32];
+    thue_sha256(c->token, strlen(c->token), hash);
+    account *a = account_add(l, l->next_account, name, THUE_KIND_ACCOUNT, NULL, hash);
+    if (a == NULL) {
+        free(c);
+        return THUE_PERR_INTERNAL;
+    }
+    c->l = l;
+    c->a = a;
+    c->id = rq->cmd->id;
+    snprintf(c->old_name, sizeof c->old_name, "%s", s->player.name);
+    thue_account_row row;
+    memset(&row, 0, sizeof row);
+    row.id = a->id;
+    snprintf(row.name, sizeof row.name, "%s", a->name);
+    row.kind = THUE_KIND_ACCOUNT;
+    memcpy(row.token_hash, hash, 32);
+    row.created_ms = lobby_now_ms();
+    int err = thue_store_add_account(l->store, &row, claim_saved, c);
+    if (err) {
+        account_remove(l, a);
+        free(c);
+        return err == THUE_STORE_ECLOSED ? THUE_PERR_BUSY : THUE_PERR_INTERNAL;
+    }
+    l->store_pending++;
+    /* The session is the account's from now on; the reply waits for the commit. */
+    a->session = s;
+    s->acct = a;
+    s->player.kind = THUE_KIND_ACCOUNT;
+    session_rename(s, a->name);
+    rq->field[0] = '\0';
+    return 0;
+}
+
+/* ---- ladders ------------------------------------------------------------------------------ */
+
+typedef struct ladder_row {
+    const account *a;
+    const pool_rating *p;
+} ladder_row;
+
+static int ladder_order(const void *x, const void *y)
+{
+    const ladder_row *a = x, *b = y;
+    if (a->p->g.rating != b->p->g.rating)
+        return a->p->g.rating > b->p->g.rating ? -1 : 1;
+    if (a->p->g.rd != b->p->g.rd)
+        return a->p->g.rd < b->p->g.rd ? -1 : 1;
+    return strcmp(a->a->key, b->a->key);
+}
+
+char *ladder_text(thue_lobby *l, const thue_cmd *cmd)
+{
+    const __typeof__(cmd->u.get_ladder) *q = &cmd->u.get_ladder;
+    int n = 0;
+    for (account *a = l->accounts; a; a = a->next)
+        n++;
+    ladder_row *rows = calloc(n ? (size_t)n : 1, sizeof *rows);
+    if (rows == NULL)
+        return NULL;
+    int total = 0;
+    for (account *a = l->accounts; a; a = a->next) {
+        if ((q->kind == THUE_LADDER_HUMAN && a->kind != THUE_KIND_ACCOUNT) ||
+            (q->kind == THUE_LADDER_BOT && a->kind != THUE_KIND_BOT))
+            continue;
+        for (pool_rating *p = a->ratings; p; p = p->next)
+            if (p->variant == q->variant && p->k == q->k && p->games > 0)
+                rows[total++] = (ladder_row){a, p};
+    }
+    qsort(rows, (size_t)total, sizeof *rows, ladder_order);
+    int from = q->offset < total ? q->offset : total;
+    int count = total - from < q->count ? total - from : q->count;
+    thue_ladder_entry *entries = calloc(count ? (size_t)count : 1, sizeof *entries);
+    if (entries == NULL) {
+        free(rows);
+        return NULL;
+    }
+    for (int i = 0; i < count; i++) {
+        const ladder_row *r = &rows[from + i];
+        thue_ladder_entry *e = &entries[i];
+        e->rank = from + i + 1;
+        snprintf(e->player.name, sizeof e->player.name, "%s", r->a->name);
+        e->player.kind = r->a->kind;
+        e->rating = r->p->g.rating;
+        e->rd = r->p->g.rd;
+        e->provisional = thue_glicko_provisional(&r->p->g);
+        e->games = r->p->games;
+        e->wins = r->p->wins;
+        e->draws = r->p->draws;
+        e->losses = r->p->losses;
+    }
+    thue_msg msg;
+    memset(&msg, 0, sizeof msg);
+    msg.type = THUE_MSG_LADDER;
+    msg.id = cmd->id;
+    msg.u.ladder.variant = q->variant;
+    msg.u.ladder.k = q->k;
+    msg.u.ladder.kind = q->kind;
+    msg.u.ladder.offset = q->offset;
+    msg.u.ladder.total = total;
+    msg.u.ladder.entries = entries;
+    msg.u.ladder.nentries = count;
+    char *text = thue_msg_encode(&msg, NULL);
+    free(entries);
+    free(rows);
+    return text;
+}
+
+int cmd_get_ladder(request *rq)
+{
+    thue_lobby *l = rq->c->lobby;
+    if (l->store == NULL) {
+        snprintf(rq->message, sizeof rq->message,
+                 "this server runs without a database: ladders are off");
+        return THUE_PERR_NOT_AVAILABLE;
+    }
+    char *text = ladder_text(l, rq->cmd);
+    if (text == NULL)
+        return THUE_PERR_INTERNAL;
+    lobby_send_text(l, rq->c, text);
+    free(text);
+    return 0;
+}

@@ -1,0 +1,176 @@
+/*
+ * record.c: a finished match's record and rating changes.
+ *
+ * When a match ends, the lobby updates the two ratings of a rated match (Glicko-2, each
+ * player against the other's rating before the match, docs/ratings.md), and queues the
+ * whole record (players, options, every move with its think time, rounds, result, rating
+ * changes) for the store. match_end, which names the record's id and the rating changes,
+ * goes out only when the store has committed it: a client never hears of a match the
+ * server could lose. Without a store, match_end goes out at once with no id.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lobby_internal.h"
+#include "log.h"
+
+typedef struct pending_end {
+    thue_lobby *l;
+    char room[THUE_PROTO_KEY_MAX + 1];
+    char *text; /* the encoded match_end */
+} pending_end;
+
+/* Sends an encoded message to everyone in the room (if the room still exists). */
+static void broadcast_text(thue_lobby *l, const char *room_id, const char *text)
+{
+    room *r = room_find(l, room_id);
+    if (r == NULL || r->ending)
+        return;
+    for (int i = 0; i < 2; i++)
+        if (r->seats[i].s)
+            lobby_send_text(l, r->seats[i].s->client, text);
+    for (int i = 0; i < r->nspect; i++)
+        lobby_send_text(l, r->spect[i]->client, text);
+}
+
+static void saved(int err, int64_t id, void *data)
+{
+    pending_end *p = data;
+    (void)id;
+    p->l->store_pending--;
+    if (err)
+        thue_log(THUE_LOG_ERROR, "room %s: the store could not save a finished match: %s",
+                 p->room, thue_strerror(err));
+    else
+        broadcast_text(p->l, p->room, p->text);
+    free(p->text);
+    free(p);
+}
+
+/* The account behind a seat, for ratings. */
+static account *seat_account(const room_seat *st)
+{
+    if (st->bot)
+        return st->bot_acct;
+    return st->s ? st->s->acct : NULL;
+}
+
+/* Rates the match: updates both pool records and fills the changes. 0, or -1 when the
+ * match cannot be rated (a seat without an account, or out of memory). */
+static int rate(room *r, thue_rating_change out[2], thue_rating_row rows[2])
+{
+    thue_lobby *l = r->lobby;
+    pool_rating *p[2];
+    for (int i = 0; i < 2; i++) {
+        account *a = seat_account(&r->seats[i]);
+        if (a == NULL || (p[i] = account_rating(a, r->opt.variant, r->opt.k)) == NULL)
+            return -1;
+        rows[i].account = a->id;
+    }
+    double s0 = r->m.winner == 0 ? 1 : r->m.winner == 1 ? 0 : 0.5;
+    thue_glicko after[2];
+    if (thue_glicko_match(&p[0]->g, &p[1]->g, s0, l->cfg.tau, &after[0], &after[1]) != 0)
+        return -1;
+    for (int i = 0; i < 2; i++) {
+        out[i].before = p[i]->g.rating;
+        out[i].rd_before = p[i]->g.rd;
+        out[i].after = after[i].rating;
+        out[i].rd_after = after[i].rd;
+        p[i]->g = after[i];
+        p[i]->games++;
+        if (r->m.winner == i)
+            p[i]->wins++;
+        else if (r->m.winner < 0)
+            p[i]->draws++;
+        else
+            p[i]->losses++;
+        rows[i].variant = r->opt.variant;
+        rows[i].k = r->opt.k;
+        rows[i].rating = p[i]->g.rating;
+        rows[i].rd = p[i]->g.rd;
+        rows[i].vol = p[i]->g.vol;
+        rows[i].games = p[i]->games;
+        rows[i].wins = p[i]->wins;
+        rows[i].draws = p[i]->draws;
+        rows[i].losses = p[i]->losses;
+    }
+    return 0;
+}
+
+static void fill_row(room *r, const thue_msg *end, thue_match_row *row)
+{
+    const __typeof__(end->u.match_end) *me = &end->u.match_end;
+    memset(row, 0, sizeof *row);
+    snprintf(row->id, sizeof row->id, "%s", me->match_id);
+    snprintf(row->room, sizeof row->room, "%s", r->id);
+    row->number = r->number;
+    row->opt = r->opt;
+    for (int i = 0; i < 2; i++) {
+        const room_seat *st = &r->seats[i];
+        row->players[i] = me->players[i];
+        account *a = seat_account(st);
+        row->accounts[i] = a ? a->id : 0;
+        if (st->bot)
+            snprintf(row->bots[i], sizeof row->bots[i], "%s", st->bot_spec_text);
+        row->points[i] = me->points[i];
+        row->rounds[i] = me->rounds[i];
+        row->changes[i] = me->ratings[i];
+    }
+    row->winner = me->winner;
+    row->reason = me->reason;
+    row->moves = r->moves;
+    row->nmoves = r->nmoves;
+    row->rated = me->has_ratings;
+    row->started_ms = r->started_ms;
+    row->ended_ms = lobby_now_ms();
+}
+
+void record_match(room *r, thue_msg *end)
+{
+    thue_lobby *l = r->lobby;
+    __typeof__(end->u.match_end) *me = &end->u.match_end;
+    if (l->store == NULL) {
+        room_broadcast(r, end);
+        return;
+    }
+    thue_match_row row;
+    thue_rating_row ratings[2];
+    memset(ratings, 0, sizeof ratings);
+    if (r->opt.rated && rate(r, me->ratings, ratings) == 0)
+        me->has_ratings = 1;
+    else if (r->opt.rated)
+        thue_log(THUE_LOG_ERROR, "room %s: a rated match without two accounts is not rated",
+                 r->id);
+    me->has_match_id = 1;
+    me->match_id[0] = 'm';
+    for (int i = 1; i < 12; i++)
+        me->match_id[i] = "0123456789abcdefghijklmnopqrstuvwxyz"[lobby_random(l) % 36];
+    me->match_id[12] = '\0';
+    fill_row(r, end, &row);
+    row.ratings[0] = ratings[0];
+    row.ratings[1] = ratings[1];
+    pending_end *p = calloc(1, sizeof *p);
+    char *text = thue_msg_encode(end, NULL);
+    if (p == NULL || text == NULL) {
+        free(p);
+        free(text);
+        thue_log(THUE_LOG_ERROR, "room %s: out of memory recording a match", r->id);
+        return;
+    }
+    p->l = l;
+    snprintf(p->room, sizeof p->room, "%s", r->id);
+    p->text = text;
+    int err = thue_store_save_match(l->store, &row, saved, p);
+    if (err) {
+        thue_log(THUE_LOG_ERROR, "room %s: cannot queue the match record: %s", r->id,
+                 thue_strerror(err));
+        /* The players still hear the result, without a record's id (the loss is logged). */
+        free(text);
+        free(p);
+        me->has_match_id = 0;
+        room_broadcast(r, end);
+        return;
+    }
+    l->store_pending++;
+}
