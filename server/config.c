@@ -106,7 +106,7 @@ const char thue_config_usage[] =
     "  --bind ADDRESS              0.0.0.0    IPv4 or IPv6 address, or localhost;\n"
     "                                         127.0.0.1 serves this machine only\n"
     "  --web-root DIR              see below  the static files served at /\n"
-    "  --db FILE                   ./thue.db  the SQLite database (:memory: for none kept)\n"
+    "  --db FILE                   ./thue.db  SQLite database; :memory: keeps none\n"
     "  --threads N                 CPUs       1..256 worker threads for the bots\n"
     "  --log-level LEVEL           info       error, warn, info or debug\n"
     "  --grace-s N                 60         0..3600 s a lost player's seats wait\n"

@@ -218,8 +218,8 @@ static int start(app *a)
     /* The database: opened, migrated and read into memory before anyone connects. */
     a->store = thue_store_open(a->cfg.db, err, sizeof err);
     int bad = a->store == NULL ||
-              thue_store_load(a->store, thue_lobby_load_account, thue_lobby_load_rating, NULL,
-                              a->lobby, err, sizeof err) != 0;
+              thue_store_load(a->store, thue_lobby_load_account, thue_lobby_load_rating,
+                              thue_lobby_load_tournament, a->lobby, err, sizeof err) != 0;
     if (!bad && thue_store_start(a->store, &a->loop) != 0) {
         snprintf(err, sizeof err, "cannot start the database thread for %.200s", a->cfg.db);
         bad = 1;
@@ -230,6 +230,7 @@ static int start(app *a)
         return -1;
     }
     thue_lobby_set_store(a->lobby, a->store);
+    thue_lobby_resume_tournaments(a->lobby);
     a->net = thue_net_new(&a->loop, &a->cfg, a->lobby, a->pool, &a->metrics, err, sizeof err);
     if (a->net == NULL) {
         fprintf(stderr, "thue-server: %s\n", err);

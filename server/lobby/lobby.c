@@ -172,6 +172,7 @@ void lobby_maybe_closed(thue_lobby *l)
         if (l->store_pending)
             thue_log(THUE_LOG_ERROR, "lobby closed with %d store jobs unanswered",
                      l->store_pending);
+        tournaments_free(l);
         accounts_free(l);
         free(l);
         cb(data);
@@ -305,6 +306,7 @@ static void session_end(session *s)
         return;
     s->ending = true;
     queue_remove(s);
+    tournament_session_gone(l, s);
     for (room *r = l->rooms, *next; r; r = next) {
         next = r->next;
         room_session_gone(r, s);
@@ -510,6 +512,22 @@ static int cmd_hello(request *rq)
     return 0;
 }
 
+session *lobby_session_for_account(thue_lobby *l, account *a)
+{
+    if (a->session != NULL)
+        return a->session;
+    if (find_by_name(l, a->name) != NULL)
+        return NULL;
+    session *s = session_new(l, a->name);
+    if (s == NULL)
+        return NULL;
+    s->acct = a;
+    s->player.kind = THUE_KIND_ACCOUNT;
+    a->session = s;
+    uv_timer_start(&s->grace_timer, grace_over, (uint64_t)l->cfg.grace_s * 1000, 0);
+    return s;
+}
+
 /* ---- quick match ----------------------------------------------------------------------- */
 
 static bool same_queue(const thue_room_options *a, const thue_room_options *b)
@@ -662,6 +680,18 @@ static int dispatch(request *rq)
         return cmd_claim_name(rq);
     case THUE_CMD_GET_LADDER:
         return cmd_get_ladder(rq);
+    case THUE_CMD_LIST_TOURNAMENTS:
+        return cmd_list_tournaments(rq);
+    case THUE_CMD_GET_TOURNAMENT:
+        return cmd_get_tournament(rq);
+    case THUE_CMD_CREATE_TOURNAMENT:
+        return cmd_create_tournament(rq);
+    case THUE_CMD_JOIN_TOURNAMENT:
+        return cmd_join_tournament(rq);
+    case THUE_CMD_LEAVE_TOURNAMENT:
+        return cmd_leave_tournament(rq);
+    case THUE_CMD_START_TOURNAMENT:
+        return cmd_start_tournament(rq);
     case THUE_CMD_QUEUE_LEAVE:
         queue_remove(c->s);
         request_ok(rq);
@@ -738,6 +768,31 @@ thue_lobby *thue_lobby_new(uv_loop_t *loop, const thue_lobby_config *cfg, thue_p
     return l;
 }
 
+char *lobby_strip_type(char *text)
+{
+    /* {"type":"rooms","rooms":[...]} -> {"rooms":[...]}: the canonical form puts type
+     * first, and type names hold no quote. */
+    if (text == NULL || strncmp(text, "{\"type\":\"", 9) != 0)
+        return text;
+    char *end = strchr(text + 9, '"');
+    if (end == NULL || end[1] != ',')
+        return text;
+    memmove(text + 1, end + 2, strlen(end + 2) + 1);
+    return text;
+}
+
+char *thue_lobby_tournaments_json(thue_lobby *l)
+{
+    return lobby_strip_type(tournaments_text(l, NULL));
+}
+
+char *thue_lobby_tournament_json(thue_lobby *l, const char *id, int *unknown)
+{
+    tournament *t = tournament_find(l, id);
+    *unknown = t == NULL;
+    return t ? lobby_strip_type(tournament_text(l, t, NULL)) : NULL;
+}
+
 void thue_lobby_set_store(thue_lobby *l, thue_store *store)
 {
     l->store = store;
@@ -761,14 +816,7 @@ char *thue_lobby_ladder_json(thue_lobby *l, thue_variant variant, int k, thue_la
     cmd.u.get_ladder.kind = kind;
     cmd.u.get_ladder.offset = offset;
     cmd.u.get_ladder.count = count;
-    char *text = ladder_text(l, &cmd);
-    if (text == NULL)
-        return NULL;
-    static const char head[] = "{\"type\":\"ladder\",";
-    size_t hl = sizeof head - 1;
-    if (strncmp(text, head, hl) == 0)
-        memmove(text + 1, text + hl, strlen(text + hl) + 1);
-    return text;
+    return lobby_strip_type(ladder_text(l, &cmd));
 }
 
 void thue_lobby_set_hooks(thue_lobby *l, const thue_lobby_hooks *hooks)
@@ -842,15 +890,7 @@ char *thue_lobby_rooms_json(thue_lobby *l, const char *variant, int k, int statu
         cmd.u.list_rooms.has_status = 1;
         cmd.u.list_rooms.status = (thue_room_status)status;
     }
-    char *text = room_list_text(l, &cmd);
-    if (text == NULL)
-        return NULL;
-    /* {"type":"rooms","rooms":[...]} -> {"rooms":[...]} */
-    static const char head[] = "{\"type\":\"rooms\",";
-    size_t hl = sizeof head - 1;
-    if (strncmp(text, head, hl) == 0)
-        memmove(text + 1, text + hl, strlen(text + hl) + 1);
-    return text;
+    return lobby_strip_type(room_list_text(l, &cmd));
 }
 
 void thue_lobby_shutdown(thue_lobby *l)

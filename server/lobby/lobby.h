@@ -75,6 +75,15 @@ int thue_lobby_store_pending(const thue_lobby *lobby);
 char *thue_lobby_ladder_json(thue_lobby *lobby, thue_variant variant, int k,
                              thue_ladder_kind kind, int offset, int count);
 
+/* Start-up: a tournament's saved state (thue_store_load's tournament callback), and,
+ * once the store is set, the replay of the games their current rounds were playing. */
+void thue_lobby_load_tournament(void *lobby, const char *id, const char *state_json);
+void thue_lobby_resume_tournaments(thue_lobby *lobby);
+/* GET /api/tournaments: {"tournaments":[...]}; GET /api/tournaments/{id}: the members of
+ * `tournament`, or NULL (*unknown set) when there is no such tournament. */
+char *thue_lobby_tournaments_json(thue_lobby *lobby);
+char *thue_lobby_tournament_json(thue_lobby *lobby, const char *id, int *unknown);
+
 /* The network layer's hooks; set once, before the first connection. */
 void thue_lobby_set_hooks(thue_lobby *lobby, const thue_lobby_hooks *hooks);
 

@@ -18,6 +18,7 @@
 #include "../protocol/codec.h"
 #include "engine/match.h"
 #include "ladder/glicko2.h"
+#include "ladder/schedule.h"
 #include "lobby/lobby.h"
 #include "search/bot.h"
 #include "store/store.h"
@@ -30,6 +31,45 @@
 typedef struct session session;
 typedef struct room room;
 typedef struct account account;
+typedef struct tournament tournament;
+
+#define THUE_SCHED_ROUNDS_MAX_ALL THUE_SCHED_PLAYERS_MAX /* a round robin of 256: 256 rounds */
+
+typedef struct tournament_entrant {
+    char name[THUE_PROTO_NAME_MAX * 4 + 1];
+    thue_player_kind kind;             /* THUE_KIND_ACCOUNT or THUE_KIND_BOT */
+    char bot[THUE_PROTO_SPEC_MAX + 1]; /* a bot's canonical SPEC */
+    account *acct;                     /* a person's account; a bot's, when there is one */
+    int seed;                          /* 0 = top seed, set at the start */
+} tournament_entrant;
+
+typedef struct tournament_game {
+    thue_game g;                         /* players are entrant indices */
+    char room[THUE_PROTO_KEY_MAX + 1];   /* "" for a bye or a game decided by absence */
+} tournament_game;
+
+struct tournament {
+    thue_lobby *lobby;
+    char id[THUE_PROTO_KEY_MAX + 1];
+    char name[THUE_PROTO_TITLE_MAX * 4 + 1];
+    thue_tournament_format format;
+    thue_variant variant;
+    int k, limit;
+    thue_clock clock;
+    int rounds_asked, max_players;
+    int status; /* 0 open, 1 running, 2 finished */
+    char creator[THUE_PROTO_NAME_MAX * 4 + 1];
+    int lot;     /* the Swiss round-1 lot */
+    int nrounds; /* set at the start */
+    int round;   /* rounds paired so far (the current one once running) */
+    tournament_entrant e[THUE_SCHED_PLAYERS_MAX];
+    int n;
+    tournament_game *games[THUE_SCHED_ROUNDS_MAX_ALL];
+    int nboards[THUE_SCHED_ROUNDS_MAX_ALL];
+    session **watch; /* sessions that asked for it (events) */
+    int nwatch, capwatch;
+    tournament *next;
+};
 
 /* One rating pool's record of an account. */
 typedef struct pool_rating {
@@ -129,6 +169,8 @@ struct room {
     int64_t started_ms;
     int thinking; /* seat whose bot is searching, or -1 */
     uint64_t job; /* its pool job, 0: none */
+    char tournament[THUE_PROTO_KEY_MAX + 1]; /* "" unless a tournament game */
+    int tour_round, tour_board;
     uv_timer_t clock_timer, linger_timer;
     int handles;
     bool ending;
@@ -157,6 +199,7 @@ struct thue_lobby {
     account *acct_by_name[LOBBY_BUCKETS], *acct_by_token[LOBBY_BUCKETS];
     int64_t next_account;
     int store_pending; /* store jobs whose callbacks have not run */
+    tournament *tournaments;
     int handles; /* open handles of ending rooms and sessions, while closing */
     void (*closed)(void *data);
     void *closed_data;
@@ -178,6 +221,9 @@ void session_rename(session *s, const char *name);
 void lobby_session_rooms_changed(session *s);
 void lobby_reply_error(thue_lobby *l, session *s, const thue_msg_id *id, int code);
 void lobby_send_text(thue_lobby *l, thue_client *c, const char *text);
+/* Drops the leading "type" member of an encoded message (for the HTTP API); NULL in,
+ * NULL out. */
+char *lobby_strip_type(char *text);
 uint32_t lobby_hash(const char *s);
 /* Sends one encoded message to a session's connection (no-op while it is away). */
 void lobby_send_msg(thue_lobby *l, session *s, const thue_msg *msg);
@@ -254,5 +300,33 @@ int cmd_claim_name(request *rq);
 int cmd_get_ladder(request *rq);
 char *ladder_text(thue_lobby *l, const thue_cmd *cmd);
 void accounts_free(thue_lobby *l);
+
+/* ---- tournament.c --------------------------------------------------------------------- */
+
+tournament *tournament_find(thue_lobby *l, const char *id);
+int cmd_create_tournament(request *rq);
+int cmd_join_tournament(request *rq);
+int cmd_leave_tournament(request *rq);
+int cmd_start_tournament(request *rq);
+int cmd_list_tournaments(request *rq);
+int cmd_get_tournament(request *rq);
+char *tournaments_text(thue_lobby *l, const thue_msg_id *id);
+char *tournament_text(thue_lobby *l, tournament *t, const thue_msg_id *id);
+/* A tournament room's match ended (room.c's finish). */
+void tournament_game_over(room *r);
+void tournament_session_gone(thue_lobby *l, session *s);
+void tournaments_free(thue_lobby *l);
+
+/* room.c, for tournaments: a room for one game (no creator, not listed as anyone's),
+ * its seats, and the match's start once both are filled (seat 0 builds first). */
+room *room_for_tournament(thue_lobby *l, tournament *t, int board,
+                          const thue_room_options *opt);
+int room_seat_tournament_bot(room *r, int seat, const char *spec, int think_ms);
+void room_seat_session(room *r, int seat, session *s);
+void room_begin_if_full(room *r);
+
+/* lobby.c: a session for an account whose owner is not connected (a tournament game
+ * waits for them after a restart): it is away, and its grace period runs. */
+session *lobby_session_for_account(thue_lobby *l, account *a);
 
 #endif

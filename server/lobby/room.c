@@ -65,11 +65,12 @@ static bool match_running(const room *r)
     return r->has_match && !thue_match_over(&r->m);
 }
 
-/* No human seated, nobody watching and no creator around: nobody would notice the room. */
+/* No human seated, nobody watching and no creator around: nobody would notice the room.
+ * A tournament's room is never empty: its game must be played. */
 static bool room_empty(const room *r)
 {
     return r->seats[0].s == NULL && r->seats[1].s == NULL && r->nspect == 0 &&
-           r->creator == NULL;
+           r->creator == NULL && r->tournament[0] == '\0';
 }
 
 static uint64_t elapsed_ns(const room *r)
@@ -498,6 +499,8 @@ static void finish(room *r)
         round_info(r, i, &me->rounds[i]);
     }
     record_match(r, &msg);
+    if (r->tournament[0])
+        tournament_game_over(r);
 }
 
 static void forfeit(room *r, int seat, thue_end_reason why)
@@ -1104,6 +1107,11 @@ int room_rematch(request *rq)
     }
     if (match_running(r))
         return THUE_PERR_NOT_OVER;
+    if (r->tournament[0]) {
+        snprintf(rq->message, sizeof rq->message,
+                 "a tournament game is played once; the tournament pairs the next one");
+        return THUE_PERR_NOT_ALLOWED;
+    }
     r->seats[seat].rematch = true;
     request_ok(rq);
     maybe_start(r);
@@ -1157,4 +1165,44 @@ room *room_quick(thue_lobby *l, session *a, session *b, const thue_room_options 
     }
     r->version++;
     return r;
+}
+
+/* ---- tournaments ------------------------------------------------------------------------ */
+
+room *room_for_tournament(thue_lobby *l, tournament *t, int board, const thue_room_options *opt)
+{
+    room *r = room_new(l, opt, false);
+    if (r == NULL)
+        return NULL;
+    snprintf(r->name, sizeof r->name, "Round %d, board %d", t->round, board + 1);
+    snprintf(r->tournament, sizeof r->tournament, "%s", t->id);
+    r->tour_round = t->round;
+    r->tour_board = board;
+    return r;
+}
+
+int room_seat_tournament_bot(room *r, int seat, const char *spec_text, int think_ms)
+{
+    thue_bot_spec spec;
+    if (thue_bot_spec_parse(spec_text, &spec, NULL, 0) != 0)
+        return -1;
+    return seat_bot(r, &r->seats[seat], &spec, think_ms);
+}
+
+void room_seat_session(room *r, int seat, session *s)
+{
+    memset(&r->seats[seat], 0, sizeof r->seats[seat]);
+    r->seats[seat].s = s;
+    r->seats[seat].ready = true;
+}
+
+void room_begin_if_full(room *r)
+{
+    if (!seat_taken(&r->seats[0]) || !seat_taken(&r->seats[1]))
+        return;
+    if (match_start(r, 0) != 0) {
+        thue_log(THUE_LOG_ERROR, "room %s: cannot start a tournament game", r->id);
+        return;
+    }
+    room_changed(r);
 }

@@ -871,6 +871,30 @@ static int http_matches(thue_net *net, struct lws *wsi, pss *p, const char *uri,
     return http_defer(net, wsi, p, JSON_TYPE, head, start_list, player, (int)page);
 }
 
+/* GET /api/tournaments, /api/tournaments/{id} (from the lobby's memory) */
+static int http_tournaments(thue_net *net, struct lws *wsi, pss *p, const char *uri, int head)
+{
+    if (net->store == NULL)
+        return http_error(wsi, p, 404, "not_available",
+                          "this server runs without a database: no tournaments", head);
+    const char *rest = uri + strlen("/api/tournaments");
+    char *text;
+    if (*rest == '\0') {
+        text = thue_lobby_tournaments_json(net->lobby);
+    } else {
+        rest++;
+        int unknown = 0;
+        if (!valid_key(rest, strlen(rest)))
+            return http_error(wsi, p, 404, "not_found", "no tournament has that id", head);
+        text = thue_lobby_tournament_json(net->lobby, rest, &unknown);
+        if (unknown)
+            return http_error(wsi, p, 404, "not_found", "no tournament has that id", head);
+    }
+    if (text == NULL)
+        return http_error(wsi, p, 500, "internal", "out of memory", head);
+    return http_respond(wsi, p, 200, JSON_TYPE, text, strlen(text), head);
+}
+
 /* GET /api/ladder?variant=V&k=K[&kind=K][&offset=N][&count=N] */
 static int http_ladder(thue_net *net, struct lws *wsi, pss *p, int head)
 {
@@ -971,7 +995,7 @@ static int http_request(thue_net *net, struct lws *wsi, pss *p, const char *uri)
     if (path_under(uri, "/api/matches"))
         return http_matches(net, wsi, p, uri, head);
     if (path_under(uri, "/api/tournaments"))
-        return http_error(wsi, p, 404, "not_available", "tournaments are not served yet", head);
+        return http_tournaments(net, wsi, p, uri, head);
     if (path_under(uri, "/api"))
         return http_error(wsi, p, 404, "not_found", "no such endpoint", head);
     if (strcmp(uri, "/ws") == 0)

@@ -3,9 +3,10 @@
 import assert from "node:assert/strict";
 import { Client, player, run, startServer, test } from "./lib.mjs";
 
-// PROTOCOL.md section 10's codes, and those the server cannot send before persistence
-// (tournaments answer not_available) or by design (bad_chat is for a
-// rule beyond the text's form, which the server has none of yet; internal is a bug).
+// PROTOCOL.md section 10's codes, and those this server cannot send: not_available only
+// comes from a lobby without a database (test_lobby covers it; the server always has
+// one), bad_chat is for a rule beyond the text's form, which the server has none of yet,
+// and internal is a bug.
 const ALL_CODES = [
   "bad_json", "bad_message", "unknown_type", "hello_first", "already_hello", "bad_protocol",
   "bad_resume", "bad_token", "bad_name", "name_taken", "no_such_room", "bad_invite",
@@ -14,7 +15,7 @@ const ALL_CODES = [
   "match_over", "bad_chat", "rate_limited", "not_available", "no_such_tournament",
   "tournament_closed", "not_allowed", "server_busy", "internal",
 ];
-const NOT_YET = ["bad_chat", "no_such_tournament", "tournament_closed", "internal"];
+const NOT_YET = ["bad_chat", "not_available", "internal"];
 
 test("every error code the server can send, each answering the request's id", async () => {
   const server = await startServer(["--max-rooms-per-player", "2", "--max-rooms", "3"]);
@@ -70,7 +71,14 @@ test("every error code the server can send, each answering the request's id", as
     await expect(ann, { type: "create_room", rated: true }, "not_allowed"); // a guest
     await expect(ann, { type: "claim_name", name: "Bob" }, "name_taken", "name");
     await expect(ann, { type: "claim_name", name: "perfect" }, "bad_name", "name");
-    await expect(ann, { type: "list_tournaments" }, "not_available");
+    await expect(ann, { type: "get_tournament", tournament: "tnope" }, "no_such_tournament", "tournament");
+    const { token } = await ann.ok({ type: "claim_name", name: "Ann" });
+    assert.match(token, /^t_/);
+    const { tournament } = await ann.ok({ type: "create_tournament", name: "T", format: "round_robin", variant: "square", k: 3, max_players: 2 });
+    await ann.ok({ type: "join_tournament", tournament, bot: "greedy" });
+    await ann.ok({ type: "join_tournament", tournament, bot: "nested:1" });
+    await ann.ok({ type: "start_tournament", tournament });
+    await expect(ann, { type: "leave_tournament", tournament, bot: "greedy" }, "tournament_closed");
     await expect(ann, { type: "create_room", k: 65 }, "bad_message", "k");
     await expect(ann, { type: "create_room", clock: { initial_ms: 10, increment_ms: 0 } }, "bad_message", "clock/initial_ms");
 

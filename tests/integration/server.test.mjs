@@ -47,8 +47,11 @@ test("HTTP: /healthz, /metrics, /api/rooms, the web client, 404 and 405", async 
     assert.equal(r.status, 200);
     assert.deepEqual(r.json, { matches: [], page: 1, pages: 1 });
     r = await get(server, "/api/tournaments");
+    assert.equal(r.status, 200);
+    assert.deepEqual(r.json, { tournaments: [] });
+    r = await get(server, "/api/tournaments/tnope");
     assert.equal(r.status, 404);
-    assert.equal(r.json.error.code, "not_available");
+    assert.equal(r.json.error.code, "not_found");
     r = await get(server, "/healthz", { method: "POST" });
     assert.equal(r.status, 405);
   } finally {

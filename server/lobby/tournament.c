@@ -1,0 +1,844 @@
+/*
+ * tournament.c: tournaments (PROTOCOL.md section 9, docs/tournaments.md).
+ *
+ * A tournament is created by an account, entered by accounts and bots while it is open,
+ * and started by its creator. Each round is paired by ladder/schedule.c (the Berger
+ * tables, or the Swiss rules); the server makes one room per game, seats both players,
+ * and starts the match at once. An entrant who is not connected when the round starts
+ * (no session at all) forfeits that game; one within its grace period is seated and the
+ * grace period decides. When every game of the round has a result the next round starts;
+ * after the last one the tournament is finished.
+ *
+ * The whole state (entrants, every round's games and results) is saved to the store
+ * after every change. At start-up an unfinished tournament is loaded back: games that
+ * had a result keep it, and the games of the current round that were being played are
+ * played again from the start. Their human players get grace_s seconds from the
+ * restart to come back (hello with their token seats them); past that they forfeit.
+ *
+ * Tournament games are not rated.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "ladder/schedule.h"
+#include "lobby_internal.h"
+#include "log.h"
+
+/* ---- finding ------------------------------------------------------------------------- */
+
+tournament *tournament_find(thue_lobby *l, const char *id)
+{
+    for (tournament *t = l->tournaments; t; t = t->next)
+        if (strcmp(t->id, id) == 0)
+            return t;
+    return NULL;
+}
+
+static int entrant_index(const tournament *t, const char *name)
+{
+    char key[THUE_PROTO_NAME_MAX * 4 + 1], k2[THUE_PROTO_NAME_MAX * 4 + 1];
+    lobby_name_key(name, key, sizeof key);
+    for (int i = 0; i < t->n; i++) {
+        lobby_name_key(t->e[i].name, k2, sizeof k2);
+        if (strcmp(key, k2) == 0)
+            return i;
+    }
+    return -1;
+}
+
+/* ---- events and state messages --------------------------------------------------------- */
+
+static void add_watcher(tournament *t, session *s)
+{
+    for (int i = 0; i < t->nwatch; i++)
+        if (t->watch[i] == s)
+            return;
+    if (t->nwatch == t->capwatch) {
+        int cap = t->capwatch ? 2 * t->capwatch : 8;
+        session **grown = realloc(t->watch, (size_t)cap * sizeof *grown);
+        if (grown == NULL)
+            return;
+        t->watch = grown;
+        t->capwatch = cap;
+    }
+    t->watch[t->nwatch++] = s;
+}
+
+void tournament_session_gone(thue_lobby *l, session *s)
+{
+    for (tournament *t = l->tournaments; t; t = t->next)
+        for (int i = 0; i < t->nwatch; i++)
+            if (t->watch[i] == s) {
+                t->watch[i] = t->watch[--t->nwatch];
+                break;
+            }
+}
+
+/* The session of an entrant who is a person, or NULL. */
+static session *entrant_session(const tournament_entrant *e)
+{
+    return e->kind == THUE_KIND_ACCOUNT && e->acct ? e->acct->session : NULL;
+}
+
+static void send_event(thue_lobby *l, tournament *t, const char *event, int round,
+                       const char (*rooms)[THUE_PROTO_KEY_MAX + 1], int nrooms)
+{
+    thue_msg msg;
+    memset(&msg, 0, sizeof msg);
+    msg.type = THUE_MSG_TOURNAMENT_EVENT;
+    snprintf(msg.u.tournament_event.tournament, sizeof msg.u.tournament_event.tournament, "%s",
+             t->id);
+    snprintf(msg.u.tournament_event.event, sizeof msg.u.tournament_event.event, "%s", event);
+    msg.u.tournament_event.round = round;
+    msg.u.tournament_event.rooms = rooms;
+    msg.u.tournament_event.nrooms = nrooms;
+    char *text = thue_msg_encode(&msg, NULL);
+    if (text == NULL)
+        return;
+    for (int i = 0; i < t->n; i++) {
+        session *s = entrant_session(&t->e[i]);
+        if (s)
+            lobby_send_text(l, s->client, text);
+    }
+    for (int i = 0; i < t->nwatch; i++) {
+        bool entrant = t->watch[i]->acct && entrant_index(t, t->watch[i]->player.name) >= 0;
+        if (!entrant)
+            lobby_send_text(l, t->watch[i]->client, text);
+    }
+    free(text);
+}
+
+static void summary_of(const tournament *t, thue_tournament_summary *o)
+{
+    memset(o, 0, sizeof *o);
+    snprintf(o->tournament, sizeof o->tournament, "%s", t->id);
+    snprintf(o->name, sizeof o->name, "%s", t->name);
+    o->format = t->format;
+    o->variant = t->variant;
+    o->k = t->k;
+    o->status = t->status;
+    o->players = t->n;
+    o->max_players = t->max_players;
+    o->round = t->round;
+    o->rounds = t->nrounds ? t->nrounds : t->rounds_asked;
+}
+
+char *tournaments_text(thue_lobby *l, const thue_msg_id *id)
+{
+    int n = 0;
+    for (tournament *t = l->tournaments; t; t = t->next)
+        n++;
+    thue_tournament_summary *list = calloc(n ? (size_t)n : 1, sizeof *list);
+    if (list == NULL)
+        return NULL;
+    int i = 0;
+    for (tournament *t = l->tournaments; t; t = t->next)
+        summary_of(t, &list[i++]);
+    thue_msg msg;
+    memset(&msg, 0, sizeof msg);
+    msg.type = THUE_MSG_TOURNAMENTS;
+    if (id)
+        msg.id = *id;
+    msg.u.tournaments.list = list;
+    msg.u.tournaments.count = n;
+    char *text = thue_msg_encode(&msg, NULL);
+    free(list);
+    return text;
+}
+
+static int result_wire(int result)
+{
+    switch (result) {
+    case THUE_RESULT_FIRST_WINS:
+        return 0;
+    case THUE_RESULT_SECOND_WINS:
+        return 1;
+    case THUE_RESULT_DRAW:
+        return 2;
+    case THUE_RESULT_BYE:
+        return 3;
+    default:
+        return -1;
+    }
+}
+
+char *tournament_text(thue_lobby *l, tournament *t, const thue_msg_id *id)
+{
+    (void)l;
+    int maxg = 0;
+    for (int r = 0; r < t->round; r++)
+        maxg += t->nboards[r];
+    thue_player *entrants = calloc((size_t)t->n + 1, sizeof *entrants);
+    thue_standing *rows = calloc((size_t)t->n + 1, sizeof *rows);
+    thue_sched_standing *st = calloc((size_t)t->n + 1, sizeof *st);
+    thue_game *games = calloc((size_t)maxg + 1, sizeof *games);
+    thue_tournament_round *rounds = calloc((size_t)t->round + 1, sizeof *rounds);
+    thue_pairing *pairings = calloc((size_t)maxg + 1, sizeof *pairings);
+    char *text = NULL;
+    if (!entrants || !rows || !st || !games || !rounds || !pairings)
+        goto done;
+    for (int i = 0; i < t->n; i++) {
+        snprintf(entrants[i].name, sizeof entrants[i].name, "%s", t->e[i].name);
+        entrants[i].kind = t->e[i].kind;
+    }
+    int nst = 0;
+    if (t->n >= 2 && t->round > 0) {
+        thue_round_games per[THUE_SCHED_ROUNDS_MAX_ALL];
+        int ng = 0;
+        for (int r = 0; r < t->round; r++) {
+            per[r].games = &games[ng];
+            per[r].count = t->nboards[r];
+            for (int b = 0; b < t->nboards[r]; b++)
+                games[ng++] = t->games[r][b].g;
+        }
+        int seeds[THUE_SCHED_PLAYERS_MAX];
+        for (int i = 0; i < t->n; i++)
+            seeds[i] = t->e[i].seed;
+        nst = thue_standings(t->n, seeds, per, t->round, st);
+        if (nst < 0)
+            nst = 0;
+    }
+    for (int i = 0; i < nst; i++) {
+        rows[i].rank = st[i].rank;
+        snprintf(rows[i].name, sizeof rows[i].name, "%s", t->e[st[i].player].name);
+        rows[i].points = st[i].half_points / 2.0;
+        rows[i].buchholz = st[i].buchholz_halves / 2.0;
+        rows[i].sonneborn_berger = st[i].sb_quarters / 4.0;
+        rows[i].games = st[i].games;
+    }
+    int np = 0;
+    for (int r = 0; r < t->round; r++) {
+        rounds[r].pairings = &pairings[np];
+        rounds[r].npairings = t->nboards[r];
+        for (int b = 0; b < t->nboards[r]; b++) {
+            const tournament_game *g = &t->games[r][b];
+            thue_pairing *p = &pairings[np++];
+            snprintf(p->names[0], sizeof p->names[0], "%s", t->e[g->g.first].name);
+            p->has_second = g->g.second != THUE_SCHED_BYE;
+            if (p->has_second)
+                snprintf(p->names[1], sizeof p->names[1], "%s", t->e[g->g.second].name);
+            p->has_room = g->room[0] != '\0';
+            snprintf(p->room, sizeof p->room, "%s", g->room);
+            p->result = result_wire(g->g.result);
+        }
+    }
+    thue_msg msg;
+    memset(&msg, 0, sizeof msg);
+    msg.type = THUE_MSG_TOURNAMENT;
+    if (id)
+        msg.id = *id;
+    summary_of(t, &msg.u.tournament.summary);
+    msg.u.tournament.limit = t->limit;
+    msg.u.tournament.clock = t->clock;
+    msg.u.tournament.entrants = entrants;
+    msg.u.tournament.nentrants = t->n;
+    msg.u.tournament.standings = rows;
+    msg.u.tournament.nstandings = nst;
+    msg.u.tournament.round_list = rounds;
+    msg.u.tournament.nrounds = t->round;
+    text = thue_msg_encode(&msg, NULL);
+done:
+    free(entrants);
+    free(rows);
+    free(st);
+    free(games);
+    free(rounds);
+    free(pairings);
+    return text;
+}
+
+/* ---- persistence ----------------------------------------------------------------------- */
+
+static void state_saved(int err, int64_t id, void *data)
+{
+    thue_lobby *l = data;
+    (void)id;
+    l->store_pending--;
+    if (err)
+        thue_log(THUE_LOG_ERROR, "the store could not save a tournament: %s", thue_strerror(err));
+}
+
+/* The tournament as JSON (what thue_lobby_load_tournament reads back). */
+static char *state_json(const tournament *t)
+{
+    json_t *ents = json_array(), *rounds = json_array();
+    for (int i = 0; i < t->n; i++)
+        json_array_append_new(ents, json_pack("{s:s, s:i, s:s, s:i}", "name", t->e[i].name,
+                                              "kind", (int)t->e[i].kind, "bot", t->e[i].bot,
+                                              "seed", t->e[i].seed));
+    for (int r = 0; r < t->round; r++) {
+        json_t *games = json_array();
+        for (int b = 0; b < t->nboards[r]; b++) {
+            const thue_game *g = &t->games[r][b].g;
+            json_array_append_new(games, json_pack("[i, i, i]", g->first, g->second, g->result));
+        }
+        json_array_append_new(rounds, games);
+    }
+    json_t *o = json_pack(
+        "{s:s, s:s, s:i, s:i, s:i, s:i, s:b, s:I, s:I, s:i, s:i, s:i, s:s, s:i, s:i, s:o, s:o}",
+        "id", t->id, "name", t->name, "format", (int)t->format, "variant", (int)t->variant, "k",
+        t->k, "limit", t->limit, "clock", t->clock.present, "initial_ms",
+        (json_int_t)t->clock.initial_ms, "increment_ms", (json_int_t)t->clock.increment_ms,
+        "rounds_asked", t->rounds_asked, "max_players", t->max_players, "status", t->status,
+        "creator", t->creator, "nrounds", t->nrounds, "lot", t->lot, "entrants", ents, "rounds",
+        rounds);
+    char *text = o ? json_dumps(o, JSON_COMPACT) : NULL;
+    json_decref(o);
+    return text;
+}
+
+static void save(thue_lobby *l, tournament *t)
+{
+    if (l->store == NULL)
+        return;
+    char *text = state_json(t);
+    if (text == NULL) {
+        thue_log(THUE_LOG_ERROR, "tournament %s: out of memory saving it", t->id);
+        return;
+    }
+    if (thue_store_save_tournament(l->store, t->id, text, t->status == 2, state_saved, l) == 0)
+        l->store_pending++;
+    else
+        thue_log(THUE_LOG_ERROR, "tournament %s: cannot queue its state", t->id);
+    free(text);
+}
+
+/* ---- making and entering ---------------------------------------------------------------- */
+
+static tournament *tournament_alloc(thue_lobby *l)
+{
+    tournament *t = calloc(1, sizeof *t);
+    if (t == NULL)
+        return NULL;
+    t->lobby = l;
+    t->next = l->tournaments;
+    l->tournaments = t;
+    return t;
+}
+
+void tournaments_free(thue_lobby *l)
+{
+    while (l->tournaments) {
+        tournament *t = l->tournaments;
+        l->tournaments = t->next;
+        for (int r = 0; r < THUE_SCHED_ROUNDS_MAX_ALL; r++)
+            free(t->games[r]);
+        free(t->watch);
+        free(t);
+    }
+}
+
+int cmd_create_tournament(request *rq)
+{
+    thue_lobby *l = rq->c->lobby;
+    session *s = rq->c->s;
+    const __typeof__(rq->cmd->u.create_tournament) *a = &rq->cmd->u.create_tournament;
+    if (l->store == NULL) {
+        snprintf(rq->message, sizeof rq->message,
+                 "this server runs without a database: tournaments are off");
+        return THUE_PERR_NOT_AVAILABLE;
+    }
+    if (s->acct == NULL) {
+        snprintf(rq->message, sizeof rq->message,
+                 "tournaments are for accounts: claim a name first (claim_name)");
+        return THUE_PERR_NOT_ALLOWED;
+    }
+    if (a->format == THUE_FORMAT_SWISS && !a->has_rounds) {
+        snprintf(rq->field, sizeof rq->field, "rounds");
+        return THUE_PERR_MESSAGE;
+    }
+    tournament *t = tournament_alloc(l);
+    if (t == NULL)
+        return THUE_PERR_INTERNAL;
+    do {
+        t->id[0] = 't';
+        for (int i = 1; i < 8; i++)
+            t->id[i] = "0123456789abcdefghijklmnopqrstuvwxyz"[lobby_random(l) % 36];
+        t->id[8] = '\0';
+    } while (tournament_find(l, t->id) != t);
+    snprintf(t->name, sizeof t->name, "%s", a->name);
+    t->format = a->format;
+    t->variant = a->variant;
+    t->k = a->k;
+    t->limit = a->limit;
+    t->clock = a->clock;
+    t->rounds_asked = a->format == THUE_FORMAT_SWISS ? a->rounds : 0;
+    t->max_players = a->max_players;
+    snprintf(t->creator, sizeof t->creator, "%s", s->acct->name);
+    t->lot = (int)(lobby_random(l) & 1);
+    add_watcher(t, s);
+    save(l, t);
+    thue_log(THUE_LOG_INFO, "tournament %s (%s) created by %s", t->id, t->name, t->creator);
+    thue_msg msg;
+    memset(&msg, 0, sizeof msg);
+    msg.type = THUE_MSG_TOURNAMENT_CREATED;
+    msg.id = rq->cmd->id;
+    snprintf(msg.u.tournament_created.tournament, sizeof msg.u.tournament_created.tournament,
+             "%s", t->id);
+    lobby_send_msg(l, s, &msg);
+    return 0;
+}
+
+/* The tournament a command names; err when none. */
+static tournament *named(request *rq, int *err)
+{
+    thue_lobby *l = rq->c->lobby;
+    if (l->store == NULL) {
+        snprintf(rq->message, sizeof rq->message,
+                 "this server runs without a database: tournaments are off");
+        *err = THUE_PERR_NOT_AVAILABLE;
+        return NULL;
+    }
+    tournament *t = tournament_find(l, rq->cmd->u.tournament.tournament);
+    if (t == NULL) {
+        snprintf(rq->field, sizeof rq->field, "tournament");
+        *err = THUE_PERR_NO_TOURNAMENT;
+    }
+    return t;
+}
+
+/* Who a join or leave is about: the session's account, or the bot SPEC given. */
+static int subject(request *rq, tournament_entrant *out)
+{
+    memset(out, 0, sizeof *out);
+    session *s = rq->c->s;
+    if (rq->cmd->u.tournament.has_bot) {
+        thue_bot_spec spec;
+        char why[THUE_PROTO_TEXT_MAX + 1];
+        if (thue_bot_spec_parse(rq->cmd->u.tournament.bot, &spec, why, sizeof why) != 0) {
+            snprintf(rq->field, sizeof rq->field, "bot");
+            snprintf(rq->message, sizeof rq->message, "%s", why);
+            return THUE_PERR_BOT;
+        }
+        out->kind = THUE_KIND_BOT;
+        thue_bot_spec_format(&spec, out->bot, sizeof out->bot);
+        bot_name_of(out->bot, out->name, sizeof out->name);
+        return 0;
+    }
+    if (s->acct == NULL) {
+        snprintf(rq->message, sizeof rq->message,
+                 "tournaments are for accounts: claim a name first (claim_name)");
+        return THUE_PERR_NOT_ALLOWED;
+    }
+    out->kind = THUE_KIND_ACCOUNT;
+    out->acct = s->acct;
+    snprintf(out->name, sizeof out->name, "%s", s->acct->name);
+    return 0;
+}
+
+int cmd_join_tournament(request *rq)
+{
+    thue_lobby *l = rq->c->lobby;
+    int err = 0;
+    tournament *t = named(rq, &err);
+    if (t == NULL)
+        return err;
+    if (t->status != 0)
+        return THUE_PERR_TOURNAMENT_CLOSED;
+    tournament_entrant e;
+    if ((err = subject(rq, &e)) != 0)
+        return err;
+    if (entrant_index(t, e.name) >= 0) {
+        snprintf(rq->message, sizeof rq->message, "%s has already entered", e.name);
+        return THUE_PERR_NOT_ALLOWED;
+    }
+    if (t->n >= t->max_players || t->n >= THUE_SCHED_PLAYERS_MAX) {
+        snprintf(rq->message, sizeof rq->message, "the tournament is full (%d players)",
+                 t->max_players);
+        return THUE_PERR_NOT_ALLOWED;
+    }
+    if (e.kind == THUE_KIND_BOT)
+        e.acct = account_bot(l, e.bot, e.name);
+    t->e[t->n++] = e;
+    add_watcher(t, rq->c->s);
+    save(l, t);
+    request_ok(rq);
+    send_event(l, t, "joined", -1, NULL, 0);
+    return 0;
+}
+
+int cmd_leave_tournament(request *rq)
+{
+    thue_lobby *l = rq->c->lobby;
+    int err = 0;
+    tournament *t = named(rq, &err);
+    if (t == NULL)
+        return err;
+    if (t->status != 0)
+        return THUE_PERR_TOURNAMENT_CLOSED;
+    tournament_entrant e;
+    if ((err = subject(rq, &e)) != 0)
+        return err;
+    int i = entrant_index(t, e.name);
+    if (i < 0) {
+        snprintf(rq->message, sizeof rq->message, "%s has not entered", e.name);
+        return THUE_PERR_NOT_ALLOWED;
+    }
+    memmove(&t->e[i], &t->e[i + 1], (size_t)(t->n - i - 1) * sizeof t->e[0]);
+    t->n--;
+    save(l, t);
+    request_ok(rq);
+    send_event(l, t, "left", -1, NULL, 0);
+    return 0;
+}
+
+int cmd_list_tournaments(request *rq)
+{
+    thue_lobby *l = rq->c->lobby;
+    if (l->store == NULL) {
+        snprintf(rq->message, sizeof rq->message,
+                 "this server runs without a database: tournaments are off");
+        return THUE_PERR_NOT_AVAILABLE;
+    }
+    char *text = tournaments_text(l, &rq->cmd->id);
+    if (text == NULL)
+        return THUE_PERR_INTERNAL;
+    lobby_send_text(l, rq->c, text);
+    free(text);
+    return 0;
+}
+
+int cmd_get_tournament(request *rq)
+{
+    thue_lobby *l = rq->c->lobby;
+    int err = 0;
+    tournament *t = named(rq, &err);
+    if (t == NULL)
+        return err;
+    char *text = tournament_text(l, t, &rq->cmd->id);
+    if (text == NULL)
+        return THUE_PERR_INTERNAL;
+    add_watcher(t, rq->c->s);
+    lobby_send_text(l, rq->c, text);
+    free(text);
+    return 0;
+}
+
+/* ---- rounds ----------------------------------------------------------------------------- */
+
+static void start_round(thue_lobby *l, tournament *t);
+
+static int first_wins(int seat_winner, int first_seat)
+{
+    if (seat_winner < 0)
+        return THUE_RESULT_DRAW;
+    return seat_winner == first_seat ? THUE_RESULT_FIRST_WINS : THUE_RESULT_SECOND_WINS;
+}
+
+/* Moves on once every game of the current round has a result. */
+static void check_round(thue_lobby *l, tournament *t)
+{
+    int r = t->round - 1;
+    for (int b = 0; b < t->nboards[r]; b++)
+        if (t->games[r][b].g.result == THUE_RESULT_NONE)
+            return;
+    thue_log(THUE_LOG_INFO, "tournament %s: round %d finished", t->id, t->round);
+    send_event(l, t, "round_finished", t->round, NULL, 0);
+    if (t->round >= t->nrounds) {
+        t->status = 2;
+        save(l, t);
+        thue_log(THUE_LOG_INFO, "tournament %s finished", t->id);
+        send_event(l, t, "finished", t->round, NULL, 0);
+        return;
+    }
+    start_round(l, t);
+}
+
+void tournament_game_over(room *r)
+{
+    thue_lobby *l = r->lobby;
+    tournament *t = tournament_find(l, r->tournament);
+    if (t == NULL || t->status != 1 || r->tour_round != t->round)
+        return;
+    tournament_game *g = &t->games[r->tour_round - 1][r->tour_board];
+    if (g->g.result != THUE_RESULT_NONE)
+        return;
+    /* The first builder sits in seat 0. */
+    g->g.result = first_wins(r->m.winner, 0);
+    save(l, t);
+    check_round(l, t);
+}
+
+/* The room of one game: the first builder in seat 0 building round 1. Humans without a
+ * session forfeit; with `reserve`, after a restart, their seats wait for them instead. */
+static void start_game(thue_lobby *l, tournament *t, int board, bool reserve)
+{
+    tournament_game *g = &t->games[t->round - 1][board];
+    thue_room_options opt;
+    memset(&opt, 0, sizeof opt);
+    opt.variant = t->variant;
+    opt.k = t->k;
+    opt.limit = t->limit;
+    opt.clock = t->clock;
+    opt.first = THUE_FIRST_CREATOR;
+    int who[2] = {g->g.first, g->g.second};
+    session *sess[2] = {NULL, NULL};
+    bool absent[2] = {false, false};
+    for (int i = 0; i < 2; i++) {
+        const tournament_entrant *e = &t->e[who[i]];
+        if (e->kind == THUE_KIND_BOT)
+            continue;
+        sess[i] = entrant_session(e);
+        /* After a restart the owner may not be back yet: a session waits for them (its
+         * grace period runs; hello with their token takes it over). */
+        if (sess[i] == NULL && reserve && e->acct != NULL)
+            sess[i] = lobby_session_for_account(l, e->acct);
+        absent[i] = sess[i] == NULL;
+    }
+    if (absent[0] || absent[1]) {
+        g->g.result = absent[0] && absent[1] ? THUE_RESULT_DRAW
+                      : absent[0]            ? THUE_RESULT_SECOND_WINS
+                                             : THUE_RESULT_FIRST_WINS;
+        thue_log(THUE_LOG_INFO, "tournament %s: round %d board %d decided by absence",
+                 t->id, t->round, board + 1);
+        return;
+    }
+    room *r = room_for_tournament(l, t, board, &opt);
+    if (r == NULL) {
+        thue_log(THUE_LOG_ERROR, "tournament %s: no room for board %d: a draw", t->id,
+                 board + 1);
+        g->g.result = THUE_RESULT_DRAW;
+        return;
+    }
+    snprintf(g->room, sizeof g->room, "%s", r->id);
+    for (int i = 0; i < 2; i++) {
+        const tournament_entrant *e = &t->e[who[i]];
+        if (e->kind != THUE_KIND_BOT)
+            room_seat_session(r, i, sess[i]);
+        else if (room_seat_tournament_bot(r, i, e->bot, l->cfg.bot_think_ms) != 0) {
+            thue_log(THUE_LOG_ERROR, "tournament %s: bot %s cannot be seated: a draw", t->id,
+                     e->bot);
+            g->g.result = THUE_RESULT_DRAW;
+            g->room[0] = '\0';
+            room_destroy(r);
+            return;
+        }
+    }
+    room_begin_if_full(r);
+}
+
+static int pair_round(tournament *t, thue_game *out)
+{
+    if (t->format == THUE_FORMAT_ROUND_ROBIN)
+        return thue_rr_round(t->n, t->round - 1, out);
+    thue_swiss_state *st = malloc(sizeof *st);
+    if (st == NULL)
+        return THUE_ENOMEM;
+    int seeds[THUE_SCHED_PLAYERS_MAX];
+    for (int i = 0; i < t->n; i++)
+        seeds[i] = t->e[i].seed;
+    int err = thue_swiss_init(st, t->n, seeds);
+    for (int r = 0; err == 0 && r < t->round - 1; r++)
+        for (int b = 0; err == 0 && b < t->nboards[r]; b++)
+            err = thue_swiss_record(st, &t->games[r][b].g);
+    if (err == 0)
+        err = thue_swiss_pair(st, t->lot, out, NULL);
+    free(st);
+    return err;
+}
+
+static void start_round(thue_lobby *l, tournament *t)
+{
+    t->round++;
+    int r = t->round - 1;
+    thue_game pairs[THUE_SCHED_BOARDS(THUE_SCHED_PLAYERS_MAX)];
+    int n = pair_round(t, pairs);
+    if (n < 0) {
+        thue_log(THUE_LOG_WARN, "tournament %s: round %d cannot be paired (%s): it ends here",
+                 t->id, t->round, thue_sched_strerror(n));
+        t->round--;
+        t->nrounds = t->round;
+        t->status = 2;
+        save(l, t);
+        send_event(l, t, "finished", t->round, NULL, 0);
+        return;
+    }
+    t->games[r] = calloc((size_t)n, sizeof *t->games[r]);
+    if (t->games[r] == NULL) {
+        thue_log(THUE_LOG_ERROR, "tournament %s: out of memory for round %d", t->id, t->round);
+        t->round--;
+        return;
+    }
+    t->nboards[r] = n;
+    for (int b = 0; b < n; b++)
+        t->games[r][b].g = pairs[b];
+    thue_log(THUE_LOG_INFO, "tournament %s: round %d of %d, %d boards", t->id, t->round,
+             t->nrounds, n);
+    for (int b = 0; b < n; b++)
+        if (pairs[b].second != THUE_SCHED_BYE)
+            start_game(l, t, b, false);
+    save(l, t);
+    char(*rooms)[THUE_PROTO_KEY_MAX + 1] = calloc((size_t)n, sizeof *rooms);
+    int nr = 0;
+    for (int b = 0; rooms && b < n; b++)
+        if (t->games[r][b].room[0])
+            snprintf(rooms[nr++], sizeof rooms[0], "%s", t->games[r][b].room);
+    send_event(l, t, "round_started", t->round, (const char(*)[THUE_PROTO_KEY_MAX + 1])rooms,
+               nr);
+    free(rooms);
+    check_round(l, t); /* a round decided by byes and absences moves on at once */
+}
+
+/* Seeds: by the pool's rating, then by name. */
+static const tournament *seed_t;
+static int seed_order(const void *x, const void *y)
+{
+    const tournament_entrant *a = &seed_t->e[*(const int *)x], *b = &seed_t->e[*(const int *)y];
+    double ra = a->acct ? account_rating(a->acct, seed_t->variant, seed_t->k)->g.rating : 1500;
+    double rb = b->acct ? account_rating(b->acct, seed_t->variant, seed_t->k)->g.rating : 1500;
+    if (ra != rb)
+        return ra > rb ? -1 : 1;
+    return strcmp(a->name, b->name);
+}
+
+int cmd_start_tournament(request *rq)
+{
+    thue_lobby *l = rq->c->lobby;
+    session *s = rq->c->s;
+    int err = 0;
+    tournament *t = named(rq, &err);
+    if (t == NULL)
+        return err;
+    if (s->acct == NULL || strcmp(s->acct->name, t->creator) != 0) {
+        snprintf(rq->message, sizeof rq->message, "only its creator, %s, may start it",
+                 t->creator);
+        return THUE_PERR_NOT_ALLOWED;
+    }
+    if (t->status != 0)
+        return THUE_PERR_TOURNAMENT_CLOSED;
+    if (t->n < 2) {
+        snprintf(rq->message, sizeof rq->message, "a tournament needs two entrants");
+        return THUE_PERR_NOT_ALLOWED;
+    }
+    int order[THUE_SCHED_PLAYERS_MAX];
+    for (int i = 0; i < t->n; i++)
+        order[i] = i;
+    seed_t = t;
+    qsort(order, (size_t)t->n, sizeof order[0], seed_order);
+    for (int i = 0; i < t->n; i++)
+        t->e[order[i]].seed = i;
+    if (t->format == THUE_FORMAT_ROUND_ROBIN) {
+        /* Berger numbers by seed: entrant list reordered so that index = seed. */
+        tournament_entrant sorted[THUE_SCHED_PLAYERS_MAX];
+        for (int i = 0; i < t->n; i++)
+            sorted[t->e[i].seed] = t->e[i];
+        memcpy(t->e, sorted, (size_t)t->n * sizeof t->e[0]);
+        t->nrounds = thue_rr_rounds(t->n);
+    } else {
+        int most = thue_swiss_max_rounds(t->n);
+        t->nrounds = t->rounds_asked < most ? t->rounds_asked : most;
+    }
+    t->status = 1;
+    request_ok(rq);
+    thue_log(THUE_LOG_INFO, "tournament %s started: %d players, %d rounds", t->id, t->n,
+             t->nrounds);
+    send_event(l, t, "started", -1, NULL, 0);
+    start_round(l, t);
+    return 0;
+}
+
+/* ---- start-up -------------------------------------------------------------------------- */
+
+void thue_lobby_load_tournament(void *ctx, const char *id, const char *state)
+{
+    thue_lobby *l = ctx;
+    json_error_t jerr;
+    json_t *o = json_loads(state, 0, &jerr);
+    json_t *ents, *rounds;
+    tournament *t = NULL;
+    if (o == NULL)
+        goto bad;
+    t = tournament_alloc(l);
+    if (t == NULL)
+        goto bad;
+    int format, variant, clock_on;
+    json_int_t initial, increment;
+    const char *name, *creator;
+    if (json_unpack(o, "{s:s, s:i, s:i, s:i, s:i, s:b, s:I, s:I, s:i, s:i, s:i, s:s, s:i, s:i, "
+                       "s:o, s:o}",
+                    "name", &name, "format", &format, "variant", &variant, "k", &t->k, "limit",
+                    &t->limit, "clock", &clock_on, "initial_ms", &initial, "increment_ms",
+                    &increment, "rounds_asked", &t->rounds_asked, "max_players",
+                    &t->max_players, "status", &t->status, "creator", &creator, "nrounds",
+                    &t->nrounds, "lot", &t->lot, "entrants", &ents, "rounds", &rounds) != 0)
+        goto bad;
+    snprintf(t->id, sizeof t->id, "%s", id);
+    snprintf(t->name, sizeof t->name, "%s", name);
+    snprintf(t->creator, sizeof t->creator, "%s", creator);
+    t->format = (thue_tournament_format)format;
+    t->variant = (thue_variant)variant;
+    t->clock.present = clock_on;
+    t->clock.initial_ms = initial;
+    t->clock.increment_ms = increment;
+    size_t i;
+    json_t *v;
+    json_array_foreach(ents, i, v)
+    {
+        if (t->n >= THUE_SCHED_PLAYERS_MAX)
+            goto bad;
+        tournament_entrant *e = &t->e[t->n++];
+        const char *en, *eb;
+        int kind;
+        if (json_unpack(v, "{s:s, s:i, s:s, s:i}", "name", &en, "kind", &kind, "bot", &eb,
+                        "seed", &e->seed) != 0)
+            goto bad;
+        snprintf(e->name, sizeof e->name, "%s", en);
+        snprintf(e->bot, sizeof e->bot, "%s", eb);
+        e->kind = (thue_player_kind)kind;
+        e->acct = e->kind == THUE_KIND_BOT ? account_bot(l, e->bot, e->name)
+                                           : account_by_name(l, e->name);
+    }
+    json_array_foreach(rounds, i, v)
+    {
+        if (i >= THUE_SCHED_ROUNDS_MAX_ALL)
+            goto bad;
+        size_t nb = json_array_size(v);
+        t->games[i] = calloc(nb ? nb : 1, sizeof *t->games[i]);
+        if (t->games[i] == NULL)
+            goto bad;
+        t->nboards[i] = (int)nb;
+        t->round = (int)i + 1;
+        size_t b;
+        json_t *g;
+        json_array_foreach(v, b, g)
+        {
+            thue_game *x = &t->games[i][b].g;
+            if (json_unpack(g, "[i, i, i]", &x->first, &x->second, &x->result) != 0)
+                goto bad;
+        }
+    }
+    json_decref(o);
+    thue_log(THUE_LOG_INFO, "tournament %s loaded (round %d of %d)", t->id, t->round, t->nrounds);
+    return;
+bad:
+    thue_log(THUE_LOG_ERROR, "tournament %s: its saved state cannot be read; it is left out", id);
+    if (t) {
+        l->tournaments = t->next;
+        for (int r = 0; r < THUE_SCHED_ROUNDS_MAX_ALL; r++)
+            free(t->games[r]);
+        free(t);
+    }
+    json_decref(o);
+}
+
+void thue_lobby_resume_tournaments(thue_lobby *l)
+{
+    for (tournament *t = l->tournaments; t; t = t->next) {
+        if (t->status != 1 || t->round == 0)
+            continue;
+        int r = t->round - 1;
+        int replayed = 0;
+        for (int b = 0; b < t->nboards[r]; b++)
+            if (t->games[r][b].g.result == THUE_RESULT_NONE) {
+                start_game(l, t, b, true);
+                replayed++;
+            }
+        thue_log(THUE_LOG_INFO, "tournament %s: round %d resumed, %d games replayed", t->id,
+                 t->round, replayed);
+        save(l, t);
+        check_round(l, t);
+    }
+}
