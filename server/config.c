@@ -13,6 +13,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -40,25 +41,35 @@ typedef enum {
     KIND_INT,   /* an integer in min..max */
     KIND_PATH,  /* a non-empty string that fits its buffer */
     KIND_LEVEL, /* error|warn|info|debug */
-    KIND_BIND   /* an IPv4 or IPv6 address, or localhost */
+    KIND_BIND,  /* an IPv4 or IPv6 address, or localhost */
+    KIND_REAL   /* a finite number in rmin..rmax: decimal text, or a JSON number */
 } setting_kind;
 
 typedef struct setting {
     const char *name; /* the flag without its dashes, and the config-file key */
     const char *env;  /* the environment variable */
     setting_kind kind;
-    size_t offset; /* of the member in thue_config */
-    size_t size;   /* of the member (the buffer, for strings) */
-    long long min, max;
+    size_t offset;      /* of the member in thue_config */
+    size_t size;        /* of the member (the buffer, for strings) */
+    long long min, max; /* KIND_INT */
+    double rmin, rmax;  /* KIND_REAL */
+    const char *range;  /* KIND_REAL: rmin..rmax as written in messages */
 } setting;
 
 #define INT_SETTING(name, env, member, lo, hi)                                                     \
     {                                                                                              \
-        name, env, KIND_INT, offsetof(thue_config, member), sizeof(int), lo, hi                    \
+        name, env, KIND_INT, offsetof(thue_config, member), sizeof(int), lo, hi, 0, 0, NULL        \
     }
 #define STR_SETTING(name, env, kind, member)                                                       \
     {                                                                                              \
-        name, env, kind, offsetof(thue_config, member), sizeof(((thue_config *)0)->member), 0, 0   \
+        name, env, kind, offsetof(thue_config, member), sizeof(((thue_config *)0)->member), 0, 0,  \
+            0, 0, NULL                                                                             \
+    }
+/* lo and hi are written as decimal literals: #lo ".." #hi is the range in messages. */
+#define REAL_SETTING(name, env, member, lo, hi)                                                    \
+    {                                                                                              \
+        name, env, KIND_REAL, offsetof(thue_config, member), sizeof(double), 0, 0, lo, hi,         \
+            #lo ".." #hi                                                                           \
     }
 
 static const setting settings[] = {
@@ -68,7 +79,7 @@ static const setting settings[] = {
     STR_SETTING("db", "THUE_DB", KIND_PATH, db),
     INT_SETTING("threads", "THUE_THREADS", threads, 1, THREADS_MAX),
     {"log-level", "THUE_LOG_LEVEL", KIND_LEVEL, offsetof(thue_config, log_level),
-     sizeof(thue_log_level), 0, 0},
+     sizeof(thue_log_level), 0, 0, 0, 0, NULL},
     INT_SETTING("grace-s", "THUE_GRACE_S", grace_s, 0, 3600),
     INT_SETTING("max-connections", "THUE_MAX_CONNECTIONS", max_connections, 1, 1000000),
     INT_SETTING("max-connections-per-ip", "THUE_MAX_CONNECTIONS_PER_IP", max_connections_per_ip, 1,
@@ -81,6 +92,7 @@ static const setting settings[] = {
     INT_SETTING("room-linger-s", "THUE_ROOM_LINGER_S", room_linger_s, 1, 86400),
     INT_SETTING("bot-think-ms", "THUE_BOT_THINK_MS", bot_think_ms, 10, 60000),
     INT_SETTING("max-rooms", "THUE_MAX_ROOMS", max_rooms, 1, 1000000),
+    REAL_SETTING("glicko-tau", "THUE_GLICKO_TAU", glicko_tau, 0.2, 1.2),
 };
 
 #define NSETTINGS (sizeof settings / sizeof settings[0])
@@ -122,6 +134,8 @@ const char thue_config_usage[] =
     "  --room-linger-s N           300        1..86400 s an ended or empty room stays\n"
     "  --bot-think-ms N            2000       10..60000 ms per move of the bots the\n"
     "                                         server seats itself (quick match)\n"
+    "  --glicko-tau X              0.5        0.2..1.2 Glicko-2's system constant\n"
+    "                                         tau: how fast volatilities change\n"
     "  -h, --help                             print this help and exit\n"
     "  --version                              print the version and exit\n"
     "\n"
@@ -132,8 +146,9 @@ const char thue_config_usage[] =
     "               THUE_PORT=8080, THUE_MAX_CONNECTIONS_PER_IP=50; THUE_CONFIG=FILE\n"
     "               names the config file. An empty variable counts as unset.\n"
     "  config file  one JSON object whose keys are the flags' names without dashes,\n"
-    "               integers as JSON integers and the rest as strings:\n"
-    "               {\"port\": 8080, \"bind\": \"127.0.0.1\", \"log-level\": \"debug\"}\n"
+    "               integers as JSON integers, glicko-tau as a JSON number and the\n"
+    "               rest as strings:\n"
+    "               {\"port\": 8080, \"bind\": \"127.0.0.1\", \"glicko-tau\": 0.6}\n"
     "Precedence, lowest first: defaults, config file, environment, flags.\n"
     "\n"
     "Exit status: 0 after a clean shutdown or --help or --version; 1 when the server\n"
@@ -210,6 +225,67 @@ static char *str_member(thue_config *c, const setting *s)
     return (char *)c + s->offset;
 }
 
+static double *real_member(thue_config *c, const setting *s)
+{
+    return (double *)(void *)((char *)c + s->offset);
+}
+
+/* Stores v after its range check; shown is how the value was written (for the message). */
+static int set_real(thue_config *c, const setting *s, double v, const char *shown,
+                    const char *where, char *err, size_t errsize)
+{
+    if (!isfinite(v) || v < s->rmin || v > s->rmax)
+        return fail(err, errsize, "%s: %s is out of range %s", where, shown, s->range);
+    *real_member(c, s) = v;
+    return 0;
+}
+
+/* Whether text is a decimal number: an optional sign, digits with at most one '.' (at
+ * least one digit in all), an optional exponent (e or E, an optional sign, digits).
+ * Refuses what strtod would also take: spaces, "inf", "nan", hexadecimal. */
+static int is_decimal(const char *text)
+{
+    const char *p = text;
+    int digits = 0;
+    if (*p == '-' || *p == '+')
+        p++;
+    for (; *p >= '0' && *p <= '9'; p++)
+        digits++;
+    if (*p == '.')
+        for (p++; *p >= '0' && *p <= '9'; p++)
+            digits++;
+    if (digits == 0)
+        return 0;
+    if (*p == 'e' || *p == 'E') {
+        p++;
+        if (*p == '-' || *p == '+')
+            p++;
+        if (*p < '0' || *p > '9')
+            return 0;
+        while (*p >= '0' && *p <= '9')
+            p++;
+    }
+    return *p == '\0';
+}
+
+/* A real setting's value written as text (a flag's or an environment variable's). */
+static int set_real_text(thue_config *c, const setting *s, const char *text, const char *where,
+                         char *err, size_t errsize)
+{
+    char q[QUOTE_BUF];
+    if (!is_decimal(text))
+        return fail(err, errsize, "%s: %s is not a number", where, quoted(text, q, sizeof q));
+    char *end;
+    double v = strtod(text, &end);
+    if (*end != '\0')
+        return fail(err, errsize, "%s: %s is not a number", where, quoted(text, q, sizeof q));
+    /* Digits, signs, '.' and 'e' only: shown as typed, the first 30 characters. Overflow
+     * (1e400) gives infinity and underflow (1e-400) zero or nearly: out of range. */
+    char shown[40];
+    snprintf(shown, sizeof shown, "%.30s%s", text, strlen(text) > 30 ? "..." : "");
+    return set_real(c, s, v, shown, where, err, errsize);
+}
+
 /* Stores v after its range check; shown is how the value was written (for the message). */
 static int set_int(thue_config *c, const setting *s, long long v, const char *shown,
                    const char *where, char *err, size_t errsize)
@@ -262,6 +338,7 @@ static int set_string(thue_config *c, const setting *s, const char *text, size_t
         return 0;
     }
     case KIND_INT:
+    case KIND_REAL:
         break;
     }
     return fail(err, errsize, "%s: internal error: not a string setting", where);
@@ -271,6 +348,8 @@ static int set_string(thue_config *c, const setting *s, const char *text, size_t
 static int set_from_text(thue_config *c, const setting *s, const char *text, const char *where,
                          char *err, size_t errsize)
 {
+    if (s->kind == KIND_REAL)
+        return set_real_text(c, s, text, where, err, errsize);
     if (s->kind != KIND_INT)
         return set_string(c, s, text, strlen(text), where, err, errsize);
     char q[QUOTE_BUF];
@@ -315,6 +394,7 @@ void thue_config_defaults(thue_config *c)
     c->room_linger_s = 300;
     c->bot_think_ms = 2000;
     c->max_rooms = 10000;
+    c->glicko_tau = 0.5;
 }
 
 /* ---- the config file ---- */
@@ -357,6 +437,21 @@ static void value_start(FILE *f, int *line, int *column)
         }
         (*column)++;
         if (ch != ' ' && ch != '\t' && ch != '\r')
+            return;
+    }
+}
+
+/* v in the fewest significant digits that read back as v (0.7, not 0.69999999999999996;
+ * -100, not -1e+02). */
+static void shortest_real(double v, char *buf, size_t bufsize)
+{
+    if (v > -1e15 && v < 1e15 && v == (double)(long long)v) {
+        snprintf(buf, bufsize, "%.0f", v);
+        return;
+    }
+    for (int digits = 1; digits <= 17; digits++) {
+        snprintf(buf, bufsize, "%.*g", digits, v);
+        if (strtod(buf, NULL) == v)
             return;
     }
 }
@@ -426,6 +521,18 @@ static int apply_file(thue_config *c, const char *path, const char *from, source
             char shown[32];
             snprintf(shown, sizeof shown, "%lld", v);
             r = set_int(c, s, v, shown, where, err, errsize);
+        } else if (s->kind == KIND_REAL) {
+            if (!json_is_number(value)) {
+                r = fail(err, errsize, "%s: expected a number, found %s", where,
+                         json_type_name(value));
+                break;
+            }
+            char shown[40];
+            if (json_is_integer(value))
+                snprintf(shown, sizeof shown, "%lld", (long long)json_integer_value(value));
+            else
+                shortest_real(json_real_value(value), shown, sizeof shown);
+            r = set_real(c, s, json_number_value(value), shown, where, err, errsize);
         } else {
             if (!json_is_string(value)) {
                 r = fail(err, errsize, "%s: expected a string, found %s", where,

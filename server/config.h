@@ -36,6 +36,9 @@ typedef struct thue_config {
     int room_linger_s;                  /* --room-linger-s 1..86400: finished or empty rooms, 300 */
     int bot_think_ms;                   /* --bot-think-ms 10..60000: quick match's bots, 2000 */
     int max_rooms;                      /* --max-rooms 1..1000000, default 10000 */
+    double glicko_tau;                  /* --glicko-tau 0.2..1.2, Glicko-2's system constant
+                                           tau for the rating updates (docs/ratings.md), 0.5;
+                                           a decimal number, a JSON number in the file */
 } thue_config;
 
 void thue_config_defaults(thue_config *c);

@@ -208,6 +208,7 @@ static int start(app *a)
         .rate = a->cfg.rate,
         .burst = a->cfg.burst,
         .seed = 0,
+        .tau = a->cfg.glicko_tau,
     };
     a->lobby = thue_lobby_new(&a->loop, &lc, a->pool, &a->metrics);
     if (a->lobby == NULL) {

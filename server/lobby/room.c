@@ -884,9 +884,7 @@ int room_list(request *rq)
     char *text = room_list_text(rq->c->lobby, rq->cmd);
     if (text == NULL)
         return THUE_PERR_INTERNAL;
-    thue_lobby *l = rq->c->lobby;
-    if (!rq->c->closing)
-        l->hooks.send(l->hooks.ctx, rq->c->conn, text, strlen(text));
+    lobby_send_text(rq->c->lobby, rq->c, text);
     free(text);
     return 0;
 }

@@ -429,17 +429,26 @@ static int subject(request *rq, tournament_entrant *out)
     return 0;
 }
 
+/* The open tournament a join or leave names, and who it is about; NULL with *err set. */
+static tournament *open_entry(request *rq, tournament_entrant *e, int *err)
+{
+    tournament *t = named(rq, err);
+    if (t == NULL)
+        return NULL;
+    if (t->status != 0) {
+        *err = THUE_PERR_TOURNAMENT_CLOSED;
+        return NULL;
+    }
+    return (*err = subject(rq, e)) == 0 ? t : NULL;
+}
+
 int cmd_join_tournament(request *rq)
 {
     thue_lobby *l = rq->c->lobby;
     int err = 0;
-    tournament *t = named(rq, &err);
-    if (t == NULL)
-        return err;
-    if (t->status != 0)
-        return THUE_PERR_TOURNAMENT_CLOSED;
     tournament_entrant e;
-    if ((err = subject(rq, &e)) != 0)
+    tournament *t = open_entry(rq, &e, &err);
+    if (t == NULL)
         return err;
     if (entrant_index(t, e.name) >= 0) {
         snprintf(rq->message, sizeof rq->message, "%s has already entered", e.name);
@@ -464,13 +473,9 @@ int cmd_leave_tournament(request *rq)
 {
     thue_lobby *l = rq->c->lobby;
     int err = 0;
-    tournament *t = named(rq, &err);
-    if (t == NULL)
-        return err;
-    if (t->status != 0)
-        return THUE_PERR_TOURNAMENT_CLOSED;
     tournament_entrant e;
-    if ((err = subject(rq, &e)) != 0)
+    tournament *t = open_entry(rq, &e, &err);
+    if (t == NULL)
         return err;
     int i = entrant_index(t, e.name);
     if (i < 0) {

@@ -601,18 +601,38 @@ static int query_arg(struct lws *wsi, int i, char *buf, int size)
     return lws_hdr_copy_fragment(wsi, buf, size, WSI_TOKEN_HTTP_URI_ARGS, i) < 0 ? -1 : 0;
 }
 
-/* k: decimal digits, 2..64; -1 when it is not. */
-static int parse_k(const char *s)
+/* The i-th query argument split at '=': arg holds its name, *value its value ("" when
+ * it has none). 0, 1 when there is none, -1 when it is too long. */
+static int query_pair(struct lws *wsi, int i, char *arg, int size, const char **value)
 {
-    int k = 0;
+    int r = query_arg(wsi, i, arg, size);
+    if (r != 0)
+        return r;
+    char *eq = strchr(arg, '=');
+    *value = eq ? eq + 1 : "";
+    if (eq)
+        *eq = '\0';
+    return 0;
+}
+
+/* An integer lo..hi from decimal digits; -1 when it is not. */
+static long parse_range(const char *s, long lo, long hi)
+{
+    long v = 0;
     if (*s == '\0')
         return -1;
     for (; *s; s++) {
-        if (!isdigit((unsigned char)*s) || k > 64)
+        if (!isdigit((unsigned char)*s) || v > hi)
             return -1;
-        k = k * 10 + (*s - '0');
+        v = v * 10 + (*s - '0');
     }
-    return k >= 2 && k <= 64 ? k : -1;
+    return v >= lo && v <= hi ? v : -1;
+}
+
+/* k: decimal digits, 2..64; -1 when it is not. */
+static int parse_k(const char *s)
+{
+    return (int)parse_range(s, 2, 64);
 }
 
 /* GET /api/rooms?variant=V&k=K&status=S */
@@ -623,16 +643,13 @@ static int http_rooms(thue_net *net, struct lws *wsi, pss *p, int head)
     const char *variant = NULL;
     char variant_buf[16];
     int k = -1, status = -1;
+    const char *value;
     for (int i = 0;; i++) {
-        int r = query_arg(wsi, i, arg, sizeof arg);
+        int r = query_pair(wsi, i, arg, sizeof arg, &value);
         if (r > 0)
             break;
         if (r < 0)
             return http_error(wsi, p, 400, "bad_request", "query argument too long", head);
-        char *eq = strchr(arg, '=');
-        const char *value = eq ? eq + 1 : "";
-        if (eq)
-            *eq = '\0';
         if (strcmp(arg, "variant") == 0) {
             if (strcmp(value, "square") != 0 && strcmp(value, "overlap") != 0)
                 return http_error(wsi, p, 400, "bad_request", "variant must be square or overlap",
@@ -806,19 +823,6 @@ static int valid_key(const char *s, size_t n)
     return 1;
 }
 
-/* An integer lo..hi from decimal digits; -1 when it is not. */
-static long parse_range(const char *s, long lo, long hi)
-{
-    long v = 0;
-    if (*s == '\0')
-        return -1;
-    for (; *s; s++) {
-        if (!isdigit((unsigned char)*s) || v > hi)
-            return -1;
-        v = v * 10 + (*s - '0');
-    }
-    return v >= lo && v <= hi ? v : -1;
-}
 
 /* GET /api/matches?player=NAME[&page=N], /api/matches/{id}, /api/matches/{id}/moves.csv */
 static int http_matches(thue_net *net, struct lws *wsi, pss *p, const char *uri, int head)
@@ -844,16 +848,13 @@ static int http_matches(thue_net *net, struct lws *wsi, pss *p, const char *uri,
     }
     char arg[256], player[THUE_PROTO_NAME_MAX * 4 + 1] = "";
     long page = 1;
+    const char *value;
     for (int i = 0;; i++) {
-        int r = query_arg(wsi, i, arg, sizeof arg);
+        int r = query_pair(wsi, i, arg, sizeof arg, &value);
         if (r > 0)
             break;
         if (r < 0)
             return http_error(wsi, p, 400, "bad_request", "query argument too long", head);
-        char *eq = strchr(arg, '=');
-        const char *value = eq ? eq + 1 : "";
-        if (eq)
-            *eq = '\0';
         if (strcmp(arg, "player") == 0) {
             if (*value == '\0' || strlen(value) >= sizeof player)
                 return http_error(wsi, p, 400, "bad_request", "player must be a player's name",
@@ -902,16 +903,13 @@ static int http_ladder(thue_net *net, struct lws *wsi, pss *p, int head)
     char arg[256];
     int variant = -1, k = -1, kind = 0;
     long offset = 0, count = 50;
+    const char *value;
     for (int i = 0;; i++) {
-        int r = query_arg(wsi, i, arg, sizeof arg);
+        int r = query_pair(wsi, i, arg, sizeof arg, &value);
         if (r > 0)
             break;
         if (r < 0)
             return http_error(wsi, p, 400, "bad_request", "query argument too long", head);
-        char *eq = strchr(arg, '=');
-        const char *value = eq ? eq + 1 : "";
-        if (eq)
-            *eq = '\0';
         if (strcmp(arg, "variant") == 0) {
             variant = strcmp(value, "square") == 0 ? THUE_SQUARE
                       : strcmp(value, "overlap") == 0 ? THUE_OVERLAP

@@ -5,12 +5,15 @@
  * Input: lines. A line "N TEXT" (N = 0..3) sends TEXT from connection N; "dN" drops
  * connection N (its session waits out the grace period) and opens a new one there;
  * "t" lets the loop run its ready timers and pool results. In TEXT, "$R" stands for the
- * room id of the latest room_created reply and "$T" for the latest resume token, so
- * that short inputs reach deep into the rooms.
+ * room id of the latest room_created reply, "$T" for the latest resume token, "$U" for
+ * the latest tournament id and "$A" for the latest account token, so that short inputs
+ * reach deep into rooms, sessions and tournaments.
  *
  * Checked: the lobby never crashes, leaks or trips a sanitizer, and every message it
- * sends is a valid server message of PROTOCOL.md (thue_msg_decode accepts it). The
- * lobby, its timers and the pool's delivered results are closed after every input.
+ * sends is a valid server message of PROTOCOL.md (thue_msg_decode accepts it). Each
+ * input gets a fresh lobby with a fresh in-memory store (accounts, rated play, records
+ * and tournaments are reachable); the lobby, the store, their timers and the pool's
+ * delivered results are closed after every input.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -24,6 +27,7 @@
 #include "lobby/lobby.h"
 #include "log.h"
 #include "metrics.h"
+#include "store/store.h"
 
 #define CONNS 4
 
@@ -38,6 +42,8 @@ static uv_loop_t loop;
 static thue_pool *pool;
 static char last_room[THUE_PROTO_KEY_MAX + 1] = "r0";
 static char last_token[THUE_PROTO_RESUME_LEN + 1] = "0";
+static char last_tournament[THUE_PROTO_KEY_MAX + 1] = "t0";
+static char last_account[THUE_PROTO_TOKEN_MAX + 1] = "t_0";
 
 static void on_send(void *ctx, thue_conn *conn, const char *text, size_t len)
 {
@@ -53,6 +59,11 @@ static void on_send(void *ctx, thue_conn *conn, const char *text, size_t len)
         snprintf(last_room, sizeof last_room, "%s", msg.u.room_created.room);
     if (msg.type == THUE_MSG_WELCOME)
         memcpy(last_token, msg.u.welcome.resume, sizeof last_token);
+    if (msg.type == THUE_MSG_TOURNAMENT_CREATED)
+        snprintf(last_tournament, sizeof last_tournament, "%s",
+                 msg.u.tournament_created.tournament);
+    if (msg.type == THUE_MSG_ACCOUNT)
+        snprintf(last_account, sizeof last_account, "%s", msg.u.account.token);
     thue_msg_clear(&msg);
 }
 
@@ -86,6 +97,10 @@ static size_t expand(const char *in, size_t n, char *out, size_t cap)
             sub = last_room;
         else if (in[i] == '$' && i + 1 < n && in[i + 1] == 'T')
             sub = last_token;
+        else if (in[i] == '$' && i + 1 < n && in[i + 1] == 'U')
+            sub = last_tournament;
+        else if (in[i] == '$' && i + 1 < n && in[i + 1] == 'A')
+            sub = last_account;
         if (sub) {
             size_t sl = strlen(sub);
             if (o + sl >= cap)
@@ -117,6 +132,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     thue_lobby_hooks hooks = {on_send, on_close, NULL};
     thue_lobby_set_hooks(lobby, &hooks);
+    char err[256];
+    thue_store *store = thue_store_open(":memory:", err, sizeof err);
+    if (store == NULL || thue_store_start(store, &loop) != 0)
+        abort();
+    thue_lobby_set_store(lobby, store);
     struct thue_conn conns[CONNS];
     for (int i = 0; i < CONNS; i++)
         conns[i].client = thue_lobby_connected(lobby, &conns[i], "127.0.0.1");
@@ -145,7 +165,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (int i = 0; i < CONNS; i++)
         if (conns[i].client)
             thue_lobby_disconnected(lobby, conns[i].client);
-    int done = 0;
+    /* The store first: closing it runs the callbacks of its queued jobs, which need the
+     * lobby. */
+    int stored = 0, done = 0;
+    thue_store_close(store, closed, &stored);
+    while (!stored)
+        uv_run(&loop, UV_RUN_ONCE);
     thue_lobby_close(lobby, closed, &done);
     while (!done)
         uv_run(&loop, UV_RUN_ONCE);

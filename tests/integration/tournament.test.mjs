@@ -135,6 +135,33 @@ test("a 5-player round robin with two people and three bots runs to completion",
   }
 });
 
+test("an entrant who is not connected when a round starts forfeits that game", async () => {
+  const server = await startServer([...FAST, "--grace-s", "0"]);
+  try {
+    const { client: org } = await account(server, "Org");
+    const { client: cy } = await account(server, "Cy");
+    const { tournament } = await org.ok({ type: "create_tournament", name: "Absent", format: "round_robin", variant: "square", k: 3, limit: 20, max_players: 4 });
+    await cy.ok({ type: "join_tournament", tournament });
+    for (const bot of ["greedy", "nested:1", "nested:2"]) await org.ok({ type: "join_tournament", tournament, bot });
+    await cy.close(); // grace 0: Cy's session ends at once
+    await org.ok({ type: "start_tournament", tournament });
+    const t = await finished(server, tournament);
+    let cyGames = 0;
+    for (const round of t.round_list)
+      for (const p of round.pairings) {
+        const i = p.seats.indexOf("Cy");
+        if (i < 0) continue;
+        cyGames++;
+        assert.equal(p.room, null, "no room for a game decided by absence");
+        assert.equal(p.result, i === 0 ? "0-1" : "1-0", "Cy loses every game");
+      }
+    assert.equal(cyGames, 3);
+    assert.equal(t.standings.find((x) => x.name === "Cy").points, 0);
+  } finally {
+    await server.stop();
+  }
+});
+
 test("SIGKILL in the middle of a tournament, then a restart: it resumes and finishes", async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "thue-tour-"));
   const db = path.join(dir, "thue.db");

@@ -167,7 +167,7 @@ static int expected_threads(void)
 
 /* ---- the settings as the tests know them ---- */
 
-typedef enum { T_INT, T_STR, T_LEVEL } tkind;
+typedef enum { T_INT, T_STR, T_LEVEL, T_REAL } tkind;
 
 typedef struct tsetting {
     const char *name; /* flag name without dashes */
@@ -175,15 +175,20 @@ typedef struct tsetting {
     size_t offset;
     long long min, max; /* T_INT */
     const char *text;   /* a valid non-default value as text */
+    const char *range;  /* T_REAL: the range as documented */
 } tsetting;
 
 #define TINT(name, member, lo, hi, text)                                                           \
     {                                                                                              \
-        name, T_INT, offsetof(thue_config, member), lo, hi, text                                   \
+        name, T_INT, offsetof(thue_config, member), lo, hi, text, NULL                             \
     }
 #define TSTR(name, member, text)                                                                   \
     {                                                                                              \
-        name, T_STR, offsetof(thue_config, member), 0, 0, text                                     \
+        name, T_STR, offsetof(thue_config, member), 0, 0, text, NULL                               \
+    }
+#define TREAL(name, member, range, text)                                                           \
+    {                                                                                              \
+        name, T_REAL, offsetof(thue_config, member), 0, 0, text, range                             \
     }
 
 /* Every setting of config.h, with its documented range. */
@@ -193,7 +198,7 @@ static const tsetting tsettings[] = {
     TSTR("web-root", web_root, "/srv/thue/web"),
     TSTR("db", db, "/var/lib/thue/thue.db"),
     TINT("threads", threads, 1, 256, "3"),
-    {"log-level", T_LEVEL, offsetof(thue_config, log_level), 0, 0, "debug"},
+    {"log-level", T_LEVEL, offsetof(thue_config, log_level), 0, 0, "debug", NULL},
     TINT("grace-s", grace_s, 0, 3600, "15"),
     TINT("max-connections", max_connections, 1, 1000000, "777"),
     TINT("max-connections-per-ip", max_connections_per_ip, 1, 1000000, "9"),
@@ -205,6 +210,7 @@ static const tsetting tsettings[] = {
     TINT("room-linger-s", room_linger_s, 1, 86400, "61"),
     TINT("bot-think-ms", bot_think_ms, 10, 60000, "250"),
     TINT("max-rooms", max_rooms, 1, 1000000, "33"),
+    TREAL("glicko-tau", glicko_tau, "0.2..1.2", "0.7"),
 };
 
 #define NTSETTINGS (sizeof tsettings / sizeof tsettings[0])
@@ -233,7 +239,20 @@ static void check_value(const thue_config *c, const tsetting *s, const char *tex
         assert_int_equal(*(const thue_log_level *)(const void *)base, want);
         break;
     }
+    case T_REAL: {
+        double have = *(const double *)(const void *)base, want = strtod(text, NULL);
+        if (!(have == want))
+            fail_msg("%s: %.17g, expected %.17g", s->name, have, want);
+        break;
     }
+    }
+}
+
+/* Expects c's tau to be exactly want. */
+static void check_tau(const thue_config *c, double want)
+{
+    if (!(c->glicko_tau == want))
+        fail_msg("glicko_tau %.17g, expected %.17g", c->glicko_tau, want);
 }
 
 /* ---- tests ---- */
@@ -260,6 +279,7 @@ static void test_defaults(void **state)
     assert_int_equal(a.room_linger_s, 300);
     assert_int_equal(a.bot_think_ms, 2000);
     assert_int_equal(a.max_rooms, 10000);
+    check_tau(&a, 0.5);
 
     /* No flags, no environment, no file: the defaults, field for field. */
     char err[ERR_SIZE];
@@ -274,6 +294,7 @@ static void test_defaults(void **state)
     assert_int_equal(b.log_level, a.log_level);
     assert_int_equal(b.max_rooms, a.max_rooms);
     assert_int_equal(b.idle_s, a.idle_s);
+    check_tau(&b, 0.5);
 }
 
 /* Each setting through each source and each flag form. */
@@ -302,7 +323,7 @@ static void test_every_setting_every_source(void **state)
         unsetenv(env);
 
         char json[256];
-        if (s->kind == T_INT)
+        if (s->kind == T_INT || s->kind == T_REAL)
             snprintf(json, sizeof json, "{\"%s\": %s}", s->name, s->text);
         else
             snprintf(json, sizeof json, "{\"%s\": \"%s\"}", s->name, s->text);
@@ -607,6 +628,149 @@ static void test_file_errors(void **state)
     remove_temp(path);
 }
 
+/* --glicko-tau: a real number in 0.2..1.2, through every source. */
+static void test_glicko_tau(void **state)
+{
+    (void)state;
+    thue_config c;
+    char err[ERR_SIZE];
+
+    /* The four forms. */
+    LOAD_OK(&c, "--glicko-tau", "0.7");
+    check_tau(&c, 0.7);
+    LOAD_OK(&c, "--glicko-tau=0.7");
+    check_tau(&c, 0.7);
+    assert_int_equal(setenv("THUE_GLICKO_TAU", "0.7", 1), 0);
+    assert_int_equal(LOAD0(&c, err), 0);
+    check_tau(&c, 0.7);
+    unsetenv("THUE_GLICKO_TAU");
+    char *path = temp_file("{\"glicko-tau\": 0.7}");
+    LOAD_OK(&c, "--config", path);
+    check_tau(&c, 0.7);
+    remove_temp(path);
+    /* A JSON integer is a number too. */
+    path = temp_file("{\"glicko-tau\": 1}");
+    LOAD_OK(&c, "--config", path);
+    check_tau(&c, 1.0);
+    remove_temp(path);
+    path = temp_file("{\"glicko-tau\": 3e-1}");
+    LOAD_OK(&c, "--config", path);
+    check_tau(&c, 0.3);
+    remove_temp(path);
+
+    /* Other decimal spellings. */
+    static const struct {
+        const char *text;
+        double value;
+    } ok[] = {{"0.2", 0.2}, {"1.2", 1.2},  {"1", 1.0},      {"+0.6", 0.6}, {".5", 0.5},
+              {"1.", 1.0},  {"7e-1", 0.7}, {"0.07E1", 0.7}, {"1.20", 1.2}, {"0000.3", 0.3}};
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+        LOAD_OK(&c, "--glicko-tau", ok[i].text);
+        check_tau(&c, ok[i].value);
+    }
+
+    /* Both ends of the range, in every source, and just outside them. */
+    static const char *const ends[] = {"0.2", "1.2"};
+    static const char *const outside[] = {"0.19", "1.21"};
+    for (int e = 0; e < 2; e++) {
+        char want[ERR_SIZE], json[64];
+        LOAD_OK(&c, "--glicko-tau", ends[e]);
+        check_tau(&c, strtod(ends[e], NULL));
+        assert_int_equal(setenv("THUE_GLICKO_TAU", ends[e], 1), 0);
+        assert_int_equal(LOAD0(&c, err), 0);
+        check_tau(&c, strtod(ends[e], NULL));
+        unsetenv("THUE_GLICKO_TAU");
+        snprintf(json, sizeof json, "{\"glicko-tau\": %s}", ends[e]);
+        path = temp_file(json);
+        LOAD_OK(&c, "--config", path);
+        check_tau(&c, strtod(ends[e], NULL));
+        remove_temp(path);
+
+        snprintf(want, sizeof want, "--glicko-tau: %s is out of range 0.2..1.2", outside[e]);
+        LOAD_ERR(want, "--glicko-tau", outside[e]);
+        snprintf(want, sizeof want, "THUE_GLICKO_TAU: %s is out of range 0.2..1.2", outside[e]);
+        assert_int_equal(setenv("THUE_GLICKO_TAU", outside[e], 1), 0);
+        LOAD_ERR(want, "--port", "1");
+        unsetenv("THUE_GLICKO_TAU");
+        char suffix[ERR_SIZE];
+        snprintf(json, sizeof json, "{\"glicko-tau\": %s}", outside[e]);
+        snprintf(suffix, sizeof suffix, ": glicko-tau: %s is out of range 0.2..1.2", outside[e]);
+        expect_file_error(json, suffix);
+    }
+    LOAD_ERR("--glicko-tau: 2 is out of range 0.2..1.2", "--glicko-tau", "2");
+    LOAD_ERR("--glicko-tau: 0 is out of range 0.2..1.2", "--glicko-tau", "0");
+    LOAD_ERR("--glicko-tau: -0.5 is out of range 0.2..1.2", "--glicko-tau", "-0.5");
+    LOAD_ERR("--glicko-tau: 1.2000000000000002 is out of range 0.2..1.2", "--glicko-tau",
+             "1.2000000000000002");
+    /* Overflow and underflow are out of range, not silently infinity or zero. */
+    LOAD_ERR("--glicko-tau: 1e400 is out of range 0.2..1.2", "--glicko-tau", "1e400");
+    LOAD_ERR("--glicko-tau: 1e-400 is out of range 0.2..1.2", "--glicko-tau", "1e-400");
+    LOAD_ERR("--glicko-tau: 100000000000000000000000000000... is out of range 0.2..1.2",
+             "--glicko-tau", "1000000000000000000000000000000000000000");
+    expect_file_error("{\"glicko-tau\": 5}", ": glicko-tau: 5 is out of range 0.2..1.2");
+    expect_file_error("{\"glicko-tau\": 1.2000000000000002}",
+                      ": glicko-tau: 1.2000000000000002 is out of range 0.2..1.2");
+    expect_file_error("{\"glicko-tau\": -1e2}", ": glicko-tau: -100 is out of range 0.2..1.2");
+
+    /* Not numbers: trailing garbage, empty, spaces, what strtod alone would take. */
+    static const char *const bad[] = {"0.5x", "",     "nan",    "inf", "-inf", "infinity", "NAN",
+                                      " 0.5", "0.5 ", "0x1p-1", ".",   "-",    "e1",       "1e",
+                                      "1e+",  "0,5",  "0.5.1",  "abc", "1/2",  "--1"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char want[ERR_SIZE], flag[64];
+        snprintf(want, sizeof want, "--glicko-tau: \"%s\" is not a number", bad[i]);
+        snprintf(flag, sizeof flag, "--glicko-tau=%s", bad[i]);
+        LOAD_ERR(want, flag);
+    }
+    LOAD_ERR("--glicko-tau: \"abc\" is not a number", "--glicko-tau", "abc");
+    LOAD_ERR("--glicko-tau: \"0.5?\" is not a number", "--glicko-tau", "0.5\n");
+    LOAD_ERR("--glicko-tau needs a value", "--glicko-tau");
+    assert_int_equal(setenv("THUE_GLICKO_TAU", "0.5x", 1), 0);
+    LOAD_ERR("THUE_GLICKO_TAU: \"0.5x\" is not a number", "--glicko-tau", "0.7");
+    assert_int_equal(setenv("THUE_GLICKO_TAU", "nan", 1), 0);
+    LOAD_ERR("THUE_GLICKO_TAU: \"nan\" is not a number", "--port", "1");
+    /* An empty variable counts as unset. */
+    assert_int_equal(setenv("THUE_GLICKO_TAU", "", 1), 0);
+    LOAD_OK(&c, "--port", "1");
+    check_tau(&c, 0.5);
+    unsetenv("THUE_GLICKO_TAU");
+
+    /* The config file wants a JSON number. */
+    expect_file_error("{\"glicko-tau\": \"0.7\"}",
+                      ": glicko-tau: expected a number, found a string");
+    expect_file_error("{\"glicko-tau\": null}", ": glicko-tau: expected a number, found null");
+    expect_file_error("{\"glicko-tau\": true}", ": glicko-tau: expected a number, found a boolean");
+    expect_file_error("{\"glicko-tau\": [0.7]}", ": glicko-tau: expected a number, found an array");
+
+    /* Precedence: file < env < flag. */
+    path = temp_file("{\"glicko-tau\": 0.3, \"port\": 1000}");
+    assert_int_equal(setenv("THUE_GLICKO_TAU", "0.9", 1), 0);
+    LOAD_OK(&c, "--config", path, "--glicko-tau", "1.1");
+    check_tau(&c, 1.1);
+    LOAD_OK(&c, "--glicko-tau=1.1", "--config", path);
+    check_tau(&c, 1.1);
+    LOAD_OK(&c, "--config", path);
+    check_tau(&c, 0.9);
+    unsetenv("THUE_GLICKO_TAU");
+    LOAD_OK(&c, "--config", path);
+    check_tau(&c, 0.3);
+    assert_int_equal(c.port, 1000);
+    /* A file without it leaves the default; a repeated flag: the last one wins. */
+    LOAD_OK(&c, "--port", "1");
+    check_tau(&c, 0.5);
+    LOAD_OK(&c, "--glicko-tau", "0.4", "--glicko-tau=0.8");
+    check_tau(&c, 0.8);
+    remove_temp(path);
+    /* A bad file is reported before a good variable or flag. */
+    path = temp_file("{\"glicko-tau\": \"x\"}");
+    assert_int_equal(setenv("THUE_GLICKO_TAU", "0.9", 1), 0);
+    char want[ERR_SIZE];
+    snprintf(want, sizeof want, "%s: glicko-tau: expected a number, found a string", path);
+    LOAD_ERR(want, "--config", path, "--glicko-tau", "1.1");
+    unsetenv("THUE_GLICKO_TAU");
+    remove_temp(path);
+}
+
 static void test_log_level(void **state)
 {
     (void)state;
@@ -772,6 +936,13 @@ static void test_usage_text(void **state)
             if (at == NULL || at > end)
                 fail_msg("the usage line of --%s lacks its range %s", s->name, range);
         }
+        if (s->kind == T_REAL) {
+            const char *line = strstr(u, flag) + 1;
+            const char *end = strchr(line, '\n');
+            const char *at = strstr(line, s->range);
+            if (at == NULL || at > end)
+                fail_msg("the usage line of --%s lacks its range %s", s->name, s->range);
+        }
     }
     assert_non_null(strstr(u, "--config FILE"));
     assert_non_null(strstr(u, "--help"));
@@ -833,6 +1004,12 @@ static void test_operator_guide(void **state)
             if (range == NULL || range > end)
                 fail_msg("docs/server.md: the row of --%s lacks its range %s", s->name, row);
         }
+        if (s->kind == T_REAL) {
+            snprintf(row, sizeof row, "| %s", s->range);
+            const char *range = strstr(at, row);
+            if (range == NULL || range > end)
+                fail_msg("docs/server.md: the row of --%s lacks its range %s", s->name, row);
+        }
     }
 
     const char *start = strstr(doc, "An example, `thue.json`:\n\n```json\n");
@@ -854,6 +1031,7 @@ static void test_operator_guide(void **state)
     assert_int_equal(c.max_connections_per_ip, 50);
     assert_int_equal(c.idle_s, 90);
     assert_int_equal(c.bot_think_ms, 1500);
+    check_tau(&c, 0.5);
     remove_temp(path);
     free(doc);
 }
@@ -868,6 +1046,7 @@ int main(void)
         cmocka_unit_test_setup(test_flag_errors, setup),
         cmocka_unit_test_setup(test_env_errors, setup),
         cmocka_unit_test_setup(test_file_errors, setup),
+        cmocka_unit_test_setup(test_glicko_tau, setup),
         cmocka_unit_test_setup(test_log_level, setup),
         cmocka_unit_test_setup(test_bind, setup),
         cmocka_unit_test_setup(test_strings, setup),
