@@ -221,6 +221,8 @@ static int start(app *a)
     int bad = a->store == NULL ||
               thue_store_load(a->store, thue_lobby_load_account, thue_lobby_load_rating,
                               thue_lobby_load_tournament, a->lobby, err, sizeof err) != 0;
+    if (!bad)
+        thue_lobby_recover_tournament_results(a->lobby, a->store);
     if (!bad && thue_store_start(a->store, &a->loop) != 0) {
         snprintf(err, sizeof err, "cannot start the database thread for %.200s", a->cfg.db);
         bad = 1;

@@ -79,6 +79,9 @@ char *thue_lobby_ladder_json(thue_lobby *lobby, thue_variant variant, int k,
  * once the store is set, the replay of the games their current rounds were playing. */
 void thue_lobby_load_tournament(void *lobby, const char *id, const char *state_json);
 void thue_lobby_resume_tournaments(thue_lobby *lobby);
+/* Between loading and starting the store: the current rounds' games whose matches were
+ * stored but whose results the saved states missed (a crash in between) get them. */
+void thue_lobby_recover_tournament_results(thue_lobby *lobby, thue_store *store);
 /* GET /api/tournaments: {"tournaments":[...]}; GET /api/tournaments/{id}: the members of
  * `tournament`, or NULL (*unknown set) when there is no such tournament. */
 char *thue_lobby_tournaments_json(thue_lobby *lobby);

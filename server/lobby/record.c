@@ -34,6 +34,14 @@ static void broadcast_text(thue_lobby *l, const char *room_id, const char *text)
         lobby_send_text(l, r->spect[i]->client, text);
 }
 
+/* A tournament hears of its game's result after the players have heard of it. */
+static void tell_tournament(thue_lobby *l, const char *room_id)
+{
+    room *r = room_find(l, room_id);
+    if (r != NULL && !r->ending && r->tournament[0])
+        tournament_game_over(r);
+}
+
 static void saved(int err, int64_t id, void *data)
 {
     pending_end *p = data;
@@ -44,6 +52,7 @@ static void saved(int err, int64_t id, void *data)
                  p->room, thue_strerror(err));
     else
         broadcast_text(p->l, p->room, p->text);
+    tell_tournament(p->l, p->room);
     free(p->text);
     free(p);
 }
@@ -132,6 +141,7 @@ void record_match(room *r, thue_msg *end)
     __typeof__(end->u.match_end) *me = &end->u.match_end;
     if (l->store == NULL) {
         room_broadcast(r, end);
+        tell_tournament(l, r->id);
         return;
     }
     thue_match_row row;
@@ -170,6 +180,7 @@ void record_match(room *r, thue_msg *end)
         free(p);
         me->has_match_id = 0;
         room_broadcast(r, end);
+        tell_tournament(l, r->id);
         return;
     }
     l->store_pending++;

@@ -498,9 +498,7 @@ static void finish(room *r)
         me->points[i] = thue_match_points(m, i);
         round_info(r, i, &me->rounds[i]);
     }
-    record_match(r, &msg);
-    if (r->tournament[0])
-        tournament_game_over(r);
+    record_match(r, &msg); /* which reports a tournament game's result once recorded */
 }
 
 static void forfeit(room *r, int seat, thue_end_reason why)

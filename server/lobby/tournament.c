@@ -556,7 +556,9 @@ void tournament_game_over(room *r)
 {
     thue_lobby *l = r->lobby;
     tournament *t = tournament_find(l, r->tournament);
-    if (t == NULL || t->status != 1 || r->tour_round != t->round)
+    /* While stopping, a game's end is not a result: it is played again after the
+     * restart. */
+    if (t == NULL || t->status != 1 || r->tour_round != t->round || l->stopping)
         return;
     tournament_game *g = &t->games[r->tour_round - 1][r->tour_board];
     if (g->g.result != THUE_RESULT_NONE)
@@ -622,7 +624,18 @@ static void start_game(thue_lobby *l, tournament *t, int board, bool reserve)
             return;
         }
     }
-    room_begin_if_full(r);
+}
+
+/* Starts the matches of the current round's rooms. */
+static void begin_games(thue_lobby *l, tournament *t)
+{
+    int r = t->round - 1;
+    for (int b = 0; b < t->nboards[r]; b++) {
+        const tournament_game *g = &t->games[r][b];
+        room *rm = g->room[0] && g->g.result == THUE_RESULT_NONE ? room_find(l, g->room) : NULL;
+        if (rm != NULL && !rm->ending)
+            room_begin_if_full(rm);
+    }
 }
 
 static int pair_round(tournament *t, thue_game *out)
@@ -684,6 +697,7 @@ static void start_round(thue_lobby *l, tournament *t)
     send_event(l, t, "round_started", t->round, (const char(*)[THUE_PROTO_KEY_MAX + 1])rooms,
                nr);
     free(rooms);
+    begin_games(l, t); /* the players hear of the round first, then of their rooms */
     check_round(l, t); /* a round decided by byes and absences moves on at once */
 }
 
@@ -829,6 +843,28 @@ bad:
     json_decref(o);
 }
 
+void thue_lobby_recover_tournament_results(thue_lobby *l, thue_store *store)
+{
+    for (tournament *t = l->tournaments; t; t = t->next) {
+        if (t->status != 1 || t->round == 0)
+            continue;
+        int r = t->round - 1, recovered = 0;
+        for (int b = 0; b < t->nboards[r]; b++) {
+            thue_game *g = &t->games[r][b].g;
+            int winner;
+            if (g->result != THUE_RESULT_NONE || g->second == THUE_SCHED_BYE ||
+                thue_store_tournament_game(store, t->id, t->round, t->e[g->first].name,
+                                           t->e[g->second].name, &winner) != 1)
+                continue;
+            g->result = first_wins(winner, 0);
+            recovered++;
+        }
+        if (recovered)
+            thue_log(THUE_LOG_INFO, "tournament %s: %d results of round %d recovered from "
+                     "the stored matches", t->id, recovered, t->round);
+    }
+}
+
 void thue_lobby_resume_tournaments(thue_lobby *l)
 {
     for (tournament *t = l->tournaments; t; t = t->next) {
@@ -841,6 +877,7 @@ void thue_lobby_resume_tournaments(thue_lobby *l)
                 start_game(l, t, b, true);
                 replayed++;
             }
+        begin_games(l, t);
         thue_log(THUE_LOG_INFO, "tournament %s: round %d resumed, %d games replayed", t->id,
                  t->round, replayed);
         save(l, t);

@@ -296,6 +296,15 @@ int thue_store_load(thue_store *s, void (*account)(void *ctx, const thue_account
     return thue__db_load(&s->db, account, rating, tournament, ctx, err, errsize);
 }
 
+int thue_store_tournament_game(thue_store *s, const char *tournament, int round,
+                               const char *first, const char *second, int *winner)
+{
+    if (s == NULL || s->started || tournament == NULL || first == NULL || second == NULL ||
+        winner == NULL)
+        return THUE_EINVAL;
+    return thue__db_tournament_game(&s->db, tournament, round, first, second, winner);
+}
+
 int thue_store_start(thue_store *s, uv_loop_t *loop)
 {
     if (s == NULL || loop == NULL || s->started)

@@ -103,6 +103,15 @@ int thue_store_load(thue_store *s, void (*account)(void *ctx, const thue_account
                     void (*tournament)(void *ctx, const char *id, const char *state_json),
                     void *ctx, char *err, size_t errsize);
 
+/* Start-up only (before thue_store_start): the stored match of tournament's round
+ * (1-based) between first (seat 0, the first builder) and second (seat 1), the latest if
+ * there are several. 1 and *winner set (seat, or -1 for a draw) when there is one, 0
+ * when there is none, or a negative code. A tournament game's result is known to the
+ * players only once its match is stored, so this recovers every result a crash could
+ * have kept out of the tournament's saved state. */
+int thue_store_tournament_game(thue_store *s, const char *tournament, int round,
+                               const char *first, const char *second, int *winner);
+
 /* Starts the store thread and its async handle on loop. 0 or a negative code. */
 int thue_store_start(thue_store *s, uv_loop_t *loop);
 

@@ -775,3 +775,27 @@ int thue__db_save_tournament(thue__db *d, const char *id, const char *state_json
     }
     return thue__db_commit(d);
 }
+
+int thue__db_tournament_game(thue__db *d, const char *tournament, int round, const char *first,
+                             const char *second, int *winner)
+{
+    static const char sql[] = "SELECT winner FROM matches WHERE tournament = ?1 AND "
+                              "tournament_round = ?2 AND name0 = ?3 AND name1 = ?4 "
+                              "ORDER BY ended_ms DESC LIMIT 1";
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(d->db, sql, -1, &st, NULL) != SQLITE_OK)
+        return thue__db_fail(d, "cannot look up a tournament game");
+    sqlite3_bind_text(st, 1, tournament, -1, SQLITE_STATIC);
+    sqlite3_bind_int(st, 2, round);
+    sqlite3_bind_text(st, 3, first, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 4, second, -1, SQLITE_STATIC);
+    int rc = sqlite3_step(st), found = 0;
+    if (rc == SQLITE_ROW) {
+        *winner = sqlite3_column_type(st, 0) == SQLITE_NULL ? -1 : sqlite3_column_int(st, 0);
+        found = 1;
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        return thue__db_fail(d, "cannot look up a tournament game");
+    return found;
+}

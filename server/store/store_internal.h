@@ -119,4 +119,8 @@ void thue__db_matches_json(thue__db *d, const char *player, int page, int per_pa
                            thue__text *out);
 void thue__db_moves_csv(thue__db *d, const char *id, int crash, thue__text *out);
 
+/* thue_store_tournament_game, on the opening thread (start-up). */
+int thue__db_tournament_game(thue__db *d, const char *tournament, int round, const char *first,
+                             const char *second, int *winner);
+
 #endif
