@@ -208,4 +208,45 @@ test("SIGKILL in the middle of a tournament, then a restart: it resumes and fini
   }
 });
 
+test("after a restart, a person's interrupted game waits for them and their token seats them", async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "thue-tour-"));
+  const db = path.join(dir, "thue.db");
+  const flags = ["--db", db, ...FAST, "--grace-s", "30"];
+  let server = await startServer(flags);
+  let tournament;
+  let token;
+  try {
+    const acc = await account(server, "Ann");
+    token = acc.token;
+    const ann = acc.client;
+    ({ tournament } = await ann.ok({ type: "create_tournament", name: "Wait for Ann", format: "round_robin", variant: "square", k: 3, limit: 10, max_players: 2 }));
+    await ann.ok({ type: "join_tournament", tournament });
+    await ann.ok({ type: "join_tournament", tournament, bot: "nested:1" });
+    await ann.ok({ type: "start_tournament", tournament });
+    // Ann's game starts; she does not move before the server is killed
+    await ann.state((await ann.next((m) => m.type === "tournament_event" && m.event === "round_started")).rooms[0]);
+  } finally {
+    await server.stop("SIGKILL");
+  }
+  server = await startServer(flags);
+  try {
+    let r = await get(server, `/api/tournaments/${tournament}`);
+    assert.equal(r.json.status, "running");
+    const room = r.json.round_list[0].pairings[0].room;
+    assert.ok(room, "the interrupted game has a new room");
+    const ann = await Client.connect(server.ws, "Ann back");
+    const stop = autoplay(ann, 3);
+    const w = await ann.ok({ type: "hello", protocol: 1, token });
+    assert.deepEqual(w.rooms, [room], "her token seats her in the replayed game");
+    const t = await finished(server, tournament);
+    stop();
+    assert.ok(["1-0", "0-1", "1/2-1/2"].includes(t.round_list[0].pairings[0].result));
+    const end = await ann.next("match_end");
+    assert.equal(end.room, room);
+  } finally {
+    await server.stop();
+    fs.rmSync(dir, { recursive: true });
+  }
+});
+
 await run();

@@ -958,6 +958,47 @@ static void test_store_tournaments(void **state)
     tdir_remove(&t);
 }
 
+/* A tournament game's stored match is found again at start-up (the latest one of the
+ * pairing and round), and nothing else matches. */
+static void test_store_tournament_game(void **state)
+{
+    (void)state;
+    tdir t;
+    tdir_make(&t);
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    thue_store *s = open_started(t.path, &loop);
+    tmatch *m = malloc(sizeof *m);
+    make_match(m, "m1", "Ann", "Bob", 1000, 4);
+    snprintf(m->row.tournament, sizeof m->row.tournament, "t1");
+    m->row.tournament_round = 2;
+    m->row.winner = 1;
+    assert_int_equal(save_match(s, &loop, &m->row), 0);
+    make_match(m, "m2", "Ann", "Bob", 2000, 4); /* the same game played again: a draw */
+    snprintf(m->row.tournament, sizeof m->row.tournament, "t1");
+    m->row.tournament_round = 2;
+    m->row.winner = -1;
+    assert_int_equal(save_match(s, &loop, &m->row), 0);
+    make_match(m, "m3", "Cy", "Dee", 3000, 4); /* not a tournament game */
+    assert_int_equal(save_match(s, &loop, &m->row), 0);
+    int winner = 7;
+    assert_int_equal(thue_store_tournament_game(s, "t1", 2, "Ann", "Bob", &winner), THUE_EINVAL);
+    close_run(s, &loop);
+
+    s = open_ok(t.path);
+    assert_int_equal(thue_store_tournament_game(s, "t1", 2, "Ann", "Bob", &winner), 1);
+    assert_int_equal(winner, -1);
+    assert_int_equal(thue_store_tournament_game(s, "t1", 2, "Bob", "Ann", &winner), 0);
+    assert_int_equal(thue_store_tournament_game(s, "t1", 1, "Ann", "Bob", &winner), 0);
+    assert_int_equal(thue_store_tournament_game(s, "t2", 2, "Ann", "Bob", &winner), 0);
+    assert_int_equal(thue_store_tournament_game(s, "", 0, "Cy", "Dee", &winner), 0);
+    assert_int_equal(thue_store_tournament_game(s, "t1", 2, "Ann", NULL, &winner), THUE_EINVAL);
+    thue_store_close(s, NULL, NULL);
+    free(m);
+    assert_int_equal(uv_loop_close(&loop), 0);
+    tdir_remove(&t);
+}
+
 /* ---- closing, errors ------------------------------------------------------------------- */
 
 typedef struct drain {
@@ -1156,6 +1197,7 @@ int main(void)
         cmocka_unit_test(test_store_matches_paging),
         cmocka_unit_test(test_store_rated_match_ratings),
         cmocka_unit_test(test_store_tournaments),
+        cmocka_unit_test(test_store_tournament_game),
         cmocka_unit_test(test_store_close_drains),
         cmocka_unit_test(test_store_errors),
         cmocka_unit_test(test_store_crash_in_transaction),
