@@ -29,6 +29,15 @@
 
 /* ---- finding ------------------------------------------------------------------------- */
 
+/* The tournament named id among those after `from` in the list. */
+static tournament *tournament_find_after(const tournament *from, const char *id)
+{
+    for (tournament *t = from->next; t; t = t->next)
+        if (strcmp(t->id, id) == 0)
+            return t;
+    return NULL;
+}
+
 tournament *tournament_find(thue_lobby *l, const char *id)
 {
     for (tournament *t = l->tournaments; t; t = t->next)
@@ -353,12 +362,13 @@ int cmd_create_tournament(request *rq)
     tournament *t = tournament_alloc(l);
     if (t == NULL)
         return THUE_PERR_INTERNAL;
+    /* t is first in the list: a clash is with one of the others. */
     do {
         t->id[0] = 't';
         for (int i = 1; i < 8; i++)
             t->id[i] = "0123456789abcdefghijklmnopqrstuvwxyz"[lobby_random(l) % 36];
         t->id[8] = '\0';
-    } while (tournament_find(l, t->id) != t);
+    } while (tournament_find_after(t, t->id) != NULL);
     snprintf(t->name, sizeof t->name, "%s", a->name);
     t->format = a->format;
     t->variant = a->variant;
