@@ -57,6 +57,8 @@ static void fake_close(void *ctx, thue_conn *conn, int code, const char *reason)
     conn->close_code = code;
 }
 
+static int linger_s = 300; /* room_linger_s of the next harness */
+
 static harness *h_new(int grace_s, int rate, int burst)
 {
     harness *h = calloc(1, sizeof *h);
@@ -67,7 +69,7 @@ static harness *h_new(int grace_s, int rate, int burst)
     h->cfg = (thue_lobby_config){.grace_s = grace_s,
                                  .max_rooms_per_player = 3,
                                  .max_rooms = 100,
-                                 .room_linger_s = 300,
+                                 .room_linger_s = linger_s,
                                  .bot_think_ms = 200,
                                  .rate = rate,
                                  .burst = burst,
@@ -561,6 +563,51 @@ static void test_shutdown_with_jobs(void **st)
     h_free(h);
 }
 
+/* Runs the loop for ms milliseconds. */
+static void h_sleep(harness *h, uint64_t ms)
+{
+    uv_timer_t guard;
+    uv_timer_init(&h->loop, &guard);
+    uv_timer_start(&guard, tick, 5, 5);
+    uint64_t until = uv_now(&h->loop) + ms;
+    while (uv_now(&h->loop) < until)
+        uv_run(&h->loop, UV_RUN_ONCE);
+    uv_close((uv_handle_t *)&guard, NULL);
+    uv_run(&h->loop, UV_RUN_NOWAIT);
+}
+
+/* A finished room, and a room nobody is in, are removed after room_linger_s; a room in
+ * use stays. */
+static void test_rooms_linger(void **st)
+{
+    (void)st;
+    linger_s = 1;
+    harness *h = h_new(60, 1000, 1000);
+    linger_s = 300;
+    thue_conn *ann = h_player(h, "Ann"), *bob = h_player(h, "Bob"), *cy = h_player(h, "Cy");
+    char played[40], empty[40], used[40];
+    snprintf(played, sizeof played, "%s", h_room(h, ann, ""));
+    h_send(h, bob, "{\"type\":\"join\",\"room\":\"%s\"}", played);
+    h_send(h, ann, "{\"type\":\"ready\",\"room\":\"%s\"}", played);
+    h_send(h, bob, "{\"type\":\"ready\",\"room\":\"%s\"}", played);
+    h_send(h, ann, "{\"type\":\"resign\",\"room\":\"%s\"}", played);
+    expect_ok(ann, "ok");
+    snprintf(empty, sizeof empty, "%s", h_room(h, cy, ""));
+    h_send(h, cy, "{\"type\":\"leave\",\"room\":\"%s\"}", empty);
+    expect_ok(cy, "ok");
+    snprintf(used, sizeof used, "%s", h_room(h, cy, ""));
+    assert_int_equal(h->metrics.rooms, 3);
+    h_sleep(h, 1500);
+    assert_int_equal(h->metrics.rooms, 1);
+    h_send(h, bob, "{\"type\":\"chat\",\"room\":\"%s\",\"text\":\"gg\"}", played);
+    expect_code(bob, "no_such_room");
+    h_send(h, bob, "{\"type\":\"spectate\",\"room\":\"%s\"}", empty);
+    expect_code(bob, "no_such_room");
+    h_send(h, bob, "{\"type\":\"spectate\",\"room\":\"%s\"}", used);
+    expect_ok(bob, "ok");
+    h_free(h);
+}
+
 /* Bots stop thinking for a room nobody is in, and start again when somebody comes. */
 static void test_empty_room_pauses_bots(void **st)
 {
@@ -591,7 +638,7 @@ int main(void)
         cmocka_unit_test(test_rate_limit),      cmocka_unit_test(test_bots_and_spectator),
         cmocka_unit_test(test_resume_and_takeover), cmocka_unit_test(test_grace_and_clock),
         cmocka_unit_test(test_quick_match),     cmocka_unit_test(test_shutdown_with_jobs),
-        cmocka_unit_test(test_empty_room_pauses_bots),
+        cmocka_unit_test(test_empty_room_pauses_bots), cmocka_unit_test(test_rooms_linger),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
