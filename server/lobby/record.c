@@ -133,6 +133,10 @@ static void fill_row(room *r, const thue_msg *end, thue_match_row *row)
     row->rated = me->has_ratings;
     row->started_ms = r->started_ms;
     row->ended_ms = lobby_now_ms();
+    if (r->tournament[0]) {
+        snprintf(row->tournament, sizeof row->tournament, "%s", r->tournament);
+        row->tournament_round = r->tour_round;
+    }
 }
 
 void record_match(room *r, thue_msg *end)

@@ -299,20 +299,40 @@ static char *state_json(const tournament *t)
     return text;
 }
 
-static void save(thue_lobby *l, tournament *t)
+/* A round whose state is being stored: its games start once it is (round_stored). */
+typedef struct round_wait {
+    thue_lobby *l;
+    char id[THUE_PROTO_KEY_MAX + 1];
+    int round;
+} round_wait;
+
+static void round_stored(int err, int64_t id, void *data);
+
+/* Queues the tournament's state; with `wait`, round_stored runs once it is committed. */
+static void save_then(thue_lobby *l, tournament *t, round_wait *wait)
 {
-    if (l->store == NULL)
-        return;
-    char *text = state_json(t);
-    if (text == NULL) {
-        thue_log(THUE_LOG_ERROR, "tournament %s: out of memory saving it", t->id);
+    char *text = l->store ? state_json(t) : NULL;
+    int err = text == NULL ? THUE_ENOMEM
+                           : thue_store_save_tournament(l->store, t->id, text, t->status == 2,
+                                                        wait ? round_stored : state_saved,
+                                                        wait ? (void *)wait : (void *)l);
+    free(text);
+    if (err == 0) {
+        l->store_pending++;
         return;
     }
-    if (thue_store_save_tournament(l->store, t->id, text, t->status == 2, state_saved, l) == 0)
+    thue_log(THUE_LOG_ERROR, "tournament %s: cannot store its state: %s", t->id,
+             thue_strerror(err));
+    if (wait) { /* play on: the state will be stored with the next result */
         l->store_pending++;
-    else
-        thue_log(THUE_LOG_ERROR, "tournament %s: cannot queue its state", t->id);
-    free(text);
+        round_stored(err, 0, wait);
+    }
+}
+
+static void save(thue_lobby *l, tournament *t)
+{
+    if (l->store != NULL)
+        save_then(l, t, NULL);
 }
 
 /* ---- making and entering ---------------------------------------------------------------- */
@@ -668,6 +688,54 @@ static int pair_round(tournament *t, thue_game *out)
     return err;
 }
 
+/* The round is stored: its players hear of it, then its games start; a round decided by
+ * byes and absences moves on at once. */
+static void announce_round(thue_lobby *l, tournament *t)
+{
+    int r = t->round - 1, n = t->nboards[r], nr = 0;
+    char(*rooms)[THUE_PROTO_KEY_MAX + 1] = calloc((size_t)n + 1, sizeof *rooms);
+    for (int b = 0; rooms && b < n; b++)
+        if (t->games[r][b].room[0])
+            snprintf(rooms[nr++], sizeof rooms[0], "%s", t->games[r][b].room);
+    send_event(l, t, "round_started", t->round, (const char(*)[THUE_PROTO_KEY_MAX + 1])rooms,
+               nr);
+    free(rooms);
+    begin_games(l, t);
+    check_round(l, t);
+}
+
+static void round_stored(int err, int64_t id, void *data)
+{
+    round_wait *w = data;
+    thue_lobby *l = w->l;
+    (void)id;
+    l->store_pending--;
+    if (err)
+        thue_log(THUE_LOG_ERROR, "tournament %s: round %d was not stored: %s", w->id, w->round,
+                 thue_strerror(err));
+    tournament *t = tournament_find(l, w->id);
+    /* While stopping nothing starts: the round is played again after the restart. */
+    if (t != NULL && t->status == 1 && t->round == w->round && !l->stopping)
+        announce_round(l, t);
+    free(w);
+}
+
+/* Stores the round just paired, then announces it: a game starts only once the round it
+ * belongs to (and so the tournament's start) cannot be lost. */
+static void store_round(thue_lobby *l, tournament *t)
+{
+    round_wait *w = calloc(1, sizeof *w);
+    if (w == NULL) {
+        save(l, t);
+        announce_round(l, t);
+        return;
+    }
+    w->l = l;
+    snprintf(w->id, sizeof w->id, "%s", t->id);
+    w->round = t->round;
+    save_then(l, t, w);
+}
+
 static void start_round(thue_lobby *l, tournament *t)
 {
     t->round++;
@@ -698,17 +766,7 @@ static void start_round(thue_lobby *l, tournament *t)
     for (int b = 0; b < n; b++)
         if (pairs[b].second != THUE_SCHED_BYE)
             start_game(l, t, b, false);
-    save(l, t);
-    char(*rooms)[THUE_PROTO_KEY_MAX + 1] = calloc((size_t)n, sizeof *rooms);
-    int nr = 0;
-    for (int b = 0; rooms && b < n; b++)
-        if (t->games[r][b].room[0])
-            snprintf(rooms[nr++], sizeof rooms[0], "%s", t->games[r][b].room);
-    send_event(l, t, "round_started", t->round, (const char(*)[THUE_PROTO_KEY_MAX + 1])rooms,
-               nr);
-    free(rooms);
-    begin_games(l, t); /* the players hear of the round first, then of their rooms */
-    check_round(l, t); /* a round decided by byes and absences moves on at once */
+    store_round(l, t);
 }
 
 /* Seeds: by the pool's rating, then by name. */
@@ -887,10 +945,8 @@ void thue_lobby_resume_tournaments(thue_lobby *l)
                 start_game(l, t, b, true);
                 replayed++;
             }
-        begin_games(l, t);
         thue_log(THUE_LOG_INFO, "tournament %s: round %d resumed, %d games replayed", t->id,
                  t->round, replayed);
-        save(l, t);
-        check_round(l, t);
+        store_round(l, t);
     }
 }

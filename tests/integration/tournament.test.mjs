@@ -87,6 +87,14 @@ test("an 8-bot Swiss runs to completion with sound pairings", async () => {
     const points = t.standings.reduce((a, s) => a + s.points, 0);
     assert.equal(points, 16, "4 rounds of 4 games: 16 points in all");
     assert.ok(t.standings[0].points >= t.standings[7].points);
+    // every game is stored as a match of the tournament (what a restart recovers results from)
+    const mine = await get(server, "/api/matches?player=greedy");
+    assert.equal(mine.json.matches.length, 4);
+    for (const m of mine.json.matches) {
+      const rec = await get(server, `/api/matches/${m.match}`);
+      assert.equal(rec.json.tournament, tournament);
+      assert.ok(rec.json.tournament_round >= 1 && rec.json.tournament_round <= 4);
+    }
     const list = await get(server, "/api/tournaments");
     assert.equal(list.json.tournaments[0].status, "finished");
     await org.next((m) => m.type === "tournament_event" && m.event === "finished");
