@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Installs whatever is missing (Debian 12, apt and npm; quiet when everything is there),
-# then configures, builds and runs every test twice: an optimised build, and a build with
-# AddressSanitizer + UndefinedBehaviorSanitizer; then the threaded tests (the worker pool,
-# split searches) once more under ThreadSanitizer, and the protocol decoder's fuzzer for
-# about 30 s (libFuzzer with ASan + UBSan). Exits non-zero on any failure.
+# then configures, builds and runs every test twice (unit, integration against the real
+# server, browser tests in headless Chromium): an optimised build, and a build with
+# AddressSanitizer + UndefinedBehaviorSanitizer; then the threaded tests once more under
+# ThreadSanitizer, and the protocol decoder's and the lobby's fuzzers for 30 and 20 s
+# (libFuzzer with ASan + UBSan). Exits non-zero on any failure.
 # Idempotent: re-running reuses the build directories.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -11,11 +12,12 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 . scripts/deps.sh
 thue_install_deps build-essential cmake pkg-config libcmocka-dev libuv1-dev libjansson-dev \
                   libwebsockets-dev libwebsockets-evlib-uv \
-                  python3 clang libclang-rt-14-dev
-# Node and npm run the protocol's schema test (ajv) and the integration tests (ws):
-# Debian's, unless the machine has them.
+                  python3 clang libclang-rt-14-dev chromium
+# Node and npm run the protocol's schema test (ajv), the integration tests (ws) and the
+# browser tests (playwright-core, driving Debian's chromium): Debian's, unless the
+# machine has them.
 command -v npm >/dev/null 2>&1 || thue_install_deps nodejs npm
-for dir in tests/protocol tests/integration; do
+for dir in tests/protocol tests/integration tests/e2e; do
   if [ ! -f "$dir/node_modules/.package-lock.json" ] ||
      [ "$dir/package-lock.json" -nt "$dir/node_modules/.package-lock.json" ]; then
     echo "installing the npm packages of $dir"

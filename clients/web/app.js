@@ -1,178 +1,572 @@
-// thue-server status page: the server's health (/healthz) and its public rooms
-// (/api/rooms, PROTOCOL.md sections 4 and 13), refreshed every 5 seconds.
-// Plain script, no build step; everything the server sends is shown as text, never HTML.
-'use strict';
+// app.js: the browser client for thue-server (PROTOCOL.md). It shows the lobby (rooms,
+// create, join, quick match, ladder) and one room at a time. Every room_state is a full
+// snapshot: the game view is redrawn from the newest one, and only the clocks tick
+// locally between states. Everything from the server is put in the page as text, never
+// as HTML.
+import { Connection } from "./conn.js";
+import { losingSymbols, symbolColour } from "./rules.js";
 
-(function () {
-  const REFRESH_MS = 5000;
-  const STATUS_TEXT = { waiting: 'waiting', playing: 'playing', finished: 'finished' };
+const $ = (id) => document.getElementById(id);
 
-  function byId(id) {
-    return document.getElementById(id);
+const ui = {
+  me: null,            // player object from welcome
+  room: null,          // id of the room on screen
+  state: null,         // its newest room_state
+  stateAt: 0,          // performance.now() when it arrived
+  invites: {},         // room id -> invite code we know
+  cursor: 0,           // the keyboard's gap cursor
+  chat: {},            // room id -> [chat_message]
+  left: new Set(),     // rooms we left: their late states are not shown
+  busy: false,         // a move was sent and its room_state has not come yet
+};
+
+const conn = new Connection({ onEvent, onStatus, onWelcome });
+
+// ---- small helpers --------------------------------------------------------------------
+
+function el(tag, props = {}, ...children) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(props)) {
+    if (k === "testid") e.dataset.testid = v;
+    else if (k === "class") e.className = v;
+    else if (k.startsWith("on")) e.addEventListener(k.slice(2), v);
+    else e[k] = v;
+  }
+  for (const c of children) if (c !== null && c !== undefined) e.append(c);
+  return e;
+}
+
+const REASONS = {
+  score: "on points", resign: "by resignation", timeout: "on time", abandon: "by abandonment",
+};
+
+function showError(err) {
+  const box = $("errors");
+  const text = err && err.message ? err.message : String(err);
+  const code = err && err.code ? ` (${err.code.replace(/_/g, " ")})` : "";
+  box.textContent = "";
+  box.append(el("span", {}, `${text}${code}`),
+    el("button", { type: "button", class: "link", onclick: () => (box.textContent = "") }, "dismiss"));
+  clearTimeout(showError.timer);
+  showError.timer = setTimeout(() => (box.textContent = ""), 8000);
+}
+
+async function send(obj) {
+  try {
+    return await conn.request(obj);
+  } catch (e) {
+    showError(e);
+    return null;
+  }
+}
+
+function fmtClock(ms) {
+  ms = Math.max(0, ms);
+  const s = Math.floor(ms / 1000);
+  const m = Math.floor(s / 60);
+  return `${m}:${String(s % 60).padStart(2, "0")}${ms < 10000 ? "." + Math.floor((ms % 1000) / 100) : ""}`;
+}
+
+function fmtThink(ms) {
+  return ms < 1000 ? `${ms.toFixed(ms < 10 ? 1 : 0)} ms` : `${(ms / 1000).toFixed(1)} s`;
+}
+
+function playerName(p) { return p ? p.name : "(free)"; }
+
+// ---- connection events ----------------------------------------------------------------
+
+function onStatus(kind, text) {
+  const c = $("conn");
+  c.textContent = text;
+  c.className = `status status-${kind}`;
+}
+
+function onWelcome(w) {
+  ui.me = w.player;
+  $("me").textContent = w.player.name;
+  $("login").hidden = true;
+  if (w.resumed && w.rooms.length > 0) {
+    if (!ui.room || !w.rooms.includes(ui.room)) ui.room = w.rooms[0];
+    return; // room_state follows
+  }
+  if (ui.room && !w.rooms.includes(ui.room)) {
+    if (ui.state) showError({ message: "Your seat in that room could not be kept." });
+    ui.room = null;
+    ui.state = null;
+  }
+  showView();
+  refreshRooms();
+}
+
+function onEvent(m) {
+  switch (m.type) {
+    case "room_state":
+      if (m.room !== ui.room && ui.room !== null) return;
+      if (ui.left.has(m.room)) return; // the last state of a room we left
+      if (ui.state && ui.state.room === m.room && m.version < ui.state.version) return;
+      ui.room = m.room;
+      if (!ui.state || ui.state.room !== m.room || !sameMove(ui.state, m)) ui.cursor = defaultCursor(m);
+      ui.state = m;
+      ui.busy = false;
+      ui.stateAt = performance.now();
+      showView();
+      renderGame();
+      break;
+    case "match_end":
+      if (m.room === ui.room) renderResultExtra(m);
+      break;
+    case "match_found":
+      $("quick-status").textContent = "Opponent found.";
+      $("quick-cancel").hidden = true;
+      ui.room = m.room;
+      ui.state = null;
+      break;
+    case "chat_message":
+      (ui.chat[m.room] ||= []).push(m);
+      if (m.room === ui.room) renderChat();
+      break;
+    case "goodbye":
+      showError({ message: m.message, code: m.reason });
+      break;
+    case "error":
+      showError(m);
+      break;
+    default:
+      break; // unknown events are ignored (PROTOCOL.md section 12)
+  }
+}
+
+function sameMove(a, b) {
+  return a.match && b.match && a.match.round === b.match.round && a.match.word.length === b.match.word.length;
+}
+
+function defaultCursor(s) {
+  return s.match ? s.match.word.length : 0;
+}
+
+// ---- views ----------------------------------------------------------------------------
+
+function showView() {
+  const inRoom = ui.room !== null && ui.state !== null;
+  $("lobby").hidden = inRoom || !conn.welcomed;
+  $("game").hidden = !inRoom;
+}
+
+async function refreshRooms() {
+  const r = await send({ type: "list_rooms" });
+  if (!r) return;
+  const body = $("rooms-body");
+  body.textContent = "";
+  if (r.rooms.length === 0) {
+    body.append(el("tr", {}, el("td", { colSpan: 5, class: "empty" }, "No open rooms. Create one!")));
+    return;
+  }
+  for (const s of r.rooms) {
+    const clock = s.clock ? ` · ${s.clock.initial_ms / 60000}′+${s.clock.increment_ms / 1000}″` : "";
+    const free = s.players.some((p) => p === null) && s.status === "waiting";
+    body.append(el("tr", { testid: `room-${s.room}` },
+      el("td", {}, s.name),
+      el("td", {}, `${s.variant}, k=${s.k}, limit ${s.limit}${clock}${s.rated ? " · rated" : ""}`),
+      el("td", {}, s.players.map(playerName).join(" vs ")),
+      el("td", {}, s.status),
+      el("td", {},
+        free ? el("button", { type: "button", testid: `join-${s.room}`, onclick: () => joinRoom(s.room, "", "join") }, "Join") : null,
+        " ",
+        el("button", { type: "button", testid: `watch-${s.room}`, onclick: () => joinRoom(s.room, "", "spectate") }, "Watch"))));
+  }
+}
+
+async function joinRoom(room, invite, how) {
+  if (!room) { showError({ message: "Type a room id first." }); return; }
+  const msg = { type: how, room };
+  if (invite) { msg.invite = invite; ui.invites[room] = invite; }
+  ui.left.delete(room);
+  ui.room = room;
+  ui.state = null;
+  const r = await send(msg);
+  if (!r) { ui.room = null; showView(); }
+}
+
+async function createRoom(ev) {
+  ev.preventDefault();
+  const msg = {
+    type: "create_room",
+    variant: $("c-variant").value,
+    k: Number($("c-k").value),
+    limit: Number($("c-limit").value),
+    first_builder: $("c-first").value,
+    rated: $("c-rated").checked,
+    private: $("c-private").checked,
+    seat: $("c-seat").checked,
+  };
+  const minutes = Number($("c-clock").value);
+  if (minutes > 0) msg.clock = { initial_ms: Math.round(minutes * 60000), increment_ms: Math.round(Number($("c-inc").value) * 1000) };
+  if ($("c-name").value.trim()) msg.name = $("c-name").value.trim();
+  ui.room = null;
+  ui.state = null;
+  const r = await send(msg);
+  if (!r) return;
+  if (r.invite) ui.invites[r.room] = r.invite;
+  ui.room = r.room;
+}
+
+async function quickMatch(ev) {
+  ev.preventDefault();
+  const r = await send({ type: "queue_join", variant: $("q-variant").value, k: Number($("q-k").value), bot_after_s: Number($("q-bot").value) });
+  if (!r) return;
+  ui.room = null;
+  $("quick-status").textContent = "Waiting for an opponent…";
+  $("quick-cancel").hidden = false;
+}
+
+// ---- ladder and tournaments (HTTP) ----------------------------------------------------
+
+async function getJSON(path) {
+  const res = await fetch(path);
+  const j = await res.json().catch(() => ({}));
+  if (!res.ok) throw (j.error || { message: `HTTP ${res.status}` });
+  return j;
+}
+
+function table(head, rows) {
+  return el("table", {}, el("thead", {}, el("tr", {}, ...head.map((h) => el("th", {}, h)))),
+    el("tbody", {}, ...rows.map((r) => el("tr", {}, ...r.map((c) => el("td", {}, String(c)))))));
+}
+
+async function showLadder(ev) {
+  ev.preventDefault();
+  const out = $("ladder-out");
+  try {
+    const j = await getJSON(`/api/ladder?variant=${$("l-variant").value}&k=${Number($("l-k").value)}`);
+    out.textContent = "";
+    out.append(j.entries.length === 0 ? el("p", {}, "Nobody is rated in this pool yet.")
+      : table(["#", "Name", "Kind", "Rating", "RD", "W/D/L"], j.entries.map((e) =>
+        [e.rank, e.name, e.kind, `${Math.round(e.rating)}${e.provisional ? "?" : ""}`, Math.round(e.rd), `${e.wins}/${e.draws}/${e.losses}`])));
+  } catch (e) { showError(e); }
+}
+
+async function showTournaments() {
+  const out = $("ladder-out");
+  try {
+    const j = await getJSON("/api/tournaments");
+    out.textContent = "";
+    out.append(j.tournaments.length === 0 ? el("p", {}, "No tournaments.")
+      : table(["Name", "Format", "Game", "Status", "Players", "Round"], j.tournaments.map((t) =>
+        [t.name, t.format.replace("_", " "), `${t.variant}, k=${t.k}`, t.status, `${t.players}/${t.max_players}`, `${t.round}/${t.rounds}`])));
+  } catch (e) { showError(e); }
+}
+
+// ---- the game view --------------------------------------------------------------------
+
+function myTurn(step) {
+  const s = ui.state;
+  return s && s.match && !ui.busy && s.you !== null && s.match.step === step && s.match.to_move === s.you;
+}
+
+function tile(sym, k, extraClass = "") {
+  const c = symbolColour(sym, k);
+  const t = el("span", { class: `tile ${extraClass}` }, String(sym));
+  t.style.setProperty("background-color", c.bg);
+  t.style.setProperty("color", c.fg);
+  return t;
+}
+
+function renderGame() {
+  const s = ui.state;
+  if (!s) return;
+  const o = s.options;
+  const m = s.match;
+  $("room-title").textContent = s.name;
+  $("game").dataset.room = s.room;
+  $("game").dataset.status = s.status;
+  const clock = o.clock ? `clock ${fmtClock(o.clock.initial_ms)} + ${o.clock.increment_ms / 1000} s` : "no clock";
+  const invite = ui.invites[s.room] ? ` · invite code ${ui.invites[s.room]}` : "";
+  $("room-info").textContent = `Room ${s.room}${invite} · ${o.variant}-free, k = ${o.k}, limit ${o.limit} · ${clock}${o.rated ? " · rated" : ""} · ${s.spectators} watching · ${s.you === null ? "you are watching" : `you are seat ${s.you + 1}`}`;
+
+  for (const seat of [0, 1]) {
+    const p = s.players[seat];
+    const box = $(`seat-${seat}`);
+    box.textContent = "";
+    box.classList.toggle("to-move", Boolean(m && m.to_move === seat));
+    box.classList.toggle("mine", s.you === seat);
+    const role = m ? (m.builder === seat ? "builder" : "painter") : "";
+    box.append(el("div", { class: "seat-name" }, p ? `${p.name}${p.kind === "bot" ? " (bot)" : ""}${s.you === seat ? " (you)" : ""}` : "free seat"));
+    const bits = [];
+    if (role) bits.push(role);
+    if (p && !p.connected) bits.push("disconnected");
+    if (p && !m && p.ready) bits.push("ready");
+    if (p && p.rating !== null) bits.push(`rating ${Math.round(p.rating)}`);
+    box.append(el("div", { class: "small", testid: `role-${seat}` }, bits.join(" · ")));
+    if (m) box.append(el("div", { class: "points", testid: `points-${seat}` }, `${m.points[seat]} pt`));
+    if (m && m.clocks) box.append(el("div", { class: "clock", testid: `clock-${seat}`, id: `clock-${seat}` }, fmtClock(m.clocks[seat])));
   }
 
-  function el(tag, text, className) {
-    const node = document.createElement(tag);
-    if (text !== undefined && text !== null) node.textContent = String(text);
-    if (className) node.className = className;
-    return node;
+  // whose turn
+  let turn = "";
+  if (!m) turn = s.players.every((p) => p) ? "Waiting for both players to be ready." : "Waiting for an opponent.";
+  else if (m.step === "over") turn = "The match is over.";
+  else {
+    const who = s.players[m.to_move];
+    if (myTurn("place")) turn = `Round ${m.round + 1}: your move: choose a gap for the next symbol.`;
+    else if (myTurn("paint")) turn = `Round ${m.round + 1}: your move: choose the symbol for the marked gap.`;
+    else turn = `Round ${m.round + 1}: ${playerName(who)} ${m.step === "place" ? "chooses a gap" : "chooses a symbol"}.`;
   }
+  $("turn").textContent = turn;
+  $("turn").classList.toggle("yours", myTurn("place") || myTurn("paint"));
+  if (m && m.thinking !== null) $("turn").append(el("span", { class: "thinking", testid: "thinking" }, " thinking…"));
 
-  // GET path as JSON: {ok, status, body} (body null when the answer is not JSON); throws
-  // only when the server cannot be reached.
-  async function getJSON(path) {
-    const res = await fetch(path, { cache: 'no-store', headers: { Accept: 'application/json' } });
-    let body = null;
-    try {
-      body = await res.json();
-    } catch (e) {
-      body = null;
+  const lm = m && m.last_move;
+  $("last-move").textContent = lm
+    ? `Last move: ${playerName(s.players[lm.seat])} ${lm.kind === "place" ? `placed at gap ${lm.value}` : `painted ${lm.value}`} (${fmtThink(lm.think_ms)})`
+    : "";
+
+  renderWord();
+  renderPalette();
+  renderRounds();
+  renderButtons();
+  renderChat();
+  tickClocks();
+}
+
+function renderWord() {
+  const s = ui.state;
+  const m = s.match;
+  const box = $("word");
+  box.textContent = "";
+  if (!m) return;
+  const canPlace = myTurn("place");
+  const n = m.word.length;
+  ui.cursor = Math.min(Math.max(ui.cursor, 0), n);
+  const gap = (i) => {
+    const cls = ["gap"];
+    if (m.placed === i && m.step === "paint") cls.push("placed");
+    if (canPlace && ui.cursor === i) cls.push("cursor");
+    const b = el("button", {
+      type: "button", class: cls.join(" "), testid: `gap-${i}`, tabIndex: -1,
+      disabled: !canPlace, title: `gap ${i}`, onclick: () => place(i),
+    }, m.placed === i && m.step === "paint" ? "?" : "");
+    b.setAttribute("aria-label", `gap ${i}`);
+    return b;
+  };
+  for (let i = 0; i < n; i++) {
+    box.append(gap(i));
+    const t = tile(m.word[i], s.options.k);
+    t.dataset.testid = `tile-${i}`;
+    box.append(t);
+  }
+  box.append(gap(n));
+  box.classList.toggle("active", canPlace);
+}
+
+function renderPalette() {
+  const s = ui.state;
+  const m = s.match;
+  const pal = $("palette");
+  pal.textContent = "";
+  const rated = s.options.rated;
+  $("mark-losing").disabled = rated;
+  $("mark-wrap").hidden = s.you === null;
+  if (!m || m.step === "over") return;
+  const canPaint = myTurn("paint");
+  let losing = new Set();
+  if (canPaint && !rated && $("mark-losing").checked && m.placed !== null && m.word.length <= 3000) {
+    losing = losingSymbols(m.word, m.placed, s.options.k, s.options.variant);
+  }
+  for (let sym = 0; sym < s.options.k; sym++) {
+    const c = symbolColour(sym, s.options.k);
+    const b = el("button", {
+      type: "button", class: `sym${losing.has(sym) ? " losing" : ""}`, testid: `sym-${sym}`,
+      disabled: !canPaint, onclick: () => paint(sym),
+      title: losing.has(sym) ? `${sym}: makes a repetition` : `paint ${sym}`,
+    }, String(sym));
+    b.style.setProperty("background-color", c.bg);
+    b.style.setProperty("color", c.fg);
+    pal.append(b);
+  }
+}
+
+function renderRounds() {
+  const m = ui.state.match;
+  const box = $("rounds");
+  box.textContent = "";
+  if (!m) return;
+  const ends = { playing: "playing", repetition: "ended by a repetition", limit: "reached the length limit", forfeit: "forfeited", not_played: "not played" };
+  m.rounds.forEach((r, i) => {
+    const line = el("div", { class: "round", testid: `round-${i}` },
+      el("div", {}, `Round ${i + 1}: ${playerName(ui.state.players[r.builder])} builds, ${playerName(ui.state.players[1 - r.builder])} paints: ${r.points} pt, ${ends[r.end] || r.end}`));
+    if (r.word) {
+      const w = el("div", { class: "word small-word", testid: `round-word-${i}` });
+      const rep = r.repetition;
+      r.word.forEach((sym, j) => {
+        let cls = "";
+        if (rep && j >= rep.start && j < rep.start + rep.length) {
+          cls = j < rep.start + rep.period ? "rep rep-a" : "rep rep-b";
+          if (j >= rep.start + 2 * rep.period) cls = "rep rep-a"; // an overlap's extra symbol
+        }
+        w.append(tile(sym, ui.state.options.k, cls));
+      });
+      line.append(w);
+      if (rep) line.append(el("div", { class: "small" }, `Repetition: period ${rep.period}, length ${rep.length}, from position ${rep.start}.`));
     }
-    return { ok: res.ok, status: res.status, body: body };
-  }
-
-  function formatDuration(totalSeconds) {
-    let s = Math.max(0, Math.floor(Number(totalSeconds) || 0));
-    const d = Math.floor(s / 86400);
-    s -= d * 86400;
-    const h = Math.floor(s / 3600);
-    s -= h * 3600;
-    const m = Math.floor(s / 60);
-    s -= m * 60;
-    if (d > 0) return d + ' d ' + h + ' h';
-    if (h > 0) return h + ' h ' + m + ' min';
-    if (m > 0) return m + ' min ' + s + ' s';
-    return s + ' s';
-  }
-
-  function formatMs(ms) {
-    const n = Number(ms) || 0;
-    if (n % 60000 === 0) return n / 60000 + ' min';
-    return n / 1000 + ' s';
-  }
-
-  function formatClock(clock) {
-    if (!clock || typeof clock !== 'object') return 'no clock';
-    const inc = Number(clock.increment_ms) || 0;
-    return formatMs(clock.initial_ms) + (inc > 0 ? ' + ' + formatMs(inc) : '');
-  }
-
-  function setStatus(kind, text) {
-    const node = byId('status');
-    node.className = 'status status-' + kind;
-    node.textContent = text;
-  }
-
-  async function refreshStatus() {
-    try {
-      const r = await getJSON('/healthz');
-      const b = r.body || {};
-      if (r.ok && b.status === 'ok') {
-        setStatus('ok', 'Server up' + (b.version ? ', version ' + b.version : '') +
-          (b.uptime_s !== undefined ? ', for ' + formatDuration(b.uptime_s) : ''));
-      } else if (r.status === 503) {
-        setStatus('starting', 'Server starting or stopping');
-      } else {
-        setStatus('down', 'Server answered ' + r.status);
-      }
-    } catch (e) {
-      setStatus('down', 'Server unreachable');
-    }
-  }
-
-  function playersCell(players) {
-    const td = el('td');
-    const seats = Array.isArray(players) ? players : [];
-    for (let i = 0; i < 2; i++) {
-      if (i > 0) td.appendChild(document.createTextNode(' vs '));
-      const p = seats[i];
-      if (p && typeof p === 'object') {
-        const name = el('span', p.name);
-        if (p.kind && p.kind !== 'guest') name.title = p.kind;
-        td.appendChild(name);
-        if (p.kind === 'bot') td.appendChild(document.createTextNode(' (bot)'));
-      } else {
-        td.appendChild(el('span', 'free seat', 'free'));
-      }
-    }
-    return td;
-  }
-
-  function roomRow(room) {
-    const tr = el('tr');
-
-    const nameCell = el('td');
-    nameCell.appendChild(el('span', room.name || room.room));
-    nameCell.appendChild(el('span', room.room, 'room-id'));
-    tr.appendChild(nameCell);
-
-    const game = (room.variant || 'square') + ', k = ' + room.k + ', limit ' + room.limit +
-      (room.rated ? ', rated' : '');
-    tr.appendChild(el('td', game));
-    tr.appendChild(el('td', formatClock(room.clock), 'nowrap'));
-    tr.appendChild(playersCell(room.players));
-    tr.appendChild(el('td', Number(room.spectators) || 0, 'num'));
-
-    const statusCell = el('td');
-    const status = STATUS_TEXT[room.status] ? room.status : 'unknown';
-    statusCell.appendChild(el('span', STATUS_TEXT[status] || String(room.status), 'tag tag-' + status));
-    tr.appendChild(statusCell);
-    return tr;
-  }
-
-  function showRoomsMessage(text) {
-    const body = byId('rooms-body');
-    const tr = el('tr');
-    const td = el('td', text, 'empty');
-    td.colSpan = 6;
-    tr.appendChild(td);
-    body.replaceChildren(tr);
-  }
-
-  async function refreshRooms() {
-    try {
-      const r = await getJSON('/api/rooms');
-      if (!r.ok || !r.body || !Array.isArray(r.body.rooms)) {
-        const why = r.body && r.body.error && r.body.error.message;
-        showRoomsMessage('Cannot list the rooms (' + r.status + (why ? ': ' + why : '') + ').');
-        return;
-      }
-      const rooms = r.body.rooms;
-      if (rooms.length === 0) {
-        showRoomsMessage('No public rooms right now.');
-        return;
-      }
-      byId('rooms-body').replaceChildren(...rooms.map(roomRow));
-    } catch (e) {
-      showRoomsMessage('Cannot reach the server.');
-    }
-  }
-
-  let timer = null;
-  let busy = false;
-
-  // One refresh at a time; the next is due REFRESH_MS after one ends. A hidden tab does
-  // not poll: it refreshes as soon as it is shown again.
-  async function refresh() {
-    if (busy) return;
-    busy = true;
-    clearTimeout(timer);
-    timer = null;
-    try {
-      await Promise.all([refreshStatus(), refreshRooms()]);
-      byId('updated').textContent = 'Last update ' + new Date().toLocaleTimeString() + '.';
-    } finally {
-      busy = false;
-    }
-    timer = setTimeout(function () {
-      timer = null;
-      if (!document.hidden) refresh();
-    }, REFRESH_MS);
-  }
-
-  document.addEventListener('visibilitychange', function () {
-    if (!document.hidden && timer === null) refresh();
+    box.append(line);
   });
+}
 
-  refresh();
-})();
+function renderResultExtra(me) {
+  const box = $("result");
+  if (me.ratings && ui.state && ui.state.you !== null) {
+    const r = me.ratings[ui.state.you];
+    box.append(el("div", { class: "small" }, `Your rating: ${Math.round(r.before)} → ${Math.round(r.after)}`));
+  }
+}
+
+function renderButtons() {
+  const s = ui.state;
+  const m = s.match;
+  const seated = s.you !== null;
+  const over = m && m.step === "over";
+  const me = seated ? s.players[s.you] : null;
+  $("ready").hidden = !seated || Boolean(m) || (me && me.ready);
+  $("rematch").hidden = !seated || !over;
+  if (!over) $("rematch").textContent = "Rematch";
+  $("resign").hidden = !seated || !m || over;
+  const free = s.players.some((p) => p === null);
+  $("bot-form").hidden = !(free && (!m || over) && (seated || s.players.every((p) => p === null)));
+  const res = $("result");
+  if (over && m.result) {
+    res.hidden = false;
+    res.textContent = "";
+    const w = m.result.winner;
+    let text;
+    if (w === null) text = `Draw ${REASONS[m.result.reason] || ""}: ${m.points[0]}–${m.points[1]}.`;
+    else text = `${playerName(s.players[w])} wins ${REASONS[m.result.reason] || ""}: ${m.points[0]}–${m.points[1]}.`;
+    if (s.you !== null && w !== null) text = (w === s.you ? "You win! " : "You lose. ") + text;
+    res.append(el("strong", {}, text));
+  } else {
+    res.hidden = true;
+  }
+}
+
+function renderChat() {
+  const log = $("chat-log");
+  log.textContent = "";
+  for (const c of ui.chat[ui.room] || []) {
+    log.append(el("div", {}, el("strong", {}, `${c.from.name}: `), c.text));
+  }
+  log.scrollTop = log.scrollHeight;
+}
+
+function tickClocks() {
+  const s = ui.state;
+  if (!s || !s.match || !s.match.clocks) return;
+  const elapsed = performance.now() - ui.stateAt;
+  for (const seat of [0, 1]) {
+    const e = $(`clock-${seat}`);
+    if (!e) continue;
+    const running = s.match.clock_running === seat && s.match.step !== "over";
+    e.textContent = fmtClock(s.match.clocks[seat] - (running ? elapsed : 0));
+    e.classList.toggle("running", running);
+  }
+}
+
+// ---- moves ----------------------------------------------------------------------------
+
+// A move disables the controls until the server's next room_state (or its error), so a
+// double click or a held key never sends a second move.
+async function move(msg) {
+  ui.busy = true;
+  renderWord();
+  renderPalette();
+  const r = await send(msg);
+  if (!r) { ui.busy = false; if (ui.state) renderGame(); }
+}
+
+function place(i) {
+  if (!myTurn("place")) return;
+  move({ type: "place", room: ui.room, position: i });
+}
+
+function paint(sym) {
+  if (!myTurn("paint") || sym >= ui.state.options.k) return;
+  move({ type: "paint", room: ui.room, symbol: sym });
+}
+
+function onWordKey(ev) {
+  if (!ui.state || !ui.state.match) return;
+  const n = ui.state.match.word.length;
+  let handled = true;
+  if (ev.key === "ArrowLeft" || ev.key === "ArrowUp") ui.cursor = Math.max(0, ui.cursor - 1);
+  else if (ev.key === "ArrowRight" || ev.key === "ArrowDown") ui.cursor = Math.min(n, ui.cursor + 1);
+  else if (ev.key === "Home") ui.cursor = 0;
+  else if (ev.key === "End") ui.cursor = n;
+  else if (ev.key === "Enter" || ev.key === " ") place(ui.cursor);
+  else handled = false;
+  if (handled) { ev.preventDefault(); renderWord(); }
+}
+
+function onGlobalKey(ev) {
+  if (ev.key === "Escape") { if (document.activeElement) document.activeElement.blur(); return; }
+  const t = ev.target;
+  if (t && (t.tagName === "INPUT" || t.tagName === "SELECT" || t.tagName === "TEXTAREA")) return;
+  if (/^[0-9]$/.test(ev.key) && myTurn("paint")) { ev.preventDefault(); paint(Number(ev.key)); return; }
+  if (t === document.body && myTurn("place") && ev.key.startsWith("Arrow")) { $("word").focus(); onWordKey(ev); }
+}
+
+// ---- wiring ---------------------------------------------------------------------------
+
+function wire() {
+  $("name").value = conn.name;
+  $("login-form").addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    const name = $("name").value.trim();
+    if (name !== conn.name) conn.resume = ""; // a new name is a new session
+    conn.name = name;
+    conn.connect();
+  });
+  $("refresh").addEventListener("click", refreshRooms);
+  $("join-form").addEventListener("submit", (ev) => { ev.preventDefault(); joinRoom($("join-room").value.trim(), $("join-invite").value.trim(), "join"); });
+  $("spectate").addEventListener("click", () => joinRoom($("join-room").value.trim(), $("join-invite").value.trim(), "spectate"));
+  $("create-form").addEventListener("submit", createRoom);
+  $("quick-form").addEventListener("submit", quickMatch);
+  $("quick-cancel").addEventListener("click", async () => {
+    if (await send({ type: "queue_leave" })) { $("quick-status").textContent = ""; $("quick-cancel").hidden = true; }
+  });
+  $("ladder-form").addEventListener("submit", showLadder);
+  $("tournaments-show").addEventListener("click", showTournaments);
+  $("ready").addEventListener("click", () => send({ type: "ready", room: ui.room }));
+  $("rematch").addEventListener("click", async () => { if (await send({ type: "rematch", room: ui.room })) $("rematch").textContent = "Rematch asked"; });
+  $("resign").addEventListener("click", () => { if (confirm("Resign this match?")) send({ type: "resign", room: ui.room }); });
+  $("leave").addEventListener("click", async () => {
+    const room = ui.room;
+    ui.left.add(room);
+    await send({ type: "leave", room });
+    ui.room = null;
+    ui.state = null;
+    $("rematch").textContent = "Rematch";
+    showView();
+    refreshRooms();
+  });
+  $("bot-form").addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    send({ type: "seat_bot", room: ui.room, bot: $("bot-spec").value, think_ms: Number($("bot-think").value) });
+  });
+  $("chat-form").addEventListener("submit", async (ev) => {
+    ev.preventDefault();
+    const text = $("chat-text").value;
+    if (!text.trim()) return;
+    if (await send({ type: "chat", room: ui.room, text })) $("chat-text").value = "";
+  });
+  $("mark-losing").addEventListener("change", () => ui.state && renderPalette());
+  $("word").addEventListener("keydown", onWordKey);
+  document.addEventListener("keydown", onGlobalKey);
+  $("home-link").addEventListener("click", (ev) => { ev.preventDefault(); if (!ui.state) showView(); });
+  setInterval(tickClocks, 200);
+
+  // A returning visitor (a stored name or session) goes straight in.
+  if (conn.resume || conn.name) conn.connect();
+}
+
+// For tests and the curious: drop the connection as a network failure would.
+window.thueClient = { dropConnection: () => { if (conn.ws) conn.ws.close(); } };
+
+wire();

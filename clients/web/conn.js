@@ -1,0 +1,111 @@
+// conn.js: the WebSocket session (PROTOCOL.md sections 3 and 11). It says hello with the
+// stored resume token when there is one (falling back to a fresh hello on bad_resume),
+// remembers the name and the newest token in localStorage, and reconnects with a growing
+// backoff after a lost connection, so the seats survive within the grace period.
+// Requests carry an id; their replies resolve promises, events go to onEvent.
+
+const KEY_NAME = "thue.name";
+const KEY_RESUME = "thue.resume";
+
+export class Connection {
+  constructor({ onEvent, onStatus, onWelcome }) {
+    this.onEvent = onEvent;
+    this.onStatus = onStatus;
+    this.onWelcome = onWelcome;
+    this.ws = null;
+    this.nextId = 1;
+    this.pending = new Map();
+    this.backoff = 500;
+    this.stopped = false;
+    this.welcomed = false;
+    this.retryTimer = null;
+  }
+
+  get name() { return localStorage.getItem(KEY_NAME) || ""; }
+  set name(v) { if (v) localStorage.setItem(KEY_NAME, v); else localStorage.removeItem(KEY_NAME); }
+  get resume() { return localStorage.getItem(KEY_RESUME) || ""; }
+  set resume(v) { if (v) localStorage.setItem(KEY_RESUME, v); else localStorage.removeItem(KEY_RESUME); }
+
+  /** Opens the connection (again). */
+  connect() {
+    this.stopped = false;
+    clearTimeout(this.retryTimer);
+    const url = `${location.protocol === "https:" ? "wss:" : "ws:"}//${location.host}/ws`;
+    const ws = new WebSocket(url, "thue.v1");
+    this.ws = ws;
+    this.welcomed = false;
+    this.onStatus("connecting", "Connecting…");
+    ws.onopen = () => this.hello(Boolean(this.resume));
+    ws.onmessage = (ev) => {
+      let msg;
+      try { msg = JSON.parse(ev.data); } catch { return; }
+      this.receive(msg);
+    };
+    ws.onclose = () => {
+      if (this.ws !== ws) return;
+      this.ws = null;
+      for (const p of this.pending.values()) p.reject({ code: "disconnected", message: "the connection was lost" });
+      this.pending.clear();
+      if (this.stopped) { this.onStatus("closed", "Disconnected"); return; }
+      const wait = this.backoff;
+      this.backoff = Math.min(this.backoff * 2, 10000);
+      this.onStatus("retrying", `Connection lost; reconnecting in ${Math.round(wait / 100) / 10} s…`);
+      this.retryTimer = setTimeout(() => this.connect(), wait);
+    };
+  }
+
+  async hello(withResume) {
+    const msg = { type: "hello", protocol: 1 };
+    if (withResume) msg.resume = this.resume;
+    else if (this.name) msg.name = this.name;
+    let w;
+    try {
+      w = await this.request(msg);
+    } catch (e) {
+      if (e.code === "bad_resume") { this.resume = ""; return this.hello(false); }
+      if (e.code === "name_taken" || e.code === "bad_name") {
+        this.onEvent({ type: "error", code: e.code, message: e.message });
+        this.name = ""; // a fresh guest name now; the user can pick another later
+        return this.hello(false);
+      }
+      if (e.code !== "disconnected") this.onEvent({ type: "error", code: e.code, message: e.message });
+      return;
+    }
+    this.welcomed = true;
+    this.backoff = 500;
+    this.resume = w.resume;
+    this.name = w.player.name;
+    this.onStatus("open", `Connected as ${w.player.name}`);
+    this.onWelcome(w);
+  }
+
+  receive(msg) {
+    if (msg.id !== undefined && this.pending.has(msg.id)) {
+      const p = this.pending.get(msg.id);
+      this.pending.delete(msg.id);
+      if (msg.type === "error") p.reject(msg); else p.resolve(msg);
+      return;
+    }
+    if (msg.type === "goodbye" && msg.reason === "replaced") this.stopped = true; // another tab took over
+    this.onEvent(msg);
+  }
+
+  /** Sends obj with a fresh id; resolves to the reply, rejects with an error reply. */
+  request(obj) {
+    return new Promise((resolve, reject) => {
+      if (!this.ws || this.ws.readyState !== WebSocket.OPEN) {
+        reject({ code: "disconnected", message: "not connected to the server" });
+        return;
+      }
+      const id = this.nextId++;
+      this.pending.set(id, { resolve, reject });
+      this.ws.send(JSON.stringify({ ...obj, id }));
+    });
+  }
+
+  /** Drops the connection and (for tests and people alike) stays away. */
+  close() {
+    this.stopped = true;
+    if (this.ws) this.ws.close();
+  }
+}

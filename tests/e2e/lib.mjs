@@ -1,0 +1,83 @@
+// lib.mjs: what the browser tests share. The real thue-server comes from
+// ../integration/lib.mjs (one server per test, ephemeral port, --db :memory:); the
+// browser is Debian's Chromium driven by playwright-core (never a downloaded browser).
+// Each player is its own browser context, so its localStorage (name, resume token) is its
+// own. Screenshots go to a directory under the OS temp dir, never into the tree.
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { chromium } from "playwright-core";
+
+export { startServer, test, run, withTimeout, WAIT_MS } from "../integration/lib.mjs";
+
+export const CHROMIUM = process.env.THUE_CHROMIUM || "/usr/bin/chromium";
+export const SHOTS = fs.mkdtempSync(path.join(os.tmpdir(), "thue-e2e-shots-"));
+
+const ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+  "--disable-background-networking", "--disable-component-update", "--disable-sync"];
+
+/** Starts one headless Chromium; close it with browser.close(). */
+export async function launch() {
+  if (!fs.existsSync(CHROMIUM)) throw new Error(`no Chromium at ${CHROMIUM}: apt-get install -y chromium`);
+  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS });
+}
+
+/** A fresh context and page on server's client; page errors fail loudly in the log. */
+export async function newPage(browser, server, label) {
+  const context = await browser.newContext({ viewport: { width: 900, height: 900 } });
+  const page = await context.newPage();
+  page.setDefaultTimeout(10000);
+  page.label = label;
+  page.on("pageerror", (e) => console.log(`[${label}] page error: ${e.message}`));
+  page.on("console", (m) => { if (m.type() === "error") console.log(`[${label}] console: ${m.text()}`); });
+  await page.goto(server.url + "/");
+  return page;
+}
+
+/** Says hello as name through the login form and waits for the lobby. */
+export async function enter(page, name) {
+  await page.getByTestId("name").fill(name);
+  await page.getByTestId("connect").click();
+  await page.getByTestId("me").filter({ hasText: name }).waitFor();
+}
+
+export const tid = (page, id) => page.getByTestId(id);
+
+/** Creates a room from the lobby form; resolves to its id once the game view shows. */
+export async function createRoom(page, { k = 3, limit = 5, first = "creator", variant = "square", isPrivate = false, seat = true, clockMinutes = 0, incrementS = 0 } = {}) {
+  await tid(page, "c-variant").selectOption(variant);
+  await tid(page, "c-k").fill(String(k));
+  await tid(page, "c-limit").fill(String(limit));
+  await tid(page, "c-first").selectOption(first);
+  await tid(page, "c-clock").fill(String(clockMinutes));
+  await tid(page, "c-inc").fill(String(incrementS));
+  if (isPrivate) await tid(page, "c-private").check();
+  if (!seat) await tid(page, "c-seat").uncheck();
+  await tid(page, "create").click();
+  await tid(page, "game").waitFor();
+  return page.locator("[data-testid=game]").getAttribute("data-room");
+}
+
+/** The number of tiles in the current word. */
+export function wordLength(page) {
+  return page.locator("[data-testid=word] .tile").count();
+}
+
+/** Builder's move by mouse: clicks the last gap once it is its step. */
+export async function placeLast(page) {
+  const last = page.locator("[data-testid=word] .gap:not([disabled])").last();
+  await last.click();
+}
+
+/** Painter's move by mouse. */
+export async function paint(page, sym) {
+  await page.locator(`[data-testid=sym-${sym}]:not([disabled])`).click();
+}
+
+export async function shot(page, name) {
+  await page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
+}
+
+export function assert(cond, msg) {
+  if (!cond) throw new Error(`assertion failed: ${msg}`);
+}
