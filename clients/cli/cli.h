@@ -81,5 +81,9 @@ int cmd_bench_search(int argc, char **argv);
 int cmd_solve(int argc, char **argv);
 int cmd_bestmove(int argc, char **argv);
 int cmd_arena(int argc, char **argv);
+/* Network commands (net.c, netcmd.c): play on a thue-server. */
+int cmd_bot(int argc, char **argv);
+int cmd_watch(int argc, char **argv);
+int cmd_play(int argc, char **argv);
 
 #endif

@@ -22,6 +22,10 @@ static const char usage[] =
     "  arena [...]                      bot-vs-bot batches: tables, CSV, an SVG chart\n"
     "  bench engine [...]               legal-move map speed against the naive baseline\n"
     "  bench search [...]               the bots against the thesis's way; the pool\n"
+    "  bot --bot SPEC [--server URL] [...]\n"
+    "                                   a search bot playing on a server (quick match)\n"
+    "  watch ROOM [--server URL]        follow a room on a server to the match's end\n"
+    "  play [--server URL] [...]        play a match on a server from the console\n"
     "\n"
     "WORD is digits (0121, for symbols below 10) or comma-separated numbers (0,1,12),\n"
     "optionally in brackets; a one-symbol word above 9 is written [12].\n"
@@ -57,6 +61,12 @@ int main(int argc, char **argv)
         return cmd_arena(argc - 1, argv + 1);
     if (strcmp(cmd, "bench") == 0)
         return cmd_bench(argc - 1, argv + 1);
+    if (strcmp(cmd, "bot") == 0)
+        return cmd_bot(argc - 1, argv + 1);
+    if (strcmp(cmd, "watch") == 0)
+        return cmd_watch(argc - 1, argv + 1);
+    if (strcmp(cmd, "play") == 0)
+        return cmd_play(argc - 1, argv + 1);
     fprintf(stderr, "thue: unknown command '%s'\nTry 'thue --help'.\n", cmd);
     return THUE_EXIT_USAGE;
 }

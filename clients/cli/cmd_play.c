@@ -1,0 +1,370 @@
+/*
+ * cmd_play.c: `thue play`: one match on a server from the console, in the layout of
+ * `thue local`: the word with its gap indices, a prompt for the builder's position or
+ * the painter's symbol, the opponent's moves with their think times, and the result.
+ *
+ * Input is read line by line from stdin only when it is the player's step, so a pipe of
+ * moves drives it (tests do). While the prompt waits, the connection is not serviced;
+ * the server tolerates 60 s of silence, and what arrives meanwhile is kept by the kernel.
+ */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "netcmd.h"
+
+static const char usage[] =
+    "Usage: thue play [--server URL] [--name N]\n"
+    "                 [--queue V,K | --room ROOM [--invite CODE] | --create k=K,variant=V]\n"
+    "\n"
+    "Plays one match on a thue-server from the console. The word is shown with its gap\n"
+    "indices; as the builder you type a position (0..n), as the painter a symbol (0..k-1).\n"
+    "'resign' resigns; 'quit' (or the end of input) resigns and exits. Lines are read one\n"
+    "at a time, so moves can come from a pipe.\n"
+    "\n"
+    "  --server URL        the server's WebSocket endpoint (default " CLI_DEFAULT_SERVER ")\n"
+    "  --name N            your player name (default: one the server makes up)\n"
+    "  --queue V,K         quick match in the queue of variant V and K symbols (default\n"
+    "                      square,3)\n"
+    "  --room ROOM         join the room ROOM (--invite CODE for a private one)\n"
+    "  --create OPTS       create a room and wait for an opponent; OPTS is a comma list of\n"
+    "                      k=K, variant=V, limit=L (defaults 3, square, 100)\n"
+    "\n"
+    "Exit status: 0 the match ended, 1 cannot connect, lost connection or input ended,\n"
+    "2 bad arguments.\n";
+
+typedef struct play {
+    cli_net *net;
+    char room[THUE_PROTO_KEY_MAX + 1];
+    int you;
+    long long last_version;
+    int last_round, last_points[2];
+    long move_id;   /* the id of our last move, to re-prompt on its error */
+    thue_cmd move;  /* that move, to send again when it was rate limited */
+    thue_msg state; /* the latest state of our room (owned), type set when present */
+    int has_state;
+    int announced; /* the match's start was shown */
+} play;
+
+static void parse_create(const char *text, int *k, thue_variant *v, int *limit)
+{
+    char buf[128];
+    if (strlen(text) >= sizeof buf)
+        cli_usage_error("play", "--create: too long");
+    snprintf(buf, sizeof buf, "%s", text);
+    for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
+        char *eq = strchr(tok, '=');
+        if (eq == NULL)
+            cli_usage_error("play", "--create: expected NAME=VALUE, not '%s'", tok);
+        *eq = '\0';
+        if (strcmp(tok, "k") == 0)
+            *k = cli_int("play", "--create k", eq + 1, 2, 64, 3);
+        else if (strcmp(tok, "variant") == 0) {
+            if (strcmp(eq + 1, "square") != 0 && strcmp(eq + 1, "overlap") != 0)
+                cli_usage_error("play", "--create: variant is square or overlap");
+            *v = cli_variant("play", eq + 1);
+        } else if (strcmp(tok, "limit") == 0)
+            *limit = cli_int("play", "--create limit", eq + 1, 1, 10000, 100);
+        else
+            cli_usage_error("play", "--create: unknown option '%s' (k, variant, limit)", tok);
+    }
+}
+
+static long send_room_cmd(play *p, thue_cmd_type t, const char *invite)
+{
+    thue_cmd c;
+    memset(&c, 0, sizeof c);
+    c.type = t;
+    snprintf(c.u.room.room, sizeof c.u.room.room, "%s", p->room);
+    if (invite) {
+        c.u.room.has_invite = 1;
+        snprintf(c.u.room.invite, sizeof c.u.room.invite, "%s", invite);
+    }
+    return cli_net_send(p->net, &c);
+}
+
+/* Reads one line; 0 at the end of input. */
+static int read_line(char *buf, size_t size)
+{
+    if (fgets(buf, (int)size, stdin) == NULL)
+        return 0;
+    buf[strcspn(buf, "\r\n")] = '\0';
+    return 1;
+}
+
+/* Prompts for our move in p->state and sends it. 0, or 1 when the input ended. */
+static int prompt_move(play *p)
+{
+    const thue_match_info *m = &p->state.u.room_state.match;
+    int placing = m->step == THUE_STEP_PLACE;
+    int k = p->state.u.room_state.options.k;
+    putchar('\n');
+    if (placing)
+        print_word_board(stdout, m->word, m->word_len, 0, 0);
+    else
+        print_word_board(stdout, m->word, m->word_len, 0, 0);
+    char line[256];
+    for (;;) {
+        if (placing)
+            printf("You build. Position 0..%d (or resign): ", m->word_len);
+        else
+            printf("You paint at position %d. Symbol 0..%d (or resign): ", m->placed, k - 1);
+        fflush(stdout);
+        if (!read_line(line, sizeof line)) {
+            printf("\nThe input ended: resigning.\n");
+            send_room_cmd(p, THUE_CMD_RESIGN, NULL);
+            return 1;
+        }
+        char *s = line;
+        while (isspace((unsigned char)*s))
+            s++;
+        if (strcmp(s, "resign") == 0 || strcmp(s, "quit") == 0) {
+            send_room_cmd(p, THUE_CMD_RESIGN, NULL);
+            if (strcmp(s, "quit") == 0)
+                return 1;
+            return 0;
+        }
+        char *end;
+        long v = strtol(s, &end, 10);
+        while (isspace((unsigned char)*end))
+            end++;
+        if (end == s || *end != '\0' || v < 0 || v > (placing ? m->word_len : k - 1)) {
+            printf("Please type a number from 0 to %d.\n", placing ? m->word_len : k - 1);
+            continue;
+        }
+        thue_cmd c;
+        memset(&c, 0, sizeof c);
+        c.type = placing ? THUE_CMD_PLACE : THUE_CMD_PAINT;
+        snprintf(c.u.move.room, sizeof c.u.move.room, "%s", p->room);
+        c.u.move.value = (int)v;
+        p->move = c;
+        p->move_id = cli_net_send(p->net, &c);
+        return 0;
+    }
+}
+
+/* Tells what changed since the last state we showed. */
+static void narrate(play *p, const thue_msg *st)
+{
+    const thue_match_info *m = &st->u.room_state.match;
+    if (!st->u.room_state.has_match)
+        return;
+    const thue_last_move *lm = &m->last_move;
+    if (lm->present && lm->seat != p->you) {
+        if (lm->is_paint)
+            printf("%s (painter) paints %d  [%.1f ms]\n", cli_seat_name(st, lm->seat), lm->value,
+                   lm->think_ms);
+        else
+            printf("%s (builder) plays position %d  [%.1f ms]\n", cli_seat_name(st, lm->seat),
+                   lm->value, lm->think_ms);
+    }
+    /* A round that ended: show its final word and the repetition. */
+    for (int r = 0; r < 2; r++) {
+        const thue_round_info *ri = &m->rounds[r];
+        int ended = ri->end == THUE_ROUND_REPETITION || ri->end == THUE_ROUND_LIMIT;
+        if (!ended || r < p->last_round)
+            continue;
+        if (r == m->round && m->step != THUE_STEP_OVER && ri->end == THUE_ROUND_PLAYING)
+            continue;
+        int lo = 0, hi = 0;
+        if (ri->has_repetition) {
+            lo = ri->repetition.start;
+            hi = lo + ri->repetition.length;
+        }
+        printf("\nRound %d over (%s): %s scored %d point%s.\n", r + 1,
+               ri->end == THUE_ROUND_REPETITION ? "repetition" : "length limit",
+               cli_seat_name(st, 1 - ri->builder), ri->points, ri->points == 1 ? "" : "s");
+        if (ri->word)
+            print_word_board(stdout, ri->word, ri->word_len, lo, hi);
+        p->last_round = r + 1;
+    }
+}
+
+int cmd_play(int argc, char **argv)
+{
+    const char *server = NULL, *name = NULL, *room = NULL, *invite = NULL, *create = NULL,
+               *queue = NULL;
+    const cli_opt opts[] = {
+        {"server", 1, &server, NULL}, {"name", 1, &name, NULL},     {"room", 1, &room, NULL},
+        {"invite", 1, &invite, NULL}, {"create", 1, &create, NULL}, {"queue", 1, &queue, NULL},
+        {NULL, 0, NULL, NULL},
+    };
+    const char *pos[1];
+    int np;
+    cli_parse("play", usage, argc, argv, opts, pos, 0, 0, &np);
+    if ((room != NULL) + (create != NULL) + (queue != NULL) > 1)
+        cli_usage_error("play", "give at most one of --room, --create and --queue");
+    if (server == NULL)
+        server = CLI_DEFAULT_SERVER;
+    if (!cli_net_url_ok(server))
+        cli_usage_error("play", "--server: expected ws://HOST[:PORT]/PATH, not '%s'", server);
+    if (name && (strlen(name) == 0 || strlen(name) > THUE_PROTO_NAME_MAX * 4))
+        cli_usage_error("play", "--name: 1..24 characters");
+    if (room) {
+        size_t rl = strlen(room);
+        if (rl == 0 || rl > THUE_PROTO_KEY_MAX ||
+            strspn(room, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-") != rl)
+            cli_usage_error("play", "'%s' is not a room id", room);
+    }
+    if (invite && (room == NULL || strlen(invite) == 0 || strlen(invite) > THUE_PROTO_KEY_MAX))
+        cli_usage_error("play", "--invite: 1..32 characters, with --room");
+    thue_variant variant = THUE_SQUARE;
+    int k = 3, limit = 100;
+    if (queue)
+        cli_queue_arg("play", queue, &variant, &k);
+    if (create)
+        parse_create(create, &k, &variant, &limit);
+
+    static play p; /* zeroed; one per process */
+    char err[300];
+    p.net = cli_net_open(server, 10000, err, sizeof err);
+    if (p.net == NULL) {
+        fprintf(stderr, "thue play: %s\n", err);
+        return 1;
+    }
+    thue_msg w;
+    int code;
+    if (cli_hello(p.net, name, NULL, 10000, &w, &code, err, sizeof err) != 0) {
+        fprintf(stderr, "thue play: %s\n", err);
+        cli_net_close(p.net);
+        return 1;
+    }
+    printf("Connected to %s as %s.\n", server, w.u.welcome.player.name);
+    thue_msg_clear(&w);
+
+    thue_cmd c;
+    memset(&c, 0, sizeof c);
+    long setup_id;
+    if (room) {
+        snprintf(p.room, sizeof p.room, "%s", room);
+        setup_id = send_room_cmd(&p, THUE_CMD_JOIN, invite);
+    } else if (create) {
+        c.type = THUE_CMD_CREATE_ROOM;
+        c.u.create_room.variant = variant;
+        c.u.create_room.k = k;
+        c.u.create_room.limit = limit;
+        c.u.create_room.seat = 1;
+        setup_id = cli_net_send(p.net, &c);
+    } else {
+        c.type = THUE_CMD_QUEUE_JOIN;
+        c.u.queue_join.variant = variant;
+        c.u.queue_join.k = k;
+        c.u.queue_join.limit = 100;
+        setup_id = cli_net_send(p.net, &c);
+        printf("Waiting for an opponent in the %s k=%d queue...\n",
+               variant == THUE_SQUARE ? "square" : "overlap", k);
+    }
+    fflush(stdout);
+
+    int queue_mode = room == NULL && create == NULL;
+    int status = -1;
+    while (status < 0) {
+        thue_msg m;
+        int r = cli_net_next(p.net, 1000, &m);
+        if (r < 0) {
+            fprintf(stderr, "thue play: %s\n", cli_net_error(p.net));
+            status = 1;
+            break;
+        }
+        if (r == 0)
+            continue;
+        int mine = m.id.kind == THUE_ID_INT;
+        switch (m.type) {
+        case THUE_MSG_ERROR:
+            if (mine && m.id.num == setup_id) {
+                fprintf(stderr, "thue play: %s (%s)\n", m.u.error.message,
+                        thue_proto_err_name(m.u.error.code));
+                status = 1;
+            } else if (mine && m.id.num == p.move_id && m.u.error.code == THUE_PERR_RATE) {
+                p.move.id.kind = THUE_ID_NONE; /* the same move again, with a new id */
+                p.move_id = cli_net_send(p.net, &p.move);
+            } else if (mine && m.id.num == p.move_id && p.has_state) {
+                printf("The server refused the move: %s\n", m.u.error.message);
+                if (prompt_move(&p))
+                    status = 1;
+            } else if (m.u.error.code != THUE_PERR_NOT_RUNNING) {
+                printf("(server: %s)\n", m.u.error.message);
+            }
+            break;
+        case THUE_MSG_OK:
+            if (mine && m.id.num == setup_id && room)
+                send_room_cmd(&p, THUE_CMD_READY, NULL);
+            break;
+        case THUE_MSG_ROOM_CREATED:
+            snprintf(p.room, sizeof p.room, "%s", m.u.room_created.room);
+            printf("Created room %s%s%s; waiting for an opponent.\n", p.room,
+                   m.u.room_created.has_invite ? ", invite " : "",
+                   m.u.room_created.has_invite ? m.u.room_created.invite : "");
+            send_room_cmd(&p, THUE_CMD_READY, NULL);
+            break;
+        case THUE_MSG_MATCH_FOUND:
+            snprintf(p.room, sizeof p.room, "%s", m.u.match_found.room);
+            printf("Matched: room %s.\n", p.room);
+            break;
+        case THUE_MSG_ROOM_STATE:
+            if (p.room[0] == '\0' && queue_mode && m.u.room_state.you >= 0)
+                snprintf(p.room, sizeof p.room, "%s", m.u.room_state.room); /* before match_found */
+            if (strcmp(m.u.room_state.room, p.room) != 0 ||
+                m.u.room_state.version <= p.last_version)
+                break;
+            p.last_version = m.u.room_state.version;
+            if (p.has_state)
+                thue_msg_clear(&p.state);
+            p.state = m;
+            p.has_state = 1;
+            memset(&m, 0, sizeof m); /* p.state owns it now */
+            p.you = p.state.u.room_state.you;
+            if (p.state.u.room_state.has_match) {
+                const thue_match_info *mi = &p.state.u.room_state.match;
+                if (!p.announced) {
+                    p.announced = 1;
+                    printf("The match: %s builds first, %s paints first. k=%d, %s.\n",
+                           cli_seat_name(&p.state, mi->rounds[0].builder),
+                           cli_seat_name(&p.state, 1 - mi->rounds[0].builder),
+                           p.state.u.room_state.options.k,
+                           thue_variant_name(p.state.u.room_state.options.variant));
+                }
+                narrate(&p, &p.state);
+                if (p.state.u.room_state.status == THUE_STATUS_PLAYING && mi->to_move == p.you &&
+                    p.you >= 0 && prompt_move(&p))
+                    status = 1;
+            }
+            break;
+        case THUE_MSG_MATCH_END:
+            if (strcmp(m.u.match_end.room, p.room) != 0)
+                break;
+            if (m.u.match_end.winner < 0)
+                printf("\nThe match is a draw (%s)", cli_reason_name(m.u.match_end.reason));
+            else
+                printf("\n%s wins the match (%s)",
+                       m.u.match_end.winner == p.you
+                           ? "You"
+                           : m.u.match_end.players[m.u.match_end.winner].name,
+                       cli_reason_name(m.u.match_end.reason));
+            printf(": points %s %d - %d %s.\n", m.u.match_end.players[0].name,
+                   m.u.match_end.points[0], m.u.match_end.points[1], m.u.match_end.players[1].name);
+            status = 0;
+            break;
+        case THUE_MSG_GOODBYE:
+            fprintf(stderr, "thue play: goodbye from the server: %s\n", m.u.goodbye.message);
+            status = 1;
+            break;
+        default:
+            break;
+        }
+        fflush(stdout);
+        thue_msg_clear(&m);
+    }
+    if (p.has_state)
+        thue_msg_clear(&p.state);
+    /* Let a last resign or leave go out. */
+    if (status == 0)
+        send_room_cmd(&p, THUE_CMD_LEAVE, NULL);
+    thue_msg m;
+    while (cli_net_next(p.net, 100, &m) > 0)
+        thue_msg_clear(&m);
+    cli_net_close(p.net);
+    return status;
+}

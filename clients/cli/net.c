@@ -1,0 +1,371 @@
+/*
+ * net.c: the blocking WebSocket client of net.h over libwebsockets' default poll loop.
+ *
+ * Each cli_net owns one lws context with one client connection. Nothing runs in the
+ * background: the loop is serviced only inside cli_net_open and cli_net_next, so the
+ * caller can think (a bot's search) or read stdin between calls; the kernel buffers what
+ * arrives meanwhile. Received text messages are reassembled from fragments and queued;
+ * outgoing ones are queued and written one per WRITEABLE callback, as lws requires.
+ * lws_service() ignores its timeout in 4.x, so a scheduled sul wakes the loop instead.
+ */
+#include "net.h"
+
+#include <libwebsockets.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct strq {
+    char **items;
+    size_t *lens;
+    int head, count, cap;
+} strq;
+
+struct cli_net {
+    struct lws_context *ctx;
+    struct lws *wsi;
+    int state; /* 0 connecting, 1 open, -1 closed */
+    int woke;  /* the sul timer fired */
+    char err[256];
+    char *rx; /* the message being reassembled */
+    size_t rxlen, rxcap;
+    strq in, out;
+    long next_id;
+    double tokens, rate, burst; /* our side of the server's token bucket */
+    int64_t refilled_us;
+    lws_sorted_usec_list_t sul;
+    char addr[256], path[512], host[300];
+};
+
+static int strq_push(strq *q, char *s, size_t len)
+{
+    if (q->count == q->cap) {
+        int cap = q->cap ? 2 * q->cap : 16;
+        char **items = malloc((size_t)cap * sizeof *items);
+        size_t *lens = malloc((size_t)cap * sizeof *lens);
+        if (items == NULL || lens == NULL) {
+            free(items);
+            free(lens);
+            return -1;
+        }
+        for (int i = 0; i < q->count; i++) {
+            items[i] = q->items[(q->head + i) % q->cap];
+            lens[i] = q->lens[(q->head + i) % q->cap];
+        }
+        free(q->items);
+        free(q->lens);
+        q->items = items;
+        q->lens = lens;
+        q->head = 0;
+        q->cap = cap;
+    }
+    int at = (q->head + q->count) % q->cap;
+    q->items[at] = s;
+    q->lens[at] = len;
+    q->count++;
+    return 0;
+}
+
+static char *strq_pop(strq *q, size_t *len)
+{
+    if (q->count == 0)
+        return NULL;
+    char *s = q->items[q->head];
+    *len = q->lens[q->head];
+    q->head = (q->head + 1) % q->cap;
+    q->count--;
+    return s;
+}
+
+static void strq_free(strq *q)
+{
+    size_t len;
+    char *s;
+    while ((s = strq_pop(q, &len)) != NULL)
+        free(s);
+    free(q->items);
+    free(q->lens);
+    memset(q, 0, sizeof *q);
+}
+
+static void set_closed(cli_net *n, const char *why)
+{
+    if (n->state >= 0 && n->err[0] == '\0')
+        snprintf(n->err, sizeof n->err, "%s", why);
+    n->state = -1;
+    n->wsi = NULL;
+}
+
+static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in,
+                    size_t len)
+{
+    (void)user;
+    struct lws_context *ctx = lws_get_context(wsi);
+    cli_net *n = ctx ? lws_context_user(ctx) : NULL;
+    if (n == NULL)
+        return 0;
+    switch (reason) {
+    case LWS_CALLBACK_CLIENT_ESTABLISHED:
+        n->state = 1;
+        if (n->out.count)
+            lws_callback_on_writable(wsi);
+        break;
+    case LWS_CALLBACK_CLIENT_CONNECTION_ERROR: {
+        char why[200];
+        snprintf(why, sizeof why, "cannot connect: %s",
+                 in && len ? (const char *)in : "connection failed");
+        set_closed(n, why);
+        break;
+    }
+    case LWS_CALLBACK_WS_PEER_INITIATED_CLOSE: {
+        int code = len >= 2 ? (((unsigned char *)in)[0] << 8) | ((unsigned char *)in)[1] : 0;
+        char why[100];
+        snprintf(why, sizeof why, "the server closed the connection (code %d)", code);
+        if (n->err[0] == '\0')
+            snprintf(n->err, sizeof n->err, "%s", why);
+        break;
+    }
+    case LWS_CALLBACK_CLIENT_CLOSED:
+        set_closed(n, "the server closed the connection");
+        break;
+    case LWS_CALLBACK_CLIENT_RECEIVE:
+        if (lws_frame_is_binary(wsi))
+            break;
+        if (n->rxlen + len + 1 > n->rxcap) {
+            size_t cap = n->rxcap ? n->rxcap : 4096;
+            while (cap < n->rxlen + len + 1)
+                cap *= 2;
+            char *p = realloc(n->rx, cap);
+            if (p == NULL)
+                return -1;
+            n->rx = p;
+            n->rxcap = cap;
+        }
+        memcpy(n->rx + n->rxlen, in, len);
+        n->rxlen += len;
+        if (lws_is_final_fragment(wsi)) {
+            char *msg = malloc(n->rxlen + 1);
+            if (msg == NULL)
+                return -1;
+            memcpy(msg, n->rx, n->rxlen);
+            msg[n->rxlen] = '\0';
+            if (strq_push(&n->in, msg, n->rxlen) < 0) {
+                free(msg);
+                return -1;
+            }
+            n->rxlen = 0;
+        }
+        break;
+    case LWS_CALLBACK_CLIENT_WRITEABLE: {
+        size_t mlen;
+        char *msg = strq_pop(&n->out, &mlen);
+        if (msg == NULL)
+            break;
+        unsigned char *buf = malloc(LWS_PRE + mlen);
+        if (buf == NULL) {
+            free(msg);
+            return -1;
+        }
+        memcpy(buf + LWS_PRE, msg, mlen);
+        free(msg);
+        int w = lws_write(wsi, buf + LWS_PRE, mlen, LWS_WRITE_TEXT);
+        free(buf);
+        if (w < (int)mlen)
+            return -1;
+        if (n->out.count)
+            lws_callback_on_writable(wsi);
+        break;
+    }
+    default:
+        break;
+    }
+    return 0;
+}
+
+static const struct lws_protocols protocols[] = {
+    {"thue.v1", callback, 0, 65536, 0, NULL, 0},
+    {NULL, NULL, 0, 0, 0, NULL, 0},
+};
+
+int cli_net_url_ok(const char *url)
+{
+    if (url == NULL || strncmp(url, "ws://", 5) != 0 || strlen(url) > 500)
+        return 0;
+    char tmp[512];
+    snprintf(tmp, sizeof tmp, "%s", url);
+    const char *prot, *addr, *path;
+    int port;
+    if (lws_parse_uri(tmp, &prot, &addr, &port, &path) != 0 || addr[0] == '\0')
+        return 0;
+    return port > 0 && port < 65536;
+}
+
+static void wake(lws_sorted_usec_list_t *sul)
+{
+    cli_net *n = lws_container_of(sul, cli_net, sul);
+    n->woke = 1;
+}
+
+/* Services the loop until something happened or timeout_ms passed. */
+static void service(cli_net *n, int timeout_ms)
+{
+    n->woke = 0;
+    lws_sul_schedule(n->ctx, 0, &n->sul, wake, (lws_usec_t)timeout_ms * LWS_US_PER_MS);
+    lws_service(n->ctx, 0);
+    lws_sul_cancel(&n->sul);
+}
+
+cli_net *cli_net_open(const char *url, int timeout_ms, char *err, size_t errsize)
+{
+    if (!cli_net_url_ok(url)) {
+        snprintf(err, errsize, "bad server URL '%s': expected ws://HOST[:PORT]/PATH",
+                 url ? url : "");
+        return NULL;
+    }
+    cli_net *n = calloc(1, sizeof *n);
+    if (n == NULL) {
+        snprintf(err, errsize, "out of memory");
+        return NULL;
+    }
+    char tmp[512];
+    snprintf(tmp, sizeof tmp, "%s", url);
+    const char *prot, *addr, *path;
+    int port;
+    if (lws_parse_uri(tmp, &prot, &addr, &port, &path) != 0) {
+        free(n);
+        snprintf(err, errsize, "bad server URL");
+        return NULL;
+    }
+    snprintf(n->addr, sizeof n->addr, "%s", addr);
+    snprintf(n->path, sizeof n->path, "/%s", path);
+    snprintf(n->host, sizeof n->host, "%s:%d", addr, port);
+
+    cli_net_set_rate(n, 20, 40);
+    n->tokens = n->burst;
+    n->refilled_us = lws_now_usecs();
+    lws_set_log_level(LLL_ERR, NULL);
+    struct lws_context_creation_info info;
+    memset(&info, 0, sizeof info);
+    info.port = CONTEXT_PORT_NO_LISTEN;
+    info.protocols = protocols;
+    info.user = n;
+    info.gid = -1;
+    info.uid = -1;
+    n->ctx = lws_create_context(&info);
+    if (n->ctx == NULL) {
+        snprintf(err, errsize, "cannot create the WebSocket context");
+        free(n);
+        return NULL;
+    }
+    struct lws_client_connect_info ci;
+    memset(&ci, 0, sizeof ci);
+    ci.context = n->ctx;
+    ci.address = n->addr;
+    ci.port = port;
+    ci.path = n->path;
+    ci.host = n->host;
+    ci.origin = n->host;
+    ci.protocol = "thue.v1";
+    ci.pwsi = &n->wsi;
+    if (lws_client_connect_via_info(&ci) == NULL && n->state >= 0)
+        set_closed(n, "cannot connect");
+    int64_t end = lws_now_usecs() + (int64_t)timeout_ms * 1000;
+    while (n->state == 0) {
+        int64_t left = end - lws_now_usecs();
+        if (left <= 0) {
+            set_closed(n, "timed out connecting");
+            break;
+        }
+        service(n, (int)(left / 1000) + 1);
+    }
+    if (n->state != 1) {
+        snprintf(err, errsize, "%s to %s", n->err[0] ? n->err : "cannot connect", url);
+        cli_net_close(n);
+        return NULL;
+    }
+    return n;
+}
+
+long cli_net_send(cli_net *n, thue_cmd *cmd)
+{
+    if (n->state != 1)
+        return -1;
+    /* Stay within the server's rate limit: wait (servicing) for a token. */
+    for (;;) {
+        int64_t now = lws_now_usecs();
+        n->tokens += (double)(now - n->refilled_us) / 1e6 * n->rate;
+        if (n->tokens > n->burst)
+            n->tokens = n->burst;
+        n->refilled_us = now;
+        if (n->tokens >= 1.0)
+            break;
+        service(n, (int)((1.0 - n->tokens) / n->rate * 1000.0) + 1);
+        if (n->state != 1)
+            return -1;
+    }
+    n->tokens -= 1.0;
+    if (cmd->id.kind == THUE_ID_NONE) {
+        cmd->id.kind = THUE_ID_INT;
+        cmd->id.num = ++n->next_id;
+    }
+    char *text = thue_cmd_encode(cmd, NULL);
+    if (text == NULL)
+        return -1;
+    if (strq_push(&n->out, text, strlen(text)) < 0) {
+        free(text);
+        return -1;
+    }
+    lws_callback_on_writable(n->wsi);
+    /* Give lws a chance to write now, so a caller that thinks next does not delay it. */
+    service(n, 0);
+    return cmd->id.kind == THUE_ID_INT ? (long)cmd->id.num : 1;
+}
+
+int cli_net_next(cli_net *n, int timeout_ms, thue_msg *out)
+{
+    int64_t end = lws_now_usecs() + (int64_t)timeout_ms * 1000;
+    for (;;) {
+        size_t len;
+        char *text;
+        while ((text = strq_pop(&n->in, &len)) != NULL) {
+            memset(out, 0, sizeof *out);
+            int rc = thue_msg_decode(text, len, out, NULL);
+            free(text);
+            if (rc == 0)
+                return 1;
+            thue_msg_clear(out); /* unknown or malformed: skip it */
+        }
+        if (n->state < 0)
+            return -1;
+        int64_t left = end - lws_now_usecs();
+        if (left <= 0)
+            return 0;
+        service(n, (int)(left / 1000) + 1);
+    }
+}
+
+void cli_net_set_rate(cli_net *n, int rate, int burst)
+{
+    /* A margin below the server's figures: its bucket and ours do not start together. */
+    n->rate = rate > 1 ? rate * 0.8 : 0.8;
+    n->burst = burst > 4 ? burst / 2 : 2;
+    if (n->tokens > n->burst)
+        n->tokens = n->burst;
+}
+
+const char *cli_net_error(const cli_net *n)
+{
+    return n->state < 0 ? n->err : "connected";
+}
+
+void cli_net_close(cli_net *n)
+{
+    if (n == NULL)
+        return;
+    if (n->ctx)
+        lws_context_destroy(n->ctx);
+    strq_free(&n->in);
+    strq_free(&n->out);
+    free(n->rx);
+    free(n);
+}

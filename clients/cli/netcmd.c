@@ -1,0 +1,130 @@
+/*
+ * netcmd.c: helpers shared by the network commands (see netcmd.h).
+ */
+#include "netcmd.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "engine/match.h"
+
+int cli_hello(cli_net *n, const char *name, const char *resume, int timeout_ms, thue_msg *welcome,
+              int *code, char *err, size_t errsize)
+{
+    *code = 0;
+    thue_cmd c;
+    memset(&c, 0, sizeof c);
+    c.type = THUE_CMD_HELLO;
+    c.u.hello.protocol = THUE_PROTOCOL_VERSION;
+    if (resume) {
+        c.u.hello.has_resume = 1;
+        snprintf(c.u.hello.resume, sizeof c.u.hello.resume, "%s", resume);
+    } else if (name) {
+        c.u.hello.has_name = 1;
+        snprintf(c.u.hello.name, sizeof c.u.hello.name, "%s", name);
+    }
+    long id = cli_net_send(n, &c);
+    if (id < 0) {
+        snprintf(err, errsize, "cannot send hello%s", name ? " (is the name valid?)" : "");
+        return -1;
+    }
+    for (;;) {
+        thue_msg m;
+        int r = cli_net_next(n, timeout_ms, &m);
+        if (r < 0) {
+            snprintf(err, errsize, "%s", cli_net_error(n));
+            return -1;
+        }
+        if (r == 0) {
+            snprintf(err, errsize, "no answer to hello within %d ms", timeout_ms);
+            return -1;
+        }
+        if (m.id.kind == THUE_ID_INT && m.id.num == id) {
+            if (m.type == THUE_MSG_WELCOME) {
+                cli_net_set_rate(n, m.u.welcome.rate, m.u.welcome.burst);
+                *welcome = m;
+                return 0;
+            }
+            if (m.type == THUE_MSG_ERROR) {
+                *code = m.u.error.code;
+                snprintf(err, errsize, "the server refused hello: %s (%s)", m.u.error.message,
+                         thue_proto_err_name(m.u.error.code));
+                thue_msg_clear(&m);
+                return -1;
+            }
+        }
+        thue_msg_clear(&m);
+    }
+}
+
+void cli_queue_arg(const char *cmd, const char *text, thue_variant *variant, int *k)
+{
+    const char *comma = strchr(text, ',');
+    if (comma == NULL)
+        cli_usage_error(cmd, "--queue takes VARIANT,K (for example square,3), not '%s'", text);
+    char v[16];
+    size_t len = (size_t)(comma - text);
+    if (len >= sizeof v)
+        cli_usage_error(cmd, "--queue: unknown variant in '%s'", text);
+    memcpy(v, text, len);
+    v[len] = '\0';
+    if (strcmp(v, "square") != 0 && strcmp(v, "overlap") != 0)
+        cli_usage_error(cmd, "--queue: the variant is square or overlap, not '%s'", v);
+    *variant = cli_variant(cmd, v);
+    *k = cli_int(cmd, "--queue K", comma + 1, 2, 64, 3);
+}
+
+const char *cli_seat_name(const thue_msg *rs, int seat)
+{
+    if (seat < 0 || seat > 1 || !rs->u.room_state.seats[seat].present)
+        return "-";
+    return rs->u.room_state.seats[seat].player.name;
+}
+
+const char *cli_reason_name(thue_end_reason r)
+{
+    const char *s = thue_end_reason_name(r);
+    return s ? s : "?";
+}
+
+void cli_print_state_line(FILE *f, const thue_msg *rs)
+{
+#define st (&rs->u.room_state)
+    fprintf(f, "v%lld %s", (long long)st->version, thue_room_status_name(st->status));
+    if (!st->has_match) {
+        fprintf(f, " seats %s, %s\n", cli_seat_name(rs, 0), cli_seat_name(rs, 1));
+        return;
+    }
+    const thue_match_info *m = &st->match;
+    fprintf(f, " match %d round %d builder %s painter %s", m->number, m->round + 1,
+            cli_seat_name(rs, m->builder), cli_seat_name(rs, m->painter));
+    if (m->to_move >= 0)
+        fprintf(f, " to_move %s (%s)", cli_seat_name(rs, m->to_move),
+                m->step == THUE_STEP_PLACE ? "place" : "paint");
+    /* The word with its gap indices: |0| 1 |1| 2 |2| ... */
+    fprintf(f, " word");
+    for (int i = 0; i <= m->word_len; i++) {
+        fprintf(f, " |%d|", i);
+        if (i < m->word_len)
+            fprintf(f, " %d", m->word[i]);
+    }
+    if (m->placed >= 0)
+        fprintf(f, " placed %d", m->placed);
+    fprintf(f, " points %d-%d", m->points[0], m->points[1]);
+    if (m->has_clocks)
+        fprintf(f, " clocks %.1fs %.1fs", m->clocks[0] / 1000.0, m->clocks[1] / 1000.0);
+    if (m->last_move.present)
+        fprintf(f, " last %s %s %d (%.1f ms)", cli_seat_name(rs, m->last_move.seat),
+                m->last_move.is_paint ? "paint" : "place", m->last_move.value,
+                m->last_move.think_ms);
+    if (m->has_result) {
+        if (m->winner < 0)
+            fprintf(f, " result draw (%s)", cli_reason_name(m->reason));
+        else
+            fprintf(f, " result %s wins (%s)", cli_seat_name(rs, m->winner),
+                    cli_reason_name(m->reason));
+    }
+    fputc('\n', f);
+#undef st
+}

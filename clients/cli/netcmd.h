@@ -1,0 +1,34 @@
+/*
+ * netcmd.h: what the network commands (bot, watch, play) share on top of net.h: the
+ * hello/welcome exchange, parsing --queue and --create values, and printing states.
+ */
+#ifndef THUE_CLI_NETCMD_H
+#define THUE_CLI_NETCMD_H
+
+#include <stdio.h>
+
+#include "net.h"
+
+/*
+ * Sends hello (with name, or resume when not NULL, or neither) and waits up to
+ * timeout_ms for its reply. 0 and *welcome filled (release with thue_msg_clear); or -1
+ * with a sentence in err (and *code the protocol error code when the server refused, 0
+ * when the connection failed or timed out). Other messages before the reply are dropped.
+ */
+int cli_hello(cli_net *n, const char *name, const char *resume, int timeout_ms, thue_msg *welcome,
+              int *code, char *err, size_t errsize);
+
+/* Parses "VARIANT,K" ("square,3") for --queue; usage error otherwise. */
+void cli_queue_arg(const char *cmd, const char *text, thue_variant *variant, int *k);
+
+/* The name of a seat's player in a room_state ("-" for a free seat). */
+const char *cli_seat_name(const thue_msg *rs, int seat);
+
+/* One line describing a room_state: version, status, round, roles, word with gap
+ * indices, points, clocks, last move, result. */
+void cli_print_state_line(FILE *f, const thue_msg *rs);
+
+/* "score", "resign", ...: the reason of a result. */
+const char *cli_reason_name(thue_end_reason r);
+
+#endif

@@ -1,0 +1,241 @@
+// cli.test.mjs: the `thue` network commands (bot, watch, play) and the Node example bot
+// (clients/examples/bot.mjs) against the real server.
+//
+// The thue binary comes from --cli PATH, $THUE_CLI, or next to the server binary
+// (BUILD/server/thue-server -> BUILD/clients/cli/thue). Without it the tests fail.
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import fs from "node:fs";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+import process from "node:process";
+import { fileURLToPath } from "node:url";
+import { SERVER, player, run, startServer, test, withTimeout } from "./lib.mjs";
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const GAME_MS = 120000;
+
+function argValue(name) {
+  const i = process.argv.indexOf(name);
+  return i >= 0 ? process.argv[i + 1] : undefined;
+}
+
+const CLI =
+  argValue("--cli") ||
+  process.env.THUE_CLI ||
+  (SERVER ? path.resolve(path.dirname(SERVER), "..", "clients", "cli", "thue") : undefined);
+
+/** Starts a process; resolves .done to {code, stdout, stderr}. onLine(line) sees stdout. */
+function start(cmd, args, { input, onLine } = {}) {
+  const proc = spawn(cmd, args, { stdio: ["pipe", "pipe", "pipe"] });
+  let stdout = "";
+  let stderr = "";
+  let partial = "";
+  proc.stdout.on("data", (d) => {
+    stdout += d;
+    partial += d;
+    let nl;
+    while ((nl = partial.indexOf("\n")) >= 0) {
+      const line = partial.slice(0, nl);
+      partial = partial.slice(nl + 1);
+      if (onLine) onLine(line);
+    }
+  });
+  proc.stderr.on("data", (d) => (stderr += d));
+  proc.stdin.on("error", () => {}); // a process that exits before reading all input
+  if (input !== undefined) proc.stdin.end(input);
+  const exited = once(proc, "exit");
+  const done = exited.then(([code, signal]) => ({ code, signal, stdout, stderr }));
+  return { proc, done };
+}
+
+async function finish(p, what, ms = GAME_MS) {
+  try {
+    return await withTimeout(p.done, ms, what);
+  } catch (e) {
+    p.proc.kill("SIGKILL");
+    throw e;
+  }
+}
+
+/** A missing binary is a failure, never a skip: build the `thue` target first. */
+function skipWithoutCli() {
+  if (!CLI || !fs.existsSync(CLI))
+    throw new Error(`no thue binary (${CLI}): build the thue target, or pass --cli PATH or set THUE_CLI`);
+  return false;
+}
+
+test("thue bot: two processes play two queued games each and exit 0", async () => {
+  if (skipWithoutCli()) return;
+  const server = await startServer();
+  try {
+    const a = start(CLI, ["bot", "--bot", "nested:1", "--server", server.ws, "--games", "2", "--think-ms", "100"]);
+    const b = start(CLI, ["bot", "--bot", "greedy", "--server", server.ws, "--games", "2", "--think-ms", "100", "--json"]);
+    const ra = await finish(a, "thue bot A");
+    const rb = await finish(b, "thue bot B");
+    assert.equal(ra.code, 0, ra.stderr);
+    assert.equal(rb.code, 0, rb.stderr);
+    assert.equal((ra.stdout.match(/^game \d+: room /gm) || []).length, 2, ra.stdout);
+    assert.match(ra.stdout, /^2 games: /m);
+    const lines = rb.stdout.trim().split("\n").map((l) => JSON.parse(l));
+    assert.equal(lines.length, 3, rb.stdout);
+    assert.equal(lines[2].games, 2);
+    assert.ok(["win", "draw", "loss"].includes(lines[0].result));
+  } finally {
+    await server.stop();
+  }
+});
+
+test("thue bot: bad arguments exit 2, an unreachable server exits 1", async () => {
+  if (skipWithoutCli()) return;
+  let r = await finish(start(CLI, ["bot"]), "thue bot without --bot");
+  assert.equal(r.code, 2);
+  assert.match(r.stderr, /--bot/);
+  r = await finish(start(CLI, ["bot", "--bot", "nosuchbot"]), "thue bot --bot nosuchbot");
+  assert.equal(r.code, 2);
+  r = await finish(start(CLI, ["bot", "--bot", "greedy", "--queue", "circle,3"]), "bad --queue");
+  assert.equal(r.code, 2);
+  r = await finish(start(CLI, ["watch"]), "thue watch without ROOM");
+  assert.equal(r.code, 2);
+  r = await finish(start(CLI, ["play", "--room", "a", "--queue", "square,3"]), "play with two modes");
+  assert.equal(r.code, 2);
+  r = await finish(start(CLI, ["bot", "--bot", "greedy", "--server", "ws://127.0.0.1:1/ws"]), "thue bot, no server");
+  assert.equal(r.code, 1);
+  assert.match(r.stderr, /connect/);
+  for (const cmd of ["bot", "watch", "play"]) {
+    r = await finish(start(CLI, [cmd, "--help"]), `thue ${cmd} --help`);
+    assert.equal(r.code, 0);
+    assert.match(r.stdout, new RegExp(`^Usage: thue ${cmd}`));
+  }
+});
+
+/** A TCP proxy to port that cuts every connection once, right after the server sent
+ * `cutAfter` through it. Resolves to {port, cuts(), close()}. */
+async function cuttingProxy(port, cutAfter) {
+  let cuts = 0;
+  const sockets = new Set();
+  const srv = net.createServer((client) => {
+    const upstream = net.connect(port, "127.0.0.1");
+    sockets.add(client);
+    sockets.add(upstream);
+    client.on("error", () => {});
+    upstream.on("error", () => {});
+    client.on("close", () => upstream.destroy());
+    upstream.on("close", () => client.destroy());
+    client.pipe(upstream);
+    upstream.on("data", (d) => {
+      client.write(d);
+      if (cuts === 0 && d.includes(cutAfter)) {
+        cuts++;
+        setTimeout(() => {
+          client.destroy();
+          upstream.destroy();
+        }, 20);
+      }
+    });
+  });
+  srv.listen(0, "127.0.0.1");
+  await once(srv, "listening");
+  return {
+    port: srv.address().port,
+    cuts: () => cuts,
+    close: () => {
+      for (const s of sockets) s.destroy();
+      srv.close();
+    },
+  };
+}
+
+test("thue bot resumes its session after a lost connection and finishes the game", async () => {
+  if (skipWithoutCli()) return;
+  const server = await startServer();
+  const proxy = await cuttingProxy(server.port, "match_found");
+  try {
+    const url = `ws://127.0.0.1:${proxy.port}/ws`;
+    const a = start(CLI, ["bot", "--bot", "greedy", "--server", url, "--think-ms", "50"]);
+    const b = start(CLI, ["bot", "--bot", "nested:1", "--server", server.ws, "--think-ms", "50"]);
+    const ra = await finish(a, "thue bot behind the proxy");
+    const rb = await finish(b, "thue bot");
+    assert.equal(proxy.cuts(), 1);
+    assert.equal(ra.code, 0, ra.stderr);
+    assert.equal(rb.code, 0, rb.stderr);
+    assert.match(ra.stderr, /resumed the session/);
+    assert.match(ra.stdout, /^game 1: .* \(score\)/m);
+    assert.match(rb.stdout, /^game 1: .* \(score\)/m);
+  } finally {
+    proxy.close();
+    await server.stop();
+  }
+});
+
+test("thue watch follows a bot-vs-bot room to the end", async () => {
+  if (skipWithoutCli()) return;
+  const server = await startServer();
+  try {
+    const host = await player(server, "Host");
+    const created = await host.ok({ type: "create_room", k: 3, limit: 6, seat: false });
+    const room = created.room;
+    let firstLine;
+    const seen = new Promise((resolve) => (firstLine = resolve));
+    const w = start(CLI, ["watch", room, "--server", server.ws], { onLine: (l) => firstLine(l) });
+    await withTimeout(seen, 10000, "thue watch's first line");
+    await host.ok({ type: "seat_bot", room, bot: "greedy", think_ms: 10 });
+    await host.ok({ type: "seat_bot", room, bot: "nested:1", think_ms: 10 });
+    const r = await finish(w, "thue watch to exit");
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /^v\d+ playing match 1 round 1 builder /m);
+    assert.match(r.stdout, /^v\d+ finished .* result /m);
+    assert.match(r.stdout, /^result: .*\(score\), points /m);
+    host.close();
+  } finally {
+    await server.stop();
+  }
+});
+
+test("thue play, driven through stdin, plays a match against thue bot", async () => {
+  if (skipWithoutCli()) return;
+  const server = await startServer();
+  try {
+    const bot = start(CLI, ["bot", "--bot", "nested:1", "--server", server.ws, "--think-ms", "50"]);
+    // Builder: position 0; painter: symbol 0. Both are always legal.
+    const play = start(CLI, ["play", "--server", server.ws, "--name", "Pia", "--queue", "square,3"], {
+      input: "0\n".repeat(400),
+    });
+    const rp = await finish(play, "thue play");
+    const rb = await finish(bot, "thue bot");
+    assert.equal(rp.code, 0, rp.stderr + rp.stdout.slice(-2000));
+    assert.equal(rb.code, 0, rb.stderr);
+    assert.match(rp.stdout, /Matched: room /);
+    assert.match(rp.stdout, /\(builder\) plays position \d+ {2}\[[\d.]+ ms\]/);
+    assert.match(rp.stdout, /wins the match|The match is a draw/);
+    assert.match(rb.stdout, /^game 1: .* vs Pia: /m);
+  } finally {
+    await server.stop();
+  }
+});
+
+test("the Node example bot plays a game against thue bot", async () => {
+  if (skipWithoutCli()) return;
+  const server = await startServer();
+  // bot.mjs imports `ws`: run a copy next to this directory's node_modules.
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "thue-bot-mjs-"));
+  try {
+    fs.copyFileSync(path.join(HERE, "..", "..", "clients", "examples", "bot.mjs"), path.join(dir, "bot.mjs"));
+    fs.symlinkSync(path.join(HERE, "node_modules"), path.join(dir, "node_modules"));
+    const bot = start(CLI, ["bot", "--bot", "greedy", "--server", server.ws, "--think-ms", "50"]);
+    const ex = start(process.execPath, [path.join(dir, "bot.mjs"), "--server", server.ws, "--name", "example", "--games", "1"]);
+    const re = await finish(ex, "bot.mjs");
+    const rb = await finish(bot, "thue bot");
+    assert.equal(re.code, 0, re.stderr);
+    assert.equal(rb.code, 0, rb.stderr);
+    assert.match(re.stdout, /^game 1: room \S+: (win|loss|draw) \(score\)/m);
+    assert.match(rb.stdout, /^game 1: .* vs example: /m);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+    await server.stop();
+  }
+});
+
+await run();
