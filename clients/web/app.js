@@ -1,8 +1,9 @@
 // app.js: the browser client for thue-server (PROTOCOL.md). It shows the lobby (rooms,
-// create, join, quick match, ladder) and one room at a time. Every room_state is a full
-// snapshot: the game view is redrawn from the newest one, and only the clocks tick
-// locally between states. Everything from the server is put in the page as text, never
-// as HTML.
+// create, join, quick match, claiming a name), one room at a time, and pages from the
+// HTTP API (ladder, tournaments, stored matches and their replay) by the address's hash.
+// Every room_state is a full snapshot: the game view is redrawn from the newest one, and
+// only the clocks tick locally between states. Everything from the server is put in the
+// page as text, never as HTML.
 import { Connection } from "./conn.js";
 import { losingSymbols, symbolColour } from "./rules.js";
 
@@ -18,6 +19,8 @@ const ui = {
   chat: {},            // room id -> [chat_message]
   left: new Set(),     // rooms we left: their late states are not shown
   busy: false,         // a move was sent and its room_state has not come yet
+  page: null,          // the HTTP page on screen ({what, arg} from the hash) or null
+  ends: {},            // room id -> its newest match_end
 };
 
 const conn = new Connection({ onEvent, onStatus, onWelcome });
@@ -83,7 +86,7 @@ function onStatus(kind, text) {
 
 function onWelcome(w) {
   ui.me = w.player;
-  $("me").textContent = w.player.name;
+  renderMe();
   $("login").hidden = true;
   if (w.resumed && w.rooms.length > 0) {
     if (!ui.room || !w.rooms.includes(ui.room)) ui.room = w.rooms[0];
@@ -113,7 +116,8 @@ function onEvent(m) {
       renderGame();
       break;
     case "match_end":
-      if (m.room === ui.room) renderResultExtra(m);
+      ui.ends[m.room] = m;
+      if (m.room === ui.room && ui.state) renderButtons();
       break;
     case "match_found":
       $("quick-status").textContent = "Opponent found.";
@@ -148,8 +152,10 @@ function defaultCursor(s) {
 
 function showView() {
   const inRoom = ui.room !== null && ui.state !== null;
-  $("lobby").hidden = inRoom || !conn.welcomed;
-  $("game").hidden = !inRoom;
+  const onPage = Boolean(ui.page);
+  $("page").hidden = !onPage;
+  $("lobby").hidden = onPage || inRoom || !conn.welcomed;
+  $("game").hidden = onPage || !inRoom;
 }
 
 async function refreshRooms() {
@@ -219,7 +225,8 @@ async function quickMatch(ev) {
   $("quick-cancel").hidden = false;
 }
 
-// ---- ladder and tournaments (HTTP) ----------------------------------------------------
+// ---- pages from the HTTP API: #/ladder, #/tournaments, #/tournament/ID, #/match/ID,
+// #/matches/NAME. They need no WebSocket session; the game view waits behind them.
 
 async function getJSON(path) {
   const res = await fetch(path);
@@ -228,32 +235,276 @@ async function getJSON(path) {
   return j;
 }
 
-function table(head, rows) {
-  return el("table", {}, el("thead", {}, el("tr", {}, ...head.map((h) => el("th", {}, h)))),
-    el("tbody", {}, ...rows.map((r) => el("tr", {}, ...r.map((c) => el("td", {}, String(c)))))));
+function table(head, rows, testid) {
+  const cell = (c) => el("td", {}, c instanceof Node ? c : String(c));
+  return el("table", testid ? { testid } : {}, el("thead", {}, el("tr", {}, ...head.map((h) => el("th", {}, h)))),
+    el("tbody", {}, ...rows.map((r) => el("tr", {}, ...r.map(cell)))));
 }
 
-async function showLadder(ev) {
+const link = (href, text, testid) => el("a", testid ? { href, testid } : { href }, text);
+const enc = encodeURIComponent;
+
+function parseRoute() {
+  const h = location.hash.replace(/^#\/?/, "");
+  if (!h) return null;
+  const [what, ...rest] = h.split("/");
+  const arg = rest.length ? decodeURIComponent(rest.join("/")) : "";
+  if (["ladder", "tournaments", "tournament", "match", "matches"].includes(what)) return { what, arg };
+  return null;
+}
+
+let routeGen = 0;
+
+async function route() {
+  const gen = ++routeGen;
+  ui.page = parseRoute();
+  showView();
+  if (!ui.page) { if (ui.state) renderGame(); return; }
+  const real = $("page-body");
+  real.dataset.loaded = "";
+  const body = el("div"); // filled off screen, shown only if no newer route began meanwhile
+  const p = ui.page;
+  try {
+    if (p.what === "ladder") await pageLadder(body);
+    else if (p.what === "tournaments") await pageTournaments(body);
+    else if (p.what === "tournament") await pageTournament(body, p.arg);
+    else if (p.what === "match") await pageMatch(body, p.arg);
+    else if (p.what === "matches") await pageMatches(body, p.arg || (ui.me ? ui.me.name : ""));
+  } catch (e) {
+    body.append(el("p", { class: "empty", testid: "page-error" }, e && e.message ? e.message : String(e)));
+  }
+  if (gen !== routeGen) return;
+  real.textContent = "";
+  real.dataset.page = p.what;
+  real.append(...body.childNodes);
+  if (p.what === "match") renderReplay();
+  real.dataset.loaded = "1";
+}
+
+const ladderQuery = { variant: "square", k: 3, kind: "all" };
+
+async function pageLadder(body) {
+  const q = ladderQuery;
+  const sel = (id, opts, val) => el("select", { id, testid: id }, ...opts.map(([v, t]) => el("option", { value: v, selected: v === val }, t)));
+  const form = el("form", { class: "row" },
+    el("label", {}, "Variant ", sel("lp-variant", [["square", "square-free"], ["overlap", "overlap-free"]], q.variant)),
+    el("label", {}, "k ", el("input", { id: "lp-k", type: "number", min: 2, max: 64, value: q.k })),
+    el("label", {}, "Players ", sel("lp-kind", [["all", "all"], ["human", "people"], ["bot", "bots"]], q.kind)),
+    el("button", { type: "submit", testid: "lp-show" }, "Show"));
+  form.querySelector("#lp-k").dataset.testid = "lp-k";
+  const out = el("div", { class: "table-wrap", testid: "ladder" });
+  body.append(el("h2", {}, "Ladder"), form, out);
+  const load = async () => {
+    q.variant = form.querySelector("#lp-variant").value;
+    q.k = Number(form.querySelector("#lp-k").value) || 3;
+    q.kind = form.querySelector("#lp-kind").value;
+    out.textContent = "";
+    out.dataset.loaded = "";
+    try {
+      const j = await getJSON(`/api/ladder?variant=${enc(q.variant)}&k=${q.k}&kind=${enc(q.kind)}&count=100`);
+      const entries = j.entries || [];
+      out.append(entries.length === 0 ? el("p", { class: "empty" }, "Nobody is rated in this pool yet.")
+        : table(["#", "Name", "Kind", "Rating", "RD", "Games", "W/D/L"], entries.map((e) =>
+          [e.rank, link(`#/matches/${enc(e.name)}`, e.name), e.kind, `${Math.round(e.rating)}${e.provisional ? "?" : ""}`, Math.round(e.rd), e.games, `${e.wins}/${e.draws}/${e.losses}`]), "ladder-table"));
+    } catch (e) { out.append(el("p", { class: "empty" }, e.message || String(e))); }
+    out.dataset.loaded = "1";
+  };
+  form.addEventListener("submit", (ev) => { ev.preventDefault(); load(); });
+  for (const id of ["#lp-variant", "#lp-kind"]) form.querySelector(id).addEventListener("change", load);
+  await load();
+}
+
+async function pageTournaments(body) {
+  const j = await getJSON("/api/tournaments");
+  const ts = j.tournaments || [];
+  body.append(el("h2", {}, "Tournaments ", el("button", { type: "button", testid: "page-refresh", onclick: route }, "Refresh")));
+  body.append(ts.length === 0 ? el("p", { class: "empty", testid: "tournaments" }, "No tournaments yet.")
+    : el("div", { class: "table-wrap", testid: "tournaments" }, table(["Name", "Format", "Game", "Status", "Players", "Round"], ts.map((t) =>
+      [link(`#/tournament/${enc(t.tournament)}`, t.name, `tournament-${t.tournament}`), String(t.format).replace("_", " "), `${t.variant}, k=${t.k}`, t.status, `${t.players}/${t.max_players}`, `${t.round}/${t.rounds}`]))));
+}
+
+async function pageTournament(body, id) {
+  const t = await getJSON(`/api/tournaments/${enc(id)}`);
+  body.append(el("h2", { testid: "tournament-name" }, t.name, " ", el("button", { type: "button", testid: "page-refresh", onclick: route }, "Refresh")),
+    el("p", { class: "small", testid: "tournament-info" }, `${String(t.format).replace("_", " ")} · ${t.variant}-free, k = ${t.k}, limit ${t.limit} · ${t.status} · round ${t.round}/${t.rounds} · ${t.players}/${t.max_players} players`),
+    el("h3", {}, "Standings"));
+  const st = t.standings || [];
+  body.append(st.length === 0 ? el("p", { class: "empty", testid: "standings" }, "No standings yet.")
+    : el("div", { class: "table-wrap", testid: "standings" }, table(["#", "Name", "Points", "Buchholz", "SB", "Games"],
+      st.map((s) => [s.rank, s.name, s.points, s.buchholz, s.sonneborn_berger, s.games]))));
+  body.append(el("h3", {}, "Rounds"));
+  const rounds = t.round_list || [];
+  if (rounds.length === 0) body.append(el("p", { class: "empty", testid: "rounds-list" }, "No rounds yet."));
+  rounds.forEach((r, i) => {
+    body.append(el("h4", {}, `Round ${i + 1}`));
+    body.append(el("div", { class: "table-wrap" }, table(["Players", "Result", "Room"], (r.pairings || []).map((p) => [
+      (p.seats || []).map((n) => n === null ? "(bye)" : n).join(" vs "),
+      p.result || "playing",
+      // A game being played can be watched; a finished one names its (closed) room.
+      !p.room ? "" : p.result ? p.room
+        : el("button", { type: "button", testid: `t-watch-${p.room}`, onclick: () => watchRoom(p.room) }, `Watch ${p.room}`),
+    ]))));
+  });
+}
+
+function watchRoom(room) {
+  if (!conn.welcomed) { showError({ message: "Enter the lobby first (your name above)." }); return; }
+  location.hash = "";
+  joinRoom(room, "", "spectate");
+}
+
+async function pageMatches(body, name) {
+  body.append(el("h2", {}, name ? `Matches of ${name}` : "Matches"));
+  if (!name) { body.append(el("p", { class: "empty" }, "Enter the lobby first.")); return; }
+  const j = await getJSON(`/api/matches?player=${enc(name)}`);
+  const ms = j.matches || [];
+  body.append(ms.length === 0 ? el("p", { class: "empty", testid: "matches" }, "No stored matches.")
+    : el("div", { class: "table-wrap", testid: "matches" }, table(["Players", "Game", "Result", "Ended", ""], ms.map((m) => [
+      m.players.map((p) => p.name).join(" vs "),
+      `${m.variant}, k=${m.k}${m.rated ? ", rated" : ""}`,
+      resultText(m.result, m.players, m.points),
+      m.ended_at ? new Date(m.ended_at).toLocaleString() : "",
+      link(`#/match/${enc(m.match)}`, "Replay", `replay-${m.match}`),
+    ]))));
+}
+
+function resultText(result, players, points) {
+  if (!result) return "";
+  const w = result.winner;
+  const pts = points ? `: ${points[0]}–${points[1]}` : "";
+  return w === null ? `Draw ${REASONS[result.reason] || ""}${pts}` : `${playerName(players[w])} wins ${REASONS[result.reason] || ""}${pts}`;
+}
+
+/** The word after the first `step` moves of a record: {round, word, placed, last}. */
+function replayAt(rec, step) {
+  let round = 0;
+  let word = [0];
+  let placed = null;
+  for (let i = 0; i < step; i++) {
+    const mv = rec.moves[i];
+    if (mv.round !== round) { round = mv.round; word = [0]; placed = null; }
+    if (mv.kind === "place") placed = mv.value;
+    else { word.splice(placed === null ? word.length : placed, 0, mv.value); placed = null; }
+  }
+  return { round, word, placed, last: step > 0 ? rec.moves[step - 1] : null };
+}
+
+const replay = { rec: null, step: 0 };
+
+async function pageMatch(body, id) {
+  const rec = await getJSON(`/api/matches/${enc(id)}`);
+  replay.rec = rec;
+  replay.step = rec.moves.length;
+  const o = rec.options;
+  body.append(el("h2", {}, `Match ${rec.match}: ${rec.players.map((p) => playerName(p)).join(" vs ")}`),
+    el("p", { class: "small" }, `${o.variant}-free, k = ${o.k}, limit ${o.limit}${o.rated ? " · rated" : ""}${rec.tournament ? ` · tournament ${rec.tournament}, round ${rec.tournament_round}` : ""}`),
+    el("p", { testid: "replay-result" }, `${resultText(rec.result, rec.players, rec.points)}.`));
+  if (rec.ratings) {
+    body.append(el("p", { class: "small" }, rec.ratings.map((r, i) => `${playerName(rec.players[i])}: ${Math.round(r.before)} → ${Math.round(r.after)}`).join(" · ")));
+  }
+  const btn = (tid, text, fn) => el("button", { type: "button", testid: tid, onclick: () => { fn(); renderReplay(); } }, text);
+  body.append(el("div", { class: "actions" },
+    btn("replay-first", "« First", () => (replay.step = 0)),
+    btn("replay-prev", "◀ Previous", () => (replay.step = Math.max(0, replay.step - 1))),
+    btn("replay-next", "Next ▶", () => (replay.step = Math.min(rec.moves.length, replay.step + 1))),
+    btn("replay-last", "Last »", () => (replay.step = rec.moves.length))),
+  el("p", { class: "small" }, "Arrow keys step, Home and End jump."),
+  el("p", { id: "replay-pos", testid: "replay-pos" }),
+  el("p", { id: "replay-roles", testid: "replay-roles" }),
+  el("div", { id: "replay-word", class: "word", testid: "replay-word" }),
+  el("p", { id: "replay-rep", class: "small", testid: "replay-rep" }),
+  el("div", { id: "replay-scores", testid: "replay-scores" }),
+  el("p", {}, link(`/api/matches/${enc(rec.match)}/moves.csv`, "moves.csv")));
+  renderReplay();
+}
+
+function wordTiles(box, word, k, rep) {
+  word.forEach((sym, j) => {
+    let cls = "";
+    if (rep && j >= rep.start && j < rep.start + rep.length) {
+      cls = j < rep.start + rep.period ? "rep rep-a" : "rep rep-b";
+      if (j >= rep.start + 2 * rep.period) cls = "rep rep-a"; // an overlap's extra symbol
+    }
+    box.append(tile(sym, k, cls));
+  });
+}
+
+function renderReplay() {
+  const rec = replay.rec;
+  if (!rec || !ui.page || ui.page.what !== "match" || !$("replay-word")) return;
+  const n = rec.moves.length;
+  const at = replayAt(rec, replay.step);
+  const r = rec.rounds[at.round] || { builder: 0, points: 0 };
+  const roundOver = replay.step === n || (rec.moves[replay.step] && rec.moves[replay.step].round !== at.round);
+  const lm = at.last;
+  $("replay-pos").textContent = `Move ${replay.step} of ${n} · round ${at.round + 1}${lm ? ` · ${playerName(rec.players[lm.seat])} ${lm.kind === "place" ? `placed at gap ${lm.value}` : `painted ${lm.value}`} (${fmtThink(lm.think_ms)})` : ""}`;
+  $("replay-pos").dataset.round = String(at.round);
+  $("replay-pos").dataset.step = String(replay.step);
+  $("replay-roles").textContent = `Round ${at.round + 1}: ${playerName(rec.players[r.builder])} builds, ${playerName(rec.players[1 - r.builder])} paints.`;
+  const box = $("replay-word");
+  box.textContent = "";
+  const rep = roundOver && r.end === "repetition" ? r.repetition : null;
+  const shown = at.word.slice();
+  wordTiles(box, shown, rec.options.k, rep);
+  if (at.placed !== null) {
+    const q = el("span", { class: "tile placed-mark" }, "?");
+    box.insertBefore(q, box.children[at.placed] || null);
+  }
+  $("replay-rep").textContent = rep ? `Repetition: period ${rep.period}, length ${rep.length}, from position ${rep.start}.`
+    : roundOver ? `Round ${at.round + 1} ${r.end === "limit" ? "reached the length limit" : `ended (${r.end})`}.` : "";
+  const sc = $("replay-scores");
+  sc.textContent = "";
+  rec.rounds.forEach((rr, i) => {
+    const done = i < at.round || (i === at.round && roundOver);
+    sc.append(el("div", { class: "small" }, `Round ${i + 1}: ${playerName(rec.players[rr.builder])} builds: ${done ? `${rr.points} pt` : "…"}`));
+  });
+  if (replay.step === n) sc.append(el("div", {}, el("strong", {}, `Final: ${rec.points[0]}–${rec.points[1]}`)));
+}
+
+function onReplayKey(ev) {
+  if (!ui.page || ui.page.what !== "match" || !replay.rec) return false;
+  const t = ev.target;
+  if (t && (t.tagName === "INPUT" || t.tagName === "SELECT" || t.tagName === "TEXTAREA")) return false;
+  const n = replay.rec.moves.length;
+  if (ev.key === "ArrowLeft") replay.step = Math.max(0, replay.step - 1);
+  else if (ev.key === "ArrowRight") replay.step = Math.min(n, replay.step + 1);
+  else if (ev.key === "Home") replay.step = 0;
+  else if (ev.key === "End") replay.step = n;
+  else return false;
   ev.preventDefault();
-  const out = $("ladder-out");
-  try {
-    const j = await getJSON(`/api/ladder?variant=${$("l-variant").value}&k=${Number($("l-k").value)}`);
-    out.textContent = "";
-    out.append(j.entries.length === 0 ? el("p", {}, "Nobody is rated in this pool yet.")
-      : table(["#", "Name", "Kind", "Rating", "RD", "W/D/L"], j.entries.map((e) =>
-        [e.rank, e.name, e.kind, `${Math.round(e.rating)}${e.provisional ? "?" : ""}`, Math.round(e.rd), `${e.wins}/${e.draws}/${e.losses}`])));
-  } catch (e) { showError(e); }
+  renderReplay();
+  return true;
 }
 
-async function showTournaments() {
-  const out = $("ladder-out");
-  try {
-    const j = await getJSON("/api/tournaments");
-    out.textContent = "";
-    out.append(j.tournaments.length === 0 ? el("p", {}, "No tournaments.")
-      : table(["Name", "Format", "Game", "Status", "Players", "Round"], j.tournaments.map((t) =>
-        [t.name, t.format.replace("_", " "), `${t.variant}, k=${t.k}`, t.status, `${t.players}/${t.max_players}`, `${t.round}/${t.rounds}`])));
-  } catch (e) { showError(e); }
+// ---- accounts -------------------------------------------------------------------------
+
+async function claimName() {
+  if (!ui.me) return;
+  const r = await send({ type: "claim_name", name: ui.me.name });
+  if (!r) return;
+  conn.token = r.token;
+  ui.me = { ...ui.me, name: r.name, kind: "account" };
+  renderMe();
+  const box = $("account-box");
+  box.hidden = false;
+  box.textContent = "";
+  box.append(el("div", {}, el("strong", {}, `The name ${r.name} is now your account.`)),
+    el("div", {}, "Your account token (shown only this once; copy it and keep it secret, it logs you in on another device):"),
+    el("code", { testid: "account-token", class: "token" }, r.token),
+    el("div", { class: "small" }, "This browser remembers it. Select it and copy (Ctrl+C)."),
+    el("button", { type: "button", class: "link", onclick: () => { box.hidden = true; box.textContent = ""; } }, "done"));
+}
+
+function renderMe() {
+  if (!ui.me) return;
+  $("me").textContent = ui.me.name;
+  $("me-kind").textContent = `(${ui.me.kind})`;
+  $("claim").hidden = ui.me.kind !== "guest";
+  $("my-matches").href = `#/matches/${enc(ui.me.name)}`;
+  const rated = $("c-rated");
+  rated.disabled = ui.me.kind !== "account";
+  if (rated.disabled) rated.checked = false;
+  rated.title = rated.disabled ? "Claim your name first: rated play is for accounts." : "";
 }
 
 // ---- the game view --------------------------------------------------------------------
@@ -397,14 +648,7 @@ function renderRounds() {
     if (r.word) {
       const w = el("div", { class: "word small-word", testid: `round-word-${i}` });
       const rep = r.repetition;
-      r.word.forEach((sym, j) => {
-        let cls = "";
-        if (rep && j >= rep.start && j < rep.start + rep.length) {
-          cls = j < rep.start + rep.period ? "rep rep-a" : "rep rep-b";
-          if (j >= rep.start + 2 * rep.period) cls = "rep rep-a"; // an overlap's extra symbol
-        }
-        w.append(tile(sym, ui.state.options.k, cls));
-      });
+      wordTiles(w, r.word, ui.state.options.k, rep);
       line.append(w);
       if (rep) line.append(el("div", { class: "small" }, `Repetition: period ${rep.period}, length ${rep.length}, from position ${rep.start}.`));
     }
@@ -414,6 +658,7 @@ function renderRounds() {
 
 function renderResultExtra(me) {
   const box = $("result");
+  if (me.match_id) box.append(el("div", {}, el("a", { href: `#/match/${encodeURIComponent(me.match_id)}`, testid: "replay-link" }, "Replay this match")));
   if (me.ratings && ui.state && ui.state.you !== null) {
     const r = me.ratings[ui.state.you];
     box.append(el("div", { class: "small" }, `Your rating: ${Math.round(r.before)} → ${Math.round(r.after)}`));
@@ -442,6 +687,8 @@ function renderButtons() {
     else text = `${playerName(s.players[w])} wins ${REASONS[m.result.reason] || ""}: ${m.points[0]}–${m.points[1]}.`;
     if (s.you !== null && w !== null) text = (w === s.you ? "You win! " : "You lose. ") + text;
     res.append(el("strong", {}, text));
+    const end = ui.ends[s.room];
+    if (end && end.number === m.number) renderResultExtra(end);
   } else {
     res.hidden = true;
   }
@@ -505,6 +752,7 @@ function onWordKey(ev) {
 }
 
 function onGlobalKey(ev) {
+  if (onReplayKey(ev)) return;
   if (ev.key === "Escape") { if (document.activeElement) document.activeElement.blur(); return; }
   const t = ev.target;
   if (t && (t.tagName === "INPUT" || t.tagName === "SELECT" || t.tagName === "TEXTAREA")) return;
@@ -519,7 +767,7 @@ function wire() {
   $("login-form").addEventListener("submit", (ev) => {
     ev.preventDefault();
     const name = $("name").value.trim();
-    if (name !== conn.name) conn.resume = ""; // a new name is a new session
+    if (name !== conn.name) { conn.resume = ""; conn.token = ""; } // a new name is a new session
     conn.name = name;
     conn.connect();
   });
@@ -531,8 +779,17 @@ function wire() {
   $("quick-cancel").addEventListener("click", async () => {
     if (await send({ type: "queue_leave" })) { $("quick-status").textContent = ""; $("quick-cancel").hidden = true; }
   });
-  $("ladder-form").addEventListener("submit", showLadder);
-  $("tournaments-show").addEventListener("click", showTournaments);
+  $("claim").addEventListener("click", claimName);
+  $("token-form").addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    const token = $("token-input").value.trim();
+    if (!token) { showError({ message: "Paste your account token first." }); return; }
+    conn.token = token;
+    conn.resume = "";
+    $("token-input").value = "";
+    conn.connect();
+  });
+  window.addEventListener("hashchange", route);
   $("ready").addEventListener("click", () => send({ type: "ready", room: ui.room }));
   $("rematch").addEventListener("click", async () => { if (await send({ type: "rematch", room: ui.room })) $("rematch").textContent = "Rematch asked"; });
   $("resign").addEventListener("click", () => { if (confirm("Resign this match?")) send({ type: "resign", room: ui.room }); });
@@ -559,11 +816,12 @@ function wire() {
   $("mark-losing").addEventListener("change", () => ui.state && renderPalette());
   $("word").addEventListener("keydown", onWordKey);
   document.addEventListener("keydown", onGlobalKey);
-  $("home-link").addEventListener("click", (ev) => { ev.preventDefault(); if (!ui.state) showView(); });
+  $("home-link").addEventListener("click", (ev) => { ev.preventDefault(); if (ui.page) location.hash = ""; else if (!ui.state) showView(); });
   setInterval(tickClocks, 200);
 
   // A returning visitor (a stored name or session) goes straight in.
-  if (conn.resume || conn.name) conn.connect();
+  if (conn.resume || conn.token || conn.name) conn.connect();
+  route();
 }
 
 // For tests and the curious: drop the connection as a network failure would.

@@ -6,6 +6,7 @@
 
 const KEY_NAME = "thue.name";
 const KEY_RESUME = "thue.resume";
+const KEY_TOKEN = "thue.token"; // an account token (claim_name); hello uses it when there is no resume token
 
 export class Connection {
   constructor({ onEvent, onStatus, onWelcome }) {
@@ -25,6 +26,8 @@ export class Connection {
   set name(v) { if (v) localStorage.setItem(KEY_NAME, v); else localStorage.removeItem(KEY_NAME); }
   get resume() { return localStorage.getItem(KEY_RESUME) || ""; }
   set resume(v) { if (v) localStorage.setItem(KEY_RESUME, v); else localStorage.removeItem(KEY_RESUME); }
+  get token() { return localStorage.getItem(KEY_TOKEN) || ""; }
+  set token(v) { if (v) localStorage.setItem(KEY_TOKEN, v); else localStorage.removeItem(KEY_TOKEN); }
 
   /** Opens the connection (again). */
   connect() {
@@ -57,12 +60,18 @@ export class Connection {
   async hello(withResume) {
     const msg = { type: "hello", protocol: 1 };
     if (withResume) msg.resume = this.resume;
+    else if (this.token) msg.token = this.token;
     else if (this.name) msg.name = this.name;
     let w;
     try {
       w = await this.request(msg);
     } catch (e) {
       if (e.code === "bad_resume") { this.resume = ""; return this.hello(false); }
+      if (e.code === "bad_token") {
+        this.onEvent({ type: "error", code: e.code, message: e.message });
+        this.token = "";
+        return this.hello(false);
+      }
       if (e.code === "name_taken" || e.code === "bad_name") {
         this.onEvent({ type: "error", code: e.code, message: e.message });
         this.name = ""; // a fresh guest name now; the user can pick another later
