@@ -12,8 +12,8 @@
  * which is a header-only dependency (no link to the codec library).
  */
 #include "metrics.h"
+#include "strbuf.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,69 +63,33 @@ void thue_histogram_observe(thue_histogram *h, double seconds)
 
 /* ---- rendering ------------------------------------------------------------------- */
 
-typedef struct sbuf {
-    char *p;
-    size_t len, cap;
-    int oom;
-} sbuf;
 
-static void sb_printf(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void sb_printf(sbuf *b, const char *fmt, ...)
-{
-    if (b->oom)
-        return;
-    for (;;) {
-        va_list ap;
-        va_start(ap, fmt);
-        size_t room = b->cap - b->len;
-        int n = vsnprintf(b->p ? b->p + b->len : NULL, room, fmt, ap);
-        va_end(ap);
-        if (n < 0) {
-            b->oom = 1;
-            return;
-        }
-        if ((size_t)n < room) {
-            b->len += (size_t)n;
-            return;
-        }
-        size_t cap = b->cap ? b->cap : 4096;
-        while (cap - b->len <= (size_t)n)
-            cap *= 2;
-        char *p = realloc(b->p, cap);
-        if (p == NULL) {
-            b->oom = 1;
-            return;
-        }
-        b->p = p;
-        b->cap = cap;
-    }
-}
 
-static void metric(sbuf *b, const char *name, const char *type, const char *help,
+static void metric(thue_strbuf *b, const char *name, const char *type, const char *help,
                    unsigned long long value)
 {
-    sb_printf(b, "# HELP thue_%s %s\n# TYPE thue_%s %s\nthue_%s %llu\n", name, help, name, type,
+    thue_strbuf_printf(b, "# HELP thue_%s %s\n# TYPE thue_%s %s\nthue_%s %llu\n", name, help, name, type,
               name, value);
 }
 
-static void gauge_signed(sbuf *b, const char *name, const char *help, long long value)
+static void gauge_signed(thue_strbuf *b, const char *name, const char *help, long long value)
 {
-    sb_printf(b, "# HELP thue_%s %s\n# TYPE thue_%s gauge\nthue_%s %lld\n", name, help, name,
+    thue_strbuf_printf(b, "# HELP thue_%s %s\n# TYPE thue_%s gauge\nthue_%s %lld\n", name, help, name,
               name, value);
 }
 
-static void histogram(sbuf *b, const char *name, const char *help, const thue_histogram *h)
+static void histogram(thue_strbuf *b, const char *name, const char *help, const thue_histogram *h)
 {
-    sb_printf(b, "# HELP thue_%s %s\n# TYPE thue_%s histogram\n", name, help, name);
+    thue_strbuf_printf(b, "# HELP thue_%s %s\n# TYPE thue_%s histogram\n", name, help, name);
     uint64_t cum = 0;
     for (int i = 0; i < h->nbounds; i++) {
         cum += h->counts[i];
-        sb_printf(b, "thue_%s_bucket{le=\"%g\"} %llu\n", name, h->bounds[i],
+        thue_strbuf_printf(b, "thue_%s_bucket{le=\"%g\"} %llu\n", name, h->bounds[i],
                   (unsigned long long)cum);
     }
     cum += h->counts[h->nbounds];
-    sb_printf(b, "thue_%s_bucket{le=\"+Inf\"} %llu\n", name, (unsigned long long)cum);
-    sb_printf(b, "thue_%s_sum %.9g\nthue_%s_count %llu\n", name, h->sum, name,
+    thue_strbuf_printf(b, "thue_%s_bucket{le=\"+Inf\"} %llu\n", name, (unsigned long long)cum);
+    thue_strbuf_printf(b, "thue_%s_sum %.9g\nthue_%s_count %llu\n", name, h->sum, name,
               (unsigned long long)h->count);
 }
 
@@ -160,7 +124,7 @@ static int in_table(int code)
 
 char *thue_metrics_render(const thue_metrics *m, thue_pool *pool, size_t *len)
 {
-    sbuf b = {0};
+    thue_strbuf b = {0};
     gauge_signed(&b, "connections", "Open WebSocket connections.", (long long)m->connections);
     metric(&b, "connections_total", "counter", "WebSocket connections accepted.",
            (unsigned long long)m->connections_total);
@@ -172,16 +136,16 @@ char *thue_metrics_render(const thue_metrics *m, thue_pool *pool, size_t *len)
     metric(&b, "moves_total", "counter", "Moves accepted (places and paints).",
            (unsigned long long)m->moves);
 
-    sb_printf(&b, "# HELP thue_errors_total Error replies sent to clients, by code.\n"
+    thue_strbuf_printf(&b, "# HELP thue_errors_total Error replies sent to clients, by code.\n"
                   "# TYPE thue_errors_total counter\n");
     for (size_t i = 0; i < sizeof table_codes / sizeof table_codes[0]; i++) {
         int code = table_codes[i];
-        sb_printf(&b, "thue_errors_total{code=\"%s\"} %llu\n", code_name(code),
+        thue_strbuf_printf(&b, "thue_errors_total{code=\"%s\"} %llu\n", code_name(code),
                   (unsigned long long)m->errors[-code]);
     }
     for (int slot = 1; slot < THUE_METRICS_ERROR_SLOTS; slot++)
         if (m->errors[slot] && !in_table(-slot))
-            sb_printf(&b, "thue_errors_total{code=\"%s\"} %llu\n", code_name(-slot),
+            thue_strbuf_printf(&b, "thue_errors_total{code=\"%s\"} %llu\n", code_name(-slot),
                       (unsigned long long)m->errors[slot]);
 
     metric(&b, "bot_jobs_submitted_total", "counter", "Bot moves submitted to the pool.",

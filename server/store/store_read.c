@@ -14,7 +14,6 @@
  * short decimal form and within 1e-15 otherwise.
  */
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +23,7 @@
 #include "engine/errors.h"
 #include "log.h"
 #include "store/store_internal.h"
+#include "strbuf.h"
 
 #define DUMP_FLAGS (JSON_COMPACT | JSON_REAL_PRECISION(15))
 
@@ -339,47 +339,11 @@ void thue__db_matches_json(thue__db *d, const char *player, int page, int per_pa
 
 /* ---- GET /api/matches/{id}/moves.csv ----------------------------------------------------- */
 
-typedef struct strbuf {
-    char *p;
-    size_t len, cap;
-    int oom;
-} strbuf;
 
-static void sb_printf(strbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-static void sb_printf(strbuf *b, const char *fmt, ...)
-{
-    if (b->oom)
-        return;
-    for (;;) {
-        va_list ap;
-        va_start(ap, fmt);
-        size_t room = b->cap - b->len;
-        int n = vsnprintf(b->p ? b->p + b->len : NULL, room, fmt, ap);
-        va_end(ap);
-        if (n < 0) {
-            b->oom = 1;
-            return;
-        }
-        if ((size_t)n < room) {
-            b->len += (size_t)n;
-            return;
-        }
-        size_t cap = b->cap ? b->cap * 2 : 1024;
-        while (cap - b->len <= (size_t)n)
-            cap *= 2;
-        char *p = realloc(b->p, cap);
-        if (p == NULL) {
-            b->oom = 1;
-            return;
-        }
-        b->p = p;
-        b->cap = cap;
-    }
-}
 
 /* Writes the CSV into b: 200, 404 (no such match) or 500 (logged). */
-static int moves_csv(thue__db *d, const char *id, strbuf *b)
+static int moves_csv(thue__db *d, const char *id, thue_strbuf *b)
 {
     sqlite3_stmt *st = d->stmt[THUE__STMT_MATCH_EXISTS];
     sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
@@ -391,11 +355,11 @@ static int moves_csv(thue__db *d, const char *id, strbuf *b)
     if (rc != SQLITE_ROW)
         return rc == SQLITE_DONE ? 404 : 500;
 
-    sb_printf(b, "round,ply,seat,role,move,think_ms\n");
+    thue_strbuf_printf(b, "round,ply,seat,role,move,think_ms\n");
     st = d->stmt[THUE__STMT_MOVES_GET];
     sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
     while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-        sb_printf(b, "%d,%d,%d,%s,%d,%.3f\n", sqlite3_column_int(st, 0), sqlite3_column_int(st, 1),
+        thue_strbuf_printf(b, "%d,%d,%d,%s,%d,%.3f\n", sqlite3_column_int(st, 0), sqlite3_column_int(st, 1),
                   sqlite3_column_int(st, 2), sqlite3_column_int(st, 3) ? "painter" : "builder",
                   sqlite3_column_int(st, 4), sqlite3_column_double(st, 5));
     if (rc != SQLITE_DONE)
@@ -411,7 +375,7 @@ void thue__db_moves_csv(thue__db *d, const char *id, int crash, thue__text *out)
         set_internal(out);
         return;
     }
-    strbuf b = {NULL, 0, 0, 0};
+    thue_strbuf b = {NULL, 0, 0, 0};
     int status = moves_csv(d, id, &b);
     thue__crash_point(crash);
     if (thue__db_commit(d) != 0)
