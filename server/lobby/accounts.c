@@ -81,6 +81,17 @@ static account *account_add(thue_lobby *l, int64_t id, const char *name, thue_pl
     return a;
 }
 
+/* Frees an account and its pool records. */
+static void account_free(account *a)
+{
+    while (a->ratings) {
+        pool_rating *next = a->ratings->next;
+        free(a->ratings);
+        a->ratings = next;
+    }
+    free(a);
+}
+
 /* Takes an account back out (its store write failed). */
 static void account_remove(thue_lobby *l, account *a)
 {
@@ -99,12 +110,7 @@ static void account_remove(thue_lobby *l, account *a)
         ;
     if (*pp)
         *pp = a->token_next;
-    while (a->ratings) {
-        pool_rating *next = a->ratings->next;
-        free(a->ratings);
-        a->ratings = next;
-    }
-    free(a);
+    account_free(a);
 }
 
 void accounts_free(thue_lobby *l)
@@ -112,12 +118,7 @@ void accounts_free(thue_lobby *l)
     while (l->accounts) {
         account *a = l->accounts;
         l->accounts = a->next;
-        while (a->ratings) {
-            pool_rating *next = a->ratings->next;
-            free(a->ratings);
-            a->ratings = next;
-        }
-        free(a);
+        account_free(a);
     }
 }
 

@@ -265,8 +265,9 @@ char *room_list_text(thue_lobby *l, const thue_cmd *cmd);
 room *room_quick(thue_lobby *l, session *a, session *b, const thue_room_options *opt);
 /* Pushes the room's state to everyone in it (after a version bump). */
 void room_changed(room *r);
-/* Sends msg to everyone in the room. */
+/* Sends msg (encoded once), or an encoded text, to everyone in the room. */
 void room_broadcast(room *r, const thue_msg *msg);
+void room_broadcast_text(room *r, const char *text);
 /* record.c: rates a finished match, queues its record and sends match_end (end, filled
  * by the caller with the round words still borrowed) once the record is committed. */
 void record_match(room *r, thue_msg *end);

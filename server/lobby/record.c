@@ -25,13 +25,8 @@ typedef struct pending_end {
 static void broadcast_text(thue_lobby *l, const char *room_id, const char *text)
 {
     room *r = room_find(l, room_id);
-    if (r == NULL || r->ending)
-        return;
-    for (int i = 0; i < 2; i++)
-        if (r->seats[i].s)
-            lobby_send_text(l, r->seats[i].s->client, text);
-    for (int i = 0; i < r->nspect; i++)
-        lobby_send_text(l, r->spect[i]->client, text);
+    if (r != NULL && !r->ending)
+        room_broadcast_text(r, text);
 }
 
 /* A tournament hears of its game's result after the players have heard of it. */

@@ -187,13 +187,27 @@ void room_send_state(room *r, session *s)
     lobby_send_msg(r->lobby, s, &msg);
 }
 
-/* Sends msg to everyone in the room (seated humans and spectators). */
-void room_broadcast(room *r, const thue_msg *msg)
+/* Sends an encoded message to everyone in the room (seated humans and spectators). */
+void room_broadcast_text(room *r, const char *text)
 {
     for (int i = 0; i < 2; i++)
-        lobby_send_msg(r->lobby, r->seats[i].s, msg);
+        if (r->seats[i].s)
+            lobby_send_text(r->lobby, r->seats[i].s->client, text);
     for (int i = 0; i < r->nspect; i++)
-        lobby_send_msg(r->lobby, r->spect[i], msg);
+        lobby_send_text(r->lobby, r->spect[i]->client, text);
+}
+
+/* Sends msg to everyone in the room, encoded once. */
+void room_broadcast(room *r, const thue_msg *msg)
+{
+    char *text = thue_msg_encode(msg, NULL);
+    if (text == NULL) {
+        thue_log(THUE_LOG_ERROR, "room %s: cannot encode a %s message", r->id,
+                 thue_msg_type_name(msg->type));
+        return;
+    }
+    room_broadcast_text(r, text);
+    free(text);
 }
 
 static void cancel_job(room *r);
@@ -239,10 +253,12 @@ void room_changed(room *r)
             fill_state(r, &msg, i);
             lobby_send_msg(r->lobby, r->seats[i].s, &msg);
         }
-    if (r->nspect) {
+    if (r->nspect) { /* one text for every spectator */
         fill_state(r, &msg, -1);
-        for (int i = 0; i < r->nspect; i++)
-            lobby_send_msg(r->lobby, r->spect[i], &msg);
+        char *text = thue_msg_encode(&msg, NULL);
+        for (int i = 0; text && i < r->nspect; i++)
+            lobby_send_text(r->lobby, r->spect[i]->client, text);
+        free(text);
     }
 }
 

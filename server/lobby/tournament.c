@@ -769,16 +769,32 @@ static void start_round(thue_lobby *l, tournament *t)
     store_round(l, t);
 }
 
-/* Seeds: by the pool's rating, then by name. */
-static const tournament *seed_t;
+/* Seeds: by the pool's rating (1500 without one), then by name. */
+typedef struct seed_key {
+    int entrant;
+    double rating;
+    const char *name;
+} seed_key;
+
 static int seed_order(const void *x, const void *y)
 {
-    const tournament_entrant *a = &seed_t->e[*(const int *)x], *b = &seed_t->e[*(const int *)y];
-    double ra = a->acct ? account_rating(a->acct, seed_t->variant, seed_t->k)->g.rating : 1500;
-    double rb = b->acct ? account_rating(b->acct, seed_t->variant, seed_t->k)->g.rating : 1500;
-    if (ra != rb)
-        return ra > rb ? -1 : 1;
+    const seed_key *a = x, *b = y;
+    if (a->rating != b->rating)
+        return a->rating > b->rating ? -1 : 1;
     return strcmp(a->name, b->name);
+}
+
+static void assign_seeds(tournament *t)
+{
+    seed_key keys[THUE_SCHED_PLAYERS_MAX];
+    for (int i = 0; i < t->n; i++) {
+        const tournament_entrant *e = &t->e[i];
+        const pool_rating *p = e->acct ? account_rating(e->acct, t->variant, t->k) : NULL;
+        keys[i] = (seed_key){i, p ? p->g.rating : THUE_GLICKO_INITIAL_RATING, e->name};
+    }
+    qsort(keys, (size_t)t->n, sizeof keys[0], seed_order);
+    for (int i = 0; i < t->n; i++)
+        t->e[keys[i].entrant].seed = i;
 }
 
 int cmd_start_tournament(request *rq)
@@ -800,13 +816,7 @@ int cmd_start_tournament(request *rq)
         snprintf(rq->message, sizeof rq->message, "a tournament needs two entrants");
         return THUE_PERR_NOT_ALLOWED;
     }
-    int order[THUE_SCHED_PLAYERS_MAX];
-    for (int i = 0; i < t->n; i++)
-        order[i] = i;
-    seed_t = t;
-    qsort(order, (size_t)t->n, sizeof order[0], seed_order);
-    for (int i = 0; i < t->n; i++)
-        t->e[order[i]].seed = i;
+    assign_seeds(t);
     if (t->format == THUE_FORMAT_ROUND_ROBIN) {
         /* Berger numbers by seed: entrant list reordered so that index = seed. */
         tournament_entrant sorted[THUE_SCHED_PLAYERS_MAX];
