@@ -903,16 +903,24 @@ int room_list(request *rq)
     return 0;
 }
 
+/* The room a join or spectate names (its invite checked), which the sender has no seat in. */
+static int reach_unseated(request *rq, room **out)
+{
+    const __typeof__(rq->cmd->u.room) *a = &rq->cmd->u.room;
+    int err = reach_room(rq, a->room, a->has_invite, a->invite, out);
+    if (err == 0 && seat_of(*out, rq->c->s) >= 0)
+        return THUE_PERR_SEATED;
+    return err;
+}
+
 int room_join(request *rq)
 {
     const __typeof__(rq->cmd->u.room) *a = &rq->cmd->u.room;
     session *s = rq->c->s;
     room *r;
-    int err = reach_room(rq, a->room, a->has_invite, a->invite, &r);
+    int err = reach_unseated(rq, &r);
     if (err)
         return err;
-    if (seat_of(r, s) >= 0)
-        return THUE_PERR_SEATED;
     if (r->opt.rated && (err = rated_allowed(rq, s)) != 0)
         return err;
     int seat;
@@ -930,14 +938,11 @@ int room_join(request *rq)
 
 int room_spectate(request *rq)
 {
-    const __typeof__(rq->cmd->u.room) *a = &rq->cmd->u.room;
     session *s = rq->c->s;
     room *r;
-    int err = reach_room(rq, a->room, a->has_invite, a->invite, &r);
+    int err = reach_unseated(rq, &r);
     if (err)
         return err;
-    if (seat_of(r, s) >= 0)
-        return THUE_PERR_SEATED;
     if (spect_index(r, s) >= 0) {
         request_ok(rq);
         room_send_state(r, s);
