@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -186,46 +185,31 @@ static int on_end(bot *b, const thue_msg *m)
 static int reconnect(bot *b)
 {
     cli_net_close(b->net);
-    b->net = NULL;
-    int pause_ms = 250, waited = 0, limit_ms = (b->grace_s > 0 ? b->grace_s : 60) * 1000;
-    while (waited <= limit_ms) {
-        struct timespec ts = {pause_ms / 1000, (long)(pause_ms % 1000) * 1000000L};
-        nanosleep(&ts, NULL);
-        waited += pause_ms;
-        char err[300];
-        b->net = cli_net_open(b->server, 5000, err, sizeof err);
-        if (b->net == NULL) {
-            fprintf(stderr, "thue bot: reconnecting: %s\n", err);
-            pause_ms = pause_ms * 2 > 5000 ? 5000 : pause_ms * 2;
-            continue;
-        }
-        thue_msg w;
-        int code;
-        if (cli_hello(b->net, NULL, b->resume, 5000, &w, &code, err, sizeof err) == 0) {
-            snprintf(b->resume, sizeof b->resume, "%s", w.u.welcome.resume);
-            int seated = w.u.welcome.nrooms > 0;
-            thue_msg_clear(&w);
-            fprintf(stderr, "thue bot: resumed the session\n");
-            b->last_version = 0;
-            b->moved_version = 0;
-            if (!seated)
-                return send_queue(b);
-            return 0; /* the room states follow */
-        }
-        fprintf(stderr, "thue bot: %s\n", err);
-        if (code == THUE_PERR_RESUME) {
-            /* The seat is gone: start a new session and queue again. */
-            if (cli_hello(b->net, b->name, NULL, 5000, &w, &code, err, sizeof err) != 0)
-                return -1;
-            snprintf(b->resume, sizeof b->resume, "%s", w.u.welcome.resume);
-            b->grace_s = w.u.welcome.grace_s;
-            thue_msg_clear(&w);
-            return send_queue(b);
-        }
-        cli_net_close(b->net);
-        b->net = NULL;
+    thue_msg w;
+    int resumed;
+    b->net = cli_reconnect("bot", b->server, b->resume, b->grace_s, &w, &resumed);
+    if (b->net == NULL)
+        return -1;
+    if (resumed) {
+        int seated = w.u.welcome.nrooms > 0;
+        thue_msg_clear(&w);
+        fprintf(stderr, "thue bot: resumed the session\n");
+        b->last_version = 0;
+        b->moved_version = 0;
+        return seated ? 0 : send_queue(b); /* when seated, the room states follow */
     }
-    return -1;
+    /* The seat is gone: start a new session and queue again. */
+    char err[300];
+    int code;
+    if (cli_hello(b->net, b->name, NULL, 5000, &w, &code, err, sizeof err) != 0) {
+        fprintf(stderr, "thue bot: %s\n", err);
+        return -1;
+    }
+    fprintf(stderr, "thue bot: the old session had ended; started a new one\n");
+    snprintf(b->resume, sizeof b->resume, "%s", w.u.welcome.resume);
+    b->grace_s = w.u.welcome.grace_s;
+    thue_msg_clear(&w);
+    return send_queue(b);
 }
 
 int cmd_bot(int argc, char **argv)

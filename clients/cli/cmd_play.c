@@ -3,14 +3,20 @@
  * `thue local`: the word with its gap indices, a prompt for the builder's position or
  * the painter's symbol, the opponent's moves with their think times, and the result.
  *
- * Input is read line by line from stdin only when it is the player's step, so a pipe of
- * moves drives it (tests do). While the prompt waits, the connection is not serviced;
- * the server tolerates 60 s of silence, and what arrives meanwhile is kept by the kernel.
+ * One loop serves both the connection and stdin: while the prompt waits, the server's
+ * messages (pings, the opponent resigning, a clock falling) are still handled. Lines are
+ * taken from stdin only when it is the player's step, so a pipe of moves drives it
+ * (tests do). A lost connection is taken back with the resume token while the server
+ * keeps the seat.
  */
+#define _POSIX_C_SOURCE 200809L
 #include <ctype.h>
+#include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "netcmd.h"
@@ -22,7 +28,8 @@ static const char usage[] =
     "Plays one match on a thue-server from the console. The word is shown with its gap\n"
     "indices; as the builder you type a position (0..n), as the painter a symbol (0..k-1).\n"
     "'resign' resigns; 'quit' (or the end of input) resigns and exits. Lines are read one\n"
-    "at a time, so moves can come from a pipe.\n"
+    "at a time, so moves can come from a pipe. A lost connection is resumed while the\n"
+    "server keeps the seat (its grace period, 60 s by default).\n"
     "\n"
     "  --server URL        the server's WebSocket endpoint (default " CLI_DEFAULT_SERVER ")\n"
     "  --name N            your player name (default: one the server makes up)\n"
@@ -32,11 +39,27 @@ static const char usage[] =
     "  --create OPTS       create a room and wait for an opponent; OPTS is a comma list of\n"
     "                      k=K, variant=V, limit=L (defaults 3, square, 100)\n"
     "\n"
-    "Exit status: 0 the match ended, 1 cannot connect, lost connection or input ended,\n"
-    "2 bad arguments.\n";
+    "Exit status: 0 the match ended, 1 cannot connect, the session was lost, or the input\n"
+    "ended (or 'quit'), 2 bad arguments.\n";
+
+/* Lines of stdin, read without blocking the loop. */
+typedef struct linebuf {
+    char buf[1024];
+    size_t len;
+    int eof;
+} linebuf;
 
 typedef struct play {
     cli_net *net;
+    const char *server;
+    char resume[THUE_PROTO_RESUME_LEN + 1];
+    int grace_s;
+    int queue_mode; /* waiting in the quick-match queue until a room is known */
+    thue_cmd queue; /* the queue_join, to send again after a resume */
+    linebuf in;
+    int awaiting;            /* the prompt is shown and waits for a line */
+    long long prompt_key;    /* which step it is for (match, round, step, length) */
+    long long sent_key;      /* the step our last move was sent in (-1: none pending) */
     char room[THUE_PROTO_KEY_MAX + 1];
     int you;
     long long last_version;
@@ -85,64 +108,111 @@ static long send_room_cmd(play *p, thue_cmd_type t, const char *invite)
     return cli_net_send(p->net, &c);
 }
 
-/* Reads one line; 0 at the end of input. */
-static int read_line(char *buf, size_t size)
+/*
+ * The next line of stdin, waiting at most timeout_ms for more input: 1 and the line in
+ * out (without its end), 0 when no whole line came yet, -1 at the end of input. A line
+ * longer than the buffer is cut into pieces.
+ */
+static int next_line(linebuf *lb, char *out, size_t size, int timeout_ms)
 {
-    if (fgets(buf, (int)size, stdin) == NULL)
-        return 0;
-    buf[strcspn(buf, "\r\n")] = '\0';
-    return 1;
+    for (;;) {
+        char *nl = memchr(lb->buf, '\n', lb->len);
+        if (nl != NULL || (lb->eof && lb->len > 0) || lb->len == sizeof lb->buf) {
+            size_t n = nl ? (size_t)(nl - lb->buf) : lb->len;
+            size_t keep = n < size - 1 ? n : size - 1;
+            memcpy(out, lb->buf, keep);
+            out[keep] = '\0';
+            out[strcspn(out, "\r")] = '\0';
+            size_t used = nl ? n + 1 : n;
+            memmove(lb->buf, lb->buf + used, lb->len - used);
+            lb->len -= used;
+            return 1;
+        }
+        if (lb->eof)
+            return -1;
+        struct pollfd pfd = {STDIN_FILENO, POLLIN, 0};
+        if (poll(&pfd, 1, timeout_ms) <= 0)
+            return 0;
+        ssize_t got = read(STDIN_FILENO, lb->buf + lb->len, sizeof lb->buf - lb->len);
+        if (got < 0 && (errno == EINTR || errno == EAGAIN))
+            return 0;
+        if (got <= 0)
+            lb->eof = 1;
+        else
+            lb->len += (size_t)got;
+        timeout_ms = 0;
+    }
 }
 
-/* Prompts for our move in p->state and sends it. 0, or 1 when the input ended. */
-static int prompt_move(play *p)
+/* Shows the board and the prompt for our step in p->state. */
+static void show_prompt(play *p, int board)
+{
+    const thue_match_info *m = &p->state.u.room_state.match;
+    if (board) {
+        putchar('\n');
+        print_word_board(stdout, m->word, m->word_len, 0, 0);
+    }
+    if (m->step == THUE_STEP_PLACE)
+        printf("You build. Position 0..%d (or resign): ", m->word_len);
+    else
+        printf("You paint at position %d. Symbol 0..%d (or resign): ", m->placed,
+               p->state.u.room_state.options.k - 1);
+    fflush(stdout);
+    p->awaiting = 1;
+}
+
+/* Acts on a line typed at the prompt. 0, or 1 when the player quit. */
+static int take_line(play *p, const char *line)
 {
     const thue_match_info *m = &p->state.u.room_state.match;
     int placing = m->step == THUE_STEP_PLACE;
     int k = p->state.u.room_state.options.k;
-    putchar('\n');
-    if (placing)
-        print_word_board(stdout, m->word, m->word_len, 0, 0);
-    else
-        print_word_board(stdout, m->word, m->word_len, 0, 0);
-    char line[256];
-    for (;;) {
-        if (placing)
-            printf("You build. Position 0..%d (or resign): ", m->word_len);
-        else
-            printf("You paint at position %d. Symbol 0..%d (or resign): ", m->placed, k - 1);
-        fflush(stdout);
-        if (!read_line(line, sizeof line)) {
-            printf("\nThe input ended: resigning.\n");
-            send_room_cmd(p, THUE_CMD_RESIGN, NULL);
-            return 1;
-        }
-        char *s = line;
-        while (isspace((unsigned char)*s))
-            s++;
-        if (strcmp(s, "resign") == 0 || strcmp(s, "quit") == 0) {
-            send_room_cmd(p, THUE_CMD_RESIGN, NULL);
-            if (strcmp(s, "quit") == 0)
-                return 1;
-            return 0;
-        }
-        char *end;
-        long v = strtol(s, &end, 10);
-        while (isspace((unsigned char)*end))
-            end++;
-        if (end == s || *end != '\0' || v < 0 || v > (placing ? m->word_len : k - 1)) {
-            printf("Please type a number from 0 to %d.\n", placing ? m->word_len : k - 1);
-            continue;
-        }
-        thue_cmd c;
-        memset(&c, 0, sizeof c);
-        c.type = placing ? THUE_CMD_PLACE : THUE_CMD_PAINT;
-        snprintf(c.u.move.room, sizeof c.u.move.room, "%s", p->room);
-        c.u.move.value = (int)v;
-        p->move = c;
-        p->move_id = cli_net_send(p->net, &c);
+    const char *s = line;
+    while (isspace((unsigned char)*s))
+        s++;
+    if (strcmp(s, "resign") == 0 || strcmp(s, "quit") == 0) {
+        p->awaiting = 0;
+        send_room_cmd(p, THUE_CMD_RESIGN, NULL);
+        return strcmp(s, "quit") == 0;
+    }
+    char *end;
+    long v = strtol(s, &end, 10);
+    while (isspace((unsigned char)*end))
+        end++;
+    if (end == s || *end != '\0' || v < 0 || v > (placing ? m->word_len : k - 1)) {
+        printf("Please type a number from 0 to %d.\n", placing ? m->word_len : k - 1);
+        show_prompt(p, 0);
         return 0;
     }
+    thue_cmd c;
+    memset(&c, 0, sizeof c);
+    c.type = placing ? THUE_CMD_PLACE : THUE_CMD_PAINT;
+    snprintf(c.u.move.room, sizeof c.u.move.room, "%s", p->room);
+    c.u.move.value = (int)v;
+    p->move = c;
+    p->awaiting = 0;
+    p->sent_key = p->prompt_key;
+    p->move_id = cli_net_send(p->net, &c);
+    return 0;
+}
+
+/* Shows the prompt when the new state is our step (once per step), or takes it away. */
+static void update_prompt(play *p)
+{
+    const thue_msg *st = &p->state;
+    const thue_match_info *mi = &st->u.room_state.match;
+    int ours = st->u.room_state.has_match && st->u.room_state.status == THUE_STATUS_PLAYING &&
+               p->you >= 0 && mi->to_move == p->you;
+    if (!ours) {
+        p->awaiting = 0;
+        return;
+    }
+    long long key = (((long long)mi->number * 2 + mi->round) * 2 + (mi->step == THUE_STEP_PAINT)) *
+                        100000 + mi->word_len;
+    if ((p->awaiting && key == p->prompt_key) || key == p->sent_key)
+        return; /* the same step (a chat, a spectator), or our move is on its way */
+    p->prompt_key = key;
+    show_prompt(p, 1);
 }
 
 /* Tells what changed since the last state we showed. */
@@ -182,6 +252,132 @@ static void narrate(play *p, const thue_msg *st)
     }
 }
 
+/* What the setup asked for: its id, and whether it joins a room (then ready follows ok). */
+typedef struct setup {
+    long id;
+    int joins;
+} setup;
+
+/* Handles one message. -1 to go on, or the exit status. */
+static int on_msg(play *p, const setup *su, thue_msg *m)
+{
+    int mine = m->id.kind == THUE_ID_INT;
+    switch (m->type) {
+    case THUE_MSG_ERROR:
+        if (mine && m->id.num == su->id) {
+            fprintf(stderr, "thue play: %s (%s)\n", m->u.error.message,
+                    thue_proto_err_name(m->u.error.code));
+            return 1;
+        }
+        if (mine && m->id.num == p->move_id && m->u.error.code == THUE_PERR_RATE) {
+            p->move.id.kind = THUE_ID_NONE; /* the same move again, with a new id */
+            p->move_id = cli_net_send(p->net, &p->move);
+        } else if (mine && m->id.num == p->move_id && p->has_state) {
+            printf("The server refused the move: %s\n", m->u.error.message);
+            p->sent_key = -1;
+            show_prompt(p, 0);
+        } else if (m->u.error.code != THUE_PERR_NOT_RUNNING) {
+            printf("(server: %s)\n", m->u.error.message);
+        }
+        break;
+    case THUE_MSG_OK:
+        if (mine && m->id.num == su->id && su->joins)
+            send_room_cmd(p, THUE_CMD_READY, NULL);
+        break;
+    case THUE_MSG_ROOM_CREATED:
+        snprintf(p->room, sizeof p->room, "%s", m->u.room_created.room);
+        printf("Created room %s%s%s; waiting for an opponent.\n", p->room,
+               m->u.room_created.has_invite ? ", invite " : "",
+               m->u.room_created.has_invite ? m->u.room_created.invite : "");
+        send_room_cmd(p, THUE_CMD_READY, NULL);
+        break;
+    case THUE_MSG_MATCH_FOUND:
+        snprintf(p->room, sizeof p->room, "%s", m->u.match_found.room);
+        p->queue_mode = 0;
+        printf("Matched: room %s.\n", p->room);
+        break;
+    case THUE_MSG_ROOM_STATE:
+        if (p->room[0] == '\0' && p->queue_mode && m->u.room_state.you >= 0) {
+            snprintf(p->room, sizeof p->room, "%s", m->u.room_state.room); /* before match_found */
+            p->queue_mode = 0;
+        }
+        if (strcmp(m->u.room_state.room, p->room) != 0 || m->u.room_state.version <= p->last_version)
+            break;
+        p->last_version = m->u.room_state.version;
+        if (p->has_state)
+            thue_msg_clear(&p->state);
+        p->state = *m;
+        p->has_state = 1;
+        memset(m, 0, sizeof *m); /* p->state owns it now */
+        p->you = p->state.u.room_state.you;
+        if (p->state.u.room_state.has_match) {
+            const thue_match_info *mi = &p->state.u.room_state.match;
+            if (!p->announced) {
+                p->announced = 1;
+                printf("The match: %s builds first, %s paints first. k=%d, %s.\n",
+                       cli_seat_name(&p->state, mi->rounds[0].builder),
+                       cli_seat_name(&p->state, 1 - mi->rounds[0].builder),
+                       p->state.u.room_state.options.k,
+                       thue_variant_name(p->state.u.room_state.options.variant));
+            }
+            if (p->awaiting && mi->to_move != p->you)
+                putchar('\n'); /* the prompt was left unanswered */
+            narrate(p, &p->state);
+            update_prompt(p);
+        }
+        break;
+    case THUE_MSG_MATCH_END:
+        if (strcmp(m->u.match_end.room, p->room) != 0)
+            break;
+        if (p->awaiting)
+            putchar('\n');
+        p->awaiting = 0;
+        if (m->u.match_end.winner < 0)
+            printf("\nThe match is a draw (%s)", cli_reason_name(m->u.match_end.reason));
+        else
+            printf("\n%s wins the match (%s)",
+                   m->u.match_end.winner == p->you ? "You"
+                                                   : m->u.match_end.players[m->u.match_end.winner].name,
+                   cli_reason_name(m->u.match_end.reason));
+        printf(": points %s %d - %d %s.\n", m->u.match_end.players[0].name, m->u.match_end.points[0],
+               m->u.match_end.points[1], m->u.match_end.players[1].name);
+        return 0;
+    case THUE_MSG_GOODBYE:
+        fprintf(stderr, "thue play: goodbye from the server: %s\n", m->u.goodbye.message);
+        return 1;
+    default:
+        break;
+    }
+    return -1;
+}
+
+/* Takes the session back after a lost connection. 0, or -1 when it is gone. */
+static int reconnect(play *p)
+{
+    fprintf(stderr, "thue play: %s; reconnecting\n", cli_net_error(p->net));
+    cli_net_close(p->net);
+    p->awaiting = 0;
+    thue_msg w;
+    int resumed;
+    p->net = cli_reconnect("play", p->server, p->resume, p->grace_s, &w, &resumed);
+    if (p->net == NULL)
+        return -1;
+    if (!resumed) {
+        fprintf(stderr, "thue play: the server no longer keeps the seat (its grace period ended)\n");
+        return -1;
+    }
+    int seated = w.u.welcome.nrooms > 0;
+    thue_msg_clear(&w);
+    fprintf(stderr, "thue play: reconnected\n");
+    p->last_version = 0; /* the room's state comes again */
+    p->sent_key = -1;
+    if (!seated && p->queue_mode) {
+        p->queue.id.kind = THUE_ID_NONE; /* the queue forgets a lost connection */
+        cli_net_send(p->net, &p->queue);
+    }
+    return 0;
+}
+
 int cmd_play(int argc, char **argv)
 {
     const char *server = NULL, *name = NULL, *room = NULL, *invite = NULL, *create = NULL,
@@ -219,6 +415,8 @@ int cmd_play(int argc, char **argv)
 
     static play p; /* zeroed; one per process */
     char err[300];
+    p.server = server;
+    p.sent_key = -1;
     p.net = cli_net_open(server, 10000, err, sizeof err);
     if (p.net == NULL) {
         fprintf(stderr, "thue play: %s\n", err);
@@ -232,130 +430,66 @@ int cmd_play(int argc, char **argv)
         return 1;
     }
     printf("Connected to %s as %s.\n", server, w.u.welcome.player.name);
+    snprintf(p.resume, sizeof p.resume, "%s", w.u.welcome.resume);
+    p.grace_s = w.u.welcome.grace_s;
     thue_msg_clear(&w);
 
+    setup su = {0, room != NULL};
     thue_cmd c;
     memset(&c, 0, sizeof c);
-    long setup_id;
     if (room) {
         snprintf(p.room, sizeof p.room, "%s", room);
-        setup_id = send_room_cmd(&p, THUE_CMD_JOIN, invite);
+        su.id = send_room_cmd(&p, THUE_CMD_JOIN, invite);
     } else if (create) {
         c.type = THUE_CMD_CREATE_ROOM;
         c.u.create_room.variant = variant;
         c.u.create_room.k = k;
         c.u.create_room.limit = limit;
         c.u.create_room.seat = 1;
-        setup_id = cli_net_send(p.net, &c);
+        su.id = cli_net_send(p.net, &c);
     } else {
         c.type = THUE_CMD_QUEUE_JOIN;
         c.u.queue_join.variant = variant;
         c.u.queue_join.k = k;
         c.u.queue_join.limit = 100;
-        setup_id = cli_net_send(p.net, &c);
+        p.queue = c;
+        p.queue_mode = 1;
+        su.id = cli_net_send(p.net, &c);
         printf("Waiting for an opponent in the %s k=%d queue...\n",
                variant == THUE_SQUARE ? "square" : "overlap", k);
     }
     fflush(stdout);
 
-    int queue_mode = room == NULL && create == NULL;
     int status = -1;
     while (status < 0) {
         thue_msg m;
-        int r = cli_net_next(p.net, 1000, &m);
+        /* While the prompt waits, poll the connection and stdin in turn. */
+        int r = cli_net_next(p.net, p.awaiting ? 0 : 1000, &m);
         if (r < 0) {
-            fprintf(stderr, "thue play: %s\n", cli_net_error(p.net));
-            status = 1;
-            break;
-        }
-        if (r == 0)
-            continue;
-        int mine = m.id.kind == THUE_ID_INT;
-        switch (m.type) {
-        case THUE_MSG_ERROR:
-            if (mine && m.id.num == setup_id) {
-                fprintf(stderr, "thue play: %s (%s)\n", m.u.error.message,
-                        thue_proto_err_name(m.u.error.code));
+            if (reconnect(&p) != 0) {
+                fprintf(stderr, "thue play: the session is lost\n");
                 status = 1;
-            } else if (mine && m.id.num == p.move_id && m.u.error.code == THUE_PERR_RATE) {
-                p.move.id.kind = THUE_ID_NONE; /* the same move again, with a new id */
-                p.move_id = cli_net_send(p.net, &p.move);
-            } else if (mine && m.id.num == p.move_id && p.has_state) {
-                printf("The server refused the move: %s\n", m.u.error.message);
-                if (prompt_move(&p))
-                    status = 1;
-            } else if (m.u.error.code != THUE_PERR_NOT_RUNNING) {
-                printf("(server: %s)\n", m.u.error.message);
             }
-            break;
-        case THUE_MSG_OK:
-            if (mine && m.id.num == setup_id && room)
-                send_room_cmd(&p, THUE_CMD_READY, NULL);
-            break;
-        case THUE_MSG_ROOM_CREATED:
-            snprintf(p.room, sizeof p.room, "%s", m.u.room_created.room);
-            printf("Created room %s%s%s; waiting for an opponent.\n", p.room,
-                   m.u.room_created.has_invite ? ", invite " : "",
-                   m.u.room_created.has_invite ? m.u.room_created.invite : "");
-            send_room_cmd(&p, THUE_CMD_READY, NULL);
-            break;
-        case THUE_MSG_MATCH_FOUND:
-            snprintf(p.room, sizeof p.room, "%s", m.u.match_found.room);
-            printf("Matched: room %s.\n", p.room);
-            break;
-        case THUE_MSG_ROOM_STATE:
-            if (p.room[0] == '\0' && queue_mode && m.u.room_state.you >= 0)
-                snprintf(p.room, sizeof p.room, "%s", m.u.room_state.room); /* before match_found */
-            if (strcmp(m.u.room_state.room, p.room) != 0 ||
-                m.u.room_state.version <= p.last_version)
-                break;
-            p.last_version = m.u.room_state.version;
-            if (p.has_state)
-                thue_msg_clear(&p.state);
-            p.state = m;
-            p.has_state = 1;
-            memset(&m, 0, sizeof m); /* p.state owns it now */
-            p.you = p.state.u.room_state.you;
-            if (p.state.u.room_state.has_match) {
-                const thue_match_info *mi = &p.state.u.room_state.match;
-                if (!p.announced) {
-                    p.announced = 1;
-                    printf("The match: %s builds first, %s paints first. k=%d, %s.\n",
-                           cli_seat_name(&p.state, mi->rounds[0].builder),
-                           cli_seat_name(&p.state, 1 - mi->rounds[0].builder),
-                           p.state.u.room_state.options.k,
-                           thue_variant_name(p.state.u.room_state.options.variant));
-                }
-                narrate(&p, &p.state);
-                if (p.state.u.room_state.status == THUE_STATUS_PLAYING && mi->to_move == p.you &&
-                    p.you >= 0 && prompt_move(&p))
-                    status = 1;
-            }
-            break;
-        case THUE_MSG_MATCH_END:
-            if (strcmp(m.u.match_end.room, p.room) != 0)
-                break;
-            if (m.u.match_end.winner < 0)
-                printf("\nThe match is a draw (%s)", cli_reason_name(m.u.match_end.reason));
-            else
-                printf("\n%s wins the match (%s)",
-                       m.u.match_end.winner == p.you
-                           ? "You"
-                           : m.u.match_end.players[m.u.match_end.winner].name,
-                       cli_reason_name(m.u.match_end.reason));
-            printf(": points %s %d - %d %s.\n", m.u.match_end.players[0].name,
-                   m.u.match_end.points[0], m.u.match_end.points[1], m.u.match_end.players[1].name);
-            status = 0;
-            break;
-        case THUE_MSG_GOODBYE:
-            fprintf(stderr, "thue play: goodbye from the server: %s\n", m.u.goodbye.message);
+            continue;
+        }
+        if (r > 0) {
+            status = on_msg(&p, &su, &m);
+            thue_msg_clear(&m);
+            fflush(stdout);
+            continue;
+        }
+        if (!p.awaiting)
+            continue;
+        char line[256];
+        int lr = next_line(&p.in, line, sizeof line, 100);
+        if (lr < 0) {
+            printf("\nThe input ended: resigning.\n");
+            send_room_cmd(&p, THUE_CMD_RESIGN, NULL);
             status = 1;
-            break;
-        default:
-            break;
+        } else if (lr > 0 && take_line(&p, line)) {
+            status = 1;
         }
         fflush(stdout);
-        thue_msg_clear(&m);
     }
     if (p.has_state)
         thue_msg_clear(&p.state);
@@ -363,7 +497,7 @@ int cmd_play(int argc, char **argv)
     if (status == 0)
         send_room_cmd(&p, THUE_CMD_LEAVE, NULL);
     thue_msg m;
-    while (cli_net_next(p.net, 100, &m) > 0)
+    while (p.net && cli_net_next(p.net, 100, &m) > 0)
         thue_msg_clear(&m);
     cli_net_close(p.net);
     return status;

@@ -1,6 +1,7 @@
 /*
  * cmd_watch.c: `thue watch ROOM`: spectates a room on a server and prints every state as
- * one line until the match ends (or the user interrupts it).
+ * one line until the match ends (or the user interrupts it). A lost connection is
+ * opened again and the room watched again, from its latest state.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
@@ -15,12 +16,14 @@ static const char usage[] =
     "\n"
     "Watches ROOM on a thue-server: prints each room state as a line (version, status,\n"
     "round, roles, the word with its gap indices |i|, points, clocks, the last move with\n"
-    "its think time), then the result, and exits when the match ends.\n"
+    "its think time), then the result, and exits when the match ends. A lost connection\n"
+    "is opened again (for up to a minute) and the room watched again.\n"
     "\n"
     "  --server URL    the server's WebSocket endpoint (default " CLI_DEFAULT_SERVER ")\n"
     "  --invite CODE   the invite code of a private room\n"
     "\n"
-    "Exit status: 0 the match ended, 1 cannot connect or watch the room, 2 bad arguments.\n";
+    "Exit status: 0 the match ended, 1 cannot connect, reconnect or watch the room,\n"
+    "2 bad arguments.\n";
 
 static void print_end(const thue_msg *m)
 {
@@ -71,6 +74,9 @@ int cmd_watch(int argc, char **argv)
         cli_net_close(net);
         return 1;
     }
+    char resume[THUE_PROTO_RESUME_LEN + 1];
+    snprintf(resume, sizeof resume, "%s", w.u.welcome.resume);
+    int grace_s = w.u.welcome.grace_s;
     thue_msg_clear(&w);
     thue_cmd c;
     memset(&c, 0, sizeof c);
@@ -89,9 +95,28 @@ int cmd_watch(int argc, char **argv)
         thue_msg m;
         int r = cli_net_next(net, 500, &m);
         if (r < 0) {
-            fprintf(stderr, "thue watch: %s\n", cli_net_error(net));
-            status = 1;
-            break;
+            fprintf(stderr, "thue watch: %s; reconnecting\n", cli_net_error(net));
+            cli_net_close(net);
+            int resumed;
+            net = cli_reconnect("watch", server, resume, grace_s, &w, &resumed);
+            if (net != NULL && !resumed &&
+                cli_hello(net, NULL, NULL, 10000, &w, &code, err, sizeof err) != 0) {
+                fprintf(stderr, "thue watch: %s\n", err);
+                cli_net_close(net);
+                net = NULL;
+            }
+            if (net == NULL) {
+                fprintf(stderr, "thue watch: cannot reconnect\n");
+                status = 1;
+                break;
+            }
+            snprintf(resume, sizeof resume, "%s", w.u.welcome.resume);
+            thue_msg_clear(&w);
+            fprintf(stderr, "thue watch: reconnected\n");
+            /* Watching again is harmless when the resumed session still watches. */
+            c.id.kind = THUE_ID_NONE;
+            id = cli_net_send(net, &c);
+            continue;
         }
         if (r == 0) {
             /* A room that was already over sends no match_end: stop after a short wait. */

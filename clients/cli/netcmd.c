@@ -1,10 +1,12 @@
 /*
  * netcmd.c: helpers shared by the network commands (see netcmd.h).
  */
+#define _POSIX_C_SOURCE 200809L
 #include "netcmd.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cli.h"
 #include "engine/match.h"
@@ -56,6 +58,37 @@ int cli_hello(cli_net *n, const char *name, const char *resume, int timeout_ms, 
         }
         thue_msg_clear(&m);
     }
+}
+
+cli_net *cli_reconnect(const char *cmd, const char *server, char *resume, int limit_s,
+                       thue_msg *welcome, int *resumed)
+{
+    int64_t give_up = thue_now_ns() + (int64_t)(limit_s > 0 ? limit_s : 60) * 1000000000LL;
+    int pause_ms = 250;
+    while (thue_now_ns() < give_up) {
+        struct timespec ts = {pause_ms / 1000, (long)(pause_ms % 1000) * 1000000L};
+        nanosleep(&ts, NULL);
+        pause_ms = pause_ms * 2 > 5000 ? 5000 : pause_ms * 2;
+        char err[300];
+        cli_net *n = cli_net_open(server, 5000, err, sizeof err);
+        if (n == NULL) {
+            fprintf(stderr, "thue %s: reconnecting: %s\n", cmd, err);
+            continue;
+        }
+        int code;
+        if (cli_hello(n, NULL, resume, 5000, welcome, &code, err, sizeof err) == 0) {
+            snprintf(resume, THUE_PROTO_RESUME_LEN + 1, "%s", welcome->u.welcome.resume);
+            *resumed = 1;
+            return n;
+        }
+        if (code == THUE_PERR_RESUME) {
+            *resumed = 0;
+            return n;
+        }
+        fprintf(stderr, "thue %s: reconnecting: %s\n", cmd, err);
+        cli_net_close(n);
+    }
+    return NULL;
 }
 
 void cli_queue_arg(const char *cmd, const char *text, thue_variant *variant, int *k)

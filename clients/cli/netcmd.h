@@ -18,6 +18,18 @@
 int cli_hello(cli_net *n, const char *name, const char *resume, int timeout_ms, thue_msg *welcome,
               int *code, char *err, size_t errsize);
 
+/*
+ * Takes a session back after its connection was lost: opens a new connection to server,
+ * pausing 250 ms, then twice as long each time up to 5 s, for at most limit_s seconds
+ * (the server's grace period), and says hello with the resume token, which is replaced
+ * by the new one. Returns the new connection with *resumed 1 and *welcome filled
+ * (release with thue_msg_clear); or with *resumed 0 and no hello done when the server
+ * no longer knows the token (the grace period ended: the seats are gone); or NULL when
+ * it gave up. Each failed attempt is told on stderr as "thue CMD: ...".
+ */
+cli_net *cli_reconnect(const char *cmd, const char *server, char *resume, int limit_s,
+                       thue_msg *welcome, int *resumed);
+
 /* Parses "VARIANT,K" ("square,3") for --queue; usage error otherwise. */
 void cli_queue_arg(const char *cmd, const char *text, thue_variant *variant, int *k);
 

@@ -194,6 +194,41 @@ test("thue watch follows a bot-vs-bot room to the end", async () => {
   }
 });
 
+test("thue watch opens a cut connection again and follows the room to its result", async () => {
+  if (skipWithoutCli()) return;
+  const server = await startServer();
+  const proxy = await cuttingProxy(server.port, '"playing"');
+  try {
+    const host = await player(server, "Host");
+    const guest = await player(server, "Guest");
+    const { room } = await host.ok({ type: "create_room", k: 3, limit: 6, seat: true });
+    await guest.ok({ type: "join", room });
+    let text = "";
+    let reconnected;
+    const back = new Promise((resolve) => (reconnected = resolve));
+    const w = start(CLI, ["watch", room, "--server", `ws://127.0.0.1:${proxy.port}/ws`]);
+    w.proc.stderr.on("data", (d) => {
+      text += d;
+      if (/reconnected/.test(text)) reconnected();
+    });
+    await host.ok({ type: "ready", room });
+    await guest.ok({ type: "ready", room });
+    await withTimeout(back, 10000, "thue watch to reconnect after the cut");
+    await host.ok({ type: "resign", room });
+    const r = await finish(w, "thue watch to exit");
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(proxy.cuts(), 1);
+    assert.match(r.stderr, /reconnecting/);
+    assert.match(r.stdout, /^v\d+ playing match 1 round 1 builder /m);
+    assert.match(r.stdout, /^result: Guest wins \(resign\), points /m);
+    host.close();
+    guest.close();
+  } finally {
+    proxy.close();
+    await server.stop();
+  }
+});
+
 test("thue play, driven through stdin, plays a match against thue bot", async () => {
   if (skipWithoutCli()) return;
   const server = await startServer();
@@ -212,6 +247,56 @@ test("thue play, driven through stdin, plays a match against thue bot", async ()
     assert.match(rp.stdout, /wins the match|The match is a draw/);
     assert.match(rb.stdout, /^game 1: .* vs Pia: /m);
   } finally {
+    await server.stop();
+  }
+});
+
+test("thue play --create and thue play --room play a match; a slow answer and a cut connection keep the seat", async () => {
+  if (skipWithoutCli()) return;
+  // Pings after 1 s of silence and drops after 2 s: a prompt answered after 3 s only
+  // survives when the client services its connection while it waits for stdin.
+  const server = await startServer(["--ping-s", "1", "--idle-s", "2"]);
+  const proxy = await cuttingProxy(server.port, '"playing"');
+  try {
+    let prompts = 0;
+    let roomSeen;
+    const roomId = new Promise((resolve) => (roomSeen = resolve));
+    const url = `ws://127.0.0.1:${proxy.port}/ws`;
+    const host = start(CLI, ["play", "--server", url, "--name", "Hana", "--create", "k=3,limit=6,variant=square"]);
+    let text = "";
+    host.proc.stdout.on("data", (d) => {
+      text += d;
+      const m = /Created room (\S+?);/.exec(text);
+      if (m) roomSeen(m[1]);
+      const n = (text.match(/\(or resign\): /g) || []).length;
+      while (prompts < n) {
+        prompts++;
+        // The first answer waits longer than the server's idle limit.
+        const delay = prompts === 1 ? 3000 : 0;
+        setTimeout(() => host.proc.stdin.write("0\n"), delay);
+      }
+    });
+    const room = await withTimeout(roomId, 10000, "the room created by thue play --create");
+    const guest = start(CLI, ["play", "--server", server.ws, "--name", "Gil", "--room", room], {
+      input: "0\n".repeat(400),
+    });
+    const rg = await finish(guest, "thue play --room");
+    const rh = await finish(host, "thue play --create");
+    assert.equal(rg.code, 0, rg.stderr + rg.stdout.slice(-2000));
+    assert.equal(rh.code, 0, rh.stderr + rh.stdout.slice(-2000));
+    assert.equal(proxy.cuts(), 1);
+    // One loss of connection (the proxy's cut), taken back; none from the slow answer.
+    assert.equal((rh.stderr.match(/reconnecting/g) || []).length, 1, rh.stderr);
+    assert.match(rh.stderr, /reconnected/);
+    for (const r of [rg, rh]) {
+      assert.match(r.stdout, /The match: (Hana|Gil) builds first, (Hana|Gil) paints first\. k=3, square\./);
+      assert.match(r.stdout, /Round 1 over \((repetition|length limit)\)/);
+      assert.match(r.stdout, /Round 2 over \((repetition|length limit)\)/);
+      assert.match(r.stdout, /(wins the match|The match is a draw) \(score\): points /);
+    }
+    assert.ok(prompts >= 2, `${prompts} prompts`);
+  } finally {
+    proxy.close();
     await server.stop();
   }
 });
