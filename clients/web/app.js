@@ -245,11 +245,12 @@ const link = (href, text, testid) => el("a", testid ? { href, testid } : { href 
 const enc = encodeURIComponent;
 
 function parseRoute() {
-  const h = location.hash.replace(/^#\/?/, "");
+  const [h, query] = location.hash.replace(/^#\/?/, "").split("?");
   if (!h) return null;
   const [what, ...rest] = h.split("/");
   const arg = rest.length ? decodeURIComponent(rest.join("/")) : "";
-  if (["ladder", "tournaments", "tournament", "match", "matches"].includes(what)) return { what, arg };
+  const page = Math.max(1, parseInt(new URLSearchParams(query || "").get("page"), 10) || 1);
+  if (["ladder", "tournaments", "tournament", "match", "matches"].includes(what)) return { what, arg, page };
   return null;
 }
 
@@ -269,7 +270,7 @@ async function route() {
     else if (p.what === "tournaments") await pageTournaments(body);
     else if (p.what === "tournament") await pageTournament(body, p.arg);
     else if (p.what === "match") await pageMatch(body, p.arg);
-    else if (p.what === "matches") await pageMatches(body, p.arg || (ui.me ? ui.me.name : ""));
+    else if (p.what === "matches") await pageMatches(body, p.arg || (ui.me ? ui.me.name : ""), p.page);
   } catch (e) {
     body.append(el("p", { class: "empty", testid: "page-error" }, e && e.message ? e.message : String(e)));
   }
@@ -353,11 +354,19 @@ function watchRoom(room) {
   joinRoom(room, "", "spectate");
 }
 
-async function pageMatches(body, name) {
+async function pageMatches(body, name, page = 1) {
   body.append(el("h2", {}, name ? `Matches of ${name}` : "Matches"));
   if (!name) { body.append(el("p", { class: "empty" }, "Enter the lobby first.")); return; }
-  const j = await getJSON(`/api/matches?player=${enc(name)}`);
+  const j = await getJSON(`/api/matches?player=${enc(name)}&page=${page}`);
   const ms = j.matches || [];
+  const pages = j.pages || 1;
+  if (pages > 1) {
+    const at = (n) => `#/matches/${enc(name)}?page=${n}`;
+    body.append(el("p", { class: "pager", testid: "matches-pager" },
+      page > 1 ? link(at(page - 1), "← newer", "matches-newer") : "",
+      ` Page ${Math.min(page, pages)} of ${pages} `,
+      page < pages ? link(at(page + 1), "older →", "matches-older") : ""));
+  }
   body.append(ms.length === 0 ? el("p", { class: "empty", testid: "matches" }, "No stored matches.")
     : el("div", { class: "table-wrap", testid: "matches" }, table(["Players", "Game", "Result", "Ended", ""], ms.map((m) => [
       m.players.map((p) => p.name).join(" vs "),
@@ -491,8 +500,25 @@ async function claimName() {
   box.append(el("div", {}, el("strong", {}, `The name ${r.name} is now your account.`)),
     el("div", {}, "Your account token (shown only this once; copy it and keep it secret, it logs you in on another device):"),
     el("code", { testid: "account-token", class: "token" }, r.token),
-    el("div", { class: "small" }, "This browser remembers it. Select it and copy (Ctrl+C)."),
+    el("div", { class: "small" }, el("button", { type: "button", testid: "copy-token", onclick: (ev) => copyToken(ev.target, r.token) }, "Copy"),
+      " This browser remembers it."),
     el("button", { type: "button", class: "link", onclick: () => { box.hidden = true; box.textContent = ""; } }, "done"));
+}
+
+/** Copies the token to the clipboard; where the page may not (plain http on another
+ * host), selects it for Ctrl+C instead. */
+async function copyToken(button, token) {
+  try {
+    await navigator.clipboard.writeText(token);
+    button.textContent = "Copied";
+  } catch {
+    const range = document.createRange();
+    range.selectNodeContents($("account-box").querySelector(".token"));
+    const sel = getSelection();
+    sel.removeAllRanges();
+    sel.addRange(range);
+    button.textContent = "Selected: press Ctrl+C";
+  }
 }
 
 function renderMe() {
@@ -619,6 +645,7 @@ function renderPalette() {
   $("mark-wrap").hidden = s.you === null;
   if (!m || m.step === "over") return;
   const canPaint = myTurn("paint");
+  if (!canPaint) clearDigits();
   let losing = new Set();
   if (canPaint && !rated && $("mark-losing").checked && m.placed !== null && m.word.length <= 3000) {
     losing = losingSymbols(m.word, m.placed, s.options.k, s.options.variant);
@@ -738,6 +765,37 @@ function paint(sym) {
   move({ type: "paint", room: ui.room, symbol: sym });
 }
 
+// Digits typed for a symbol. With k <= 10 one digit paints; with more symbols a number
+// paints as soon as no further digit could make a valid symbol, after a pause, or on Enter.
+const digits = { text: "", timer: null };
+
+function clearDigits() {
+  clearTimeout(digits.timer);
+  digits.text = "";
+  digits.timer = null;
+  const hint = $("digits");
+  if (hint) hint.textContent = "";
+}
+
+function paintTyped() {
+  const sym = Number(digits.text);
+  clearDigits();
+  paint(sym);
+}
+
+function typeDigit(d) {
+  const k = ui.state.options.k;
+  let text = digits.text + d;
+  if (Number(text) >= k) text = d; // no such symbol: start again from this digit
+  if (Number(text) >= k) { clearDigits(); return; }
+  const v = Number(text);
+  if (v === 0 || v * 10 >= k) { digits.text = text; paintTyped(); return; }
+  clearTimeout(digits.timer);
+  digits.text = text;
+  digits.timer = setTimeout(paintTyped, 1200);
+  $("digits").textContent = `Symbol ${text}… (another digit, or Enter to paint it now)`;
+}
+
 function onWordKey(ev) {
   if (!ui.state || !ui.state.match) return;
   const n = ui.state.match.word.length;
@@ -756,8 +814,9 @@ function onGlobalKey(ev) {
   if (ev.key === "Escape") { if (document.activeElement) document.activeElement.blur(); return; }
   const t = ev.target;
   if (t && (t.tagName === "INPUT" || t.tagName === "SELECT" || t.tagName === "TEXTAREA")) return;
-  if (/^[0-9]$/.test(ev.key) && myTurn("paint")) { ev.preventDefault(); paint(Number(ev.key)); return; }
-  if (t === document.body && myTurn("place") && ev.key.startsWith("Arrow")) { $("word").focus(); onWordKey(ev); }
+  if (/^[0-9]$/.test(ev.key) && myTurn("paint")) { ev.preventDefault(); typeDigit(ev.key); return; }
+  if (ev.key === "Enter" && digits.text && myTurn("paint")) { ev.preventDefault(); paintTyped(); return; }
+  if (t === document.body && myTurn("place") && /^(Arrow|Home$|End$|Enter$)/.test(ev.key)) { $("word").focus(); onWordKey(ev); }
 }
 
 // ---- wiring ---------------------------------------------------------------------------

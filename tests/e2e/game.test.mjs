@@ -211,6 +211,45 @@ test("keyboard-only moves: arrows and Enter place, digits paint", () => withWorl
   await shot(gus, "5-gus-keyboard");
 }));
 
+test("keyboard painting with 12 symbols: two digits, one digit and Enter, a digit past k starts again", () => withWorld(async (browser, server) => {
+  const gus = await newPage(browser, server, "gus");
+  const hal = await newPage(browser, server, "hal");
+  await enter(gus, "Gus");
+  await enter(hal, "Hal");
+  const room = await createRoom(gus, { k: 12, limit: 20, first: "creator" });
+  await tid(hal, "join-room").fill(room);
+  await tid(hal, "join").click();
+  await tid(gus, "ready").click();
+  await tid(hal, "ready").click();
+  await tid(gus, "turn").filter({ hasText: "your move" }).waitFor();
+  await gus.keyboard.press("Escape");
+  await hal.keyboard.press("Escape");
+  const appendAndWait = async (n) => {
+    await tid(gus, "turn").filter({ hasText: "your move" }).waitFor();
+    await gus.keyboard.press("End");
+    await gus.keyboard.press("Enter");
+    await hal.locator(`[data-testid=gap-${n}].placed`).waitFor();
+  };
+  // "1" could still become 10 or 11: it waits; the second "1" paints 11 at once.
+  await appendAndWait(1);
+  await hal.keyboard.press("1");
+  await tid(hal, "digits").filter({ hasText: "Symbol 1" }).waitFor();
+  await hal.keyboard.press("1");
+  await waitTiles(gus, 2);
+  // "1" and Enter paint 1 without waiting.
+  await appendAndWait(2);
+  await hal.keyboard.press("1");
+  await hal.keyboard.press("Enter");
+  await waitTiles(gus, 3);
+  // "1" then "5": 15 is no symbol, so it starts again from "5", which paints at once.
+  await appendAndWait(3);
+  await hal.keyboard.press("1");
+  await hal.keyboard.press("5");
+  await waitTiles(gus, 4);
+  assert((await tilesOf(gus)).join(",") === "0,11,1,5", `typed symbols built 0,11,1,5, not ${(await tilesOf(gus)).join(",")}`);
+  assert((await tid(hal, "digits").textContent()) === "", "the typed digits are cleared");
+}));
+
 test("a private room by invite code; a dropped connection reconnects and keeps the seat", () => withWorld(async (browser, server) => {
   const ida = await newPage(browser, server, "ida");
   const jon = await newPage(browser, server, "jon");

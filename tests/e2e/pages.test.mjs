@@ -3,7 +3,7 @@
 //   node tests/e2e/pages.test.mjs --server build/server/thue-server [--only NAME-PART]
 // The tournament's data is made with a WebSocket client (tests/integration/lib.mjs); the
 // rest is clicks and keys.
-import { startServer, test, run, launch, newPage, enter, tid, shot, assert } from "./lib.mjs";
+import { startServer, test, run, launch, newPage, enter, createRoom, tid, shot, assert } from "./lib.mjs";
 import { player, get } from "../integration/lib.mjs";
 
 async function withWorld(fn) {
@@ -58,6 +58,11 @@ test("a person claims a name, reloads and is still the account; the token logs i
   await tid(ann, "me-kind").filter({ hasText: "account" }).waitFor();
   assert(await tid(ann, "claim").isHidden(), "no second claim");
   assert(await ann.evaluate(() => localStorage.getItem("thue.token")) === token, "the token is stored");
+  // Copy puts the token on the clipboard.
+  await ann.context().grantPermissions(["clipboard-read", "clipboard-write"], { origin: server.url });
+  await tid(ann, "copy-token").click();
+  await tid(ann, "copy-token").filter({ hasText: "Copied" }).waitFor();
+  assert(await ann.evaluate(() => navigator.clipboard.readText()) === token, "the clipboard holds the token");
   await shot(ann, "p1-claimed");
 
   await ann.reload();
@@ -162,6 +167,117 @@ test("a rated match against nested:1 moves the ladder; its replay steps through 
   await goto(ann, server, "#/matches/Ann");
   await tid(ann, `replay-${id}`).waitFor();
 }));
+
+test("a player's matches page through more than one page of stored matches", async () => {
+  const server = await startServer(["--max-rooms-per-player", "100", "--rate", "1000", "--burst", "1000"]);
+  const browser = await launch();
+  try {
+    // 52 short bot matches (one page holds 50), set up over a WebSocket.
+    const org = await player(server, "Org");
+    for (let i = 0; i < 52; i++) {
+      const { room } = await org.ok({ type: "create_room", k: 2, limit: 3, seat: false });
+      await org.ok({ type: "seat_bot", room, bot: "greedy", think_ms: 10 });
+      await org.ok({ type: "seat_bot", room, bot: "nested:1", think_ms: 10 });
+    }
+    let j;
+    for (let i = 0; i < 100; i++) {
+      j = (await get(server, "/api/matches?player=greedy&page=2")).json;
+      if (j && j.matches && j.matches.length === 2) break;
+      await sleep(200);
+    }
+    assert(j && j.pages === 2 && j.matches.length === 2, `52 stored matches: ${JSON.stringify(j)}`);
+    org.close();
+
+    const page = await newPage(browser, server, "viewer");
+    await goto(page, server, "#/matches/greedy");
+    await tid(page, "matches-pager").filter({ hasText: "Page 1 of 2" }).waitFor();
+    assert((await page.locator("[data-testid=matches] tbody tr").count()) === 50, "50 matches on page 1");
+    assert((await tid(page, "matches-newer").count()) === 0, "no newer page before page 1");
+    await tid(page, "matches-older").click();
+    await tid(page, "matches-pager").filter({ hasText: "Page 2 of 2" }).waitFor();
+    await page.waitForFunction(() => document.querySelectorAll("[data-testid=matches] tbody tr").length === 2);
+    assert((await tid(page, "matches-older").count()) === 0, "no older page after the last");
+    await tid(page, "matches-newer").click();
+    await tid(page, "matches-pager").filter({ hasText: "Page 1 of 2" }).waitFor();
+    await shot(page, "p5-matches-pages");
+  } finally {
+    await browser.close().catch(() => {});
+    await server.stop();
+  }
+});
+
+/** Asserts that nothing on the page is wider than the screen (tables scroll inside their
+ * own box) and that the named controls are big enough to tap: 24 x 24 CSS px at least,
+ * WCAG 2.2's minimum target size. */
+async function fitsPhone(page, what, tapIds = []) {
+  const r = await page.evaluate((ids) => ({
+    scroll: document.documentElement.scrollWidth,
+    width: window.innerWidth,
+    small: ids.flatMap((id) => [...document.querySelectorAll(`[data-testid^="${id}"]`)]
+      .filter((e) => e.offsetParent !== null)
+      .map((e) => e.getBoundingClientRect())
+      .filter((b) => b.width < 24 || b.height < 24)
+      .map((b) => `${id} ${Math.round(b.width)}x${Math.round(b.height)}`)),
+  }), tapIds);
+  assert(r.scroll <= r.width, `${what}: the page is ${r.scroll} px wide on a ${r.width} px screen`);
+  assert(r.small.length === 0, `${what}: too small to tap: ${r.small.join(", ")}`);
+}
+
+test("on a phone screen every view fits the width and its controls can be tapped", async () => {
+  const server = await startServer();
+  const browser = await launch();
+  try {
+    const context = await browser.newContext({ viewport: { width: 375, height: 740 }, isMobile: true, hasTouch: true, deviceScaleFactor: 2 });
+    const page = await context.newPage();
+    page.setDefaultTimeout(10000);
+    await page.goto(server.url + "/");
+    await fitsPhone(page, "the lobby before entering", ["connect"]);
+    await enter(page, "Pip");
+    await tid(page, "claim").click();
+    await tid(page, "account-token").waitFor();
+    await fitsPhone(page, "the lobby with the account token", ["create", "copy-token"]);
+    await shot(page, "m1-phone-lobby");
+    await createRoom(page, { k: 5, limit: 12, first: "creator" });
+    await tid(page, "bot-spec").selectOption("nested:1");
+    await tid(page, "bot-think").fill("10");
+    await tid(page, "seat-bot").click();
+    await tid(page, "seat-1").filter({ hasText: "nested:1" }).waitFor();
+    await tid(page, "ready").click();
+    // A few moves by taps, checking the view at the builder's and the painter's step.
+    let checked = { place: 0, paint: 0 };
+    for (let moves = 0; ; moves++) {
+      assert(moves < 80, "the match ends");
+      const what = await page.waitForFunction(() => {
+        const r = document.querySelector("[data-testid=result]");
+        if (r && !r.hidden) return "over";
+        if (document.querySelector("[data-testid=word] .gap:not([disabled])")) return "place";
+        if (document.querySelector("[data-testid^=sym-]:not([disabled])")) return "paint";
+        return false;
+      }).then((h) => h.jsonValue());
+      if (what === "over") break;
+      if (checked[what]++ === 3) {
+        await fitsPhone(page, `the game at the ${what} step`, what === "place" ? ["gap-"] : ["sym-"]);
+        await shot(page, `m2-phone-${what}`);
+      }
+      if (what === "place") await page.locator("[data-testid=word] .gap:not([disabled])").last().tap();
+      else await page.locator("[data-testid^=sym-]:not([disabled])").first().tap();
+    }
+    await fitsPhone(page, "the game's result", ["rematch", "leave"]);
+    await shot(page, "m3-phone-result");
+    await tid(page, "replay-link").tap();
+    await page.waitForFunction(() => document.getElementById("page-body").dataset.loaded === "1");
+    await fitsPhone(page, "the replay");
+    await shot(page, "m4-phone-replay");
+    for (const hash of ["#/ladder", "#/tournaments", "#/matches/Pip"]) {
+      await goto(page, server, hash);
+      await fitsPhone(page, hash);
+    }
+    await shot(page, "m5-phone-matches");
+  } finally {
+    await browser.close().catch(() => {});
+    await server.stop();
+  }
+});
 
 test("the tournaments page shows a finished 4-bot round robin's standings", () => withWorld(async (browser, server) => {
   const page = await newPage(browser, server, "viewer");
