@@ -15,12 +15,14 @@ RUN bash scripts/build.sh -DTHUE_TESTS=OFF && rm -rf /var/lib/apt/lists/*
 # ---- runtime ----
 FROM debian:bookworm-slim
 # libwebsockets-evlib-uv is the libuv plugin that libwebsockets17 dlopen()s at start;
-# curl serves the health check.
+# curl serves the health check; sqlite3 takes online backups (docs/operations.md).
+# The user has a fixed numeric id, so that Kubernetes can check runAsNonRoot.
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-      libuv1 libjansson4 libwebsockets17 libwebsockets-evlib-uv libsqlite3-0 curl \
+      libuv1 libjansson4 libwebsockets17 libwebsockets-evlib-uv libsqlite3-0 curl sqlite3 \
  && rm -rf /var/lib/apt/lists/* \
- && useradd --system --user-group --home-dir /var/lib/thue --shell /usr/sbin/nologin thue \
+ && useradd --system --uid 10001 --user-group --home-dir /var/lib/thue \
+      --shell /usr/sbin/nologin thue \
  && mkdir -p /var/lib/thue \
  && chown thue:thue /var/lib/thue
 COPY --from=build /src/build/server/thue-server /usr/local/bin/thue-server
@@ -32,7 +34,7 @@ ENV THUE_DB=/var/lib/thue/thue.db \
     THUE_BIND=0.0.0.0
 VOLUME /var/lib/thue
 WORKDIR /var/lib/thue
-USER thue
+USER 10001:10001
 EXPOSE 8080
 # Change the port with THUE_PORT (not --port) so that the health check follows it.
 HEALTHCHECK --interval=30s --timeout=3s --start-period=10s --retries=3 \
