@@ -3,8 +3,9 @@
 # then configures, builds and runs every test twice (unit, integration against the real
 # server, browser tests in headless Chromium): an optimised build, and a build with
 # AddressSanitizer + UndefinedBehaviorSanitizer; then the threaded tests once more under
-# ThreadSanitizer, and the protocol decoder's and the lobby's fuzzers for 30 and 20 s
-# (libFuzzer with ASan + UBSan). Exits non-zero on any failure.
+# ThreadSanitizer, and the fuzzers of the protocol decoder, the lobby and the repetition
+# checks for 30, 20 and 20 s (scripts/fuzz.sh: libFuzzer with ASan + UBSan). Exits
+# non-zero on any failure.
 # Idempotent: re-running reuses the build directories.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -57,33 +58,8 @@ for t in test_pool test_bots_perfect test_lobby test_store; do
   echo "$t: $(tail -n 1 "$log")"
 done
 
-echo "== libFuzzer: the protocol decoder for 30 s (build-fuzz/)"
-CC=clang cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTHUE_FUZZ=ON \
-      -DTHUE_TESTS=OFF >/dev/null
-cmake --build build-fuzz -j"$jobs" --target fuzz_protocol fuzz_lobby >/dev/null
-corpus=build-fuzz/corpus-protocol
-mkdir -p "$corpus"
-python3 tests/fuzz/protocol_corpus.py "$corpus" tests/vectors/protocol.jsonl
-log=build-fuzz/fuzz_protocol.log
-# Inputs up to 4 KiB: the paths of longer messages are unit tests, and shorter inputs
-# give the 30 s several times more executions.
-if ! build-fuzz/tests/fuzz/fuzz_protocol -max_total_time=30 -max_len=4096 \
-     -print_final_stats=1 "$corpus" >"$log" 2>&1; then
-  tail -n 60 "$log"
-  echo "fuzz_protocol found a problem (reproducer above; whole log: $log)"
-  exit 1
-fi
-echo "fuzz_protocol: $(grep -m1 -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$') executions in 30 s, no findings"
-
-echo "== libFuzzer: the lobby (message sequences from four connections) for 20 s"
-corpus=build-fuzz/corpus-lobby
-mkdir -p "$corpus"
-cp tests/fuzz/lobby_seed.txt "$corpus/seed.txt"
-log=build-fuzz/fuzz_lobby.log
-if ! build-fuzz/tests/fuzz/fuzz_lobby -max_total_time=20 -max_len=4096 -print_final_stats=1 \
-     "$corpus" >"$log" 2>&1; then
-  tail -n 60 "$log"
-  echo "fuzz_lobby found a problem (reproducer above; whole log: $log)"
-  exit 1
-fi
-echo "fuzz_lobby: $(grep -m1 -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$') executions in 20 s, no findings"
+echo "== libFuzzer (build-fuzz/): the protocol decoder 30 s, the lobby 20 s, the repetition checks 20 s"
+# Short runs; scripts/fuzz.sh --time 3600 is the long run (docs/operations.md, "Fuzzing").
+bash scripts/fuzz.sh --time 30 protocol
+bash scripts/fuzz.sh --time 20 lobby
+bash scripts/fuzz.sh --time 20 repetition
