@@ -66,7 +66,7 @@ for t in "${targets[@]}"; do
     echo "fuzz_$t found a problem: reproducer ${found:-(see the log)}; whole log: $log"
     exit 1
   fi
-  runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | awk '{s += $NF} END {if (NR) print s}')
-  [ -n "$runs" ] || runs=$(grep -o '#[0-9]*' "$log" | tail -n 1 | tr -d '#')
+  runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | awk '{s += $NF} END {if (NR) print s}' || true)
+  [ -n "$runs" ] || runs=$(grep -o '^#[0-9]*' "$log" | tail -n 1 | tr -d '#' || true)
   echo "fuzz_$t: ${runs:-?} executions in ${time_s} s, corpus $(ls "$corpus" | wc -l) inputs, no findings"
 done
