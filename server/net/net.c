@@ -53,6 +53,7 @@
 #include "log.h"
 #include "protocol/codec.h"
 #include "store/store.h"
+#include "strbuf.h"
 
 #ifndef THUE_SERVER_VERSION
 #define THUE_SERVER_VERSION "0.1.0"
@@ -574,9 +575,15 @@ static int http_writeable(struct lws *wsi, pss *p)
 static int http_healthz(thue_net *net, struct lws *wsi, pss *p, int head)
 {
     uint64_t up = (uv_now(net->loop) - net->started_ms) / 1000;
-    char text[160];
-    snprintf(text, sizeof text, "{\"status\":\"%s\",\"version\":\"%s\",\"uptime_s\":%llu}",
-             net->stopping ? "stopping" : "ok", THUE_SERVER_VERSION, (unsigned long long)up);
+    /* Play goes on while the disk refuses writes (they wait and are retried), so that is
+     * reported but still 200. */
+    thue_store_health sh;
+    thue_store_health_get(net->store, &sh);
+    char text[200];
+    snprintf(text, sizeof text,
+             "{\"status\":\"%s\",\"version\":\"%s\",\"uptime_s\":%llu,\"store\":\"%s\"}",
+             net->stopping ? "stopping" : "ok", THUE_SERVER_VERSION, (unsigned long long)up,
+             net->store == NULL ? "none" : sh.failing ? "failing" : "ok");
     return http_respond_text(wsi, p, net->stopping ? 503 : 200, JSON_TYPE, text, head);
 }
 
@@ -586,6 +593,26 @@ static int http_metrics(thue_net *net, struct lws *wsi, pss *p, int head)
     char *text = thue_metrics_render(net->metrics, net->pool, &len);
     if (text == NULL)
         return http_error(wsi, p, 500, "internal", "out of memory", head);
+    if (net->store) {
+        thue_store_health sh;
+        thue_store_health_get(net->store, &sh);
+        thue_strbuf b = {text, len, len + 1, 0};
+        thue_strbuf_printf(
+            &b,
+            "# HELP thue_store_failing 1 while the database refuses writes (they wait and are retried)\n"
+            "# TYPE thue_store_failing gauge\nthue_store_failing %d\n"
+            "# HELP thue_store_writes_waiting Writes held back until the database takes them\n"
+            "# TYPE thue_store_writes_waiting gauge\nthue_store_writes_waiting %d\n"
+            "# HELP thue_store_write_failures_total Failed write attempts (each retry counts)\n"
+            "# TYPE thue_store_write_failures_total counter\nthue_store_write_failures_total %llu\n",
+            sh.failing, sh.writes_waiting, (unsigned long long)sh.write_failures);
+        if (b.oom) {
+            free(b.p);
+            return http_error(wsi, p, 500, "internal", "out of memory", head);
+        }
+        text = b.p;
+        len = b.len;
+    }
     return http_respond(wsi, p, 200, METRICS_TYPE, text, len, head);
 }
 

@@ -21,6 +21,10 @@
  * a loop with nothing else to do runs until every result is delivered, and an idle store
  * does not keep a loop alive.
  *
+ * A write that fails for a reason that can pass (store.h, thue_store_health) is held
+ * back with every write queued after it, in order, and tried again with a growing pause;
+ * reads queued meanwhile still run. The held writes are the store thread's alone.
+ *
  * Locking: s->lock guards the queue, the completion list, `stopping` and `exited`.
  * `stopping` is written only by the loop thread (under the lock), which may therefore
  * read it unlocked.
@@ -80,7 +84,11 @@ struct thue_store {
     uv_mutex_t lock;
     uv_cond_t wake;
     int started;
-    atomic_int crash_at; /* thue_store_crash_in_job */
+    atomic_int crash_at;   /* thue_store_crash_in_job */
+    atomic_int fail_writes; /* thue_store_fail_writes */
+    /* thue_store_health_get */
+    atomic_int failing, writes_waiting;
+    atomic_ullong write_failures;
 
     /* Locked. */
     job *q_head, *q_tail;
@@ -120,9 +128,22 @@ static int64_t now_ms(void)
 
 /* ---- the store thread ---------------------------------------------------------------- */
 
+static int is_write(const job *j)
+{
+    return j->kind <= JOB_SAVE_TOURNAMENT;
+}
+
 static void run_job(thue_store *s, job *j)
 {
     int crash = ++s->jobs_run == atomic_load(&s->crash_at);
+    s->db.transient = 0;
+    if (is_write(j) && atomic_load(&s->fail_writes)) {
+        thue_log(THUE_LOG_ERROR, "store: %s: write refused by the test hook (as if the disk were full)",
+                 s->db.path);
+        j->err = THUE_STORE_EIO;
+        s->db.transient = 1;
+        return;
+    }
     switch (j->kind) {
     case JOB_ADD_ACCOUNT:
         j->err = thue__db_add_account(&s->db, &j->account, crash, &j->id);
@@ -146,24 +167,112 @@ static void run_job(thue_store *s, job *j)
     }
 }
 
+#define RETRY_FIRST_MS 500
+#define RETRY_MAX_MS 10000
+
+/* The writes the disk refused, and those queued after them, waiting in order. */
+typedef struct held {
+    job *head, *tail;
+    int n;
+    uint64_t retry_at; /* uv_hrtime() */
+    int pause_ms;
+} held;
+
+static void held_push_back(held *h, job *j)
+{
+    j->next = NULL;
+    if (h->tail)
+        h->tail->next = j;
+    else
+        h->head = j;
+    h->tail = j;
+    h->n++;
+}
+
+static job *pop(job **head, job **tail)
+{
+    job *j = *head;
+    *head = j->next;
+    if (*head == NULL)
+        *tail = NULL;
+    return j;
+}
+
+/*
+ * The next job to run, under the lock: a queued job; or, while writes are held, a queued
+ * read, else the first held write once its pause is over (at once when stopping). NULL
+ * when the store is stopping and nothing is left. May wait on the condition variable.
+ */
+static job *next_job(thue_store *s, held *h)
+{
+    for (;;) {
+        if (h->head == NULL) {
+            if (s->q_head)
+                return pop(&s->q_head, &s->q_tail);
+            if (s->stopping)
+                return NULL;
+            uv_cond_wait(&s->wake, &s->lock);
+            continue;
+        }
+        /* Writes keep their order behind the held ones; reads go on. */
+        while (s->q_head && is_write(s->q_head))
+            held_push_back(h, pop(&s->q_head, &s->q_tail));
+        atomic_store(&s->writes_waiting, h->n);
+        if (s->q_head)
+            return pop(&s->q_head, &s->q_tail);
+        uint64_t now = uv_hrtime();
+        if (s->stopping || now >= h->retry_at) {
+            h->n--;
+            return pop(&h->head, &h->tail);
+        }
+        uv_cond_timedwait(&s->wake, &s->lock, h->retry_at - now);
+    }
+}
+
 static void store_thread(void *arg)
 {
     thue_store *s = arg;
+    held h = {NULL, NULL, 0, 0, RETRY_FIRST_MS};
     uv_mutex_lock(&s->lock);
     for (;;) {
-        while (s->q_head == NULL && !s->stopping)
-            uv_cond_wait(&s->wake, &s->lock);
-        job *j = s->q_head;
+        job *j = next_job(s, &h);
         if (j == NULL)
-            break; /* stopping, and the queue is drained */
-        s->q_head = j->next;
-        if (s->q_head == NULL)
-            s->q_tail = NULL;
+            break; /* stopping, and nothing is left */
         uv_mutex_unlock(&s->lock);
 
         run_job(s, j);
+        int again = is_write(j) && j->err == THUE_STORE_EIO && s->db.transient;
+        if (again)
+            atomic_fetch_add(&s->write_failures, 1);
 
         uv_mutex_lock(&s->lock);
+        if (again && !s->stopping) {
+            /* First in line again; everything else waits behind it. */
+            j->next = h.head;
+            h.head = j;
+            if (h.tail == NULL)
+                h.tail = j;
+            h.n++;
+            h.retry_at = uv_hrtime() + (uint64_t)h.pause_ms * 1000000u;
+            atomic_store(&s->failing, 1);
+            atomic_store(&s->writes_waiting, h.n);
+            thue_log(THUE_LOG_WARN,
+                     "store: %s: cannot write (the disk is full, read-only or failing); "
+                     "%d write%s waiting, next try in %.1f s; play goes on",
+                     s->db.path, h.n, h.n == 1 ? "" : "s", h.pause_ms / 1000.0);
+            h.pause_ms = h.pause_ms * 2 > RETRY_MAX_MS ? RETRY_MAX_MS : h.pause_ms * 2;
+            continue;
+        }
+        if (again)
+            thue_log(THUE_LOG_ERROR, "store: %s: shutting down with the disk still failing: a "
+                     "write is lost", s->db.path);
+        else if (is_write(j) && atomic_load(&s->failing) && h.head == NULL) {
+            atomic_store(&s->failing, 0);
+            atomic_store(&s->writes_waiting, 0);
+            h.pause_ms = RETRY_FIRST_MS;
+            thue_log(THUE_LOG_INFO, "store: %s: writing works again; the waiting writes are saved",
+                     s->db.path);
+        }
         j->next = NULL;
         if (s->done_tail)
             s->done_tail->next = j;
@@ -276,6 +385,10 @@ thue_store *thue_store_open(const char *path, char *err, size_t errsize)
         return NULL;
     }
     atomic_init(&s->crash_at, 0);
+    atomic_init(&s->fail_writes, 0);
+    atomic_init(&s->failing, 0);
+    atomic_init(&s->writes_waiting, 0);
+    atomic_init(&s->write_failures, 0);
     if (thue__db_open(&s->db, path, err, errsize) != 0) {
         store_free(s);
         return NULL;
@@ -552,4 +665,20 @@ void thue_store_crash_in_job(thue_store *s, int n)
 {
     if (s)
         atomic_store(&s->crash_at, n);
+}
+
+void thue_store_fail_writes(thue_store *s, int on)
+{
+    if (s)
+        atomic_store(&s->fail_writes, on != 0);
+}
+
+void thue_store_health_get(thue_store *s, thue_store_health *out)
+{
+    memset(out, 0, sizeof *out);
+    if (s == NULL)
+        return;
+    out->failing = atomic_load(&s->failing);
+    out->writes_waiting = atomic_load(&s->writes_waiting);
+    out->write_failures = atomic_load(&s->write_failures);
 }

@@ -14,7 +14,8 @@
  *    return at once (they never touch the disk). Each job runs in its own transaction,
  *    in the order queued; its callback runs later on the loop thread (through a
  *    uv_async_t). A write's callback means it is committed: the lobby announces a finished
- *    match only then, so nothing announced is ever lost to a crash.
+ *    match only then, so nothing announced is ever lost to a crash. A write the disk
+ *    refuses for a while is retried until it commits (thue_store_health_get).
  *
  * thue_store_close finishes every queued job (their callbacks still run), stops the
  * thread and closes the database.
@@ -152,6 +153,27 @@ int thue_store_moves_csv(thue_store *s, const char *id, thue_store_text_cb cb, v
  * and frees the store; closed (may be NULL) runs on the loop when all is done. A store
  * that was never started is closed at once (closed is called before this returns). */
 void thue_store_close(thue_store *s, void (*closed)(void *data), void *data);
+
+/*
+ * The store's health, readable from any thread (for /metrics and /healthz). A write that
+ * fails for a reason that can pass (the disk is full, the file or file system is
+ * read-only, an I/O error, a lock) is not dropped: the store thread keeps it, and every
+ * write queued after it, in order, and tries again after 0.5 s, doubling up to 10 s,
+ * until it commits; reads go on meanwhile, and the write's callback (the lobby's
+ * match_end) waits for the commit. At close, each waiting write gets one last attempt;
+ * one that still fails completes with THUE_STORE_EIO (logged).
+ */
+typedef struct thue_store_health {
+    int failing;             /* 1 while writes are waiting for the disk */
+    int writes_waiting;      /* writes held back until the failing one commits */
+    uint64_t write_failures; /* failed write attempts since start */
+} thue_store_health;
+
+void thue_store_health_get(thue_store *s, thue_store_health *out);
+
+/* Test hook: while on, every write fails as if the disk were full (a failure that can
+ * pass), without touching the database. */
+void thue_store_fail_writes(thue_store *s, int on);
 
 /* Test hook: the store thread calls _exit(99) inside the transaction of the n-th job
  * (1-based) after writing part of it, to show that a crash loses no committed data and

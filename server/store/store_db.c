@@ -190,6 +190,10 @@ static const char *const stmt_sql[THUE__STMT_COUNT] = {
 
 int thue__db_fail(thue__db *d, const char *what)
 {
+    int rc = sqlite3_errcode(d->db) & 0xff;
+    d->transient = rc == SQLITE_FULL || rc == SQLITE_IOERR || rc == SQLITE_READONLY ||
+                   rc == SQLITE_CANTOPEN || rc == SQLITE_BUSY || rc == SQLITE_LOCKED ||
+                   rc == SQLITE_PROTOCOL;
     thue_log(THUE_LOG_ERROR, "store: %s: %s: %s", d->path, what, sqlite3_errmsg(d->db));
     return THUE_STORE_EIO;
 }

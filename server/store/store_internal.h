@@ -75,6 +75,8 @@ typedef struct thue__db {
     sqlite3 *db;
     char *path; /* for messages */
     sqlite3_stmt *stmt[THUE__STMT_COUNT];
+    int transient; /* the last failure may pass: the disk is full, read-only or failing,
+                      or the file is locked (set by thue__db_fail) */
 } thue__db;
 
 /* A read's answer: HTTP status and a malloc()ed body (NULL only when memory ran out). */
@@ -103,7 +105,9 @@ int thue__db_save_match(thue__db *d, const thue_match_row *m, int crash);
 int thue__db_save_tournament(thue__db *d, const char *id, const char *state_json, int finished,
                              int64_t updated_ms, int crash);
 
-/* Shared helpers. fail logs "store: WHAT: SQLite's message" and returns THUE_STORE_EIO. */
+/* Shared helpers. fail logs "store: WHAT: SQLite's message" and returns THUE_STORE_EIO,
+ * setting d->transient when SQLite's error is one that can pass (SQLITE_FULL, IOERR,
+ * READONLY, CANTOPEN, BUSY, LOCKED, PROTOCOL). */
 int thue__db_fail(thue__db *d, const char *what);
 int thue__db_begin(thue__db *d, int write);
 int thue__db_commit(thue__db *d);

@@ -1060,6 +1060,128 @@ static void test_store_close_drains(void **state)
     tdir_remove(&t);
 }
 
+/* ---- a disk that refuses writes for a while ------------------------------------------ */
+
+typedef struct seqres {
+    int *seq; /* shared counter: the order callbacks ran in */
+    int at;   /* this one's place (1-based), 0 before */
+    int err;
+} seqres;
+
+static void on_write_seq(int err, int64_t id, void *data)
+{
+    (void)id;
+    seqres *r = data;
+    r->at = ++*r->seq;
+    r->err = err;
+}
+
+static thue_account_row account_row(const char *name, int64_t id)
+{
+    thue_account_row row;
+    memset(&row, 0, sizeof row);
+    row.id = id;
+    snprintf(row.name, sizeof row.name, "%s", name);
+    row.kind = THUE_KIND_ACCOUNT;
+    thue_sha256(name, strlen(name), row.token_hash);
+    return row;
+}
+
+/* Runs the loop (without blocking on it) until the store thread counted n failed
+ * attempts; a test deadline of 20 s. */
+static void wait_failures(thue_store *s, uv_loop_t *loop, uint64_t n)
+{
+    thue_store_health h;
+    for (int i = 0; i < 2000; i++) {
+        thue_store_health_get(s, &h);
+        if (h.write_failures >= n)
+            return;
+        uv_run(loop, UV_RUN_NOWAIT);
+        uv_sleep(10);
+    }
+    fail_msg("the store thread made %llu failed attempts, not %llu",
+             (unsigned long long)h.write_failures, (unsigned long long)n);
+}
+
+static void test_store_writes_wait_for_the_disk(void **state)
+{
+    (void)state;
+    tdir t;
+    tdir_make(&t);
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    thue_store *s = open_started(t.path, &loop);
+    assert_int_equal(add_account(s, &loop, "ann", THUE_KIND_ACCOUNT, 1, NULL), 0);
+    thue_store_health h;
+    thue_store_health_get(s, &h);
+    assert_int_equal(h.failing, 0);
+    assert_int_equal(h.write_failures, 0);
+
+    /* The disk refuses: an account, then a match of it, then a read. */
+    thue_store_fail_writes(s, 1);
+    int seq = 0;
+    seqres wa = {&seq, 0, 1}, wm = {&seq, 0, 1};
+    thue_account_row bob = account_row("bob", 2);
+    assert_int_equal(thue_store_add_account(s, &bob, on_write_seq, &wa), 0);
+    tmatch *tm = malloc(sizeof *tm);
+    assert_non_null(tm);
+    make_match(tm, "m1", "ann", "bob", 1700000100000, 10);
+    assert_int_equal(thue_store_save_match(s, &tm->row, on_write_seq, &wm), 0);
+    rres r = {0};
+    assert_int_equal(thue_store_matches_json(s, "ann", 1, 50, on_read, &r), 0);
+    /* The read is answered while both writes wait (nothing saved yet). */
+    while (r.calls == 0)
+        uv_run(&loop, UV_RUN_ONCE);
+    json_t *j = read_json(200, &r);
+    assert_int_equal(json_array_size(json_object_get(j, "matches")), 0);
+    json_decref(j);
+    rres_clear(&r);
+    assert_int_equal(wa.at + wm.at, 0);
+    thue_store_health_get(s, &h);
+    assert_int_equal(h.failing, 1);
+    assert_int_equal(h.writes_waiting, 2);
+    assert_true(h.write_failures >= 1);
+    /* It tries again (after 0.5 s): still refused, still waiting, nothing lost. */
+    wait_failures(s, &loop, 2);
+    assert_int_equal(wa.at + wm.at, 0);
+
+    /* The disk is back: both writes commit, in the order queued. */
+    thue_store_fail_writes(s, 0);
+    while (wm.at == 0)
+        uv_run(&loop, UV_RUN_ONCE);
+    assert_int_equal(wa.at, 1);
+    assert_int_equal(wa.err, 0);
+    assert_int_equal(wm.at, 2);
+    assert_int_equal(wm.err, 0);
+    thue_store_health_get(s, &h);
+    assert_int_equal(h.failing, 0);
+    assert_int_equal(h.writes_waiting, 0);
+    j = matches_json(s, &loop, "ann", 1, 50);
+    assert_int_equal(json_array_size(json_object_get(j, "matches")), 1);
+    json_decref(j);
+
+    /* Closing while the disk refuses: the waiting write gets one last try, then its
+     * callback runs with the error; the store closes. */
+    thue_store_fail_writes(s, 1);
+    uint64_t before = h.write_failures;
+    seqres wc = {&seq, 0, 0};
+    thue_account_row cid = account_row("cid", 3);
+    assert_int_equal(thue_store_add_account(s, &cid, on_write_seq, &wc), 0);
+    wait_failures(s, &loop, before + 1);
+    close_run(s, &loop);
+    assert_int_equal(wc.at, 3);
+    assert_int_equal(wc.err, THUE_STORE_EIO);
+
+    loaded *l = malloc(sizeof *l);
+    load_all(t.path, l);
+    assert_int_equal(l->naccounts, 2);
+    assert_string_equal(l->accounts[1].name, "bob");
+    free(l);
+    free(tm);
+    assert_int_equal(uv_loop_close(&loop), 0);
+    tdir_remove(&t);
+}
+
 static void test_store_errors(void **state)
 {
     (void)state;
@@ -1198,6 +1320,7 @@ int main(void)
         cmocka_unit_test(test_store_rated_match_ratings),
         cmocka_unit_test(test_store_tournaments),
         cmocka_unit_test(test_store_tournament_game),
+        cmocka_unit_test(test_store_writes_wait_for_the_disk),
         cmocka_unit_test(test_store_close_drains),
         cmocka_unit_test(test_store_errors),
         cmocka_unit_test(test_store_crash_in_transaction),
