@@ -13,7 +13,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 . scripts/deps.sh
 thue_install_deps build-essential cmake pkg-config libcmocka-dev libuv1-dev libjansson-dev \
                   libwebsockets-dev libwebsockets-evlib-uv \
-                  python3 clang libclang-rt-14-dev chromium
+                  python3 clang libclang-rt-14-dev chromium strace
 # Node and npm run the protocol's schema test (ajv), the integration tests (ws) and the
 # browser tests (playwright-core, driving Debian's chromium): Debian's, unless the
 # machine has them.
@@ -32,6 +32,9 @@ echo "== optimised build (build/)"
 # The same build script as scripts/run.sh and the Dockerfile, warnings as errors.
 bash scripts/build.sh -DTHUE_WERROR=ON
 ctest --test-dir build -j"$jobs" --output-on-failure
+
+echo "== faults (scripts/faults.sh): kill -9, SIGTERM, a full disk, a read-only file system"
+bash scripts/faults.sh --build build
 
 echo "== AddressSanitizer + UndefinedBehaviorSanitizer build (build-asan/)"
 cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTHUE_ASAN=ON -DTHUE_UBSAN=ON \
