@@ -42,6 +42,9 @@ cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTHUE_ASAN=ON -DTHUE
 cmake --build build-asan -j"$jobs" >/dev/null
 ctest --test-dir build-asan -j"$jobs" --output-on-failure
 
+echo "== soak (scripts/soak.sh) for 1 minute against the ASan + UBSan server"
+bash scripts/soak.sh --minutes 1 --build build-asan
+
 echo "== ThreadSanitizer build of the threaded tests (build-tsan/)"
 cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTHUE_TSAN=ON -DTHUE_WERROR=ON >/dev/null
 cmake --build build-tsan -j"$jobs" --target test_pool test_bots_perfect test_lobby test_store >/dev/null
