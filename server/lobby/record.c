@@ -18,7 +18,8 @@
 typedef struct pending_end {
     thue_lobby *l;
     char room[THUE_PROTO_KEY_MAX + 1];
-    char *text; /* the encoded match_end */
+    char *text;      /* the encoded match_end */
+    char *unsaved;   /* the same without a match_id, for when the record cannot be saved */
 } pending_end;
 
 /* Sends an encoded message to everyone in the room (if the room still exists). */
@@ -45,10 +46,11 @@ static void saved(int err, int64_t id, void *data)
     if (err)
         thue_log(THUE_LOG_ERROR, "room %s: the store could not save a finished match: %s",
                  p->room, thue_strerror(err));
-    else
-        broadcast_text(p->l, p->room, p->text);
+    /* Without its record the players still hear the result, with no match_id. */
+    broadcast_text(p->l, p->room, err ? p->unsaved : p->text);
     tell_tournament(p->l, p->room);
     free(p->text);
+    free(p->unsaved);
     free(p);
 }
 
@@ -160,22 +162,28 @@ void record_match(room *r, thue_msg *end)
     row.ratings[0] = ratings[0];
     row.ratings[1] = ratings[1];
     pending_end *p = calloc(1, sizeof *p);
+    me->has_match_id = 0;
+    char *unsaved = thue_msg_encode(end, NULL);
+    me->has_match_id = 1;
     char *text = thue_msg_encode(end, NULL);
-    if (p == NULL || text == NULL) {
+    if (p == NULL || text == NULL || unsaved == NULL) {
         free(p);
         free(text);
+        free(unsaved);
         thue_log(THUE_LOG_ERROR, "room %s: out of memory recording a match", r->id);
         return;
     }
     p->l = l;
     snprintf(p->room, sizeof p->room, "%s", r->id);
     p->text = text;
+    p->unsaved = unsaved;
     int err = thue_store_save_match(l->store, &row, saved, p);
     if (err) {
         thue_log(THUE_LOG_ERROR, "room %s: cannot queue the match record: %s", r->id,
                  thue_strerror(err));
         /* The players still hear the result, without a record's id (the loss is logged). */
         free(text);
+        free(unsaved);
         free(p);
         me->has_match_id = 0;
         room_broadcast(r, end);

@@ -15,6 +15,8 @@
 //   3. The disk fills up (the database on a small tmpfs, filled with a file): play goes on,
 //      /healthz and /metrics say the store is failing, the records wait; space comes back
 //      and every waiting record is saved and announced.
+//      SIGTERM while the disk is still full: exit 0 within 5 s, the records that could
+//      not be written are logged as lost, everything announced is there.
 //   4. The file system turns read-only (strace injects EROFS into the server's pwrite64
 //      calls, what a read-only remount gives; a real remount is refused while the file is
 //      open): the same.
@@ -311,6 +313,40 @@ test("the disk fills up: play goes on, records wait, and are saved when space re
     }, async () => fs.rmSync(filler), restart);
     console.log(`     while full: ${r.duringMoves} moves, ${r.duringOver} matches over; ${r.failures} failed ` +
       `write attempts; ${r.announced} announced matches stored`);
+  } finally {
+    if (server) await server.stop("SIGKILL").catch(() => {});
+    execFileSync("umount", [dir]);
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("SIGTERM while the disk is still full: exit 0 within 5 s, the unsaved records logged as lost", async () => {
+  needRoot("the disk-full shutdown test");
+  const dir = tmpdir("fullterm");
+  execFileSync("mount", ["-t", "tmpfs", "-o", "size=24m", "tmpfs", dir]);
+  let server;
+  try {
+    const db = path.join(dir, "thue.db");
+    server = await startServer(["--db", db, ...FLAGS]);
+    const load = new Load(server, "s");
+    await load.start(8, 2);
+    await until(() => load.ends.size >= 5, 30000, "5 finished matches");
+    const fd = fs.openSync(path.join(dir, "filler"), "w");
+    try { for (;;) fs.writeSync(fd, Buffer.alloc(1 << 16)); } catch (e) { assert.equal(e.code, "ENOSPC"); }
+    try { for (;;) fs.writeSync(fd, Buffer.alloc(512)); } catch (e) { assert.equal(e.code, "ENOSPC"); }
+    fs.closeSync(fd);
+    await until(async () => (await metric(server, "thue_store_writes_waiting")) >= 2, 30000, "records waiting");
+    const t0 = Date.now();
+    const { code } = await server.stop("SIGTERM", 15000);
+    const took = Date.now() - t0;
+    load.close();
+    assert.equal(code, 0, server.stderr().slice(-2000));
+    assert.ok(took < 5000, `exited after ${took} ms`);
+    assert.match(server.stderr(), /shutting down with the disk still failing: a write is lost/);
+    fs.rmSync(path.join(dir, "filler"));
+    server = await startServer(["--db", db, ...FLAGS]);
+    const { announced } = await checkStored(server, load);
+    console.log(`     SIGTERM with records waiting: exit 0 after ${took} ms; ${announced} announced matches stored`);
   } finally {
     if (server) await server.stop("SIGKILL").catch(() => {});
     execFileSync("umount", [dir]);
