@@ -70,6 +70,7 @@ class Agent {
     this.moved = 0; // the state version we moved in
     this.rematched = 0;
     this.dropping = false;
+    this.seen = Date.now(); // the latest room_state of its room
     agents.add(this);
   }
 
@@ -82,8 +83,12 @@ class Agent {
       await this.c.ok({ type: "claim_name", name: this.name });
       this.claimed = true;
     }
+    // Messages that came with the welcome (a resumed session's room states) are in the
+    // recorder's inbox already; later ones come through the listener.
+    const early = this.c.inbox.splice(0);
     this.c.ws.on("message", (d) => this.onMessage(JSON.parse(d.toString())));
     this.c.ws.on("close", () => this.onClose());
+    for (const m of early) this.onMessage(m);
   }
 
   send(msg) {
@@ -109,8 +114,12 @@ class Agent {
   onState(s) {
     if (this.latest && s.version <= this.latest.version) return;
     this.latest = s;
+    this.seen = Date.now();
     if (this.kind === "watch") return;
     const mt = s.match;
+    // What comes after a match follows the state, not match_end: a match_end sent while
+    // the connection was cut is not sent again.
+    if (s.status === "finished" && mt && mt.number > this.rematched) this.afterMatch(mt.number);
     if (!mt || s.status !== "playing" || mt.to_move !== s.you || s.version <= this.moved) return;
     this.moved = s.version;
     const v = s.version;
@@ -128,17 +137,19 @@ class Agent {
   }
 
   onEnd(m) {
-    if (m.number <= this.rematched) return;
-    this.rematched = m.number;
+    if (this.kind === "pair" && m.players[0].name === this.name) stats.matches++;
+    else if (this.kind === "bot") stats.botMatches++;
+    else if (this.kind === "quick") stats.quickMatches++;
+  }
+
+  afterMatch(number) {
+    this.rematched = number;
     if (this.kind === "pair") {
-      if (m.players[0].name === this.name) stats.matches++;
       setTimeout(() => this.send({ type: "rematch", room: this.room }), between(200, 1500));
     } else if (this.kind === "bot") {
-      stats.botMatches++;
       if (Math.random() < 0.3) this.replace();
       else setTimeout(() => this.send({ type: "rematch", room: this.room }), between(200, 1500));
     } else if (this.kind === "quick") {
-      stats.quickMatches++;
       const room = this.room;
       setTimeout(() => {
         this.send({ type: "leave", room });
@@ -286,6 +297,9 @@ async function main() {
   } finally {
     stopping = true;
   }
+  // Everyone who plays must still be playing: no room_state for 30 s means stuck.
+  const stuck = [...agents].filter((a) => a.kind !== "watch" && !a.dropping && !a.gone && Date.now() - a.seen > 30000)
+    .map((a) => `${a.name} (${a.kind}, room ${a.room}, quiet ${Math.round((Date.now() - a.seen) / 1000)} s)`);
   const metrics = (await get(server, "/metrics")).body;
   const ts = Date.now();
   const { code, signal } = await server.stop("SIGTERM", 60000);
@@ -301,7 +315,7 @@ async function main() {
   const figures = {
     minutes: MINUTES, moves: stats.moves, pair_matches: stats.matches, bot_matches: stats.botMatches,
     quick_matches: stats.quickMatches, drops: stats.drops, resumes: stats.resumes, replaced: stats.replaced,
-    spectates: stats.spectates, errors: stats.errors.length,
+    spectates: stats.spectates, errors: stats.errors.length, stuck: stuck.length,
     rss_mib: { after_warmup: +atWarm.toFixed(1), end: +end.toFixed(1), max: +max.toFixed(1), bound: RSS_BOUND_MIB },
     moves_total_metric: Number((/^thue_moves_total (\d+)/m.exec(metrics) || [])[1]),
     sigterm: { status: code, signal, ms: stopMs }, sanitizer_report: asanReport,
@@ -313,9 +327,10 @@ async function main() {
       `${stats.replaced} people replaced; ${stats.spectates} spectates, ${stats.chats} chats`);
     console.log(`soak: RSS ${atWarm.toFixed(1)} MiB after the warm-up, ${end.toFixed(1)} at the end ` +
       `(max ${max.toFixed(1)}; bound: +${RSS_BOUND_MIB} MiB); SIGTERM: status ${code} after ${stopMs} ms; ` +
-      `sanitizer reports: ${asanReport ? "YES" : "none"}; errors: ${stats.errors.length}`);
+      `sanitizer reports: ${asanReport ? "YES" : "none"}; errors: ${stats.errors.length}; players stuck: ${stuck.length}`);
   }
   assert.equal(stats.errors.length, 0, `errors:\n${stats.errors.slice(0, 20).join("\n")}`);
+  assert.equal(stuck.length, 0, `players stuck: ${stuck.join(", ")}`);
   assert.equal(stats.resumes, stats.drops - [...agents].filter((a) => a.dropping).length, "every drop resumed");
   assert.ok(end - atWarm <= RSS_BOUND_MIB, `RSS grew by ${(end - atWarm).toFixed(1)} MiB after the warm-up`);
   assert.ok(!asanReport, `sanitizer report:\n${server.stderr().slice(-4000)}`);
