@@ -1,0 +1,347 @@
+#!/usr/bin/env bash
+# The server's load bench (docs/bench.md): starts build/server/thue-server on a free
+# loopback port for each phase, loads it with build/tests/load/thue-loadgen and prints one
+# table, one line per phase, with the targets next to the figures.
+#
+#   bash scripts/bench.sh              # the full bench (about 2 minutes)
+#   bash scripts/bench.sh --quick      # a smoke test: small numbers, a few seconds
+#
+# Options:
+#   --quick               20 matches, 200 idle connections, 2 s windows
+#   --phases LIST         a comma-separated subset of play,idle,play+bots,idle+bots
+#   --port N              the server's port (default: a free one, from --port 0)
+#   --keep-log            keep the servers' logs and the loadgen's reports (their
+#                         directory is printed)
+#   --no-build            do not build; use the binaries as they are
+#   --build-dir DIR       where the binaries are (default: build)
+#   --server-bin FILE     thue-server to run (default: DIR/server/thue-server)
+#   --loadgen-bin FILE    thue-loadgen to run (default: DIR/tests/load/thue-loadgen)
+#   --json                print the phases' reports as JSON lines after the table
+#
+# Exit status: 0 when every phase ran without an error (whether or not the targets are
+# met: they are reported), 1 when a phase had errors, confirmed no move, lost idle
+# connections or the server died; 2 on a bad option; 130 on Ctrl-C.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+QUICK=0
+PORT=0
+KEEP_LOG=0
+BUILD=1
+BUILD_DIR=build
+SERVER_BIN=""
+LOADGEN_BIN=""
+PHASES="play,idle,play+bots,idle+bots"
+JSON=0
+
+die_usage() {
+  echo "bench.sh: $*" >&2
+  sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d' | sed 's/^# \{0,1\}//' >&2
+  exit 2
+}
+
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --quick) QUICK=1 ;;
+    --keep-log) KEEP_LOG=1 ;;
+    --no-build) BUILD=0 ;;
+    --json) JSON=1 ;;
+    --port|--build-dir|--server-bin|--loadgen-bin|--phases)
+      [ $# -ge 2 ] || die_usage "$1 needs a value"
+      case "$1" in
+        --port) PORT=$2 ;;
+        --build-dir) BUILD_DIR=$2 ;;
+        --server-bin) SERVER_BIN=$2 ;;
+        --loadgen-bin) LOADGEN_BIN=$2 ;;
+        --phases) PHASES=$2 ;;
+      esac
+      shift ;;
+    -h|--help)
+      sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d' | sed 's/^# \{0,1\}//'
+      exit 0 ;;
+    *) die_usage "unknown option '$1'" ;;
+  esac
+  shift
+done
+case "$PORT" in
+  ''|*[!0-9]*) die_usage "--port must be 0..65535" ;;
+esac
+[ "$PORT" -le 65535 ] || die_usage "--port must be 0..65535"
+IFS=',' read -r -a PHASE_LIST <<< "$PHASES"
+for p in "${PHASE_LIST[@]}"; do
+  case "$p" in
+    play|idle|play+bots|idle+bots) ;;
+    *) die_usage "unknown phase '$p' (play, idle, play+bots, idle+bots)" ;;
+  esac
+done
+SERVER_BIN=${SERVER_BIN:-$BUILD_DIR/server/thue-server}
+LOADGEN_BIN=${LOADGEN_BIN:-$BUILD_DIR/tests/load/thue-loadgen}
+
+command -v python3 >/dev/null || { echo "bench.sh: python3 is needed (the report)" >&2; exit 1; }
+command -v curl >/dev/null || { echo "bench.sh: curl is needed (/healthz, /metrics)" >&2; exit 1; }
+
+if [ "$BUILD" = 1 ]; then
+  if [ ! -x "$SERVER_BIN" ] || [ ! -x "$LOADGEN_BIN" ]; then
+    echo "bench.sh: building (scripts/build.sh)..." >&2
+    bash scripts/build.sh
+  else
+    cmake --build "$BUILD_DIR" -j"$(nproc 2>/dev/null || echo 2)" \
+          --target thue-server thue-loadgen >/dev/null
+  fi
+fi
+for b in "$SERVER_BIN" "$LOADGEN_BIN"; do
+  [ -x "$b" ] || { echo "bench.sh: $b is missing: build first (bash scripts/build.sh)" >&2; exit 1; }
+done
+
+# The figures of the issue, and the sizes of the phases.
+if [ "$QUICK" = 1 ]; then
+  MATCHES=20; IDLE=200; WARMUP=0.3; DURATION=1.5; IDLE_HOLD=1.5
+else
+  MATCHES=500; IDLE=10000; WARMUP=5; DURATION=20; IDLE_HOLD=20
+fi
+SEARCH_ROOMS=2
+SEARCH_BOT="uct:iterations=0,ms=60000"
+SEARCH_THINK_MS=60000
+CONNECT_RATE=2000
+
+# Every descriptor we may get: 10,000 idle connections need as many on both sides.
+ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/thue-bench.XXXXXX")
+SERVER_PID=""
+SERVER_LOG=""
+LOADGEN_PID=""
+FAILED=0
+INTERRUPTED=0
+
+stop_server() {
+  if [ -n "$SERVER_PID" ]; then
+    if kill -0 "$SERVER_PID" 2>/dev/null; then
+      kill -TERM "$SERVER_PID" 2>/dev/null || true
+      for _ in $(seq 1 100); do
+        kill -0 "$SERVER_PID" 2>/dev/null || break
+        sleep 0.05
+      done
+      if kill -0 "$SERVER_PID" 2>/dev/null; then
+        echo "bench.sh: the server did not stop in 5 s after SIGTERM: killing it" >&2
+        kill -KILL "$SERVER_PID" 2>/dev/null || true
+      fi
+    fi
+    local rc=0
+    wait "$SERVER_PID" 2>/dev/null || rc=$?
+    if [ "$rc" -ne 0 ] && [ -n "${SERVER_LOG:-}" ] && [ "$INTERRUPTED" = 0 ]; then
+      echo "bench.sh: the server exited with status $rc; the end of its log ($SERVER_LOG):" >&2
+      tail -n 30 "$SERVER_LOG" >&2 || true
+      FAILED=1
+    fi
+    SERVER_PID=""
+  fi
+}
+
+# shellcheck disable=SC2317  # called from the EXIT trap
+cleanup() {
+  if [ -n "$LOADGEN_PID" ]; then
+    kill -TERM "$LOADGEN_PID" 2>/dev/null || true
+    wait "$LOADGEN_PID" 2>/dev/null || true
+    LOADGEN_PID=""
+  fi
+  stop_server
+  if [ "$KEEP_LOG" = 1 ]; then
+    echo "bench.sh: logs and reports kept in $WORK" >&2
+  else
+    rm -rf "$WORK"
+  fi
+}
+trap cleanup EXIT
+# Ctrl-C reaches the server too (same process group): it is stopping already.
+INTERRUPTED=0
+trap 'INTERRUPTED=1; echo "bench.sh: interrupted" >&2; exit 130' INT TERM
+
+server_died() {
+  local log=$1
+  echo "bench.sh: the server died; the end of its log ($log):" >&2
+  tail -n 30 "$log" >&2 || true
+}
+
+# Starts a server for one phase; sets SERVER_PID and SERVER_PORT.
+start_server() {
+  local log=$1
+  SERVER_LOG=$log
+  "$SERVER_BIN" --port "$PORT" --bind 127.0.0.1 --db :memory: --log-level warn \
+    --max-connections 100000 --max-connections-per-ip 100000 \
+    --max-rooms 100000 --rate 10000 --burst 10000 \
+    --ping-s 5 --idle-s 15 >"$log" 2>&1 &
+  SERVER_PID=$!
+  SERVER_PORT=""
+  for _ in $(seq 1 200); do
+    if ! kill -0 "$SERVER_PID" 2>/dev/null; then
+      server_died "$log"
+      SERVER_PID=""
+      return 1
+    fi
+    SERVER_PORT=$(sed -n 's|^thue-server listening on http://127\.0\.0\.1:\([0-9]*\).*|\1|p' "$log" | head -n 1)
+    if [ -n "$SERVER_PORT" ] &&
+       curl -fsS --max-time 1 "http://127.0.0.1:$SERVER_PORT/healthz" >/dev/null 2>&1; then
+      return 0
+    fi
+    sleep 0.05
+  done
+  echo "bench.sh: the server did not answer /healthz in 10 s; its log:" >&2
+  tail -n 30 "$log" >&2
+  return 1
+}
+
+metric() { # metric NAME: its value on the running server, or "?"
+  curl -fsS --max-time 2 "http://127.0.0.1:$SERVER_PORT/metrics" 2>/dev/null |
+    awk -v n="$1" '$1 == n { print $2; found = 1 } END { if (!found) print "?" }'
+}
+
+run_phase() {
+  local name=$1; shift
+  local tag=${name//+/_}
+  local log="$WORK/$tag.server.log" out="$WORK/$tag.json" err="$WORK/$tag.loadgen.log"
+  echo "bench.sh: phase $name..." >&2
+  if ! start_server "$log"; then
+    echo "{\"phase\":\"$name\",\"failed\":\"the server did not start\"}" >"$out"
+    FAILED=1
+    return
+  fi
+  local mid=$1; shift
+  "$LOADGEN_BIN" --server "ws://127.0.0.1:$SERVER_PORT/ws" --server-pid "$SERVER_PID" \
+    --connect-rate "$CONNECT_RATE" --json "$@" >"$out.tmp" 2>"$err" &
+  LOADGEN_PID=$!
+  # In the middle of the window: are the bots searching, how many connections are open?
+  sleep "$mid"
+  local running connections
+  running=$(metric thue_bot_jobs_running)
+  connections=$(metric thue_connections)
+  local rc=0
+  wait "$LOADGEN_PID" || rc=$?
+  LOADGEN_PID=""
+  if ! kill -0 "$SERVER_PID" 2>/dev/null; then
+    server_died "$log"
+    SERVER_PID=""
+    FAILED=1
+  fi
+  stop_server
+  if [ "$rc" -ge 2 ] || [ ! -s "$out.tmp" ]; then
+    echo "bench.sh: thue-loadgen failed (exit $rc) in phase $name:" >&2
+    tail -n 20 "$err" >&2
+    echo "{\"phase\":\"$name\",\"failed\":\"thue-loadgen exit $rc\"}" >"$out"
+    FAILED=1
+    return
+  fi
+  python3 - "$name" "$running" "$connections" "$out.tmp" >"$out" <<'EOF'
+import json, sys
+name, running, conns, path = sys.argv[1:5]
+d = json.load(open(path))
+d["phase"] = name
+d["bot_jobs_running_mid"] = running
+d["server_connections_mid"] = conns
+print(json.dumps(d))
+EOF
+}
+
+# Seconds from the loadgen's start to the middle of its window.
+mid_of() { # mid_of CONNECTIONS
+  python3 -c "import sys; print(round($1 / $CONNECT_RATE + $WARMUP + $DURATION / 2 + 0.5, 2))"
+}
+
+IDLE_MID=$(python3 -c "print(round($IDLE / $CONNECT_RATE + $IDLE_HOLD / 2 + 0.5, 2))")
+for p in "${PHASE_LIST[@]}"; do
+  case "$p" in
+    play)
+      run_phase play "$(mid_of $((2 * MATCHES)))" --matches "$MATCHES" \
+        --warmup "$WARMUP" --duration "$DURATION" ;;
+    idle)
+      run_phase idle "$IDLE_MID" --matches 0 --idle "$IDLE" --warmup 0 --duration "$IDLE_HOLD" ;;
+    play+bots)
+      run_phase play+bots "$(mid_of $((2 * MATCHES + 1)))" --matches "$MATCHES" \
+        --search-rooms "$SEARCH_ROOMS" --search-bot "$SEARCH_BOT" \
+        --search-think-ms "$SEARCH_THINK_MS" --warmup "$WARMUP" --duration "$DURATION" ;;
+    idle+bots)
+      run_phase idle+bots "$IDLE_MID" \
+        --matches 0 --idle "$IDLE" --search-rooms "$SEARCH_ROOMS" --search-bot "$SEARCH_BOT" \
+        --search-think-ms "$SEARCH_THINK_MS" --warmup 0 --duration "$IDLE_HOLD" ;;
+  esac
+done
+
+# The table. The report decides the exit status: errors, no moves, lost idle connections.
+set +e
+python3 - "$QUICK" "$JSON" "$MATCHES" "$IDLE" "$WORK" "${PHASE_LIST[@]}" <<'EOF'
+import json, os, sys
+quick, want_json, matches, idle, work = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
+phases = sys.argv[6:]
+rows = {}
+for p in phases:
+    path = os.path.join(work, p.replace("+", "_") + ".json")
+    try:
+        rows[p] = json.load(open(path))
+    except Exception as e:
+        rows[p] = {"phase": p, "failed": "no report (%s)" % e}
+
+def f(x, fmt="%.1f"):
+    return "-" if x is None or (isinstance(x, (int, float)) and x < 0) else fmt % x
+
+MB300_MIB = 300e6 / 1048576
+bad = []
+hdr = ("phase", "conns", "moves/s", "p50 ms", "p99 ms", "max ms", "errors", "srv RSS MiB", "srv CPU% (loop)", "lg CPU%", "bots", "targets")
+lines = []
+base_p99 = rows.get("play", {}).get("rtt_ms", {}).get("p99")
+for p in phases:
+    d = rows[p]
+    if "failed" in d:
+        lines.append((p, "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "FAILED: " + d["failed"]))
+        bad.append(p + ": " + d["failed"])
+        continue
+    c = d["connections"]
+    rtt = d["rtt_ms"]
+    play = p.startswith("play")
+    errs = d["errors_total"]
+    if errs:
+        bad.append("%s: %d errors %s" % (p, errs, json.dumps(d["errors"])))
+    if play and d["moves_confirmed_window"] == 0:
+        bad.append("%s: no move confirmed in the window" % p)
+    if c["up"] < c["planned"]:
+        bad.append("%s: %d of %d connections came up" % (p, c["up"], c["planned"]))
+    if not play and c["idle_open_at_end"] < d["idle"]:
+        bad.append("%s: only %d of %d idle connections were still open at the end" % (p, c["idle_open_at_end"], d["idle"]))
+    bots = "-"
+    if d["search_rooms"]:
+        bots = "%s%% run=%s" % (f(d["search_busy_pct"], "%.0f"), d.get("bot_jobs_running_mid", "?"))
+    if p == "play":
+        ok = d["moves_per_s"] >= 30000 and rtt["p99"] < 20
+        tgt = ">=30000/s, p99<20ms: %s" % ("MET" if ok else "MISSED")
+    elif p == "play+bots":
+        if base_p99:
+            ratio = rtt["p99"] / base_p99 if base_p99 > 0 else 0
+            tgt = "p99 x%.2f of play (<=2): %s" % (ratio, "MET" if ratio <= 2 else "MISSED")
+        else:
+            tgt = "p99 <= 2x play's (play not run)"
+    else:
+        ok = 0 <= d["server_rss_mib"] < MB300_MIB and c["idle_open_at_end"] == d["idle"]
+        tgt = "<300 MB, all %d connected: %s" % (d["idle"], "MET" if ok else "MISSED")
+    nconn = c["up"]
+    lines.append((p, str(nconn), f(d["moves_per_s"], "%.0f") if play else "-",
+                  f(rtt["p50"], "%.2f") if play else "-", f(rtt["p99"], "%.2f") if play else "-",
+                  f(rtt["max"], "%.1f") if play else "-", str(errs),
+                  f(d["server_rss_mib"]), "%s (%s)" % (f(d["server_cpu_pct"], "%.0f"), f(d.get("server_loop_cpu_pct"), "%.0f")),
+                  f(d["loadgen_cpu_pct"], "%.0f"),
+                  bots, tgt))
+w = [max(len(str(r[i])) for r in [hdr] + lines) for i in range(len(hdr))]
+print("thue-server bench%s: %d matches (%d connections), %d idle connections" % (" (--quick)" if quick else "", matches, 2 * matches, idle))
+for r in [hdr] + lines:
+    print("  ".join(str(x).ljust(w[i]) if i < len(hdr) - 1 else str(x) for i, x in enumerate(r)))
+if want_json:
+    for p in phases:
+        print(json.dumps(rows[p]))
+if bad:
+    print("PROBLEMS:")
+    for b in bad:
+        print("  " + b)
+    sys.exit(1)
+EOF
+rc=$?
+set -e
+[ "$FAILED" = 1 ] && rc=1
+exit "$rc"

@@ -1,0 +1,1012 @@
+/*
+ * loadgen.c: thue-loadgen, a load generator for thue-server (docs/bench.md).
+ *
+ * One process, one libwebsockets context on one libuv loop, many client connections:
+ *   - pairs of players (A creates a room, B joins it) playing random legal moves, with a
+ *     rematch after every match so that --matches stay running;
+ *   - solo players against a server bot (--bot-share);
+ *   - idle connections that only say hello (--idle);
+ *   - one watcher that makes --search-rooms rooms where two server bots play each other,
+ *     spectates them and measures how much of the time a bot was searching.
+ * Each move's round trip runs from its lws_write to the `ok` that echoes its id (the
+ * server's direct reply, sent once the move is validated and applied). The hot messages
+ * (`ok`, `room_state`) are read with lg_scan.c; the rare ones with the project's codec.
+ */
+#include <libwebsockets.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+#include <uv.h>
+
+#include "lg.h"
+#include "lg_scan.h"
+#include "protocol/codec.h"
+
+enum { K_HELLO = 1, K_CREATE, K_JOIN, K_READY, K_SEATBOT, K_MOVE, K_REMATCH, K_SPECTATE };
+enum { R_A, R_B, R_SOLO, R_IDLE, R_WATCH };
+enum { C_NEW, C_CONNECTING, C_OPEN, C_UP, C_CLOSED };
+enum { P_RAMP, P_WARMUP, P_MEASURE, P_DONE };
+
+#define WORD_MAX 10001
+#define TICK_MS 5
+
+typedef struct outmsg {
+    struct outmsg *next;
+    int is_move;
+    size_t len;
+    unsigned char buf[];
+} outmsg;
+
+typedef struct conn {
+    struct lws *wsi;
+    struct conn *peer;
+    uint8_t role, state, resolved, throttled;
+    int close_code;
+    char room[THUE_PROTO_KEY_MAX + 1];
+    outmsg *qh, *qt;
+    char *rx;
+    size_t rxlen, rxcap;
+    int64_t seq;
+    int64_t pend_id;  /* the move waiting for its ok; 0: none */
+    uint64_t pend_ns; /* when it was written; 0: still queued */
+    int pend_paint, pend_value;
+    int64_t acted_version;
+    double tokens, rate, burst;
+    uint64_t refill_ns;
+} conn;
+
+typedef struct search_room {
+    char room[THUE_PROTO_KEY_MAX + 1];
+    int thinking;
+    uint64_t since_ns, busy_ns;
+    long states;
+} search_room;
+
+static struct {
+    lg_opts o;
+    uv_loop_t loop;
+    uv_timer_t tick;
+    struct lws_context *ctx;
+    conn *conns;
+    int nconns, opened, resolved, up, failed, npairs, nsolo, nidle;
+    int phase, stopping, exit_code;
+    uint64_t t0, t_allup, t_meas, t_end;
+    uint64_t moves_sent, moves_confirmed, confirmed_at_meas, matches_at_meas;
+    long matches_finished;
+    lg_hist *hist;
+    conn **thr;
+    int nthr, capthr;
+    search_room sr[64];
+    int nsr;
+    uint64_t srv_ticks0, srv_ticks1, loop_ticks0, loop_ticks1;
+    int srv_ok, loop_ok;
+    struct rusage ru0, ru1;
+    uint8_t word[WORD_MAX];
+    uint64_t rng;
+    char hostport[128];
+} G;
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t rnd(void)
+{
+    /* xorshift64* */
+    G.rng ^= G.rng >> 12;
+    G.rng ^= G.rng << 25;
+    G.rng ^= G.rng >> 27;
+    return G.rng * 0x2545F4914F6CDD1DULL;
+}
+
+__attribute__((format(printf, 1, 2))) static void logv(const char *fmt, ...)
+{
+    if (G.o.verbose) {
+        fprintf(stderr, "thue-loadgen: %.1f s: ", (double)(now_ns() - G.t0) / 1e9);
+        va_list ap;
+        va_start(ap, fmt);
+        vfprintf(stderr, fmt, ap);
+        va_end(ap);
+        fputc('\n', stderr);
+    }
+}
+
+/* ---- sending ----------------------------------------------------------------------- */
+
+static void enqueue(conn *c, const char *text, size_t len, int is_move)
+{
+    outmsg *m = malloc(sizeof *m + LWS_PRE + len);
+    if (m == NULL) {
+        lg_err_count("loadgen_out_of_memory");
+        return;
+    }
+    m->next = NULL;
+    m->is_move = is_move;
+    m->len = len;
+    memcpy(m->buf + LWS_PRE, text, len);
+    if (c->qt)
+        c->qt->next = m;
+    else
+        c->qh = m;
+    c->qt = m;
+    if (c->wsi && c->state >= C_OPEN && c->state != C_CLOSED && !c->throttled)
+        lws_callback_on_writable(c->wsi);
+}
+
+static int64_t next_id(conn *c, int kind)
+{
+    return ++c->seq * 16 + kind;
+}
+
+static void send_cmd(conn *c, thue_cmd *cmd, int kind)
+{
+    cmd->id.kind = THUE_ID_INT;
+    cmd->id.num = next_id(c, kind);
+    thue_decode_error err;
+    char *t = thue_cmd_encode(cmd, &err);
+    if (t == NULL) {
+        lg_err_count("loadgen_encode");
+        return;
+    }
+    enqueue(c, t, strlen(t), 0);
+    free(t);
+}
+
+static void send_room_cmd(conn *c, thue_cmd_type type, int kind)
+{
+    thue_cmd cmd;
+    memset(&cmd, 0, sizeof cmd);
+    cmd.type = type;
+    snprintf(cmd.u.room.room, sizeof cmd.u.room.room, "%s", c->room);
+    send_cmd(c, &cmd, kind);
+}
+
+static void send_create(conn *c, int seat, const char *name)
+{
+    thue_cmd cmd;
+    memset(&cmd, 0, sizeof cmd);
+    cmd.type = THUE_CMD_CREATE_ROOM;
+    cmd.u.create_room.variant = G.o.variant;
+    cmd.u.create_room.k = G.o.k;
+    cmd.u.create_room.limit = G.o.limit;
+    cmd.u.create_room.first = THUE_FIRST_RANDOM;
+    cmd.u.create_room.seat = seat;
+    if (name) {
+        cmd.u.create_room.has_name = 1;
+        snprintf(cmd.u.create_room.name, sizeof cmd.u.create_room.name, "%s", name);
+    }
+    send_cmd(c, &cmd, K_CREATE);
+}
+
+static void send_seat_bot(conn *c, const char *room, const char *spec, int think_ms, int seat)
+{
+    thue_cmd cmd;
+    memset(&cmd, 0, sizeof cmd);
+    cmd.type = THUE_CMD_SEAT_BOT;
+    snprintf(cmd.u.seat_bot.room, sizeof cmd.u.seat_bot.room, "%s", room);
+    snprintf(cmd.u.seat_bot.bot, sizeof cmd.u.seat_bot.bot, "%s", spec);
+    cmd.u.seat_bot.think_ms = think_ms;
+    if (seat >= 0) {
+        cmd.u.seat_bot.has_seat = 1;
+        cmd.u.seat_bot.seat = seat;
+    }
+    send_cmd(c, &cmd, K_SEATBOT);
+}
+
+/* The canonical text of place/paint (checked against the codec at start-up). */
+static int move_text(char *buf, size_t cap, int64_t id, const char *room, int paint, int value)
+{
+    return snprintf(buf, cap, "{\"type\":\"%s\",\"id\":%lld,\"room\":\"%s\",\"%s\":%d}",
+                    paint ? "paint" : "place", (long long)id, room, paint ? "symbol" : "position",
+                    value);
+}
+
+static void send_move(conn *c, int paint, int value)
+{
+    char buf[160];
+    c->pend_id = next_id(c, K_MOVE);
+    c->pend_ns = 0;
+    c->pend_paint = paint;
+    c->pend_value = value;
+    int n = move_text(buf, sizeof buf, c->pend_id, c->room, paint, value);
+    enqueue(c, buf, (size_t)n, 1);
+}
+
+static int check_move_text(void)
+{
+    for (int paint = 0; paint < 2; paint++) {
+        thue_cmd cmd;
+        memset(&cmd, 0, sizeof cmd);
+        cmd.type = paint ? THUE_CMD_PAINT : THUE_CMD_PLACE;
+        cmd.id.kind = THUE_ID_INT;
+        cmd.id.num = 1234567;
+        snprintf(cmd.u.move.room, sizeof cmd.u.move.room, "r7f3a");
+        cmd.u.move.value = 7;
+        char *t = thue_cmd_encode(&cmd, NULL);
+        char mine[160];
+        move_text(mine, sizeof mine, 1234567, "r7f3a", paint, 7);
+        int same = t && strcmp(t, mine) == 0;
+        if (!same)
+            fprintf(stderr, "thue-loadgen: internal: move text '%s' differs from the codec's '%s'\n",
+                    mine, t ? t : "(null)");
+        free(t);
+        if (!same)
+            return -1;
+    }
+    return 0;
+}
+
+static void refill(conn *c, uint64_t now)
+{
+    if (now > c->refill_ns) {
+        c->tokens += (double)(now - c->refill_ns) / 1e9 * c->rate;
+        if (c->tokens > c->burst)
+            c->tokens = c->burst;
+    }
+    c->refill_ns = now;
+}
+
+static void throttle(conn *c)
+{
+    if (c->throttled)
+        return;
+    if (G.nthr == G.capthr) {
+        int cap = G.capthr ? 2 * G.capthr : 256;
+        conn **p = realloc(G.thr, (size_t)cap * sizeof *p);
+        if (p == NULL)
+            return;
+        G.thr = p;
+        G.capthr = cap;
+    }
+    G.thr[G.nthr++] = c;
+    c->throttled = 1;
+}
+
+static int write_one(conn *c)
+{
+    outmsg *m = c->qh;
+    if (m == NULL)
+        return 0;
+    uint64_t now = now_ns();
+    refill(c, now);
+    if (c->tokens < 1.0) {
+        throttle(c);
+        return 0;
+    }
+    c->tokens -= 1.0;
+    if (m->is_move) {
+        c->pend_ns = now;
+        G.moves_sent++;
+    }
+    int w = lws_write(c->wsi, m->buf + LWS_PRE, m->len, LWS_WRITE_TEXT);
+    c->qh = m->next;
+    if (c->qh == NULL)
+        c->qt = NULL;
+    size_t len = m->len;
+    free(m);
+    if (w < (int)len)
+        return -1;
+    if (c->qh)
+        lws_callback_on_writable(c->wsi);
+    return 0;
+}
+
+/* ---- playing ----------------------------------------------------------------------- */
+
+static void resolve(conn *c, int ok)
+{
+    if (c->resolved)
+        return;
+    c->resolved = 1;
+    G.resolved++;
+    if (ok)
+        G.up++;
+    else
+        G.failed++;
+}
+
+static void join_peer_room(conn *b)
+{
+    conn *a = b->peer;
+    if (b->state != C_UP || a == NULL || a->room[0] == '\0' || b->room[0] != '\0')
+        return;
+    snprintf(b->room, sizeof b->room, "%s", a->room);
+    send_room_cmd(b, THUE_CMD_JOIN, K_JOIN);
+}
+
+static void on_welcome(conn *c, const char *text, size_t len)
+{
+    thue_msg msg;
+    memset(&msg, 0, sizeof msg);
+    if (thue_msg_decode(text, len, &msg, NULL) == 0) {
+        /* Stay a little under the server's bucket: both refill on their own clocks. */
+        c->rate = msg.u.welcome.rate * 0.97;
+        c->burst = msg.u.welcome.burst > 2 ? msg.u.welcome.burst - 1 : 1;
+        if (c->tokens > c->burst)
+            c->tokens = c->burst;
+        thue_msg_clear(&msg);
+    } else {
+        lg_err_count("bad_welcome");
+    }
+    c->state = C_UP;
+    resolve(c, 1);
+    switch (c->role) {
+    case R_A:
+    case R_SOLO:
+        send_create(c, 1, NULL);
+        break;
+    case R_B:
+        join_peer_room(c);
+        break;
+    case R_WATCH:
+        for (int i = 0; i < G.o.search_rooms; i++)
+            send_create(c, 0, "loadgen bots");
+        break;
+    default:
+        break;
+    }
+}
+
+static void on_created(conn *c, const char *text, size_t len)
+{
+    thue_msg msg;
+    memset(&msg, 0, sizeof msg);
+    if (thue_msg_decode(text, len, &msg, NULL) != 0) {
+        lg_err_count("bad_room_created");
+        return;
+    }
+    const char *room = msg.u.room_created.room;
+    switch (c->role) {
+    case R_A:
+        snprintf(c->room, sizeof c->room, "%s", room);
+        send_room_cmd(c, THUE_CMD_READY, K_READY);
+        join_peer_room(c->peer);
+        break;
+    case R_SOLO:
+        snprintf(c->room, sizeof c->room, "%s", room);
+        send_seat_bot(c, room, G.o.bot_spec, G.o.bot_think_ms, -1);
+        break;
+    case R_WATCH:
+        if (G.nsr < (int)(sizeof G.sr / sizeof G.sr[0])) {
+            search_room *s = &G.sr[G.nsr++];
+            snprintf(s->room, sizeof s->room, "%s", room);
+            s->thinking = -1;
+            s->since_ns = now_ns();
+            send_seat_bot(c, room, G.o.search_spec, G.o.search_think_ms, 0);
+            send_seat_bot(c, room, G.o.search_spec, G.o.search_think_ms, 1);
+            snprintf(c->room, sizeof c->room, "%s", room);
+            send_room_cmd(c, THUE_CMD_SPECTATE, K_SPECTATE);
+        }
+        break;
+    default:
+        break;
+    }
+    thue_msg_clear(&msg);
+}
+
+static int measuring(void)
+{
+    return G.phase == P_MEASURE;
+}
+
+/* Busy time of a search room, counted inside the measured window only. */
+static void search_account(search_room *s, uint64_t now)
+{
+    if (s->thinking >= 0 && G.t_meas) {
+        uint64_t from = s->since_ns > G.t_meas ? s->since_ns : G.t_meas;
+        uint64_t to = G.t_end && now > G.t_end ? G.t_end : now;
+        if (to > from)
+            s->busy_ns += to - from;
+    }
+    s->since_ns = now;
+}
+
+static void on_watch_state(const char *text, size_t len)
+{
+    char room[THUE_PROTO_KEY_MAX + 1];
+    if (lg_scan_str(lg_scan_key(text, len, "room"), text + len, room, sizeof room) < 0)
+        return;
+    for (int i = 0; i < G.nsr; i++) {
+        search_room *s = &G.sr[i];
+        if (strcmp(s->room, room) != 0)
+            continue;
+        lg_state st;
+        if (lg_scan_state(text, len, &st) != 0)
+            return;
+        s->states++;
+        uint64_t now = now_ns();
+        search_account(s, now);
+        s->thinking = st.has_match && st.status == 1 ? st.thinking : -1;
+        return;
+    }
+}
+
+/* --check: the scanner's reading against the codec's. */
+static void check_state(const char *text, size_t len, const lg_state *st)
+{
+    thue_msg msg;
+    memset(&msg, 0, sizeof msg);
+    if (thue_msg_decode(text, len, &msg, NULL) != 0) {
+        lg_err_count("check:codec_refused_room_state");
+        return;
+    }
+    const __typeof__(msg.u.room_state) *rs = &msg.u.room_state;
+    int same = rs->version == st->version && (int)rs->status == st->status && rs->you == st->you &&
+               rs->has_match == st->has_match;
+    if (same && rs->has_match) {
+        const thue_match_info *m = &rs->match;
+        int n = lg_scan_word(st->word, text + len, G.word, WORD_MAX);
+        same = (int)m->step == st->step && m->to_move == st->to_move &&
+               m->placed == st->placed && m->thinking == st->thinking && n == m->word_len &&
+               (n <= 0 || memcmp(G.word, m->word, (size_t)n) == 0);
+    }
+    if (!same)
+        lg_err_count("check:scanner_disagrees");
+    thue_msg_clear(&msg);
+}
+
+static void play(conn *c, const char *text, size_t len)
+{
+    lg_state st;
+    if (lg_scan_state(text, len, &st) != 0) {
+        lg_err_count("unreadable_room_state");
+        return;
+    }
+    if (G.o.check)
+        check_state(text, len, &st);
+    if (st.status != 1 || !st.has_match || st.you < 0 || st.to_move != st.you || st.step > 1 ||
+        st.version <= c->acted_version || c->pend_id != 0)
+        return;
+    c->acted_version = st.version;
+    const char *end = text + len;
+    if (st.step == 0) {
+        int n = lg_scan_word(st.word, end, NULL, 0);
+        if (n < 0) {
+            lg_err_count("unreadable_room_state");
+            return;
+        }
+        send_move(c, 0, (int)(rnd() % (uint64_t)(n + 1)));
+        return;
+    }
+    int n = lg_scan_word(st.word, end, G.word, WORD_MAX);
+    if (n < 0 || st.placed < 0 || st.placed > n) {
+        lg_err_count("unreadable_room_state");
+        return;
+    }
+    int safe[64], nsafe = 0;
+    for (int s = 0; s < G.o.k; s++)
+        if (thue_check_insert(G.word, n, G.o.variant, st.placed, s, NULL) == 0)
+            safe[nsafe++] = s;
+    int sym = nsafe ? safe[rnd() % (uint64_t)nsafe] : (int)(rnd() % (uint64_t)G.o.k);
+    send_move(c, 1, sym);
+}
+
+static void on_ok(conn *c, int64_t id)
+{
+    switch ((int)(id & 15)) {
+    case K_MOVE:
+        if (id == c->pend_id) {
+            G.moves_confirmed++;
+            if (measuring() && c->pend_ns)
+                lg_hist_add(G.hist, now_ns() - c->pend_ns);
+            c->pend_id = 0;
+        }
+        break;
+    case K_JOIN:
+        send_room_cmd(c, THUE_CMD_READY, K_READY);
+        break;
+    case K_SEATBOT:
+        if (c->role == R_SOLO)
+            send_room_cmd(c, THUE_CMD_READY, K_READY);
+        break;
+    default:
+        break;
+    }
+}
+
+static void on_error(conn *c, const char *text, size_t len, int64_t id)
+{
+    thue_msg msg;
+    memset(&msg, 0, sizeof msg);
+    char kind[80];
+    if (thue_msg_decode(text, len, &msg, NULL) == 0) {
+        snprintf(kind, sizeof kind, "error:%s", thue_proto_err_name(msg.u.error.code));
+        if (G.o.verbose)
+            fprintf(stderr, "thue-loadgen: %s (%s) for request %lld\n", kind, msg.u.error.message,
+                    (long long)id);
+        thue_msg_clear(&msg);
+    } else {
+        snprintf(kind, sizeof kind, "error:unreadable");
+    }
+    lg_err_count(kind);
+    if (id >= 0 && id == c->pend_id) {
+        c->pend_id = 0;
+        /* A move refused for the rate is sent again (it was not processed); any other
+         * refusal would leave the game stuck, and is counted above. */
+        if (strcmp(kind, "error:rate_limited") == 0) {
+            c->tokens = 0;
+            send_move(c, c->pend_paint, c->pend_value);
+        }
+    }
+}
+
+static void on_message(conn *c, const char *text, size_t len)
+{
+    size_t tl;
+    const char *ty = lg_scan_type(text, len, &tl);
+    if (ty == NULL) {
+        lg_err_count("unreadable_message");
+        return;
+    }
+    int64_t id = -1;
+    lg_scan_id(text, len, &id);
+    if (lg_type_is(ty, tl, "room_state")) {
+        if (c->role == R_WATCH)
+            on_watch_state(text, len);
+        else if (c->role != R_IDLE)
+            play(c, text, len);
+    } else if (lg_type_is(ty, tl, "ok")) {
+        on_ok(c, id);
+    } else if (lg_type_is(ty, tl, "match_end")) {
+        if (c->role == R_A || c->role == R_SOLO) {
+            G.matches_finished++;
+            if (G.o.max_matches && G.matches_finished >= G.o.max_matches && G.phase < P_DONE &&
+                G.phase != P_RAMP) {
+                if (G.phase == P_WARMUP) { /* the window starts now, and is empty */
+                    G.phase = P_MEASURE;
+                    G.t_meas = now_ns();
+                }
+                G.t_end = now_ns();
+                G.phase = P_DONE;
+            }
+        }
+        if (c->role == R_A || c->role == R_B || c->role == R_SOLO)
+            send_room_cmd(c, THUE_CMD_REMATCH, K_REMATCH);
+    } else if (lg_type_is(ty, tl, "error")) {
+        on_error(c, text, len, id);
+    } else if (lg_type_is(ty, tl, "welcome")) {
+        on_welcome(c, text, len);
+    } else if (lg_type_is(ty, tl, "room_created")) {
+        on_created(c, text, len);
+    } else if (lg_type_is(ty, tl, "goodbye")) {
+        if (!G.stopping) {
+            thue_msg msg;
+            memset(&msg, 0, sizeof msg);
+            char kind[64] = "goodbye:unreadable";
+            if (thue_msg_decode(text, len, &msg, NULL) == 0) {
+                snprintf(kind, sizeof kind, "goodbye:%s", msg.u.goodbye.reason);
+                thue_msg_clear(&msg);
+            }
+            lg_err_count(kind);
+        }
+    }
+    /* pong, chat_message, rooms, ...: nothing to do */
+}
+
+/* ---- libwebsockets ----------------------------------------------------------------- */
+
+static void conn_closed(conn *c, const char *why)
+{
+    int was = c->state;
+    c->state = C_CLOSED;
+    c->wsi = NULL;
+    while (c->qh) {
+        outmsg *m = c->qh;
+        c->qh = m->next;
+        free(m);
+    }
+    c->qt = NULL;
+    if (!G.stopping) {
+        char kind[64];
+        if (was < C_OPEN) {
+            snprintf(kind, sizeof kind, "connect:%s", why ? why : "failed");
+        } else if (c->close_code) {
+            snprintf(kind, sizeof kind, "close:%d", c->close_code);
+        } else {
+            snprintf(kind, sizeof kind, "close:no_code");
+        }
+        /* keep the kind printable and JSON-safe */
+        for (char *p = kind; *p; p++)
+            if (*p == '"' || *p == '\\' || (unsigned char)*p < 0x20 || (unsigned char)*p > 0x7e)
+                *p = '_';
+        lg_err_count(kind);
+    }
+    resolve(c, 0);
+}
+
+static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in,
+                    size_t len)
+{
+    (void)user;
+    conn *c = lws_get_opaque_user_data(wsi);
+    switch (reason) {
+    case LWS_CALLBACK_CLIENT_ESTABLISHED:
+        if (c == NULL)
+            break;
+        c->state = C_OPEN;
+        if (c->qh)
+            lws_callback_on_writable(wsi);
+        break;
+    case LWS_CALLBACK_CLIENT_CONNECTION_ERROR:
+        if (c) {
+            char why[48];
+            snprintf(why, sizeof why, "%s", in && len ? (const char *)in : "failed");
+            conn_closed(c, why);
+            lws_set_opaque_user_data(wsi, NULL);
+        }
+        break;
+    case LWS_CALLBACK_WS_PEER_INITIATED_CLOSE:
+        if (c && len >= 2)
+            c->close_code = (((unsigned char *)in)[0] << 8) | ((unsigned char *)in)[1];
+        break;
+    case LWS_CALLBACK_CLIENT_CLOSED:
+        if (c) {
+            conn_closed(c, NULL);
+            lws_set_opaque_user_data(wsi, NULL);
+        }
+        break;
+    case LWS_CALLBACK_CLIENT_RECEIVE:
+        if (c == NULL || lws_frame_is_binary(wsi))
+            break;
+        if (c->rxlen == 0 && lws_is_first_fragment(wsi) && lws_is_final_fragment(wsi)) {
+            on_message(c, in, len); /* the usual case: no copy */
+            break;
+        }
+        if (c->rxlen + len + 1 > c->rxcap) {
+            size_t cap = c->rxcap ? c->rxcap : 4096;
+            while (cap < c->rxlen + len + 1)
+                cap *= 2;
+            char *p = realloc(c->rx, cap);
+            if (p == NULL)
+                return -1;
+            c->rx = p;
+            c->rxcap = cap;
+        }
+        memcpy(c->rx + c->rxlen, in, len);
+        c->rxlen += len;
+        if (lws_is_final_fragment(wsi)) {
+            size_t n = c->rxlen;
+            c->rxlen = 0;
+            on_message(c, c->rx, n);
+        }
+        break;
+    case LWS_CALLBACK_CLIENT_WRITEABLE:
+        if (c == NULL || G.stopping)
+            break;
+        if (write_one(c) < 0)
+            return -1;
+        break;
+    default:
+        break;
+    }
+    return 0;
+}
+
+static const struct lws_protocols protocols[] = {
+    {"thue.v1", callback, 0, 65536, 0, NULL, 0},
+    {NULL, NULL, 0, 0, 0, NULL, 0},
+};
+
+static void open_conn(conn *c)
+{
+    thue_cmd cmd;
+    memset(&cmd, 0, sizeof cmd);
+    cmd.type = THUE_CMD_HELLO;
+    cmd.u.hello.protocol = THUE_PROTOCOL_VERSION;
+    c->rate = 20 * 0.97; /* the defaults until welcome tells */
+    c->burst = 39;
+    c->tokens = c->burst;
+    c->refill_ns = now_ns();
+    send_cmd(c, &cmd, K_HELLO);
+
+    struct lws_client_connect_info ci;
+    memset(&ci, 0, sizeof ci);
+    ci.context = G.ctx;
+    ci.address = G.o.host;
+    ci.port = G.o.port;
+    ci.path = G.o.path;
+    ci.host = G.hostport;
+    ci.origin = G.hostport;
+    ci.protocol = "thue.v1";
+    ci.opaque_user_data = c;
+    ci.pwsi = &c->wsi;
+    c->state = C_CONNECTING;
+    if (lws_client_connect_via_info(&ci) == NULL && c->state == C_CONNECTING)
+        conn_closed(c, "refused");
+}
+
+/* ---- the run ----------------------------------------------------------------------- */
+
+static void snapshot_start(uint64_t now)
+{
+    G.t_meas = now;
+    G.confirmed_at_meas = G.moves_confirmed;
+    G.matches_at_meas = (uint64_t)G.matches_finished;
+    getrusage(RUSAGE_SELF, &G.ru0);
+    if (G.o.server_pid) {
+        G.srv_ok = lg_proc_cpu_ticks(G.o.server_pid, 0, &G.srv_ticks0) == 0;
+        /* the main thread runs the server's loop (network, lobby, validation) */
+        G.loop_ok = lg_proc_cpu_ticks(G.o.server_pid, G.o.server_pid, &G.loop_ticks0) == 0;
+    }
+    for (int i = 0; i < G.nsr; i++)
+        search_account(&G.sr[i], now);
+}
+
+static void finish(void)
+{
+    G.stopping = 1;
+    uint64_t now = now_ns();
+    if (G.t_end == 0)
+        G.t_end = now;
+    getrusage(RUSAGE_SELF, &G.ru1);
+    if (G.o.server_pid && G.srv_ok)
+        G.srv_ok = lg_proc_cpu_ticks(G.o.server_pid, 0, &G.srv_ticks1) == 0;
+    if (G.o.server_pid && G.loop_ok)
+        G.loop_ok = lg_proc_cpu_ticks(G.o.server_pid, G.o.server_pid, &G.loop_ticks1) == 0;
+    for (int i = 0; i < G.nsr; i++)
+        search_account(&G.sr[i], now);
+    uv_timer_stop(&G.tick);
+    uv_stop(&G.loop);
+}
+
+static void on_tick(uv_timer_t *t)
+{
+    (void)t;
+    uint64_t now = now_ns();
+    /* throttled connections whose bucket has a token again */
+    int keep = 0;
+    for (int i = 0; i < G.nthr; i++) {
+        conn *c = G.thr[i];
+        refill(c, now);
+        if (c->state == C_CLOSED || c->wsi == NULL) {
+            c->throttled = 0;
+        } else if (c->tokens >= 1.0) {
+            c->throttled = 0;
+            lws_callback_on_writable(c->wsi);
+        } else {
+            G.thr[keep++] = c;
+        }
+    }
+    G.nthr = keep;
+
+    switch (G.phase) {
+    case P_RAMP: {
+        double secs = (double)(now - G.t0) / 1e9;
+        long target = (long)(secs * G.o.connect_rate) + 1;
+        if (target > G.nconns)
+            target = G.nconns;
+        while (G.opened < target)
+            open_conn(&G.conns[G.opened++]);
+        /* lws gives up on a connect by itself (its own timeouts); as a backstop, a ramp
+         * that takes 30 s longer than planned is ended, its stragglers counted. */
+        double planned = G.nconns / G.o.connect_rate;
+        if (G.opened == G.nconns && (G.resolved == G.nconns || secs > planned + 30)) {
+            for (int i = 0; i < G.nconns && G.resolved < G.nconns; i++)
+                if (!G.conns[i].resolved) {
+                    lg_err_count(G.conns[i].state == C_OPEN ? "welcome:timeout"
+                                                            : "connect:timeout");
+                    resolve(&G.conns[i], 0);
+                }
+            if (G.up == 0) {
+                fprintf(stderr, "thue-loadgen: no connection to %s succeeded\n", G.o.server);
+                G.exit_code = 1;
+                finish();
+                return;
+            }
+            G.t_allup = now;
+            G.phase = P_WARMUP;
+            logv("%d connections up, warming up", G.up);
+        }
+        break;
+    }
+    case P_WARMUP:
+        if ((double)(now - G.t_allup) / 1e9 >= G.o.warmup_s) {
+            snapshot_start(now);
+            G.phase = P_MEASURE;
+            logv("measuring for %.1f s", G.o.duration_s);
+        }
+        break;
+    case P_MEASURE:
+        if ((double)(now - G.t_meas) / 1e9 >= G.o.duration_s) {
+            G.t_end = now;
+            G.phase = P_DONE;
+        }
+        break;
+    default:
+        break;
+    }
+    if (G.phase == P_DONE)
+        finish();
+}
+
+static void raise_nofile(void)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+        rl.rlim_cur = rl.rlim_max;
+        if (rl.rlim_cur > (1u << 20))
+            rl.rlim_cur = 1u << 20;
+        setrlimit(RLIMIT_NOFILE, &rl);
+    }
+}
+
+static double cpu_s(const struct rusage *r)
+{
+    return (double)r->ru_utime.tv_sec + r->ru_utime.tv_usec / 1e6 + (double)r->ru_stime.tv_sec +
+           r->ru_stime.tv_usec / 1e6;
+}
+
+static void report(void)
+{
+    double window = G.t_meas && G.t_end > G.t_meas ? (double)(G.t_end - G.t_meas) / 1e9 : 0;
+    uint64_t confirmed_w = G.t_meas ? G.moves_confirmed - G.confirmed_at_meas : 0;
+    long matches_w = G.t_meas ? G.matches_finished - (long)G.matches_at_meas : 0;
+    double mps = window > 0 ? (double)confirmed_w / window : 0;
+    double p50 = lg_hist_quantile(G.hist, 0.50), p99 = lg_hist_quantile(G.hist, 0.99);
+    double mx = (double)G.hist->max_ns / 1e6;
+    double lg_cpu = window > 0 ? 100.0 * (cpu_s(&G.ru1) - cpu_s(&G.ru0)) / window : -1;
+    double srv_cpu = -1, loop_cpu = -1, rss_mib = -1, hwm_mib = -1;
+    if (G.o.server_pid) {
+        long rss, hwm;
+        if (lg_proc_rss_kib(G.o.server_pid, &rss, &hwm) == 0) {
+            rss_mib = rss / 1024.0;
+            hwm_mib = hwm / 1024.0;
+        }
+        long hz = sysconf(_SC_CLK_TCK);
+        if (G.srv_ok && window > 0 && hz > 0)
+            srv_cpu = 100.0 * (double)(G.srv_ticks1 - G.srv_ticks0) / (double)hz / window;
+        if (G.loop_ok && window > 0 && hz > 0)
+            loop_cpu = 100.0 * (double)(G.loop_ticks1 - G.loop_ticks0) / (double)hz / window;
+    }
+    int idle_open = 0, open_now = 0;
+    for (int i = 0; i < G.nconns; i++) {
+        if (G.conns[i].state == C_UP) {
+            open_now++;
+            if (G.conns[i].role == R_IDLE)
+                idle_open++;
+        }
+    }
+    double busy = 0;
+    for (int i = 0; i < G.nsr; i++)
+        busy += window > 0 ? (double)G.sr[i].busy_ns / 1e9 / window : 0;
+    double busy_pct = G.nsr ? 100.0 * busy / G.nsr : 0;
+
+    if (G.o.json) {
+        printf("{\"server\":\"%s\",\"matches\":%d,\"bot_matches\":%d,\"idle\":%d,"
+               "\"search_rooms\":%d,\"connections\":{\"planned\":%d,\"opened\":%d,\"up\":%d,"
+               "\"failed\":%d,\"open_at_end\":%d,\"idle_open_at_end\":%d},"
+               "\"window_s\":%.3f,\"matches_finished\":%ld,\"matches_finished_window\":%ld,"
+               "\"moves_sent\":%llu,\"moves_confirmed\":%llu,\"moves_confirmed_window\":%llu,"
+               "\"moves_per_s\":%.1f,\"rtt_ms\":{\"samples\":%llu,\"p50\":%.3f,\"p99\":%.3f,"
+               "\"max\":%.3f},\"errors_total\":%ld,\"errors\":{",
+               G.o.server, G.o.matches, G.nsolo, G.nidle, G.o.search_rooms, G.nconns, G.opened,
+               G.up, G.failed, open_now, idle_open, window, G.matches_finished, matches_w,
+               (unsigned long long)G.moves_sent, (unsigned long long)G.moves_confirmed,
+               (unsigned long long)confirmed_w, mps, (unsigned long long)G.hist->n, p50, p99, mx,
+               lg_err_total());
+        for (int i = 0; i < lg_err_kinds(); i++) {
+            long n;
+            const char *k = lg_err_kind(i, &n);
+            printf("%s\"%s\":%ld", i ? "," : "", k, n);
+        }
+        printf("},\"search_busy_pct\":%.1f,\"server_rss_mib\":%.1f,\"server_hwm_mib\":%.1f,"
+               "\"server_cpu_pct\":%.1f,\"server_loop_cpu_pct\":%.1f,\"loadgen_cpu_pct\":%.1f}\n",
+               busy_pct, rss_mib, hwm_mib, srv_cpu, loop_cpu, lg_cpu);
+    } else {
+        printf("thue-loadgen against %s\n", G.o.server);
+        printf("  connections    %d planned, %d opened, %d up, %d failed; %d open at the end "
+               "(idle: %d of %d)\n",
+               G.nconns, G.opened, G.up, G.failed, open_now, idle_open, G.nidle);
+        printf("  matches        %d running (%d against a bot), %ld finished (%ld in the "
+               "window)\n",
+               G.o.matches, G.nsolo, G.matches_finished, matches_w);
+        printf("  window         %.2f s (after %.1f s warm-up)\n", window, G.o.warmup_s);
+        printf("  moves          %llu sent, %llu confirmed, %llu in the window: %.0f moves/s\n",
+               (unsigned long long)G.moves_sent, (unsigned long long)G.moves_confirmed,
+               (unsigned long long)confirmed_w, mps);
+        printf("  round trip     p50 %.3f ms, p99 %.3f ms, max %.3f ms (%llu samples)\n", p50,
+               p99, mx, (unsigned long long)G.hist->n);
+        if (G.nsr)
+            printf("  search rooms   %d: a bot was searching %.1f%% of the window\n", G.nsr,
+                   busy_pct);
+        if (G.o.server_pid)
+            printf("  server         RSS %.1f MiB (peak %.1f MiB), CPU %.1f%% of one core (its "
+                   "loop thread: %.1f%%)\n",
+                   rss_mib, hwm_mib, srv_cpu, loop_cpu);
+        if (lg_cpu >= 0)
+            printf("  loadgen        CPU %.1f%% of one core\n", lg_cpu);
+        printf("  errors         %ld\n", lg_err_total());
+        for (int i = 0; i < lg_err_kinds(); i++) {
+            long n;
+            const char *k = lg_err_kind(i, &n);
+            printf("    %-28s %ld\n", k, n);
+        }
+    }
+}
+
+int main(int argc, char **argv)
+{
+    int rc = lg_parse_args(argc, argv, &G.o);
+    if (rc == 1)
+        return 0;
+    if (rc)
+        return 2;
+    if (check_move_text() != 0)
+        return 1;
+    raise_nofile();
+    thue_codec_init();
+    G.rng = G.o.seed ? G.o.seed : (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
+    G.rng = G.rng * 0x9E3779B97F4A7C15ULL + 1;
+    if (strchr(G.o.host, ':'))
+        snprintf(G.hostport, sizeof G.hostport, "[%s]:%d", G.o.host, G.o.port);
+    else
+        snprintf(G.hostport, sizeof G.hostport, "%s:%d", G.o.host, G.o.port);
+
+    G.nsolo = (int)(G.o.matches * G.o.bot_share + 0.5);
+    G.npairs = G.o.matches - G.nsolo;
+    G.nidle = G.o.idle;
+    G.nconns = (G.o.search_rooms ? 1 : 0) + 2 * G.npairs + G.nsolo + G.nidle;
+    G.conns = calloc((size_t)G.nconns, sizeof *G.conns);
+    G.hist = calloc(1, sizeof *G.hist);
+    if (G.conns == NULL || G.hist == NULL) {
+        fprintf(stderr, "thue-loadgen: out of memory\n");
+        return 1;
+    }
+    /* The order of opening: the search rooms' watcher, the players, then the idle. */
+    int at = 0;
+    if (G.o.search_rooms)
+        G.conns[at++].role = R_WATCH;
+    for (int i = 0; i < G.npairs; i++) {
+        conn *a = &G.conns[at++], *b = &G.conns[at++];
+        a->role = R_A;
+        b->role = R_B;
+        a->peer = b;
+        b->peer = a;
+    }
+    for (int i = 0; i < G.nsolo; i++)
+        G.conns[at++].role = R_SOLO;
+    for (int i = 0; i < G.nidle; i++)
+        G.conns[at++].role = R_IDLE;
+
+    if (uv_loop_init(&G.loop) != 0) {
+        fprintf(stderr, "thue-loadgen: cannot start libuv\n");
+        return 1;
+    }
+    lws_set_log_level(G.o.verbose ? LLL_ERR | LLL_WARN : LLL_ERR, NULL);
+    void *foreign[1] = {&G.loop};
+    struct lws_context_creation_info info;
+    memset(&info, 0, sizeof info);
+    info.port = CONTEXT_PORT_NO_LISTEN;
+    info.options = LWS_SERVER_OPTION_LIBUV | LWS_SERVER_OPTION_UV_NO_SIGSEGV_SIGFPE_SPIN;
+    info.foreign_loops = foreign;
+    info.protocols = protocols;
+    info.gid = -1;
+    info.uid = -1;
+    G.ctx = lws_create_context(&info);
+    if (G.ctx == NULL) {
+        fprintf(stderr, "thue-loadgen: cannot create the libwebsockets context (is "
+                        "libwebsockets-evlib-uv installed?)\n");
+        return 1;
+    }
+    uv_timer_init(&G.loop, &G.tick);
+    G.t0 = now_ns();
+    G.phase = P_RAMP;
+    uv_timer_start(&G.tick, on_tick, 0, TICK_MS);
+    logv("opening %d connections", G.nconns);
+    uv_run(&G.loop, UV_RUN_DEFAULT);
+
+    report();
+    fflush(stdout);
+    if (G.exit_code == 0 && lg_err_total() > 0)
+        G.exit_code = 1;
+    /* The kernel closes the sockets; a full lws teardown on a foreign loop buys nothing
+     * for a process that ends here. */
+    _exit(G.exit_code);
+}
