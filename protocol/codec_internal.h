@@ -39,6 +39,10 @@ void thue__buf_i64(thue__buf *b, int64_t v);
  * THUE__DOUBLE_MAX bytes; returns the length. */
 #define THUE__DOUBLE_MAX 32
 size_t thue__fmt_double(double d, char *out);
+/* The same by the general search (up to 17 rounds of snprintf and strtod), which
+ * thue__fmt_double skips for the common numbers with at most three decimals (think times
+ * in ms, ratings); the tests compare the two. */
+size_t thue__fmt_double_search(double d, char *out);
 
 /* ---- string rules --------------------------------------------------------------------- */
 

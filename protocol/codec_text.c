@@ -110,9 +110,17 @@ void thue__buf_json_str(thue__buf *b, const char *s, size_t n)
 
 void thue__buf_i64(thue__buf *b, int64_t v)
 {
+    /* Digits from the right (this runs for every symbol of every word sent). */
     char tmp[24];
-    int n = snprintf(tmp, sizeof tmp, "%" PRId64, v);
-    thue__buf_put(b, tmp, (size_t)n);
+    char *end = tmp + sizeof tmp, *p = end;
+    uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+    do {
+        *--p = (char)('0' + (int)(u % 10));
+        u /= 10;
+    } while (u != 0);
+    if (v < 0)
+        *--p = '-';
+    thue__buf_put(b, p, (size_t)(end - p));
 }
 
 /* ---- doubles -------------------------------------------------------------------------- */
@@ -135,7 +143,64 @@ static void mantissa_up(char *t)
     t[0] = '1';
 }
 
+/*
+ * A positive d that is m / 1000 for an integer 1 <= m < 10^15 (what a rounded think time
+ * or rating is), written as its decimal with the trailing zeros cut: "12", "0.5",
+ * "1612.375". That decimal has at most 15 significant digits, so no other decimal of as
+ * few digits reads back as the same double: it is the shortest, exactly what the search
+ * finds, and JavaScript writes such numbers without an exponent. 0 when d is not one.
+ */
+static size_t fmt_thousandths(double d, char *out)
+{
+    if (!(d >= 0.001 && d < 1e12))
+        return 0;
+    double m = d * 1000.0;
+    if (m != (double)(int64_t)m)
+        return 0;
+    int64_t n = (int64_t)m;
+    char t[THUE__DOUBLE_MAX];
+    char *end = t + sizeof t, *p = end;
+    int frac = (int)(n % 1000);
+    int decimals = 3;
+    while (decimals > 0 && frac % 10 == 0) {
+        frac /= 10;
+        decimals--;
+    }
+    for (int i = 0; i < decimals; i++) {
+        *--p = (char)('0' + frac % 10);
+        frac /= 10;
+    }
+    if (decimals > 0)
+        *--p = '.';
+    int64_t whole = n / 1000;
+    do {
+        *--p = (char)('0' + (int)(whole % 10));
+        whole /= 10;
+    } while (whole != 0);
+    size_t len = (size_t)(end - p);
+    memcpy(out, p, len);
+    out[len] = '\0';
+    /* m / 1000 rounded may still not be d itself; then the search decides. */
+    return strtod(out, NULL) == d ? len : 0;
+}
+
 size_t thue__fmt_double(double d, char *out)
+{
+    if (d < 0) {
+        size_t n = fmt_thousandths(-d, out + 1);
+        if (n > 0) {
+            out[0] = '-';
+            return n + 1;
+        }
+    } else {
+        size_t n = fmt_thousandths(d, out);
+        if (n > 0)
+            return n;
+    }
+    return thue__fmt_double_search(d, out);
+}
+
+size_t thue__fmt_double_search(double d, char *out)
 {
     char *o = out;
     if (d == 0) { /* also -0, which JavaScript writes as "0" */

@@ -247,19 +247,42 @@ void room_changed(room *r)
 {
     check_linger(r);
     r->version++;
+    if (r->seats[0].s == NULL && r->seats[1].s == NULL && r->nspect == 0)
+        return;
+    /* One encoding for everyone (this runs after every move): the spectators' form, with
+     * "you":null. A seat's state differs only in that member, so its text is the same with
+     * the seat's number in place of null. ("you": cannot occur inside a JSON string, and
+     * no member before it has that key.) */
     thue_msg msg;
-    for (int i = 0; i < 2; i++)
-        if (r->seats[i].s) {
-            fill_state(r, &msg, i);
-            lobby_send_msg(r->lobby, r->seats[i].s, &msg);
-        }
-    if (r->nspect) { /* one text for every spectator */
-        fill_state(r, &msg, -1);
-        char *text = thue_msg_encode(&msg, NULL);
-        for (int i = 0; text && i < r->nspect; i++)
-            lobby_send_text(r->lobby, r->spect[i]->client, text);
-        free(text);
+    fill_state(r, &msg, -1);
+    char *text = thue_msg_encode(&msg, NULL);
+    if (text == NULL) {
+        thue_log(THUE_LOG_ERROR, "room %s: cannot encode its state", r->id);
+        return;
     }
+    static const char you_null[] = "\"you\":null";
+    const char *you = strstr(text, you_null);
+    size_t len = strlen(text);
+    char *mine = you ? malloc(len) : NULL; /* "null" (4) becomes one digit: len - 2 bytes */
+    size_t at = you ? (size_t)(you - text) + sizeof you_null - 1 - 4 : 0;
+    for (int i = 0; i < 2; i++) {
+        session *s = r->seats[i].s;
+        if (s == NULL)
+            continue;
+        if (mine == NULL) { /* out of memory: encode it whole */
+            fill_state(r, &msg, i);
+            lobby_send_msg(r->lobby, s, &msg);
+            continue;
+        }
+        memcpy(mine, text, at);
+        mine[at] = (char)('0' + i);
+        memcpy(mine + at + 1, text + at + 4, len - at - 4 + 1);
+        lobby_send_text(r->lobby, s->client, mine);
+    }
+    for (int i = 0; i < r->nspect; i++)
+        lobby_send_text(r->lobby, r->spect[i]->client, text);
+    free(mine);
+    free(text);
 }
 
 /* ---- rooms: making and removing --------------------------------------------------------- */
@@ -595,8 +618,10 @@ static int apply_move(room *r, int seat, bool paint, int value)
     r->last_move.seat = seat;
     r->last_move.is_paint = paint;
     r->last_move.value = value;
-    r->last_move.think_ms = (double)took / 1e6;
-    log_move(r, round, seat, paint, value, (double)took / 1e6);
+    /* In ms to the microsecond: enough, and the codec writes such numbers quickly. */
+    double think_ms = (double)((took + 500) / 1000) / 1000.0;
+    r->last_move.think_ms = think_ms;
+    log_move(r, round, seat, paint, value, think_ms);
     /* The paint that ended round 0 started round 1 in the engine's word: keep the final
      * word (the word before the paint, with the symbol inserted). */
     if (paint && round == 0 && m->rounds[0].end != THUE_ROUND_PLAYING) {

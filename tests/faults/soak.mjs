@@ -142,13 +142,22 @@ class Agent {
     else if (this.kind === "quick") stats.quickMatches++;
   }
 
+  /** A rematch a little later, if the match is still the finished one by then. */
+  rematchLater(number) {
+    setTimeout(() => {
+      const s = this.latest;
+      if (s && s.status === "finished" && s.match && s.match.number === number)
+        this.send({ type: "rematch", room: this.room });
+    }, between(200, 1500));
+  }
+
   afterMatch(number) {
     this.rematched = number;
     if (this.kind === "pair") {
-      setTimeout(() => this.send({ type: "rematch", room: this.room }), between(200, 1500));
+      this.rematchLater(number);
     } else if (this.kind === "bot") {
       if (Math.random() < 0.3) this.replace();
-      else setTimeout(() => this.send({ type: "rematch", room: this.room }), between(200, 1500));
+      else this.rematchLater(number);
     } else if (this.kind === "quick") {
       const room = this.room;
       setTimeout(() => {
@@ -190,7 +199,10 @@ class Agent {
     await sleep(between(200, 3000));
     try {
       this.latest = null;
-      this.moved = 0; // the state comes again; a move lost in the drop is made again
+      // The state comes again: a move or a rematch lost in the cut is made again (asking
+      // for a rematch twice does no harm).
+      this.moved = 0;
+      this.rematched = 0;
       await this.connect();
       stats.resumes++;
       if (this.kind === "quick" && !this.room) this.queue(); // the queue forgets a lost connection
@@ -299,7 +311,9 @@ async function main() {
   }
   // Everyone who plays must still be playing: no room_state for 30 s means stuck.
   const stuck = [...agents].filter((a) => a.kind !== "watch" && !a.dropping && !a.gone && Date.now() - a.seen > 30000)
-    .map((a) => `${a.name} (${a.kind}, room ${a.room}, quiet ${Math.round((Date.now() - a.seen) / 1000)} s)`);
+    .map((a) => `${a.name} (${a.kind}, room ${a.room}, quiet ${Math.round((Date.now() - a.seen) / 1000)} s, last state: ` +
+      (a.latest ? `v${a.latest.version} ${a.latest.status} match ${a.latest.match && a.latest.match.number} ` +
+        `to_move ${a.latest.match && a.latest.match.to_move} you ${a.latest.you})` : "none)"));
   const metrics = (await get(server, "/metrics")).body;
   const ts = Date.now();
   const { code, signal } = await server.stop("SIGTERM", 60000);

@@ -887,6 +887,25 @@ static void test_codec_double_format(void **state)
             fail_msg("%.17g written as %s: the shortest has %d digits", d, buf,
                      shortest_digits(fabs(d)));
     }
+    /* Numbers of at most three decimals take a short cut: the same text as the search,
+     * over every magnitude (and with a sign), and integers and halves among them. */
+    char slow[THUE__DOUBLE_MAX];
+    for (int i = 0; i < 200000; i++) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        int64_t scale = 1;
+        for (int j = (int)(x % 16); j > 0; j--)
+            scale *= 10;
+        int64_t m = (int64_t)((x >> 8) % (uint64_t)scale) + 1;
+        double d = (double)m / (i % 3 == 0 ? 1.0 : i % 3 == 1 ? 2.0 : 1000.0);
+        if (i % 5 == 0)
+            d = -d;
+        size_t n = thue__fmt_double(d, buf);
+        size_t ns = thue__fmt_double_search(d, slow);
+        if (n != ns || strcmp(buf, slow) != 0)
+            fail_msg("%.17g: the short cut wrote %s, the search %s", d, buf, slow);
+    }
     /* At powers of two the gap below is half the gap above, so the nearest short decimal
      * can miss from below while the next one up reads back. */
     for (int p = -1074; p <= 1023; p++) {
@@ -894,6 +913,36 @@ static void test_codec_double_format(void **state)
         thue__fmt_double(d, buf);
         assert_true(strtod(buf, NULL) == d);
         assert_int_equal(significant_digits(buf), shortest_digits(d));
+    }
+}
+
+/* thue__buf_i64 writes what printf's %lld writes. */
+static void test_codec_int_format(void **state)
+{
+    (void)state;
+    static const int64_t edges[] = {0, 1, -1, 9, 10, -10, 99, 100, INT64_MAX, INT64_MIN,
+                                    INT64_MIN + 1, 9007199254740991LL, -9007199254740991LL};
+    uint64_t x = 0x2545f4914f6cdd1dULL;
+    for (int i = 0; i < 100000; i++) {
+        int64_t v;
+        if (i < (int)(sizeof edges / sizeof edges[0])) {
+            v = edges[i];
+        } else {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            v = (int64_t)(x >> (x % 64)); /* every magnitude */
+            if (x & 1)
+                v = -v;
+        }
+        thue__buf b = {0};
+        thue__buf_i64(&b, v);
+        char want[32];
+        snprintf(want, sizeof want, "%lld", (long long)v);
+        assert_false(b.oom);
+        if (b.len != strlen(want) || memcmp(b.p, want, b.len) != 0)
+            fail_msg("%s written as %.*s", want, (int)b.len, b.p);
+        free(b.p);
     }
 }
 
@@ -909,6 +958,7 @@ int main(void)
         cmocka_unit_test(test_codec_deep_nesting),
         cmocka_unit_test(test_codec_big_numbers),
         cmocka_unit_test(test_codec_double_format),
+        cmocka_unit_test(test_codec_int_format),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
