@@ -170,12 +170,14 @@ test("a reload mid-match keeps the seat and the page can move", () => withWorld(
   await shot(eve, "4-eve-after-reload");
 }));
 
-test("keyboard-only moves: arrows and Enter place, digits paint", () => withWorld(async (browser, server) => {
+/** Gus creates a room of k symbols and builds first, Hal joins; both ready, focus on the
+ * page. Resolves to both pages once it is Gus's move. */
+async function keyboardRoom(browser, server, k) {
   const gus = await newPage(browser, server, "gus");
   const hal = await newPage(browser, server, "hal");
   await enter(gus, "Gus");
   await enter(hal, "Hal");
-  const room = await createRoom(gus, { k: 4, limit: 20, first: "creator" });
+  const room = await createRoom(gus, { k, limit: 20, first: "creator" });
   await tid(hal, "join-room").fill(room);
   await tid(hal, "join").click();
   await tid(gus, "ready").click();
@@ -183,6 +185,11 @@ test("keyboard-only moves: arrows and Enter place, digits paint", () => withWorl
   await tid(gus, "turn").filter({ hasText: "your move" }).waitFor();
   await gus.keyboard.press("Escape");
   await hal.keyboard.press("Escape");
+  return { gus, hal };
+}
+
+test("keyboard-only moves: arrows and Enter place, digits paint", () => withWorld(async (browser, server) => {
+  const { gus, hal } = await keyboardRoom(browser, server, 4);
 
   // Gus: the cursor starts after the last tile; Enter appends. Hal paints 1.
   await gus.keyboard.press("ArrowRight");
@@ -212,18 +219,7 @@ test("keyboard-only moves: arrows and Enter place, digits paint", () => withWorl
 }));
 
 test("keyboard painting with 12 symbols: two digits, one digit and Enter, a digit past k starts again", () => withWorld(async (browser, server) => {
-  const gus = await newPage(browser, server, "gus");
-  const hal = await newPage(browser, server, "hal");
-  await enter(gus, "Gus");
-  await enter(hal, "Hal");
-  const room = await createRoom(gus, { k: 12, limit: 20, first: "creator" });
-  await tid(hal, "join-room").fill(room);
-  await tid(hal, "join").click();
-  await tid(gus, "ready").click();
-  await tid(hal, "ready").click();
-  await tid(gus, "turn").filter({ hasText: "your move" }).waitFor();
-  await gus.keyboard.press("Escape");
-  await hal.keyboard.press("Escape");
+  const { gus, hal } = await keyboardRoom(browser, server, 12);
   const appendAndWait = async (n) => {
     await tid(gus, "turn").filter({ hasText: "your move" }).waitFor();
     await gus.keyboard.press("End");

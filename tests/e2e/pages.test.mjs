@@ -19,10 +19,13 @@ async function withWorld(fn) {
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-/** Plays page's moves (the last gap, the first symbol) until the result shows. */
-async function playToEnd(page) {
+/** Plays page's moves (the last gap, the first symbol) until the result shows; taps
+ * instead of clicks with tap, and awaits before(what, n) before the n-th move of each
+ * kind ("place", "paint"). */
+async function playToEnd(page, { tap = false, before } = {}) {
+  const seen = { place: 0, paint: 0 };
   for (let moves = 0; ; moves++) {
-    assert(moves < 60, "the match ends");
+    assert(moves < 80, "the match ends");
     const what = await page.waitForFunction(() => {
       const r = document.querySelector("[data-testid=result]");
       if (r && !r.hidden) return "over";
@@ -31,8 +34,10 @@ async function playToEnd(page) {
       return false;
     }).then((h) => h.jsonValue());
     if (what === "over") return;
-    if (what === "place") await page.locator("[data-testid=word] .gap:not([disabled])").last().click();
-    else await page.locator("[data-testid^=sym-]:not([disabled])").first().click();
+    if (before) await before(what, seen[what]++);
+    const target = what === "place" ? page.locator("[data-testid=word] .gap:not([disabled])").last()
+      : page.locator("[data-testid^=sym-]:not([disabled])").first();
+    await (tap ? target.tap() : target.click());
   }
 }
 
@@ -243,25 +248,15 @@ test("on a phone screen every view fits the width and its controls can be tapped
     await tid(page, "seat-bot").click();
     await tid(page, "seat-1").filter({ hasText: "nested:1" }).waitFor();
     await tid(page, "ready").click();
-    // A few moves by taps, checking the view at the builder's and the painter's step.
-    let checked = { place: 0, paint: 0 };
-    for (let moves = 0; ; moves++) {
-      assert(moves < 80, "the match ends");
-      const what = await page.waitForFunction(() => {
-        const r = document.querySelector("[data-testid=result]");
-        if (r && !r.hidden) return "over";
-        if (document.querySelector("[data-testid=word] .gap:not([disabled])")) return "place";
-        if (document.querySelector("[data-testid^=sym-]:not([disabled])")) return "paint";
-        return false;
-      }).then((h) => h.jsonValue());
-      if (what === "over") break;
-      if (checked[what]++ === 3) {
+    // Moves by taps, checking the view at the builder's and the painter's fourth step.
+    await playToEnd(page, {
+      tap: true,
+      before: async (what, n) => {
+        if (n !== 3) return;
         await fitsPhone(page, `the game at the ${what} step`, what === "place" ? ["gap-"] : ["sym-"]);
         await shot(page, `m2-phone-${what}`);
-      }
-      if (what === "place") await page.locator("[data-testid=word] .gap:not([disabled])").last().tap();
-      else await page.locator("[data-testid^=sym-]:not([disabled])").first().tap();
-    }
+      },
+    });
     await fitsPhone(page, "the game's result", ["rematch", "leave"]);
     await shot(page, "m3-phone-result");
     await tid(page, "replay-link").tap();
