@@ -161,6 +161,7 @@ class Agent {
     } else if (this.kind === "quick") {
       const room = this.room;
       setTimeout(() => {
+        if (this.room !== room) return; // left already (the state came again after a resume)
         this.send({ type: "leave", room });
         this.room = null;
         this.queue();
