@@ -3,7 +3,7 @@
 # and through quick match, spectators and chat, with a connection cut and resumed every
 # couple of seconds, against one server built with AddressSanitizer + UBSan. Fails on any
 # error a client receives, a failed resume, RSS growth beyond the bound after the warm-up
-# (the first fifth), a sanitizer report, or an unclean SIGTERM exit.
+# (the first fifth, at least 30 s), a sanitizer report, or an unclean SIGTERM exit.
 #
 #   scripts/soak.sh [--minutes N] [--rss-bound-mib M] [--build DIR] [--json]
 #
