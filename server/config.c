@@ -42,7 +42,8 @@ typedef enum {
     KIND_PATH,  /* a non-empty string that fits its buffer */
     KIND_LEVEL, /* error|warn|info|debug */
     KIND_BIND,  /* an IPv4 or IPv6 address, or localhost */
-    KIND_REAL   /* a finite number in rmin..rmax: decimal text, or a JSON number */
+    KIND_REAL,  /* a finite number in rmin..rmax: decimal text, or a JSON number */
+    KIND_PROXIES /* a comma-separated list of IPv4 or IPv6 addresses, "" or "none": none */
 } setting_kind;
 
 typedef struct setting {
@@ -93,6 +94,7 @@ static const setting settings[] = {
     INT_SETTING("bot-think-ms", "THUE_BOT_THINK_MS", bot_think_ms, 10, 60000),
     INT_SETTING("max-rooms", "THUE_MAX_ROOMS", max_rooms, 1, 1000000),
     REAL_SETTING("glicko-tau", "THUE_GLICKO_TAU", glicko_tau, 0.2, 1.2),
+    STR_SETTING("trusted-proxy", "THUE_TRUSTED_PROXY", KIND_PROXIES, trusted_proxy),
 };
 
 #define NSETTINGS (sizeof settings / sizeof settings[0])
@@ -136,6 +138,11 @@ const char thue_config_usage[] =
     "                                         server seats itself (quick match)\n"
     "  --glicko-tau X              0.5        0.2..1.2 Glicko-2's system constant\n"
     "                                         tau: how fast volatilities change\n"
+    "  --trusted-proxy LIST        none       up to 8 comma-separated addresses of\n"
+    "                                         reverse proxies: a connection from one\n"
+    "                                         counts as the client its\n"
+    "                                         X-Forwarded-For names (per-address\n"
+    "                                         limit, logs)\n"
     "  -h, --help                             print this help and exit\n"
     "  --version                              print the version and exit\n"
     "\n"
@@ -335,6 +342,49 @@ static int set_string(thue_config *c, const setting *s, const char *text, size_t
                         where, quoted(text, q, sizeof q));
         }
         snprintf(str_member(c, s), s->size, "%s", norm);
+        return 0;
+    }
+    case KIND_PROXIES: {
+        char out[THUE_CONFIG_PROXIES_MAX] = "";
+        if (len == 0 || strcmp(text, "none") == 0) {
+            str_member(c, s)[0] = '\0';
+            return 0;
+        }
+        const char *p = text;
+        for (int n = 0; *p != '\0' || n == 0; n++) {
+            while (*p == ' ')
+                p++;
+            size_t item = strcspn(p, ",");
+            while (item > 0 && p[item - 1] == ' ')
+                item--;
+            char one[INET6_ADDRSTRLEN + 8];
+            unsigned char addr[16];
+            char norm[INET6_ADDRSTRLEN];
+            if (n == THUE_CONFIG_PROXIES_N)
+                return fail(err, errsize, "%s: more than %d addresses", where,
+                            THUE_CONFIG_PROXIES_N);
+            if (item == 0 || item >= sizeof one)
+                return fail(err, errsize, "%s: %s: expected addresses separated by commas",
+                            where, quoted(text, q, sizeof q));
+            memcpy(one, p, item);
+            one[item] = '\0';
+            if (inet_pton(AF_INET, one, addr) == 1)
+                inet_ntop(AF_INET, addr, norm, sizeof norm);
+            else if (inet_pton(AF_INET6, one, addr) == 1)
+                inet_ntop(AF_INET6, addr, norm, sizeof norm);
+            else
+                return fail(err, errsize, "%s: %s is not an IPv4 or IPv6 address", where,
+                            quoted(one, q, sizeof q));
+            size_t used = strlen(out);
+            snprintf(out + used, sizeof out - used, "%s%s", used ? "," : "", norm);
+            p += item;
+            while (*p == ' ')
+                p++;
+            if (*p == ',' && *++p == '\0')
+                return fail(err, errsize, "%s: %s ends with a comma", where,
+                            quoted(text, q, sizeof q));
+        }
+        snprintf(str_member(c, s), s->size, "%s", out);
         return 0;
     }
     case KIND_INT:

@@ -18,6 +18,10 @@
 
 #define THUE_CONFIG_PATH_MAX 1024
 
+/* At most 8 addresses of up to 45 characters, with commas. */
+#define THUE_CONFIG_PROXIES_MAX 400
+#define THUE_CONFIG_PROXIES_N 8
+
 typedef struct thue_config {
     int port;                           /* --port 0..65535 (0: any free port), default 8080 */
     char bind[64];                      /* --bind ADDRESS, default "0.0.0.0"; 127.0.0.1 = loopback only */
@@ -36,6 +40,10 @@ typedef struct thue_config {
     int room_linger_s;                  /* --room-linger-s 1..86400: finished or empty rooms, 300 */
     int bot_think_ms;                   /* --bot-think-ms 10..60000: quick match's bots, 2000 */
     int max_rooms;                      /* --max-rooms 1..1000000, default 10000 */
+    char trusted_proxy[THUE_CONFIG_PROXIES_MAX]; /* --trusted-proxy ADDRESS[,ADDRESS...]: peers
+                                           whose X-Forwarded-For names the client (for the
+                                           per-address limit and logs); "" (default): none.
+                                           Kept normalized, comma-separated. */
     double glicko_tau;                  /* --glicko-tau 0.2..1.2, Glicko-2's system constant
                                            tau for the rating updates (docs/ratings.md), 0.5;
                                            a decimal number, a JSON number in the file */

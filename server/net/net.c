@@ -43,6 +43,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <arpa/inet.h>
 #include <netdb.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -120,6 +121,12 @@ typedef struct pss {
 
 typedef enum { RUNNING, DRAINING, TEARING_DOWN } net_phase;
 
+/* An address to compare: 4 bytes (IPv4, IPv4-mapped IPv6 included) or 16. */
+typedef struct net_addr {
+    int len;
+    unsigned char b[16];
+} net_addr;
+
 /* Handles seen on the loop (to tell lws's apart from everyone else's). */
 typedef struct handle_set {
     uv_handle_t **h;
@@ -156,6 +163,9 @@ struct thue_net {
 
     unsigned char *wbuf; /* LWS_PRE + a message, for writes made at once (hook_send) */
     size_t wcap;
+
+    net_addr proxies[THUE_CONFIG_PROXIES_N]; /* --trusted-proxy */
+    int nproxies;
 };
 
 /* ---- small helpers ----------------------------------------------------------------- */
@@ -248,6 +258,70 @@ static void peer_ip(struct lws *wsi, char *buf, size_t size)
 {
     if (lws_get_peer_simple(wsi, buf, size) == NULL || buf[0] == '\0')
         snprintf(buf, size, "unknown");
+}
+
+/* 0 and *a, or -1 when text is not an IPv4 or IPv6 address. */
+static int addr_parse(const char *text, net_addr *a)
+{
+    static const unsigned char v4_mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+    if (inet_pton(AF_INET, text, a->b) == 1) {
+        a->len = 4;
+        return 0;
+    }
+    if (inet_pton(AF_INET6, text, a->b) != 1)
+        return -1;
+    a->len = 16;
+    if (memcmp(a->b, v4_mapped, sizeof v4_mapped) == 0) {
+        memmove(a->b, a->b + 12, 4);
+        a->len = 4;
+    }
+    return 0;
+}
+
+static int is_proxy(const thue_net *net, const net_addr *a)
+{
+    for (int i = 0; i < net->nproxies; i++)
+        if (net->proxies[i].len == a->len && memcmp(net->proxies[i].b, a->b, (size_t)a->len) == 0)
+            return 1;
+    return 0;
+}
+
+/*
+ * The client's address, for the per-address limit and the logs: the peer's; or, when the
+ * peer is a trusted proxy (--trusted-proxy), the rightmost address in X-Forwarded-For
+ * that is not one (each proxy appends the address it was reached from, so what is left
+ * of the last untrusted hop may be forged). A hop that is not an address ends the walk.
+ */
+static void client_ip(const thue_net *net, struct lws *wsi, char *buf, size_t size)
+{
+    peer_ip(wsi, buf, size);
+    net_addr a;
+    if (net->nproxies == 0 || addr_parse(buf, &a) != 0 || !is_proxy(net, &a))
+        return;
+    char xff[512];
+    int n = lws_hdr_total_length(wsi, WSI_TOKEN_X_FORWARDED_FOR);
+    if (n <= 0 || n >= (int)sizeof xff ||
+        lws_hdr_copy(wsi, xff, sizeof xff, WSI_TOKEN_X_FORWARDED_FOR) < 0)
+        return;
+    char *end = xff + strlen(xff);
+    for (;;) {
+        char *start = end;
+        while (start > xff && start[-1] != ',')
+            start--;
+        char *first = start, *last = end;
+        while (first < last && (*first == ' ' || *first == '\t'))
+            first++;
+        while (last > first && (last[-1] == ' ' || last[-1] == '\t'))
+            last--;
+        *last = '\0';
+        net_addr hop;
+        if (addr_parse(first, &hop) != 0)
+            return;
+        inet_ntop(hop.len == 4 ? AF_INET : AF_INET6, hop.b, buf, (socklen_t)size);
+        if (!is_proxy(net, &hop) || start == xff)
+            return;
+        end = start - 1; /* the comma */
+    }
 }
 
 /* ---- the WebSocket side: hooks and connections ---------------------------------------- */
@@ -348,7 +422,7 @@ static void hook_close(void *ctx, thue_conn *c, int code, const char *reason)
 static int ws_established(thue_net *net, struct lws *wsi, pss *p)
 {
     char ip[IP_TEXT_MAX];
-    peer_ip(wsi, ip, sizeof ip);
+    client_ip(net, wsi, ip, sizeof ip);
     thue_conn *c = calloc(1, sizeof *c);
     if (c == NULL)
         return -1;
@@ -1113,7 +1187,7 @@ static int confirm_upgrade(thue_net *net, struct lws *wsi, const char *upgrade)
     if (net->stopping || net->phase != RUNNING)
         return refuse_upgrade(wsi, 503, "server_busy", "the server is shutting down");
     char ip[IP_TEXT_MAX];
-    peer_ip(wsi, ip, sizeof ip);
+    client_ip(net, wsi, ip, sizeof ip);
     if (net->nconns >= net->max_conns) {
         thue_log(THUE_LOG_DEBUG, "refused a websocket from %s: %d connections open", ip,
                  net->nconns);
@@ -1374,6 +1448,14 @@ thue_net *thue_net_new(uv_loop_t *loop, const thue_config *cfg, thue_lobby *lobb
     net->metrics = metrics;
     net->max_conns = cfg->max_connections;
     net->max_per_ip = cfg->max_connections_per_ip;
+    for (const char *p = cfg->trusted_proxy; *p && net->nproxies < THUE_CONFIG_PROXIES_N;) {
+        char one[INET6_ADDRSTRLEN];
+        size_t n = strcspn(p, ",");
+        snprintf(one, sizeof one, "%.*s", (int)(n < sizeof one ? n : sizeof one - 1), p);
+        if (addr_parse(one, &net->proxies[net->nproxies]) == 0)
+            net->nproxies++;
+        p += n + (p[n] == ',');
+    }
     net->started_ms = uv_now(loop);
     net->retry.secs_since_valid_ping = (uint16_t)cfg->ping_s;
     net->retry.secs_since_valid_hangup = (uint16_t)cfg->idle_s;

@@ -183,6 +183,39 @@ test("connection limits: past the limit per IP address, the handshake gets HTTP 
   }
 });
 
+test("behind a trusted proxy the per-address limit counts X-Forwarded-For's client", async () => {
+  const xff = (v) => ({ headers: { "X-Forwarded-For": v } });
+  // 127.0.0.1 (the test's own address) is the proxy.
+  const server = await startServer(["--max-connections-per-ip", "2", "--trusted-proxy", "::1, 127.0.0.1"]);
+  try {
+    const a = await Client.connect(server.ws, "a", ["thue.v1"], xff("10.0.0.1"));
+    await Client.connect(server.ws, "b", ["thue.v1"], xff("203.0.113.9, 10.0.0.1")); // forged left part
+    await assert.rejects(Client.connect(server.ws, "c", ["thue.v1"], xff("10.0.0.1")), /HTTP 503/);
+    // Another client through the proxy, a client behind two proxies, the proxy itself.
+    const d = await Client.connect(server.ws, "d", ["thue.v1"], xff("10.0.0.2"));
+    await Client.connect(server.ws, "e", ["thue.v1"], xff("10.0.0.3, 127.0.0.1"));
+    await Client.connect(server.ws, "f");
+    await Client.connect(server.ws, "g", ["thue.v1"], xff("not an address"));
+    await assert.rejects(Client.connect(server.ws, "h"), /HTTP 503/, "f and g count as the proxy");
+    await Client.connect(server.ws, "i", ["thue.v1"], xff("10.0.0.3")); // its second
+    await assert.rejects(Client.connect(server.ws, "k", ["thue.v1"], xff("10.0.0.3")), /HTTP 503/);
+    await a.close();
+    await Client.connect(server.ws, "j", ["thue.v1"], xff("10.0.0.1"));
+    assert.equal((await d.request({ type: "ping" })).type, "pong");
+  } finally {
+    await server.stop();
+  }
+  // Without --trusted-proxy the header changes nothing.
+  const plain = await startServer(["--max-connections-per-ip", "2"]);
+  try {
+    await Client.connect(plain.ws, "a", ["thue.v1"], xff("10.0.0.1"));
+    await Client.connect(plain.ws, "b", ["thue.v1"], xff("10.0.0.2"));
+    await assert.rejects(Client.connect(plain.ws, "c", ["thue.v1"], xff("10.0.0.3")), /HTTP 503/);
+  } finally {
+    await plain.stop();
+  }
+});
+
 test("a client that answers no ping is dropped; one that does stays", async () => {
   const server = await startServer(["--ping-s", "1", "--idle-s", "2"]);
   try {

@@ -211,6 +211,7 @@ static const tsetting tsettings[] = {
     TINT("bot-think-ms", bot_think_ms, 10, 60000, "250"),
     TINT("max-rooms", max_rooms, 1, 1000000, "33"),
     TREAL("glicko-tau", glicko_tau, "0.2..1.2", "0.7"),
+    TSTR("trusted-proxy", trusted_proxy, "10.0.0.1"),
 };
 
 #define NTSETTINGS (sizeof tsettings / sizeof tsettings[0])
@@ -825,6 +826,37 @@ static void test_bind(void **state)
     }
 }
 
+static void test_trusted_proxy(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *in, *out;
+    } ok[] = {
+        {"127.0.0.1", "127.0.0.1"},
+        {"10.0.0.1, ::1", "10.0.0.1,::1"},
+        {" 0:0:0:0:0:0:0:1 ,192.168.0.2", "::1,192.168.0.2"},
+        {"none", ""},
+        {"1.1.1.1,2.2.2.2,3.3.3.3,4.4.4.4,5.5.5.5,6.6.6.6,7.7.7.7,8.8.8.8",
+         "1.1.1.1,2.2.2.2,3.3.3.3,4.4.4.4,5.5.5.5,6.6.6.6,7.7.7.7,8.8.8.8"},
+    };
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+        thue_config c;
+        LOAD_OK(&c, "--trusted-proxy", ok[i].in);
+        assert_string_equal(c.trusted_proxy, ok[i].out);
+    }
+    thue_config d;
+    thue_config_defaults(&d);
+    assert_string_equal(d.trusted_proxy, "");
+    LOAD_ERR("--trusted-proxy: \"1.2.3\" is not an IPv4 or IPv6 address", "--trusted-proxy=1.2.3");
+    LOAD_ERR("--trusted-proxy: \"example.com\" is not an IPv4 or IPv6 address", "--trusted-proxy",
+             "10.0.0.1,example.com");
+    LOAD_ERR("--trusted-proxy: \"1.1.1.1,\" ends with a comma", "--trusted-proxy=1.1.1.1,");
+    LOAD_ERR("--trusted-proxy: \",1.1.1.1\": expected addresses separated by commas",
+             "--trusted-proxy=,1.1.1.1");
+    LOAD_ERR("--trusted-proxy: more than 8 addresses", "--trusted-proxy",
+             "1.1.1.1,2.2.2.2,3.3.3.3,4.4.4.4,5.5.5.5,6.6.6.6,7.7.7.7,8.8.8.8,9.9.9.9");
+}
+
 static void test_strings(void **state)
 {
     (void)state;
@@ -1049,6 +1081,7 @@ int main(void)
         cmocka_unit_test_setup(test_glicko_tau, setup),
         cmocka_unit_test_setup(test_log_level, setup),
         cmocka_unit_test_setup(test_bind, setup),
+        cmocka_unit_test_setup(test_trusted_proxy, setup),
         cmocka_unit_test_setup(test_strings, setup),
         cmocka_unit_test_setup(test_ping_before_idle, setup),
         cmocka_unit_test_setup(test_help_and_version, setup),
