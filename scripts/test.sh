@@ -2,10 +2,11 @@
 # Installs whatever is missing (Debian 12, apt and npm; quiet when everything is there),
 # then configures, builds and runs every test twice (unit, integration against the real
 # server, browser tests in headless Chromium): an optimised build, and a build with
-# AddressSanitizer + UndefinedBehaviorSanitizer; then the threaded tests once more under
-# ThreadSanitizer, and the fuzzers of the protocol decoder, the lobby and the repetition
-# checks for 30, 20 and 20 s (scripts/fuzz.sh: libFuzzer with ASan + UBSan). Exits
-# non-zero on any failure.
+# AddressSanitizer + UndefinedBehaviorSanitizer; between them the fault tests
+# (scripts/faults.sh, as root), after them a 1-minute soak against the ASan server
+# (scripts/soak.sh); then the threaded tests once more under ThreadSanitizer, and the
+# fuzzers of the protocol decoder, the lobby and the repetition checks for 30, 20 and
+# 20 s (scripts/fuzz.sh: libFuzzer with ASan + UBSan). Exits non-zero on any failure.
 # Idempotent: re-running reuses the build directories.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
