@@ -35,3 +35,13 @@ void thue_strbuf_printf(thue_strbuf *b, const char *fmt, ...)
         b->cap = cap;
     }
 }
+
+void thue_errf(char *err, size_t errsize, const char *fmt, ...)
+{
+    if (err == NULL || errsize == 0)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errsize, fmt, ap);
+    va_end(ap);
+}

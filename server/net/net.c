@@ -37,7 +37,6 @@
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -169,18 +168,6 @@ struct thue_net {
 };
 
 /* ---- small helpers ----------------------------------------------------------------- */
-
-static void set_err(char *err, size_t errsize, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void set_err(char *err, size_t errsize, const char *fmt, ...)
-{
-    if (err == NULL || errsize == 0)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errsize, fmt, ap);
-    va_end(ap);
-}
 
 static thue_net *net_of(struct lws *wsi)
 {
@@ -1411,14 +1398,14 @@ static int probe_bind(const char *host, int port, int ipv4)
 static void bind_error(char *err, size_t errsize, const char *where, int port, int e)
 {
     if (e == EADDRINUSE || e == 0)
-        set_err(err, errsize, "port %d is in use on %s", port, where);
+        thue_errf(err, errsize, "port %d is in use on %s", port, where);
     else if (e == EACCES)
-        set_err(err, errsize, "port %d cannot be bound on %s: permission denied", port, where);
+        thue_errf(err, errsize, "port %d cannot be bound on %s: permission denied", port, where);
     else if (e == EADDRNOTAVAIL)
-        set_err(err, errsize, "cannot listen on %s (port %d): no such address on this machine",
+        thue_errf(err, errsize, "cannot listen on %s (port %d): no such address on this machine",
                 where, port);
     else
-        set_err(err, errsize, "cannot listen on %s (port %d): %s", where, port, strerror(e));
+        thue_errf(err, errsize, "cannot listen on %s (port %d): %s", where, port, strerror(e));
 }
 
 thue_net *thue_net_new(uv_loop_t *loop, const thue_config *cfg, thue_lobby *lobby, thue_pool *pool,
@@ -1427,17 +1414,17 @@ thue_net *thue_net_new(uv_loop_t *loop, const thue_config *cfg, thue_lobby *lobb
     char root[PATH_MAX];
     struct stat st;
     if (realpath(cfg->web_root, root) == NULL) {
-        set_err(err, errsize, "cannot read the web root %s: %s", cfg->web_root, strerror(errno));
+        thue_errf(err, errsize, "cannot read the web root %s: %s", cfg->web_root, strerror(errno));
         return NULL;
     }
     if (stat(root, &st) != 0 || !S_ISDIR(st.st_mode) || access(root, R_OK | X_OK) != 0) {
-        set_err(err, errsize, "cannot read the web root %s: not a readable directory",
+        thue_errf(err, errsize, "cannot read the web root %s: not a readable directory",
                 cfg->web_root);
         return NULL;
     }
     thue_net *net = calloc(1, sizeof *net);
     if (net == NULL) {
-        set_err(err, errsize, "out of memory");
+        thue_errf(err, errsize, "out of memory");
         return NULL;
     }
     snprintf(net->web_root, sizeof net->web_root, "%s", root);
@@ -1492,7 +1479,7 @@ thue_net *thue_net_new(uv_loop_t *loop, const thue_config *cfg, thue_lobby *lobb
     if (net->ctx == NULL) {
         free(before.h);
         free(net);
-        set_err(err, errsize, "cannot start libwebsockets (is libwebsockets-evlib-uv installed?)");
+        thue_errf(err, errsize, "cannot start libwebsockets (is libwebsockets-evlib-uv installed?)");
         return NULL;
     }
     uv_walk(loop, collect_handle, &net->lws_handles);
@@ -1516,7 +1503,7 @@ thue_net *thue_net_new(uv_loop_t *loop, const thue_config *cfg, thue_lobby *lobb
     }
     if (net->vhost == NULL) {
         if (e == ENOMEM)
-            set_err(err, errsize, "out of memory");
+            thue_errf(err, errsize, "out of memory");
         else
             bind_error(err, errsize, where, cfg->port, e);
         /* lws's handles are on the loop already: take them down as the loop runs (the

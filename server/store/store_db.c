@@ -18,7 +18,6 @@
  * ASCII case: accounts through name_key (the ASCII-lowercased name, UNIQUE), matches
  * through name0/name1 declared COLLATE NOCASE (SQLite's NOCASE folds ASCII only).
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +27,7 @@
 
 #include "engine/errors.h"
 #include "log.h"
+#include "strbuf.h"
 #include "store/store_internal.h"
 
 /* ---- schema ------------------------------------------------------------------------- */
@@ -237,19 +237,6 @@ void thue__db_rollback(thue__db *d)
         run(d, THUE__STMT_ROLLBACK, "cannot roll back");
 }
 
-static void set_err(char *err, size_t errsize, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void set_err(char *err, size_t errsize, const char *fmt, ...)
-{
-    if (err == NULL || errsize == 0)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errsize, fmt, ap);
-    va_end(ap);
-}
-
 /* PRAGMA user_version, or -1 (with SQLite's message in the handle). */
 static int user_version(sqlite3 *db)
 {
@@ -274,17 +261,17 @@ static void column_copy(sqlite3_stmt *st, int col, char *out, size_t size)
 static int migrate(thue__db *d, char *err, size_t errsize)
 {
     if (sqlite3_exec(d->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK) {
-        set_err(err, errsize, "%s: cannot lock the database: %s", d->path, sqlite3_errmsg(d->db));
+        thue_errf(err, errsize, "%s: cannot lock the database: %s", d->path, sqlite3_errmsg(d->db));
         return THUE_STORE_EIO;
     }
     /* Again, under the lock: another process may have migrated it meanwhile. */
     int from = user_version(d->db);
     if (from < 0 || from > THUE_STORE_SCHEMA_VERSION) {
         if (from < 0)
-            set_err(err, errsize, "%s: cannot read the schema version: %s", d->path,
+            thue_errf(err, errsize, "%s: cannot read the schema version: %s", d->path,
                     sqlite3_errmsg(d->db));
         else
-            set_err(err, errsize, "%s: schema version %d is newer than this server's (%d)", d->path,
+            thue_errf(err, errsize, "%s: schema version %d is newer than this server's (%d)", d->path,
                     from, THUE_STORE_SCHEMA_VERSION);
         sqlite3_exec(d->db, "ROLLBACK", NULL, NULL, NULL);
         return THUE_STORE_EIO;
@@ -297,7 +284,7 @@ static int migrate(thue__db *d, char *err, size_t errsize)
         snprintf(pragma, sizeof pragma, "PRAGMA user_version = %d", m->version);
         if (sqlite3_exec(d->db, m->sql, NULL, NULL, NULL) != SQLITE_OK ||
             sqlite3_exec(d->db, pragma, NULL, NULL, NULL) != SQLITE_OK) {
-            set_err(err, errsize, "%s: migration to schema version %d failed: %s", d->path,
+            thue_errf(err, errsize, "%s: migration to schema version %d failed: %s", d->path,
                     m->version, sqlite3_errmsg(d->db));
             sqlite3_exec(d->db, "ROLLBACK", NULL, NULL, NULL);
             return THUE_STORE_EIO;
@@ -305,7 +292,7 @@ static int migrate(thue__db *d, char *err, size_t errsize)
         thue_log(THUE_LOG_INFO, "store: %s: migrated to schema version %d", d->path, m->version);
     }
     if (sqlite3_exec(d->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
-        set_err(err, errsize, "%s: cannot commit the migration: %s", d->path,
+        thue_errf(err, errsize, "%s: cannot commit the migration: %s", d->path,
                 sqlite3_errmsg(d->db));
         sqlite3_exec(d->db, "ROLLBACK", NULL, NULL, NULL);
         return THUE_STORE_EIO;
@@ -332,7 +319,7 @@ static int configure(thue__db *d, char *err, size_t errsize)
         rc = sqlite3_exec(d->db, "PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON", NULL, NULL,
                           NULL);
     if (rc != SQLITE_OK) {
-        set_err(err, errsize, "%s: cannot configure the database: %s", d->path,
+        thue_errf(err, errsize, "%s: cannot configure the database: %s", d->path,
                 sqlite3_errmsg(d->db));
         return THUE_STORE_EIO;
     }
@@ -346,14 +333,14 @@ int thue__db_open(thue__db *d, const char *path, char *err, size_t errsize)
         err[0] = '\0';
     d->path = strdup(path);
     if (d->path == NULL) {
-        set_err(err, errsize, "%s: out of memory", path);
+        thue_errf(err, errsize, "%s: out of memory", path);
         return THUE_ENOMEM;
     }
     /* NOMUTEX: one thread at a time uses the connection (see store_internal.h). */
     int rc = sqlite3_open_v2(
         path, &d->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);
     if (rc != SQLITE_OK) {
-        set_err(err, errsize, "cannot open %s: %s", path,
+        thue_errf(err, errsize, "cannot open %s: %s", path,
                 d->db ? sqlite3_errmsg(d->db) : sqlite3_errstr(rc));
         goto fail;
     }
@@ -361,11 +348,11 @@ int thue__db_open(thue__db *d, const char *path, char *err, size_t errsize)
     /* The first read: a file that is not a database fails here. */
     int version = user_version(d->db);
     if (version < 0) {
-        set_err(err, errsize, "cannot open %s: %s", path, sqlite3_errmsg(d->db));
+        thue_errf(err, errsize, "cannot open %s: %s", path, sqlite3_errmsg(d->db));
         goto fail;
     }
     if (version > THUE_STORE_SCHEMA_VERSION) {
-        set_err(err, errsize, "%s: schema version %d is newer than this server's (%d)", path,
+        thue_errf(err, errsize, "%s: schema version %d is newer than this server's (%d)", path,
                 version, THUE_STORE_SCHEMA_VERSION);
         goto fail;
     }
@@ -375,7 +362,7 @@ int thue__db_open(thue__db *d, const char *path, char *err, size_t errsize)
         if (sqlite3_prepare_v3(d->db, stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT, &d->stmt[i],
                                NULL) != SQLITE_OK) {
             /* A file of our version whose tables are not ours. */
-            set_err(err, errsize, "%s: not a thue-server database of this version: %s", path,
+            thue_errf(err, errsize, "%s: not a thue-server database of this version: %s", path,
                     sqlite3_errmsg(d->db));
             goto fail;
         }
@@ -471,7 +458,7 @@ int thue__db_load(thue__db *d, void (*account)(void *ctx, const thue_account_row
     if (err && errsize)
         err[0] = '\0';
     if (thue__db_begin(d, 0) != 0) {
-        set_err(err, errsize, "%s: cannot read: %s", d->path, sqlite3_errmsg(d->db));
+        thue_errf(err, errsize, "%s: cannot read: %s", d->path, sqlite3_errmsg(d->db));
         return THUE_STORE_EIO;
     }
     const char *what = "accounts";
@@ -488,12 +475,12 @@ int thue__db_load(thue__db *d, void (*account)(void *ctx, const thue_account_row
         char msg[512];
         snprintf(msg, sizeof msg, "cannot read the %s", what);
         thue__db_fail(d, msg);
-        set_err(err, errsize, "%s: cannot read the database: %s", d->path, sqlite3_errmsg(d->db));
+        thue_errf(err, errsize, "%s: cannot read the database: %s", d->path, sqlite3_errmsg(d->db));
         thue__db_rollback(d);
         return THUE_STORE_EIO;
     }
     if (thue__db_commit(d) != 0) {
-        set_err(err, errsize, "%s: cannot read the database: %s", d->path, sqlite3_errmsg(d->db));
+        thue_errf(err, errsize, "%s: cannot read the database: %s", d->path, sqlite3_errmsg(d->db));
         return THUE_STORE_EIO;
     }
     return 0;
