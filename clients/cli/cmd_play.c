@@ -63,7 +63,7 @@ typedef struct play {
     char room[THUE_PROTO_KEY_MAX + 1];
     int you;
     long long last_version;
-    int last_round, last_points[2];
+    int last_round;
     long move_id;   /* the id of our last move, to re-prompt on its error */
     thue_cmd move;  /* that move, to send again when it was rate limited */
     thue_msg state; /* the latest state of our room (owned), type set when present */

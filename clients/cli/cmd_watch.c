@@ -88,7 +88,7 @@ int cmd_watch(int argc, char **argv)
     }
     long id = cli_net_send(net, &c);
 
-    int status = -1, seen_match = 0;
+    int status = -1;
     long long last = 0;
     int64_t finished_at = 0; /* when a finished state came without match_end yet */
     while (status < 0) {
@@ -132,8 +132,6 @@ int cmd_watch(int argc, char **argv)
                    m.u.room_state.version > last) {
             last = m.u.room_state.version;
             cli_print_state_line(stdout, &m);
-            if (m.u.room_state.has_match)
-                seen_match = 1;
             if (m.u.room_state.status == THUE_STATUS_FINISHED && finished_at == 0)
                 finished_at = thue_now_ns();
             else if (m.u.room_state.status == THUE_STATUS_PLAYING)
@@ -149,7 +147,6 @@ int cmd_watch(int argc, char **argv)
         fflush(stdout);
         thue_msg_clear(&m);
     }
-    (void)seen_match;
     cli_net_close(net);
     return status;
 }

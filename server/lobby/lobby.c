@@ -790,7 +790,7 @@ char *thue_lobby_tournament_json(thue_lobby *l, const char *id, int *unknown)
 {
     tournament *t = tournament_find(l, id);
     *unknown = t == NULL;
-    return t ? lobby_strip_type(tournament_text(l, t, NULL)) : NULL;
+    return t ? lobby_strip_type(tournament_text(t, NULL)) : NULL;
 }
 
 void thue_lobby_set_store(thue_lobby *l, thue_store *store)

@@ -312,7 +312,7 @@ int cmd_start_tournament(request *rq);
 int cmd_list_tournaments(request *rq);
 int cmd_get_tournament(request *rq);
 char *tournaments_text(thue_lobby *l, const thue_msg_id *id);
-char *tournament_text(thue_lobby *l, tournament *t, const thue_msg_id *id);
+char *tournament_text(tournament *t, const thue_msg_id *id);
 /* A tournament room's match ended (room.c's finish). */
 void tournament_game_over(room *r);
 void tournament_session_gone(thue_lobby *l, session *s);

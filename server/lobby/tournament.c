@@ -174,9 +174,8 @@ static int result_wire(int result)
     }
 }
 
-char *tournament_text(thue_lobby *l, tournament *t, const thue_msg_id *id)
+char *tournament_text(tournament *t, const thue_msg_id *id)
 {
-    (void)l;
     int maxg = 0;
     for (int r = 0; r < t->round; r++)
         maxg += t->nboards[r];
@@ -543,7 +542,7 @@ int cmd_get_tournament(request *rq)
     tournament *t = named(rq, &err);
     if (t == NULL)
         return err;
-    char *text = tournament_text(l, t, &rq->cmd->id);
+    char *text = tournament_text(t, &rq->cmd->id);
     if (text == NULL)
         return THUE_PERR_INTERNAL;
     add_watcher(t, rq->c->s);
