@@ -40,6 +40,9 @@
 #define THUE_STORE_EEXISTS (-201) /* the account name is taken (ignoring ASCII case) */
 #define THUE_STORE_ECLOSED (-202) /* the store is closing or not started */
 
+/* A short text for a store error or an engine one ("the database failed", ...). */
+const char *thue_store_strerror(int err);
+
 typedef struct thue_store thue_store;
 
 typedef struct thue_account_row {

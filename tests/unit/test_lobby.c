@@ -20,6 +20,7 @@
 #include "lobby/lobby.h"
 #include "log.h"
 #include "metrics.h"
+#include "store/store.h"
 
 /* ---- a fake network ------------------------------------------------------------------ */
 
@@ -443,6 +444,57 @@ static void test_bots_and_spectator(void **st)
     h_free(h);
 }
 
+static void store_closed(void *data)
+{
+    (*(int *)data)++;
+}
+
+/* A match whose record the store cannot save (its disk refuses every write until the
+ * store closes) still ends with match_end for the room, without a match_id. */
+static void test_unsaved_record(void **st)
+{
+    (void)st;
+    harness *h = h_new(60, 1000, 1000);
+    char err[256];
+    thue_store *store = thue_store_open(":memory:", err, sizeof err);
+    assert_non_null(store);
+    assert_int_equal(thue_store_start(store, &h->loop), 0);
+    thue_lobby_set_store(h->lobby, store);
+    thue_store_fail_writes(store, 1);
+    thue_conn *host = h_player(h, "Host"), *eve = h_player(h, "Eve");
+    char room[40];
+    snprintf(room, sizeof room, "%s", h_room(h, host, ",\"seat\":false,\"limit\":4"));
+    h_send(h, eve, "{\"type\":\"spectate\",\"room\":\"%s\"}", room);
+    expect_ok(eve, "ok");
+    h_send(h, host, "{\"type\":\"seat_bot\",\"room\":\"%s\",\"bot\":\"greedy\",\"think_ms\":10}", room);
+    expect_ok(host, "ok");
+    h_send(h, host, "{\"type\":\"seat_bot\",\"room\":\"%s\",\"bot\":\"nested:1\",\"think_ms\":10}", room);
+    expect_ok(host, "ok");
+    /* The match ends; its record waits for the disk, and so does match_end. */
+    uv_timer_t guard;
+    uv_timer_init(&h->loop, &guard);
+    uv_timer_start(&guard, tick, 5, 5);
+    uint64_t until = uv_now(&h->loop) + 20000;
+    json_t *s;
+    while (((s = latest_state(eve, room)) == NULL || strcmp(str(s, "status"), "finished") != 0) &&
+           uv_now(&h->loop) < until)
+        uv_run(&h->loop, UV_RUN_ONCE);
+    uv_close((uv_handle_t *)&guard, NULL);
+    assert_string_equal(str(latest_state(eve, room), "status"), "finished");
+    assert_null(peek(eve, "match_end", room, 0));
+    /* Closing gives the waiting writes one last try; the match's fails, and the room hears
+     * the result all the same. */
+    int closed = 0;
+    thue_store_close(store, store_closed, &closed);
+    json_t *end = h_wait(h, eve, "match_end", room);
+    assert_non_null(json_object_get(end, "result"));
+    assert_true(json_is_null(json_object_get(end, "match_id")));
+    while (!closed)
+        uv_run(&h->loop, UV_RUN_ONCE);
+    thue_lobby_set_store(h->lobby, NULL);
+    h_free(h);
+}
+
 static void test_resume_and_takeover(void **st)
 {
     (void)st;
@@ -636,6 +688,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_session_errors),  cmocka_unit_test(test_full_match),
         cmocka_unit_test(test_rate_limit),      cmocka_unit_test(test_bots_and_spectator),
+        cmocka_unit_test(test_unsaved_record),
         cmocka_unit_test(test_resume_and_takeover), cmocka_unit_test(test_grace_and_clock),
         cmocka_unit_test(test_quick_match),     cmocka_unit_test(test_shutdown_with_jobs),
         cmocka_unit_test(test_empty_room_pauses_bots), cmocka_unit_test(test_rooms_linger),
