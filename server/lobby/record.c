@@ -18,8 +18,7 @@
 typedef struct pending_end {
     thue_lobby *l;
     char room[THUE_PROTO_KEY_MAX + 1];
-    char *text;      /* the encoded match_end */
-    char *unsaved;   /* the same without a match_id, for when the record cannot be saved */
+    char *text; /* the encoded match_end */
 } pending_end;
 
 /* Sends an encoded message to everyone in the room (if the room still exists). */
@@ -38,6 +37,23 @@ static void tell_tournament(thue_lobby *l, const char *room_id)
         tournament_game_over(r);
 }
 
+/* The same match_end with "match_id":null, for a record that could not be saved. The id
+ * is the last member and a plain key ([a-z0-9]), and "match_id":" cannot occur inside a
+ * JSON string, so the first one is the member. Edited in place (the text only shrinks). */
+static void drop_match_id(char *text)
+{
+    static const char key[] = "\"match_id\":\"";
+    char *at = strstr(text, key);
+    if (at == NULL)
+        return;
+    char *value = at + sizeof key - 2; /* the opening quote */
+    char *close = strchr(value + 1, '"');
+    if (close == NULL)
+        return;
+    memcpy(value, "null", 4);
+    memmove(value + 4, close + 1, strlen(close + 1) + 1);
+}
+
 static void saved(int err, int64_t id, void *data)
 {
     pending_end *p = data;
@@ -45,12 +61,13 @@ static void saved(int err, int64_t id, void *data)
     p->l->store_pending--;
     if (err)
         thue_log(THUE_LOG_ERROR, "room %s: the store could not save a finished match: %s",
-                 p->room, thue_strerror(err));
+                 p->room, thue_store_strerror(err));
     /* Without its record the players still hear the result, with no match_id. */
-    broadcast_text(p->l, p->room, err ? p->unsaved : p->text);
+    if (err)
+        drop_match_id(p->text);
+    broadcast_text(p->l, p->room, p->text);
     tell_tournament(p->l, p->room);
     free(p->text);
-    free(p->unsaved);
     free(p);
 }
 
@@ -162,28 +179,22 @@ void record_match(room *r, thue_msg *end)
     row.ratings[0] = ratings[0];
     row.ratings[1] = ratings[1];
     pending_end *p = calloc(1, sizeof *p);
-    me->has_match_id = 0;
-    char *unsaved = thue_msg_encode(end, NULL);
-    me->has_match_id = 1;
     char *text = thue_msg_encode(end, NULL);
-    if (p == NULL || text == NULL || unsaved == NULL) {
+    if (p == NULL || text == NULL) {
         free(p);
         free(text);
-        free(unsaved);
         thue_log(THUE_LOG_ERROR, "room %s: out of memory recording a match", r->id);
         return;
     }
     p->l = l;
     snprintf(p->room, sizeof p->room, "%s", r->id);
     p->text = text;
-    p->unsaved = unsaved;
     int err = thue_store_save_match(l->store, &row, saved, p);
     if (err) {
         thue_log(THUE_LOG_ERROR, "room %s: cannot queue the match record: %s", r->id,
-                 thue_strerror(err));
+                 thue_store_strerror(err));
         /* The players still hear the result, without a record's id (the loss is logged). */
         free(text);
-        free(unsaved);
         free(p);
         me->has_match_id = 0;
         room_broadcast(r, end);

@@ -266,7 +266,7 @@ static void state_saved(int err, int64_t id, void *data)
     (void)id;
     l->store_pending--;
     if (err)
-        thue_log(THUE_LOG_ERROR, "the store could not save a tournament: %s", thue_strerror(err));
+        thue_log(THUE_LOG_ERROR, "the store could not save a tournament: %s", thue_store_strerror(err));
 }
 
 /* The tournament as JSON (what thue_lobby_load_tournament reads back). */
