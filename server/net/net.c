@@ -33,6 +33,7 @@
 #define _XOPEN_SOURCE 700 /* realpath (beside the build's _POSIX_C_SOURCE) */
 
 #include "net/net.h"
+#include "net/ws_frame.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -98,6 +99,7 @@ struct thue_conn {
     size_t queued;        /* its bytes */
     char *rx;             /* a fragmented message being reassembled */
     size_t rx_len, rx_cap;
+    size_t held_first, held_last; /* its frames held back (1-based into net->held; 0: none) */
     int closing;    /* a close is under way: no more sends, input ignored */
     int close_sent; /* the close went to lws (which then sends it and waits for the echo) */
     int close_code;
@@ -162,6 +164,19 @@ struct thue_net {
 
     unsigned char *wbuf; /* LWS_PRE + a message, for writes made at once (hook_send) */
     size_t wcap;
+
+    /* Messages held back while one received message is handled (hold_begin/hold_end),
+     * to go out as one write per connection: their texts in order in harena, one record
+     * each, chained per connection. */
+    int holding;
+    struct held_msg {
+        thue_conn *c; /* NULL: the connection went meanwhile */
+        size_t off, len;
+        size_t next; /* the connection's next record (1-based; 0: none) */
+    } *held;
+    size_t nheld, heldcap;
+    char *harena;
+    size_t hlen, hcap;
 
     net_addr proxies[THUE_CONFIG_PROXIES_N]; /* --trusted-proxy */
     int nproxies;
@@ -339,6 +354,145 @@ static void conn_close(thue_conn *c, int code, const char *reason)
     lws_callback_on_writable(c->wsi);
 }
 
+/* net->wbuf with room for LWS_PRE + n bytes: 0, or -1 when memory ran out. */
+static int wbuf_reserve(thue_net *net, size_t n)
+{
+    if (net->wcap >= LWS_PRE + n)
+        return 0;
+    size_t cap = net->wcap ? net->wcap : 4096;
+    while (cap < LWS_PRE + n)
+        cap *= 2;
+    unsigned char *b = realloc(net->wbuf, cap);
+    if (b == NULL)
+        return -1;
+    net->wbuf = b;
+    net->wcap = cap;
+    return 0;
+}
+
+/* Writes net->wbuf + LWS_PRE (n bytes) on c now. lws sends what the socket takes and keeps
+ * the rest, which goes out before anything written later (and no WRITEABLE comes until it
+ * has). */
+static void write_now(thue_conn *c, size_t n, enum lws_write_protocol how)
+{
+    if (lws_write(c->wsi, c->net->wbuf + LWS_PRE, n, how) < 0) {
+        /* The socket failed: lws closes it on its next turn. */
+        c->closing = 1;
+        c->close_sent = 1;
+        lws_set_timeout(c->wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC);
+    }
+}
+
+/*
+ * Sends what is held for c as one write: a lone message as lws's text frame; several as
+ * the frames written here, raw, so that one send() carries them all (a move's `ok` and the
+ * mover's `room_state`: one TCP segment instead of two, which on a busy server is most of
+ * a message's cost; docs/bench.md).
+ */
+static void held_flush_conn(thue_net *net, thue_conn *c)
+{
+    size_t first = c->held_first;
+    c->held_first = c->held_last = 0;
+    if (c->closing && c->close_sent)
+        return; /* lws is closing it already */
+    size_t total = 0, count = 0;
+    for (size_t i = first; i; i = net->held[i - 1].next) {
+        size_t len = net->held[i - 1].len;
+        total += thue_ws_header_size(len) + len;
+        count++;
+    }
+    if (wbuf_reserve(net, total) != 0) {
+        thue_log(THUE_LOG_ERROR, "out of memory sending %zu bytes: closing a connection", total);
+        conn_close(c, LWS_CLOSE_STATUS_UNEXPECTED_CONDITION, "server out of memory");
+        return;
+    }
+    unsigned char *out = net->wbuf + LWS_PRE;
+    if (count == 1) {
+        memcpy(out, net->harena + net->held[first - 1].off, net->held[first - 1].len);
+        write_now(c, net->held[first - 1].len, LWS_WRITE_TEXT);
+        return;
+    }
+    for (size_t i = first; i; i = net->held[i - 1].next) {
+        const struct held_msg *h = &net->held[i - 1];
+        out += thue_ws_text_header(out, h->len);
+        memcpy(out, net->harena + h->off, h->len);
+        out += h->len;
+    }
+    write_now(c, total, LWS_WRITE_RAW);
+}
+
+/* Sends everything held, each connection's messages in the order they were sent. */
+static void held_flush(thue_net *net)
+{
+    for (size_t i = 0; i < net->nheld; i++) {
+        thue_conn *c = net->held[i].c;
+        if (c != NULL && c->held_first == i + 1)
+            held_flush_conn(net, c);
+    }
+    net->nheld = 0;
+    net->hlen = 0;
+}
+
+/* Holds back what is sent to connections until hold_end (nested calls count). */
+static void hold_begin(thue_net *net)
+{
+    net->holding++;
+}
+
+static void hold_end(thue_net *net)
+{
+    if (--net->holding == 0 && net->nheld > 0)
+        held_flush(net);
+}
+
+/* Drops c's held messages (c is going away). */
+static void held_forget(thue_net *net, thue_conn *c)
+{
+    for (size_t i = c->held_first; i; i = net->held[i - 1].next)
+        net->held[i - 1].c = NULL;
+    c->held_first = c->held_last = 0;
+}
+
+#define HELD_ARENA_MAX (256u << 10) /* held bytes that make the held go out at once */
+
+/* Holds text for c: 0, or -1 when it could not (then it is sent as usual). */
+static int hold(thue_net *net, thue_conn *c, const char *text, size_t len)
+{
+    if (net->hlen > 0 && net->hlen + len > HELD_ARENA_MAX)
+        held_flush(net); /* a broadcast: keep the arena small */
+    if (net->nheld == net->heldcap) {
+        size_t cap = net->heldcap ? 2 * net->heldcap : 64;
+        struct held_msg *h = realloc(net->held, cap * sizeof *h);
+        if (h == NULL)
+            return -1;
+        net->held = h;
+        net->heldcap = cap;
+    }
+    if (net->hlen + len > net->hcap) {
+        size_t cap = net->hcap ? net->hcap : 16384;
+        while (cap < net->hlen + len)
+            cap *= 2;
+        char *a = realloc(net->harena, cap);
+        if (a == NULL)
+            return -1;
+        net->harena = a;
+        net->hcap = cap;
+    }
+    memcpy(net->harena + net->hlen, text, len);
+    struct held_msg *h = &net->held[net->nheld++];
+    h->c = c;
+    h->off = net->hlen;
+    h->len = len;
+    h->next = 0;
+    net->hlen += len;
+    if (c->held_last)
+        net->held[c->held_last - 1].next = net->nheld;
+    else
+        c->held_first = net->nheld;
+    c->held_last = net->nheld;
+    return 0;
+}
+
 static void hook_send(void *ctx, thue_conn *c, const char *text, size_t len)
 {
     thue_net *net = ctx;
@@ -354,28 +508,14 @@ static void hook_send(void *ctx, thue_conn *c, const char *text, size_t len)
         return;
     }
     if (c->head == NULL && !lws_partial_buffered(c->wsi)) {
-        /* Nothing is waiting: write it now rather than on the next WRITEABLE. lws sends
-         * what the socket takes and keeps the rest, which goes out before anything written
-         * later (and no WRITEABLE comes until it has); this spares the loop the two
-         * epoll_ctl calls per message of asking for WRITEABLE (docs/bench.md). */
-        if (net->wcap < LWS_PRE + len) {
-            size_t cap = net->wcap ? net->wcap : 4096;
-            while (cap < LWS_PRE + len)
-                cap *= 2;
-            unsigned char *b = realloc(net->wbuf, cap);
-            if (b != NULL) {
-                net->wbuf = b;
-                net->wcap = cap;
-            }
-        }
-        if (net->wcap >= LWS_PRE + len) {
+        /* Nothing is waiting: write it now (or at hold_end) rather than on the next
+         * WRITEABLE, which spares the loop the two epoll_ctl calls per message of asking
+         * for it (docs/bench.md). */
+        if (net->holding && hold(net, c, text, len) == 0)
+            return;
+        if (wbuf_reserve(net, len) == 0) {
             memcpy(net->wbuf + LWS_PRE, text, len);
-            if (lws_write(c->wsi, net->wbuf + LWS_PRE, len, LWS_WRITE_TEXT) < 0) {
-                /* The socket failed: lws closes it on its next turn. */
-                c->closing = 1;
-                c->close_sent = 1;
-                lws_set_timeout(c->wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC);
-            }
+            write_now(c, len, LWS_WRITE_TEXT);
             return;
         }
     }
@@ -437,6 +577,7 @@ static void ws_gone(thue_net *net, pss *p)
     if (c == NULL)
         return;
     p->conn = NULL;
+    held_forget(net, c);
     c->closing = 1; /* whatever the lobby does now, nothing more is sent on c */
     net->nconns--;
     thue_log(THUE_LOG_DEBUG, "websocket from %s closed (%d open)", c->ip->ip, net->nconns);
@@ -478,7 +619,9 @@ static int ws_receive(thue_net *net, struct lws *wsi, pss *p, const char *in, si
     int final = lws_is_final_fragment(wsi);
     if (final && c->rx_len == 0) {
         /* The usual case: the whole message arrived in one piece, no copy. */
+        hold_begin(net);
         thue_lobby_message(net->lobby, c->client, in, len);
+        hold_end(net);
         return 0;
     }
     if (c->rx_len + len > c->rx_cap) {
@@ -500,7 +643,9 @@ static int ws_receive(thue_net *net, struct lws *wsi, pss *p, const char *in, si
         return 0;
     size_t n = c->rx_len;
     c->rx_len = 0;
+    hold_begin(net);
     thue_lobby_message(net->lobby, c->client, c->rx, n);
+    hold_end(net);
     /* A long message was an exception: give its buffer back. (c is still ours: the lobby
      * may close it, but only lws frees it, later.) */
     free(c->rx);
@@ -1310,6 +1455,8 @@ static void timer_closed(uv_handle_t *h)
     }
     free(net->lws_handles.h);
     free(net->wbuf);
+    free(net->held);
+    free(net->harena);
     free(net);
     if (closed)
         closed(data);
