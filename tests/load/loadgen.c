@@ -11,6 +11,8 @@
  * Each move's round trip runs from its lws_write to the `ok` that echoes its id (the
  * server's direct reply, sent once the move is validated and applied). The hot messages
  * (`ok`, `room_state`) are read with lg_scan.c; the rare ones with the project's codec.
+ * The connections are lws raw sockets that speak WebSocket with lg_ws.c: lws 4.1's own
+ * client costs a call per received byte.
  */
 #include <libwebsockets.h>
 #include <stdarg.h>
@@ -24,11 +26,12 @@
 
 #include "lg.h"
 #include "lg_scan.h"
+#include "lg_ws.h"
 #include "protocol/codec.h"
 
 enum { K_HELLO = 1, K_CREATE, K_JOIN, K_READY, K_SEATBOT, K_MOVE, K_REMATCH, K_SPECTATE };
 enum { R_A, R_B, R_SOLO, R_IDLE, R_WATCH };
-enum { C_NEW, C_CONNECTING, C_OPEN, C_UP, C_CLOSED };
+enum { C_NEW, C_CONNECTING, C_HANDSHAKE, C_OPEN, C_UP, C_CLOSED };
 enum { P_RAMP, P_WARMUP, P_MEASURE, P_DONE };
 
 #define WORD_MAX 10001
@@ -36,8 +39,8 @@ enum { P_RAMP, P_WARMUP, P_MEASURE, P_DONE };
 
 typedef struct outmsg {
     struct outmsg *next;
-    int is_move;
-    size_t len;
+    int is_move; /* 1: a move (counted, timed); -1: a control frame (no token) */
+    size_t len;  /* of the frame in buf + LWS_PRE */
     unsigned char buf[];
 } outmsg;
 
@@ -48,8 +51,11 @@ typedef struct conn {
     int close_code;
     char room[THUE_PROTO_KEY_MAX + 1];
     outmsg *qh, *qt;
-    char *rx;
+    char *rx; /* a fragmented message being put together */
     size_t rxlen, rxcap;
+    unsigned char *in; /* received bytes short of a whole frame (or of the handshake) */
+    size_t inlen, incap;
+    char key[LG_WS_KEY_LEN + 1];
     int64_t seq;
     int64_t pend_id;  /* the move waiting for its ok; 0: none */
     uint64_t pend_ns; /* when it was written; 0: still queued */
@@ -122,17 +128,17 @@ __attribute__((format(printf, 1, 2))) static void logv(const char *fmt, ...)
 
 static int write_one(conn *c);
 
-static void enqueue(conn *c, const char *text, size_t len, int is_move)
+/* Queues a frame of opcode with payload text (and writes it at once when it can). */
+static void enqueue_frame(conn *c, int opcode, const char *text, size_t len, int is_move)
 {
-    outmsg *m = malloc(sizeof *m + LWS_PRE + len);
+    outmsg *m = malloc(sizeof *m + LWS_PRE + LG_WS_HEADER_MAX + len);
     if (m == NULL) {
         lg_err_count("loadgen_out_of_memory");
         return;
     }
     m->next = NULL;
     m->is_move = is_move;
-    m->len = len;
-    memcpy(m->buf + LWS_PRE, text, len);
+    m->len = lg_ws_frame_out(m->buf + LWS_PRE, opcode, text, len, (uint32_t)rnd());
     if (c->qt)
         c->qt->next = m;
     else
@@ -148,6 +154,11 @@ static void enqueue(conn *c, const char *text, size_t len, int is_move)
             lws_callback_on_writable(c->wsi);
         }
     }
+}
+
+static void enqueue(conn *c, const char *text, size_t len, int is_move)
+{
+    enqueue_frame(c, LG_WS_TEXT, text, len, is_move);
 }
 
 static int64_t next_id(conn *c, int kind)
@@ -285,17 +296,19 @@ static int write_one(conn *c)
     if (m == NULL)
         return 0;
     uint64_t now = now_ns();
-    refill(c, now);
-    if (c->tokens < 1.0) {
-        throttle(c);
-        return 0;
+    if (m->is_move >= 0) {
+        refill(c, now);
+        if (c->tokens < 1.0) {
+            throttle(c);
+            return 0;
+        }
+        c->tokens -= 1.0;
     }
-    c->tokens -= 1.0;
-    if (m->is_move) {
+    if (m->is_move > 0) {
         c->pend_ns = now;
         G.moves_sent++;
     }
-    int w = lws_write(c->wsi, m->buf + LWS_PRE, m->len, LWS_WRITE_TEXT);
+    int w = lws_write(c->wsi, m->buf + LWS_PRE, m->len, LWS_WRITE_RAW);
     c->qh = m->next;
     if (c->qh == NULL)
         c->qt = NULL;
@@ -613,6 +626,9 @@ static void conn_closed(conn *c, const char *why)
         free(m);
     }
     c->qt = NULL;
+    free(c->in);
+    c->in = NULL;
+    c->inlen = c->incap = 0;
     if (!G.stopping) {
         char kind[64];
         if (was < C_OPEN) {
@@ -631,19 +647,153 @@ static void conn_closed(conn *c, const char *why)
     resolve(c, 0);
 }
 
+/* A whole text message, or a piece of one. */
+static int on_text(conn *c, const lg_ws_frame *f, int first)
+{
+    if (first && f->fin && c->rxlen == 0) {
+        on_message(c, (const char *)f->payload, f->len); /* the usual case: no copy */
+        return 0;
+    }
+    if (c->rxlen + f->len + 1 > c->rxcap) {
+        size_t cap = c->rxcap ? c->rxcap : 4096;
+        while (cap < c->rxlen + f->len + 1)
+            cap *= 2;
+        char *p = realloc(c->rx, cap);
+        if (p == NULL)
+            return -1;
+        c->rx = p;
+        c->rxcap = cap;
+    }
+    memcpy(c->rx + c->rxlen, f->payload, f->len);
+    c->rxlen += f->len;
+    if (f->fin) {
+        size_t n = c->rxlen;
+        c->rxlen = 0;
+        on_message(c, c->rx, n);
+    }
+    return 0;
+}
+
+/* One frame from the server: 0, or -1 to close the connection. */
+static int on_frame(conn *c, const lg_ws_frame *f)
+{
+    switch (f->opcode) {
+    case LG_WS_TEXT:
+        return on_text(c, f, 1);
+    case LG_WS_CONT:
+        if (c->rxlen == 0 && c->rx == NULL)
+            break; /* the rest of a binary message */
+        return on_text(c, f, 0);
+    case LG_WS_PING:
+        enqueue_frame(c, LG_WS_PONG, (const char *)f->payload, f->len, -1);
+        break;
+    case LG_WS_CLOSE:
+        if (f->len >= 2)
+            c->close_code = (f->payload[0] << 8) | f->payload[1];
+        if (c->wsi) {
+            /* the echo, then the socket (the peer closes its side on the echo) */
+            unsigned char echo[LWS_PRE + LG_WS_HEADER_MAX + 2];
+            size_t n = lg_ws_frame_out(echo + LWS_PRE, LG_WS_CLOSE, f->payload,
+                                       f->len >= 2 ? 2 : 0, (uint32_t)rnd());
+            lws_write(c->wsi, echo + LWS_PRE, n, LWS_WRITE_RAW);
+        }
+        return -1;
+    default:
+        break; /* binary and pong: nothing to do */
+    }
+    return 0;
+}
+
+/* Bytes from the socket: the handshake's answer, then frames. 0, or -1 to close. */
+static int on_raw_rx(conn *c, const unsigned char *in, size_t len)
+{
+    const unsigned char *p = in;
+    size_t n = len;
+    if (c->inlen > 0) {
+        if (c->inlen + len > c->incap) {
+            size_t cap = c->incap ? c->incap : 4096;
+            while (cap < c->inlen + len)
+                cap *= 2;
+            unsigned char *b = realloc(c->in, cap);
+            if (b == NULL)
+                return -1;
+            c->in = b;
+            c->incap = cap;
+        }
+        memcpy(c->in + c->inlen, in, len);
+        c->inlen += len;
+        p = c->in;
+        n = c->inlen;
+    }
+    size_t used = 0;
+    if (c->state == C_HANDSHAKE) {
+        int status;
+        int r = lg_ws_response((const char *)p, n, c->key, &used, &status);
+        if (r < 0) {
+            char why[32];
+            snprintf(why, sizeof why, "http_%d", status);
+            c->wsi = NULL; /* counted here; the close that follows is not another error */
+            conn_closed(c, why);
+            return -1;
+        }
+        if (r > 0) {
+            c->state = C_OPEN;
+            if (c->qh && !c->throttled && write_one(c) < 0)
+                return -1;
+        }
+    }
+    while (c->state >= C_OPEN && c->state != C_CLOSED && used < n) {
+        lg_ws_frame f;
+        long r = lg_ws_parse(p + used, n - used, (size_t)THUE_PROTO_MESSAGE_MAX * 64, &f);
+        if (r == 0)
+            break;
+        if (r < 0) {
+            lg_err_count("ws_protocol");
+            return -1;
+        }
+        used += (size_t)r;
+        if (on_frame(c, &f) < 0)
+            return -1;
+    }
+    /* keep the part of a frame that is not all here yet */
+    size_t rest = n - used;
+    if (rest > 0 && p != c->in) {
+        if (rest > c->incap) {
+            size_t cap = c->incap ? c->incap : 4096;
+            while (cap < rest)
+                cap *= 2;
+            unsigned char *b = realloc(c->in, cap);
+            if (b == NULL)
+                return -1;
+            c->in = b;
+            c->incap = cap;
+        }
+        memcpy(c->in, p + used, rest);
+    } else if (rest > 0) {
+        memmove(c->in, c->in + used, rest);
+    }
+    c->inlen = rest;
+    return 0;
+}
+
 static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in,
                     size_t len)
 {
     (void)user;
     conn *c = lws_get_opaque_user_data(wsi);
     switch (reason) {
-    case LWS_CALLBACK_CLIENT_ESTABLISHED:
+    case LWS_CALLBACK_RAW_CONNECTED: {
         if (c == NULL)
             break;
-        c->state = C_OPEN;
-        if (c->qh)
-            lws_callback_on_writable(wsi);
+        char req[LWS_PRE + 1024];
+        lg_ws_key(rnd(), rnd(), c->key);
+        size_t n = lg_ws_request(req + LWS_PRE, sizeof req - LWS_PRE, G.o.path, G.hostport,
+                                 c->key, "thue.v1");
+        c->state = C_HANDSHAKE;
+        if (n == 0 || lws_write(wsi, (unsigned char *)req + LWS_PRE, n, LWS_WRITE_RAW) < (int)n)
+            return -1;
         break;
+    }
     case LWS_CALLBACK_CLIENT_CONNECTION_ERROR:
         if (c) {
             char why[48];
@@ -652,43 +802,21 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
             lws_set_opaque_user_data(wsi, NULL);
         }
         break;
-    case LWS_CALLBACK_WS_PEER_INITIATED_CLOSE:
-        if (c && len >= 2)
-            c->close_code = (((unsigned char *)in)[0] << 8) | ((unsigned char *)in)[1];
-        break;
-    case LWS_CALLBACK_CLIENT_CLOSED:
+    case LWS_CALLBACK_RAW_CLOSE:
         if (c) {
-            conn_closed(c, NULL);
+            if (c->state != C_CLOSED)
+                conn_closed(c, NULL);
             lws_set_opaque_user_data(wsi, NULL);
         }
         break;
-    case LWS_CALLBACK_CLIENT_RECEIVE:
-        if (c == NULL || lws_frame_is_binary(wsi))
+    case LWS_CALLBACK_RAW_RX:
+        if (c == NULL || c->state == C_CLOSED)
             break;
-        if (c->rxlen == 0 && lws_is_first_fragment(wsi) && lws_is_final_fragment(wsi)) {
-            on_message(c, in, len); /* the usual case: no copy */
-            break;
-        }
-        if (c->rxlen + len + 1 > c->rxcap) {
-            size_t cap = c->rxcap ? c->rxcap : 4096;
-            while (cap < c->rxlen + len + 1)
-                cap *= 2;
-            char *p = realloc(c->rx, cap);
-            if (p == NULL)
-                return -1;
-            c->rx = p;
-            c->rxcap = cap;
-        }
-        memcpy(c->rx + c->rxlen, in, len);
-        c->rxlen += len;
-        if (lws_is_final_fragment(wsi)) {
-            size_t n = c->rxlen;
-            c->rxlen = 0;
-            on_message(c, c->rx, n);
-        }
+        if (on_raw_rx(c, in, len) < 0)
+            return -1;
         break;
-    case LWS_CALLBACK_CLIENT_WRITEABLE:
-        if (c == NULL || G.stopping)
+    case LWS_CALLBACK_RAW_WRITEABLE:
+        if (c == NULL || G.stopping || c->state < C_OPEN || c->state == C_CLOSED)
             break;
         if (write_one(c) < 0)
             return -1;
@@ -723,8 +851,8 @@ static void open_conn(conn *c)
     ci.port = G.o.port;
     ci.path = G.o.path;
     ci.host = G.hostport;
-    ci.origin = G.hostport;
-    ci.protocol = "thue.v1";
+    ci.method = "RAW"; /* WebSocket is spoken over it by lg_ws.c */
+    ci.local_protocol_name = "thue.v1";
     ci.opaque_user_data = c;
     ci.pwsi = &c->wsi;
     c->state = C_CONNECTING;
