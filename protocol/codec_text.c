@@ -55,6 +55,11 @@ void thue__buf_put(thue__buf *b, const char *s, size_t n)
 
 void thue__buf_putc(thue__buf *b, char c)
 {
+    if (!b->oom && b->len + 1 < b->cap) { /* the usual case, without a call */
+        b->p[b->len++] = c;
+        b->p[b->len] = '\0';
+        return;
+    }
     thue__buf_put(b, &c, 1);
 }
 
