@@ -64,6 +64,10 @@ typedef enum {
 
 /* 1 when the n bytes at s (valid UTF-8 or not: invalid is refused) satisfy the rule. */
 int thue__str_ok(thue__str_rule r, const char *s, size_t n);
+
+/* thue_cmd_decode without its fast path for canonical moves (the reference it is tested
+ * against). */
+int thue__cmd_decode_full(const char *text, size_t len, thue_cmd *out, thue_decode_error *err);
 /* The rule as a phrase that follows "must be": "a string of 1 to 32 characters from ...". */
 const char *thue__str_rule_text(thue__str_rule r);
 /* The most bytes a string of the rule can take (its buffer needs one more). */

@@ -1,7 +1,8 @@
 /*
  * fuzz_protocol.c: libFuzzer target for the protocol codec (protocol/codec.h).
  *
- * The same bytes go to both decoders. A text that decodes must encode, the encoding must
+ * The same bytes go to both decoders, and to the command decoder without its fast path for
+ * canonical moves, which must agree with it byte for byte. A text that decodes must encode, the encoding must
  * decode again, and the second encoding must be the first byte for byte (the canonical
  * form is a fixed point). A text that does not decode must fail with one of the decoding
  * codes, err.code equal to the result, and a message that can be sent back as it is
@@ -16,6 +17,7 @@
 #include <string.h>
 
 #include "protocol/codec.h"
+#include "protocol/codec_internal.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -36,9 +38,13 @@ static void check_error(int rc, const thue_decode_error *e)
 
 static void fuzz_cmd(const char *text, size_t size)
 {
-    thue_cmd c, again;
-    thue_decode_error e;
+    thue_cmd c, again, full;
+    thue_decode_error e, efull;
     int rc = thue_cmd_decode(text, size, &c, &e);
+    int rfull = thue__cmd_decode_full(text, size, &full, &efull);
+    if (rc != rfull || memcmp(&e, &efull, sizeof e) != 0 ||
+        (rc == 0 && memcmp(&c, &full, sizeof c) != 0))
+        abort();
     if (rc != 0) {
         check_error(rc, &e);
         return;

@@ -946,6 +946,85 @@ static void test_codec_int_format(void **state)
     }
 }
 
+/* thue_cmd_decode and the full decoder on one text: the same result, the same command and
+ * the same error, byte for byte. */
+static void same_decoding(const char *text, size_t n)
+{
+    thue_cmd a, b;
+    thue_decode_error ea, eb;
+    int ra = thue_cmd_decode(text, n, &a, &ea);
+    int rb = thue__cmd_decode_full(text, n, &b, &eb);
+    if (ra != rb || memcmp(&ea, &eb, sizeof ea) != 0 || (ra == 0 && memcmp(&a, &b, sizeof a) != 0))
+        fail_msg("the fast path and the full decoder differ on '%.*s' (%d vs %d)", (int)n, text,
+                 ra, rb);
+}
+
+/* The fast path for canonical moves: random canonical moves, the limits of each number,
+ * and every one-byte change, deletion and cut of a few, against the full decoder. */
+static void test_codec_fast_move(void **state)
+{
+    (void)state;
+    static const char *fixed[] = {
+        "{\"type\":\"place\",\"id\":0,\"room\":\"r1\",\"position\":0}",
+        "{\"type\":\"paint\",\"id\":9007199254740991,\"room\":\"r1\",\"symbol\":63}",
+        "{\"type\":\"paint\",\"id\":9007199254740992,\"room\":\"r1\",\"symbol\":1}",
+        "{\"type\":\"paint\",\"id\":1,\"room\":\"r1\",\"symbol\":64}",
+        "{\"type\":\"place\",\"id\":1,\"room\":\"r1\",\"position\":10000}",
+        "{\"type\":\"place\",\"id\":1,\"room\":\"r1\",\"position\":10001}",
+        "{\"type\":\"place\",\"id\":01,\"room\":\"r1\",\"position\":1}",
+        "{\"type\":\"place\",\"id\":1,\"room\":\"r1\",\"position\":1.0}",
+        "{\"type\":\"place\",\"id\":1,\"room\":\"r1\",\"position\":1e1}",
+        "{\"type\":\"place\",\"id\":-1,\"room\":\"r1\",\"position\":1}",
+        "{\"type\":\"place\",\"id\":1,\"room\":\"\",\"position\":1}",
+        "{\"type\":\"place\",\"id\":1,\"room\":\"r\\u0031\",\"position\":1}",
+        "{\"type\":\"place\",\"id\":1,\"room\":\"r 1\",\"position\":1}",
+        "{\"type\":\"place\",\"id\":1,\"room\":\"abcdefghijklmnopqrstuvwxyz0123456\",\"position\":1}",
+        "{\"type\":\"place\",\"id\":1,\"room\":\"abcdefghijklmnopqrstuvwxyz012345\",\"position\":1}",
+        "{\"type\":\"place\",\"id\":1,\"room\":\"r1\",\"symbol\":1}",
+        "{\"type\":\"paint\",\"id\":1,\"room\":\"r1\",\"position\":1}",
+        "{\"type\":\"place\",\"id\":1,\"room\":\"r1\",\"position\":1} ",
+        "{\"type\":\"place\",\"id\":1,\"room\":\"r1\",\"position\":1,\"x\":1}",
+        "{\"type\":\"place\",\"id\":\"a\",\"room\":\"r1\",\"position\":1}",
+        "{\"type\":\"place\",\"id\":1,\"room\":\"r1\",\"position\":99999999999999999}",
+    };
+    for (size_t i = 0; i < sizeof fixed / sizeof *fixed; i++)
+        same_decoding(fixed[i], strlen(fixed[i]));
+
+    static const char alphabet[] = "\"{}:,\\ 0123456789-_.eEaz\x01\x7f\xc3";
+    uint64_t x = 0x9e3779b97f4a7c15ULL;
+    for (int i = 0; i < 3000; i++) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        char room[40];
+        int rn = 1 + (int)(x % 32);
+        for (int k = 0; k < rn; k++)
+            room[k] = "abcXYZ019_-"[(x >> (k % 50)) % 11];
+        room[rn] = '\0';
+        int paint = (int)(x >> 7) & 1;
+        char text[200];
+        int n = snprintf(text, sizeof text, "{\"type\":\"%s\",\"id\":%llu,\"room\":\"%s\",\"%s\":%d}",
+                         paint ? "paint" : "place", (unsigned long long)((x >> 11) % 9007199254740992ULL),
+                         room, paint ? "symbol" : "position",
+                         (int)((x >> 20) % (paint ? 70 : 10010)));
+        same_decoding(text, (size_t)n);
+        if (i % 100 != 0)
+            continue;
+        char m[200];
+        for (int at = 0; at < n; at++) {
+            for (size_t c = 0; c < sizeof alphabet - 1; c++) { /* one byte changed */
+                memcpy(m, text, (size_t)n);
+                m[at] = alphabet[c];
+                same_decoding(m, (size_t)n);
+            }
+            memcpy(m, text, (size_t)at); /* one byte gone */
+            memcpy(m + at, text + at + 1, (size_t)(n - at - 1));
+            same_decoding(m, (size_t)n - 1);
+            same_decoding(text, (size_t)at); /* cut short */
+        }
+    }
+}
+
 int main(void)
 {
     thue_codec_init();
@@ -959,6 +1038,7 @@ int main(void)
         cmocka_unit_test(test_codec_big_numbers),
         cmocka_unit_test(test_codec_double_format),
         cmocka_unit_test(test_codec_int_format),
+        cmocka_unit_test(test_codec_fast_move),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
