@@ -8,7 +8,8 @@
 #
 # Options:
 #   --quick               20 matches, 200 idle connections, 2 s windows
-#   --phases LIST         a comma-separated subset of play,idle,play+bots,idle+bots
+#   --phases LIST         a comma-separated subset of tcp,play,idle,play+bots,idle+bots
+#                         (tcp: the baseline, the play phase's traffic over bare TCP)
 #   --port N              the server's port (default: a free one, from --port 0)
 #   --keep-log            keep the servers' logs and the loadgen's reports (their
 #                         directory is printed)
@@ -16,6 +17,7 @@
 #   --build-dir DIR       where the binaries are (default: build)
 #   --server-bin FILE     thue-server to run (default: DIR/server/thue-server)
 #   --loadgen-bin FILE    thue-loadgen to run (default: DIR/tests/load/thue-loadgen)
+#   --ceiling-bin FILE    thue-tcp-ceiling to run (default: DIR/tests/load/thue-tcp-ceiling)
 #   --json                print the phases' reports as JSON lines after the table
 #
 # Exit status: 0 when every phase ran without an error (whether or not the targets are
@@ -31,7 +33,8 @@ BUILD=1
 BUILD_DIR=build
 SERVER_BIN=""
 LOADGEN_BIN=""
-PHASES="play,idle,play+bots,idle+bots"
+CEILING_BIN=""
+PHASES="tcp,play,idle,play+bots,idle+bots"
 JSON=0
 
 die_usage() {
@@ -46,13 +49,14 @@ while [ $# -gt 0 ]; do
     --keep-log) KEEP_LOG=1 ;;
     --no-build) BUILD=0 ;;
     --json) JSON=1 ;;
-    --port|--build-dir|--server-bin|--loadgen-bin|--phases)
+    --port|--build-dir|--server-bin|--loadgen-bin|--ceiling-bin|--phases)
       [ $# -ge 2 ] || die_usage "$1 needs a value"
       case "$1" in
         --port) PORT=$2 ;;
         --build-dir) BUILD_DIR=$2 ;;
         --server-bin) SERVER_BIN=$2 ;;
         --loadgen-bin) LOADGEN_BIN=$2 ;;
+        --ceiling-bin) CEILING_BIN=$2 ;;
         --phases) PHASES=$2 ;;
       esac
       shift ;;
@@ -70,26 +74,29 @@ esac
 IFS=',' read -r -a PHASE_LIST <<< "$PHASES"
 for p in "${PHASE_LIST[@]}"; do
   case "$p" in
-    play|idle|play+bots|idle+bots) ;;
-    *) die_usage "unknown phase '$p' (play, idle, play+bots, idle+bots)" ;;
+    tcp|play|idle|play+bots|idle+bots) ;;
+    *) die_usage "unknown phase '$p' (tcp, play, idle, play+bots, idle+bots)" ;;
   esac
 done
 SERVER_BIN=${SERVER_BIN:-$BUILD_DIR/server/thue-server}
 LOADGEN_BIN=${LOADGEN_BIN:-$BUILD_DIR/tests/load/thue-loadgen}
+CEILING_BIN=${CEILING_BIN:-$BUILD_DIR/tests/load/thue-tcp-ceiling}
 
 command -v python3 >/dev/null || { echo "bench.sh: python3 is needed (the report)" >&2; exit 1; }
 command -v curl >/dev/null || { echo "bench.sh: curl is needed (/healthz, /metrics)" >&2; exit 1; }
 
 if [ "$BUILD" = 1 ]; then
-  if [ ! -x "$SERVER_BIN" ] || [ ! -x "$LOADGEN_BIN" ]; then
+  if [ ! -x "$SERVER_BIN" ] || [ ! -x "$LOADGEN_BIN" ] || [ ! -x "$CEILING_BIN" ]; then
     echo "bench.sh: building (scripts/build.sh)..." >&2
     bash scripts/build.sh
   else
     cmake --build "$BUILD_DIR" -j"$(nproc 2>/dev/null || echo 2)" \
-          --target thue-server thue-loadgen >/dev/null
+          --target thue-server thue-loadgen thue-tcp-ceiling >/dev/null
   fi
 fi
-for b in "$SERVER_BIN" "$LOADGEN_BIN"; do
+NEED=("$SERVER_BIN" "$LOADGEN_BIN")
+case ",$PHASES," in *,tcp,*) NEED+=("$CEILING_BIN") ;; esac
+for b in "${NEED[@]}"; do
   [ -x "$b" ] || { echo "bench.sh: $b is missing: build first (bash scripts/build.sh)" >&2; exit 1; }
 done
 
@@ -242,6 +249,23 @@ print(json.dumps(d))
 EOF
 }
 
+# The baseline: the play phase's pattern and sizes over bare TCP, no server work at all.
+run_tcp() {
+  local out="$WORK/tcp.json" err="$WORK/tcp.log"
+  echo "bench.sh: phase tcp (the baseline)..." >&2
+  local rc=0
+  "$CEILING_BIN" --pairs "$MATCHES" --warmup "$WARMUP" --duration "$DURATION" --json \
+    >"$out.tmp" 2>"$err" || rc=$?
+  if [ "$rc" -ne 0 ] || [ ! -s "$out.tmp" ]; then
+    echo "bench.sh: thue-tcp-ceiling failed (exit $rc):" >&2
+    tail -n 20 "$err" >&2
+    echo "{\"phase\":\"tcp\",\"failed\":\"thue-tcp-ceiling exit $rc\"}" >"$out"
+    FAILED=1
+    return
+  fi
+  mv "$out.tmp" "$out"
+}
+
 # Seconds from the loadgen's start to the middle of its window.
 mid_of() { # mid_of CONNECTIONS
   python3 -c "import sys; print(round($1 / $CONNECT_RATE + $WARMUP + $DURATION / 2 + 0.5, 2))"
@@ -250,6 +274,8 @@ mid_of() { # mid_of CONNECTIONS
 IDLE_MID=$(python3 -c "print(round($IDLE / $CONNECT_RATE + $IDLE_HOLD / 2 + 0.5, 2))")
 for p in "${PHASE_LIST[@]}"; do
   case "$p" in
+    tcp)
+      run_tcp ;;
     play)
       run_phase play "$(mid_of $((2 * MATCHES)))" --matches "$MATCHES" \
         --warmup "$WARMUP" --duration "$DURATION" ;;
@@ -288,11 +314,21 @@ bad = []
 hdr = ("phase", "conns", "moves/s", "p50 ms", "p99 ms", "max ms", "errors", "srv RSS MiB", "srv CPU% (loop)", "lg CPU%", "bots", "targets")
 lines = []
 base_p99 = rows.get("play", {}).get("rtt_ms", {}).get("p99")
+tcp_mps = rows.get("tcp", {}).get("moves_per_s")
 for p in phases:
     d = rows[p]
     if "failed" in d:
         lines.append((p, "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "FAILED: " + d["failed"]))
         bad.append(p + ": " + d["failed"])
+        continue
+    if p == "tcp":
+        rtt = d["rtt_ms"]
+        if d["moves_per_s"] <= 0:
+            bad.append("tcp: no move in the window")
+        lines.append((p, str(2 * d["pairs"]), f(d["moves_per_s"], "%.0f"), f(rtt["p50"], "%.2f"),
+                      f(rtt["p99"], "%.2f"), "-", "0", "-", "%s (-)" % f(d["server_cpu_pct"], "%.0f"),
+                      f(d["client_cpu_pct"], "%.0f"), "-",
+                      "baseline: bare TCP, %d/%d bytes a move" % (d["mover_bytes"], d["peer_bytes"])))
         continue
     c = d["connections"]
     rtt = d["rtt_ms"]
@@ -312,6 +348,8 @@ for p in phases:
     if p == "play":
         ok = d["moves_per_s"] >= 30000 and rtt["p99"] < 20
         tgt = ">=30000/s, p99<20ms: %s" % ("MET" if ok else "MISSED")
+        if tcp_mps:
+            tgt += " (x%.2f of tcp)" % (d["moves_per_s"] / tcp_mps)
     elif p == "play+bots":
         if base_p99:
             ratio = rtt["p99"] / base_p99 if base_p99 > 0 else 0
