@@ -513,7 +513,8 @@ static void hook_send(void *ctx, thue_conn *c, const char *text, size_t len)
          * for it (docs/bench.md). */
         if (net->holding && hold(net, c, text, len) == 0)
             return;
-        if (wbuf_reserve(net, len) == 0) {
+        if (c->held_first == 0 && wbuf_reserve(net, len) == 0) {
+            /* (with messages held for c, this one queues behind them) */
             memcpy(net->wbuf + LWS_PRE, text, len);
             write_now(c, len, LWS_WRITE_TEXT);
             return;

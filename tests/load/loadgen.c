@@ -48,6 +48,7 @@ typedef struct conn {
     struct lws *wsi;
     struct conn *peer;
     uint8_t role, state, resolved, throttled;
+    uint8_t in_text; /* a fragmented text message is being received */
     int close_code;
     char room[THUE_PROTO_KEY_MAX + 1];
     outmsg *qh, *qt;
@@ -679,10 +680,15 @@ static int on_frame(conn *c, const lg_ws_frame *f)
 {
     switch (f->opcode) {
     case LG_WS_TEXT:
+        c->in_text = !f->fin;
         return on_text(c, f, 1);
+    case LG_WS_BINARY:
+        c->in_text = 0;
+        break;
     case LG_WS_CONT:
-        if (c->rxlen == 0 && c->rx == NULL)
+        if (!c->in_text)
             break; /* the rest of a binary message */
+        c->in_text = !f->fin;
         return on_text(c, f, 0);
     case LG_WS_PING:
         enqueue_frame(c, LG_WS_PONG, (const char *)f->payload, f->len, -1);
