@@ -8,11 +8,13 @@
  * --version, --config), so that the config file it names can be applied before the
  * environment, and the flags' values last.
  */
+#define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 #include "config.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
 #include <limits.h>
+#include <sched.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -419,6 +421,113 @@ static int set_from_text(thue_config *c, const setting *s, const char *text, con
     return set_int(c, s, v, text, where, err, errsize);
 }
 
+/* The limit in one cgroup directory: v2's cpu.max ("QUOTA PERIOD" or "max PERIOD"), or
+ * v1's cpu.cfs_quota_us and cpu.cfs_period_us (quota -1: none), as whole CPUs rounded up;
+ * 0 when there is none or it does not read. */
+static long cgroup_dir_cpus(const char *dir, int v2)
+{
+    char path[PATH_MAX + 32];
+    long long quota = -1, period = 0;
+    if (v2) {
+        snprintf(path, sizeof path, "%s/cpu.max", dir);
+        FILE *f = fopen(path, "r");
+        if (f == NULL)
+            return 0;
+        char q[32];
+        if (fscanf(f, "%31s %lld", q, &period) == 2 && strcmp(q, "max") != 0) {
+            char *end;
+            errno = 0;
+            quota = strtoll(q, &end, 10);
+            if (*end != '\0' || errno != 0)
+                quota = -1;
+        }
+        fclose(f);
+    } else {
+        snprintf(path, sizeof path, "%s/cpu.cfs_quota_us", dir);
+        FILE *f = fopen(path, "r");
+        if (f == NULL)
+            return 0;
+        if (fscanf(f, "%lld", &quota) != 1)
+            quota = -1;
+        fclose(f);
+        snprintf(path, sizeof path, "%s/cpu.cfs_period_us", dir);
+        f = fopen(path, "r");
+        if (f == NULL)
+            return 0;
+        if (fscanf(f, "%lld", &period) != 1)
+            period = 0;
+        fclose(f);
+    }
+    if (quota <= 0 || period <= 0)
+        return 0;
+    long long n = (quota + period - 1) / period;
+    return n > 1000000 ? 1000000 : (long)n;
+}
+
+long thue__cgroup_cpus(const char *sysfs, const char *proc_cgroup)
+{
+    FILE *f = fopen(proc_cgroup, "r");
+    if (f == NULL)
+        return 0;
+    char line[PATH_MAX + 64];
+    long best = 0;
+    while (fgets(line, sizeof line, f) != NULL) {
+        line[strcspn(line, "\n")] = '\0';
+        /* "0::/path" (v2) or "N:cpu,cpuacct:/path" (v1) */
+        char *c1 = strchr(line, ':');
+        char *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+        if (c2 == NULL || c2[1] != '/')
+            continue;
+        *c2 = '\0';
+        const char *ctrl = c1 + 1, *cg = c2 + 1;
+        int v2 = ctrl[0] == '\0';
+        int v1cpu = 0;
+        for (const char *p = ctrl; !v2 && *p;) {
+            size_t n = strcspn(p, ",");
+            if (n == 3 && strncmp(p, "cpu", 3) == 0)
+                v1cpu = 1;
+            p += n + (p[n] == ',');
+        }
+        if (!v2 && !v1cpu)
+            continue;
+        char dir[PATH_MAX];
+        int n = snprintf(dir, sizeof dir, "%s%s%s", sysfs, v2 ? "" : "/cpu",
+                         strcmp(cg, "/") == 0 ? "" : cg);
+        if (n < 0 || (size_t)n >= sizeof dir)
+            continue;
+        size_t root = strlen(sysfs) + (v2 ? 0 : 4);
+        /* the limits of the cgroup and of every parent up to the root apply */
+        for (;;) {
+            long lim = cgroup_dir_cpus(dir, v2);
+            if (lim > 0 && (best == 0 || lim < best))
+                best = lim;
+            char *slash = strrchr(dir, '/');
+            if (strlen(dir) <= root || slash == NULL || (size_t)(slash - dir) < root)
+                break;
+            *slash = '\0';
+        }
+    }
+    fclose(f);
+    return best;
+}
+
+/* The CPUs this process may run on: the online ones, fewer when its affinity mask or its
+ * cgroup's CPU limit (a container's, a systemd unit's CPUQuota=) says so; at least 1. */
+static long usable_cpus(void)
+{
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0) {
+        long n = CPU_COUNT(&set);
+        if (n > 0 && (cpus < 1 || n < cpus))
+            cpus = n;
+    }
+    long lim = thue__cgroup_cpus("/sys/fs/cgroup", "/proc/self/cgroup");
+    if (lim > 0 && (cpus < 1 || lim < cpus))
+        cpus = lim;
+    return cpus < 1 ? 1 : cpus;
+}
+
 void thue_config_defaults(thue_config *c)
 {
     memset(c, 0, sizeof *c);
@@ -426,9 +535,7 @@ void thue_config_defaults(thue_config *c)
     snprintf(c->bind, sizeof c->bind, "%s", "0.0.0.0");
     snprintf(c->web_root, sizeof c->web_root, "%s", WEB_ROOT_DEFAULT);
     snprintf(c->db, sizeof c->db, "%s", "./thue.db");
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    if (cpus < 1)
-        cpus = 1;
+    long cpus = usable_cpus();
     if (cpus > THREADS_MAX)
         cpus = THREADS_MAX;
     c->threads = (int)cpus;

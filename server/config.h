@@ -51,6 +51,13 @@ typedef struct thue_config {
 
 void thue_config_defaults(thue_config *c);
 
+/* The CPU limit of this process's cgroup as whole CPUs (rounded up), the smallest on its
+ * path up to the root, v2 or v1 (cfs quota); 0: none. sysfs is where the cgroup files are
+ * mounted ("/sys/fs/cgroup"; v1's cpu controller under "/cpu") and proc_cgroup the
+ * process's "/proc/self/cgroup" (parameters for the tests). The default of --threads is
+ * the online CPUs, fewer when the affinity mask or this limit says so. */
+long thue__cgroup_cpus(const char *sysfs, const char *proc_cgroup);
+
 /*
  * Reads the settings: defaults, then the config file, the environment and argv (flags
  * only: the server takes no positional arguments). Returns 0 to run, 1 when --help or

@@ -279,8 +279,8 @@ int main(int argc, char **argv)
     int port = thue_net_port(a.net);
     printf("thue-server listening on http://%s:%d\n", host, port);
     fflush(stdout);
-    thue_log(THUE_LOG_INFO, "listening on http://%s:%d (web root %s, %d worker threads)", host,
-             port, a.cfg.web_root, a.cfg.threads);
+    thue_log(THUE_LOG_INFO, "listening on http://%s:%d (web root %s, %d worker thread%s)", host,
+             port, a.cfg.web_root, a.cfg.threads, a.cfg.threads == 1 ? "" : "s");
 
     return finish_loop(&a.loop) == 0 ? 0 : 1;
 }

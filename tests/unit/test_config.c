@@ -1068,6 +1068,79 @@ static void test_operator_guide(void **state)
     free(doc);
 }
 
+/* Writes text to dir/name, making dir (and its parents under base) first. */
+static void put_file(const char *base, const char *rel_dir, const char *name, const char *text)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s", base);
+    char rel[512];
+    snprintf(rel, sizeof rel, "%s", rel_dir);
+    for (char *part = strtok(rel, "/"); part; part = strtok(NULL, "/")) {
+        strncat(path, "/", sizeof path - strlen(path) - 1);
+        strncat(path, part, sizeof path - strlen(path) - 1);
+        mkdir(path, 0700);
+    }
+    strncat(path, "/", sizeof path - strlen(path) - 1);
+    strncat(path, name, sizeof path - strlen(path) - 1);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+/* --threads' default follows a cgroup's CPU limit: v2 and v1, the tightest on the path
+ * up to the root, none, and files that do not read. */
+static void test_cgroup_cpus(void **state)
+{
+    (void)state;
+    const char *tmp = getenv("TMPDIR");
+    char base[512];
+    snprintf(base, sizeof base, "%s/thue-cgroup-test-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    assert_non_null(mkdtemp(base));
+    char sys[600], proc[600];
+    snprintf(sys, sizeof sys, "%s/sys", base);
+    snprintf(proc, sizeof proc, "%s/self-cgroup", base);
+    mkdir(sys, 0700);
+
+    assert_int_equal(thue__cgroup_cpus(sys, proc), 0); /* no /proc/self/cgroup */
+    put_file(base, "", "self-cgroup", "0::/a/b\n");
+    assert_int_equal(thue__cgroup_cpus(sys, proc), 0); /* no cpu.max anywhere */
+    put_file(sys, "a/b", "cpu.max", "max 100000\n");
+    assert_int_equal(thue__cgroup_cpus(sys, proc), 0); /* "max": no limit */
+    put_file(sys, "a", "cpu.max", "150000 100000\n");
+    assert_int_equal(thue__cgroup_cpus(sys, proc), 2); /* a parent's 1.5 CPUs, rounded up */
+    put_file(sys, "a/b", "cpu.max", "300000 100000\n");
+    assert_int_equal(thue__cgroup_cpus(sys, proc), 2); /* the tightest on the path */
+    put_file(sys, "a/b", "cpu.max", "50000 100000\n");
+    assert_int_equal(thue__cgroup_cpus(sys, proc), 1);
+    put_file(sys, "a/b", "cpu.max", "lots 100000\n");
+    assert_int_equal(thue__cgroup_cpus(sys, proc), 2); /* junk is no limit */
+    put_file(sys, "", "cpu.max", "400000 100000\n");
+    put_file(base, "", "self-cgroup", "0::/\n"); /* a container's own namespace */
+    assert_int_equal(thue__cgroup_cpus(sys, proc), 4);
+
+    /* v1: the cpu controller's cfs quota; other controllers' lines are not read */
+    put_file(base, "", "self-cgroup", "5:memory:/x\n4:cpu,cpuacct:/x\n1:name=systemd:/x\n");
+    assert_int_equal(thue__cgroup_cpus(sys, proc), 0);
+    put_file(sys, "cpu/x", "cpu.cfs_quota_us", "-1\n");
+    put_file(sys, "cpu/x", "cpu.cfs_period_us", "100000\n");
+    assert_int_equal(thue__cgroup_cpus(sys, proc), 0);
+    put_file(sys, "cpu/x", "cpu.cfs_quota_us", "250000\n");
+    assert_int_equal(thue__cgroup_cpus(sys, proc), 3);
+    put_file(sys, "cpu/x", "cpu.cfs_period_us", "0\n");
+    assert_int_equal(thue__cgroup_cpus(sys, proc), 0);
+
+    /* the defaults use it only to lower the count: always 1..256 */
+    thue_config c;
+    thue_config_defaults(&c);
+    assert_true(c.threads >= 1 && c.threads <= 256);
+    assert_true(c.threads <= sysconf(_SC_NPROCESSORS_ONLN));
+
+    char cmd[700];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", base);
+    assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1087,6 +1160,7 @@ int main(void)
         cmocka_unit_test_setup(test_help_and_version, setup),
         cmocka_unit_test_setup(test_usage_text, setup),
         cmocka_unit_test_setup(test_operator_guide, setup),
+        cmocka_unit_test(test_cgroup_cpus),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
