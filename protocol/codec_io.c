@@ -670,7 +670,33 @@ void thue__io_word(thue__io *o, const char *key, int mode, const uint8_t **word,
     }
     uint8_t *w = mem;
     size_t lp = o->plen; /* the word's own path */
-    for (int i = 0; i < n && o->code == 0; i++) {
+    int start = 0;       /* where the checking loop below starts */
+    if (o->enc) {
+        /* Symbols are 0..63: one or two digits each, written a chunk at a time (this is
+         * the bulk of every room_state). A symbol out of range stops the chunk; the loop
+         * below reports it. */
+        char chunk[1024];
+        size_t at = 0;
+        int i = 0;
+        for (; i < n && w[i] < 64; i++) {
+            if (at + 4 > sizeof chunk) {
+                thue__buf_put(&o->out, chunk, at);
+                at = 0;
+            }
+            if (i > 0)
+                chunk[at++] = ',';
+            if (w[i] >= 10)
+                chunk[at++] = (char)('0' + w[i] / 10);
+            chunk[at++] = (char)('0' + w[i] % 10);
+        }
+        thue__buf_put(&o->out, chunk, at);
+        if (i == n) {
+            thue__io_end(o);
+            return;
+        }
+        start = i;
+    }
+    for (int i = start; i < n && o->code == 0; i++) {
         int sym;
         if (o->enc) {
             sym = w[i] < 64 ? w[i] : -1;

@@ -946,6 +946,40 @@ static void test_codec_int_format(void **state)
     }
 }
 
+/* Words are written a chunk at a time: every symbol 0..63 (one and two digits) over more
+ * than a chunk, back to the same text; a symbol of 64 fails with its index. */
+static void test_codec_word_encode(void **state)
+{
+    (void)state;
+    char list[4 * 1000 + 1];
+    size_t k = 0;
+    for (int i = 0; i < 1000; i++)
+        k += (size_t)snprintf(list + k, sizeof list - k, "%s%d", i ? "," : "", (i * 37) % 64);
+    char word[sizeof list + 16];
+    snprintf(word, sizeof word, "\"word\":[%s]", list);
+    char *text = subst(room_state_text, "\"word\":[0,1,2]", word);
+    thue_msg m;
+    thue_decode_error e;
+    assert_int_equal(thue_msg_decode(text, strlen(text), &m, &e), 0);
+    assert_int_equal(m.u.room_state.match.word_len, 1000);
+    char *out = thue_msg_encode(&m, &e);
+    assert_non_null(out);
+    assert_string_equal(out, text);
+    free(out);
+    uint8_t *w = (uint8_t *)m.u.room_state.match.word;
+    for (int bad = 0; bad < 1000; bad += 333) {
+        uint8_t keep = w[bad];
+        w[bad] = 64;
+        assert_null(thue_msg_encode(&m, &e));
+        char field[32];
+        snprintf(field, sizeof field, "match/word/%d", bad);
+        assert_string_equal(e.field, field);
+        w[bad] = keep;
+    }
+    thue_msg_clear(&m);
+    free(text);
+}
+
 /* thue_cmd_decode and the full decoder on one text: the same result, the same command and
  * the same error, byte for byte. */
 static void same_decoding(const char *text, size_t n)
@@ -1039,6 +1073,7 @@ int main(void)
         cmocka_unit_test(test_codec_double_format),
         cmocka_unit_test(test_codec_int_format),
         cmocka_unit_test(test_codec_fast_move),
+        cmocka_unit_test(test_codec_word_encode),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
