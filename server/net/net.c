@@ -169,6 +169,9 @@ struct thue_net {
      * to go out as one write per connection: their texts in order in harena, one record
      * each, chained per connection. */
     int holding;
+    int iter_hold;         /* a hold runs until the end of this loop turn (flush_check) */
+    int check_on;          /* flush_check is initialised */
+    uv_check_t flush_check; /* ends the turn's hold once lws has handled the turn's input */
     struct held_msg {
         thue_conn *c; /* NULL: the connection went meanwhile */
         size_t off, len;
@@ -445,6 +448,29 @@ static void hold_end(thue_net *net)
         held_flush(net);
 }
 
+/* Holds what the rest of this loop turn sends (until flush_check): the turn's replies go
+ * out together after its input is read. */
+static void hold_turn(thue_net *net)
+{
+    if (net->iter_hold || !net->check_on || net->phase != RUNNING)
+        return;
+    net->iter_hold = 1;
+    hold_begin(net);
+}
+
+static void end_turn(thue_net *net)
+{
+    if (net->iter_hold) {
+        net->iter_hold = 0;
+        hold_end(net);
+    }
+}
+
+static void on_flush_check(uv_check_t *h)
+{
+    end_turn(h->data);
+}
+
 /* Drops c's held messages (c is going away). */
 static void held_forget(thue_net *net, thue_conn *c)
 {
@@ -453,7 +479,7 @@ static void held_forget(thue_net *net, thue_conn *c)
     c->held_first = c->held_last = 0;
 }
 
-#define HELD_ARENA_MAX (256u << 10) /* held bytes that make the held go out at once */
+#define HELD_ARENA_MAX (4u << 20) /* held bytes that make the held go out at once */
 
 /* Holds text for c: 0, or -1 when it could not (then it is sent as usual). */
 static int hold(thue_net *net, thue_conn *c, const char *text, size_t len)
@@ -620,6 +646,7 @@ static int ws_receive(thue_net *net, struct lws *wsi, pss *p, const char *in, si
     int final = lws_is_final_fragment(wsi);
     if (final && c->rx_len == 0) {
         /* The usual case: the whole message arrived in one piece, no copy. */
+        hold_turn(net);
         hold_begin(net);
         thue_lobby_message(net->lobby, c->client, in, len);
         hold_end(net);
@@ -644,6 +671,7 @@ static int ws_receive(thue_net *net, struct lws *wsi, pss *p, const char *in, si
         return 0;
     size_t n = c->rx_len;
     c->rx_len = 0;
+    hold_turn(net);
     hold_begin(net);
     thue_lobby_message(net->lobby, c->client, c->rx, n);
     hold_end(net);
@@ -1502,6 +1530,11 @@ static void teardown_tick(uv_timer_t *t)
 /* Starts the shutdown timer. */
 static void teardown_start(thue_net *net, net_phase phase, uint64_t ms)
 {
+    end_turn(net);
+    if (net->check_on) {
+        net->check_on = 0;
+        uv_close((uv_handle_t *)&net->flush_check, NULL);
+    }
     net->phase = phase;
     net->deadline = uv_now(net->loop) + ms;
     uv_timer_init(net->loop, &net->timer);
@@ -1659,6 +1692,12 @@ thue_net *thue_net_new(uv_loop_t *loop, const thue_config *cfg, thue_lobby *lobb
         teardown_start(net, DRAINING, 0);
         return NULL;
     }
+
+    uv_check_init(loop, &net->flush_check);
+    net->flush_check.data = net;
+    uv_check_start(&net->flush_check, on_flush_check);
+    uv_unref((uv_handle_t *)&net->flush_check);
+    net->check_on = 1;
 
     thue_lobby_hooks hooks = {.send = hook_send, .close = hook_close, .ctx = net};
     thue_lobby_set_hooks(lobby, &hooks);
