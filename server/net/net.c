@@ -13,11 +13,14 @@
  *     refusal can still be an HTTP answer (404 off /ws, 400 for unknown subprotocols, 503
  *     past a connection limit or once stopping); refusing later only drops the socket.
  *   - A WebSocket connection is a thue_conn: the lobby's client, a send queue, the message
- *     being reassembled. The lobby's hooks only queue (send) or mark (close) and ask for a
- *     WRITEABLE callback, so the lobby never re-enters lws, nor lws the lobby, from a
- *     hook. WRITEABLE writes one message per call; a close waits for the queue to drain
- *     (a goodbye must arrive before the close frame), then goes to lws from a TIMER
- *     callback (see ws_writeable and ws_close_now for why not from WRITEABLE).
+ *     being reassembled. What the lobby sends while the loop turn reads input is held
+ *     (hold): at the end of the turn (flush_check) each connection's messages go out as
+ *     one write of frames, so a move's `ok` and room state share a segment and the
+ *     turn's replies leave together (docs/bench.md). Outside a hold a message is written
+ *     at once; behind unsent bytes it queues for WRITEABLE, which writes one per call.
+ *     The close hook only marks: a close waits for the queue to drain (a goodbye must
+ *     arrive before the close frame), then goes to lws from a TIMER callback (see
+ *     ws_writeable and ws_close_now for why not from WRITEABLE).
  *
  * Shutdown (thue_net_close): wait for the WebSocket connections to finish closing (the
  * lobby closed them), at most DRAIN_MS; then the foreign-loop sequence of lws 4.1: a first
@@ -624,6 +627,8 @@ static void ws_gone(thue_net *net, pss *p)
  */
 static int ws_close_now(thue_conn *c, int code, const char *reason)
 {
+    if (c->held_first)
+        held_flush_conn(c->net, c); /* what was said to it earlier this turn goes first */
     c->closing = 1;
     c->close_sent = 1;
     lws_close_reason(c->wsi, (enum lws_close_status)code, (unsigned char *)reason, strlen(reason));
