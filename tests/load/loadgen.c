@@ -710,22 +710,30 @@ static int on_frame(conn *c, const lg_ws_frame *f)
     return 0;
 }
 
+/* c->in with room for need bytes: 0, or -1 when memory ran out. */
+static int in_reserve(conn *c, size_t need)
+{
+    if (need <= c->incap)
+        return 0;
+    size_t cap = c->incap ? c->incap : 4096;
+    while (cap < need)
+        cap *= 2;
+    unsigned char *b = realloc(c->in, cap);
+    if (b == NULL)
+        return -1;
+    c->in = b;
+    c->incap = cap;
+    return 0;
+}
+
 /* Bytes from the socket: the handshake's answer, then frames. 0, or -1 to close. */
 static int on_raw_rx(conn *c, const unsigned char *in, size_t len)
 {
     const unsigned char *p = in;
     size_t n = len;
     if (c->inlen > 0) {
-        if (c->inlen + len > c->incap) {
-            size_t cap = c->incap ? c->incap : 4096;
-            while (cap < c->inlen + len)
-                cap *= 2;
-            unsigned char *b = realloc(c->in, cap);
-            if (b == NULL)
-                return -1;
-            c->in = b;
-            c->incap = cap;
-        }
+        if (in_reserve(c, c->inlen + len) != 0)
+            return -1;
         memcpy(c->in + c->inlen, in, len);
         c->inlen += len;
         p = c->in;
@@ -764,16 +772,8 @@ static int on_raw_rx(conn *c, const unsigned char *in, size_t len)
     /* keep the part of a frame that is not all here yet */
     size_t rest = n - used;
     if (rest > 0 && p != c->in) {
-        if (rest > c->incap) {
-            size_t cap = c->incap ? c->incap : 4096;
-            while (cap < rest)
-                cap *= 2;
-            unsigned char *b = realloc(c->in, cap);
-            if (b == NULL)
-                return -1;
-            c->in = b;
-            c->incap = cap;
-        }
+        if (in_reserve(c, rest) != 0)
+            return -1;
         memcpy(c->in, p + used, rest);
     } else if (rest > 0) {
         memmove(c->in, c->in + used, rest);

@@ -26,6 +26,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lg.h"
+
 #define MOVE_BYTES 64
 #define EVENTS 512
 
@@ -197,22 +199,13 @@ static int cmp_u64(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/* The CPU seconds pid has used (lg_util.c's reading of /proc), -1 when unreadable. */
 static double cpu_of(pid_t pid)
 {
-    char path[64], buf[1024];
-    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-    FILE *f = fopen(path, "r");
-    if (f == NULL)
+    uint64_t ticks;
+    if (lg_proc_cpu_ticks((int)pid, 0, &ticks) != 0)
         return -1;
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    fclose(f);
-    buf[n] = '\0';
-    char *p = strrchr(buf, ')');
-    unsigned long ut = 0, st = 0;
-    if (p == NULL || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut,
-                            &st) != 2)
-        return -1;
-    return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
+    return (double)ticks / (double)sysconf(_SC_CLK_TCK);
 }
 
 static double self_cpu(void)
