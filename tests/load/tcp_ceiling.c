@@ -52,9 +52,9 @@ static void die(const char *what)
  * EPOLLOUT ---------------------------------------------------------------------------- */
 
 typedef struct sconn {
-    int fd, peer;  /* peer: the other connection's index */
-    int rx;        /* bytes of the current move read */
-    char *out;     /* unsent bytes */
+    int fd, peer; /* peer: the other connection's index */
+    int rx;       /* bytes of the current move read */
+    char *out;    /* unsent bytes */
     size_t outlen;
 } sconn;
 
@@ -317,8 +317,9 @@ static void usage(FILE *f)
     fprintf(f, "usage: thue-tcp-ceiling [--pairs N] [--server-threads N] [--mover-bytes N]\n"
                "         [--peer-bytes N] [--duration S] [--warmup S] [--json]\n"
                "The bench's play traffic over loopback TCP with no server work at all\n"
-               "(docs/bench.md). Defaults: 500 pairs, 1 server thread, 1000 and 950 bytes,\n"
-               "20 s after a 5 s warm-up.\n");
+               "(docs/bench.md). Defaults: 500 pairs (1..20000), 1 server thread (1..64),\n"
+               "1000 and 950 bytes (1..1000000, different), 20 s (up to 3600) after a 5 s\n"
+               "warm-up (0..3600).\n");
 }
 
 int main(int argc, char **argv)
@@ -332,6 +333,16 @@ int main(int argc, char **argv)
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
             usage(stdout);
             return 0;
+        }
+        static const char *const known[] = {"--pairs",      "--server-threads", "--mover-bytes",
+                                            "--peer-bytes", "--duration",       "--warmup"};
+        int is_known = 0;
+        for (size_t k = 0; k < sizeof known / sizeof *known; k++)
+            is_known |= strcmp(a, known[k]) == 0;
+        if (!is_known) {
+            fprintf(stderr, "thue-tcp-ceiling: unknown option '%s'\n", a);
+            usage(stderr);
+            return 2;
         }
         if (i + 1 >= argc) {
             fprintf(stderr, "thue-tcp-ceiling: %s needs a value\n", a);
@@ -354,7 +365,8 @@ int main(int argc, char **argv)
         else if (strcmp(a, "--warmup") == 0 && !bad && v >= 0 && v <= 3600)
             warmup_s = v;
         else {
-            fprintf(stderr, "thue-tcp-ceiling: bad %s '%s'\n", a, argv[i]);
+            fprintf(stderr, "thue-tcp-ceiling: %s wants a number in its range (--help), not '%s'\n",
+                    a, argv[i]);
             usage(stderr);
             return 2;
         }

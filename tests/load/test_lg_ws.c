@@ -67,9 +67,10 @@ static void test_handshake(void **state)
 {
     (void)state;
     const char *key = "dGhlIHNhbXBsZSBub25jZQ==";
-    const char *ok = "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n"
-                     "Connection: Upgrade\r\nsec-websocket-accept:  s3pPLMBiTxaQ9kYGzzhZRbK+xOo= \r\n"
-                     "Sec-WebSocket-Protocol: thue.v1\r\n\r\n\x81\x02hi";
+    const char *ok =
+        "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n"
+        "Connection: Upgrade\r\nsec-websocket-accept:  s3pPLMBiTxaQ9kYGzzhZRbK+xOo= \r\n"
+        "Sec-WebSocket-Protocol: thue.v1\r\n\r\n\x81\x02hi";
     size_t used = 0;
     int status = -1;
     size_t head = strlen(ok) - 4; /* the frame after it is not the handshake's */
@@ -178,9 +179,8 @@ static void test_frame_out(void **state)
         assert_int_equal(plen, len);
         assert_true(len < 126 ? at == 2 : len < 65536 ? at == 4 : at == 10);
         const unsigned char *m = f + at;
-        assert_int_equal(((uint32_t)m[0] << 24) | ((uint32_t)m[1] << 16) |
-                             ((uint32_t)m[2] << 8) | m[3],
-                         mask);
+        assert_int_equal(
+            ((uint32_t)m[0] << 24) | ((uint32_t)m[1] << 16) | ((uint32_t)m[2] << 8) | m[3], mask);
         assert_int_equal(n, at + 4 + len);
         for (size_t j = 0; j < len; j++)
             assert_int_equal(f[at + 4 + j] ^ m[j % 4], p[j]);
@@ -227,10 +227,8 @@ static void test_server_headers(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_handshake),
-        cmocka_unit_test(test_parse),
-        cmocka_unit_test(test_parse_refuses),
-        cmocka_unit_test(test_frame_out),
+        cmocka_unit_test(test_handshake),      cmocka_unit_test(test_parse),
+        cmocka_unit_test(test_parse_refuses),  cmocka_unit_test(test_frame_out),
         cmocka_unit_test(test_server_headers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
