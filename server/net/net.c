@@ -125,6 +125,13 @@ typedef struct pss {
 
 typedef enum { RUNNING, DRAINING, TEARING_DOWN } net_phase;
 
+/* A message held back (see struct thue_net): its text in the arena, its connection. */
+typedef struct held_msg {
+    thue_conn *c; /* NULL: the connection went meanwhile */
+    size_t off, len;
+    size_t next; /* the connection's next record (1-based; 0: none) */
+} held_msg;
+
 /* An address to compare: 4 bytes (IPv4, IPv4-mapped IPv6 included) or 16. */
 typedef struct net_addr {
     int len;
@@ -172,14 +179,10 @@ struct thue_net {
      * to go out as one write per connection: their texts in order in harena, one record
      * each, chained per connection. */
     int holding;
-    int iter_hold;         /* a hold runs until the end of this loop turn (flush_check) */
-    int check_on;          /* flush_check is initialised */
+    int iter_hold;          /* a hold runs until the end of this loop turn (flush_check) */
+    int check_on;           /* flush_check is initialised */
     uv_check_t flush_check; /* ends the turn's hold once lws has handled the turn's input */
-    struct held_msg {
-        thue_conn *c; /* NULL: the connection went meanwhile */
-        size_t off, len;
-        size_t next; /* the connection's next record (1-based; 0: none) */
-    } *held;
+    held_msg *held;
     size_t nheld, heldcap;
     char *harena;
     size_t hlen, hcap;
@@ -419,7 +422,7 @@ static void held_flush_conn(thue_net *net, thue_conn *c)
         return;
     }
     for (size_t i = first; i; i = net->held[i - 1].next) {
-        const struct held_msg *h = &net->held[i - 1];
+        const held_msg *h = &net->held[i - 1];
         out += thue_ws_text_header(out, h->len);
         memcpy(out, net->harena + h->off, h->len);
         out += h->len;
@@ -491,7 +494,7 @@ static int hold(thue_net *net, thue_conn *c, const char *text, size_t len)
         held_flush(net); /* a broadcast: keep the arena small */
     if (net->nheld == net->heldcap) {
         size_t cap = net->heldcap ? 2 * net->heldcap : 64;
-        struct held_msg *h = realloc(net->held, cap * sizeof *h);
+        held_msg *h = realloc(net->held, cap * sizeof *h);
         if (h == NULL)
             return -1;
         net->held = h;
@@ -508,7 +511,7 @@ static int hold(thue_net *net, thue_conn *c, const char *text, size_t len)
         net->hcap = cap;
     }
     memcpy(net->harena + net->hlen, text, len);
-    struct held_msg *h = &net->held[net->nheld++];
+    held_msg *h = &net->held[net->nheld++];
     h->c = c;
     h->off = net->hlen;
     h->len = len;

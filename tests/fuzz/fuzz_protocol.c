@@ -2,9 +2,9 @@
  * fuzz_protocol.c: libFuzzer target for the protocol codec (protocol/codec.h).
  *
  * The same bytes go to both decoders, and to the command decoder without its fast path for
- * canonical moves, which must agree with it byte for byte. A text that decodes must encode, the encoding must
- * decode again, and the second encoding must be the first byte for byte (the canonical
- * form is a fixed point). A text that does not decode must fail with one of the decoding
+ * canonical moves, which must agree with it byte for byte. A text that decodes must encode, the
+ * encoding must decode again, and the second encoding must be the first byte for byte (the
+ * canonical form is a fixed point). A text that does not decode must fail with one of the decoding
  * codes, err.code equal to the result, and a message that can be sent back as it is
  * (printable ASCII, at most 200 characters). Decoded server messages are cleared, so that
  * LeakSanitizer sees every allocation released. The input buffer is exactly `size` bytes

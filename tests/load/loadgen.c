@@ -699,8 +699,8 @@ static int on_frame(conn *c, const lg_ws_frame *f)
         if (c->wsi) {
             /* the echo, then the socket (the peer closes its side on the echo) */
             unsigned char echo[LWS_PRE + LG_WS_HEADER_MAX + 2];
-            size_t n = lg_ws_frame_out(echo + LWS_PRE, LG_WS_CLOSE, f->payload,
-                                       f->len >= 2 ? 2 : 0, (uint32_t)rnd());
+            size_t n = lg_ws_frame_out(echo + LWS_PRE, LG_WS_CLOSE, f->payload, f->len >= 2 ? 2 : 0,
+                                       (uint32_t)rnd());
             lws_write(c->wsi, echo + LWS_PRE, n, LWS_WRITE_RAW);
         }
         return -1;
@@ -793,8 +793,8 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
             break;
         char req[LWS_PRE + 1024];
         lg_ws_key(rnd(), rnd(), c->key);
-        size_t n = lg_ws_request(req + LWS_PRE, sizeof req - LWS_PRE, G.o.path, G.hostport,
-                                 c->key, "thue.v1");
+        size_t n = lg_ws_request(req + LWS_PRE, sizeof req - LWS_PRE, G.o.path, G.hostport, c->key,
+                                 "thue.v1");
         c->state = C_HANDSHAKE;
         if (n == 0 || lws_write(wsi, (unsigned char *)req + LWS_PRE, n, LWS_WRITE_RAW) < (int)n)
             return -1;

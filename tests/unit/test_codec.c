@@ -989,8 +989,8 @@ static void same_decoding(const char *text, size_t n)
     int ra = thue_cmd_decode(text, n, &a, &ea);
     int rb = thue__cmd_decode_full(text, n, &b, &eb);
     if (ra != rb || memcmp(&ea, &eb, sizeof ea) != 0 || (ra == 0 && memcmp(&a, &b, sizeof a) != 0))
-        fail_msg("the fast path and the full decoder differ on '%.*s' (%d vs %d)", (int)n, text,
-                 ra, rb);
+        fail_msg("the fast path and the full decoder differ on '%.*s' (%d vs %d)", (int)n, text, ra,
+                 rb);
 }
 
 /* The fast path for canonical moves: random canonical moves, the limits of each number,
@@ -1012,8 +1012,10 @@ static void test_codec_fast_move(void **state)
         "{\"type\":\"place\",\"id\":1,\"room\":\"\",\"position\":1}",
         "{\"type\":\"place\",\"id\":1,\"room\":\"r\\u0031\",\"position\":1}",
         "{\"type\":\"place\",\"id\":1,\"room\":\"r 1\",\"position\":1}",
-        "{\"type\":\"place\",\"id\":1,\"room\":\"abcdefghijklmnopqrstuvwxyz0123456\",\"position\":1}",
-        "{\"type\":\"place\",\"id\":1,\"room\":\"abcdefghijklmnopqrstuvwxyz012345\",\"position\":1}",
+        "{\"type\":\"place\",\"id\":1,\"room\":\"abcdefghijklmnopqrstuvwxyz0123456\",\"position\":"
+        "1}",
+        "{\"type\":\"place\",\"id\":1,\"room\":\"abcdefghijklmnopqrstuvwxyz012345\",\"position\":"
+        "1}",
         "{\"type\":\"place\",\"id\":1,\"room\":\"r1\",\"symbol\":1}",
         "{\"type\":\"paint\",\"id\":1,\"room\":\"r1\",\"position\":1}",
         "{\"type\":\"place\",\"id\":1,\"room\":\"r1\",\"position\":1} ",
@@ -1037,10 +1039,10 @@ static void test_codec_fast_move(void **state)
         room[rn] = '\0';
         int paint = (int)(x >> 7) & 1;
         char text[200];
-        int n = snprintf(text, sizeof text, "{\"type\":\"%s\",\"id\":%llu,\"room\":\"%s\",\"%s\":%d}",
-                         paint ? "paint" : "place", (unsigned long long)((x >> 11) % 9007199254740992ULL),
-                         room, paint ? "symbol" : "position",
-                         (int)((x >> 20) % (paint ? 70 : 10010)));
+        int n = snprintf(
+            text, sizeof text, "{\"type\":\"%s\",\"id\":%llu,\"room\":\"%s\",\"%s\":%d}",
+            paint ? "paint" : "place", (unsigned long long)((x >> 11) % 9007199254740992ULL), room,
+            paint ? "symbol" : "position", (int)((x >> 20) % (paint ? 70 : 10010)));
         same_decoding(text, (size_t)n);
         if (i % 100 != 0)
             continue;
