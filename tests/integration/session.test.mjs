@@ -1,5 +1,6 @@
 // session.test.mjs: hello, reconnection within and after the grace period, a session
-// taken over by a new connection, clocks running out, quick match, chat.
+// taken over by a new connection, clocks running out, quick match, chat, and messages
+// that arrive together.
 import assert from "node:assert/strict";
 import { Client, player, run, startServer, test } from "./lib.mjs";
 
@@ -29,6 +30,44 @@ test("hello gives a guest name, a resume token and the limits", async () => {
     assert.equal(w.limits.max_message, 16384);
     const p = await c.request({ type: "ping" });
     assert.equal(p.type, "pong");
+  } finally {
+    await server.stop();
+  }
+});
+
+/** Client frames (masked, RFC 6455 5.3) of texts, one after another in one buffer. */
+function maskedFrames(texts) {
+  const parts = [];
+  for (const t of texts) {
+    const payload = Buffer.from(t);
+    assert.ok(payload.length < 126);
+    const mask = Buffer.from([0x12, 0x34, 0x56, 0x78]);
+    const head = Buffer.from([0x81, 0x80 | payload.length]);
+    const body = Buffer.alloc(payload.length);
+    for (let i = 0; i < payload.length; i++) body[i] = payload[i] ^ mask[i % 4];
+    parts.push(head, mask, body);
+  }
+  return Buffer.concat(parts);
+}
+
+test("messages that arrive together are all answered, in their order", async () => {
+  const server = await startServer();
+  try {
+    const c = await Client.connect(server.ws, "burst");
+    // One TCP write: hello and 30 pings. The server reads them in one turn and holds the
+    // replies until the turn ends, then writes them as one buffer of frames (a long one,
+    // welcome, among short ones): each must arrive whole and in order.
+    const texts = [JSON.stringify({ type: "hello", protocol: 1, id: 0 })];
+    for (let i = 1; i <= 30; i++) texts.push(JSON.stringify({ type: "ping", id: i }));
+    c.ws._socket.write(maskedFrames(texts));
+    const welcome = await c.next((m) => m.id === 0, "welcome");
+    assert.equal(welcome.type, "welcome");
+    for (let i = 1; i <= 30; i++) {
+      const m = await c.next(() => true, `reply ${i}`);
+      assert.equal(m.type, "pong");
+      assert.equal(m.id, i, "the replies keep the order of the messages");
+    }
+    assert.equal((await c.request({ type: "ping" })).type, "pong", "the connection goes on");
   } finally {
     await server.stop();
   }
