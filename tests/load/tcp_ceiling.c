@@ -32,6 +32,7 @@
 #define EVENTS 512
 
 static int pairs = 500, mover_bytes = 1000, peer_bytes = 950, server_threads = 1;
+static int batch; /* --batch: the answers written once the whole epoll batch is read */
 static double duration_s = 20, warmup_s = 5;
 static int json;
 
@@ -107,7 +108,13 @@ static void *s_loop(void *arg)
     int ep = (int)(intptr_t)arg;
     struct epoll_event evs[EVENTS];
     char buf[4096];
+    /* --batch: each connection gets at most one answer of each kind per read of it */
+    sconn **pend = calloc(4 * EVENTS, sizeof *pend);
+    int *pendn = calloc(4 * EVENTS, sizeof *pendn);
+    if (pend == NULL || pendn == NULL)
+        exit(3);
     for (;;) {
+        int np = 0;
         int n = epoll_wait(ep, evs, EVENTS, -1);
         for (int i = 0; i < n; i++) {
             sconn *c = &sc[evs[i].data.u32];
@@ -124,11 +131,20 @@ static void *s_loop(void *arg)
                 k -= take;
                 if (c->rx == MOVE_BYTES) {
                     c->rx = 0;
-                    s_send(ep, c, (size_t)mover_bytes);
-                    s_send(ep, &sc[c->peer], (size_t)peer_bytes);
+                    if (batch && np + 2 <= 4 * EVENTS) {
+                        pend[np] = c;
+                        pendn[np++] = mover_bytes;
+                        pend[np] = &sc[c->peer];
+                        pendn[np++] = peer_bytes;
+                    } else {
+                        s_send(ep, c, (size_t)mover_bytes);
+                        s_send(ep, &sc[c->peer], (size_t)peer_bytes);
+                    }
                 }
             }
         }
+        for (int k = 0; k < np; k++)
+            s_send(ep, pend[k], (size_t)pendn[k]);
     }
     return NULL;
 }
@@ -300,26 +316,28 @@ static int client(int port, pid_t srv)
     double p99 = nsamples ? samples[(size_t)(nsamples * 0.99)] / 1e6 : 0;
     double mps = (double)(moves - moves0) / window;
     if (json)
-        printf("{\"pairs\":%d,\"server_threads\":%d,\"mover_bytes\":%d,\"peer_bytes\":%d,"
-               "\"window_s\":%.3f,\"moves_per_s\":%.1f,\"rtt_ms\":{\"p50\":%.3f,\"p99\":%.3f},"
-               "\"server_cpu_pct\":%.1f,\"client_cpu_pct\":%.1f}\n",
-               pairs, server_threads, mover_bytes, peer_bytes, window, mps, p50, p99, srv_cpu,
-               my_cpu);
+        printf("{\"pairs\":%d,\"server_threads\":%d,\"batch\":%s,\"mover_bytes\":%d,"
+               "\"peer_bytes\":%d,\"window_s\":%.3f,\"moves_per_s\":%.1f,\"rtt_ms\":{\"p50\":%.3f,"
+               "\"p99\":%.3f},\"server_cpu_pct\":%.1f,\"client_cpu_pct\":%.1f}\n",
+               pairs, server_threads, batch ? "true" : "false", mover_bytes, peer_bytes, window,
+               mps, p50, p99, srv_cpu, my_cpu);
     else
-        printf("thue-tcp-ceiling: %d pairs, %d server thread(s), %d/%d bytes per answer: %.0f "
+        printf("thue-tcp-ceiling: %d pairs, %d server thread(s)%s, %d/%d bytes per answer: %.0f "
                "moves/s, p50 %.3f ms, p99 %.3f ms; server CPU %.0f%%, client CPU %.0f%%\n",
-               pairs, server_threads, mover_bytes, peer_bytes, mps, p50, p99, srv_cpu, my_cpu);
+               pairs, server_threads, batch ? " batching" : "", mover_bytes, peer_bytes, mps, p50,
+               p99, srv_cpu, my_cpu);
     return 0;
 }
 
 static void usage(FILE *f)
 {
     fprintf(f, "usage: thue-tcp-ceiling [--pairs N] [--server-threads N] [--mover-bytes N]\n"
-               "         [--peer-bytes N] [--duration S] [--warmup S] [--json]\n"
+               "         [--peer-bytes N] [--duration S] [--warmup S] [--batch] [--json]\n"
                "The bench's play traffic over loopback TCP with no server work at all\n"
                "(docs/bench.md). Defaults: 500 pairs (1..20000), 1 server thread (1..64),\n"
                "1000 and 950 bytes (1..1000000, different), 20 s (up to 3600) after a 5 s\n"
-               "warm-up (0..3600).\n");
+               "warm-up (0..3600). --batch: the server writes its answers once it has read\n"
+               "the whole epoll batch, as thue-server holds a loop turn's replies.\n");
 }
 
 int main(int argc, char **argv)
@@ -328,6 +346,10 @@ int main(int argc, char **argv)
         const char *a = argv[i];
         if (strcmp(a, "--json") == 0) {
             json = 1;
+            continue;
+        }
+        if (strcmp(a, "--batch") == 0) {
+            batch = 1;
             continue;
         }
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
