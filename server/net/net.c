@@ -175,9 +175,10 @@ struct thue_net {
     unsigned char *wbuf; /* LWS_PRE + a message, for writes made at once (hook_send) */
     size_t wcap;
 
-    /* Messages held back while one received message is handled (hold_begin/hold_end),
-     * to go out as one write per connection: their texts in order in harena, one record
-     * each, chained per connection. */
+    /* Messages held back while input is read (hold_begin/hold_end around each received
+     * message, nested in hold_turn's hold for the rest of the loop turn), to go out as one
+     * write per connection: their texts in order in harena, one record each, chained per
+     * connection. */
     int holding;
     int iter_hold;          /* a hold runs until the end of this loop turn (flush_check) */
     int check_on;           /* flush_check is initialised */
