@@ -33,6 +33,9 @@ void thue__buf_puts(thue__buf *b, const char *s);
  * characters below U+0020 as \u00xx); everything else, non-ASCII included, is copied. */
 void thue__buf_json_str(thue__buf *b, const char *s, size_t n);
 void thue__buf_i64(thue__buf *b, int64_t v);
+/* Writes the decimal digits of u so that they end just before end (at most 20 of them):
+ * returns where they start. */
+char *thue__u64_digits(uint64_t u, char *end);
 
 /* The shortest text that reads back as d, laid out as JavaScript's Number::toString does:
  * "1612.4", "0.1", "3" for 3.0, "1e+21", "1.5e-7"; -0 is "0". d must be finite. out needs

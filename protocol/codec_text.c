@@ -113,16 +113,22 @@ void thue__buf_json_str(thue__buf *b, const char *s, size_t n)
     thue__buf_putc(b, '"');
 }
 
-void thue__buf_i64(thue__buf *b, int64_t v)
+char *thue__u64_digits(uint64_t u, char *end)
 {
-    /* Digits from the right (this runs for every symbol of every word sent). */
-    char tmp[24];
-    char *end = tmp + sizeof tmp, *p = end;
-    uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+    char *p = end;
     do {
         *--p = (char)('0' + (int)(u % 10));
         u /= 10;
     } while (u != 0);
+    return p;
+}
+
+void thue__buf_i64(thue__buf *b, int64_t v)
+{
+    /* Without snprintf: this runs for every number of every message sent. */
+    char tmp[24];
+    char *end = tmp + sizeof tmp;
+    char *p = thue__u64_digits(v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v, end);
     if (v < 0)
         *--p = '-';
     thue__buf_put(b, p, (size_t)(end - p));
