@@ -3,6 +3,8 @@
  */
 #include "lg_ws.h"
 
+#include "net/ws_frame.h"
+
 #include <libwebsockets.h>
 #include <stdio.h>
 #include <string.h>
@@ -139,19 +141,7 @@ long lg_ws_parse(const unsigned char *buf, size_t len, size_t max, lg_ws_frame *
 size_t lg_ws_frame_out(unsigned char *out, int opcode, const void *payload, size_t len,
                        uint32_t mask)
 {
-    size_t h = 0;
-    out[h++] = (unsigned char)(0x80 | (opcode & 0x0f));
-    if (len < 126) {
-        out[h++] = (unsigned char)(0x80 | len);
-    } else if (len <= 0xffff) {
-        out[h++] = 0x80 | 126;
-        out[h++] = (unsigned char)(len >> 8);
-        out[h++] = (unsigned char)len;
-    } else {
-        out[h++] = 0x80 | 127;
-        for (int i = 0; i < 8; i++)
-            out[h++] = (unsigned char)((uint64_t)len >> (56 - 8 * i));
-    }
+    size_t h = thue_ws_header(out, opcode, 1, len);
     unsigned char m[4] = {(unsigned char)(mask >> 24), (unsigned char)(mask >> 16),
                           (unsigned char)(mask >> 8), (unsigned char)mask};
     memcpy(out + h, m, 4);
