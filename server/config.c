@@ -428,35 +428,21 @@ static long cgroup_dir_cpus(const char *dir, int v2)
 {
     char path[PATH_MAX + 32];
     long long quota = -1, period = 0;
-    if (v2) {
-        snprintf(path, sizeof path, "%s/cpu.max", dir);
-        FILE *f = fopen(path, "r");
-        if (f == NULL)
-            return 0;
-        char q[32];
-        if (fscanf(f, "%31s %lld", q, &period) == 2 && strcmp(q, "max") != 0) {
-            char *end;
-            errno = 0;
-            quota = strtoll(q, &end, 10);
-            if (*end != '\0' || errno != 0)
-                quota = -1;
-        }
-        fclose(f);
-    } else {
-        snprintf(path, sizeof path, "%s/cpu.cfs_quota_us", dir);
-        FILE *f = fopen(path, "r");
-        if (f == NULL)
-            return 0;
-        if (fscanf(f, "%lld", &quota) != 1)
-            quota = -1;
-        fclose(f);
+    snprintf(path, sizeof path, "%s/%s", dir, v2 ? "cpu.max" : "cpu.cfs_quota_us");
+    FILE *f = fopen(path, "r");
+    if (f == NULL)
+        return 0;
+    /* v2: "max PERIOD" (no limit) does not read as two numbers */
+    if (fscanf(f, "%lld %lld", &quota, &period) != (v2 ? 2 : 1))
+        quota = -1;
+    fclose(f);
+    if (!v2) {
         snprintf(path, sizeof path, "%s/cpu.cfs_period_us", dir);
         f = fopen(path, "r");
-        if (f == NULL)
-            return 0;
-        if (fscanf(f, "%lld", &period) != 1)
+        if (f == NULL || fscanf(f, "%lld", &period) != 1)
             period = 0;
-        fclose(f);
+        if (f != NULL)
+            fclose(f);
     }
     if (quota <= 0 || period <= 0)
         return 0;
