@@ -1,0 +1,586 @@
+/*
+ * http.c: plain HTTP on the server's port (net_internal.h): /healthz, /metrics, the /api
+ * endpoints (some answered by the store thread while the request waits) and the static
+ * files of the web root. Only GET and HEAD are served.
+ */
+#include "net/net_internal.h"
+
+/* ---- the HTTP side -------------------------------------------------------------------- */
+
+/*
+ * A response the store thread produces (GET /api/matches...): the request waits, the
+ * store's callback fills this in on the loop and asks for HTTP_WRITEABLE, which sends
+ * it. If the connection goes first, wsi is cleared and the callback only frees.
+ */
+struct deferred {
+    struct lws *wsi;
+    int head;
+    const char *type;
+    int done, status;
+    char *body;
+    size_t len;
+};
+
+void thue__http_reset(pss *p)
+{
+    if (p->wait) {
+        if (p->wait->done) {
+            free(p->wait->body);
+            free(p->wait);
+        } else {
+            p->wait->wsi = NULL; /* the store's callback frees it */
+        }
+        p->wait = NULL;
+    }
+    free(p->body);
+    p->body = NULL;
+    p->body_len = p->body_off = 0;
+    p->close_after = 0;
+    p->refuse_after_body = 0;
+}
+
+/* The end of a response: keep-alive, or close. */
+static int http_done(struct lws *wsi, pss *p)
+{
+    int close_after = p->close_after;
+    thue__http_reset(p);
+    if (close_after)
+        return -1;
+    return lws_http_transaction_completed(wsi) ? -1 : 0;
+}
+
+/*
+ * Answers with status and body (owned: freed here, may be NULL with len 0). The headers
+ * go out now; the body from HTTP_WRITEABLE. head: headers only (HEAD).
+ */
+static int http_respond(struct lws *wsi, pss *p, unsigned status, const char *type, char *body,
+                        size_t len, int head)
+{
+    unsigned char buf[LWS_PRE + 1024];
+    unsigned char *start = buf + LWS_PRE, *q = start, *end = buf + sizeof buf - 1;
+    static const char nostore[] = "no-store";
+    if (lws_add_http_common_headers(wsi, status, type, (lws_filepos_t)len, &q, end) ||
+        lws_add_http_header_by_name(
+            wsi, (const unsigned char *)"cache-control:", (const unsigned char *)nostore,
+            (int)sizeof nostore - 1, &q, end) ||
+        lws_finalize_write_http_header(wsi, start, &q, end)) {
+        free(body);
+        return -1;
+    }
+    if (head || len == 0) {
+        free(body);
+        return http_done(wsi, p);
+    }
+    p->body = body;
+    p->body_len = len;
+    p->body_off = 0;
+    lws_callback_on_writable(wsi);
+    return 0;
+}
+
+/* http_respond with a copy of a constant text. */
+static int http_respond_text(struct lws *wsi, pss *p, unsigned status, const char *type,
+                             const char *text, int head)
+{
+    size_t len = strlen(text);
+    char *body = malloc(len + 1);
+    if (body == NULL)
+        return -1;
+    memcpy(body, text, len + 1);
+    return http_respond(wsi, p, status, type, body, len, head);
+}
+
+/* {"error":{"code":...,"message":...}} (code and message are our constants: no escaping). */
+static int http_error(struct lws *wsi, pss *p, unsigned status, const char *code,
+                      const char *message, int head)
+{
+    char text[512];
+    snprintf(text, sizeof text, "{\"error\":{\"code\":\"%s\",\"message\":\"%s\"}}", code, message);
+    return http_respond_text(wsi, p, status, JSON_TYPE, text, head);
+}
+
+/* LWS_CALLBACK_HTTP_WRITEABLE: a deferred response that has arrived, or the next piece
+ * of the body. */
+int thue__http_writeable(struct lws *wsi, pss *p)
+{
+    if (p->wait && p->wait->done) {
+        deferred *d = p->wait;
+        p->wait = NULL;
+        int r = http_respond(wsi, p, (unsigned)d->status, d->type, d->body, d->len, d->head);
+        free(d);
+        return r;
+    }
+    if (p->body == NULL)
+        return 0;
+    unsigned char buf[LWS_PRE + HTTP_CHUNK];
+    size_t n = p->body_len - p->body_off;
+    if (n > HTTP_CHUNK)
+        n = HTTP_CHUNK;
+    int last = p->body_off + n == p->body_len;
+    memcpy(buf + LWS_PRE, p->body + p->body_off, n);
+    if (lws_write(wsi, buf + LWS_PRE, n, last ? LWS_WRITE_HTTP_FINAL : LWS_WRITE_HTTP) < 0)
+        return -1;
+    p->body_off += n;
+    if (!last) {
+        lws_callback_on_writable(wsi);
+        return 0;
+    }
+    return http_done(wsi, p);
+}
+
+static int http_healthz(thue_net *net, struct lws *wsi, pss *p, int head)
+{
+    uint64_t up = (uv_now(net->loop) - net->started_ms) / 1000;
+    /* Play goes on while the disk refuses writes (they wait and are retried), so that is
+     * reported but still 200. */
+    thue_store_health sh;
+    thue_store_health_get(net->store, &sh);
+    char text[200];
+    snprintf(text, sizeof text,
+             "{\"status\":\"%s\",\"version\":\"%s\",\"uptime_s\":%llu,\"store\":\"%s\"}",
+             net->stopping ? "stopping" : "ok", THUE_SERVER_VERSION, (unsigned long long)up,
+             net->store == NULL ? "none" : sh.failing ? "failing" : "ok");
+    return http_respond_text(wsi, p, net->stopping ? 503 : 200, JSON_TYPE, text, head);
+}
+
+static int http_metrics(thue_net *net, struct lws *wsi, pss *p, int head)
+{
+    size_t len = 0;
+    char *text = thue_metrics_render(net->metrics, net->pool, &len);
+    if (text == NULL)
+        return http_error(wsi, p, 500, "internal", "out of memory", head);
+    if (net->store) {
+        thue_store_health sh;
+        thue_store_health_get(net->store, &sh);
+        thue_strbuf b = {text, len, len + 1, 0};
+        thue_strbuf_printf(
+            &b,
+            "# HELP thue_store_failing 1 while the database refuses writes (they wait and are retried)\n"
+            "# TYPE thue_store_failing gauge\nthue_store_failing %d\n"
+            "# HELP thue_store_writes_waiting Writes held back until the database takes them\n"
+            "# TYPE thue_store_writes_waiting gauge\nthue_store_writes_waiting %d\n"
+            "# HELP thue_store_write_failures_total Failed write attempts (each retry counts)\n"
+            "# TYPE thue_store_write_failures_total counter\nthue_store_write_failures_total %llu\n",
+            sh.failing, sh.writes_waiting, (unsigned long long)sh.write_failures);
+        if (b.oom) {
+            free(b.p);
+            return http_error(wsi, p, 500, "internal", "out of memory", head);
+        }
+        text = b.p;
+        len = b.len;
+    }
+    return http_respond(wsi, p, 200, METRICS_TYPE, text, len, head);
+}
+
+/* "name=value" of the i-th query argument into buf; 0, 1 when there is none, -1 when it
+ * is too long. */
+static int query_arg(struct lws *wsi, int i, char *buf, int size)
+{
+    int n = lws_hdr_fragment_length(wsi, WSI_TOKEN_HTTP_URI_ARGS, i);
+    if (n <= 0)
+        return 1;
+    if (n >= size)
+        return -1;
+    return lws_hdr_copy_fragment(wsi, buf, size, WSI_TOKEN_HTTP_URI_ARGS, i) < 0 ? -1 : 0;
+}
+
+/* The i-th query argument split at '=': arg holds its name, *value its value ("" when
+ * it has none). 0, 1 when there is none, -1 when it is too long. */
+static int query_pair(struct lws *wsi, int i, char *arg, int size, const char **value)
+{
+    int r = query_arg(wsi, i, arg, size);
+    if (r != 0)
+        return r;
+    char *eq = strchr(arg, '=');
+    *value = eq ? eq + 1 : "";
+    if (eq)
+        *eq = '\0';
+    return 0;
+}
+
+/* An integer lo..hi from decimal digits; -1 when it is not. */
+static long parse_range(const char *s, long lo, long hi)
+{
+    long v = 0;
+    if (*s == '\0')
+        return -1;
+    for (; *s; s++) {
+        if (!isdigit((unsigned char)*s) || v > hi)
+            return -1;
+        v = v * 10 + (*s - '0');
+    }
+    return v >= lo && v <= hi ? v : -1;
+}
+
+/* k: decimal digits, 2..64; -1 when it is not. */
+static int parse_k(const char *s)
+{
+    return (int)parse_range(s, 2, 64);
+}
+
+/* GET /api/rooms?variant=V&k=K&status=S */
+static int http_rooms(thue_net *net, struct lws *wsi, pss *p, int head)
+{
+    static const char *const statuses[] = {"waiting", "playing", "finished"};
+    char arg[256];
+    const char *variant = NULL;
+    char variant_buf[16];
+    int k = -1, status = -1;
+    const char *value;
+    for (int i = 0;; i++) {
+        int r = query_pair(wsi, i, arg, sizeof arg, &value);
+        if (r > 0)
+            break;
+        if (r < 0)
+            return http_error(wsi, p, 400, "bad_request", "query argument too long", head);
+        if (strcmp(arg, "variant") == 0) {
+            if (strcmp(value, "square") != 0 && strcmp(value, "overlap") != 0)
+                return http_error(wsi, p, 400, "bad_request", "variant must be square or overlap",
+                                  head);
+            snprintf(variant_buf, sizeof variant_buf, "%s", value);
+            variant = variant_buf;
+        } else if (strcmp(arg, "k") == 0) {
+            k = parse_k(value);
+            if (k < 0)
+                return http_error(wsi, p, 400, "bad_request", "k must be an integer from 2 to 64",
+                                  head);
+        } else if (strcmp(arg, "status") == 0) {
+            status = -1;
+            for (int s = 0; s < 3; s++)
+                if (strcmp(value, statuses[s]) == 0)
+                    status = s; /* THUE_STATUS_WAITING, _PLAYING, _FINISHED */
+            if (status < 0)
+                return http_error(wsi, p, 400, "bad_request",
+                                  "status must be waiting, playing or finished", head);
+        }
+        /* other arguments are ignored, as unknown members are in messages */
+    }
+    char *text = thue_lobby_rooms_json(net->lobby, variant, k, status);
+    if (text == NULL)
+        return http_error(wsi, p, 500, "internal", "out of memory", head);
+    return http_respond(wsi, p, 200, JSON_TYPE, text, strlen(text), head);
+}
+
+static const char *mime_type(const char *path)
+{
+    static const struct {
+        const char *ext, *type;
+    } types[] = {
+        {".html", "text/html; charset=utf-8"},
+        {".htm", "text/html; charset=utf-8"},
+        {".css", "text/css; charset=utf-8"},
+        {".js", "text/javascript; charset=utf-8"},
+        {".mjs", "text/javascript; charset=utf-8"},
+        {".json", JSON_TYPE},
+        {".svg", "image/svg+xml"},
+        {".png", "image/png"},
+        {".jpg", "image/jpeg"},
+        {".ico", "image/x-icon"},
+        {".txt", "text/plain; charset=utf-8"},
+        {".md", "text/markdown; charset=utf-8"},
+        {".webmanifest", "application/manifest+json"},
+        {".woff2", "font/woff2"},
+        {".wasm", "application/wasm"},
+    };
+    const char *dot = strrchr(path, '.');
+    const char *slash = strrchr(path, '/');
+    if (dot && (slash == NULL || dot > slash))
+        for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
+            if (strcmp(dot, types[i].ext) == 0)
+                return types[i].type;
+    return "application/octet-stream";
+}
+
+/* True when a segment of uri is "..": such a path never reaches the file system. */
+static int has_dotdot(const char *uri)
+{
+    for (const char *s = uri; (s = strstr(s, "..")) != NULL; s += 2)
+        if ((s == uri || s[-1] == '/') && (s[2] == '\0' || s[2] == '/'))
+            return 1;
+    return 0;
+}
+
+/* A file below the web root; directories serve their index.html. */
+static int http_file(thue_net *net, struct lws *wsi, pss *p, const char *uri, int head)
+{
+    char path[PATH_MAX], real[PATH_MAX];
+    if (uri[0] != '/' || has_dotdot(uri))
+        return http_error(wsi, p, 404, "not_found", "no such file", head);
+    size_t ulen = strlen(uri);
+    int n = snprintf(path, sizeof path, "%s%s%s", net->web_root, uri,
+                     uri[ulen - 1] == '/' ? "index.html" : "");
+    if (n < 0 || (size_t)n >= sizeof path)
+        return http_error(wsi, p, 404, "not_found", "no such file", head);
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        if ((size_t)n + sizeof "/index.html" > sizeof path)
+            return http_error(wsi, p, 404, "not_found", "no such file", head);
+        strcat(path, "/index.html");
+    }
+    /* Symbolic links may point anywhere: what is served must resolve below the root. */
+    size_t rlen = strlen(net->web_root);
+    if (realpath(path, real) == NULL || strncmp(real, net->web_root, rlen) != 0 ||
+        real[rlen] != '/' || stat(real, &st) != 0 || !S_ISREG(st.st_mode))
+        return http_error(wsi, p, 404, "not_found", "no such file", head);
+    const char *type = mime_type(real);
+    if (head)
+        return http_respond(wsi, p, 200, type, NULL, (size_t)st.st_size, 1);
+    int r = lws_serve_http_file(wsi, real, type, NULL, 0);
+    if (r < 0)
+        return -1;
+    if (r > 0)
+        return lws_http_transaction_completed(wsi) ? -1 : 0;
+    return 0;
+}
+
+/* The store's answer to a deferred request (loop thread). */
+static void deferred_done(int status, char *body, size_t len, void *data)
+{
+    deferred *d = data;
+    if (d->wsi == NULL) { /* the client left */
+        free(body);
+        free(d);
+        return;
+    }
+    d->done = 1;
+    d->status = status;
+    if (status != 200)
+        d->type = JSON_TYPE; /* errors are JSON whatever the endpoint */
+    d->body = body;
+    d->len = body ? len : 0;
+    if (body == NULL) {
+        static const char oom[] = "{\"error\":{\"code\":\"internal\",\"message\":\"out of memory\"}}";
+        d->body = malloc(sizeof oom);
+        d->len = d->body ? sizeof oom - 1 : 0;
+        if (d->body)
+            memcpy(d->body, oom, sizeof oom);
+        d->status = 500;
+    }
+    lws_callback_on_writable(d->wsi);
+}
+
+/* Queues a store read whose callback answers the request. */
+static int http_defer(thue_net *net, struct lws *wsi, pss *p, const char *type, int head,
+                      int (*start)(thue_net *net, const char *arg, int page, deferred *d),
+                      const char *arg, int page)
+{
+    deferred *d = calloc(1, sizeof *d);
+    if (d == NULL)
+        return http_error(wsi, p, 500, "internal", "out of memory", head);
+    d->wsi = wsi;
+    d->head = head;
+    d->type = type;
+    if (start(net, arg, page, d) != 0) {
+        free(d);
+        return http_error(wsi, p, 503, "server_busy", "the database is not available", head);
+    }
+    p->wait = d;
+    return 0;
+}
+
+static int start_match(thue_net *net, const char *id, int page, deferred *d)
+{
+    (void)page;
+    return thue_store_match_json(net->store, id, deferred_done, d);
+}
+
+static int start_moves(thue_net *net, const char *id, int page, deferred *d)
+{
+    (void)page;
+    return thue_store_moves_csv(net->store, id, deferred_done, d);
+}
+
+static int start_list(thue_net *net, const char *player, int page, deferred *d)
+{
+    return thue_store_matches_json(net->store, player, page, MATCHES_PER_PAGE, deferred_done, d);
+}
+
+/* A room-id-like key: 1..32 of A-Z a-z 0-9 _ -. */
+static int valid_key(const char *s, size_t n)
+{
+    if (n == 0 || n > THUE_PROTO_KEY_MAX)
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        if (!isalnum((unsigned char)s[i]) && s[i] != '_' && s[i] != '-')
+            return 0;
+    return 1;
+}
+
+
+/* GET /api/matches?player=NAME[&page=N], /api/matches/{id}, /api/matches/{id}/moves.csv */
+static int http_matches(thue_net *net, struct lws *wsi, pss *p, const char *uri, int head)
+{
+    if (net->store == NULL)
+        return http_error(wsi, p, 404, "not_available",
+                          "this server runs without a database: no match records", head);
+    const char *rest = uri + strlen("/api/matches");
+    if (*rest == '/') {
+        rest++;
+        const char *slash = strchr(rest, '/');
+        size_t n = slash ? (size_t)(slash - rest) : strlen(rest);
+        char id[THUE_PROTO_KEY_MAX + 1];
+        if (!valid_key(rest, n))
+            return http_error(wsi, p, 404, "not_found", "no stored match has that id", head);
+        memcpy(id, rest, n);
+        id[n] = '\0';
+        if (slash == NULL)
+            return http_defer(net, wsi, p, JSON_TYPE, head, start_match, id, 0);
+        if (strcmp(slash, "/moves.csv") == 0)
+            return http_defer(net, wsi, p, "text/csv; charset=utf-8", head, start_moves, id, 0);
+        return http_error(wsi, p, 404, "not_found", "no such endpoint", head);
+    }
+    char arg[256], player[THUE_PROTO_NAME_MAX * 4 + 1] = "";
+    long page = 1;
+    const char *value;
+    for (int i = 0;; i++) {
+        int r = query_pair(wsi, i, arg, sizeof arg, &value);
+        if (r > 0)
+            break;
+        if (r < 0)
+            return http_error(wsi, p, 400, "bad_request", "query argument too long", head);
+        if (strcmp(arg, "player") == 0) {
+            if (*value == '\0' || strlen(value) >= sizeof player)
+                return http_error(wsi, p, 400, "bad_request", "player must be a player's name",
+                                  head);
+            snprintf(player, sizeof player, "%s", value);
+        } else if (strcmp(arg, "page") == 0) {
+            page = parse_range(value, 1, 1000000);
+            if (page < 0)
+                return http_error(wsi, p, 400, "bad_request",
+                                  "page must be an integer from 1 to 1000000", head);
+        }
+    }
+    if (player[0] == '\0')
+        return http_error(wsi, p, 400, "bad_request", "player=NAME is required", head);
+    return http_defer(net, wsi, p, JSON_TYPE, head, start_list, player, (int)page);
+}
+
+/* GET /api/tournaments, /api/tournaments/{id} (from the lobby's memory) */
+static int http_tournaments(thue_net *net, struct lws *wsi, pss *p, const char *uri, int head)
+{
+    if (net->store == NULL)
+        return http_error(wsi, p, 404, "not_available",
+                          "this server runs without a database: no tournaments", head);
+    const char *rest = uri + strlen("/api/tournaments");
+    char *text;
+    if (*rest == '\0') {
+        text = thue_lobby_tournaments_json(net->lobby);
+    } else {
+        rest++;
+        int unknown = 0;
+        if (!valid_key(rest, strlen(rest)))
+            return http_error(wsi, p, 404, "not_found", "no tournament has that id", head);
+        text = thue_lobby_tournament_json(net->lobby, rest, &unknown);
+        if (unknown)
+            return http_error(wsi, p, 404, "not_found", "no tournament has that id", head);
+    }
+    if (text == NULL)
+        return http_error(wsi, p, 500, "internal", "out of memory", head);
+    return http_respond(wsi, p, 200, JSON_TYPE, text, strlen(text), head);
+}
+
+/* GET /api/ladder?variant=V&k=K[&kind=K][&offset=N][&count=N] */
+static int http_ladder(thue_net *net, struct lws *wsi, pss *p, int head)
+{
+    static const char *const kinds[] = {"all", "human", "bot"};
+    char arg[256];
+    int variant = -1, k = -1, kind = 0;
+    long offset = 0, count = 50;
+    const char *value;
+    for (int i = 0;; i++) {
+        int r = query_pair(wsi, i, arg, sizeof arg, &value);
+        if (r > 0)
+            break;
+        if (r < 0)
+            return http_error(wsi, p, 400, "bad_request", "query argument too long", head);
+        if (strcmp(arg, "variant") == 0) {
+            variant = strcmp(value, "square") == 0 ? THUE_SQUARE
+                      : strcmp(value, "overlap") == 0 ? THUE_OVERLAP
+                                                      : -2;
+            if (variant == -2)
+                return http_error(wsi, p, 400, "bad_request", "variant must be square or overlap",
+                                  head);
+        } else if (strcmp(arg, "k") == 0) {
+            if ((k = parse_k(value)) < 0)
+                return http_error(wsi, p, 400, "bad_request", "k must be an integer from 2 to 64",
+                                  head);
+        } else if (strcmp(arg, "kind") == 0) {
+            kind = -1;
+            for (int j = 0; j < 3; j++)
+                if (strcmp(value, kinds[j]) == 0)
+                    kind = j;
+            if (kind < 0)
+                return http_error(wsi, p, 400, "bad_request", "kind must be all, human or bot",
+                                  head);
+        } else if (strcmp(arg, "offset") == 0) {
+            if ((offset = parse_range(value, 0, 100000)) < 0)
+                return http_error(wsi, p, 400, "bad_request",
+                                  "offset must be an integer from 0 to 100000", head);
+        } else if (strcmp(arg, "count") == 0) {
+            if ((count = parse_range(value, 1, 200)) < 0)
+                return http_error(wsi, p, 400, "bad_request",
+                                  "count must be an integer from 1 to 200", head);
+        }
+    }
+    if (variant < 0 || k < 0)
+        return http_error(wsi, p, 400, "bad_request", "variant and k are required", head);
+    if (net->store == NULL)
+        return http_error(wsi, p, 404, "not_available",
+                          "this server runs without a database: no ladders", head);
+    char *text = thue_lobby_ladder_json(net->lobby, (thue_variant)variant, k,
+                                        (thue_ladder_kind)kind, (int)offset, (int)count);
+    if (text == NULL)
+        return http_error(wsi, p, 500, "internal", "out of memory", head);
+    return http_respond(wsi, p, 200, JSON_TYPE, text, strlen(text), head);
+}
+
+/* True when uri is prefix itself or below it ("/api/matches" and "/api/matches/7"). */
+static int path_under(const char *uri, const char *prefix)
+{
+    size_t n = strlen(prefix);
+    return strncmp(uri, prefix, n) == 0 && (uri[n] == '\0' || uri[n] == '/');
+}
+
+int thue__http_refuse_method(struct lws *wsi, pss *p)
+{
+    return http_error(wsi, p, 405, "method_not_allowed", "only GET and HEAD are served", 0);
+}
+
+/* LWS_CALLBACK_HTTP: one request. */
+int thue__http_request(thue_net *net, struct lws *wsi, pss *p, const char *uri)
+{
+    char *u;
+    int ulen;
+    int method = lws_http_get_uri_and_method(wsi, &u, &ulen);
+    thue__http_reset(p);
+    int head = method == LWSHUMETH_HEAD;
+    if (method != LWSHUMETH_GET && !head) {
+        /* With a Content-Length (even 0), lws goes on to read the body and ends with
+         * HTTP_BODY_COMPLETION: the answer waits for that, or lws would take the body
+         * for the next request. A chunked body we cannot skip: close after answering. */
+        if (lws_hdr_total_length(wsi, WSI_TOKEN_HTTP_CONTENT_LENGTH) > 0) {
+            p->refuse_after_body = 1;
+            return 0;
+        }
+        p->close_after = lws_hdr_total_length(wsi, WSI_TOKEN_HTTP_TRANSFER_ENCODING) > 0;
+        return thue__http_refuse_method(wsi, p);
+    }
+    if (strcmp(uri, "/healthz") == 0)
+        return http_healthz(net, wsi, p, head);
+    if (strcmp(uri, "/metrics") == 0)
+        return http_metrics(net, wsi, p, head);
+    if (strcmp(uri, "/api/rooms") == 0)
+        return http_rooms(net, wsi, p, head);
+    if (strcmp(uri, "/api/ladder") == 0)
+        return http_ladder(net, wsi, p, head);
+    if (path_under(uri, "/api/matches"))
+        return http_matches(net, wsi, p, uri, head);
+    if (path_under(uri, "/api/tournaments"))
+        return http_tournaments(net, wsi, p, uri, head);
+    if (path_under(uri, "/api"))
+        return http_error(wsi, p, 404, "not_found", "no such endpoint", head);
+    if (strcmp(uri, "/ws") == 0)
+        return http_error(wsi, p, 400, "bad_request",
+                          "/ws is the WebSocket endpoint (subprotocol thue.v1)", head);
+    return http_file(net, wsi, p, uri, head);
+}
