@@ -18,9 +18,12 @@
  * ASCII case: accounts through name_key (the ASCII-lowercased name, UNIQUE), matches
  * through name0/name1 declared COLLATE NOCASE (SQLite's NOCASE folds ASCII only).
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <jansson.h>
@@ -326,9 +329,51 @@ static int configure(thue__db *d, char *err, size_t errsize)
     return 0;
 }
 
+/*
+ * One server per database file. The lobby numbers new accounts itself (the largest id
+ * loaded, plus one) and keeps every rating in memory, so a second server on the same file
+ * would hand out the same ids and overwrite the first one's ratings, with SQLite's
+ * integrity intact. So the file is flock()ed, exclusively, for as long as it is open.
+ *
+ * flock, not fcntl: SQLite takes fcntl (POSIX) locks on the same file for its
+ * transactions, and those belong to the process, so closing any descriptor of the file
+ * would drop them; flock locks belong to the open file description and are independent
+ * of fcntl's on Linux. The descriptor stays open until SQLite has closed (thue__db_close),
+ * so closing it never drops a lock SQLite holds. Other programs that read the file
+ * through SQLite (the sqlite3 shell's .backup, say) take no flock and are not stopped.
+ */
+static int lock_file(thue__db *d, const char *path, char *err, size_t errsize)
+{
+    if (strcmp(path, ":memory:") == 0)
+        return 0;
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0 && (errno == EROFS || errno == EACCES))
+        fd = open(path, O_RDONLY | O_CLOEXEC); /* SQLite may still open it for reading */
+    if (fd < 0) {
+        thue_errf(err, errsize, "cannot open %s: %s", path, strerror(errno));
+        return THUE_STORE_EIO;
+    }
+    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        int e = errno;
+        close(fd);
+        if (e == EWOULDBLOCK)
+            thue_errf(err, errsize,
+                      "%s is in use by another thue-server: two servers on one database would "
+                      "hand out the same account ids; stop the other server, or give this one "
+                      "a database of its own (--db)",
+                      path);
+        else
+            thue_errf(err, errsize, "cannot lock %s: %s", path, strerror(e));
+        return THUE_STORE_EIO;
+    }
+    d->lock_fd = fd;
+    return 0;
+}
+
 int thue__db_open(thue__db *d, const char *path, char *err, size_t errsize)
 {
     memset(d, 0, sizeof *d);
+    d->lock_fd = -1;
     if (err && errsize)
         err[0] = '\0';
     d->path = strdup(path);
@@ -336,6 +381,8 @@ int thue__db_open(thue__db *d, const char *path, char *err, size_t errsize)
         thue_errf(err, errsize, "%s: out of memory", path);
         return THUE_ENOMEM;
     }
+    if (lock_file(d, path, err, errsize) != 0)
+        goto fail;
     /* NOMUTEX: one thread at a time uses the connection (see store_internal.h). */
     int rc = sqlite3_open_v2(
         path, &d->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);
@@ -379,8 +426,11 @@ void thue__db_close(thue__db *d)
         sqlite3_finalize(d->stmt[i]);
     if (d->db && sqlite3_close(d->db) != SQLITE_OK)
         thue_log(THUE_LOG_ERROR, "store: %s: cannot close: %s", d->path, sqlite3_errmsg(d->db));
+    if (d->lock_fd >= 0)
+        close(d->lock_fd); /* after SQLite's close: see lock_file */
     free(d->path);
     memset(d, 0, sizeof *d);
+    d->lock_fd = -1;
 }
 
 /* ---- the start-up load ----------------------------------------------------------------- */

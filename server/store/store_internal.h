@@ -77,6 +77,7 @@ typedef struct thue__db {
     sqlite3_stmt *stmt[THUE__STMT_COUNT];
     int transient; /* the last failure may pass: the disk is full, read-only or failing,
                       or the file is locked (set by thue__db_fail) */
+    int lock_fd;   /* the file's flock()ed descriptor (store_db.c's lock_file), or -1 */
 } thue__db;
 
 /* A read's answer: HTTP status and a malloc()ed body (NULL only when memory ran out). */

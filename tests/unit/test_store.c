@@ -493,6 +493,31 @@ static void test_store_newer_schema_refused(void **state)
     tdir_remove(&t);
 }
 
+/* A second store on the same file is refused while the first is open, with a sentence that
+ * says why, and changes nothing; once the first is closed the file opens again. */
+static void test_store_one_server_per_file(void **state)
+{
+    (void)state;
+    tdir t;
+    tdir_make(&t);
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    thue_store *s = open_started(t.path, &loop);
+    char err[512];
+    assert_null(thue_store_open(t.path, err, sizeof err));
+    assert_non_null(strstr(err, "is in use by another thue-server"));
+    assert_non_null(strstr(err, t.path));
+    /* the first store still works: an account written after the refusal is there */
+    assert_int_equal(add_account(s, &loop, "Ann", THUE_KIND_ACCOUNT, 1, NULL), 0);
+    close_run(s, &loop);
+    assert_int_equal(sql_int(t.path, "SELECT count(*) FROM accounts"), 1);
+    /* closed: the file is free again */
+    s = open_ok(t.path);
+    thue_store_close(s, NULL, NULL);
+    uv_loop_close(&loop);
+    tdir_remove(&t);
+}
+
 /* ---- accounts, load ---------------------------------------------------------------------- */
 
 static void test_store_reopen_keeps_data(void **state)
@@ -1312,6 +1337,7 @@ int main(void)
         cmocka_unit_test(test_store_open_errors),
         cmocka_unit_test(test_store_migrate_empty_file),
         cmocka_unit_test(test_store_newer_schema_refused),
+        cmocka_unit_test(test_store_one_server_per_file),
         cmocka_unit_test(test_store_reopen_keeps_data),
         cmocka_unit_test(test_store_load_order),
         cmocka_unit_test(test_store_account_exists),
