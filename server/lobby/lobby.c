@@ -796,6 +796,7 @@ char *thue_lobby_tournament_json(thue_lobby *l, const char *id, int *unknown)
 void thue_lobby_set_store(thue_lobby *l, thue_store *store)
 {
     l->store = store;
+    accounts_load_done(l);
 }
 
 int thue_lobby_store_pending(const thue_lobby *l)

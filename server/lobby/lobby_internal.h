@@ -198,6 +198,9 @@ struct thue_lobby {
     account *accounts;
     account *acct_by_name[LOBBY_BUCKETS], *acct_by_token[LOBBY_BUCKETS];
     int64_t next_account;
+    account **load_index; /* accounts by id while loading (accounts.c), then NULL */
+    size_t load_cap, load_n;
+    bool load_index_failed;
     int store_pending; /* store jobs whose callbacks have not run */
     tournament *tournaments;
     int handles; /* open handles of ending rooms and sessions, while closing */
@@ -301,6 +304,8 @@ int cmd_claim_name(request *rq);
 int cmd_get_ladder(request *rq);
 char *ladder_text(thue_lobby *l, const thue_cmd *cmd);
 void accounts_free(thue_lobby *l);
+/* Loading is over: the start-up index of accounts by id goes. */
+void accounts_load_done(thue_lobby *l);
 
 /* ---- tournament.c --------------------------------------------------------------------- */
 
