@@ -721,6 +721,14 @@ function renderButtons() {
   }
 }
 
+// A chat text is one line (PROTOCOL.md section 8): pasted line breaks and tabs become
+// spaces, and other control characters, separators and bidirectional controls go.
+function chatLine(text) {
+  return text.replace(/[\t\n\r\u000b\u000c\u0085\u2028\u2029]+/g, " ")
+    .replace(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, "")
+    .trim();
+}
+
 function renderChat() {
   const log = $("chat-log");
   log.textContent = "";
@@ -868,8 +876,8 @@ function wire() {
   });
   $("chat-form").addEventListener("submit", async (ev) => {
     ev.preventDefault();
-    const text = $("chat-text").value;
-    if (!text.trim()) return;
+    const text = chatLine($("chat-text").value);
+    if (!text) return;
     if (await send({ type: "chat", room: ui.room, text })) $("chat-text").value = "";
   });
   $("mark-losing").addEventListener("change", () => ui.state && renderPalette());
