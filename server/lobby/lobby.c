@@ -43,7 +43,6 @@ uint32_t lobby_hash(const char *s)
     return h;
 }
 
-/* 128 bits from the kernel's generator, as 32 hex digits. */
 int lobby_random_bytes(unsigned char *b, size_t size)
 {
     size_t got = 0;
@@ -56,6 +55,29 @@ int lobby_random_bytes(unsigned char *b, size_t size)
         }
         got += (size_t)n;
     }
+    return 0;
+}
+
+int lobby_random_key(char *out, int len, const char *alphabet)
+{
+    /* A byte at or above the largest multiple of n below 256 is thrown away: taking
+     * b % n of every byte would make the first 256 % n characters more likely. */
+    unsigned n = (unsigned)strlen(alphabet);
+    unsigned limit = 256 - 256 % n;
+    unsigned char b[64];
+    size_t have = 0, at = 0;
+    for (int i = 0; i < len;) {
+        if (at == have) {
+            have = (size_t)len - (size_t)i + 8 < sizeof b ? (size_t)len - (size_t)i + 8 : sizeof b;
+            if (lobby_random_bytes(b, have) != 0)
+                return -1;
+            at = 0;
+        }
+        unsigned v = b[at++];
+        if (v < limit)
+            out[i++] = alphabet[v % n];
+    }
+    out[len] = '\0';
     return 0;
 }
 

@@ -44,8 +44,9 @@ typedef struct thue_lobby_config {
     int bot_think_ms;         /* think time of seat_bot without think_ms */
     int rate, burst;          /* each connection's token bucket: messages per second and
                                  the most it holds (PROTOCOL.md section 1) */
-    uint64_t seed;            /* room ids, invite codes, guest names, coin tosses: from
-                                 getrandom when 0 */
+    uint64_t seed;            /* guest names, coin tosses, bots' game seeds: from
+                                 getrandom when 0 (ids and invite codes always come
+                                 from getrandom) */
     double tau;               /* Glicko-2's tau (0: the default, 0.5) */
 } thue_lobby_config;
 

@@ -19,6 +19,7 @@
 #include "engine/match.h"
 #include "ladder/glicko2.h"
 #include "ladder/schedule.h"
+#include "lobby/ids.h"
 #include "lobby/lobby.h"
 #include "search/bot.h"
 #include "store/store.h"
@@ -210,6 +211,7 @@ struct thue_lobby {
 uint64_t lobby_random(thue_lobby *l);
 /* size bytes from the kernel's generator; 0 or -1. */
 int lobby_random_bytes(unsigned char *b, size_t size);
+
 int64_t lobby_now_ms(void);
 /* The name as compared for uniqueness (ASCII letters folded). */
 void lobby_name_key(const char *name, char *key, size_t size);

@@ -305,14 +305,6 @@ static void room_handle_closed(uv_handle_t *h)
     lobby_maybe_closed(l);
 }
 
-static void random_key(thue_lobby *l, char *out, int len, const char *alphabet)
-{
-    size_t n = strlen(alphabet);
-    for (int i = 0; i < len; i++)
-        out[i] = alphabet[lobby_random(l) % n];
-    out[len] = '\0';
-}
-
 static void cancel_job(room *r)
 {
     if (r->job == 0)
@@ -336,13 +328,20 @@ static room *room_new(thue_lobby *l, const thue_room_options *opt, bool with_inv
     r->clock_running = -1;
     r->thinking = -1;
     r->seq = ++l->room_seq;
+    /* Ids and invite codes from the kernel's generator: a private room's id and code
+     * cannot be guessed from other rooms' (PROTOCOL.md, identifiers). */
+    int bad = 0;
     do {
         r->id[0] = 'r';
-        random_key(l, r->id + 1, 7, "0123456789abcdefghijklmnopqrstuvwxyz");
-    } while (room_find(l, r->id) != NULL);
-    if (with_invite)
-        random_key(l, r->invite, 10,
-                   "ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789");
+        bad = lobby_random_key(r->id + 1, LOBBY_ID_CHARS, LOBBY_ID_ALPHABET);
+    } while (bad == 0 && room_find(l, r->id) != NULL);
+    if (bad == 0 && with_invite)
+        bad = lobby_random_key(r->invite, LOBBY_INVITE_CHARS, LOBBY_INVITE_ALPHABET);
+    if (bad != 0) {
+        thue_log(THUE_LOG_ERROR, "the kernel's random generator failed: no room made");
+        free(r);
+        return NULL;
+    }
     uv_timer_init(l->loop, &r->clock_timer);
     uv_timer_init(l->loop, &r->linger_timer);
     r->clock_timer.data = r;
@@ -736,38 +735,58 @@ static int seat_bot(room *r, room_seat *st, const thue_bot_spec *spec, int think
 
 /* ---- commands ---------------------------------------------------------------------------- */
 
+/* The answer for a room a command cannot reach: the same code, field and sentence
+ * whether no room has that id, or a private room's invite is missing or wrong, or a
+ * stranger names a private room. So the answer never tells anyone that a private room
+ * exists (bad_invite is no longer sent: PROTOCOL.md section 10). */
+static int no_room(request *rq)
+{
+    snprintf(rq->field, sizeof rq->field, "room");
+    snprintf(rq->message, sizeof rq->message,
+             "no room has that id (a private room also needs its invite code)");
+    return THUE_PERR_NO_ROOM;
+}
+
+/* Whether two invite codes are equal, in a time that does not depend on where they
+ * differ (a code is never learnt a character at a time). */
+static bool invite_equal(const char *given, const char *code)
+{
+    size_t n = strlen(code);
+    if (strlen(given) != n)
+        return false;
+    unsigned char diff = 0;
+    for (size_t i = 0; i < n; i++)
+        diff |= (unsigned char)(given[i] ^ code[i]);
+    return diff == 0;
+}
+
+/* Whether s may see r without an invite: r is public, or s is in it or made it. */
+static bool room_visible(const room *r, const session *s)
+{
+    return r->invite[0] == '\0' || room_has(r, s) || r->creator == s;
+}
+
 /* The room a command names, which s may reach: private rooms need the invite unless s is
  * already in them. */
 static int reach_room(request *rq, const char *id, bool has_invite, const char *invite,
                       room **out)
 {
     room *r = room_find(rq->c->lobby, id);
-    if (r == NULL || r->ending) {
-        snprintf(rq->field, sizeof rq->field, "room");
-        return THUE_PERR_NO_ROOM;
-    }
-    if (r->invite[0] && !room_has(r, rq->c->s) && r->creator != rq->c->s) {
-        if (!has_invite) {
-            snprintf(rq->field, sizeof rq->field, "room");
-            return THUE_PERR_NO_ROOM;
-        }
-        if (strcmp(invite, r->invite) != 0) {
-            snprintf(rq->field, sizeof rq->field, "invite");
-            return THUE_PERR_INVITE;
-        }
-    }
+    if (r == NULL || r->ending)
+        return no_room(rq);
+    if (!room_visible(r, rq->c->s) && !(has_invite && invite_equal(invite, r->invite)))
+        return no_room(rq);
     *out = r;
     return 0;
 }
 
-/* The room of a command that needs the sender in it; *seat_out its seat or -1. */
+/* The room of a command that needs the sender in it; *seat_out its seat or -1. A private
+ * room the sender is not in is no room at all to it. */
 static int member_room(request *rq, const char *id, room **out, int *seat_out)
 {
     room *r = room_find(rq->c->lobby, id);
-    if (r == NULL || r->ending) {
-        snprintf(rq->field, sizeof rq->field, "room");
-        return THUE_PERR_NO_ROOM;
-    }
+    if (r == NULL || r->ending || !room_visible(r, rq->c->s))
+        return no_room(rq);
     if (!room_has(r, rq->c->s))
         return THUE_PERR_NOT_IN_ROOM;
     *out = r;
@@ -1043,10 +1062,8 @@ int room_seat_bot(request *rq)
     thue_lobby *l = rq->c->lobby;
     session *s = rq->c->s;
     room *r = room_find(l, a->room);
-    if (r == NULL || r->ending || (r->invite[0] && !room_has(r, s) && r->creator != s)) {
-        snprintf(rq->field, sizeof rq->field, "room");
-        return THUE_PERR_NO_ROOM;
-    }
+    if (r == NULL || r->ending || !room_visible(r, s))
+        return no_room(rq);
     if (seat_of(r, s) < 0 && r->creator != s) {
         snprintf(rq->message, sizeof rq->message,
                  "only a player seated in the room, or its creator, may seat a bot");

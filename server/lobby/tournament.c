@@ -382,12 +382,17 @@ int cmd_create_tournament(request *rq)
     if (t == NULL)
         return THUE_PERR_INTERNAL;
     /* t is first in the list: a clash is with one of the others. */
+    int bad = 0;
     do {
         t->id[0] = 't';
-        for (int i = 1; i < 8; i++)
-            t->id[i] = "0123456789abcdefghijklmnopqrstuvwxyz"[lobby_random(l) % 36];
-        t->id[8] = '\0';
-    } while (tournament_find_after(t, t->id) != NULL);
+        bad = lobby_random_key(t->id + 1, LOBBY_ID_CHARS, LOBBY_ID_ALPHABET);
+    } while (bad == 0 && tournament_find_after(t, t->id) != NULL);
+    if (bad != 0) {
+        thue_log(THUE_LOG_ERROR, "the kernel's random generator failed: no tournament made");
+        l->tournaments = t->next;
+        free(t);
+        return THUE_PERR_INTERNAL;
+    }
     snprintf(t->name, sizeof t->name, "%s", a->name);
     t->format = a->format;
     t->variant = a->variant;

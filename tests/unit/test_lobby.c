@@ -18,6 +18,7 @@
 #include <uv.h>
 
 #include "lobby/lobby.h"
+#include "lobby/ids.h"
 #include "log.h"
 #include "metrics.h"
 #include "store/store.h"
@@ -682,6 +683,90 @@ static void test_empty_room_pauses_bots(void **st)
     h_free(h);
 }
 
+/* Pearson's chi-square of counts against a uniform distribution over n cells. */
+static double chi_square(const long *counts, int n, long total)
+{
+    double want = (double)total / n, x = 0;
+    for (int i = 0; i < n; i++)
+        x += ((double)counts[i] - want) * ((double)counts[i] - want) / want;
+    return x;
+}
+
+/* Keys from the kernel's generator: every character of the alphabet equally likely. A
+ * modulo bias (byte % 36 favours 4 characters by 8/7) gives a chi-square near 700 here;
+ * a uniform draw about 35 (n - 1), and above 100 with a probability below 1e-8. */
+static void test_random_keys(void **st)
+{
+    (void)st;
+    static const char *const alphabets[] = {LOBBY_ID_ALPHABET, LOBBY_INVITE_ALPHABET};
+    static const double bound[] = {100, 140}; /* 35 and 56 degrees of freedom */
+    for (int a = 0; a < 2; a++) {
+        int n = (int)strlen(alphabets[a]);
+        long counts[256] = {0}, total = 0;
+        char key[65];
+        while (total < 10000L * n) {
+            assert_int_equal(lobby_random_key(key, 64, alphabets[a]), 0);
+            assert_int_equal(strlen(key), 64);
+            for (int i = 0; i < 64; i++) {
+                const char *at = strchr(alphabets[a], key[i]);
+                assert_non_null(at);
+                counts[at - alphabets[a]]++;
+            }
+            total += 64;
+        }
+        double x = chi_square(counts, n, total);
+        if (!(x < bound[a]))
+            fail_msg("alphabet of %d: chi-square %.1f over %ld characters", n, x, total);
+    }
+}
+
+/* A private room is invisible to strangers: a wrong or missing invite, and commands for
+ * it from someone not in it, get the answer of a room that does not exist. Room ids and
+ * invite codes have the forms PROTOCOL.md states. */
+static void test_private_room_hidden(void **st)
+{
+    (void)st;
+    harness *h = h_new(60, 1000, 1000);
+    thue_conn *ann = h_player(h, "Ann"), *eve = h_player(h, "Eve");
+    h_send(h, ann, "{\"type\":\"create_room\",\"private\":true}");
+    json_t *made = reply(ann);
+    assert_string_equal(str(made, "type"), "room_created");
+    char room[40], invite[40];
+    snprintf(room, sizeof room, "%s", str(made, "room"));
+    snprintf(invite, sizeof invite, "%s", str(made, "invite"));
+    assert_int_equal(strlen(room), 1 + LOBBY_ID_CHARS);
+    assert_int_equal(room[0], 'r');
+    assert_int_equal(strspn(room + 1, LOBBY_ID_ALPHABET), LOBBY_ID_CHARS);
+    assert_int_equal(strlen(invite), LOBBY_INVITE_CHARS);
+    assert_int_equal(strspn(invite, LOBBY_INVITE_ALPHABET), LOBBY_INVITE_CHARS);
+    h_send(h, eve, "{\"type\":\"join\",\"room\":\"rnosuchroom\"}");
+    json_t *none = reply(eve);
+    assert_string_equal(str(none, "code"), "no_such_room");
+    char wrong[40];
+    snprintf(wrong, sizeof wrong, "%s", invite);
+    wrong[0] = wrong[0] == 'A' ? 'B' : 'A';
+    const char *tries[] = {
+        "{\"type\":\"join\",\"room\":\"%s\",\"invite\":\"%s\"}",
+        "{\"type\":\"spectate\",\"room\":\"%s\",\"invite\":\"%s\"}",
+        "{\"type\":\"join\",\"room\":\"%s\"}",
+        "{\"type\":\"leave\",\"room\":\"%s\"}",
+        "{\"type\":\"chat\",\"room\":\"%s\",\"text\":\"hi\"}",
+        "{\"type\":\"seat_bot\",\"room\":\"%s\",\"bot\":\"greedy\"}",
+    };
+    for (size_t i = 0; i < sizeof tries / sizeof tries[0]; i++) {
+        h_send(h, eve, tries[i], room, wrong);
+        json_t *r = reply(eve);
+        assert_string_equal(str(r, "code"), "no_such_room");
+        assert_string_equal(str(r, "field"), "room");
+        assert_string_equal(str(r, "message"), str(none, "message"));
+    }
+    h_send(h, eve, "{\"type\":\"join\",\"room\":\"%s\",\"invite\":\"%s\"}", room, invite);
+    expect_ok(eve, "ok");
+    h_send(h, eve, "{\"type\":\"chat\",\"room\":\"%s\",\"text\":\"hi\"}", room);
+    expect_ok(eve, "ok");
+    h_free(h);
+}
+
 int main(void)
 {
     thue_log_set_level(THUE_LOG_ERROR); /* the lobby's info lines are not the test's output */
@@ -692,6 +777,7 @@ int main(void)
         cmocka_unit_test(test_resume_and_takeover), cmocka_unit_test(test_grace_and_clock),
         cmocka_unit_test(test_quick_match),     cmocka_unit_test(test_shutdown_with_jobs),
         cmocka_unit_test(test_empty_room_pauses_bots), cmocka_unit_test(test_rooms_linger),
+        cmocka_unit_test(test_random_keys),     cmocka_unit_test(test_private_room_hidden),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
