@@ -103,7 +103,7 @@ static const char *const msg_names[THUE_MSG_COUNT] = {
     "goodbye",         "account",     "room_created", "rooms",
     "room_state",      "match_end",   "chat_message", "match_found",
     "ladder",          "tournaments", "tournament",   "tournament_created",
-    "tournament_event"};
+    "tournament_event", "queue_failed"};
 
 static const char *const variant_names[] = {"square", "overlap"};
 static const char *const first_names[] = {"random", "creator", "opponent"};
@@ -476,7 +476,7 @@ static int msg_is_event(thue_msg_type t)
 {
     return t == THUE_MSG_GOODBYE || t == THUE_MSG_ROOM_STATE || t == THUE_MSG_MATCH_END ||
            t == THUE_MSG_CHAT_MESSAGE || t == THUE_MSG_MATCH_FOUND ||
-           t == THUE_MSG_TOURNAMENT_EVENT;
+           t == THUE_MSG_TOURNAMENT_EVENT || t == THUE_MSG_QUEUE_FAILED;
 }
 
 static void room_summary_members(thue__io *o, thue_room_summary *s)
@@ -829,6 +829,10 @@ static void msg_members(thue__io *o, thue_msg *m)
                           THUE__NELEM(event_names));
         thue__io_int_nullv(o, "round", &m->u.tournament_event.round, 0, INT_MAX);
         io_keys(o, "rooms", &m->u.tournament_event.rooms, &m->u.tournament_event.nrooms);
+        break;
+    case THUE_MSG_QUEUE_FAILED:
+        thue__io_err_code(o, &m->u.queue_failed.code);
+        IO_STR(o, "message", m->u.queue_failed.message, THUE__S_TEXT);
         break;
     }
 }

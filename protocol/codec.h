@@ -314,6 +314,7 @@ typedef enum {
     THUE_MSG_TOURNAMENT,
     THUE_MSG_TOURNAMENT_CREATED,
     THUE_MSG_TOURNAMENT_EVENT,
+    THUE_MSG_QUEUE_FAILED,
     THUE_MSG_COUNT
 } thue_msg_type;
 
@@ -538,6 +539,10 @@ typedef struct thue_msg {
             const char (*rooms)[THUE_PROTO_KEY_MAX + 1];
             int nrooms;
         } tournament_event;
+        struct {
+            int code; /* why: server_busy, rate_limited or internal (a protocol code) */
+            char message[THUE_PROTO_TEXT_MAX * 4 + 1];
+        } queue_failed;
     } u;
     void *owned; /* set by thue_msg_decode: the memory behind the pointers */
 } thue_msg;

@@ -95,6 +95,7 @@ static const setting settings[] = {
     INT_SETTING("room-linger-s", "THUE_ROOM_LINGER_S", room_linger_s, 1, 86400),
     INT_SETTING("bot-think-ms", "THUE_BOT_THINK_MS", bot_think_ms, 10, 60000),
     INT_SETTING("max-rooms", "THUE_MAX_ROOMS", max_rooms, 1, 1000000),
+    INT_SETTING("room-rate-per-ip", "THUE_ROOM_RATE_PER_IP", room_rate_per_ip, 1, 1000000),
     REAL_SETTING("glicko-tau", "THUE_GLICKO_TAU", glicko_tau, 0.2, 1.2),
     STR_SETTING("trusted-proxy", "THUE_TRUSTED_PROXY", KIND_PROXIES, trusted_proxy),
 };
@@ -130,6 +131,8 @@ const char thue_config_usage[] =
     "  --max-connections-per-ip N  200        1..1000000 connections from one address\n"
     "  --max-rooms N               10000      1..1000000 rooms on the server\n"
     "  --max-rooms-per-player N    5          1..1000 open rooms one player created\n"
+    "  --room-rate-per-ip N        60         1..1000000 rooms one address may make\n"
+    "                                         a minute (create_room, quick match)\n"
     "  --rate N                    20         1..10000 messages/s per connection\n"
     "  --burst N                   40         1..100000 messages sent at once\n"
     "  --ping-s N                  30         1..3600 s of silence before a ping\n"
@@ -537,6 +540,7 @@ void thue_config_defaults(thue_config *c)
     c->room_linger_s = 300;
     c->bot_think_ms = 2000;
     c->max_rooms = 10000;
+    c->room_rate_per_ip = 60;
     c->glicko_tau = 0.5;
 }
 

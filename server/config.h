@@ -40,6 +40,8 @@ typedef struct thue_config {
     int room_linger_s;                  /* --room-linger-s 1..86400: finished or empty rooms, 300 */
     int bot_think_ms;                   /* --bot-think-ms 10..60000: quick match's bots, 2000 */
     int max_rooms;                      /* --max-rooms 1..1000000, default 10000 */
+    int room_rate_per_ip;               /* --room-rate-per-ip 1..1000000 rooms one address may
+                                           make a minute (create_room and quick match), 60 */
     char trusted_proxy[THUE_CONFIG_PROXIES_MAX]; /* --trusted-proxy ADDRESS[,ADDRESS...]: peers
                                            whose X-Forwarded-For names the client (for the
                                            per-address limit and logs); "" (default): none.

@@ -209,6 +209,7 @@ static int start(app *a)
         .burst = a->cfg.burst,
         .seed = 0,
         .tau = a->cfg.glicko_tau,
+        .room_rate_per_ip = a->cfg.room_rate_per_ip,
     };
     a->lobby = thue_lobby_new(&a->loop, &lc, a->pool, &a->metrics);
     if (a->lobby == NULL) {

@@ -125,6 +125,11 @@ function onEvent(m) {
       ui.room = m.room;
       ui.state = null;
       break;
+    case "queue_failed": // out of the queue: the server could not make the room
+      $("quick-status").textContent = m.message;
+      $("quick-cancel").hidden = true;
+      showError(m);
+      break;
     case "chat_message":
       (ui.chat[m.room] ||= []).push(m);
       if (m.room === ui.room) renderChat();

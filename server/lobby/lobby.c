@@ -196,6 +196,7 @@ void lobby_maybe_closed(thue_lobby *l)
                      l->store_pending);
         tournaments_free(l);
         accounts_free(l);
+        thue_limiter_free(l->room_rate);
         free(l);
         cb(data);
     }
@@ -582,6 +583,19 @@ static void match_found(thue_lobby *l, room *r, session *a, session *b)
         room_send_state(r, b);
 }
 
+/* Tells a session that quick match could not make its room (it is out of the queue):
+ * the event queue_failed with the code and the sentence. */
+static void queue_failed(thue_lobby *l, session *s, int code, const char *why)
+{
+    thue_msg msg;
+    memset(&msg, 0, sizeof msg);
+    msg.type = THUE_MSG_QUEUE_FAILED;
+    msg.u.queue_failed.code = code;
+    snprintf(msg.u.queue_failed.message, sizeof msg.u.queue_failed.message, "%s", why);
+    thue_metrics_error(l->metrics, code);
+    lobby_send_msg(l, s, &msg);
+}
+
 static void queue_bot_due(uv_timer_t *t)
 {
     session *s = t->data;
@@ -589,9 +603,19 @@ static void queue_bot_due(uv_timer_t *t)
     if (!s->queued)
         return;
     s->queued = false;
-    room *r = room_quick(l, s, NULL, &s->queue_opt);
+    /* The room is made for this player: it counts against the player's address. */
+    char why[THUE_PROTO_TEXT_MAX + 1];
+    int err = room_allowed(l, s->client ? s->client->peer : NULL, why, sizeof why);
+    room *r = err ? NULL : room_quick(l, s, NULL, &s->queue_opt);
     if (r == NULL) {
-        thue_log(THUE_LOG_WARN, "quick match: no room for %s and a bot", s->player.name);
+        if (err == 0) {
+            err = THUE_PERR_INTERNAL;
+            snprintf(why, sizeof why, "the server could not make the room for your match "
+                     "with a bot; join the queue again");
+        }
+        thue_log(THUE_LOG_WARN, "quick match: no room for %s and a bot (%s)", s->player.name,
+                 thue_proto_err_name(err));
+        queue_failed(l, s, err, why);
         return;
     }
     thue_log(THUE_LOG_INFO, "quick match: %s plays a bot in room %s", s->player.name, r->id);
@@ -618,6 +642,15 @@ static int cmd_queue_join(request *rq)
     opt.rated = cmd->u.queue_join.rated;
     opt.first = THUE_FIRST_RANDOM;
     queue_remove(s);
+    /* A server without room for a match says so now rather than queue the player for
+     * nothing. */
+    if (l->nrooms >= l->cfg.max_rooms) {
+        snprintf(rq->message, sizeof rq->message,
+                 "the server has as many rooms as it takes (%d): no room for a match; join the "
+                 "queue again in a minute",
+                 l->cfg.max_rooms);
+        return THUE_PERR_BUSY;
+    }
     /* The longest-waiting session of the same queue, if any. */
     session *other = NULL;
     for (session *o = l->sessions; o; o = o->next)
@@ -625,9 +658,26 @@ static int cmd_queue_join(request *rq)
             (other == NULL || o->queue_seq < other->queue_seq))
             other = o;
     if (other != NULL) {
+        /* The room counts against the address of the player whose request makes it; a
+         * refusal leaves the waiting player in the queue. */
+        int err = room_allowed(l, c->peer, rq->message, sizeof rq->message);
+        if (err)
+            return err;
         room *r = room_quick(l, other, s, &opt);
-        if (r == NULL)
-            return THUE_PERR_BUSY;
+        if (r == NULL) {
+            /* Neither can be paired now: both hear it, and nobody is left waiting. */
+            char why[THUE_PROTO_TEXT_MAX + 1];
+            snprintf(why, sizeof why,
+                     "the server could not make the room for your match; join the queue "
+                     "again");
+            queue_remove(other);
+            snprintf(rq->message, sizeof rq->message, "%s", why);
+            thue_log(THUE_LOG_WARN, "quick match: no room for %s and %s", other->player.name,
+                     s->player.name);
+            send_error(l, c, &rq->cmd->id, THUE_PERR_INTERNAL, NULL, why);
+            queue_failed(l, other, THUE_PERR_INTERNAL, why);
+            return 0;
+        }
         queue_remove(other);
         request_ok(rq);
         thue_log(THUE_LOG_INFO, "quick match: %s and %s paired in room %s",
@@ -784,6 +834,15 @@ thue_lobby *thue_lobby_new(uv_loop_t *loop, const thue_lobby_config *cfg, thue_p
     l->rng = cfg->seed;
     if (!(l->cfg.tau > 0))
         l->cfg.tau = THUE_GLICKO_TAU_DEFAULT;
+    if (l->cfg.room_rate_per_ip <= 0)
+        l->cfg.room_rate_per_ip = THUE_LOBBY_ROOM_RATE_DEFAULT;
+    /* A bucket per address of room_rate_per_ip rooms, refilled over a minute. */
+    l->room_rate = thue_limiter_new(l->cfg.room_rate_per_ip / 60.0, l->cfg.room_rate_per_ip,
+                                    LOBBY_LIMIT_KEYS);
+    if (l->room_rate == NULL) {
+        free(l);
+        return NULL;
+    }
     l->next_account = 1;
     if (l->rng == 0 && getrandom(&l->rng, sizeof l->rng, 0) != (ssize_t)sizeof l->rng)
         l->rng = uv_hrtime();

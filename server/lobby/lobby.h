@@ -36,6 +36,9 @@ typedef struct thue_lobby_hooks {
     void *ctx;
 } thue_lobby_hooks;
 
+/* The defaults of the lobby's limits (a config member left 0 takes its default). */
+#define THUE_LOBBY_ROOM_RATE_DEFAULT 60
+
 typedef struct thue_lobby_config {
     int grace_s;              /* seats kept after a lost connection */
     int max_rooms_per_player; /* rooms a player may have created and not yet left */
@@ -48,6 +51,8 @@ typedef struct thue_lobby_config {
                                  getrandom when 0 (ids and invite codes always come
                                  from getrandom) */
     double tau;               /* Glicko-2's tau (0: the default, 0.5) */
+    int room_rate_per_ip;     /* rooms one address may make a minute, create_room and
+                                 quick match together (0: the default, 60) */
 } thue_lobby_config;
 
 typedef struct thue_lobby thue_lobby;

@@ -21,6 +21,7 @@
 #include "ladder/schedule.h"
 #include "lobby/ids.h"
 #include "lobby/lobby.h"
+#include "quota.h"
 #include "search/bot.h"
 #include "store/store.h"
 
@@ -28,6 +29,7 @@
 #define ABUSE_REJECTIONS 50
 #define QUICK_BOT_SPEC "nested:1"
 #define ROOM_LIST_MAX 500
+#define LOBBY_LIMIT_KEYS 65536 /* addresses (and accounts) a limiter tracks at once */
 
 typedef struct session session;
 typedef struct room room;
@@ -201,6 +203,7 @@ struct thue_lobby {
     int64_t next_account;
     int store_pending; /* store jobs whose callbacks have not run */
     tournament *tournaments;
+    thue_limiter *room_rate; /* rooms made per address (cfg.room_rate_per_ip a minute) */
     int handles; /* open handles of ending rooms and sessions, while closing */
     void (*closed)(void *data);
     void *closed_data;
@@ -261,6 +264,11 @@ int room_chat(request *rq);
 /* The `rooms` message for a list_rooms command (filters only), encoded. */
 char *room_list_text(thue_lobby *l, const thue_cmd *cmd);
 
+/* Whether the client at peer (its address text) may have a new room made now: 0, with
+ * one room taken from its address's bucket; or server_busy (the server is at max_rooms)
+ * or rate_limited (the address made cfg.room_rate_per_ip rooms in the last minute), with
+ * a sentence in why that says when to try again. */
+int room_allowed(thue_lobby *l, const char *peer, char *why, size_t size);
 /* A room made by quick match for two sessions (b NULL: a bot in the other seat); both
  * are seated and ready and the match starts. NULL when the server is at its room limit
  * or out of memory. */

@@ -222,14 +222,21 @@ static void linger_due(uv_timer_t *t)
 
 static void submit_bot(room *r, int seat);
 
-/* A finished or empty room is removed after room_linger_s; anything else stays. Bots
- * do not think for an empty room (nobody would see it): their search resumes when
- * somebody comes back. */
+/* A room whose first match has not started and that nobody is in (no creator, nobody
+ * seated or watching) is removed at once: nobody can start it or see it, and keeping it
+ * would let anyone fill the server with rooms made and left at once. A finished or empty
+ * room is removed after room_linger_s; anything else stays. Bots do not think for an
+ * empty room (nobody would see it): their search resumes when somebody comes back. */
 static void check_linger(room *r)
 {
     if (r->ending || r->lobby->stopping)
         return;
     bool empty = room_empty(r);
+    if (empty && !r->has_match) {
+        thue_log(THUE_LOG_INFO, "room %s removed (left before its first match)", r->id);
+        room_destroy(r);
+        return;
+    }
     if (empty)
         cancel_job(r);
     else if (match_running(r) && r->job == 0 && r->seats[thue_match_to_move(&r->m)].bot)
@@ -844,6 +851,27 @@ int rated_allowed(request *rq, const session *s)
     return 0;
 }
 
+int room_allowed(thue_lobby *l, const char *peer, char *why, size_t size)
+{
+    if (l->nrooms >= l->cfg.max_rooms) {
+        snprintf(why, size,
+                 "the server has as many rooms as it takes (%d); try again in a minute",
+                 l->cfg.max_rooms);
+        return THUE_PERR_BUSY;
+    }
+    char key[THUE_LIMIT_KEY_MAX];
+    thue_addr_key(peer ? peer : "unknown", key, sizeof key);
+    uint64_t retry_ms = 0;
+    if (!thue_limiter_take(l->room_rate, key, uv_now(l->loop), &retry_ms)) {
+        snprintf(why, size,
+                 "one address may make %d rooms a minute, and yours has; the next room can "
+                 "be made in %llu s",
+                 l->cfg.room_rate_per_ip, (unsigned long long)((retry_ms + 999) / 1000));
+        return THUE_PERR_RATE;
+    }
+    return 0;
+}
+
 int room_create(request *rq)
 {
     thue_lobby *l = rq->c->lobby;
@@ -869,12 +897,12 @@ int room_create(request *rq)
     opt.is_private = cr->is_private;
     opt.rated = cr->rated;
     opt.first = cr->first;
+    int err = room_allowed(l, rq->c->peer, rq->message, sizeof rq->message);
+    if (err)
+        return err;
     room *r = room_new(l, &opt, cr->is_private);
-    if (r == NULL) {
-        snprintf(rq->message, sizeof rq->message, "the server has as many rooms as it takes (%d)",
-                 l->cfg.max_rooms);
-        return THUE_PERR_BUSY;
-    }
+    if (r == NULL)
+        return THUE_PERR_INTERNAL;
     if (cr->has_name)
         snprintf(r->name, sizeof r->name, "%s", cr->name);
     else

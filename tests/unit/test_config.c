@@ -210,6 +210,7 @@ static const tsetting tsettings[] = {
     TINT("room-linger-s", room_linger_s, 1, 86400, "61"),
     TINT("bot-think-ms", bot_think_ms, 10, 60000, "250"),
     TINT("max-rooms", max_rooms, 1, 1000000, "33"),
+    TINT("room-rate-per-ip", room_rate_per_ip, 1, 1000000, "7"),
     TREAL("glicko-tau", glicko_tau, "0.2..1.2", "0.7"),
     TSTR("trusted-proxy", trusted_proxy, "10.0.0.1"),
 };
@@ -280,6 +281,7 @@ static void test_defaults(void **state)
     assert_int_equal(a.room_linger_s, 300);
     assert_int_equal(a.bot_think_ms, 2000);
     assert_int_equal(a.max_rooms, 10000);
+    assert_int_equal(a.room_rate_per_ip, 60);
     check_tau(&a, 0.5);
 
     /* No flags, no environment, no file: the defaults, field for field. */

@@ -59,7 +59,9 @@ static void fake_close(void *ctx, thue_conn *conn, int code, const char *reason)
     conn->close_code = code;
 }
 
-static int linger_s = 300; /* room_linger_s of the next harness */
+static int linger_s = 300;   /* room_linger_s of the next harness */
+static int max_rooms = 100;  /* max_rooms of the next harness */
+static int room_rate = 0;    /* room_rate_per_ip of the next harness (0: the default) */
 
 static harness *h_new(int grace_s, int rate, int burst)
 {
@@ -70,7 +72,8 @@ static harness *h_new(int grace_s, int rate, int burst)
     thue_metrics_init(&h->metrics);
     h->cfg = (thue_lobby_config){.grace_s = grace_s,
                                  .max_rooms_per_player = 3,
-                                 .max_rooms = 100,
+                                 .max_rooms = max_rooms,
+                                 .room_rate_per_ip = room_rate,
                                  .room_linger_s = linger_s,
                                  .bot_think_ms = 200,
                                  .rate = rate,
@@ -83,13 +86,19 @@ static harness *h_new(int grace_s, int rate, int burst)
     return h;
 }
 
-static thue_conn *h_connect(harness *h)
+/* A connection from the address peer. */
+static thue_conn *h_connect_from(harness *h, const char *peer)
 {
     thue_conn *c = calloc(1, sizeof *c);
-    c->client = thue_lobby_connected(h->lobby, c, "127.0.0.1");
+    c->client = thue_lobby_connected(h->lobby, c, peer);
     assert_non_null(c->client);
     h->conns[h->nconns++] = c;
     return c;
+}
+
+static thue_conn *h_connect(harness *h)
+{
+    return h_connect_from(h, "127.0.0.1");
 }
 
 static void h_disconnect(harness *h, thue_conn *c)
@@ -161,7 +170,7 @@ static json_t *reply(thue_conn *c)
     for (int i = c->n - 1; i >= 0; i--) {
         const char *t = json_string_value(json_object_get(c->inbox[i], "type"));
         if (strcmp(t, "room_state") && strcmp(t, "match_end") && strcmp(t, "chat_message") &&
-            strcmp(t, "match_found") && strcmp(t, "goodbye")) {
+            strcmp(t, "match_found") && strcmp(t, "goodbye") && strcmp(t, "queue_failed")) {
             c->taken[i] = 1;
             return c->inbox[i];
         }
@@ -218,6 +227,14 @@ static void h_free(harness *h)
     free(h);
 }
 
+static thue_conn *h_player_from(harness *h, const char *name, const char *peer)
+{
+    thue_conn *c = h_connect_from(h, peer);
+    h_send(h, c, "{\"type\":\"hello\",\"protocol\":1,\"name\":\"%s\"}", name);
+    expect_ok(c, "welcome");
+    return c;
+}
+
 static thue_conn *h_player(harness *h, const char *name)
 {
     thue_conn *c = h_connect(h);
@@ -231,7 +248,8 @@ static const char *h_room(harness *h, thue_conn *a, const char *extra)
 {
     h_send(h, a, "{\"type\":\"create_room\",\"k\":3,\"first_builder\":\"creator\"%s}", extra);
     json_t *r = reply(a);
-    assert_string_equal(str(r, "type"), "room_created");
+    if (strcmp(str(r, "type"), "room_created") != 0)
+        fail_msg("create_room: %s: %s", str(r, "code"), str(r, "message"));
     return str(r, "room");
 }
 
@@ -629,8 +647,9 @@ static void h_sleep(harness *h, uint64_t ms)
     uv_run(&h->loop, UV_RUN_NOWAIT);
 }
 
-/* A finished room, and a room nobody is in, are removed after room_linger_s; a room in
- * use stays. */
+/* A room left before its first match is removed at once; a finished room, and a room
+ * nobody is in whose match started, are removed after room_linger_s; a room in use
+ * stays. */
 static void test_rooms_linger(void **st)
 {
     (void)st;
@@ -638,7 +657,7 @@ static void test_rooms_linger(void **st)
     harness *h = h_new(60, 1000, 1000);
     linger_s = 300;
     thue_conn *ann = h_player(h, "Ann"), *bob = h_player(h, "Bob"), *cy = h_player(h, "Cy");
-    char played[40], empty[40], used[40];
+    char played[40], empty[40], used[40], bots[40];
     snprintf(played, sizeof played, "%s", h_room(h, ann, ""));
     h_send(h, bob, "{\"type\":\"join\",\"room\":\"%s\"}", played);
     h_send(h, ann, "{\"type\":\"ready\",\"room\":\"%s\"}", played);
@@ -646,18 +665,57 @@ static void test_rooms_linger(void **st)
     h_send(h, ann, "{\"type\":\"resign\",\"room\":\"%s\"}", played);
     expect_ok(ann, "ok");
     snprintf(empty, sizeof empty, "%s", h_room(h, cy, ""));
+    snprintf(used, sizeof used, "%s", h_room(h, cy, ""));
+    snprintf(bots, sizeof bots, "%s", h_room(h, bob, ",\"seat\":false,\"limit\":1000"));
+    h_send(h, bob, "{\"type\":\"seat_bot\",\"room\":\"%s\",\"bot\":\"nested:2\",\"think_ms\":60000}", bots);
+    h_send(h, bob, "{\"type\":\"seat_bot\",\"room\":\"%s\",\"bot\":\"nested:2\",\"think_ms\":60000}", bots);
+    h_send(h, bob, "{\"type\":\"spectate\",\"room\":\"%s\"}", bots);
+    expect_ok(bob, "ok");
+    assert_int_equal(h->metrics.rooms, 4);
+    /* left before its first match: gone at once */
     h_send(h, cy, "{\"type\":\"leave\",\"room\":\"%s\"}", empty);
     expect_ok(cy, "ok");
-    snprintf(used, sizeof used, "%s", h_room(h, cy, ""));
+    assert_int_equal(h->metrics.rooms, 3);
+    assert_int_equal(cy->client != NULL, 1);
+    h_send(h, bob, "{\"type\":\"spectate\",\"room\":\"%s\"}", empty);
+    expect_code(bob, "no_such_room");
+    /* its match started: it waits for somebody to come back */
+    h_send(h, bob, "{\"type\":\"leave\",\"room\":\"%s\"}", bots);
+    expect_ok(bob, "ok");
     assert_int_equal(h->metrics.rooms, 3);
     h_sleep(h, 1500);
     assert_int_equal(h->metrics.rooms, 1);
     h_send(h, bob, "{\"type\":\"chat\",\"room\":\"%s\",\"text\":\"gg\"}", played);
     expect_code(bob, "no_such_room");
-    h_send(h, bob, "{\"type\":\"spectate\",\"room\":\"%s\"}", empty);
+    h_send(h, bob, "{\"type\":\"spectate\",\"room\":\"%s\"}", bots);
     expect_code(bob, "no_such_room");
     h_send(h, bob, "{\"type\":\"spectate\",\"room\":\"%s\"}", used);
     expect_ok(bob, "ok");
+    h_free(h);
+}
+
+/* A room made and never used goes as soon as its creator's session ends (the grace
+ * period over), whether the creator sat in it or not. */
+static void test_unused_room_goes_with_creator(void **st)
+{
+    (void)st;
+    harness *h = h_new(0, 1000, 1000);
+    thue_conn *ann = h_player(h, "Ann"), *bob = h_player(h, "Bob");
+    h_room(h, ann, "");
+    h_room(h, ann, ",\"seat\":false");
+    h_send(h, ann, "{\"type\":\"create_room\",\"seat\":false}");
+    char room[40];
+    snprintf(room, sizeof room, "%s", str(reply(ann), "room"));
+    h_send(h, ann, "{\"type\":\"seat_bot\",\"room\":\"%s\",\"bot\":\"greedy\"}", room);
+    expect_ok(ann, "ok");
+    h_send(h, bob, "{\"type\":\"spectate\",\"room\":\"%s\"}", room);
+    expect_ok(bob, "ok");
+    assert_int_equal(h->metrics.rooms, 3);
+    h_disconnect(h, ann); /* grace 0: the session ends now */
+    assert_int_equal(h->metrics.rooms, 1); /* Bob still watches the third */
+    h_send(h, bob, "{\"type\":\"leave\",\"room\":\"%s\"}", room);
+    expect_ok(bob, "ok");
+    assert_int_equal(h->metrics.rooms, 0);
     h_free(h);
 }
 
@@ -767,6 +825,70 @@ static void test_private_room_hidden(void **st)
     h_free(h);
 }
 
+/* Rooms made per address are limited (create_room and quick match together), and quick
+ * match says when it cannot make a room: server_busy at once when the server is full,
+ * queue_failed when bot_after_s comes and no room can be made, rate_limited for a
+ * pairing the joiner's address cannot pay for (the waiting player stays queued). */
+static void test_room_rate_and_quick_match(void **st)
+{
+    (void)st;
+    max_rooms = 4;
+    room_rate = 3;
+    harness *h = h_new(60, 1000, 1000);
+    max_rooms = 100;
+    room_rate = 0;
+    static const char queue[] = "{\"type\":\"queue_join\",\"variant\":\"square\",\"k\":4%s}";
+    thue_conn *ann = h_player_from(h, "Ann", "203.0.113.1");
+    thue_conn *ann2 = h_player_from(h, "Ann2", "203.0.113.1"); /* the same address */
+    for (int i = 0; i < 2; i++)
+        h_room(h, ann, "");
+    h_room(h, ann2, "");
+    h_send(h, ann2, "{\"type\":\"create_room\"}");
+    json_t *r = reply(ann2);
+    assert_string_equal(str(r, "code"), "rate_limited");
+    assert_non_null(strstr(str(r, "message"), "3 rooms a minute"));
+    assert_non_null(strstr(str(r, "message"), "in 20 s"));
+    /* another address is not held back; it fills the server */
+    thue_conn *bob = h_player_from(h, "Bob", "203.0.113.2");
+    char bobs[40];
+    snprintf(bobs, sizeof bobs, "%s", h_room(h, bob, ""));
+    thue_conn *cy = h_player_from(h, "Cy", "203.0.113.3");
+    h_send(h, cy, queue, "");
+    expect_code(cy, "server_busy");
+    /* room again: Cy waits for a bot, but the server is full when the bot is due */
+    h_send(h, bob, "{\"type\":\"leave\",\"room\":\"%s\"}", bobs);
+    expect_ok(bob, "ok");
+    assert_int_equal(h->metrics.rooms, 3);
+    h_send(h, cy, queue, ",\"bot_after_s\":1");
+    expect_ok(cy, "ok");
+    snprintf(bobs, sizeof bobs, "%s", h_room(h, bob, ""));
+    json_t *failed = h_wait(h, cy, "queue_failed", NULL);
+    assert_string_equal(str(failed, "code"), "server_busy");
+    assert_non_null(strstr(str(failed, "message"), "(4)"));
+    assert_null(peek(cy, "match_found", NULL, 0));
+    /* Cy is out of the queue: Eve, next, waits alone */
+    h_send(h, bob, "{\"type\":\"leave\",\"room\":\"%s\"}", bobs);
+    expect_ok(bob, "ok");
+    thue_conn *eve = h_player_from(h, "Eve", "203.0.113.5");
+    h_send(h, eve, queue, "");
+    expect_ok(eve, "ok");
+    assert_null(peek(eve, "match_found", NULL, 0));
+    assert_null(peek(cy, "match_found", NULL, 0));
+    /* Ann's address has no room left: her pairing is refused, Eve keeps waiting */
+    h_send(h, ann, queue, "");
+    r = reply(ann);
+    assert_string_equal(str(r, "code"), "rate_limited");
+    assert_null(peek(eve, "match_found", NULL, 0));
+    thue_conn *fay = h_player_from(h, "Fay", "2001:db8:1:2::7");
+    h_send(h, fay, queue, "");
+    expect_ok(fay, "ok");
+    json_t *fe = peek(eve, "match_found", NULL, 1), *ff = peek(fay, "match_found", NULL, 1);
+    assert_non_null(fe);
+    assert_non_null(ff);
+    assert_string_equal(str(fe, "room"), str(ff, "room"));
+    h_free(h);
+}
+
 int main(void)
 {
     thue_log_set_level(THUE_LOG_ERROR); /* the lobby's info lines are not the test's output */
@@ -778,6 +900,8 @@ int main(void)
         cmocka_unit_test(test_quick_match),     cmocka_unit_test(test_shutdown_with_jobs),
         cmocka_unit_test(test_empty_room_pauses_bots), cmocka_unit_test(test_rooms_linger),
         cmocka_unit_test(test_random_keys),     cmocka_unit_test(test_private_room_hidden),
+        cmocka_unit_test(test_unused_room_goes_with_creator),
+        cmocka_unit_test(test_room_rate_and_quick_match),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
