@@ -121,7 +121,8 @@ static const char *const move_kind_names[] = {"place", "paint"};
 static const char *const pairing_names[] = {"1-0", "0-1", "1/2-1/2", "bye"};
 static const char *const goodbye_names[] = {"replaced", "shutdown", "idle", "abuse"};
 static const char *const event_names[] = {"joined",        "left",           "started",
-                                          "round_started", "round_finished", "finished"};
+                                          "round_started", "round_finished", "finished",
+                                          "expired"};
 
 const char *thue_cmd_type_name(thue_cmd_type t)
 {
@@ -364,8 +365,13 @@ static void cmd_members(thue__io *o, thue_cmd *c)
     }
     case THUE_CMD_PING:
     case THUE_CMD_QUEUE_LEAVE:
-    case THUE_CMD_LIST_TOURNAMENTS:
     case THUE_CMD_COUNT:
+        break;
+    case THUE_CMD_LIST_TOURNAMENTS:
+        thue__io_enum(o, "status", THUE__OPT, &c->u.list_tournaments.has_status,
+                      &c->u.list_tournaments.status, tstatus_names, THUE__NELEM(tstatus_names), 0);
+        thue__io_int_def(o, "offset", &c->u.list_tournaments.offset, 0, 100000, 0);
+        thue__io_int_def(o, "count", &c->u.list_tournaments.count, 1, 200, 50);
         break;
     case THUE_CMD_CLAIM_NAME:
         IO_STR(o, "name", c->u.claim_name.name, THUE__S_NAME);
@@ -811,9 +817,11 @@ static void msg_members(thue__io *o, thue_msg *m)
         m->u.ladder.entries = out;
         break;
     case THUE_MSG_TOURNAMENTS:
+        thue__io_int(o, "offset", &m->u.tournaments.offset, 0, 100000);
+        thue__io_int(o, "total", &m->u.tournaments.total, 0, INT_MAX);
         out = m->u.tournaments.list;
         object_list(o, "tournaments", m->u.tournaments.list, &m->u.tournaments.count,
-                    sizeof(thue_tournament_summary), INT_MAX, tsummary_elem, &out);
+                    sizeof(thue_tournament_summary), 200, tsummary_elem, &out);
         m->u.tournaments.list = out;
         break;
     case THUE_MSG_TOURNAMENT:

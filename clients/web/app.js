@@ -272,7 +272,7 @@ async function route() {
   const p = ui.page;
   try {
     if (p.what === "ladder") await pageLadder(body);
-    else if (p.what === "tournaments") await pageTournaments(body);
+    else if (p.what === "tournaments") await pageTournaments(body, p.page);
     else if (p.what === "tournament") await pageTournament(body, p.arg);
     else if (p.what === "match") await pageMatch(body, p.arg);
     else if (p.what === "matches") await pageMatches(body, p.arg || (ui.me ? ui.me.name : ""), p.page);
@@ -320,10 +320,21 @@ async function pageLadder(body) {
   await load();
 }
 
-async function pageTournaments(body) {
-  const j = await getJSON("/api/tournaments");
+const TOURNAMENTS_PER_PAGE = 50;
+
+async function pageTournaments(body, page = 1) {
+  const n = TOURNAMENTS_PER_PAGE;
+  const j = await getJSON(`/api/tournaments?offset=${(page - 1) * n}&count=${n}`);
   const ts = j.tournaments || [];
+  const pages = Math.max(1, Math.ceil((j.total || 0) / n));
   body.append(el("h2", {}, "Tournaments ", el("button", { type: "button", testid: "page-refresh", onclick: route }, "Refresh")));
+  if (pages > 1) {
+    const at = (k) => `#/tournaments?page=${k}`;
+    body.append(el("p", { class: "pager", testid: "tournaments-pager" },
+      page > 1 ? link(at(page - 1), "← newer", "tournaments-newer") : "",
+      ` Page ${Math.min(page, pages)} of ${pages} `,
+      page < pages ? link(at(page + 1), "older →", "tournaments-older") : ""));
+  }
   body.append(ts.length === 0 ? el("p", { class: "empty", testid: "tournaments" }, "No tournaments yet.")
     : el("div", { class: "table-wrap", testid: "tournaments" }, table(["Name", "Format", "Game", "Status", "Players", "Round"], ts.map((t) =>
       [link(`#/tournament/${enc(t.tournament)}`, t.name, `tournament-${t.tournament}`), String(t.format).replace("_", " "), `${t.variant}, k=${t.k}`, t.status, `${t.players}/${t.max_players}`, `${t.round}/${t.rounds}`]))));

@@ -197,9 +197,18 @@ void lobby_maybe_closed(thue_lobby *l)
         tournaments_free(l);
         accounts_free(l);
         thue_limiter_free(l->room_rate);
+        thue_limiter_free(l->tour_rate);
         free(l);
         cb(data);
     }
+}
+
+/* The lobby's own timer is closed (thue_lobby_close). */
+static void lobby_timer_closed(uv_handle_t *h)
+{
+    thue_lobby *l = h->data;
+    l->handles--;
+    lobby_maybe_closed(l);
 }
 
 /* A session's timer is closed; the session is freed with the last one. */
@@ -836,13 +845,30 @@ thue_lobby *thue_lobby_new(uv_loop_t *loop, const thue_lobby_config *cfg, thue_p
         l->cfg.tau = THUE_GLICKO_TAU_DEFAULT;
     if (l->cfg.room_rate_per_ip <= 0)
         l->cfg.room_rate_per_ip = THUE_LOBBY_ROOM_RATE_DEFAULT;
-    /* A bucket per address of room_rate_per_ip rooms, refilled over a minute. */
+    if (l->cfg.max_tournaments <= 0)
+        l->cfg.max_tournaments = THUE_LOBBY_MAX_TOURNAMENTS_DEFAULT;
+    if (l->cfg.tournaments_per_account <= 0)
+        l->cfg.tournaments_per_account = THUE_LOBBY_TOURNAMENTS_PER_ACCOUNT_DEFAULT;
+    if (l->cfg.tournaments_per_ip <= 0)
+        l->cfg.tournaments_per_ip = THUE_LOBBY_TOURNAMENTS_PER_IP_DEFAULT;
+    if (l->cfg.tournament_rate <= 0)
+        l->cfg.tournament_rate = THUE_LOBBY_TOURNAMENT_RATE_DEFAULT;
+    if (l->cfg.tournament_expire_s <= 0)
+        l->cfg.tournament_expire_s = THUE_LOBBY_TOURNAMENT_EXPIRE_S_DEFAULT;
+    /* Buckets per address (and per account): room_rate_per_ip rooms refilled over a
+     * minute, tournament_rate tournaments refilled over an hour. */
     l->room_rate = thue_limiter_new(l->cfg.room_rate_per_ip / 60.0, l->cfg.room_rate_per_ip,
                                     LOBBY_LIMIT_KEYS);
-    if (l->room_rate == NULL) {
+    l->tour_rate = thue_limiter_new(l->cfg.tournament_rate / 3600.0, l->cfg.tournament_rate,
+                                    LOBBY_LIMIT_KEYS);
+    if (l->room_rate == NULL || l->tour_rate == NULL) {
+        thue_limiter_free(l->room_rate);
+        thue_limiter_free(l->tour_rate);
         free(l);
         return NULL;
     }
+    uv_timer_init(loop, &l->tour_timer); /* last: nothing can fail after it */
+    l->tour_timer.data = l;
     l->next_account = 1;
     if (l->rng == 0 && getrandom(&l->rng, sizeof l->rng, 0) != (ssize_t)sizeof l->rng)
         l->rng = uv_hrtime();
@@ -862,9 +888,9 @@ char *lobby_strip_type(char *text)
     return text;
 }
 
-char *thue_lobby_tournaments_json(thue_lobby *l)
+char *thue_lobby_tournaments_json(thue_lobby *l, int status, int offset, int count)
 {
-    return lobby_strip_type(tournaments_text(l, NULL));
+    return lobby_strip_type(tournaments_text(l, NULL, status, offset, count));
 }
 
 char *thue_lobby_tournament_json(thue_lobby *l, const char *id, int *unknown)
@@ -994,6 +1020,7 @@ void thue_lobby_shutdown(thue_lobby *l)
         uv_timer_stop(&s->grace_timer);
         uv_timer_stop(&s->queue_timer);
     }
+    uv_timer_stop(&l->tour_timer);
     for (thue_client *c = l->clients; c; c = c->next)
         send_goodbye(l, c, "shutdown", "the server is shutting down", 1001);
 }
@@ -1010,5 +1037,6 @@ void thue_lobby_close(thue_lobby *l, void (*closed)(void *data), void *data)
         room_destroy(l->rooms);
     l->closed = closed;
     l->closed_data = data;
-    lobby_maybe_closed(l);
+    l->handles++;
+    uv_close((uv_handle_t *)&l->tour_timer, lobby_timer_closed);
 }

@@ -54,6 +54,8 @@ typedef struct tournament_game {
 struct tournament {
     thue_lobby *lobby;
     char id[THUE_PROTO_KEY_MAX + 1];
+    int64_t created_ms;             /* wall clock: an open tournament expires from it */
+    char addr[THUE_LIMIT_KEY_MAX];  /* the creator's address key; "" after a restart */
     char name[THUE_PROTO_TITLE_MAX * 4 + 1];
     thue_tournament_format format;
     thue_variant variant;
@@ -65,8 +67,9 @@ struct tournament {
     int lot;     /* the Swiss round-1 lot */
     int nrounds; /* set at the start */
     int round;   /* rounds paired so far (the current one once running) */
-    tournament_entrant e[THUE_SCHED_PLAYERS_MAX];
-    int n;
+    tournament_entrant *e; /* n entrants, room for cap (grown as they join: a tournament
+                              takes memory for its entrants, not for 256) */
+    int n, cap;
     tournament_game *games[THUE_SCHED_ROUNDS_MAX_ALL];
     int nboards[THUE_SCHED_ROUNDS_MAX_ALL];
     session **watch; /* sessions that asked for it (events) */
@@ -204,6 +207,8 @@ struct thue_lobby {
     int store_pending; /* store jobs whose callbacks have not run */
     tournament *tournaments;
     thue_limiter *room_rate; /* rooms made per address (cfg.room_rate_per_ip a minute) */
+    thue_limiter *tour_rate; /* tournaments made per address and per account (an hour) */
+    uv_timer_t tour_timer;   /* the next open tournament's expiry */
     int handles; /* open handles of ending rooms and sessions, while closing */
     void (*closed)(void *data);
     void *closed_data;
@@ -321,12 +326,16 @@ int cmd_leave_tournament(request *rq);
 int cmd_start_tournament(request *rq);
 int cmd_list_tournaments(request *rq);
 int cmd_get_tournament(request *rq);
-char *tournaments_text(thue_lobby *l, const thue_msg_id *id);
+/* The `tournaments` reply: status (-1: any), offset and count as list_tournaments. */
+char *tournaments_text(thue_lobby *l, const thue_msg_id *id, int status, int offset, int count);
 char *tournament_text(tournament *t, const thue_msg_id *id);
 /* A tournament room's match ended (room.c's finish). */
 void tournament_game_over(room *r);
 void tournament_session_gone(thue_lobby *l, session *s);
 void tournaments_free(thue_lobby *l);
+/* Open tournaments that were never started expire after cfg.tournament_expire_s: arms
+ * the lobby's tour_timer for the next one (stops it when none is open). */
+void tournaments_arm(thue_lobby *l);
 
 /* room.c, for tournaments: a room for one game (no creator, not listed as anyone's),
  * its seats, and the match's start once both are filled (seat 0 builds first). */

@@ -493,7 +493,7 @@ static const decode_case decode_errors[] = {
         "points is missing: it must be an array of 2 entries"),
     SRV("list/type", "{\"type\":\"rooms\",\"rooms\":{}}", BAD, "rooms",
         "rooms must be an array of at most 500 entries"),
-    SRV("list/missing", "{\"type\":\"tournaments\"}", BAD, "tournaments",
+    SRV("list/missing", "{\"type\":\"tournaments\",\"offset\":0,\"total\":0}", BAD, "tournaments",
         "tournaments is missing: it must be an array"),
     SUB("list/element", welcome_text, "\"r2\"", "\"r 2\"", "rooms/1", "rooms/1 must be a string"),
     SUB("list/element", tournament_text, "{\"pairings\":[]}", "[]", "round_list/1",
