@@ -99,10 +99,10 @@ static const char *const cmd_names[THUE_CMD_COUNT] = {"hello",
                                                       "start_tournament"};
 
 static const char *const msg_names[THUE_MSG_COUNT] = {
-    "welcome",         "pong",        "ok",           "error",
-    "goodbye",         "account",     "room_created", "rooms",
-    "room_state",      "match_end",   "chat_message", "match_found",
-    "ladder",          "tournaments", "tournament",   "tournament_created",
+    "welcome",          "pong",        "ok",           "error",
+    "goodbye",          "account",     "room_created", "rooms",
+    "room_state",       "match_end",   "chat_message", "match_found",
+    "ladder",           "tournaments", "tournament",   "tournament_created",
     "tournament_event", "queue_failed"};
 
 static const char *const variant_names[] = {"square", "overlap"};
@@ -120,9 +120,8 @@ static const char *const reason_names[] = {NULL, "score", "resign", "timeout", "
 static const char *const move_kind_names[] = {"place", "paint"};
 static const char *const pairing_names[] = {"1-0", "0-1", "1/2-1/2", "bye"};
 static const char *const goodbye_names[] = {"replaced", "shutdown", "idle", "abuse"};
-static const char *const event_names[] = {"joined",        "left",           "started",
-                                          "round_started", "round_finished", "finished",
-                                          "expired"};
+static const char *const event_names[] = {"joined",         "left",     "started", "round_started",
+                                          "round_finished", "finished", "expired"};
 
 const char *thue_cmd_type_name(thue_cmd_type t)
 {

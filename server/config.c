@@ -101,8 +101,7 @@ static const setting settings[] = {
                 1, 1000),
     INT_SETTING("tournaments-per-ip", "THUE_TOURNAMENTS_PER_IP", tournaments_per_ip, 1, 100000),
     INT_SETTING("tournament-rate", "THUE_TOURNAMENT_RATE", tournament_rate, 1, 100000),
-    INT_SETTING("tournament-expire-s", "THUE_TOURNAMENT_EXPIRE_S", tournament_expire_s, 1,
-                2592000),
+    INT_SETTING("tournament-expire-s", "THUE_TOURNAMENT_EXPIRE_S", tournament_expire_s, 1, 2592000),
     REAL_SETTING("glicko-tau", "THUE_GLICKO_TAU", glicko_tau, 0.2, 1.2),
     STR_SETTING("trusted-proxy", "THUE_TRUSTED_PROXY", KIND_PROXIES, trusted_proxy),
 };

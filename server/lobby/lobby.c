@@ -619,7 +619,8 @@ static void queue_bot_due(uv_timer_t *t)
     if (r == NULL) {
         if (err == 0) {
             err = THUE_PERR_INTERNAL;
-            snprintf(why, sizeof why, "the server could not make the room for your match "
+            snprintf(why, sizeof why,
+                     "the server could not make the room for your match "
                      "with a bot; join the queue again");
         }
         thue_log(THUE_LOG_WARN, "quick match: no room for %s and a bot (%s)", s->player.name,
@@ -675,17 +676,14 @@ static int cmd_queue_join(request *rq)
         room *r = room_quick(l, other, s, &opt);
         if (r == NULL) {
             /* Neither can be paired now: both hear it, and nobody is left waiting. */
-            char why[THUE_PROTO_TEXT_MAX + 1];
-            snprintf(why, sizeof why,
+            snprintf(rq->message, sizeof rq->message,
                      "the server could not make the room for your match; join the queue "
                      "again");
             queue_remove(other);
-            snprintf(rq->message, sizeof rq->message, "%s", why);
             thue_log(THUE_LOG_WARN, "quick match: no room for %s and %s", other->player.name,
                      s->player.name);
-            send_error(l, c, &rq->cmd->id, THUE_PERR_INTERNAL, NULL, why);
-            queue_failed(l, other, THUE_PERR_INTERNAL, why);
-            return 0;
+            queue_failed(l, other, THUE_PERR_INTERNAL, rq->message);
+            return THUE_PERR_INTERNAL;
         }
         queue_remove(other);
         request_ok(rq);
@@ -857,10 +855,10 @@ thue_lobby *thue_lobby_new(uv_loop_t *loop, const thue_lobby_config *cfg, thue_p
         l->cfg.tournament_expire_s = THUE_LOBBY_TOURNAMENT_EXPIRE_S_DEFAULT;
     /* Buckets per address (and per account): room_rate_per_ip rooms refilled over a
      * minute, tournament_rate tournaments refilled over an hour. */
-    l->room_rate = thue_limiter_new(l->cfg.room_rate_per_ip / 60.0, l->cfg.room_rate_per_ip,
-                                    LOBBY_LIMIT_KEYS);
-    l->tour_rate = thue_limiter_new(l->cfg.tournament_rate / 3600.0, l->cfg.tournament_rate,
-                                    LOBBY_LIMIT_KEYS);
+    l->room_rate =
+        thue_limiter_new(l->cfg.room_rate_per_ip / 60.0, l->cfg.room_rate_per_ip, LOBBY_LIMIT_KEYS);
+    l->tour_rate =
+        thue_limiter_new(l->cfg.tournament_rate / 3600.0, l->cfg.tournament_rate, LOBBY_LIMIT_KEYS);
     if (l->room_rate == NULL || l->tour_rate == NULL) {
         thue_limiter_free(l->room_rate);
         thue_limiter_free(l->tour_rate);

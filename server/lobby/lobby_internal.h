@@ -54,8 +54,8 @@ typedef struct tournament_game {
 struct tournament {
     thue_lobby *lobby;
     char id[THUE_PROTO_KEY_MAX + 1];
-    int64_t created_ms;             /* wall clock: an open tournament expires from it */
-    char addr[THUE_LIMIT_KEY_MAX];  /* the creator's address key; "" after a restart */
+    int64_t created_ms;            /* wall clock: an open tournament expires from it */
+    char addr[THUE_LIMIT_KEY_MAX]; /* the creator's address key; "" after a restart */
     char name[THUE_PROTO_TITLE_MAX * 4 + 1];
     thue_tournament_format format;
     thue_variant variant;

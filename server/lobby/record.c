@@ -175,8 +175,10 @@ void record_match(room *r, thue_msg *end)
     me->has_match_id = 1;
     me->match_id[0] = 'm';
     if (lobby_random_key(me->match_id + 1, LOBBY_ID_CHARS, LOBBY_ID_ALPHABET) != 0) {
-        thue_log(THUE_LOG_ERROR, "room %s: the kernel's random generator failed: the match "
-                 "is not recorded", r->id);
+        thue_log(THUE_LOG_ERROR,
+                 "room %s: the kernel's random generator failed: the match "
+                 "is not recorded",
+                 r->id);
         me->has_match_id = 0;
         room_broadcast(r, end);
         tell_tournament(l, r->id);

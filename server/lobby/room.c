@@ -854,8 +854,7 @@ int rated_allowed(request *rq, const session *s)
 int room_allowed(thue_lobby *l, const char *peer, char *why, size_t size)
 {
     if (l->nrooms >= l->cfg.max_rooms) {
-        snprintf(why, size,
-                 "the server has as many rooms as it takes (%d); try again in a minute",
+        snprintf(why, size, "the server has as many rooms as it takes (%d); try again in a minute",
                  l->cfg.max_rooms);
         return THUE_PERR_BUSY;
     }

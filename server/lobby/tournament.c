@@ -415,8 +415,8 @@ static int64_t expires_at(const thue_lobby *l, const tournament *t)
  * expired (status 3, finished: it is not loaded again), and it leaves memory. */
 static void expire(thue_lobby *l, tournament *t)
 {
-    thue_log(THUE_LOG_INFO, "tournament %s (%s) expired: not started within %d s", t->id,
-             t->name, l->cfg.tournament_expire_s);
+    thue_log(THUE_LOG_INFO, "tournament %s (%s) expired: not started within %d s", t->id, t->name,
+             l->cfg.tournament_expire_s);
     send_event(l, t, "expired", -1, NULL, 0);
     t->status = 3;
     save(l, t);
@@ -718,8 +718,8 @@ int cmd_list_tournaments(request *rq)
         return THUE_PERR_NOT_AVAILABLE;
     }
     const __typeof__(rq->cmd->u.list_tournaments) *a = &rq->cmd->u.list_tournaments;
-    char *text = tournaments_text(l, &rq->cmd->id, a->has_status ? a->status : -1, a->offset,
-                                  a->count);
+    char *text =
+        tournaments_text(l, &rq->cmd->id, a->has_status ? a->status : -1, a->offset, a->count);
     if (text == NULL)
         return THUE_PERR_INTERNAL;
     lobby_send_text(l, rq->c, text);
@@ -1063,8 +1063,8 @@ void thue_lobby_load_tournament(void *ctx, const char *id, const char *state)
     snprintf(t->creator, sizeof t->creator, "%s", creator);
     /* Saved before created_ms was: its expiry counts from now. */
     json_t *created = json_object_get(o, "created_ms");
-    t->created_ms = json_is_integer(created) ? (int64_t)json_integer_value(created)
-                                             : lobby_now_ms();
+    t->created_ms =
+        json_is_integer(created) ? (int64_t)json_integer_value(created) : lobby_now_ms();
     t->format = (thue_tournament_format)format;
     t->variant = (thue_variant)variant;
     t->clock.present = clock_on;
@@ -1178,9 +1178,10 @@ void thue_lobby_resume_tournaments(thue_lobby *l)
     for (tournament *t = l->tournaments; t; t = t->next)
         live += t->status == 0 || t->status == 1;
     if (live > l->cfg.max_tournaments)
-        thue_log(THUE_LOG_WARN, "%d open and running tournaments stored, more than "
-                 "--max-tournaments (%d): the newest open ones expire", live,
-                 l->cfg.max_tournaments);
+        thue_log(THUE_LOG_WARN,
+                 "%d open and running tournaments stored, more than "
+                 "--max-tournaments (%d): the newest open ones expire",
+                 live, l->cfg.max_tournaments);
     for (tournament *t = l->tournaments, *next; t && live > l->cfg.max_tournaments; t = next) {
         next = t->next;
         if (t->status == 0) {

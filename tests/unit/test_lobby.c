@@ -59,9 +59,9 @@ static void fake_close(void *ctx, thue_conn *conn, int code, const char *reason)
     conn->close_code = code;
 }
 
-static int linger_s = 300;   /* room_linger_s of the next harness */
-static int max_rooms = 100;  /* max_rooms of the next harness */
-static int room_rate = 0;    /* room_rate_per_ip of the next harness (0: the default) */
+static int linger_s = 300;         /* room_linger_s of the next harness */
+static int max_rooms = 100;        /* max_rooms of the next harness */
+static int room_rate = 0;          /* room_rate_per_ip of the next harness (0: the default) */
 static thue_lobby_config tour_cfg; /* the tournament limits of the next harness (0s: defaults) */
 
 static harness *h_new(int grace_s, int rate, int burst)
@@ -674,8 +674,10 @@ static void test_rooms_linger(void **st)
     snprintf(empty, sizeof empty, "%s", h_room(h, cy, ""));
     snprintf(used, sizeof used, "%s", h_room(h, cy, ""));
     snprintf(bots, sizeof bots, "%s", h_room(h, bob, ",\"seat\":false,\"limit\":1000"));
-    h_send(h, bob, "{\"type\":\"seat_bot\",\"room\":\"%s\",\"bot\":\"nested:2\",\"think_ms\":60000}", bots);
-    h_send(h, bob, "{\"type\":\"seat_bot\",\"room\":\"%s\",\"bot\":\"nested:2\",\"think_ms\":60000}", bots);
+    h_send(h, bob,
+           "{\"type\":\"seat_bot\",\"room\":\"%s\",\"bot\":\"nested:2\",\"think_ms\":60000}", bots);
+    h_send(h, bob,
+           "{\"type\":\"seat_bot\",\"room\":\"%s\",\"bot\":\"nested:2\",\"think_ms\":60000}", bots);
     h_send(h, bob, "{\"type\":\"spectate\",\"room\":\"%s\"}", bots);
     expect_ok(bob, "ok");
     assert_int_equal(h->metrics.rooms, 4);
@@ -718,7 +720,7 @@ static void test_unused_room_goes_with_creator(void **st)
     h_send(h, bob, "{\"type\":\"spectate\",\"room\":\"%s\"}", room);
     expect_ok(bob, "ok");
     assert_int_equal(h->metrics.rooms, 3);
-    h_disconnect(h, ann); /* grace 0: the session ends now */
+    h_disconnect(h, ann);                  /* grace 0: the session ends now */
     assert_int_equal(h->metrics.rooms, 1); /* Bob still watches the third */
     h_send(h, bob, "{\"type\":\"leave\",\"room\":\"%s\"}", room);
     expect_ok(bob, "ok");
@@ -945,8 +947,10 @@ static const char *h_tournament(harness *h, thue_conn *c, const char **code)
 static void test_tournament_limits(void **st)
 {
     (void)st;
-    tour_cfg = (thue_lobby_config){.max_tournaments = 4, .tournaments_per_account = 2,
-                                   .tournaments_per_ip = 3, .tournament_rate = 100};
+    tour_cfg = (thue_lobby_config){.max_tournaments = 4,
+                                   .tournaments_per_account = 2,
+                                   .tournaments_per_ip = 3,
+                                   .tournament_rate = 100};
     harness *h = h_new(60, 1000, 1000);
     thue_store *store = h_store(h);
     const char *code;
@@ -1053,9 +1057,11 @@ static void test_tournament_expiry(void **st)
     expect_ok(bob, "ok");
     h_send(h, eve, "{\"type\":\"get_tournament\",\"tournament\":\"%s\"}", idle);
     expect_ok(eve, "tournament");
-    h_send(h, ann, "{\"type\":\"join_tournament\",\"tournament\":\"%s\",\"bot\":\"greedy\"}", started);
+    h_send(h, ann, "{\"type\":\"join_tournament\",\"tournament\":\"%s\",\"bot\":\"greedy\"}",
+           started);
     expect_ok(ann, "ok");
-    h_send(h, ann, "{\"type\":\"join_tournament\",\"tournament\":\"%s\",\"bot\":\"nested:1\"}", started);
+    h_send(h, ann, "{\"type\":\"join_tournament\",\"tournament\":\"%s\",\"bot\":\"nested:1\"}",
+           started);
     expect_ok(ann, "ok");
     h_send(h, ann, "{\"type\":\"start_tournament\",\"tournament\":\"%s\"}", started);
     expect_ok(ann, "ok");
@@ -1104,8 +1110,8 @@ static void test_tournament_load_many(void **st)
     char *text = thue_lobby_tournaments_json(h->lobby, -1, 0, 1);
     assert_non_null(text);
     /* the oldest 50 stay; the newest of them lists first */
-    assert_memory_equal(text, "{\"offset\":0,\"total\":50,\"tournaments\":[{\"tournament\":\"t00049\"",
-                        58);
+    assert_memory_equal(
+        text, "{\"offset\":0,\"total\":50,\"tournaments\":[{\"tournament\":\"t00049\"", 58);
     free(text);
     h_free_store(h, store);
 }
@@ -1114,13 +1120,19 @@ int main(void)
 {
     thue_log_set_level(THUE_LOG_ERROR); /* the lobby's info lines are not the test's output */
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_session_errors),  cmocka_unit_test(test_full_match),
-        cmocka_unit_test(test_rate_limit),      cmocka_unit_test(test_bots_and_spectator),
+        cmocka_unit_test(test_session_errors),
+        cmocka_unit_test(test_full_match),
+        cmocka_unit_test(test_rate_limit),
+        cmocka_unit_test(test_bots_and_spectator),
         cmocka_unit_test(test_unsaved_record),
-        cmocka_unit_test(test_resume_and_takeover), cmocka_unit_test(test_grace_and_clock),
-        cmocka_unit_test(test_quick_match),     cmocka_unit_test(test_shutdown_with_jobs),
-        cmocka_unit_test(test_empty_room_pauses_bots), cmocka_unit_test(test_rooms_linger),
-        cmocka_unit_test(test_random_keys),     cmocka_unit_test(test_private_room_hidden),
+        cmocka_unit_test(test_resume_and_takeover),
+        cmocka_unit_test(test_grace_and_clock),
+        cmocka_unit_test(test_quick_match),
+        cmocka_unit_test(test_shutdown_with_jobs),
+        cmocka_unit_test(test_empty_room_pauses_bots),
+        cmocka_unit_test(test_rooms_linger),
+        cmocka_unit_test(test_random_keys),
+        cmocka_unit_test(test_private_room_hidden),
         cmocka_unit_test(test_unused_room_goes_with_creator),
         cmocka_unit_test(test_room_rate_and_quick_match),
         cmocka_unit_test(test_tournament_limits),
