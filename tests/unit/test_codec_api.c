@@ -596,10 +596,10 @@ static void test_codec_string_rules(void **state)
         {THUE__S_ANYNAME, "abcdefghijklmnopqrstuvwxy", 0},
         {THUE__S_CHAT, "a\nb", 0},
         {THUE__S_CHAT, "a\rb", 0},
-        {THUE__S_CHAT, "\xc2\x85", 0}, /* U+0085, NEL: a line break */
+        {THUE__S_CHAT, "\xc2\x85", 0},       /* U+0085, NEL: a line break */
         {THUE__S_CHAT, "a\342\200\256b", 0}, /* U+202E, right-to-left override */
         {THUE__S_CHAT, "a\342\200\217b", 1}, /* U+200F, a right-to-left mark */
-        {THUE__S_CHAT, "\xc2\xa0", 1},         /* U+00A0, no-break space */
+        {THUE__S_CHAT, "\xc2\xa0", 1},       /* U+00A0, no-break space */
         {THUE__S_TITLE, "\x7f", 0},
         {THUE__S_TEXT, "", 0},
         {THUE__S_SERVER, "thue-server 0.1.0", 1},
