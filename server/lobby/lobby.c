@@ -9,6 +9,11 @@
  * running matches and leaves its rooms. A hello with the token of a session that is still
  * connected takes it over: the old connection gets goodbye (replaced) and close 1001.
  *
+ * Quick match pairs the longest-waiting session of the same queue. Every room it makes
+ * counts against the address of the player it is made for (room_allowed); when the room
+ * cannot be made the player hears why (an error, or the event queue_failed) and nobody is
+ * left waiting for a room that will not come.
+ *
  * Every message passes the rate limit (a token bucket per connection) and the codec; a
  * message that fails either is answered with an error and changes nothing. Every command
  * gets exactly one direct reply, sent before the events it causes.

@@ -4,7 +4,8 @@
  *
  * Ownership: the lobby owns every session and room. A session lives from its hello until
  * its grace period ends after its connection is lost (or the lobby closes). A room lives
- * from its creation until it has been finished or empty for room_linger_s. Seats and
+ * from its creation until it has been finished or empty for room_linger_s, or, when its
+ * first match never started, until nobody is in it (then it goes at once). Seats and
  * spectator lists point at sessions; a session that ends is first taken out of every
  * room. Rooms and sessions embed libuv timers, so they are freed in the timers' close
  * callbacks (`handles` counts the open ones).

@@ -16,6 +16,12 @@
  * with the bot's think time and, under a clock, a deadline a little before its flag
  * falls. The result comes back on the loop thread (bot_done) and is applied by
  * apply_move like a human's move. A room that ends, or a match that ends, cancels its job.
+ *
+ * Reaching rooms: a private room is no room at all to whoever is not in it and did not
+ * make it, unless they give its invite code: every such answer is no_room's, the same as
+ * for an id no room has. Making rooms: room_allowed takes one from the address's bucket
+ * (create_room and quick match); a room left before its first match goes at once
+ * (check_linger).
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -16,6 +16,14 @@
  * restart to come back (hello with their token seats them); past that they forfeit.
  *
  * Tournament games are not rated.
+ *
+ * Limits (docs/tournaments.md): open and running tournaments in all, open ones per
+ * account and per address (counted from the list itself, so they cannot drift), and an
+ * hourly creation bucket per account and per address (lobby->tour_rate). An open
+ * tournament expires tournament_expire_s after its creation (one lobby timer, armed for
+ * the earliest); it is then saved as status 3 with the store's finished flag, so it is
+ * never loaded again, and freed. The list is kept newest first (sorted after loading),
+ * so a page of list_tournaments is a run of it; entrants are allocated as they join.
  */
 #include <stdio.h>
 #include <stdlib.h>
