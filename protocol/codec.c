@@ -99,11 +99,11 @@ static const char *const cmd_names[THUE_CMD_COUNT] = {"hello",
                                                       "start_tournament"};
 
 static const char *const msg_names[THUE_MSG_COUNT] = {
-    "welcome",         "pong",        "ok",           "error",
-    "goodbye",         "account",     "room_created", "rooms",
-    "room_state",      "match_end",   "chat_message", "match_found",
-    "ladder",          "tournaments", "tournament",   "tournament_created",
-    "tournament_event"};
+    "welcome",          "pong",        "ok",           "error",
+    "goodbye",          "account",     "room_created", "rooms",
+    "room_state",       "match_end",   "chat_message", "match_found",
+    "ladder",           "tournaments", "tournament",   "tournament_created",
+    "tournament_event", "queue_failed"};
 
 static const char *const variant_names[] = {"square", "overlap"};
 static const char *const first_names[] = {"random", "creator", "opponent"};
@@ -120,8 +120,8 @@ static const char *const reason_names[] = {NULL, "score", "resign", "timeout", "
 static const char *const move_kind_names[] = {"place", "paint"};
 static const char *const pairing_names[] = {"1-0", "0-1", "1/2-1/2", "bye"};
 static const char *const goodbye_names[] = {"replaced", "shutdown", "idle", "abuse"};
-static const char *const event_names[] = {"joined",        "left",           "started",
-                                          "round_started", "round_finished", "finished"};
+static const char *const event_names[] = {"joined",         "left",     "started", "round_started",
+                                          "round_finished", "finished", "expired"};
 
 const char *thue_cmd_type_name(thue_cmd_type t)
 {
@@ -364,8 +364,13 @@ static void cmd_members(thue__io *o, thue_cmd *c)
     }
     case THUE_CMD_PING:
     case THUE_CMD_QUEUE_LEAVE:
-    case THUE_CMD_LIST_TOURNAMENTS:
     case THUE_CMD_COUNT:
+        break;
+    case THUE_CMD_LIST_TOURNAMENTS:
+        thue__io_enum(o, "status", THUE__OPT, &c->u.list_tournaments.has_status,
+                      &c->u.list_tournaments.status, tstatus_names, THUE__NELEM(tstatus_names), 0);
+        thue__io_int_def(o, "offset", &c->u.list_tournaments.offset, 0, 100000, 0);
+        thue__io_int_def(o, "count", &c->u.list_tournaments.count, 1, 200, 50);
         break;
     case THUE_CMD_CLAIM_NAME:
         IO_STR(o, "name", c->u.claim_name.name, THUE__S_NAME);
@@ -476,7 +481,7 @@ static int msg_is_event(thue_msg_type t)
 {
     return t == THUE_MSG_GOODBYE || t == THUE_MSG_ROOM_STATE || t == THUE_MSG_MATCH_END ||
            t == THUE_MSG_CHAT_MESSAGE || t == THUE_MSG_MATCH_FOUND ||
-           t == THUE_MSG_TOURNAMENT_EVENT;
+           t == THUE_MSG_TOURNAMENT_EVENT || t == THUE_MSG_QUEUE_FAILED;
 }
 
 static void room_summary_members(thue__io *o, thue_room_summary *s)
@@ -811,9 +816,11 @@ static void msg_members(thue__io *o, thue_msg *m)
         m->u.ladder.entries = out;
         break;
     case THUE_MSG_TOURNAMENTS:
+        thue__io_int(o, "offset", &m->u.tournaments.offset, 0, 100000);
+        thue__io_int(o, "total", &m->u.tournaments.total, 0, INT_MAX);
         out = m->u.tournaments.list;
         object_list(o, "tournaments", m->u.tournaments.list, &m->u.tournaments.count,
-                    sizeof(thue_tournament_summary), INT_MAX, tsummary_elem, &out);
+                    sizeof(thue_tournament_summary), 200, tsummary_elem, &out);
         m->u.tournaments.list = out;
         break;
     case THUE_MSG_TOURNAMENT:
@@ -829,6 +836,10 @@ static void msg_members(thue__io *o, thue_msg *m)
                           THUE__NELEM(event_names));
         thue__io_int_nullv(o, "round", &m->u.tournament_event.round, 0, INT_MAX);
         io_keys(o, "rooms", &m->u.tournament_event.rooms, &m->u.tournament_event.nrooms);
+        break;
+    case THUE_MSG_QUEUE_FAILED:
+        thue__io_err_code(o, &m->u.queue_failed.code);
+        IO_STR(o, "message", m->u.queue_failed.message, THUE__S_TEXT);
         break;
     }
 }

@@ -253,6 +253,12 @@ typedef struct thue_cmd {
             int offset;            /* default 0 */
             int count;             /* default 50 */
         } get_ladder;
+        struct {
+            int has_status;
+            int status; /* 0 open, 1 running, 2 finished */
+            int offset; /* default 0 */
+            int count;  /* default 50 */
+        } list_tournaments;
         /* get_tournament, start_tournament: `tournament`; join/leave_tournament also
          * `bot` (optional). */
         struct {
@@ -314,6 +320,7 @@ typedef enum {
     THUE_MSG_TOURNAMENT,
     THUE_MSG_TOURNAMENT_CREATED,
     THUE_MSG_TOURNAMENT_EVENT,
+    THUE_MSG_QUEUE_FAILED,
     THUE_MSG_COUNT
 } thue_msg_type;
 
@@ -514,6 +521,7 @@ typedef struct thue_msg {
             int nentries;
         } ladder;
         struct {
+            int offset, total; /* the page's first index; how many match the filter */
             const thue_tournament_summary *list;
             int count;
         } tournaments;
@@ -533,11 +541,16 @@ typedef struct thue_msg {
         } tournament_created;
         struct {
             char tournament[THUE_PROTO_KEY_MAX + 1];
-            char event[16]; /* joined, left, started, round_started, round_finished, finished */
+            char event[16]; /* joined, left, started, round_started, round_finished, finished,
+                               expired */
             int round;      /* -1: null */
             const char (*rooms)[THUE_PROTO_KEY_MAX + 1];
             int nrooms;
         } tournament_event;
+        struct {
+            int code; /* why: server_busy, rate_limited or internal (a protocol code) */
+            char message[THUE_PROTO_TEXT_MAX * 4 + 1];
+        } queue_failed;
     } u;
     void *owned; /* set by thue_msg_decode: the memory behind the pointers */
 } thue_msg;

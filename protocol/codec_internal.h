@@ -58,7 +58,7 @@ typedef enum {
     THUE__S_NAME,    /* player name: 1..24 letters, digits, space _ - . ; no edge space */
     THUE__S_ANYNAME, /* a bot name, or any name without a kind: 1..24 cp, no control chars */
     THUE__S_TITLE,   /* room or tournament name: 1..40 code points, no control chars */
-    THUE__S_CHAT,    /* chat text: 1..200 code points, no control chars but newline */
+    THUE__S_CHAT,    /* chat text: 1..200 code points, no C0, DEL, C1, U+2028/9 or bidi controls */
     THUE__S_TEXT,    /* a sentence for people: 1..200 code points, no control chars */
     THUE__S_SERVER,  /* welcome's server: 1..64 printable ASCII */
     THUE__S_FIELD,   /* error's field: 1..63 bytes, no control chars, no leading '/' */

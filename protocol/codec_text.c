@@ -312,8 +312,9 @@ static const str_rule rules[THUE__S_COUNT] = {
     [THUE__S_TITLE] = {0, SET_PLAIN, 1, 40,
                        "a string of 1 to 40 characters without control characters"},
     [THUE__S_CHAT] = {0, SET_CHAT, 1, 200,
-                      "a string of 1 to 200 characters without control characters other than line "
-                      "feed"},
+                      "a string of 1 to 200 characters without control characters (C0, DEL, C1), "
+                      "line separators (U+2028, U+2029) or bidirectional controls (U+202A..U+202E, "
+                      "U+2066..U+2069)"},
     [THUE__S_TEXT] = {0, SET_PLAIN, 1, 200,
                       "a string of 1 to 200 characters without control characters"},
     [THUE__S_SERVER] = {1, SET_PRINT, 1, 64, "a string of 1 to 64 printable ASCII characters"},
@@ -379,9 +380,12 @@ static int char_ok(int set, uint32_t c)
     case SET_NAME:
         return c == ' ' || c == '_' || c == '-' || c == '.' || thue__is_name_char(c);
     case SET_CHAT:
-        if (c == '\n')
-            return 1;
-        return c >= 0x20 && c != 0x7f;
+        /* What could forge a line or reorder a line of the chat as others see it: C0 (a
+         * line feed starts a line that seems to come from someone else), DEL and C1 (NEL,
+         * U+0085, is a line break too), U+2028 and U+2029, and the bidirectional
+         * embeddings, overrides (U+202A..U+202E) and isolates (U+2066..U+2069). */
+        return c >= 0x20 && !(c >= 0x7f && c <= 0x9f) && !(c >= 0x2028 && c <= 0x202e) &&
+               !(c >= 0x2066 && c <= 0x2069);
     default: /* SET_PLAIN */
         return c >= 0x20 && c != 0x7f;
     }

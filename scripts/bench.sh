@@ -176,7 +176,7 @@ start_server() {
   SERVER_LOG=$log
   "$SERVER_BIN" --port "$PORT" --bind 127.0.0.1 --db :memory: --log-level warn \
     --max-connections 100000 --max-connections-per-ip 100000 \
-    --max-rooms 100000 --rate 10000 --burst 10000 \
+    --max-rooms 100000 --room-rate-per-ip 1000000 --rate 10000 --burst 10000 \
     --ping-s 5 --idle-s 15 >"$log" 2>&1 &
   SERVER_PID=$!
   SERVER_PORT=""

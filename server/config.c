@@ -95,6 +95,13 @@ static const setting settings[] = {
     INT_SETTING("room-linger-s", "THUE_ROOM_LINGER_S", room_linger_s, 1, 86400),
     INT_SETTING("bot-think-ms", "THUE_BOT_THINK_MS", bot_think_ms, 10, 60000),
     INT_SETTING("max-rooms", "THUE_MAX_ROOMS", max_rooms, 1, 1000000),
+    INT_SETTING("room-rate-per-ip", "THUE_ROOM_RATE_PER_IP", room_rate_per_ip, 1, 1000000),
+    INT_SETTING("max-tournaments", "THUE_MAX_TOURNAMENTS", max_tournaments, 1, 100000),
+    INT_SETTING("tournaments-per-account", "THUE_TOURNAMENTS_PER_ACCOUNT", tournaments_per_account,
+                1, 1000),
+    INT_SETTING("tournaments-per-ip", "THUE_TOURNAMENTS_PER_IP", tournaments_per_ip, 1, 100000),
+    INT_SETTING("tournament-rate", "THUE_TOURNAMENT_RATE", tournament_rate, 1, 100000),
+    INT_SETTING("tournament-expire-s", "THUE_TOURNAMENT_EXPIRE_S", tournament_expire_s, 1, 2592000),
     REAL_SETTING("glicko-tau", "THUE_GLICKO_TAU", glicko_tau, 0.2, 1.2),
     STR_SETTING("trusted-proxy", "THUE_TRUSTED_PROXY", KIND_PROXIES, trusted_proxy),
 };
@@ -130,6 +137,17 @@ const char thue_config_usage[] =
     "  --max-connections-per-ip N  200        1..1000000 connections from one address\n"
     "  --max-rooms N               10000      1..1000000 rooms on the server\n"
     "  --max-rooms-per-player N    5          1..1000 open rooms one player created\n"
+    "  --room-rate-per-ip N        60         1..1000000 rooms one address may make\n"
+    "                                         a minute (create_room, quick match)\n"
+    "  --max-tournaments N         1000       1..100000 open and running tournaments\n"
+    "  --tournaments-per-account N 3          1..1000 open tournaments one account\n"
+    "                                         created\n"
+    "  --tournaments-per-ip N      10         1..100000 open tournaments created from\n"
+    "                                         one address\n"
+    "  --tournament-rate N         10         1..100000 tournaments one account, and\n"
+    "                                         one address, may create an hour\n"
+    "  --tournament-expire-s N     86400      1..2592000 s an open tournament waits\n"
+    "                                         to be started before it expires\n"
     "  --rate N                    20         1..10000 messages/s per connection\n"
     "  --burst N                   40         1..100000 messages sent at once\n"
     "  --ping-s N                  30         1..3600 s of silence before a ping\n"
@@ -537,6 +555,12 @@ void thue_config_defaults(thue_config *c)
     c->room_linger_s = 300;
     c->bot_think_ms = 2000;
     c->max_rooms = 10000;
+    c->room_rate_per_ip = 60;
+    c->max_tournaments = 1000;
+    c->tournaments_per_account = 3;
+    c->tournaments_per_ip = 10;
+    c->tournament_rate = 10;
+    c->tournament_expire_s = 86400;
     c->glicko_tau = 0.5;
 }
 

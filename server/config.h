@@ -40,6 +40,17 @@ typedef struct thue_config {
     int room_linger_s;                  /* --room-linger-s 1..86400: finished or empty rooms, 300 */
     int bot_think_ms;                   /* --bot-think-ms 10..60000: quick match's bots, 2000 */
     int max_rooms;                      /* --max-rooms 1..1000000, default 10000 */
+    int room_rate_per_ip;               /* --room-rate-per-ip 1..1000000 rooms one address may
+                                           make a minute (create_room and quick match), 60 */
+    int max_tournaments;                /* --max-tournaments 1..100000 open and running, 1000 */
+    int tournaments_per_account;        /* --tournaments-per-account 1..1000 open ones one
+                                           account created, 3 */
+    int tournaments_per_ip;             /* --tournaments-per-ip 1..100000 open ones created
+                                           from one address, 10 */
+    int tournament_rate;                /* --tournament-rate 1..100000 created an hour by one
+                                           account, and by one address, 10 */
+    int tournament_expire_s;            /* --tournament-expire-s 1..2592000: an open tournament
+                                           not started by then expires, 86400 */
     char trusted_proxy[THUE_CONFIG_PROXIES_MAX]; /* --trusted-proxy ADDRESS[,ADDRESS...]: peers
                                            whose X-Forwarded-For names the client (for the
                                            per-address limit and logs); "" (default): none.

@@ -209,6 +209,12 @@ static int start(app *a)
         .burst = a->cfg.burst,
         .seed = 0,
         .tau = a->cfg.glicko_tau,
+        .room_rate_per_ip = a->cfg.room_rate_per_ip,
+        .max_tournaments = a->cfg.max_tournaments,
+        .tournaments_per_account = a->cfg.tournaments_per_account,
+        .tournaments_per_ip = a->cfg.tournaments_per_ip,
+        .tournament_rate = a->cfg.tournament_rate,
+        .tournament_expire_s = a->cfg.tournament_expire_s,
     };
     a->lobby = thue_lobby_new(&a->loop, &lc, a->pool, &a->metrics);
     if (a->lobby == NULL) {

@@ -291,6 +291,12 @@ int cmd_bot(int argc, char **argv)
             snprintf(b.room, sizeof b.room, "%s", m.u.match_found.room);
             b.last_version = b.moved_version = 0;
             break;
+        case THUE_MSG_QUEUE_FAILED: /* out of the queue: the server could not make the room */
+            fprintf(stderr, "thue bot: quick match failed (%s): %s\n",
+                    thue_proto_err_name(m.u.queue_failed.code), m.u.queue_failed.message);
+            status = 1;
+            done = 1;
+            break;
         case THUE_MSG_ROOM_STATE:
             on_state(&b, &m);
             break;

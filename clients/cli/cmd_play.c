@@ -291,6 +291,10 @@ static int on_msg(play *p, const setup *su, thue_msg *m)
                m->u.room_created.has_invite ? m->u.room_created.invite : "");
         send_room_cmd(p, THUE_CMD_READY, NULL);
         break;
+    case THUE_MSG_QUEUE_FAILED: /* out of the queue: the server could not make the room */
+        fprintf(stderr, "thue play: %s (%s)\n", m->u.queue_failed.message,
+                thue_proto_err_name(m->u.queue_failed.code));
+        return 1;
     case THUE_MSG_MATCH_FOUND:
         snprintf(p->room, sizeof p->room, "%s", m->u.match_found.room);
         p->queue_mode = 0;

@@ -125,6 +125,11 @@ function onEvent(m) {
       ui.room = m.room;
       ui.state = null;
       break;
+    case "queue_failed": // out of the queue: the server could not make the room
+      $("quick-status").textContent = m.message;
+      $("quick-cancel").hidden = true;
+      showError(m);
+      break;
     case "chat_message":
       (ui.chat[m.room] ||= []).push(m);
       if (m.room === ui.room) renderChat();
@@ -267,7 +272,7 @@ async function route() {
   const p = ui.page;
   try {
     if (p.what === "ladder") await pageLadder(body);
-    else if (p.what === "tournaments") await pageTournaments(body);
+    else if (p.what === "tournaments") await pageTournaments(body, p.page);
     else if (p.what === "tournament") await pageTournament(body, p.arg);
     else if (p.what === "match") await pageMatch(body, p.arg);
     else if (p.what === "matches") await pageMatches(body, p.arg || (ui.me ? ui.me.name : ""), p.page);
@@ -315,10 +320,21 @@ async function pageLadder(body) {
   await load();
 }
 
-async function pageTournaments(body) {
-  const j = await getJSON("/api/tournaments");
+const TOURNAMENTS_PER_PAGE = 50;
+
+async function pageTournaments(body, page = 1) {
+  const n = TOURNAMENTS_PER_PAGE;
+  const j = await getJSON(`/api/tournaments?offset=${(page - 1) * n}&count=${n}`);
   const ts = j.tournaments || [];
+  const pages = Math.max(1, Math.ceil((j.total || 0) / n));
   body.append(el("h2", {}, "Tournaments ", el("button", { type: "button", testid: "page-refresh", onclick: route }, "Refresh")));
+  if (pages > 1) {
+    const at = (k) => `#/tournaments?page=${k}`;
+    body.append(el("p", { class: "pager", testid: "tournaments-pager" },
+      page > 1 ? link(at(page - 1), "← newer", "tournaments-newer") : "",
+      ` Page ${Math.min(page, pages)} of ${pages} `,
+      page < pages ? link(at(page + 1), "older →", "tournaments-older") : ""));
+  }
   body.append(ts.length === 0 ? el("p", { class: "empty", testid: "tournaments" }, "No tournaments yet.")
     : el("div", { class: "table-wrap", testid: "tournaments" }, table(["Name", "Format", "Game", "Status", "Players", "Round"], ts.map((t) =>
       [link(`#/tournament/${enc(t.tournament)}`, t.name, `tournament-${t.tournament}`), String(t.format).replace("_", " "), `${t.variant}, k=${t.k}`, t.status, `${t.players}/${t.max_players}`, `${t.round}/${t.rounds}`]))));
@@ -721,6 +737,14 @@ function renderButtons() {
   }
 }
 
+// A chat text is one line (PROTOCOL.md section 8): pasted line breaks and tabs become
+// spaces, and other control characters, separators and bidirectional controls go.
+function chatLine(text) {
+  return text.replace(/[\t\n\r\u000b\u000c\u0085\u2028\u2029]+/g, " ")
+    .replace(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, "")
+    .trim();
+}
+
 function renderChat() {
   const log = $("chat-log");
   log.textContent = "";
@@ -868,8 +892,8 @@ function wire() {
   });
   $("chat-form").addEventListener("submit", async (ev) => {
     ev.preventDefault();
-    const text = $("chat-text").value;
-    if (!text.trim()) return;
+    const text = chatLine($("chat-text").value);
+    if (!text) return;
     if (await send({ type: "chat", room: ui.room, text })) $("chat-text").value = "";
   });
   $("mark-losing").addEventListener("change", () => ui.state && renderPalette());

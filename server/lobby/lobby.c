@@ -9,6 +9,11 @@
  * running matches and leaves its rooms. A hello with the token of a session that is still
  * connected takes it over: the old connection gets goodbye (replaced) and close 1001.
  *
+ * Quick match pairs the longest-waiting session of the same queue. Every room it makes
+ * counts against the address of the player it is made for (room_allowed); when the room
+ * cannot be made the player hears why (an error, or the event queue_failed) and nobody is
+ * left waiting for a room that will not come.
+ *
  * Every message passes the rate limit (a token bucket per connection) and the codec; a
  * message that fails either is answered with an error and changes nothing. Every command
  * gets exactly one direct reply, sent before the events it causes.
@@ -43,7 +48,6 @@ uint32_t lobby_hash(const char *s)
     return h;
 }
 
-/* 128 bits from the kernel's generator, as 32 hex digits. */
 int lobby_random_bytes(unsigned char *b, size_t size)
 {
     size_t got = 0;
@@ -56,6 +60,29 @@ int lobby_random_bytes(unsigned char *b, size_t size)
         }
         got += (size_t)n;
     }
+    return 0;
+}
+
+int lobby_random_key(char *out, int len, const char *alphabet)
+{
+    /* A byte at or above the largest multiple of n below 256 is thrown away: taking
+     * b % n of every byte would make the first 256 % n characters more likely. */
+    unsigned n = (unsigned)strlen(alphabet);
+    unsigned limit = 256 - 256 % n;
+    unsigned char b[64];
+    size_t have = 0, at = 0;
+    for (int i = 0; i < len;) {
+        if (at == have) {
+            have = (size_t)len - (size_t)i + 8 < sizeof b ? (size_t)len - (size_t)i + 8 : sizeof b;
+            if (lobby_random_bytes(b, have) != 0)
+                return -1;
+            at = 0;
+        }
+        unsigned v = b[at++];
+        if (v < limit)
+            out[i++] = alphabet[v % n];
+    }
+    out[len] = '\0';
     return 0;
 }
 
@@ -174,9 +201,19 @@ void lobby_maybe_closed(thue_lobby *l)
                      l->store_pending);
         tournaments_free(l);
         accounts_free(l);
+        thue_limiter_free(l->room_rate);
+        thue_limiter_free(l->tour_rate);
         free(l);
         cb(data);
     }
+}
+
+/* The lobby's own timer is closed (thue_lobby_close). */
+static void lobby_timer_closed(uv_handle_t *h)
+{
+    thue_lobby *l = h->data;
+    l->handles--;
+    lobby_maybe_closed(l);
 }
 
 /* A session's timer is closed; the session is freed with the last one. */
@@ -560,6 +597,19 @@ static void match_found(thue_lobby *l, room *r, session *a, session *b)
         room_send_state(r, b);
 }
 
+/* Tells a session that quick match could not make its room (it is out of the queue):
+ * the event queue_failed with the code and the sentence. */
+static void queue_failed(thue_lobby *l, session *s, int code, const char *why)
+{
+    thue_msg msg;
+    memset(&msg, 0, sizeof msg);
+    msg.type = THUE_MSG_QUEUE_FAILED;
+    msg.u.queue_failed.code = code;
+    snprintf(msg.u.queue_failed.message, sizeof msg.u.queue_failed.message, "%s", why);
+    thue_metrics_error(l->metrics, code);
+    lobby_send_msg(l, s, &msg);
+}
+
 static void queue_bot_due(uv_timer_t *t)
 {
     session *s = t->data;
@@ -567,9 +617,20 @@ static void queue_bot_due(uv_timer_t *t)
     if (!s->queued)
         return;
     s->queued = false;
-    room *r = room_quick(l, s, NULL, &s->queue_opt);
+    /* The room is made for this player: it counts against the player's address. */
+    char why[THUE_PROTO_TEXT_MAX + 1];
+    int err = room_allowed(l, s->client ? s->client->peer : NULL, why, sizeof why);
+    room *r = err ? NULL : room_quick(l, s, NULL, &s->queue_opt);
     if (r == NULL) {
-        thue_log(THUE_LOG_WARN, "quick match: no room for %s and a bot", s->player.name);
+        if (err == 0) {
+            err = THUE_PERR_INTERNAL;
+            snprintf(why, sizeof why,
+                     "the server could not make the room for your match "
+                     "with a bot; join the queue again");
+        }
+        thue_log(THUE_LOG_WARN, "quick match: no room for %s and a bot (%s)", s->player.name,
+                 thue_proto_err_name(err));
+        queue_failed(l, s, err, why);
         return;
     }
     thue_log(THUE_LOG_INFO, "quick match: %s plays a bot in room %s", s->player.name, r->id);
@@ -596,6 +657,15 @@ static int cmd_queue_join(request *rq)
     opt.rated = cmd->u.queue_join.rated;
     opt.first = THUE_FIRST_RANDOM;
     queue_remove(s);
+    /* A server without room for a match says so now rather than queue the player for
+     * nothing. */
+    if (l->nrooms >= l->cfg.max_rooms) {
+        snprintf(rq->message, sizeof rq->message,
+                 "the server has as many rooms as it takes (%d): no room for a match; join the "
+                 "queue again in a minute",
+                 l->cfg.max_rooms);
+        return THUE_PERR_BUSY;
+    }
     /* The longest-waiting session of the same queue, if any. */
     session *other = NULL;
     for (session *o = l->sessions; o; o = o->next)
@@ -603,9 +673,23 @@ static int cmd_queue_join(request *rq)
             (other == NULL || o->queue_seq < other->queue_seq))
             other = o;
     if (other != NULL) {
+        /* The room counts against the address of the player whose request makes it; a
+         * refusal leaves the waiting player in the queue. */
+        int err = room_allowed(l, c->peer, rq->message, sizeof rq->message);
+        if (err)
+            return err;
         room *r = room_quick(l, other, s, &opt);
-        if (r == NULL)
-            return THUE_PERR_BUSY;
+        if (r == NULL) {
+            /* Neither can be paired now: both hear it, and nobody is left waiting. */
+            snprintf(rq->message, sizeof rq->message,
+                     "the server could not make the room for your match; join the queue "
+                     "again");
+            queue_remove(other);
+            thue_log(THUE_LOG_WARN, "quick match: no room for %s and %s", other->player.name,
+                     s->player.name);
+            queue_failed(l, other, THUE_PERR_INTERNAL, rq->message);
+            return THUE_PERR_INTERNAL;
+        }
         queue_remove(other);
         request_ok(rq);
         thue_log(THUE_LOG_INFO, "quick match: %s and %s paired in room %s",
@@ -762,6 +846,32 @@ thue_lobby *thue_lobby_new(uv_loop_t *loop, const thue_lobby_config *cfg, thue_p
     l->rng = cfg->seed;
     if (!(l->cfg.tau > 0))
         l->cfg.tau = THUE_GLICKO_TAU_DEFAULT;
+    if (l->cfg.room_rate_per_ip <= 0)
+        l->cfg.room_rate_per_ip = THUE_LOBBY_ROOM_RATE_DEFAULT;
+    if (l->cfg.max_tournaments <= 0)
+        l->cfg.max_tournaments = THUE_LOBBY_MAX_TOURNAMENTS_DEFAULT;
+    if (l->cfg.tournaments_per_account <= 0)
+        l->cfg.tournaments_per_account = THUE_LOBBY_TOURNAMENTS_PER_ACCOUNT_DEFAULT;
+    if (l->cfg.tournaments_per_ip <= 0)
+        l->cfg.tournaments_per_ip = THUE_LOBBY_TOURNAMENTS_PER_IP_DEFAULT;
+    if (l->cfg.tournament_rate <= 0)
+        l->cfg.tournament_rate = THUE_LOBBY_TOURNAMENT_RATE_DEFAULT;
+    if (l->cfg.tournament_expire_s <= 0)
+        l->cfg.tournament_expire_s = THUE_LOBBY_TOURNAMENT_EXPIRE_S_DEFAULT;
+    /* Buckets per address (and per account): room_rate_per_ip rooms refilled over a
+     * minute, tournament_rate tournaments refilled over an hour. */
+    l->room_rate =
+        thue_limiter_new(l->cfg.room_rate_per_ip / 60.0, l->cfg.room_rate_per_ip, LOBBY_LIMIT_KEYS);
+    l->tour_rate =
+        thue_limiter_new(l->cfg.tournament_rate / 3600.0, l->cfg.tournament_rate, LOBBY_LIMIT_KEYS);
+    if (l->room_rate == NULL || l->tour_rate == NULL) {
+        thue_limiter_free(l->room_rate);
+        thue_limiter_free(l->tour_rate);
+        free(l);
+        return NULL;
+    }
+    uv_timer_init(loop, &l->tour_timer); /* last: nothing can fail after it */
+    l->tour_timer.data = l;
     l->next_account = 1;
     if (l->rng == 0 && getrandom(&l->rng, sizeof l->rng, 0) != (ssize_t)sizeof l->rng)
         l->rng = uv_hrtime();
@@ -781,9 +891,9 @@ char *lobby_strip_type(char *text)
     return text;
 }
 
-char *thue_lobby_tournaments_json(thue_lobby *l)
+char *thue_lobby_tournaments_json(thue_lobby *l, int status, int offset, int count)
 {
-    return lobby_strip_type(tournaments_text(l, NULL));
+    return lobby_strip_type(tournaments_text(l, NULL, status, offset, count));
 }
 
 char *thue_lobby_tournament_json(thue_lobby *l, const char *id, int *unknown)
@@ -914,6 +1024,7 @@ void thue_lobby_shutdown(thue_lobby *l)
         uv_timer_stop(&s->grace_timer);
         uv_timer_stop(&s->queue_timer);
     }
+    uv_timer_stop(&l->tour_timer);
     for (thue_client *c = l->clients; c; c = c->next)
         send_goodbye(l, c, "shutdown", "the server is shutting down", 1001);
 }
@@ -930,5 +1041,6 @@ void thue_lobby_close(thue_lobby *l, void (*closed)(void *data), void *data)
         room_destroy(l->rooms);
     l->closed = closed;
     l->closed_data = data;
-    lobby_maybe_closed(l);
+    l->handles++;
+    uv_close((uv_handle_t *)&l->tour_timer, lobby_timer_closed);
 }

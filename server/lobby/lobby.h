@@ -36,6 +36,14 @@ typedef struct thue_lobby_hooks {
     void *ctx;
 } thue_lobby_hooks;
 
+/* The defaults of the lobby's limits (a config member left 0 takes its default). */
+#define THUE_LOBBY_ROOM_RATE_DEFAULT 60
+#define THUE_LOBBY_MAX_TOURNAMENTS_DEFAULT 1000
+#define THUE_LOBBY_TOURNAMENTS_PER_ACCOUNT_DEFAULT 3
+#define THUE_LOBBY_TOURNAMENTS_PER_IP_DEFAULT 10
+#define THUE_LOBBY_TOURNAMENT_RATE_DEFAULT 10
+#define THUE_LOBBY_TOURNAMENT_EXPIRE_S_DEFAULT 86400
+
 typedef struct thue_lobby_config {
     int grace_s;              /* seats kept after a lost connection */
     int max_rooms_per_player; /* rooms a player may have created and not yet left */
@@ -44,9 +52,17 @@ typedef struct thue_lobby_config {
     int bot_think_ms;         /* think time of seat_bot without think_ms */
     int rate, burst;          /* each connection's token bucket: messages per second and
                                  the most it holds (PROTOCOL.md section 1) */
-    uint64_t seed;            /* room ids, invite codes, guest names, coin tosses: from
-                                 getrandom when 0 */
+    uint64_t seed;            /* guest names, coin tosses, bots' game seeds: from
+                                 getrandom when 0 (ids and invite codes always come
+                                 from getrandom) */
     double tau;               /* Glicko-2's tau (0: the default, 0.5) */
+    int room_rate_per_ip;     /* rooms one address may make a minute, create_room and
+                                 quick match together (0: the default, 60) */
+    /* Tournaments (0: the defaults above): open and running ones on the server; open
+     * ones one account, and one address, may have created; created an hour by one
+     * account, and by one address; seconds an open one waits to be started. */
+    int max_tournaments, tournaments_per_account, tournaments_per_ip, tournament_rate;
+    int tournament_expire_s;
 } thue_lobby_config;
 
 typedef struct thue_lobby thue_lobby;
@@ -82,9 +98,11 @@ void thue_lobby_resume_tournaments(thue_lobby *lobby);
 /* Between loading and starting the store: the current rounds' games whose matches were
  * stored but whose results the saved states missed (a crash in between) get them. */
 void thue_lobby_recover_tournament_results(thue_lobby *lobby, thue_store *store);
-/* GET /api/tournaments: {"tournaments":[...]}; GET /api/tournaments/{id}: the members of
- * `tournament`, or NULL (*unknown set) when there is no such tournament. */
-char *thue_lobby_tournaments_json(thue_lobby *lobby);
+/* GET /api/tournaments: {"offset":N,"total":N,"tournaments":[...]}, one page as
+ * list_tournaments gives it (status: 0 open, 1 running, 2 finished, -1 any; offset
+ * 0..100000; count 1..200); GET /api/tournaments/{id}: the members of `tournament`, or
+ * NULL (*unknown set) when there is no such tournament. */
+char *thue_lobby_tournaments_json(thue_lobby *lobby, int status, int offset, int count);
 char *thue_lobby_tournament_json(thue_lobby *lobby, const char *id, int *unknown);
 
 /* The network layer's hooks; set once, before the first connection. */

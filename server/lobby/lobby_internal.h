@@ -4,7 +4,8 @@
  *
  * Ownership: the lobby owns every session and room. A session lives from its hello until
  * its grace period ends after its connection is lost (or the lobby closes). A room lives
- * from its creation until it has been finished or empty for room_linger_s. Seats and
+ * from its creation until it has been finished or empty for room_linger_s, or, when its
+ * first match never started, until nobody is in it (then it goes at once). Seats and
  * spectator lists point at sessions; a session that ends is first taken out of every
  * room. Rooms and sessions embed libuv timers, so they are freed in the timers' close
  * callbacks (`handles` counts the open ones).
@@ -19,7 +20,9 @@
 #include "engine/match.h"
 #include "ladder/glicko2.h"
 #include "ladder/schedule.h"
+#include "lobby/ids.h"
 #include "lobby/lobby.h"
+#include "quota.h"
 #include "search/bot.h"
 #include "store/store.h"
 
@@ -27,6 +30,7 @@
 #define ABUSE_REJECTIONS 50
 #define QUICK_BOT_SPEC "nested:1"
 #define ROOM_LIST_MAX 500
+#define LOBBY_LIMIT_KEYS 65536 /* addresses (and accounts) a limiter tracks at once */
 
 typedef struct session session;
 typedef struct room room;
@@ -51,6 +55,8 @@ typedef struct tournament_game {
 struct tournament {
     thue_lobby *lobby;
     char id[THUE_PROTO_KEY_MAX + 1];
+    int64_t created_ms;            /* wall clock: an open tournament expires from it */
+    char addr[THUE_LIMIT_KEY_MAX]; /* the creator's address key; "" after a restart */
     char name[THUE_PROTO_TITLE_MAX * 4 + 1];
     thue_tournament_format format;
     thue_variant variant;
@@ -62,8 +68,9 @@ struct tournament {
     int lot;     /* the Swiss round-1 lot */
     int nrounds; /* set at the start */
     int round;   /* rounds paired so far (the current one once running) */
-    tournament_entrant e[THUE_SCHED_PLAYERS_MAX];
-    int n;
+    tournament_entrant *e; /* n entrants, room for cap (grown as they join: a tournament
+                              takes memory for its entrants, not for 256) */
+    int n, cap;
     tournament_game *games[THUE_SCHED_ROUNDS_MAX_ALL];
     int nboards[THUE_SCHED_ROUNDS_MAX_ALL];
     session **watch; /* sessions that asked for it (events) */
@@ -203,6 +210,9 @@ struct thue_lobby {
     bool load_index_failed;
     int store_pending; /* store jobs whose callbacks have not run */
     tournament *tournaments;
+    thue_limiter *room_rate; /* rooms made per address (cfg.room_rate_per_ip a minute) */
+    thue_limiter *tour_rate; /* tournaments made per address and per account (an hour) */
+    uv_timer_t tour_timer;   /* the next open tournament's expiry */
     int handles; /* open handles of ending rooms and sessions, while closing */
     void (*closed)(void *data);
     void *closed_data;
@@ -213,6 +223,7 @@ struct thue_lobby {
 uint64_t lobby_random(thue_lobby *l);
 /* size bytes from the kernel's generator; 0 or -1. */
 int lobby_random_bytes(unsigned char *b, size_t size);
+
 int64_t lobby_now_ms(void);
 /* The name as compared for uniqueness (ASCII letters folded). */
 void lobby_name_key(const char *name, char *key, size_t size);
@@ -262,6 +273,11 @@ int room_chat(request *rq);
 /* The `rooms` message for a list_rooms command (filters only), encoded. */
 char *room_list_text(thue_lobby *l, const thue_cmd *cmd);
 
+/* Whether the client at peer (its address text) may have a new room made now: 0, with
+ * one room taken from its address's bucket; or server_busy (the server is at max_rooms)
+ * or rate_limited (the address made cfg.room_rate_per_ip rooms in the last minute), with
+ * a sentence in why that says when to try again. */
+int room_allowed(thue_lobby *l, const char *peer, char *why, size_t size);
 /* A room made by quick match for two sessions (b NULL: a bot in the other seat); both
  * are seated and ready and the match starts. NULL when the server is at its room limit
  * or out of memory. */
@@ -316,12 +332,16 @@ int cmd_leave_tournament(request *rq);
 int cmd_start_tournament(request *rq);
 int cmd_list_tournaments(request *rq);
 int cmd_get_tournament(request *rq);
-char *tournaments_text(thue_lobby *l, const thue_msg_id *id);
+/* The `tournaments` reply: status (-1: any), offset and count as list_tournaments. */
+char *tournaments_text(thue_lobby *l, const thue_msg_id *id, int status, int offset, int count);
 char *tournament_text(tournament *t, const thue_msg_id *id);
 /* A tournament room's match ended (room.c's finish). */
 void tournament_game_over(room *r);
 void tournament_session_gone(thue_lobby *l, session *s);
 void tournaments_free(thue_lobby *l);
+/* Open tournaments that were never started expire after cfg.tournament_expire_s: arms
+ * the lobby's tour_timer for the next one (stops it when none is open). */
+void tournaments_arm(thue_lobby *l);
 
 /* room.c, for tournaments: a room for one game (no creator, not listed as anyone's),
  * its seats, and the match's start once both are filled (seat 0 builds first). */

@@ -170,11 +170,20 @@ void record_match(room *r, thue_msg *end)
     else if (r->opt.rated)
         thue_log(THUE_LOG_ERROR, "room %s: a rated match without two accounts is not rated",
                  r->id);
+    /* The record's id, from the kernel's generator like room ids: a stored match cannot
+     * be found by guessing from another's id. */
     me->has_match_id = 1;
     me->match_id[0] = 'm';
-    for (int i = 1; i < 12; i++)
-        me->match_id[i] = "0123456789abcdefghijklmnopqrstuvwxyz"[lobby_random(l) % 36];
-    me->match_id[12] = '\0';
+    if (lobby_random_key(me->match_id + 1, LOBBY_ID_CHARS, LOBBY_ID_ALPHABET) != 0) {
+        thue_log(THUE_LOG_ERROR,
+                 "room %s: the kernel's random generator failed: the match "
+                 "is not recorded",
+                 r->id);
+        me->has_match_id = 0;
+        room_broadcast(r, end);
+        tell_tournament(l, r->id);
+        return;
+    }
     fill_row(r, end, &row);
     row.ratings[0] = ratings[0];
     row.ratings[1] = ratings[1];

@@ -16,6 +16,12 @@
  * with the bot's think time and, under a clock, a deadline a little before its flag
  * falls. The result comes back on the loop thread (bot_done) and is applied by
  * apply_move like a human's move. A room that ends, or a match that ends, cancels its job.
+ *
+ * Reaching rooms: a private room is no room at all to whoever is not in it and did not
+ * make it, unless they give its invite code: every such answer is no_room's, the same as
+ * for an id no room has. Making rooms: room_allowed takes one from the address's bucket
+ * (create_room and quick match); a room left before its first match goes at once
+ * (check_linger).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -222,14 +228,21 @@ static void linger_due(uv_timer_t *t)
 
 static void submit_bot(room *r, int seat);
 
-/* A finished or empty room is removed after room_linger_s; anything else stays. Bots
- * do not think for an empty room (nobody would see it): their search resumes when
- * somebody comes back. */
+/* A room whose first match has not started and that nobody is in (no creator, nobody
+ * seated or watching) is removed at once: nobody can start it or see it, and keeping it
+ * would let anyone fill the server with rooms made and left at once. A finished or empty
+ * room is removed after room_linger_s; anything else stays. Bots do not think for an
+ * empty room (nobody would see it): their search resumes when somebody comes back. */
 static void check_linger(room *r)
 {
     if (r->ending || r->lobby->stopping)
         return;
     bool empty = room_empty(r);
+    if (empty && !r->has_match) {
+        thue_log(THUE_LOG_INFO, "room %s removed (left before its first match)", r->id);
+        room_destroy(r);
+        return;
+    }
     if (empty)
         cancel_job(r);
     else if (match_running(r) && r->job == 0 && r->seats[thue_match_to_move(&r->m)].bot)
@@ -305,14 +318,6 @@ static void room_handle_closed(uv_handle_t *h)
     lobby_maybe_closed(l);
 }
 
-static void random_key(thue_lobby *l, char *out, int len, const char *alphabet)
-{
-    size_t n = strlen(alphabet);
-    for (int i = 0; i < len; i++)
-        out[i] = alphabet[lobby_random(l) % n];
-    out[len] = '\0';
-}
-
 static void cancel_job(room *r)
 {
     if (r->job == 0)
@@ -336,13 +341,20 @@ static room *room_new(thue_lobby *l, const thue_room_options *opt, bool with_inv
     r->clock_running = -1;
     r->thinking = -1;
     r->seq = ++l->room_seq;
+    /* Ids and invite codes from the kernel's generator: a private room's id and code
+     * cannot be guessed from other rooms' (PROTOCOL.md, identifiers). */
+    int bad = 0;
     do {
         r->id[0] = 'r';
-        random_key(l, r->id + 1, 7, "0123456789abcdefghijklmnopqrstuvwxyz");
-    } while (room_find(l, r->id) != NULL);
-    if (with_invite)
-        random_key(l, r->invite, 10,
-                   "ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789");
+        bad = lobby_random_key(r->id + 1, LOBBY_ID_CHARS, LOBBY_ID_ALPHABET);
+    } while (bad == 0 && room_find(l, r->id) != NULL);
+    if (bad == 0 && with_invite)
+        bad = lobby_random_key(r->invite, LOBBY_INVITE_CHARS, LOBBY_INVITE_ALPHABET);
+    if (bad != 0) {
+        thue_log(THUE_LOG_ERROR, "the kernel's random generator failed: no room made");
+        free(r);
+        return NULL;
+    }
     uv_timer_init(l->loop, &r->clock_timer);
     uv_timer_init(l->loop, &r->linger_timer);
     r->clock_timer.data = r;
@@ -736,38 +748,58 @@ static int seat_bot(room *r, room_seat *st, const thue_bot_spec *spec, int think
 
 /* ---- commands ---------------------------------------------------------------------------- */
 
+/* The answer for a room a command cannot reach: the same code, field and sentence
+ * whether no room has that id, or a private room's invite is missing or wrong, or a
+ * stranger names a private room. So the answer never tells anyone that a private room
+ * exists (bad_invite is no longer sent: PROTOCOL.md section 10). */
+static int no_room(request *rq)
+{
+    snprintf(rq->field, sizeof rq->field, "room");
+    snprintf(rq->message, sizeof rq->message,
+             "no room has that id (a private room also needs its invite code)");
+    return THUE_PERR_NO_ROOM;
+}
+
+/* Whether two invite codes are equal, in a time that does not depend on where they
+ * differ (a code is never learnt a character at a time). */
+static bool invite_equal(const char *given, const char *code)
+{
+    size_t n = strlen(code);
+    if (strlen(given) != n)
+        return false;
+    unsigned char diff = 0;
+    for (size_t i = 0; i < n; i++)
+        diff |= (unsigned char)(given[i] ^ code[i]);
+    return diff == 0;
+}
+
+/* Whether s may see r without an invite: r is public, or s is in it or made it. */
+static bool room_visible(const room *r, const session *s)
+{
+    return r->invite[0] == '\0' || room_has(r, s) || r->creator == s;
+}
+
 /* The room a command names, which s may reach: private rooms need the invite unless s is
  * already in them. */
 static int reach_room(request *rq, const char *id, bool has_invite, const char *invite,
                       room **out)
 {
     room *r = room_find(rq->c->lobby, id);
-    if (r == NULL || r->ending) {
-        snprintf(rq->field, sizeof rq->field, "room");
-        return THUE_PERR_NO_ROOM;
-    }
-    if (r->invite[0] && !room_has(r, rq->c->s) && r->creator != rq->c->s) {
-        if (!has_invite) {
-            snprintf(rq->field, sizeof rq->field, "room");
-            return THUE_PERR_NO_ROOM;
-        }
-        if (strcmp(invite, r->invite) != 0) {
-            snprintf(rq->field, sizeof rq->field, "invite");
-            return THUE_PERR_INVITE;
-        }
-    }
+    if (r == NULL || r->ending)
+        return no_room(rq);
+    if (!room_visible(r, rq->c->s) && !(has_invite && invite_equal(invite, r->invite)))
+        return no_room(rq);
     *out = r;
     return 0;
 }
 
-/* The room of a command that needs the sender in it; *seat_out its seat or -1. */
+/* The room of a command that needs the sender in it; *seat_out its seat or -1. A private
+ * room the sender is not in is no room at all to it. */
 static int member_room(request *rq, const char *id, room **out, int *seat_out)
 {
     room *r = room_find(rq->c->lobby, id);
-    if (r == NULL || r->ending) {
-        snprintf(rq->field, sizeof rq->field, "room");
-        return THUE_PERR_NO_ROOM;
-    }
+    if (r == NULL || r->ending || !room_visible(r, rq->c->s))
+        return no_room(rq);
     if (!room_has(r, rq->c->s))
         return THUE_PERR_NOT_IN_ROOM;
     *out = r;
@@ -825,6 +857,26 @@ int rated_allowed(request *rq, const session *s)
     return 0;
 }
 
+int room_allowed(thue_lobby *l, const char *peer, char *why, size_t size)
+{
+    if (l->nrooms >= l->cfg.max_rooms) {
+        snprintf(why, size, "the server has as many rooms as it takes (%d); try again in a minute",
+                 l->cfg.max_rooms);
+        return THUE_PERR_BUSY;
+    }
+    char key[THUE_LIMIT_KEY_MAX];
+    thue_addr_key(peer ? peer : "unknown", key, sizeof key);
+    uint64_t retry_ms = 0;
+    if (!thue_limiter_take(l->room_rate, key, uv_now(l->loop), &retry_ms)) {
+        snprintf(why, size,
+                 "one address may make %d rooms a minute, and yours has; the next room can "
+                 "be made in %llu s",
+                 l->cfg.room_rate_per_ip, (unsigned long long)((retry_ms + 999) / 1000));
+        return THUE_PERR_RATE;
+    }
+    return 0;
+}
+
 int room_create(request *rq)
 {
     thue_lobby *l = rq->c->lobby;
@@ -850,12 +902,12 @@ int room_create(request *rq)
     opt.is_private = cr->is_private;
     opt.rated = cr->rated;
     opt.first = cr->first;
+    int err = room_allowed(l, rq->c->peer, rq->message, sizeof rq->message);
+    if (err)
+        return err;
     room *r = room_new(l, &opt, cr->is_private);
-    if (r == NULL) {
-        snprintf(rq->message, sizeof rq->message, "the server has as many rooms as it takes (%d)",
-                 l->cfg.max_rooms);
-        return THUE_PERR_BUSY;
-    }
+    if (r == NULL)
+        return THUE_PERR_INTERNAL;
     if (cr->has_name)
         snprintf(r->name, sizeof r->name, "%s", cr->name);
     else
@@ -1043,10 +1095,8 @@ int room_seat_bot(request *rq)
     thue_lobby *l = rq->c->lobby;
     session *s = rq->c->s;
     room *r = room_find(l, a->room);
-    if (r == NULL || r->ending || (r->invite[0] && !room_has(r, s) && r->creator != s)) {
-        snprintf(rq->field, sizeof rq->field, "room");
-        return THUE_PERR_NO_ROOM;
-    }
+    if (r == NULL || r->ending || !room_visible(r, s))
+        return no_room(rq);
     if (seat_of(r, s) < 0 && r->creator != s) {
         snprintf(rq->message, sizeof rq->message,
                  "only a player seated in the room, or its creator, may seat a bot");

@@ -16,6 +16,14 @@
  * restart to come back (hello with their token seats them); past that they forfeit.
  *
  * Tournament games are not rated.
+ *
+ * Limits (docs/tournaments.md): open and running tournaments in all, open ones per
+ * account and per address (counted from the list itself, so they cannot drift), and an
+ * hourly creation bucket per account and per address (lobby->tour_rate). An open
+ * tournament expires tournament_expire_s after its creation (one lobby timer, armed for
+ * the earliest); it is then saved as status 3 with the store's finished flag, so it is
+ * never loaded again, and freed. The list is kept newest first (sorted after loading),
+ * so a page of list_tournaments is a run of it; entrants are allocated as they join.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -135,22 +143,28 @@ static void summary_of(const tournament *t, thue_tournament_summary *o)
     o->rounds = t->nrounds ? t->nrounds : t->rounds_asked;
 }
 
-char *tournaments_text(thue_lobby *l, const thue_msg_id *id)
+char *tournaments_text(thue_lobby *l, const thue_msg_id *id, int status, int offset, int count)
 {
-    int n = 0;
-    for (tournament *t = l->tournaments; t; t = t->next)
-        n++;
-    thue_tournament_summary *list = calloc(n ? (size_t)n : 1, sizeof *list);
+    /* One page: the list is newest first, so the page is a run of it. Only the page's
+     * summaries are made: a reply is at most count (200) of them however many there are. */
+    thue_tournament_summary *list = calloc(count > 0 ? (size_t)count : 1, sizeof *list);
     if (list == NULL)
         return NULL;
-    int i = 0;
-    for (tournament *t = l->tournaments; t; t = t->next)
-        summary_of(t, &list[i++]);
+    int total = 0, n = 0;
+    for (tournament *t = l->tournaments; t; t = t->next) {
+        if (status >= 0 && t->status != status)
+            continue;
+        if (total >= offset && n < count)
+            summary_of(t, &list[n++]);
+        total++;
+    }
     thue_msg msg;
     memset(&msg, 0, sizeof msg);
     msg.type = THUE_MSG_TOURNAMENTS;
     if (id)
         msg.id = *id;
+    msg.u.tournaments.offset = offset;
+    msg.u.tournaments.total = total;
     msg.u.tournaments.list = list;
     msg.u.tournaments.count = n;
     char *text = thue_msg_encode(&msg, NULL);
@@ -293,6 +307,8 @@ static char *state_json(const tournament *t)
         "rounds_asked", t->rounds_asked, "max_players", t->max_players, "status", t->status,
         "creator", t->creator, "nrounds", t->nrounds, "lot", t->lot, "entrants", ents, "rounds",
         rounds);
+    if (o != NULL)
+        json_object_set_new(o, "created_ms", json_integer((json_int_t)t->created_ms));
     char *text = o ? json_dumps(o, JSON_COMPACT) : NULL;
     json_decref(o);
     return text;
@@ -312,7 +328,7 @@ static void save_then(thue_lobby *l, tournament *t, round_wait *wait)
 {
     char *text = l->store ? state_json(t) : NULL;
     int err = text == NULL ? THUE_ENOMEM
-                           : thue_store_save_tournament(l->store, t->id, text, t->status == 2,
+                           : thue_store_save_tournament(l->store, t->id, text, t->status >= 2,
                                                         wait ? round_stored : state_saved,
                                                         wait ? (void *)wait : (void *)l);
     free(text);
@@ -321,7 +337,7 @@ static void save_then(thue_lobby *l, tournament *t, round_wait *wait)
         return;
     }
     thue_log(THUE_LOG_ERROR, "tournament %s: cannot store its state: %s", t->id,
-             thue_strerror(err));
+             thue_store_strerror(err));
     if (wait) { /* play on: the state will be stored with the next result */
         l->store_pending++;
         round_stored(err, 0, wait);
@@ -347,16 +363,182 @@ static tournament *tournament_alloc(thue_lobby *l)
     return t;
 }
 
+static void tournament_free(tournament *t)
+{
+    for (int r = 0; r < THUE_SCHED_ROUNDS_MAX_ALL; r++)
+        free(t->games[r]);
+    free(t->watch);
+    free(t->e);
+    free(t);
+}
+
+/* Takes t out of the lobby's list and frees it. */
+static void tournament_remove(thue_lobby *l, tournament *t)
+{
+    tournament **pp = &l->tournaments;
+    while (*pp && *pp != t)
+        pp = &(*pp)->next;
+    if (*pp)
+        *pp = t->next;
+    tournament_free(t);
+}
+
 void tournaments_free(thue_lobby *l)
 {
     while (l->tournaments) {
         tournament *t = l->tournaments;
         l->tournaments = t->next;
-        for (int r = 0; r < THUE_SCHED_ROUNDS_MAX_ALL; r++)
-            free(t->games[r]);
-        free(t->watch);
-        free(t);
+        tournament_free(t);
     }
+}
+
+/* Room for one more entrant: 0, or -1 when out of memory. */
+static int entrant_room(tournament *t)
+{
+    if (t->n < t->cap)
+        return 0;
+    int cap = t->cap ? 2 * t->cap : 8;
+    if (cap > THUE_SCHED_PLAYERS_MAX)
+        cap = THUE_SCHED_PLAYERS_MAX;
+    if (cap <= t->n)
+        return -1;
+    tournament_entrant *grown = realloc(t->e, (size_t)cap * sizeof *grown);
+    if (grown == NULL)
+        return -1;
+    t->e = grown;
+    t->cap = cap;
+    return 0;
+}
+
+/* ---- limits: how many, how fast, how long ------------------------------------------------ */
+
+static void trim_finished(thue_lobby *l);
+
+static int64_t expires_at(const thue_lobby *l, const tournament *t)
+{
+    return t->created_ms + (int64_t)l->cfg.tournament_expire_s * 1000;
+}
+
+/* The tournament expires: its entrants and watchers hear it, the store keeps it marked
+ * expired (status 3, finished: it is not loaded again), and it leaves memory. */
+static void expire(thue_lobby *l, tournament *t)
+{
+    thue_log(THUE_LOG_INFO, "tournament %s (%s) expired: not started within %d s", t->id, t->name,
+             l->cfg.tournament_expire_s);
+    send_event(l, t, "expired", -1, NULL, 0);
+    t->status = 3;
+    save(l, t);
+    tournament_remove(l, t);
+}
+
+static void tournaments_due(uv_timer_t *timer)
+{
+    thue_lobby *l = timer->data;
+    int64_t now = lobby_now_ms();
+    for (tournament *t = l->tournaments, *next; t; t = next) {
+        next = t->next;
+        if (t->status == 0 && expires_at(l, t) <= now)
+            expire(l, t);
+    }
+    trim_finished(l);
+    tournaments_arm(l);
+}
+
+void tournaments_arm(thue_lobby *l)
+{
+    if (l->stopping)
+        return;
+    int64_t first = INT64_MAX;
+    for (tournament *t = l->tournaments; t; t = t->next)
+        if (t->status == 0 && expires_at(l, t) < first)
+            first = expires_at(l, t);
+    if (first == INT64_MAX) {
+        uv_timer_stop(&l->tour_timer);
+        return;
+    }
+    int64_t wait = first - lobby_now_ms();
+    l->tour_timer.data = l;
+    uv_timer_start(&l->tour_timer, tournaments_due, wait > 0 ? (uint64_t)wait : 0, 0);
+}
+
+/* Finished tournaments stay in memory for their pages; past max_tournaments of them the
+ * oldest go (the store keeps them, as it keeps every finished one across a restart).
+ * Called where no walk of the list is under way (a creation, the expiry timer): with the
+ * total limit on open and running ones, memory holds at most twice max_tournaments. */
+static void trim_finished(thue_lobby *l)
+{
+    int kept = 0;
+    for (tournament *t = l->tournaments, *next; t; t = next) {
+        next = t->next;
+        if (t->status == 2 && ++kept > l->cfg.max_tournaments)
+            tournament_remove(l, t);
+    }
+}
+
+/* Whether the session's account may create a tournament from its address now: 0, with
+ * one tournament taken from the account's and the address's hourly buckets; or the
+ * error, with rq's message saying which limit and what to do. */
+static int creation_allowed(request *rq, const char *addr)
+{
+    thue_lobby *l = rq->c->lobby;
+    const account *a = rq->c->s->acct;
+    int live = 0, mine = 0, here = 0;
+    for (const tournament *t = l->tournaments; t; t = t->next) {
+        if (t->status == 0 || t->status == 1)
+            live++;
+        if (t->status == 0 && strcmp(t->creator, a->name) == 0)
+            mine++;
+        if (t->status == 0 && addr[0] && strcmp(t->addr, addr) == 0)
+            here++;
+    }
+    int hours = l->cfg.tournament_expire_s / 3600, mins = l->cfg.tournament_expire_s / 60;
+    char expiry[48];
+    if (hours >= 2)
+        snprintf(expiry, sizeof expiry, "%d hours", hours);
+    else if (mins >= 2)
+        snprintf(expiry, sizeof expiry, "%d minutes", mins);
+    else
+        snprintf(expiry, sizeof expiry, "%d s", l->cfg.tournament_expire_s);
+    if (live >= l->cfg.max_tournaments) {
+        snprintf(rq->message, sizeof rq->message,
+                 "the server has as many open and running tournaments as it takes (%d); try "
+                 "again when one has finished",
+                 l->cfg.max_tournaments);
+        return THUE_PERR_BUSY;
+    }
+    if (mine >= l->cfg.tournaments_per_account) {
+        snprintf(rq->message, sizeof rq->message,
+                 "you have %d open tournaments, the most an account may have: start one, or "
+                 "wait until one expires (%s after its creation)",
+                 mine, expiry);
+        return THUE_PERR_NOT_ALLOWED;
+    }
+    if (here >= l->cfg.tournaments_per_ip) {
+        snprintf(rq->message, sizeof rq->message,
+                 "your address has %d open tournaments, the most one address may have: start "
+                 "one, or wait until one expires (%s after its creation)",
+                 here, expiry);
+        return THUE_PERR_NOT_ALLOWED;
+    }
+    char akey[THUE_LIMIT_KEY_MAX];
+    snprintf(akey, sizeof akey, "account %lld", (long long)a->id);
+    uint64_t now = uv_now(l->loop);
+    /* Both buckets must hold a token before either is taken. */
+    double ta = thue_limiter_tokens(l->tour_rate, akey, now);
+    double tb = addr[0] ? thue_limiter_tokens(l->tour_rate, addr, now) : 1;
+    double least = ta < tb ? ta : tb;
+    if (least < 1) {
+        double wait_s = (1 - least) * 3600.0 / l->cfg.tournament_rate;
+        snprintf(rq->message, sizeof rq->message,
+                 "an account, and an address, may create %d tournaments an hour; the next one "
+                 "can be created in %d min",
+                 l->cfg.tournament_rate, (int)(wait_s / 60) + 1);
+        return THUE_PERR_RATE;
+    }
+    thue_limiter_take(l->tour_rate, akey, now, NULL);
+    if (addr[0])
+        thue_limiter_take(l->tour_rate, addr, now, NULL);
+    return 0;
 }
 
 int cmd_create_tournament(request *rq)
@@ -378,17 +560,30 @@ int cmd_create_tournament(request *rq)
         snprintf(rq->field, sizeof rq->field, "rounds");
         return THUE_PERR_MESSAGE;
     }
+    char addr[THUE_LIMIT_KEY_MAX];
+    thue_addr_key(rq->c->peer, addr, sizeof addr);
+    trim_finished(l);
+    int err = creation_allowed(rq, addr);
+    if (err)
+        return err;
     tournament *t = tournament_alloc(l);
     if (t == NULL)
         return THUE_PERR_INTERNAL;
     /* t is first in the list: a clash is with one of the others. */
+    int bad = 0;
     do {
         t->id[0] = 't';
-        for (int i = 1; i < 8; i++)
-            t->id[i] = "0123456789abcdefghijklmnopqrstuvwxyz"[lobby_random(l) % 36];
-        t->id[8] = '\0';
-    } while (tournament_find_after(t, t->id) != NULL);
+        bad = lobby_random_key(t->id + 1, LOBBY_ID_CHARS, LOBBY_ID_ALPHABET);
+    } while (bad == 0 && tournament_find_after(t, t->id) != NULL);
+    if (bad != 0) {
+        thue_log(THUE_LOG_ERROR, "the kernel's random generator failed: no tournament made");
+        l->tournaments = t->next;
+        free(t);
+        return THUE_PERR_INTERNAL;
+    }
     snprintf(t->name, sizeof t->name, "%s", a->name);
+    t->created_ms = lobby_now_ms();
+    snprintf(t->addr, sizeof t->addr, "%s", addr);
     t->format = a->format;
     t->variant = a->variant;
     t->k = a->k;
@@ -408,6 +603,7 @@ int cmd_create_tournament(request *rq)
     snprintf(msg.u.tournament_created.tournament, sizeof msg.u.tournament_created.tournament,
              "%s", t->id);
     lobby_send_msg(l, s, &msg);
+    tournaments_arm(l);
     return 0;
 }
 
@@ -488,6 +684,8 @@ int cmd_join_tournament(request *rq)
                  t->max_players);
         return THUE_PERR_NOT_ALLOWED;
     }
+    if (entrant_room(t) != 0)
+        return THUE_PERR_INTERNAL;
     if (e.kind == THUE_KIND_BOT)
         e.acct = account_bot(l, e.bot, e.name);
     t->e[t->n++] = e;
@@ -527,7 +725,9 @@ int cmd_list_tournaments(request *rq)
                  "this server runs without a database: tournaments are off");
         return THUE_PERR_NOT_AVAILABLE;
     }
-    char *text = tournaments_text(l, &rq->cmd->id);
+    const __typeof__(rq->cmd->u.list_tournaments) *a = &rq->cmd->u.list_tournaments;
+    char *text =
+        tournaments_text(l, &rq->cmd->id, a->has_status ? a->status : -1, a->offset, a->count);
     if (text == NULL)
         return THUE_PERR_INTERNAL;
     lobby_send_text(l, rq->c, text);
@@ -815,15 +1015,19 @@ int cmd_start_tournament(request *rq)
         snprintf(rq->message, sizeof rq->message, "a tournament needs two entrants");
         return THUE_PERR_NOT_ALLOWED;
     }
-    assign_seeds(t);
     if (t->format == THUE_FORMAT_ROUND_ROBIN) {
         /* Berger numbers by seed: entrant list reordered so that index = seed. */
-        tournament_entrant sorted[THUE_SCHED_PLAYERS_MAX];
+        tournament_entrant *sorted = malloc((size_t)t->n * sizeof *sorted);
+        if (sorted == NULL)
+            return THUE_PERR_INTERNAL;
+        assign_seeds(t);
         for (int i = 0; i < t->n; i++)
             sorted[t->e[i].seed] = t->e[i];
         memcpy(t->e, sorted, (size_t)t->n * sizeof t->e[0]);
+        free(sorted);
         t->nrounds = thue_rr_rounds(t->n);
     } else {
+        assign_seeds(t);
         int most = thue_swiss_max_rounds(t->n);
         t->nrounds = t->rounds_asked < most ? t->rounds_asked : most;
     }
@@ -833,6 +1037,7 @@ int cmd_start_tournament(request *rq)
              t->nrounds);
     send_event(l, t, "started", -1, NULL, 0);
     start_round(l, t);
+    tournaments_arm(l); /* it no longer expires */
     return 0;
 }
 
@@ -864,6 +1069,10 @@ void thue_lobby_load_tournament(void *ctx, const char *id, const char *state)
     snprintf(t->id, sizeof t->id, "%s", id);
     snprintf(t->name, sizeof t->name, "%s", name);
     snprintf(t->creator, sizeof t->creator, "%s", creator);
+    /* Saved before created_ms was: its expiry counts from now. */
+    json_t *created = json_object_get(o, "created_ms");
+    t->created_ms =
+        json_is_integer(created) ? (int64_t)json_integer_value(created) : lobby_now_ms();
     t->format = (thue_tournament_format)format;
     t->variant = (thue_variant)variant;
     t->clock.present = clock_on;
@@ -873,7 +1082,7 @@ void thue_lobby_load_tournament(void *ctx, const char *id, const char *state)
     json_t *v;
     json_array_foreach(ents, i, v)
     {
-        if (t->n >= THUE_SCHED_PLAYERS_MAX)
+        if (t->n >= THUE_SCHED_PLAYERS_MAX || entrant_room(t) != 0)
             goto bad;
         tournament_entrant *e = &t->e[t->n++];
         const char *en, *eb;
@@ -913,9 +1122,7 @@ bad:
     thue_log(THUE_LOG_ERROR, "tournament %s: its saved state cannot be read; it is left out", id);
     if (t) {
         l->tournaments = t->next;
-        for (int r = 0; r < THUE_SCHED_ROUNDS_MAX_ALL; r++)
-            free(t->games[r]);
-        free(t);
+        tournament_free(t);
     }
     json_decref(o);
 }
@@ -942,8 +1149,55 @@ void thue_lobby_recover_tournament_results(thue_lobby *l, thue_store *store)
     }
 }
 
+static int newest_first(const void *x, const void *y)
+{
+    const tournament *a = *(tournament *const *)x, *b = *(tournament *const *)y;
+    if (a->created_ms != b->created_ms)
+        return a->created_ms > b->created_ms ? -1 : 1;
+    return strcmp(b->id, a->id);
+}
+
+/* The loaded tournaments in the order lists show: newest first. */
+static void sort_loaded(thue_lobby *l)
+{
+    size_t n = 0;
+    for (tournament *t = l->tournaments; t; t = t->next)
+        n++;
+    tournament **v = n ? malloc(n * sizeof *v) : NULL;
+    if (v == NULL)
+        return; /* out of memory: the lists keep the store's order */
+    size_t i = 0;
+    for (tournament *t = l->tournaments; t; t = t->next)
+        v[i++] = t;
+    qsort(v, n, sizeof *v, newest_first);
+    for (i = 0; i < n; i++)
+        v[i]->next = i + 1 < n ? v[i + 1] : NULL;
+    l->tournaments = v[0];
+    free(v);
+}
+
 void thue_lobby_resume_tournaments(thue_lobby *l)
 {
+    sort_loaded(l);
+    /* More open and running tournaments than the server takes (a store filled before the
+     * limits existed, or a lower --max-tournaments): the newest open ones beyond the limit
+     * expire now, and those past their time expire as soon as the loop runs. */
+    int live = 0;
+    for (tournament *t = l->tournaments; t; t = t->next)
+        live += t->status == 0 || t->status == 1;
+    if (live > l->cfg.max_tournaments)
+        thue_log(THUE_LOG_WARN,
+                 "%d open and running tournaments stored, more than "
+                 "--max-tournaments (%d): the newest open ones expire",
+                 live, l->cfg.max_tournaments);
+    for (tournament *t = l->tournaments, *next; t && live > l->cfg.max_tournaments; t = next) {
+        next = t->next;
+        if (t->status == 0) {
+            expire(l, t);
+            live--;
+        }
+    }
+    tournaments_arm(l);
     for (tournament *t = l->tournaments; t; t = t->next) {
         if (t->status != 1 || t->round == 0)
             continue;

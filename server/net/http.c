@@ -455,7 +455,8 @@ static int http_matches(thue_net *net, struct lws *wsi, pss *p, const char *uri,
     return http_defer(net, wsi, p, JSON_TYPE, head, start_list, player, (int)page);
 }
 
-/* GET /api/tournaments, /api/tournaments/{id} (from the lobby's memory) */
+/* GET /api/tournaments[?status=S][&offset=N][&count=N] (one page, as list_tournaments),
+ * /api/tournaments/{id} (from the lobby's memory) */
 static int http_tournaments(thue_net *net, struct lws *wsi, pss *p, const char *uri, int head)
 {
     if (net->store == NULL)
@@ -464,7 +465,36 @@ static int http_tournaments(thue_net *net, struct lws *wsi, pss *p, const char *
     const char *rest = uri + strlen("/api/tournaments");
     char *text;
     if (*rest == '\0') {
-        text = thue_lobby_tournaments_json(net->lobby);
+        static const char *const statuses[] = {"open", "running", "finished"};
+        char arg[256];
+        const char *value;
+        int status = -1;
+        long offset = 0, count = 50;
+        for (int i = 0;; i++) {
+            int r = query_pair(wsi, i, arg, sizeof arg, &value);
+            if (r > 0)
+                break;
+            if (r < 0)
+                return http_error(wsi, p, 400, "bad_request", "query argument too long", head);
+            if (strcmp(arg, "status") == 0) {
+                status = -2;
+                for (int j = 0; j < 3; j++)
+                    if (strcmp(value, statuses[j]) == 0)
+                        status = j;
+                if (status < 0)
+                    return http_error(wsi, p, 400, "bad_request",
+                                      "status must be open, running or finished", head);
+            } else if (strcmp(arg, "offset") == 0) {
+                if ((offset = parse_range(value, 0, 100000)) < 0)
+                    return http_error(wsi, p, 400, "bad_request",
+                                      "offset must be an integer from 0 to 100000", head);
+            } else if (strcmp(arg, "count") == 0) {
+                if ((count = parse_range(value, 1, 200)) < 0)
+                    return http_error(wsi, p, 400, "bad_request",
+                                      "count must be an integer from 1 to 200", head);
+            }
+        }
+        text = thue_lobby_tournaments_json(net->lobby, status, (int)offset, (int)count);
     } else {
         rest++;
         int unknown = 0;

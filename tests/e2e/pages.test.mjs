@@ -174,7 +174,7 @@ test("a rated match against nested:1 moves the ladder; its replay steps through 
 }));
 
 test("a player's matches page through more than one page of stored matches", async () => {
-  const server = await startServer(["--max-rooms-per-player", "100", "--rate", "1000", "--burst", "1000"]);
+  const server = await startServer(["--max-rooms-per-player", "100", "--rate", "1000", "--burst", "1000", "--room-rate-per-ip", "1000"]);
   const browser = await launch();
   try {
     // 52 short bot matches (one page holds 50), set up over a WebSocket.
@@ -205,6 +205,35 @@ test("a player's matches page through more than one page of stored matches", asy
     await tid(page, "matches-newer").click();
     await tid(page, "matches-pager").filter({ hasText: "Page 1 of 2" }).waitFor();
     await shot(page, "p5-matches-pages");
+  } finally {
+    await browser.close().catch(() => {});
+    await server.stop();
+  }
+});
+
+test("the tournaments page pages through more than 50 tournaments", async () => {
+  const server = await startServer(["--tournaments-per-account", "100", "--tournaments-per-ip", "100", "--tournament-rate", "100",
+    "--rate", "1000", "--burst", "1000"]);
+  const browser = await launch();
+  try {
+    const org = await player(server, "Org");
+    await org.ok({ type: "claim_name", name: "Org" });
+    const made = [];
+    for (let i = 0; i < 52; i++)
+      made.push((await org.ok({ type: "create_tournament", name: `Cup ${i}`, format: "round_robin", variant: "square", k: 3, max_players: 4 })).tournament);
+    org.close();
+    const page = await newPage(browser, server, "viewer");
+    await goto(page, server, "#/tournaments");
+    await tid(page, "tournaments-pager").filter({ hasText: "Page 1 of 2" }).waitFor();
+    assert((await page.locator("[data-testid=tournaments] tbody tr").count()) === 50, "50 tournaments on page 1");
+    assert((await tid(page, `tournament-${made[51]}`).count()) === 1, "the newest first");
+    assert((await tid(page, "tournaments-newer").count()) === 0, "no newer page before page 1");
+    await tid(page, "tournaments-older").click();
+    await tid(page, "tournaments-pager").filter({ hasText: "Page 2 of 2" }).waitFor();
+    await page.waitForFunction(() => document.querySelectorAll("[data-testid=tournaments] tbody tr").length === 2);
+    assert((await tid(page, `tournament-${made[0]}`).count()) === 1, "the oldest last");
+    assert((await tid(page, "tournaments-older").count()) === 0, "no older page after the last");
+    await shot(page, "p6-tournaments-pages");
   } finally {
     await browser.close().catch(() => {});
     await server.stop();

@@ -48,7 +48,7 @@ test("HTTP: /healthz, /metrics, /api/rooms, the web client, 404 and 405", async 
     assert.deepEqual(r.json, { matches: [], page: 1, pages: 1 });
     r = await get(server, "/api/tournaments");
     assert.equal(r.status, 200);
-    assert.deepEqual(r.json, { tournaments: [] });
+    assert.deepEqual(r.json, { offset: 0, total: 0, tournaments: [] });
     r = await get(server, "/api/tournaments/tnope");
     assert.equal(r.status, 404);
     assert.equal(r.json.error.code, "not_found");

@@ -428,7 +428,9 @@ static const decode_case decode_errors[] = {
     CMD("string/title", "{\"type\":\"create_room\",\"name\":\"a\\nb\"}", BAD, "name",
         "name must be a string of 1 to 40 characters without control characters"),
     CMD("string/chat", "{\"type\":\"chat\",\"room\":\"r1\",\"text\":\"a\\tb\"}", BAD, "text",
-        "without control characters other than line feed"),
+        "without control characters (C0, DEL, C1), line separators"),
+    CMD("string/chat", "{\"type\":\"chat\",\"room\":\"r1\",\"text\":\"gg\\nAl: I resign\"}", BAD,
+        "text", "text must be a string of 1 to 200 characters without control characters"),
     CMD("string/chat", "{\"type\":\"chat\",\"room\":\"r1\",\"text\":\"\"}", BAD, "text",
         "1 to 200"),
     SRV("string/text", "{\"type\":\"goodbye\",\"reason\":\"idle\",\"message\":\"a\\u007f\"}", BAD,
@@ -491,7 +493,7 @@ static const decode_case decode_errors[] = {
         "points is missing: it must be an array of 2 entries"),
     SRV("list/type", "{\"type\":\"rooms\",\"rooms\":{}}", BAD, "rooms",
         "rooms must be an array of at most 500 entries"),
-    SRV("list/missing", "{\"type\":\"tournaments\"}", BAD, "tournaments",
+    SRV("list/missing", "{\"type\":\"tournaments\",\"offset\":0,\"total\":0}", BAD, "tournaments",
         "tournaments is missing: it must be an array"),
     SUB("list/element", welcome_text, "\"r2\"", "\"r 2\"", "rooms/1", "rooms/1 must be a string"),
     SUB("list/element", tournament_text, "{\"pairings\":[]}", "[]", "round_list/1",
@@ -1061,6 +1063,67 @@ static void test_codec_fast_move(void **state)
     }
 }
 
+/* The code points a chat text may not hold, listed one by one (PROTOCOL.md section 8):
+ * the reference the chat rule is checked against. */
+static int chat_forbidden_ref(uint32_t cp)
+{
+    static const uint32_t listed[] = {
+        0x00,   0x01,   0x02,   0x03,   0x04,   0x05,   0x06,   0x07,   0x08,   0x09,  0x0a,
+        0x0b,   0x0c,   0x0d,   0x0e,   0x0f,   0x10,   0x11,   0x12,   0x13,   0x14,  0x15,
+        0x16,   0x17,   0x18,   0x19,   0x1a,   0x1b,   0x1c,   0x1d,   0x1e,   0x1f,  0x7f,
+        0x80,   0x81,   0x82,   0x83,   0x84,   0x85,   0x86,   0x87,   0x88,   0x89,  0x8a,
+        0x8b,   0x8c,   0x8d,   0x8e,   0x8f,   0x90,   0x91,   0x92,   0x93,   0x94,  0x95,
+        0x96,   0x97,   0x98,   0x99,   0x9a,   0x9b,   0x9c,   0x9d,   0x9e,   0x9f,  0x2028,
+        0x2029, 0x202a, 0x202b, 0x202c, 0x202d, 0x202e, 0x2066, 0x2067, 0x2068, 0x2069};
+    for (size_t i = 0; i < sizeof listed / sizeof listed[0]; i++)
+        if (listed[i] == cp)
+            return 1;
+    return 0;
+}
+
+/* Every code point, alone and between two letters, is allowed in a chat text exactly
+ * when the reference does not list it. */
+static void test_codec_chat_characters(void **state)
+{
+    (void)state;
+    int refused = 0;
+    for (uint32_t cp = 0; cp <= 0x10ffff; cp++) {
+        if (cp >= 0xd800 && cp <= 0xdfff)
+            continue; /* not characters: UTF-8 cannot hold them */
+        char b[8] = "a";
+        size_t n = 1;
+        if (cp < 0x80) {
+            b[n++] = (char)cp;
+        } else if (cp < 0x800) {
+            b[n++] = (char)(0xc0 | (cp >> 6));
+            b[n++] = (char)(0x80 | (cp & 0x3f));
+        } else if (cp < 0x10000) {
+            b[n++] = (char)(0xe0 | (cp >> 12));
+            b[n++] = (char)(0x80 | ((cp >> 6) & 0x3f));
+            b[n++] = (char)(0x80 | (cp & 0x3f));
+        } else {
+            b[n++] = (char)(0xf0 | (cp >> 18));
+            b[n++] = (char)(0x80 | ((cp >> 12) & 0x3f));
+            b[n++] = (char)(0x80 | ((cp >> 6) & 0x3f));
+            b[n++] = (char)(0x80 | (cp & 0x3f));
+        }
+        b[n++] = 'z';
+        int want = !chat_forbidden_ref(cp);
+        if (thue__str_ok(THUE__S_CHAT, b, n) != want ||
+            thue__str_ok(THUE__S_CHAT, b + 1, n - 2) != want)
+            fail_msg("U+%04X: the chat rule says %d, the reference %d", (unsigned)cp, !want, want);
+        refused += !want;
+    }
+    assert_int_equal(refused, 32 + 33 + 7 + 4);
+    /* and the decoder applies it to chat's text, naming the member */
+    thue_cmd cmd;
+    thue_decode_error err;
+    static const char forged[] =
+        "{\"type\":\"chat\",\"room\":\"r1\",\"text\":\"gg\\nAl: I resign\"}";
+    assert_int_equal(thue_cmd_decode(forged, strlen(forged), &cmd, &err), THUE_PERR_MESSAGE);
+    assert_string_equal(err.field, "text");
+}
+
 int main(void)
 {
     thue_codec_init();
@@ -1076,6 +1139,7 @@ int main(void)
         cmocka_unit_test(test_codec_int_format),
         cmocka_unit_test(test_codec_fast_move),
         cmocka_unit_test(test_codec_word_encode),
+        cmocka_unit_test(test_codec_chat_characters),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

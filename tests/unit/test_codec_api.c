@@ -97,16 +97,17 @@ static void test_codec_defaults(void **state)
                          "\"extra\":{\"a\":[1,2,{\"b\":null}]}}",
                          "{\"type\":\"leave\",\"room\":\"r1\"}");
     /* Strings: JSON escapes in, the canonical ones out. */
-    assert_cmd_canonical(
-        "{\"type\":\"chat\",\"room\":\"r1\",\"text\":\"\\u0041\\/\\\"\\\\\\n\\u00e9"
-        "\\ud83d\\ude00\"}",
-        "{\"type\":\"chat\",\"room\":\"r1\",\"text\":\"A/\\\"\\\\\\n\xc3\xa9"
-        "\xf0\x9f\x98\x80\"}");
+    assert_cmd_canonical("{\"type\":\"chat\",\"room\":\"r1\",\"text\":\"\\u0041\\/\\\"\\\\\\u00e9"
+                         "\\ud83d\\ude00\"}",
+                         "{\"type\":\"chat\",\"room\":\"r1\",\"text\":\"A/\\\"\\\\\xc3\xa9"
+                         "\xf0\x9f\x98\x80\"}");
     /* An id may hold the characters JSON escapes; U+2028 is written as it is, like
      * JSON.stringify does. */
     assert_cmd_canonical("{\"type\":\"ping\",\"id\":\"q\\\"\\\\/\"}", NULL);
-    assert_cmd_canonical("{\"type\":\"chat\",\"room\":\"r1\",\"text\":\"\\u2028\"}",
-                         "{\"type\":\"chat\",\"room\":\"r1\",\"text\":\"\xe2\x80\xa8\"}");
+    assert_cmd_canonical("{\"type\":\"create_room\",\"name\":\"\\u2028\"}",
+                         "{\"type\":\"create_room\",\"variant\":\"square\",\"k\":3,\"limit\":100,"
+                         "\"first_builder\":\"random\",\"rated\":false,\"private\":false,"
+                         "\"name\":\"\xe2\x80\xa8\",\"seat\":true}");
     /* A name of 24 code points of 4 bytes fills its buffer exactly. */
     assert_cmd_canonical("{\"type\":\"claim_name\",\"name\":\"\xf0\x9d\x92\x9c\xf0\x9d\x92\x9c"
                          "\xf0\x9d\x92\x9c\xf0\x9d\x92\x9c\xf0\x9d\x92\x9c\xf0\x9d\x92\x9c\xf0\x9d"
@@ -277,11 +278,13 @@ static void test_codec_cmd_encode_refuses(void **state)
     memset(&c, 0, sizeof c);
     c.type = THUE_CMD_CHAT;
     strcpy(c.u.chat.room, "r1");
-    strcpy(c.u.chat.text, "two\nlines");
+    strcpy(c.u.chat.text, "say \"hi\"");
     out = thue_cmd_encode(&c, &e);
     assert_non_null(out);
-    assert_string_equal(out, "{\"type\":\"chat\",\"room\":\"r1\",\"text\":\"two\\nlines\"}");
+    assert_string_equal(out, "{\"type\":\"chat\",\"room\":\"r1\",\"text\":\"say \\\"hi\\\"\"}");
     free(out);
+    strcpy(c.u.chat.text, "two\nlines"); /* a forged second line */
+    expect_cmd_refused(&c, THUE_PERR_MESSAGE, "text");
     strcpy(c.u.chat.text, "bell\a");
     expect_cmd_refused(&c, THUE_PERR_MESSAGE, "text");
     memset(c.u.chat.text, 'a', 201);
@@ -512,11 +515,11 @@ static void test_codec_enum_names(void **state)
                                        "leave_tournament",
                                        "start_tournament"};
     static const char *const msgs[] = {
-        "welcome",         "pong",        "ok",           "error",
-        "goodbye",         "account",     "room_created", "rooms",
-        "room_state",      "match_end",   "chat_message", "match_found",
-        "ladder",          "tournaments", "tournament",   "tournament_created",
-        "tournament_event"};
+        "welcome",          "pong",        "ok",           "error",
+        "goodbye",          "account",     "room_created", "rooms",
+        "room_state",       "match_end",   "chat_message", "match_found",
+        "ladder",           "tournaments", "tournament",   "tournament_created",
+        "tournament_event", "queue_failed"};
     assert_int_equal(sizeof cmds / sizeof cmds[0], THUE_CMD_COUNT);
     assert_int_equal(sizeof msgs / sizeof msgs[0], THUE_MSG_COUNT);
     for (int i = 0; i < THUE_CMD_COUNT; i++)
@@ -591,9 +594,12 @@ static void test_codec_string_rules(void **state)
         {THUE__S_ANYNAME, " a ", 1},
         {THUE__S_ANYNAME, "a\x7f", 0},
         {THUE__S_ANYNAME, "abcdefghijklmnopqrstuvwxy", 0},
-        {THUE__S_CHAT, "a\nb", 1},
+        {THUE__S_CHAT, "a\nb", 0},
         {THUE__S_CHAT, "a\rb", 0},
-        {THUE__S_CHAT, "\xc2\x85", 1}, /* U+0085 is no control character here */
+        {THUE__S_CHAT, "\xc2\x85", 0},       /* U+0085, NEL: a line break */
+        {THUE__S_CHAT, "a\342\200\256b", 0}, /* U+202E, right-to-left override */
+        {THUE__S_CHAT, "a\342\200\217b", 1}, /* U+200F, a right-to-left mark */
+        {THUE__S_CHAT, "\xc2\xa0", 1},       /* U+00A0, no-break space */
         {THUE__S_TITLE, "\x7f", 0},
         {THUE__S_TEXT, "", 0},
         {THUE__S_SERVER, "thue-server 0.1.0", 1},

@@ -210,6 +210,12 @@ static const tsetting tsettings[] = {
     TINT("room-linger-s", room_linger_s, 1, 86400, "61"),
     TINT("bot-think-ms", bot_think_ms, 10, 60000, "250"),
     TINT("max-rooms", max_rooms, 1, 1000000, "33"),
+    TINT("room-rate-per-ip", room_rate_per_ip, 1, 1000000, "7"),
+    TINT("max-tournaments", max_tournaments, 1, 100000, "12"),
+    TINT("tournaments-per-account", tournaments_per_account, 1, 1000, "2"),
+    TINT("tournaments-per-ip", tournaments_per_ip, 1, 100000, "4"),
+    TINT("tournament-rate", tournament_rate, 1, 100000, "5"),
+    TINT("tournament-expire-s", tournament_expire_s, 1, 2592000, "120"),
     TREAL("glicko-tau", glicko_tau, "0.2..1.2", "0.7"),
     TSTR("trusted-proxy", trusted_proxy, "10.0.0.1"),
 };
@@ -280,6 +286,12 @@ static void test_defaults(void **state)
     assert_int_equal(a.room_linger_s, 300);
     assert_int_equal(a.bot_think_ms, 2000);
     assert_int_equal(a.max_rooms, 10000);
+    assert_int_equal(a.room_rate_per_ip, 60);
+    assert_int_equal(a.max_tournaments, 1000);
+    assert_int_equal(a.tournaments_per_account, 3);
+    assert_int_equal(a.tournaments_per_ip, 10);
+    assert_int_equal(a.tournament_rate, 10);
+    assert_int_equal(a.tournament_expire_s, 86400);
     check_tau(&a, 0.5);
 
     /* No flags, no environment, no file: the defaults, field for field. */

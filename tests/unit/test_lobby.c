@@ -18,6 +18,7 @@
 #include <uv.h>
 
 #include "lobby/lobby.h"
+#include "lobby/ids.h"
 #include "log.h"
 #include "metrics.h"
 #include "store/store.h"
@@ -58,7 +59,10 @@ static void fake_close(void *ctx, thue_conn *conn, int code, const char *reason)
     conn->close_code = code;
 }
 
-static int linger_s = 300; /* room_linger_s of the next harness */
+static int linger_s = 300;         /* room_linger_s of the next harness */
+static int max_rooms = 100;        /* max_rooms of the next harness */
+static int room_rate = 0;          /* room_rate_per_ip of the next harness (0: the default) */
+static thue_lobby_config tour_cfg; /* the tournament limits of the next harness (0s: defaults) */
 
 static harness *h_new(int grace_s, int rate, int burst)
 {
@@ -69,7 +73,13 @@ static harness *h_new(int grace_s, int rate, int burst)
     thue_metrics_init(&h->metrics);
     h->cfg = (thue_lobby_config){.grace_s = grace_s,
                                  .max_rooms_per_player = 3,
-                                 .max_rooms = 100,
+                                 .max_rooms = max_rooms,
+                                 .room_rate_per_ip = room_rate,
+                                 .max_tournaments = tour_cfg.max_tournaments,
+                                 .tournaments_per_account = tour_cfg.tournaments_per_account,
+                                 .tournaments_per_ip = tour_cfg.tournaments_per_ip,
+                                 .tournament_rate = tour_cfg.tournament_rate,
+                                 .tournament_expire_s = tour_cfg.tournament_expire_s,
                                  .room_linger_s = linger_s,
                                  .bot_think_ms = 200,
                                  .rate = rate,
@@ -82,13 +92,19 @@ static harness *h_new(int grace_s, int rate, int burst)
     return h;
 }
 
-static thue_conn *h_connect(harness *h)
+/* A connection from the address peer. */
+static thue_conn *h_connect_from(harness *h, const char *peer)
 {
     thue_conn *c = calloc(1, sizeof *c);
-    c->client = thue_lobby_connected(h->lobby, c, "127.0.0.1");
+    c->client = thue_lobby_connected(h->lobby, c, peer);
     assert_non_null(c->client);
     h->conns[h->nconns++] = c;
     return c;
+}
+
+static thue_conn *h_connect(harness *h)
+{
+    return h_connect_from(h, "127.0.0.1");
 }
 
 static void h_disconnect(harness *h, thue_conn *c)
@@ -160,7 +176,8 @@ static json_t *reply(thue_conn *c)
     for (int i = c->n - 1; i >= 0; i--) {
         const char *t = json_string_value(json_object_get(c->inbox[i], "type"));
         if (strcmp(t, "room_state") && strcmp(t, "match_end") && strcmp(t, "chat_message") &&
-            strcmp(t, "match_found") && strcmp(t, "goodbye")) {
+            strcmp(t, "match_found") && strcmp(t, "goodbye") && strcmp(t, "queue_failed") &&
+            strcmp(t, "tournament_event")) {
             c->taken[i] = 1;
             return c->inbox[i];
         }
@@ -217,6 +234,14 @@ static void h_free(harness *h)
     free(h);
 }
 
+static thue_conn *h_player_from(harness *h, const char *name, const char *peer)
+{
+    thue_conn *c = h_connect_from(h, peer);
+    h_send(h, c, "{\"type\":\"hello\",\"protocol\":1,\"name\":\"%s\"}", name);
+    expect_ok(c, "welcome");
+    return c;
+}
+
 static thue_conn *h_player(harness *h, const char *name)
 {
     thue_conn *c = h_connect(h);
@@ -230,7 +255,8 @@ static const char *h_room(harness *h, thue_conn *a, const char *extra)
 {
     h_send(h, a, "{\"type\":\"create_room\",\"k\":3,\"first_builder\":\"creator\"%s}", extra);
     json_t *r = reply(a);
-    assert_string_equal(str(r, "type"), "room_created");
+    if (strcmp(str(r, "type"), "room_created") != 0)
+        fail_msg("create_room: %s: %s", str(r, "code"), str(r, "message"));
     return str(r, "room");
 }
 
@@ -628,8 +654,9 @@ static void h_sleep(harness *h, uint64_t ms)
     uv_run(&h->loop, UV_RUN_NOWAIT);
 }
 
-/* A finished room, and a room nobody is in, are removed after room_linger_s; a room in
- * use stays. */
+/* A room left before its first match is removed at once; a finished room, and a room
+ * nobody is in whose match started, are removed after room_linger_s; a room in use
+ * stays. */
 static void test_rooms_linger(void **st)
 {
     (void)st;
@@ -637,7 +664,7 @@ static void test_rooms_linger(void **st)
     harness *h = h_new(60, 1000, 1000);
     linger_s = 300;
     thue_conn *ann = h_player(h, "Ann"), *bob = h_player(h, "Bob"), *cy = h_player(h, "Cy");
-    char played[40], empty[40], used[40];
+    char played[40], empty[40], used[40], bots[40];
     snprintf(played, sizeof played, "%s", h_room(h, ann, ""));
     h_send(h, bob, "{\"type\":\"join\",\"room\":\"%s\"}", played);
     h_send(h, ann, "{\"type\":\"ready\",\"room\":\"%s\"}", played);
@@ -645,18 +672,59 @@ static void test_rooms_linger(void **st)
     h_send(h, ann, "{\"type\":\"resign\",\"room\":\"%s\"}", played);
     expect_ok(ann, "ok");
     snprintf(empty, sizeof empty, "%s", h_room(h, cy, ""));
+    snprintf(used, sizeof used, "%s", h_room(h, cy, ""));
+    snprintf(bots, sizeof bots, "%s", h_room(h, bob, ",\"seat\":false,\"limit\":1000"));
+    h_send(h, bob,
+           "{\"type\":\"seat_bot\",\"room\":\"%s\",\"bot\":\"nested:2\",\"think_ms\":60000}", bots);
+    h_send(h, bob,
+           "{\"type\":\"seat_bot\",\"room\":\"%s\",\"bot\":\"nested:2\",\"think_ms\":60000}", bots);
+    h_send(h, bob, "{\"type\":\"spectate\",\"room\":\"%s\"}", bots);
+    expect_ok(bob, "ok");
+    assert_int_equal(h->metrics.rooms, 4);
+    /* left before its first match: gone at once */
     h_send(h, cy, "{\"type\":\"leave\",\"room\":\"%s\"}", empty);
     expect_ok(cy, "ok");
-    snprintf(used, sizeof used, "%s", h_room(h, cy, ""));
+    assert_int_equal(h->metrics.rooms, 3);
+    assert_int_equal(cy->client != NULL, 1);
+    h_send(h, bob, "{\"type\":\"spectate\",\"room\":\"%s\"}", empty);
+    expect_code(bob, "no_such_room");
+    /* its match started: it waits for somebody to come back */
+    h_send(h, bob, "{\"type\":\"leave\",\"room\":\"%s\"}", bots);
+    expect_ok(bob, "ok");
     assert_int_equal(h->metrics.rooms, 3);
     h_sleep(h, 1500);
     assert_int_equal(h->metrics.rooms, 1);
     h_send(h, bob, "{\"type\":\"chat\",\"room\":\"%s\",\"text\":\"gg\"}", played);
     expect_code(bob, "no_such_room");
-    h_send(h, bob, "{\"type\":\"spectate\",\"room\":\"%s\"}", empty);
+    h_send(h, bob, "{\"type\":\"spectate\",\"room\":\"%s\"}", bots);
     expect_code(bob, "no_such_room");
     h_send(h, bob, "{\"type\":\"spectate\",\"room\":\"%s\"}", used);
     expect_ok(bob, "ok");
+    h_free(h);
+}
+
+/* A room made and never used goes as soon as its creator's session ends (the grace
+ * period over), whether the creator sat in it or not. */
+static void test_unused_room_goes_with_creator(void **st)
+{
+    (void)st;
+    harness *h = h_new(0, 1000, 1000);
+    thue_conn *ann = h_player(h, "Ann"), *bob = h_player(h, "Bob");
+    h_room(h, ann, "");
+    h_room(h, ann, ",\"seat\":false");
+    h_send(h, ann, "{\"type\":\"create_room\",\"seat\":false}");
+    char room[40];
+    snprintf(room, sizeof room, "%s", str(reply(ann), "room"));
+    h_send(h, ann, "{\"type\":\"seat_bot\",\"room\":\"%s\",\"bot\":\"greedy\"}", room);
+    expect_ok(ann, "ok");
+    h_send(h, bob, "{\"type\":\"spectate\",\"room\":\"%s\"}", room);
+    expect_ok(bob, "ok");
+    assert_int_equal(h->metrics.rooms, 3);
+    h_disconnect(h, ann);                  /* grace 0: the session ends now */
+    assert_int_equal(h->metrics.rooms, 1); /* Bob still watches the third */
+    h_send(h, bob, "{\"type\":\"leave\",\"room\":\"%s\"}", room);
+    expect_ok(bob, "ok");
+    assert_int_equal(h->metrics.rooms, 0);
     h_free(h);
 }
 
@@ -682,16 +750,395 @@ static void test_empty_room_pauses_bots(void **st)
     h_free(h);
 }
 
+/* Pearson's chi-square of counts against a uniform distribution over n cells. */
+static double chi_square(const long *counts, int n, long total)
+{
+    double want = (double)total / n, x = 0;
+    for (int i = 0; i < n; i++)
+        x += ((double)counts[i] - want) * ((double)counts[i] - want) / want;
+    return x;
+}
+
+/* Keys from the kernel's generator: every character of the alphabet equally likely. A
+ * modulo bias (byte % 36 favours 4 characters by 8/7) gives a chi-square near 700 here;
+ * a uniform draw about 35 (n - 1), and above 100 with a probability below 1e-8. */
+static void test_random_keys(void **st)
+{
+    (void)st;
+    static const char *const alphabets[] = {LOBBY_ID_ALPHABET, LOBBY_INVITE_ALPHABET};
+    static const double bound[] = {100, 140}; /* 35 and 56 degrees of freedom */
+    for (int a = 0; a < 2; a++) {
+        int n = (int)strlen(alphabets[a]);
+        long counts[256] = {0}, total = 0;
+        char key[65];
+        while (total < 10000L * n) {
+            assert_int_equal(lobby_random_key(key, 64, alphabets[a]), 0);
+            assert_int_equal(strlen(key), 64);
+            for (int i = 0; i < 64; i++) {
+                const char *at = strchr(alphabets[a], key[i]);
+                assert_non_null(at);
+                counts[at - alphabets[a]]++;
+            }
+            total += 64;
+        }
+        double x = chi_square(counts, n, total);
+        if (!(x < bound[a]))
+            fail_msg("alphabet of %d: chi-square %.1f over %ld characters", n, x, total);
+    }
+}
+
+/* A private room is invisible to strangers: a wrong or missing invite, and commands for
+ * it from someone not in it, get the answer of a room that does not exist. Room ids and
+ * invite codes have the forms PROTOCOL.md states. */
+static void test_private_room_hidden(void **st)
+{
+    (void)st;
+    harness *h = h_new(60, 1000, 1000);
+    thue_conn *ann = h_player(h, "Ann"), *eve = h_player(h, "Eve");
+    h_send(h, ann, "{\"type\":\"create_room\",\"private\":true}");
+    json_t *made = reply(ann);
+    assert_string_equal(str(made, "type"), "room_created");
+    char room[40], invite[40];
+    snprintf(room, sizeof room, "%s", str(made, "room"));
+    snprintf(invite, sizeof invite, "%s", str(made, "invite"));
+    assert_int_equal(strlen(room), 1 + LOBBY_ID_CHARS);
+    assert_int_equal(room[0], 'r');
+    assert_int_equal(strspn(room + 1, LOBBY_ID_ALPHABET), LOBBY_ID_CHARS);
+    assert_int_equal(strlen(invite), LOBBY_INVITE_CHARS);
+    assert_int_equal(strspn(invite, LOBBY_INVITE_ALPHABET), LOBBY_INVITE_CHARS);
+    h_send(h, eve, "{\"type\":\"join\",\"room\":\"rnosuchroom\"}");
+    json_t *none = reply(eve);
+    assert_string_equal(str(none, "code"), "no_such_room");
+    char wrong[40];
+    snprintf(wrong, sizeof wrong, "%s", invite);
+    wrong[0] = wrong[0] == 'A' ? 'B' : 'A';
+    const char *tries[] = {
+        "{\"type\":\"join\",\"room\":\"%s\",\"invite\":\"%s\"}",
+        "{\"type\":\"spectate\",\"room\":\"%s\",\"invite\":\"%s\"}",
+        "{\"type\":\"join\",\"room\":\"%s\"}",
+        "{\"type\":\"leave\",\"room\":\"%s\"}",
+        "{\"type\":\"chat\",\"room\":\"%s\",\"text\":\"hi\"}",
+        "{\"type\":\"seat_bot\",\"room\":\"%s\",\"bot\":\"greedy\"}",
+    };
+    for (size_t i = 0; i < sizeof tries / sizeof tries[0]; i++) {
+        h_send(h, eve, tries[i], room, wrong);
+        json_t *r = reply(eve);
+        assert_string_equal(str(r, "code"), "no_such_room");
+        assert_string_equal(str(r, "field"), "room");
+        assert_string_equal(str(r, "message"), str(none, "message"));
+    }
+    h_send(h, eve, "{\"type\":\"join\",\"room\":\"%s\",\"invite\":\"%s\"}", room, invite);
+    expect_ok(eve, "ok");
+    h_send(h, eve, "{\"type\":\"chat\",\"room\":\"%s\",\"text\":\"hi\"}", room);
+    expect_ok(eve, "ok");
+    h_free(h);
+}
+
+/* Rooms made per address are limited (create_room and quick match together), and quick
+ * match says when it cannot make a room: server_busy at once when the server is full,
+ * queue_failed when bot_after_s comes and no room can be made, rate_limited for a
+ * pairing the joiner's address cannot pay for (the waiting player stays queued). */
+static void test_room_rate_and_quick_match(void **st)
+{
+    (void)st;
+    max_rooms = 4;
+    room_rate = 3;
+    harness *h = h_new(60, 1000, 1000);
+    max_rooms = 100;
+    room_rate = 0;
+    static const char queue[] = "{\"type\":\"queue_join\",\"variant\":\"square\",\"k\":4%s}";
+    thue_conn *ann = h_player_from(h, "Ann", "203.0.113.1");
+    thue_conn *ann2 = h_player_from(h, "Ann2", "203.0.113.1"); /* the same address */
+    for (int i = 0; i < 2; i++)
+        h_room(h, ann, "");
+    h_room(h, ann2, "");
+    h_send(h, ann2, "{\"type\":\"create_room\"}");
+    json_t *r = reply(ann2);
+    assert_string_equal(str(r, "code"), "rate_limited");
+    assert_non_null(strstr(str(r, "message"), "3 rooms a minute"));
+    assert_non_null(strstr(str(r, "message"), "in 20 s"));
+    /* another address is not held back; it fills the server */
+    thue_conn *bob = h_player_from(h, "Bob", "203.0.113.2");
+    char bobs[40];
+    snprintf(bobs, sizeof bobs, "%s", h_room(h, bob, ""));
+    thue_conn *cy = h_player_from(h, "Cy", "203.0.113.3");
+    h_send(h, cy, queue, "");
+    expect_code(cy, "server_busy");
+    /* room again: Cy waits for a bot, but the server is full when the bot is due */
+    h_send(h, bob, "{\"type\":\"leave\",\"room\":\"%s\"}", bobs);
+    expect_ok(bob, "ok");
+    assert_int_equal(h->metrics.rooms, 3);
+    h_send(h, cy, queue, ",\"bot_after_s\":1");
+    expect_ok(cy, "ok");
+    snprintf(bobs, sizeof bobs, "%s", h_room(h, bob, ""));
+    json_t *failed = h_wait(h, cy, "queue_failed", NULL);
+    assert_string_equal(str(failed, "code"), "server_busy");
+    assert_non_null(strstr(str(failed, "message"), "(4)"));
+    assert_null(peek(cy, "match_found", NULL, 0));
+    /* Cy is out of the queue: Eve, next, waits alone */
+    h_send(h, bob, "{\"type\":\"leave\",\"room\":\"%s\"}", bobs);
+    expect_ok(bob, "ok");
+    thue_conn *eve = h_player_from(h, "Eve", "203.0.113.5");
+    h_send(h, eve, queue, "");
+    expect_ok(eve, "ok");
+    assert_null(peek(eve, "match_found", NULL, 0));
+    assert_null(peek(cy, "match_found", NULL, 0));
+    /* Ann's address has no room left: her pairing is refused, Eve keeps waiting */
+    h_send(h, ann, queue, "");
+    r = reply(ann);
+    assert_string_equal(str(r, "code"), "rate_limited");
+    assert_null(peek(eve, "match_found", NULL, 0));
+    thue_conn *fay = h_player_from(h, "Fay", "2001:db8:1:2::7");
+    h_send(h, fay, queue, "");
+    expect_ok(fay, "ok");
+    json_t *fe = peek(eve, "match_found", NULL, 1), *ff = peek(fay, "match_found", NULL, 1);
+    assert_non_null(fe);
+    assert_non_null(ff);
+    assert_string_equal(str(fe, "room"), str(ff, "room"));
+    h_free(h);
+}
+
+/* A harness with a database in memory (accounts, tournaments). */
+static thue_store *h_store(harness *h)
+{
+    char err[256];
+    thue_store *store = thue_store_open(":memory:", err, sizeof err);
+    assert_non_null(store);
+    assert_int_equal(thue_store_start(store, &h->loop), 0);
+    thue_lobby_set_store(h->lobby, store);
+    return store;
+}
+
+/* Closes the store (its callbacks need the lobby), then the harness. */
+static void h_free_store(harness *h, thue_store *store)
+{
+    int closed = 0;
+    thue_store_close(store, store_closed, &closed);
+    while (!closed)
+        uv_run(&h->loop, UV_RUN_ONCE);
+    thue_lobby_set_store(h->lobby, NULL);
+    h_free(h);
+}
+
+/* A player from peer with an account of that name. */
+static thue_conn *h_account(harness *h, const char *name, const char *peer)
+{
+    thue_conn *c = h_player_from(h, name, peer);
+    h_send(h, c, "{\"type\":\"claim_name\",\"name\":\"%s\"}", name);
+    h_wait(h, c, "account", NULL);
+    return c;
+}
+
+static const char new_tournament[] =
+    "{\"type\":\"create_tournament\",\"name\":\"T\",\"format\":\"round_robin\","
+    "\"variant\":\"square\",\"k\":2,\"limit\":3,\"max_players\":4}";
+
+/* The reply to create_tournament: the new id, or NULL with *code set. */
+static const char *h_tournament(harness *h, thue_conn *c, const char **code)
+{
+    h_send(h, c, new_tournament);
+    json_t *r = reply(c);
+    *code = str(r, "code");
+    return str(r, "tournament");
+}
+
+/* Tournaments are limited: per account and per address (open ones), in all (open and
+ * running), and per hour; each refusal says which limit it met. */
+static void test_tournament_limits(void **st)
+{
+    (void)st;
+    tour_cfg = (thue_lobby_config){.max_tournaments = 4,
+                                   .tournaments_per_account = 2,
+                                   .tournaments_per_ip = 3,
+                                   .tournament_rate = 100};
+    harness *h = h_new(60, 1000, 1000);
+    thue_store *store = h_store(h);
+    const char *code;
+    thue_conn *ann = h_account(h, "Ann", "198.51.100.1");
+    thue_conn *bob = h_account(h, "Bob", "198.51.100.1");
+    thue_conn *cy = h_account(h, "Cy", "2001:db8:0:1::1");
+    thue_conn *cy2 = h_account(h, "Cyd", "2001:db8:0:1::2"); /* the same /64 */
+    thue_conn *dan = h_account(h, "Dan", "198.51.100.4");
+    assert_non_null(h_tournament(h, ann, &code));
+    assert_non_null(h_tournament(h, ann, &code));
+    assert_null(h_tournament(h, ann, &code));
+    assert_string_equal(code, "not_allowed");
+    assert_non_null(strstr(str(reply(ann), "message"), "2 open tournaments"));
+    assert_non_null(h_tournament(h, bob, &code));
+    assert_null(h_tournament(h, bob, &code));
+    assert_string_equal(code, "not_allowed");
+    assert_non_null(strstr(str(reply(bob), "message"), "your address has 3"));
+    assert_non_null(h_tournament(h, cy, &code));
+    assert_null(h_tournament(h, cy2, &code)); /* the server is full: 4 open */
+    assert_string_equal(code, "server_busy");
+    assert_null(h_tournament(h, dan, &code));
+    assert_string_equal(code, "server_busy");
+    h_free_store(h, store);
+
+    /* the hourly rate, per account and per address */
+    tour_cfg = (thue_lobby_config){.tournament_rate = 2, .tournaments_per_account = 10};
+    h = h_new(60, 1000, 1000);
+    tour_cfg = (thue_lobby_config){0};
+    store = h_store(h);
+    thue_conn *eve = h_account(h, "Eve", "198.51.100.5");
+    thue_conn *eve2 = h_account(h, "Evie", "198.51.100.5");
+    thue_conn *fay = h_account(h, "Fay", "198.51.100.6");
+    assert_non_null(h_tournament(h, eve, &code));
+    assert_non_null(h_tournament(h, eve, &code));
+    assert_null(h_tournament(h, eve, &code));
+    assert_string_equal(code, "rate_limited");
+    const char *why = str(reply(eve), "message");
+    assert_non_null(strstr(why, "2 tournaments an hour"));
+    assert_non_null(strstr(why, "in 31 min"));
+    assert_null(h_tournament(h, eve2, &code)); /* another account, the same address */
+    assert_string_equal(code, "rate_limited");
+    assert_non_null(h_tournament(h, fay, &code));
+    h_free_store(h, store);
+}
+
+/* list_tournaments gives one page, newest first, with the total; so does the HTTP API. */
+static void test_tournament_pages(void **st)
+{
+    (void)st;
+    tour_cfg = (thue_lobby_config){.tournaments_per_account = 20, .tournament_rate = 20};
+    harness *h = h_new(60, 1000, 1000);
+    tour_cfg = (thue_lobby_config){0};
+    thue_store *store = h_store(h);
+    thue_conn *ann = h_account(h, "Ann", "198.51.100.1");
+    const char *code;
+    char ids[7][40];
+    for (int i = 0; i < 7; i++)
+        snprintf(ids[i], sizeof ids[i], "%s", h_tournament(h, ann, &code));
+    h_send(h, ann, "{\"type\":\"list_tournaments\",\"id\":1}");
+    json_t *r = reply(ann);
+    assert_int_equal(json_integer_value(json_object_get(r, "total")), 7);
+    assert_int_equal(json_array_size(json_object_get(r, "tournaments")), 7);
+    h_send(h, ann, "{\"type\":\"list_tournaments\",\"offset\":2,\"count\":3}");
+    r = reply(ann);
+    assert_int_equal(json_integer_value(json_object_get(r, "offset")), 2);
+    assert_int_equal(json_integer_value(json_object_get(r, "total")), 7);
+    json_t *list = json_object_get(r, "tournaments");
+    assert_int_equal(json_array_size(list), 3);
+    for (int i = 0; i < 3; i++) /* newest first: the 5th, 4th and 3rd made */
+        assert_string_equal(str(json_array_get(list, (size_t)i), "tournament"), ids[4 - i]);
+    h_send(h, ann, "{\"type\":\"list_tournaments\",\"status\":\"running\"}");
+    r = reply(ann);
+    assert_int_equal(json_integer_value(json_object_get(r, "total")), 0);
+    h_send(h, ann, "{\"type\":\"list_tournaments\",\"offset\":7}");
+    r = reply(ann);
+    assert_int_equal(json_array_size(json_object_get(r, "tournaments")), 0);
+    char *text = thue_lobby_tournaments_json(h->lobby, 0, 6, 50);
+    assert_non_null(text);
+    assert_memory_equal(text, "{\"offset\":6,\"total\":7,\"tournaments\":[{\"tournament\":\"", 48);
+    assert_non_null(strstr(text, ids[0]));
+    free(text);
+    h_send(h, ann, "{\"type\":\"list_tournaments\",\"count\":201}");
+    expect_code(ann, "bad_message");
+    h_free_store(h, store);
+}
+
+/* An open tournament that is not started in time expires: its entrants and watchers
+ * hear it and it is gone; a started one stays. */
+static void test_tournament_expiry(void **st)
+{
+    (void)st;
+    tour_cfg = (thue_lobby_config){.tournament_expire_s = 1};
+    harness *h = h_new(60, 1000, 1000);
+    tour_cfg = (thue_lobby_config){0};
+    thue_store *store = h_store(h);
+    thue_conn *ann = h_account(h, "Ann", "198.51.100.1");
+    thue_conn *bob = h_account(h, "Bob", "198.51.100.2");
+    thue_conn *eve = h_player_from(h, "Eve", "198.51.100.3");
+    const char *code;
+    char idle[40], started[40];
+    snprintf(idle, sizeof idle, "%s", h_tournament(h, ann, &code));
+    snprintf(started, sizeof started, "%s", h_tournament(h, ann, &code));
+    h_send(h, bob, "{\"type\":\"join_tournament\",\"tournament\":\"%s\"}", idle);
+    expect_ok(bob, "ok");
+    h_send(h, eve, "{\"type\":\"get_tournament\",\"tournament\":\"%s\"}", idle);
+    expect_ok(eve, "tournament");
+    h_send(h, ann, "{\"type\":\"join_tournament\",\"tournament\":\"%s\",\"bot\":\"greedy\"}",
+           started);
+    expect_ok(ann, "ok");
+    h_send(h, ann, "{\"type\":\"join_tournament\",\"tournament\":\"%s\",\"bot\":\"nested:1\"}",
+           started);
+    expect_ok(ann, "ok");
+    h_send(h, ann, "{\"type\":\"start_tournament\",\"tournament\":\"%s\"}", started);
+    expect_ok(ann, "ok");
+    for (int i = 0; i < 3; i++) {
+        thue_conn *c = i == 0 ? ann : i == 1 ? bob : eve;
+        json_t *ev;
+        do
+            ev = h_wait(h, c, "tournament_event", NULL);
+        while (strcmp(str(ev, "event"), "expired") != 0);
+        assert_string_equal(str(ev, "tournament"), idle);
+    }
+    h_send(h, bob, "{\"type\":\"get_tournament\",\"tournament\":\"%s\"}", idle);
+    expect_code(bob, "no_such_tournament");
+    h_send(h, bob, "{\"type\":\"get_tournament\",\"tournament\":\"%s\"}", started);
+    expect_ok(bob, "tournament");
+    h_send(h, ann, "{\"type\":\"list_tournaments\"}");
+    json_t *r = reply(ann);
+    assert_int_equal(json_integer_value(json_object_get(r, "total")), 1);
+    h_free_store(h, store);
+}
+
+/* At start-up, more stored open tournaments than the server takes: the newest beyond
+ * the limit expire, and what stays is listed newest first. */
+static void test_tournament_load_many(void **st)
+{
+    (void)st;
+    tour_cfg = (thue_lobby_config){.max_tournaments = 50};
+    harness *h = h_new(60, 1000, 1000);
+    tour_cfg = (thue_lobby_config){0};
+    uv_timeval64_t tv;
+    uv_gettimeofday(&tv);
+    int64_t now = tv.tv_sec * 1000 - 3600000; /* an hour ago: none has expired yet */
+    for (int i = 0; i < 3000; i++) {
+        char id[40], state[1024];
+        snprintf(id, sizeof id, "t%05d", i);
+        snprintf(state, sizeof state,
+                 "{\"id\":\"%s\",\"name\":\"Flood %d\",\"format\":0,\"variant\":0,\"k\":3,"
+                 "\"limit\":100,\"clock\":false,\"initial_ms\":0,\"increment_ms\":0,"
+                 "\"rounds_asked\":0,\"max_players\":256,\"status\":0,\"creator\":\"X\","
+                 "\"nrounds\":0,\"lot\":0,\"entrants\":[],\"rounds\":[],\"created_ms\":%lld}",
+                 id, i, (long long)(now + i));
+        thue_lobby_load_tournament(h->lobby, id, state);
+    }
+    thue_store *store = h_store(h);
+    thue_lobby_resume_tournaments(h->lobby);
+    char *text = thue_lobby_tournaments_json(h->lobby, -1, 0, 1);
+    assert_non_null(text);
+    /* the oldest 50 stay; the newest of them lists first */
+    assert_memory_equal(
+        text, "{\"offset\":0,\"total\":50,\"tournaments\":[{\"tournament\":\"t00049\"", 58);
+    free(text);
+    h_free_store(h, store);
+}
+
 int main(void)
 {
     thue_log_set_level(THUE_LOG_ERROR); /* the lobby's info lines are not the test's output */
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_session_errors),  cmocka_unit_test(test_full_match),
-        cmocka_unit_test(test_rate_limit),      cmocka_unit_test(test_bots_and_spectator),
+        cmocka_unit_test(test_session_errors),
+        cmocka_unit_test(test_full_match),
+        cmocka_unit_test(test_rate_limit),
+        cmocka_unit_test(test_bots_and_spectator),
         cmocka_unit_test(test_unsaved_record),
-        cmocka_unit_test(test_resume_and_takeover), cmocka_unit_test(test_grace_and_clock),
-        cmocka_unit_test(test_quick_match),     cmocka_unit_test(test_shutdown_with_jobs),
-        cmocka_unit_test(test_empty_room_pauses_bots), cmocka_unit_test(test_rooms_linger),
+        cmocka_unit_test(test_resume_and_takeover),
+        cmocka_unit_test(test_grace_and_clock),
+        cmocka_unit_test(test_quick_match),
+        cmocka_unit_test(test_shutdown_with_jobs),
+        cmocka_unit_test(test_empty_room_pauses_bots),
+        cmocka_unit_test(test_rooms_linger),
+        cmocka_unit_test(test_random_keys),
+        cmocka_unit_test(test_private_room_hidden),
+        cmocka_unit_test(test_unused_room_goes_with_creator),
+        cmocka_unit_test(test_room_rate_and_quick_match),
+        cmocka_unit_test(test_tournament_limits),
+        cmocka_unit_test(test_tournament_pages),
+        cmocka_unit_test(test_tournament_expiry),
+        cmocka_unit_test(test_tournament_load_many),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
