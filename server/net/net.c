@@ -44,7 +44,8 @@ thue_net *thue__net_of(struct lws *wsi)
     return lws_context_user(lws_get_context(wsi));
 }
 
-/* lws's log lines, through ours (lws ends them with a newline; thue_log adds its own). */
+/* lws's log lines, through ours (lws ends them with a newline; thue_log adds its own).
+ * Rate-limited by their text: they all share one format here. */
 static void lws_log_emit(int level, const char *line)
 {
     size_t n = strlen(line);
@@ -53,7 +54,10 @@ static void lws_log_emit(int level, const char *line)
     thue_log_level lv = level == LLL_ERR    ? THUE_LOG_ERROR
                         : level == LLL_WARN ? THUE_LOG_WARN
                                             : THUE_LOG_DEBUG;
-    thue_log(lv, "lws: %.*s", (int)n, line);
+    char text[512];
+    int len = snprintf(text, sizeof text, "lws: %.*s", (int)n, line);
+    if (len > 0)
+        thue_log_text(lv, text, (size_t)len < sizeof text ? (size_t)len : sizeof text - 1);
 }
 
 /* ---- the WebSocket handshake ------------------------------------------------------------ */
