@@ -39,7 +39,8 @@
  *           CR anywhere; one Content-Length, decimal digits only, never beside a
  *           Transfer-Encoding; an Upgrade, if any, is "websocket" (lws's own test). Past
  *           HEAD_MAX bytes or FIELDS_MAX lines: 431. Empty lines before a request line
- *           are skipped (RFC 9112 section 2.2).
+ *           are skipped (RFC 9112 section 2.2). Only the fields the server or lws uses
+ *           are handed on (passed_fields says why): the rest are checked and dropped.
  *           A refused head is answered by the server, not by lws: if lws has seen none
  *           of it, it gets a stand-in "GET / HTTP/1.1" head; if it has seen its first
  *           lines, the head is ended there. Either way rx->bad_head numbers that head,
@@ -195,7 +196,30 @@ static int request_line(thue_rx *rx, const unsigned char *p, size_t m, unsigned 
     return 0;
 }
 
-/* A header line p (m bytes, its line end removed): 0, or -1 after refusing it. */
+/*
+ * The header fields lws gets: those the server or lws acts on. The others are checked
+ * and dropped. Not only to keep lws's header memory for what matters: lws 4.1.6's parser
+ * mistakes a field whose name is a proper prefix of a name it knows ("X-Auth", a prefix
+ * of "X-Auth-Token"; "Acc") for the start of a longer name, and reads on through the next
+ * line (a Content-Length there would be lost to it: smuggling), or never sees the end of
+ * the head. Every name here is one lws knows whole.
+ */
+static const char *const passed_fields[] = {
+    "host",
+    "connection",
+    "upgrade",
+    "content-length",
+    "transfer-encoding",
+    "origin",
+    "x-forwarded-for",
+    "sec-websocket-key",
+    "sec-websocket-version",
+    "sec-websocket-protocol",
+    "sec-websocket-extensions",
+};
+
+/* A header line p (m bytes, its line end removed): 0 to hand it on, 1 to drop it, or -1
+ * after refusing it. */
 static int header_line(thue_rx *rx, const unsigned char *p, size_t m, unsigned char *out, size_t *o)
 {
     if (p[0] == ' ' || p[0] == '\t') {
@@ -270,7 +294,10 @@ static int header_line(thue_rx *rx, const unsigned char *p, size_t m, unsigned c
         }
         rx->upgrade = 1;
     }
-    return 0;
+    for (size_t i = 0; i < sizeof passed_fields / sizeof passed_fields[0]; i++)
+        if (same_word(p, k, passed_fields[i]))
+            return 0;
+    return 1;
 }
 
 /* A whole line of a head (len bytes, its LF included): handed on, or the head refused or
@@ -308,11 +335,13 @@ static void head_line(thue_rx *rx, const unsigned char *line, size_t len, unsign
         refuse(rx, 431, "bad_request", "too many header fields", out, o);
         return;
     }
-    if ((rx->line_no == 0 ? request_line(rx, line, m, out, o) : header_line(rx, line, m, out, o)) !=
-        0)
+    int r = rx->line_no == 0 ? request_line(rx, line, m, out, o) : header_line(rx, line, m, out, o);
+    if (r < 0)
         return;
-    memcpy(out + *o, line, len);
-    *o += len;
+    if (r == 0) {
+        memcpy(out + *o, line, len);
+        *o += len;
+    }
     rx->line_no++;
 }
 
