@@ -246,7 +246,38 @@ static int http_metrics(thue_net *net, struct lws *wsi, pss *p, int head)
         text = b.p;
         len = b.len;
     }
-    return http_respond(wsi, p, 200, METRICS_TYPE, text, len, head);
+    /* the HTTP side's own figures (peer.c, rxguard.c) */
+    thue_strbuf b = {text, len, len + 1, 0};
+    thue_strbuf_printf(
+        &b,
+        "# HELP thue_http_connections Open connections counted against the limits (HTTP and "
+        "WebSocket)\n"
+        "# TYPE thue_http_connections gauge\nthue_http_connections %d\n"
+        "# HELP thue_connections_refused_total Connections past a connection limit: closed at "
+        "accept, or let in to hear 503\n"
+        "# TYPE thue_connections_refused_total counter\n"
+        "thue_connections_refused_total{how=\"closed\"} %llu\n"
+        "thue_connections_refused_total{how=\"503\"} %llu\n"
+        "thue_connections_refused_total{how=\"emfile\"} %llu\n"
+        "# HELP thue_http_request_timeouts_total Connections closed at the request deadline\n"
+        "# TYPE thue_http_request_timeouts_total counter\nthue_http_request_timeouts_total %llu\n"
+        "# HELP thue_http_refused_requests_total Requests refused before routing (400, 405, 414, "
+        "431, 505)\n"
+        "# TYPE thue_http_refused_requests_total counter\nthue_http_refused_requests_total %llu\n"
+        "# HELP thue_http_rate_limited_total /api requests answered 429\n"
+        "# TYPE thue_http_rate_limited_total counter\nthue_http_rate_limited_total %llu\n"
+        "# HELP thue_ws_unmasked_total WebSockets closed with 1002 for an unmasked frame\n"
+        "# TYPE thue_ws_unmasked_total counter\nthue_ws_unmasked_total %llu\n",
+        net->nlinks, (unsigned long long)net->stats.closed_at_accept,
+        (unsigned long long)net->stats.let_in_refused,
+        (unsigned long long)thue__rx_emfile_refused(), (unsigned long long)net->stats.timeouts,
+        (unsigned long long)net->stats.guard_refused, (unsigned long long)net->stats.rate_limited,
+        (unsigned long long)net->stats.unmasked);
+    if (b.oom) {
+        free(b.p);
+        return http_error(wsi, p, 500, "internal", "out of memory", head);
+    }
+    return http_respond(wsi, p, 200, METRICS_TYPE, b.p, b.len, head);
 }
 
 /* "name=value" of the i-th query argument into buf; 0, 1 when there is none, -1 when it
@@ -685,6 +716,7 @@ int thue__http_request(thue_net *net, struct lws *wsi, pss *p, const char *uri)
         l->requests++;
     /* A head the receive guard refused (rxguard.c): lws got a stand-in or a cut head. */
     if (l && l->rx.bad_head && l->requests == l->rx.bad_head) {
+        net->stats.guard_refused++;
         thue__link_busy(net, l);
         p->close_after = 1;
         return http_error_ex(wsi, p, (unsigned)l->rx.status, l->rx.code, l->rx.why, 0,
@@ -731,6 +763,7 @@ int thue__http_request(thue_net *net, struct lws *wsi, pss *p, const char *uri)
             snprintf(message, sizeof message,
                      "too many /api requests from this address: try again in %u s", wait);
             extra_header retry = {"retry-after:", secs};
+            net->stats.rate_limited++;
             return http_error_ex(wsi, p, 429, "rate_limited", message, head, &retry);
         }
     }

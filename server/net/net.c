@@ -111,8 +111,10 @@ static int confirm_upgrade(thue_net *net, struct lws *wsi, const char *upgrade)
         l->requests++;
         thue__link_busy(net, l);
         /* a head the receive guard refused (rxguard.c) */
-        if (l->rx.bad_head && l->requests == l->rx.bad_head)
+        if (l->rx.bad_head && l->requests == l->rx.bad_head) {
+            net->stats.guard_refused++;
             return refuse_upgrade(wsi, (unsigned)l->rx.status, l->rx.code, l->rx.why);
+        }
     }
     if (upgrade == NULL || strcasecmp(upgrade, "websocket") != 0)
         return refuse_upgrade(wsi, 400, "bad_request", "only WebSocket upgrades are served");
@@ -157,7 +159,7 @@ static int confirm_upgrade(thue_net *net, struct lws *wsi, const char *upgrade)
  * of stream, so that lws lets it go once the close frame is out. */
 static int close_unmasked(thue_net *net, net_link *l, pss *p)
 {
-    (void)net;
+    net->stats.unmasked++;
     l->rx.mode = THUE_RX_EOF;
     thue_log(THUE_LOG_DEBUG, "closed a websocket from %s: an unmasked frame", l->key);
     if (p && p->conn && !p->conn->close_sent)

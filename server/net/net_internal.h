@@ -218,6 +218,9 @@ struct thue_net {
         char key[THUE_LIMIT_KEY_MAX];
     } pending;
     thue_limiter *api; /* /api requests per address key */
+    struct {           /* for /metrics */
+        uint64_t closed_at_accept, let_in_refused, timeouts, guard_refused, rate_limited, unmasked;
+    } stats;
 };
 
 /* ---- calls between the files ------------------------------------------------------ */

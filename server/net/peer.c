@@ -226,6 +226,7 @@ static void expire(thue_net *net, net_link *l)
 {
     fifo_remove(net, l);
     l->expired = 1;
+    net->stats.timeouts++;
     if (l->rx.bytes_in > l->rx_at_start && !lws_partial_buffered(l->wsi)) {
         char head[1024];
         int n = snprintf(head, sizeof head,
@@ -365,6 +366,7 @@ int thue__link_filter(thue_net *net, const struct lws_filter_network_conn_args *
     else if (!proxied && thue_counts_get(net->counts, key) >= net->max_per_ip)
         why = "the per-address connection limit";
     if (why && (net->nrefused >= REFUSED_MAX || count_of(net, "r:", key) >= REFUSED_PER_KEY)) {
+        net->stats.closed_at_accept++;
         thue_log(THUE_LOG_DEBUG, "closed a connection from %s at once: %s", ip, why);
         return 1;
     }
@@ -403,6 +405,7 @@ int thue__link_new(thue_net *net, struct lws *wsi)
             return -1;
         }
         net->nrefused++;
+        net->stats.let_in_refused++;
     } else {
         if (!l->proxied) {
             if (thue_counts_add(net->counts, l->key, 1) < 0) {

@@ -95,6 +95,8 @@ test("smuggling forms get 400, the connection closes, and the smuggled request i
     // The same head without a trick: both requests answered on one connection.
     const r = await exchange(server, `GET /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n${SMUGGLED}`, { ms: 800 });
     assert.deepEqual(responses(r.text).map((x) => x.status), [200, 200]);
+    const m = (await get(server, "/metrics")).body;
+    assert.match(m, new RegExp(`^thue_http_refused_requests_total ${Object.keys(forms).length}$`, "m"));
     console.log(`     ${Object.keys(forms).length} smuggling forms refused with 400`);
   } finally {
     await server.stop();
@@ -316,6 +318,7 @@ test("unmasked client frames get close 1002; masked ones, split headers, pings a
     assert.equal(f.payload.readUInt16BE(0), 1002);
     c.send(8, f.payload.subarray(0, 2));
     await withTimeout(c.closed, WAIT_MS, "the connection to close");
+    assert.match((await get(server, "/metrics")).body, /^thue_ws_unmasked_total 2$/m);
     // the server is fine
     const d = await Client.connect(server.ws, "d");
     assert.equal((await d.request({ type: "ping" })).type, "pong");
