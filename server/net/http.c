@@ -728,9 +728,16 @@ int thue__http_request(thue_net *net, struct lws *wsi, pss *p, const char *uri)
         return http_error(wsi, p, 400, "bad_request", "Content-Length must be one decimal number",
                           head);
     }
-    /* A chunked body we cannot skip: close after answering. */
+    /* A chunked body we cannot skip: close after answering. So too after a GET with a
+     * body (legal, if odd): lws reads it while the answer goes out, and a connection that
+     * is done with cannot be mistaken for the next request's start. */
     if (lws_hdr_total_length(wsi, WSI_TOKEN_HTTP_TRANSFER_ENCODING) > 0)
         p->close_after = 1;
+    if (method == LWSHUMETH_GET || head) {
+        char v[32];
+        if (lws_hdr_copy(wsi, v, sizeof v, WSI_TOKEN_HTTP_CONTENT_LENGTH) > 0 && strcmp(v, "0"))
+            p->close_after = 1;
+    }
     if (method != LWSHUMETH_GET && !head) {
         /* With a Content-Length (even 0), lws goes on to read the body and ends with
          * HTTP_BODY_COMPLETION: the answer waits for that (the body under the request's

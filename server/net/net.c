@@ -481,6 +481,10 @@ thue_net *thue_net_new(uv_loop_t *loop, const thue_config *cfg, thue_lobby *lobb
     info.protocols = net->protocols;
     info.retry_and_idle_policy = &net->retry;
     info.server_string = "thue-server";
+    /* lws's own idle timers for HTTP a second past our deadline (peer.c), so that ours
+     * decides: a kept-alive connection goes after request-timeout-s, not lws's 5 s. */
+    info.keepalive_timeout = cfg->request_timeout_s + 1;
+    info.timeout_secs_ah_idle = (unsigned)cfg->request_timeout_s + 1;
 
     handle_set before = {0};
     uv_walk(loop, collect_handle, &before);

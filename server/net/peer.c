@@ -308,7 +308,12 @@ int thue__links_start(thue_net *net, const thue_config *cfg, char *err, size_t e
         thue_errf(err, errsize, "out of memory");
         return -1;
     }
-    if (thue__rx_start((int)nofile, err, errsize) != 0)
+    /* Descriptors are numbered lowest first, so the connections' stay below what can be
+     * open at once; the guard's table (8 bytes a descriptor) need not follow a huge
+     * limit. A descriptor past it would be read unguarded (it cannot happen unless
+     * something else holds over a thousand descriptors). */
+    long table = (long)net->links_max + open_now + FD_RESERVE + 1024;
+    if (thue__rx_start((int)(table < nofile ? table : nofile), err, errsize) != 0)
         return -1;
     net->guard_on = 1;
     uv_timer_init(net->loop, &net->sweep);
