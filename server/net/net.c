@@ -103,8 +103,8 @@ static int offers_ours(const char *list)
     return 0;
 }
 
-/* LWS_CALLBACK_HTTP_CONFIRM_UPGRADE: 0 to go on, 1 refused with an HTTP answer, -1 drop. */
-static int confirm_upgrade(thue_net *net, struct lws *wsi, const char *upgrade)
+/* The upgrade request's checks: 0 to go on, 1 refused with an HTTP answer, -1 drop. */
+static int vet_upgrade(thue_net *net, struct lws *wsi, const char *upgrade)
 {
     net_link *l = thue__link_of(wsi);
     if (l) {
@@ -152,6 +152,23 @@ static int confirm_upgrade(thue_net *net, struct lws *wsi, const char *upgrade)
     }
     thue__link_upgraded(net, l);
     return 0;
+}
+
+/* LWS_CALLBACK_HTTP_CONFIRM_UPGRADE: 0 to go on, 1 refused with an HTTP answer, -1 drop.
+ * A refused connection is closed once its answer is out: lws would keep a connection
+ * alive after its first request, and the receive guard has read what follows an upgrade
+ * request as frames. */
+static int confirm_upgrade(thue_net *net, struct lws *wsi, const char *upgrade)
+{
+    int r = vet_upgrade(net, wsi, upgrade);
+    net_link *l = thue__link_of(wsi);
+    if (r > 0 && l) {
+        /* (not a timeout: lws sets its keep-alive one after this callback) */
+        l->close_soon = 1;
+        l->rx.mode = THUE_RX_DISCARD;
+        lws_set_timer_usecs(wsi, 1);
+    }
+    return r;
 }
 
 /* LWS_CALLBACK_TIMER for a connection whose client sent an unmasked frame (rxguard.c
@@ -217,6 +234,8 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
         return p ? thue__ws_writeable(wsi, p) : 0;
     case LWS_CALLBACK_TIMER: {
         net_link *l = thue__link_of(wsi);
+        if (l && l->close_soon)
+            return -1; /* a refused upgrade: its answer is out (or lws flushes it first) */
         if (l && l->rx.unmasked && l->rx.mode != THUE_RX_EOF)
             return close_unmasked(net, l, p);
         /* Otherwise only thue__ws_writeable sets the timer, once the queue of a closing

@@ -109,6 +109,7 @@ typedef struct net_link {
     int in_fifo;
     int upgraded;                 /* a WebSocket now: no deadline, no more requests */
     int expired;                  /* its deadline passed: it is being closed */
+    int close_soon;               /* a refused upgrade: closed from the next TIMER */
     int refused;                  /* past a limit: its request gets 503 (or /healthz), then close */
     int proxied;                  /* from a trusted proxy: counted per address at its upgrade */
     int watched;                  /* rxguard reads its socket */

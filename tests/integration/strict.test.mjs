@@ -129,6 +129,15 @@ test("every method but GET and HEAD gets 405 JSON with Allow, then close", async
       assert.equal(rs[0].headers.allow, "GET, HEAD", `${line}: Allow`);
       assert.ok(r.closed, `${line}: closed`);
     }
+    // pipelined behind a good request: the good one is answered, then the refusal
+    let r = await exchange(server, `GET /healthz HTTP/1.1\r\nHost: x\r\n\r\nTRACE / HTTP/1.1\r\n\r\n${SMUGGLED}`);
+    assert.deepEqual(responses(r.text).map((x) => x.status), [200, 405]);
+    assert.ok(r.closed);
+    // a refused WebSocket upgrade on a kept-alive connection: answered, then closed
+    r = await exchange(server, "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\nGET /nope HTTP/1.1\r\nUpgrade: websocket\r\n" +
+      "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n");
+    assert.deepEqual(responses(r.text).map((x) => x.status), [200, 404]);
+    assert.ok(r.closed, "closed after the refused upgrade");
     // fetch's view of a POST with a body
     const p = await get(server, "/api/rooms", { method: "POST", body: "x=1" });
     assert.equal(p.status, 405);
