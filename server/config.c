@@ -104,6 +104,9 @@ static const setting settings[] = {
     INT_SETTING("tournament-expire-s", "THUE_TOURNAMENT_EXPIRE_S", tournament_expire_s, 1, 2592000),
     REAL_SETTING("glicko-tau", "THUE_GLICKO_TAU", glicko_tau, 0.2, 1.2),
     STR_SETTING("trusted-proxy", "THUE_TRUSTED_PROXY", KIND_PROXIES, trusted_proxy),
+    INT_SETTING("request-timeout-s", "THUE_REQUEST_TIMEOUT_S", request_timeout_s, 1, 3600),
+    INT_SETTING("api-rate", "THUE_API_RATE", api_rate, 1, 100000),
+    INT_SETTING("api-burst", "THUE_API_BURST", api_burst, 1, 1000000),
 };
 
 #define NSETTINGS (sizeof settings / sizeof settings[0])
@@ -133,8 +136,15 @@ const char thue_config_usage[] =
     "  --threads N                 CPUs       1..256 worker threads for the bots\n"
     "  --log-level LEVEL           info       error, warn, info or debug\n"
     "  --grace-s N                 60         0..3600 s a lost player's seats wait\n"
-    "  --max-connections N         20000      1..1000000 connections in all\n"
+    "  --max-connections N         20000      1..1000000 connections in all (HTTP and\n"
+    "                                         WebSocket; fewer if ulimit -n is low)\n"
     "  --max-connections-per-ip N  200        1..1000000 connections from one address\n"
+    "                                         (an IPv6 address: its /64)\n"
+    "  --request-timeout-s N       10         1..3600 s for an HTTP request to arrive\n"
+    "                                         whole (408 and close past it)\n"
+    "  --api-rate N                10         1..100000 /api requests a second from\n"
+    "                                         one address (429 past it)\n"
+    "  --api-burst N               50         1..1000000 /api requests at once\n"
     "  --max-rooms N               10000      1..1000000 rooms on the server\n"
     "  --max-rooms-per-player N    5          1..1000 open rooms one player created\n"
     "  --room-rate-per-ip N        60         1..1000000 rooms one address may make\n"
@@ -562,6 +572,9 @@ void thue_config_defaults(thue_config *c)
     c->tournament_rate = 10;
     c->tournament_expire_s = 86400;
     c->glicko_tau = 0.5;
+    c->request_timeout_s = 10;
+    c->api_rate = 10;
+    c->api_burst = 50;
 }
 
 /* ---- the config file ---- */

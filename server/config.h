@@ -55,6 +55,12 @@ typedef struct thue_config {
                                            whose X-Forwarded-For names the client (for the
                                            per-address limit and logs); "" (default): none.
                                            Kept normalized, comma-separated. */
+    int request_timeout_s;              /* --request-timeout-s 1..3600: an HTTP request's head
+                                           and body must arrive within this (from accept or
+                                           the previous response), default 10 */
+    int api_rate;                       /* --api-rate 1..100000 /api requests per second per
+                                           address, default 10 */
+    int api_burst;                      /* --api-burst 1..1000000, default 50 */
     double glicko_tau;                  /* --glicko-tau 0.2..1.2, Glicko-2's system constant
                                            tau for the rating updates (docs/ratings.md), 0.5;
                                            a decimal number, a JSON number in the file */

@@ -136,22 +136,22 @@ static int finish_loop(uv_loop_t *loop)
     return -1;
 }
 
-/* Each WebSocket connection is a descriptor: lift the soft limit towards what the
- * settings allow (as far as the hard limit lets us). */
+/* Each connection is a descriptor: lift the soft limit to what the settings need (the
+ * connections and a reserve), as far as the hard limit lets us. Not blindly to the hard
+ * limit: libwebsockets sizes tables by the soft limit (16 bytes a descriptor), and a hard
+ * limit of a million would cost it 16 MB for nothing. The network layer then fits its
+ * connection limit under what we got, and says so when that is fewer (net/peer.c). */
 static void raise_fd_limit(int max_connections)
 {
     struct rlimit rl;
     if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
         return;
-    rlim_t want = (rlim_t)max_connections + 256;
+    rlim_t want = (rlim_t)max_connections + 1024;
     if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < want) {
         rlim_t old = rl.rlim_cur;
         rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > want ? want : rl.rlim_max;
         if (setrlimit(RLIMIT_NOFILE, &rl) != 0)
             rl.rlim_cur = old;
-        if (rl.rlim_cur < (rlim_t)max_connections)
-            thue_log(THUE_LOG_WARN, "open files limited to %llu: fewer than %d connections fit",
-                     (unsigned long long)rl.rlim_cur, max_connections);
     }
 }
 

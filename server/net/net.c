@@ -31,8 +31,13 @@
  * live inside the context and close last, after every connection's) and the teardown
  * polls the loop until none of them is left.
  *
- * The WebSocket side is ws.c, the HTTP side http.c, peer addresses peer.c
- * (net_internal.h); this file has the callback, the handshake, start-up and shutdown.
+ * Every TCP connection is counted from accept (FILTER_NETWORK_CONNECTION, then
+ * SERVER_NEW_CLIENT_INSTANTIATED) to WSI_DESTROY as a link (peer.c), and the bytes lws
+ * reads go through the receive guard first (rxguard.c).
+ *
+ * The WebSocket side is ws.c, the HTTP side http.c, peer addresses and links peer.c, the
+ * receive guard rxguard.c (net_internal.h); this file has the callback, the handshake,
+ * start-up and shutdown.
  * Loop thread only, like everything lws does on a foreign loop.
  */
 #include "net/net_internal.h"
@@ -44,7 +49,8 @@ thue_net *thue__net_of(struct lws *wsi)
     return lws_context_user(lws_get_context(wsi));
 }
 
-/* lws's log lines, through ours (lws ends them with a newline; thue_log adds its own). */
+/* lws's log lines, through ours (lws ends them with a newline; thue_log adds its own).
+ * Rate-limited by their text: they all share one format here. */
 static void lws_log_emit(int level, const char *line)
 {
     size_t n = strlen(line);
@@ -53,7 +59,10 @@ static void lws_log_emit(int level, const char *line)
     thue_log_level lv = level == LLL_ERR    ? THUE_LOG_ERROR
                         : level == LLL_WARN ? THUE_LOG_WARN
                                             : THUE_LOG_DEBUG;
-    thue_log(lv, "lws: %.*s", (int)n, line);
+    char text[512];
+    int len = snprintf(text, sizeof text, "lws: %.*s", (int)n, line);
+    if (len > 0)
+        thue_log_text(lv, text, (size_t)len < sizeof text ? (size_t)len : sizeof text - 1);
 }
 
 /* ---- the WebSocket handshake ------------------------------------------------------------ */
@@ -62,7 +71,7 @@ static void lws_log_emit(int level, const char *line)
  * returns 1: lws then ends the transaction). */
 static int refuse_upgrade(struct lws *wsi, unsigned status, const char *code, const char *message)
 {
-    unsigned char buf[LWS_PRE + 1024];
+    unsigned char buf[LWS_PRE + 2048];
     unsigned char *start = buf + LWS_PRE, *q = start, *end = buf + sizeof buf - 1;
     char body[384];
     int n = snprintf(body, sizeof body, "{\"error\":{\"code\":\"%s\",\"message\":\"%s\"}}", code,
@@ -70,6 +79,7 @@ static int refuse_upgrade(struct lws *wsi, unsigned status, const char *code, co
     if (n < 0 || (size_t)n >= sizeof body)
         return -1;
     if (lws_add_http_common_headers(wsi, status, JSON_TYPE, (lws_filepos_t)n, &q, end) ||
+        thue__http_security_headers(wsi, &q, end) ||
         lws_finalize_write_http_header(wsi, start, &q, end))
         return -1;
     memcpy(buf + LWS_PRE, body, (size_t)n);
@@ -93,9 +103,19 @@ static int offers_ours(const char *list)
     return 0;
 }
 
-/* LWS_CALLBACK_HTTP_CONFIRM_UPGRADE: 0 to go on, 1 refused with an HTTP answer, -1 drop. */
-static int confirm_upgrade(thue_net *net, struct lws *wsi, const char *upgrade)
+/* The upgrade request's checks: 0 to go on, 1 refused with an HTTP answer, -1 drop. */
+static int vet_upgrade(thue_net *net, struct lws *wsi, const char *upgrade)
 {
+    net_link *l = thue__link_of(wsi);
+    if (l) {
+        l->requests++;
+        thue__link_busy(net, l);
+        /* a head the receive guard refused (rxguard.c) */
+        if (l->rx.bad_head && l->requests == l->rx.bad_head) {
+            net->stats.guard_refused++;
+            return refuse_upgrade(wsi, (unsigned)l->rx.status, l->rx.code, l->rx.why);
+        }
+    }
     if (upgrade == NULL || strcasecmp(upgrade, "websocket") != 0)
         return refuse_upgrade(wsi, 400, "bad_request", "only WebSocket upgrades are served");
     char buf[256];
@@ -112,16 +132,57 @@ static int confirm_upgrade(thue_net *net, struct lws *wsi, const char *upgrade)
         return refuse_upgrade(wsi, 503, "server_busy", "the server is shutting down");
     char ip[IP_TEXT_MAX];
     thue__client_ip(net, wsi, ip, sizeof ip);
+    /* The connection was counted at accept (peer.c); one past a limit was let in only to
+     * hear this. Through a trusted proxy it counts now, as the client the proxy names. */
+    if (l && l->refused) {
+        thue_log(THUE_LOG_DEBUG, "refused a websocket from %s: a connection limit", ip);
+        return refuse_upgrade(wsi, 503, "server_busy",
+                              net->nlinks >= net->links_max
+                                  ? "too many connections"
+                                  : "too many connections from this address");
+    }
     if (net->nconns >= net->max_conns) {
         thue_log(THUE_LOG_DEBUG, "refused a websocket from %s: %d connections open", ip,
                  net->nconns);
         return refuse_upgrade(wsi, 503, "server_busy", "too many connections");
     }
-    if (thue__ip_count(net, ip) >= net->max_per_ip) {
+    if (thue__link_count_client(net, l, ip) != 0) {
         thue_log(THUE_LOG_DEBUG, "refused a websocket from %s: the per-address limit", ip);
         return refuse_upgrade(wsi, 503, "server_busy", "too many connections from this address");
     }
+    thue__link_upgraded(net, l);
     return 0;
+}
+
+/* LWS_CALLBACK_HTTP_CONFIRM_UPGRADE: 0 to go on, 1 refused with an HTTP answer, -1 drop.
+ * A refused connection is closed once its answer is out: lws would keep a connection
+ * alive after its first request, and the receive guard has read what follows an upgrade
+ * request as frames. */
+static int confirm_upgrade(thue_net *net, struct lws *wsi, const char *upgrade)
+{
+    int r = vet_upgrade(net, wsi, upgrade);
+    net_link *l = thue__link_of(wsi);
+    if (r > 0 && l) {
+        /* (not a timeout: lws sets its keep-alive one after this callback) */
+        l->close_soon = 1;
+        l->rx.mode = THUE_RX_DISCARD;
+        lws_set_timer_usecs(wsi, 1);
+    }
+    return r;
+}
+
+/* LWS_CALLBACK_TIMER for a connection whose client sent an unmasked frame (rxguard.c
+ * stopped its input): closed with 1002 through ws.c's close path; then its reads say end
+ * of stream, so that lws lets it go once the close frame is out. */
+static int close_unmasked(thue_net *net, net_link *l, pss *p)
+{
+    net->stats.unmasked++;
+    l->rx.mode = THUE_RX_EOF;
+    thue_log(THUE_LOG_DEBUG, "closed a websocket from %s: an unmasked frame", l->key);
+    if (p && p->conn && !p->conn->close_sent)
+        return thue__ws_close_now(p->conn, LWS_CLOSE_STATUS_PROTOCOL_ERR,
+                                  "frames from a client must be masked");
+    return -1;
 }
 
 /* ---- the lws callback ------------------------------------------------------------------- */
@@ -130,8 +191,21 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
                     size_t len)
 {
     thue_net *net = thue__net_of(wsi);
+    if (reason == LWS_CALLBACK_FILTER_NETWORK_CONNECTION)
+        return thue__link_filter(net, user); /* user: the accepted socket's address */
     pss *p = user;
     switch (reason) {
+    case LWS_CALLBACK_SERVER_NEW_CLIENT_INSTANTIATED:
+        if (thue__link_new(net, wsi) != 0)
+            return -1;
+        break;
+    case LWS_CALLBACK_HTTP_FILE_COMPLETION: {
+        /* lws_callback_http_dummy (below) completes the transaction */
+        net_link *l = thue__link_of(wsi);
+        thue__link_file_done(net, l);
+        thue__link_idle(net, l);
+        break;
+    }
     case LWS_CALLBACK_HTTP_CONFIRM_UPGRADE:
         return confirm_upgrade(net, wsi, in);
     case LWS_CALLBACK_HTTP:
@@ -139,6 +213,7 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
     case LWS_CALLBACK_HTTP_BODY:
         return 0; /* bodies are skipped (only GET is served) */
     case LWS_CALLBACK_HTTP_BODY_COMPLETION:
+        thue__link_busy(net, thue__link_of(wsi));
         if (p && p->refuse_after_body) {
             p->refuse_after_body = 0;
             return thue__http_refuse_method(wsi, p);
@@ -157,12 +232,18 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
         return p ? thue__ws_receive(net, wsi, p, in, len) : -1;
     case LWS_CALLBACK_SERVER_WRITEABLE:
         return p ? thue__ws_writeable(wsi, p) : 0;
-    case LWS_CALLBACK_TIMER:
-        /* Only thue__ws_writeable sets the timer, once the queue of a closing connection is
-         * drained. */
+    case LWS_CALLBACK_TIMER: {
+        net_link *l = thue__link_of(wsi);
+        if (l && l->close_soon)
+            return -1; /* a refused upgrade: its answer is out (or lws flushes it first) */
+        if (l && l->rx.unmasked && l->rx.mode != THUE_RX_EOF)
+            return close_unmasked(net, l, p);
+        /* Otherwise only thue__ws_writeable sets the timer, once the queue of a closing
+         * connection is drained. */
         if (p && p->conn && p->conn->closing && !p->conn->close_sent)
             return thue__ws_close_now(p->conn, p->conn->close_code, p->conn->reason);
         return 0;
+    }
     case LWS_CALLBACK_CLOSED:
         if (p)
             thue__ws_gone(net, p);
@@ -173,6 +254,7 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
             thue__ws_gone(net, p);
             thue__http_reset(p);
         }
+        thue__link_free(net, wsi);
         return 0;
     default:
         break;
@@ -245,6 +327,7 @@ static void timer_closed(uv_handle_t *h)
             free(s);
         }
     }
+    thue__links_free(net);
     free(net->lws_handles.h);
     free(net->wbuf);
     free(net->held);
@@ -294,6 +377,7 @@ static void teardown_tick(uv_timer_t *t)
 static void teardown_start(thue_net *net, net_phase phase, uint64_t ms)
 {
     thue__end_turn(net);
+    thue__links_stop(net);
     if (net->check_on) {
         net->check_on = 0;
         uv_close((uv_handle_t *)&net->flush_check, NULL);
@@ -416,6 +500,10 @@ thue_net *thue_net_new(uv_loop_t *loop, const thue_config *cfg, thue_lobby *lobb
     info.protocols = net->protocols;
     info.retry_and_idle_policy = &net->retry;
     info.server_string = "thue-server";
+    /* lws's own idle timers for HTTP a second past our deadline (peer.c), so that ours
+     * decides: a kept-alive connection goes after request-timeout-s, not lws's 5 s. */
+    info.keepalive_timeout = cfg->request_timeout_s + 1;
+    info.timeout_secs_ah_idle = (unsigned)cfg->request_timeout_s + 1;
 
     handle_set before = {0};
     uv_walk(loop, collect_handle, &before);
@@ -452,6 +540,11 @@ thue_net *thue_net_new(uv_loop_t *loop, const thue_config *cfg, thue_lobby *lobb
             bind_error(err, errsize, where, cfg->port, e);
         /* lws's handles are on the loop already: take them down as the loop runs (the
          * caller runs it to close what it opened). */
+        teardown_start(net, DRAINING, 0);
+        return NULL;
+    }
+
+    if (thue__links_start(net, cfg, err, errsize) != 0) {
         teardown_start(net, DRAINING, 0);
         return NULL;
     }

@@ -12,7 +12,9 @@
  *   /api/ladder the ladder of a rating pool (thue_lobby_ladder_json)
  *   /api/matches, /api/matches/{id}, /api/matches/{id}/moves.csv: stored matches, read
  *               by the store thread while the request waits
- * plus connection limits (overall and per IP: HTTP 503 at the handshake).
+ * plus connection limits (overall and per address, HTTP and WebSocket alike: HTTP 503), a
+ * deadline for each HTTP request, a rate limit on /api per address, and the receive guard
+ * (rxguard.c) that checks request heads and client frames before libwebsockets sees them.
  * Loop thread only.
  */
 #ifndef THUE_SERVER_NET_H

@@ -4,7 +4,9 @@
  *   net.c    the lws callback, the WebSocket handshake, start-up and shutdown
  *   ws.c     WebSocket connections: send queues, held writes, reassembly, closing
  *   http.c   HTTP requests: /healthz, /metrics, /api/..., static files
- *   peer.c   peer addresses: per-address counts, trusted proxies' X-Forwarded-For
+ *   peer.c   peer addresses: every connection counted per address, the request
+ *            deadline, trusted proxies' X-Forwarded-For
+ *   rxguard.c the bytes lws reads: request heads and client frames checked first
  * Loop thread only, like everything lws does on a foreign loop.
  */
 #ifndef THUE_SERVER_NET_INTERNAL_H
@@ -25,7 +27,9 @@
 #include <string.h>
 #include <strings.h>
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <netdb.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -33,7 +37,9 @@
 #include <libwebsockets.h>
 
 #include "log.h"
+#include "net/rxguard.h"
 #include "protocol/codec.h"
+#include "quota.h"
 #include "store/store.h"
 #include "strbuf.h"
 
@@ -54,6 +60,13 @@
 #define IP_BUCKETS 256       /* per-IP counters: a small chained hash table */
 #define IP_TEXT_MAX 64       /* lws_get_peer_simple's text of an address */
 #define REASON_MAX 123       /* a close frame's reason: 125 bytes less the code */
+#define SWEEP_MS 250         /* the request deadline's timer */
+#define REFUSED_MAX 32       /* connections past a limit let in to hear a 503, in all */
+#define REFUSED_PER_KEY 2    /* and from one address */
+#define REFUSED_DEADLINE_MS 2000 /* their deadline */
+#define FILES_MAX 32             /* files being sent at once (each holds a descriptor) */
+#define FILES_PER_KEY 4          /* by one address */
+#define FD_RESERVE 96            /* descriptors kept beside the connections (see peer.c) */
 
 /* ---- types ------------------------------------------------------------------------- */
 
@@ -86,6 +99,28 @@ struct thue_conn {
     int close_code;
     char reason[REASON_MAX + 1];
 };
+
+/* Every connection the listener accepted (peer.c), from accept to close: lws's opaque
+ * user data of its wsi (which, unlike the per-session data, lasts through an upgrade). */
+typedef struct net_link {
+    struct net_link *prev, *next; /* the deadline's FIFO, oldest start first */
+    struct lws *wsi;
+    int fd;
+    int in_fifo;
+    int upgraded;                 /* a WebSocket now: no deadline, no more requests */
+    int expired;                  /* its deadline passed: it is being closed */
+    int close_soon;               /* a refused upgrade: closed from the next TIMER */
+    int refused;                  /* past a limit: its request gets 503 (or /healthz), then close */
+    int proxied;                  /* from a trusted proxy: counted per address at its upgrade */
+    int watched;                  /* rxguard reads its socket */
+    int file;                     /* holds one of the FILES_MAX file transfers */
+    int counted;                  /* key holds a count for it (refused: in "r:" + key) */
+    unsigned requests;            /* requests lws handed us (to match rx.bad_head) */
+    uint64_t start_ms;            /* its current request's start: accept, or the last response */
+    uint64_t rx_at_start;         /* rx.bytes_in then: none since means an idle keep-alive */
+    char key[THUE_LIMIT_KEY_MAX]; /* thue_addr_key of the address it counts as */
+    thue_rx rx;
+} net_link;
 
 /* lws's per-connection user data (zeroed by lws; reallocated when a connection is
  * upgraded to WebSocket). */
@@ -168,6 +203,25 @@ struct thue_net {
 
     net_addr proxies[THUE_CONFIG_PROXIES_N]; /* --trusted-proxy */
     int nproxies;
+
+    /* Every connection (peer.c): counts per address key (refused ones under "r:" + key,
+     * file transfers under "f:" + key), the deadline's FIFO and its timer. */
+    thue_counts *counts;
+    int nlinks, nrefused, nfiles;
+    int links_max; /* max_conns, or fewer when the descriptors do not allow it */
+    net_link *fifo_head[2], *fifo_tail[2]; /* waiting for a request; [1]: refused */
+    uint64_t deadline_ms;                  /* --request-timeout-s */
+    uv_timer_t sweep;
+    int sweep_on;
+    int guard_on; /* rxguard started */
+    struct {      /* what FILTER_NETWORK_CONNECTION decided, for the wsi lws then makes */
+        int fd, refused, proxied;
+        char key[THUE_LIMIT_KEY_MAX];
+    } pending;
+    thue_limiter *api; /* /api requests per address key */
+    struct {           /* for /metrics */
+        uint64_t closed_at_accept, let_in_refused, timeouts, guard_refused, rate_limited, unmasked;
+    } stats;
 };
 
 /* ---- calls between the files ------------------------------------------------------ */
@@ -175,15 +229,47 @@ struct thue_net {
 /* net.c */
 thue_net *thue__net_of(struct lws *wsi);
 
-/* peer.c: per-address connection counts and the client's address */
-int thue__ip_count(thue_net *net, const char *ip);
-/* One more connection from ip: its slot, or NULL when out of memory. */
+/* peer.c: open WebSockets per address text (for the logs), and the client's address */
+/* One more WebSocket from ip: its slot, or NULL when out of memory. */
 ip_slot *thue__ip_acquire(thue_net *net, const char *ip);
 void thue__ip_release(thue_net *net, ip_slot *slot);
 /* 0 and *a, or -1 when text is not an IPv4 or IPv6 address. */
 int thue__addr_parse(const char *text, net_addr *a);
 /* The client's address text: the peer's, or the one a trusted proxy names. */
 void thue__client_ip(const thue_net *net, struct lws *wsi, char *buf, size_t size);
+
+/* peer.c: every connection (net_link), counted from accept to close */
+/* Sizes the connection limit from the descriptors the process may open, starts the
+ * guard and the deadline's timer: 0, or -1 with a sentence in err. */
+int thue__links_start(thue_net *net, const thue_config *cfg, char *err, size_t errsize);
+/* Stops the timer (shutdown). */
+void thue__links_stop(thue_net *net);
+/* Frees what the links' tables hold, once every connection is gone. */
+void thue__links_free(thue_net *net);
+/* LWS_CALLBACK_FILTER_NETWORK_CONNECTION: 0 to take the connection, 1 to close it now. */
+int thue__link_filter(thue_net *net, const struct lws_filter_network_conn_args *a);
+/* LWS_CALLBACK_SERVER_NEW_CLIENT_INSTANTIATED: the link of the connection just taken;
+ * 0, or -1 to drop it (out of memory). */
+int thue__link_new(thue_net *net, struct lws *wsi);
+/* LWS_CALLBACK_WSI_DESTROY: the connection is gone. */
+void thue__link_free(thue_net *net, struct lws *wsi);
+/* The link of wsi, or NULL (not a connection the listener accepted). */
+net_link *thue__link_of(struct lws *wsi);
+/* The request has arrived (headers, and body if any): its response is not under the
+ * deadline. */
+void thue__link_busy(thue_net *net, net_link *l);
+/* The response is out and the connection stays open: the next request's deadline
+ * starts now. */
+void thue__link_idle(thue_net *net, net_link *l);
+/* A WebSocket upgrade through a trusted proxy: count the connection as its client ip;
+ * 0, or -1 when that address is at its limit. */
+int thue__link_count_client(thue_net *net, net_link *l, const char *ip);
+/* The connection is a WebSocket now. */
+void thue__link_upgraded(thue_net *net, net_link *l);
+/* One of FILES_MAX file transfers for l: 0, or -1 when none is free (for its address or
+ * in all). thue__link_file_done gives it back. */
+int thue__link_file_take(thue_net *net, net_link *l);
+void thue__link_file_done(thue_net *net, net_link *l);
 
 /* ws.c: the lobby's hooks and the WebSocket callbacks */
 void thue__hook_send(void *ctx, thue_conn *c, const char *text, size_t len);
@@ -203,5 +289,10 @@ int thue__http_request(thue_net *net, struct lws *wsi, pss *p, const char *uri);
 int thue__http_writeable(struct lws *wsi, pss *p);
 void thue__http_reset(pss *p);
 int thue__http_refuse_method(struct lws *wsi, pss *p);
+/* The headers every response carries (Content-Security-Policy, X-Frame-Options, ...),
+ * as lws header calls: 0, or -1 when they do not fit. */
+int thue__http_security_headers(struct lws *wsi, unsigned char **q, unsigned char *end);
+/* The same as raw "name: value\r\n" lines. */
+extern const char thue__http_security_raw[];
 
 #endif

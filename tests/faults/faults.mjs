@@ -31,8 +31,10 @@ import process from "node:process";
 import { startServer, player, get, test, run, withTimeout } from "../integration/lib.mjs";
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-// Every player here comes from 127.0.0.1: the per-address room rate is lifted.
-const FLAGS = ["--rate", "2000", "--burst", "2000", "--max-rooms-per-player", "50", "--room-rate-per-ip", "100000", "--log-level", "info"];
+// Every player here comes from 127.0.0.1: the per-address room rate is lifted; checkStored
+// reads every stored match through /api: past the default /api rate limit.
+const FLAGS = ["--rate", "2000", "--burst", "2000", "--max-rooms-per-player", "50", "--room-rate-per-ip", "100000",
+  "--log-level", "info", "--api-rate", "100000", "--api-burst", "1000000"];
 const rand = (n) => Math.floor(Math.random() * n);
 
 /** Waits until pred() (sync or async) is true, polling every 100 ms, for at most ms. */

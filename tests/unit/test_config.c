@@ -218,6 +218,9 @@ static const tsetting tsettings[] = {
     TINT("tournament-expire-s", tournament_expire_s, 1, 2592000, "120"),
     TREAL("glicko-tau", glicko_tau, "0.2..1.2", "0.7"),
     TSTR("trusted-proxy", trusted_proxy, "10.0.0.1"),
+    TINT("request-timeout-s", request_timeout_s, 1, 3600, "20"),
+    TINT("api-rate", api_rate, 1, 100000, "5"),
+    TINT("api-burst", api_burst, 1, 1000000, "7"),
 };
 
 #define NTSETTINGS (sizeof tsettings / sizeof tsettings[0])
