@@ -239,6 +239,29 @@ function needRoot(what) {
     throw new Error(`${what} needs root (to mount a tmpfs or to attach strace); run the fault script as root`);
 }
 
+/** What a failed wait on the store prints: its counters, its threads' states (a thread left
+ * stopped by a tracer cannot recover) and the server's last log lines. */
+async function postmortem(server) {
+  const lines = [];
+  lines.push(`write failures ${await metric(server, "thue_store_write_failures_total").catch(() => "?")}, ` +
+    `writes waiting ${await metric(server, "thue_store_writes_waiting").catch(() => "?")}`);
+  try {
+    const dir = `/proc/${server.proc.pid}/task`;
+    const states = fs.readdirSync(dir).map((t) => {
+      const stat = fs.readFileSync(`${dir}/${t}/stat`, "utf8");
+      const comm = fs.readFileSync(`${dir}/${t}/comm`, "utf8").trim();
+      return `${comm}:${stat.slice(stat.lastIndexOf(")") + 2).split(" ")[0]}`;
+    });
+    lines.push(`threads (name:state) ${states.join(" ")}`);
+  } catch (e) {
+    lines.push(`threads: ${e.message}`);
+  }
+  const log = server.stderr().split("\n");
+  lines.push(`the server's last store lines:\n${log.filter((l) => /store/.test(l)).slice(-15).join("\n")}`);
+  lines.push(`its last lines:\n${log.slice(-6).join("\n")}`);
+  return lines.join("\n");
+}
+
 async function health(server) {
   return (await get(server, "/healthz")).json;
 }
@@ -273,7 +296,8 @@ async function playThrough(server, load, brk, mend, restart) {
   const duringMoves = load.moves - moves0;
   const duringOver = load.finishedStates - over0;
   await mend();
-  await until(async () => (await health(server)).store === "ok", 30000, "the store to recover");
+  await until(async () => (await health(server)).store === "ok", 30000, "the store to recover")
+    .catch(async (e) => { throw new Error(`${e.message}\n${await postmortem(server)}`); });
   assert.match(server.stderr(), /writing works again/);
   // Every match seen over is announced, once its record is in.
   await until(() => load.ends.size >= load.finishedStates, 30000, "the waiting matches to be announced");
