@@ -229,30 +229,89 @@ static job *next_job(thue_store *s, held *h)
     }
 }
 
+/*
+ * Group commit: the writes ready in order (the held ones, then those queued) are run in
+ * one transaction, up to BATCH_MAX: one sync of the log for all of them. That is what
+ * lets a backlog left by a failing disk drain much faster than play adds to it. A job's
+ * own expected failure (a taken name) is its savepoint's; a failure of the disk, or a
+ * transaction SQLite rolled back, sends the whole batch back to be tried again.
+ */
+#define BATCH_MAX 128
+
+/* Under the lock: j and the writes that follow it in order, into batch; how many. */
+static int gather(thue_store *s, held *h, job *j, job **batch)
+{
+    int n = 0;
+    batch[n++] = j;
+    if (!is_write(j))
+        return n;
+    while (n < BATCH_MAX) {
+        if (h->head) {
+            h->n--;
+            batch[n++] = pop(&h->head, &h->tail);
+        } else if (s->q_head && is_write(s->q_head)) {
+            batch[n++] = pop(&s->q_head, &s->q_tail);
+        } else {
+            break;
+        }
+    }
+    atomic_store(&s->writes_waiting, h->n);
+    return n;
+}
+
+/* Runs the batch; 1 when the disk refused it (every job is to be tried again), else 0
+ * (each job has its answer in err). */
+static int run_batch(thue_store *s, job **batch, int n)
+{
+    if (n == 1) {
+        run_job(s, batch[0]);
+        return is_write(batch[0]) && batch[0]->err == THUE_STORE_EIO && s->db.transient;
+    }
+    s->db.transient = 0;
+    if (thue__db_batch_begin(&s->db) != 0)
+        return s->db.transient;
+    for (int i = 0; i < n; i++) {
+        run_job(s, batch[i]);
+        if ((batch[i]->err == THUE_STORE_EIO && s->db.transient) ||
+            !thue__db_batch_alive(&s->db)) {
+            /* The disk failed, or the transaction is gone with what the batch wrote. */
+            thue__db_batch_end(&s->db, 0);
+            return 1;
+        }
+    }
+    s->db.transient = 0;
+    if (thue__db_batch_end(&s->db, 1) != 0)
+        return 1;
+    return 0;
+}
+
 static void store_thread(void *arg)
 {
     thue_store *s = arg;
     held h = {NULL, NULL, 0, 0, RETRY_FIRST_MS};
+    job *batch[BATCH_MAX];
     uv_mutex_lock(&s->lock);
     for (;;) {
         job *j = next_job(s, &h);
         if (j == NULL)
             break; /* stopping, and nothing is left */
+        int n = gather(s, &h, j, batch);
         uv_mutex_unlock(&s->lock);
 
-        run_job(s, j);
-        int again = is_write(j) && j->err == THUE_STORE_EIO && s->db.transient;
+        int again = run_batch(s, batch, n);
         if (again)
             atomic_fetch_add(&s->write_failures, 1);
 
         uv_mutex_lock(&s->lock);
         if (again && !s->stopping) {
-            /* First in line again; everything else waits behind it. */
-            j->next = h.head;
-            h.head = j;
-            if (h.tail == NULL)
-                h.tail = j;
-            h.n++;
+            /* First in line again, in their order; everything else waits behind them. */
+            for (int i = n - 1; i >= 0; i--) {
+                batch[i]->next = h.head;
+                h.head = batch[i];
+                if (h.tail == NULL)
+                    h.tail = batch[i];
+                h.n++;
+            }
             h.retry_at = uv_hrtime() + (uint64_t)h.pause_ms * 1000000u;
             atomic_store(&s->failing, 1);
             atomic_store(&s->writes_waiting, h.n);
@@ -263,22 +322,27 @@ static void store_thread(void *arg)
             h.pause_ms = h.pause_ms * 2 > RETRY_MAX_MS ? RETRY_MAX_MS : h.pause_ms * 2;
             continue;
         }
-        if (again)
-            thue_log(THUE_LOG_ERROR, "store: %s: shutting down with the disk still failing: a "
-                     "write is lost", s->db.path);
-        else if (is_write(j) && atomic_load(&s->failing) && h.head == NULL) {
+        if (again) {
+            thue_log(THUE_LOG_ERROR, "store: %s: shutting down with the disk still failing: "
+                     "%d write%s lost", s->db.path, n, n == 1 ? " is" : "s are");
+            for (int i = 0; i < n; i++)
+                if (batch[i]->err == 0)
+                    batch[i]->err = THUE_STORE_EIO; /* never answered as saved */
+        } else if (is_write(j) && atomic_load(&s->failing)) {
+            /* Writing works: the store is healthy again; what waits drains in batches. */
             atomic_store(&s->failing, 0);
-            atomic_store(&s->writes_waiting, 0);
             h.pause_ms = RETRY_FIRST_MS;
-            thue_log(THUE_LOG_INFO, "store: %s: writing works again; the waiting writes are saved",
-                     s->db.path);
+            thue_log(THUE_LOG_INFO, "store: %s: writing works again; %d waiting write%s being "
+                     "saved", s->db.path, h.n, h.n == 1 ? " is" : "s are");
         }
-        j->next = NULL;
-        if (s->done_tail)
-            s->done_tail->next = j;
-        else
-            s->done_head = j;
-        s->done_tail = j;
+        for (int i = 0; i < n; i++) {
+            batch[i]->next = NULL;
+            if (s->done_tail)
+                s->done_tail->next = batch[i];
+            else
+                s->done_head = batch[i];
+            s->done_tail = batch[i];
+        }
         uv_async_send(&s->async);
     }
     /* Sent under the lock: once the loop thread sees `exited` it may close the handle. */

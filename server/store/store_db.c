@@ -138,6 +138,9 @@ static const char *const stmt_sql[THUE__STMT_COUNT] = {
     [THUE__STMT_BEGIN_WRITE] = "BEGIN IMMEDIATE",
     [THUE__STMT_COMMIT] = "COMMIT",
     [THUE__STMT_ROLLBACK] = "ROLLBACK",
+    [THUE__STMT_SAVEPOINT] = "SAVEPOINT job",
+    [THUE__STMT_RELEASE] = "RELEASE job",
+    [THUE__STMT_ROLLBACK_TO] = "ROLLBACK TO job",
     [THUE__STMT_ACCOUNT_INSERT] =
         "INSERT INTO accounts (id, name, name_key, kind, bot, token_hash, created_ms) "
         "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
@@ -222,12 +225,15 @@ static int run(thue__db *d, thue__stmt which, const char *what)
 
 int thue__db_begin(thue__db *d, int write)
 {
+    if (d->batch && write)
+        return run(d, THUE__STMT_SAVEPOINT, "cannot begin a savepoint");
     return run(d, write ? THUE__STMT_BEGIN_WRITE : THUE__STMT_BEGIN, "cannot begin a transaction");
 }
 
 int thue__db_commit(thue__db *d)
 {
-    int err = run(d, THUE__STMT_COMMIT, "cannot commit");
+    int err = d->batch ? run(d, THUE__STMT_RELEASE, "cannot release a savepoint")
+                       : run(d, THUE__STMT_COMMIT, "cannot commit");
     if (err)
         thue__db_rollback(d);
     return err;
@@ -236,8 +242,42 @@ int thue__db_commit(thue__db *d)
 void thue__db_rollback(thue__db *d)
 {
     /* After some errors (SQLITE_FULL, SQLITE_IOERR, ...) SQLite has rolled back already. */
-    if (!sqlite3_get_autocommit(d->db))
+    if (sqlite3_get_autocommit(d->db))
+        return;
+    if (d->batch) {
+        /* ROLLBACK TO keeps the savepoint open: RELEASE ends it (with nothing in it). */
+        if (run(d, THUE__STMT_ROLLBACK_TO, "cannot roll back to a savepoint") == 0)
+            run(d, THUE__STMT_RELEASE, "cannot release a savepoint");
+        return;
+    }
+    run(d, THUE__STMT_ROLLBACK, "cannot roll back");
+}
+
+int thue__db_batch_begin(thue__db *d)
+{
+    int err = run(d, THUE__STMT_BEGIN_WRITE, "cannot begin a transaction");
+    d->batch = err == 0;
+    return err;
+}
+
+int thue__db_batch_alive(thue__db *d)
+{
+    return d->batch && !sqlite3_get_autocommit(d->db);
+}
+
+int thue__db_batch_end(thue__db *d, int commit)
+{
+    int alive = thue__db_batch_alive(d);
+    d->batch = 0;
+    if (alive && commit) {
+        int err = run(d, THUE__STMT_COMMIT, "cannot commit");
+        if (err && !sqlite3_get_autocommit(d->db))
+            run(d, THUE__STMT_ROLLBACK, "cannot roll back");
+        return err;
+    }
+    if (alive)
         run(d, THUE__STMT_ROLLBACK, "cannot roll back");
+    return commit ? THUE_STORE_EIO : 0;
 }
 
 /* PRAGMA user_version, or -1 (with SQLite's message in the handle). */

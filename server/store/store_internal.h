@@ -24,6 +24,9 @@ typedef enum {
     THUE__STMT_BEGIN_WRITE, /* BEGIN IMMEDIATE: a write job's */
     THUE__STMT_COMMIT,
     THUE__STMT_ROLLBACK,
+    THUE__STMT_SAVEPOINT,   /* a write job's part of a batch (store.c's group commit) */
+    THUE__STMT_RELEASE,
+    THUE__STMT_ROLLBACK_TO,
     THUE__STMT_ACCOUNT_INSERT,
     THUE__STMT_ACCOUNT_LOAD,
     THUE__STMT_RATING_UPSERT,
@@ -78,6 +81,8 @@ typedef struct thue__db {
     int transient; /* the last failure may pass: the disk is full, read-only or failing,
                       or the file is locked (set by thue__db_fail) */
     int lock_fd;   /* the file's flock()ed descriptor (store_db.c's lock_file), or -1 */
+    int batch;     /* a batch's transaction is open: a write job's begin, commit and
+                      rollback are a savepoint's */
 } thue__db;
 
 /* A read's answer: HTTP status and a malloc()ed body (NULL only when memory ran out). */
@@ -112,8 +117,17 @@ int thue__db_save_tournament(thue__db *d, const char *id, const char *state_json
 int thue__db_fail(thue__db *d, const char *what);
 int thue__db_begin(thue__db *d, int write);
 int thue__db_commit(thue__db *d);
-/* Rolls back the open transaction, if any (SQLite may already have rolled it back). */
+/* Rolls back the open transaction, if any (SQLite may already have rolled it back); in
+ * a batch, the job's savepoint only. */
 void thue__db_rollback(thue__db *d);
+/* Group commit: one transaction around several write jobs, each in its savepoint (so one
+ * job's expected failure, a taken name say, leaves the others). batch_begin: 0 or
+ * THUE_STORE_EIO. batch_alive: whether the batch's transaction is still open (SQLite
+ * rolls the whole transaction back after some I/O errors). batch_end commits (or, with
+ * commit 0 or a dead transaction, rolls back): 0 or THUE_STORE_EIO; d->batch is 0 after. */
+int thue__db_batch_begin(thue__db *d);
+int thue__db_batch_alive(thue__db *d);
+int thue__db_batch_end(thue__db *d, int commit);
 /* The test hook: _exit(99) when crash is set. */
 void thue__crash_point(int crash);
 

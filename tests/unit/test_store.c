@@ -1207,6 +1207,73 @@ static void test_store_writes_wait_for_the_disk(void **state)
     tdir_remove(&t);
 }
 
+/* A backlog drains in batches (one transaction for many writes): in order, each write
+ * with its own answer: a taken name fails alone, the writes around it are saved. */
+static void test_store_backlog_batches(void **state)
+{
+    (void)state;
+    tdir t;
+    tdir_make(&t);
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    thue_store *s = open_started(t.path, &loop);
+    assert_int_equal(add_account(s, &loop, "ann", THUE_KIND_ACCOUNT, 1, NULL), 0);
+    thue_store_fail_writes(s, 1);
+    enum { N = 300 };
+    int seq = 0;
+    seqres *w = calloc(N, sizeof *w);
+    tmatch *tm = calloc(N, sizeof *tm);
+    thue_account_row *rows = calloc(N, sizeof *rows);
+    assert_true(w && tm && rows);
+    for (int i = 0; i < N; i++) {
+        w[i] = (seqres){&seq, 0, 1};
+        if (i % 3 == 0) {
+            char name[32];
+            /* Account 150 takes the name of account 75: the one expected failure. */
+            snprintf(name, sizeof name, "p%d", i == 150 ? 75 : i);
+            rows[i] = account_row(name, 10 + i);
+            assert_int_equal(thue_store_add_account(s, &rows[i], on_write_seq, &w[i]), 0);
+        } else {
+            char id[32];
+            snprintf(id, sizeof id, "m%d", i);
+            make_match(&tm[i], id, "ann", "bob", 1700000100000 + i, 6);
+            assert_int_equal(thue_store_save_match(s, &tm[i].row, on_write_seq, &w[i]), 0);
+        }
+    }
+    /* The second try takes them all (queued while the first failed) and fails. */
+    wait_failures(s, &loop, 2);
+    thue_store_health h;
+    thue_store_health_get(s, &h);
+    assert_int_equal(h.failing, 1);
+    assert_int_equal(h.writes_waiting, N);
+    assert_int_equal(seq, 0);
+
+    thue_store_fail_writes(s, 0);
+    while (seq < N)
+        uv_run(&loop, UV_RUN_ONCE);
+    for (int i = 0; i < N; i++) {
+        assert_int_equal(w[i].at, i + 1); /* answered in the order queued */
+        assert_int_equal(w[i].err, i == 150 ? THUE_STORE_EEXISTS : 0);
+    }
+    thue_store_health_get(s, &h);
+    assert_int_equal(h.failing, 0);
+    assert_int_equal(h.writes_waiting, 0);
+    json_t *j = matches_json(s, &loop, "ann", 1, 1000);
+    assert_int_equal(json_array_size(json_object_get(j, "matches")), N - N / 3);
+    json_decref(j);
+    close_run(s, &loop);
+
+    loaded *l = malloc(sizeof *l);
+    load_all(t.path, l);
+    assert_int_equal(l->naccounts, 1 + N / 3 - 1);
+    free(l);
+    free(w);
+    free(tm);
+    free(rows);
+    assert_int_equal(uv_loop_close(&loop), 0);
+    tdir_remove(&t);
+}
+
 static void test_store_errors(void **state)
 {
     (void)state;
@@ -1347,6 +1414,7 @@ int main(void)
         cmocka_unit_test(test_store_tournaments),
         cmocka_unit_test(test_store_tournament_game),
         cmocka_unit_test(test_store_writes_wait_for_the_disk),
+        cmocka_unit_test(test_store_backlog_batches),
         cmocka_unit_test(test_store_close_drains),
         cmocka_unit_test(test_store_errors),
         cmocka_unit_test(test_store_crash_in_transaction),
