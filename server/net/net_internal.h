@@ -108,6 +108,7 @@ struct thue_conn {
     uint64_t life_ms;
     uint64_t pinged_ms;  /* a ping went out for the silence since life_ms (0: none) */
     uint64_t rx_seen;    /* the receive guard's bytes_in at the last check */
+    uint64_t checked_ms; /* that check's time */
     uint64_t close_deadline;
     int ping_due;        /* a ping waits for WRITEABLE */
     char *rx;             /* a fragmented message being reassembled */

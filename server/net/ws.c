@@ -431,11 +431,15 @@ static void conn_check(thue_conn *c, uint64_t now)
     }
     /* Bytes read from the socket are life too (frames lws answers itself, a message
      * still arriving): the receive guard counts them. */
+    /* They came after the previous check, when exactly is not known: that check's time
+     * is the latest sure sign of life (never later than the truth). */
     net_link *l = thue__link_of(c->wsi);
     if (l && l->rx.bytes_in != c->rx_seen) {
         c->rx_seen = l->rx.bytes_in;
-        c->life_ms = now;
+        if (c->checked_ms > c->life_ms)
+            c->life_ms = c->checked_ms;
     }
+    c->checked_ms = now;
     if (now >= c->life_ms + net->idle_ms) {
         net->stats.idle_drops++;
         thue_log(THUE_LOG_DEBUG, "connection from %s: silent for %llu ms, dropping it",
@@ -531,7 +535,7 @@ int thue__ws_established(thue_net *net, struct lws *wsi, pss *p)
     net->conns = c;
     net->nconns++;
     p->conn = c;
-    c->life_ms = uv_now(net->loop);
+    c->life_ms = c->checked_ms = uv_now(net->loop);
     net_link *l = thue__link_of(wsi);
     if (l)
         c->rx_seen = l->rx.bytes_in;
