@@ -1,0 +1,178 @@
+// attack_slow.test.mjs: issue 15's slow readers, replayed on loopback. 100 guests from one
+// address each make 5 rooms, stop reading their socket, and send 70 list_rooms (each
+// answer lists the 500 public rooms). Before issue 15 the server queued every answer
+// (~40 of them per connection pass the rate limit, ~90 KiB each) and grew by hundreds
+// of MiB, dropping nobody. Now what one connection may have unsent is bounded
+// (--send-max-kib, 256 KiB by default: over it for 2 s or past twice it, goodbye `slow`
+// and close 1008) and so is the sum (--send-total-max-mib, 64 MiB).
+//
+// Asserted: the server's RSS (/proc/PID/status, peak over the attack) grows by less than
+// 64 MiB; every slow connection is closed (1008 after goodbye `slow` when it reads at the
+// end, or at least closed); /healthz answers 200 throughout; two players at another
+// address play a move meanwhile. Under ASan the server's allocator keeps freed memory
+// in quarantine, which RSS would count: the test then asks for a small quarantine.
+// Every loop is bounded; figures are printed, timings are not asserted.
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { Client, SERVER, WAIT_MS, run, startServer, test, withTimeout } from "./lib.mjs";
+
+const CONNS = 100;
+const ROOMS = 5;
+const LISTS = 70;
+const WATCH_MS = 5000; // the attack's window, as in the issue
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+function rssKiB(pid) {
+  try {
+    const m = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+    return m ? Number(m[1]) : NaN;
+  } catch {
+    return NaN;
+  }
+}
+
+/** Whether the server binary is built with AddressSanitizer (it links libasan). */
+function asanBuild() {
+  try {
+    return /libasan/.test(execFileSync("ldd", [SERVER], { encoding: "utf8" }));
+  } catch {
+    return false;
+  }
+}
+
+/** Flags the server knows (an older binary lacks the newer ones). */
+function knownFlags() {
+  try {
+    return execFileSync(SERVER, ["--help"], { encoding: "utf8" });
+  } catch {
+    return "";
+  }
+}
+
+async function guest(server, name, addr) {
+  const c = await Client.connect(server.ws, name, ["thue.v1"], { localAddress: addr });
+  c.welcome = await c.ok({ type: "hello", protocol: 1, name });
+  return c;
+}
+
+test("slow readers: memory stays bounded, they are dropped with goodbye slow, others play on", async () => {
+  const help = knownFlags();
+  const flags = ["--max-rooms-per-player", String(ROOMS), "--max-connections-per-ip", "1000", "--grace-s", "0"];
+  if (help.includes("--room-rate-per-ip")) flags.push("--room-rate-per-ip", "100000");
+  const env = {};
+  if (asanBuild()) {
+    env.ASAN_OPTIONS = [process.env.ASAN_OPTIONS, "quarantine_size_mb=4", "thread_local_quarantine_size_kb=64"]
+      .filter(Boolean)
+      .join(":");
+  }
+  const server = await startServer(flags, env);
+  const slow = [];
+  try {
+    // the attackers connect and make their rooms (reading the answers)
+    for (let i = 0; i < CONNS; i += 20) {
+      const batch = [];
+      for (let j = i; j < Math.min(CONNS, i + 20); j++) {
+        batch.push(
+          (async () => {
+            const c = await guest(server, `Slow${j}`, "127.0.0.1");
+            for (let r = 0; r < ROOMS; r++) await c.ok({ type: "create_room", k: 3 });
+            return c;
+          })(),
+        );
+      }
+      slow.push(...(await Promise.all(batch)));
+    }
+    const probe = await guest(server, "Probe", "127.0.0.3");
+    const listed = await probe.ok({ type: "list_rooms" });
+    const answerBytes = JSON.stringify(listed).length;
+    probe.close();
+    const pid = server.proc.pid;
+    const before = rssKiB(pid);
+
+    // the attack: stop reading, then ask for the list LISTS times on every connection
+    for (const c of slow) c.ws.pause();
+    for (const c of slow) for (let n = 0; n < LISTS; n++) c.send({ type: "list_rooms", id: 1000 + n });
+
+    // meanwhile: RSS sampled, /healthz polled, and two players at another address play
+    let peak = before;
+    let health = { ok: 0, bad: 0 };
+    const t0 = Date.now();
+    const sampler = (async () => {
+      while (Date.now() - t0 < WATCH_MS) {
+        const r = rssKiB(pid);
+        if (r > peak) peak = r;
+        await sleep(50);
+      }
+    })();
+    const prober = (async () => {
+      while (Date.now() - t0 < WATCH_MS) {
+        try {
+          const res = await withTimeout(fetch(`${server.url}/healthz`), WAIT_MS, "/healthz");
+          await res.text();
+          if (res.status === 200) health.ok++;
+          else health.bad++;
+        } catch {
+          health.bad++;
+        }
+        await sleep(250);
+      }
+    })();
+    const play = (async () => {
+      const p0 = Date.now();
+      const ann = await guest(server, "Ann", "127.0.0.2");
+      const bob = await guest(server, "Bob", "127.0.0.2");
+      const { room } = await ann.ok({ type: "create_room", k: 3, first_builder: "creator" });
+      await bob.ok({ type: "join", room });
+      await ann.ok({ type: "ready", room });
+      await bob.ok({ type: "ready", room });
+      await ann.state(room, (s) => s.status === "playing");
+      await ann.ok({ type: "place", room, position: 0 });
+      const ms = Date.now() - p0;
+      ann.close();
+      bob.close();
+      return ms;
+    })();
+    const [, , playMs] = await Promise.all([sampler, prober, play]);
+    const growthMiB = (peak - before) / 1024;
+    const metrics = await (await fetch(`${server.url}/metrics`)).text();
+    const metric = (re) => Number(re.exec(metrics)?.[1] ?? NaN);
+    const slowDrops =
+      metric(/^thue_ws_slow_drops_total\{bound="connection"\} (\d+)$/m) +
+      metric(/^thue_ws_slow_drops_total\{bound="total"\} (\d+)$/m);
+
+    // the attackers read again: what reaches them ends with goodbye slow and 1008
+    for (const c of slow) c.ws.resume();
+    const ends = await Promise.all(
+      slow.map((c) =>
+        withTimeout(c.closed, 15000, `${c.name} to be closed`).then(
+          (info) => info,
+          () => null,
+        ),
+      ),
+    );
+    const codes = {};
+    for (const e of ends) codes[e ? e.code : "open"] = (codes[e ? e.code : "open"] || 0) + 1;
+    const goodbyes = slow.filter((c) => c.inbox.some((m) => m.type === "goodbye" && m.reason === "slow")).length;
+    console.log(
+      `     ${CONNS} slow readers x ${ROOMS} rooms x ${LISTS} list_rooms (answer ${answerBytes} bytes): ` +
+        `RSS ${(before / 1024).toFixed(1)} MiB -> peak ${(peak / 1024).toFixed(1)} MiB (+${growthMiB.toFixed(1)} MiB) ` +
+        `within ${WATCH_MS} ms; slow drops (metrics) ${slowDrops}; closes ${JSON.stringify(codes)}; ` +
+        `goodbye slow seen by ${goodbyes}; /healthz ${health.ok} ok, ${health.bad} not; a move played in ${playMs} ms`,
+    );
+    assert.ok(growthMiB < 64, `RSS grew by ${growthMiB.toFixed(1)} MiB`);
+    assert.equal(health.bad, 0, "/healthz failed during the attack");
+    assert.ok(health.ok > 0);
+    assert.equal(codes.open || 0, 0, "some slow readers were never closed");
+    for (const c of slow) {
+      if (c.closeInfo.code === 1008) assert.ok(c.inbox.some((m) => m.type === "goodbye" && m.reason === "slow"), `${c.name}: 1008 without goodbye slow`);
+    }
+    assert.ok((codes[1008] || 0) > 0, "no slow reader was closed with 1008");
+    assert.ok(slowDrops >= CONNS / 2, `only ${slowDrops} slow drops counted`);
+  } finally {
+    for (const c of slow) c.ws.terminate();
+    await server.stop();
+  }
+});
+
+await run();
