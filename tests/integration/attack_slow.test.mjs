@@ -175,4 +175,66 @@ test("slow readers: memory stays bounded, they are dropped with goodbye slow, ot
   }
 });
 
+test("the total bound: past --send-total-max-mib the largest backlogs are dropped", async () => {
+  // Each connection may hold 16 MiB here, but all together only 8 MiB: the total bound
+  // has to act. (An older binary without the flags runs with its defaults and fails.)
+  const help = knownFlags();
+  const N = 40;
+  const flags = ["--max-rooms-per-player", String(ROOMS), "--max-connections-per-ip", "1000", "--grace-s", "0"];
+  if (help.includes("--room-rate-per-ip")) flags.push("--room-rate-per-ip", "100000");
+  if (help.includes("--send-max-kib")) flags.push("--send-max-kib", "16384", "--send-total-max-mib", "8");
+  const server = await startServer(flags);
+  const slow = [];
+  try {
+    for (let i = 0; i < N; i += 20) {
+      const batch = [];
+      for (let j = i; j < Math.min(N, i + 20); j++) {
+        batch.push(
+          (async () => {
+            const c = await guest(server, `Big${j}`, "127.0.0.1");
+            for (let r = 0; r < ROOMS; r++) await c.ok({ type: "create_room", k: 3 });
+            return c;
+          })(),
+        );
+      }
+      slow.push(...(await Promise.all(batch)));
+    }
+    const pid = server.proc.pid;
+    const before = rssKiB(pid);
+    for (const c of slow) c.ws.pause();
+    for (const c of slow) for (let n = 0; n < 40; n++) c.send({ type: "list_rooms", id: 1000 + n });
+    let peak = before;
+    let queuedPeak = 0;
+    const t0 = Date.now();
+    while (Date.now() - t0 < 3000) {
+      const r = rssKiB(pid);
+      if (r > peak) peak = r;
+      const text = await (await fetch(`${server.url}/metrics`)).text();
+      const q = Number(/^thue_ws_queued_bytes (\d+)$/m.exec(text)?.[1] ?? NaN);
+      if (q > queuedPeak) queuedPeak = q;
+      await sleep(100);
+    }
+    const text = await (await fetch(`${server.url}/metrics`)).text();
+    const byTotal = Number(/^thue_ws_slow_drops_total\{bound="total"\} (\d+)$/m.exec(text)?.[1] ?? NaN);
+    const health = await fetch(`${server.url}/healthz`);
+    await health.text();
+    for (const c of slow) c.ws.resume();
+    // (the ones left open read their answers and stay: a short wait for the others)
+    const ends = await Promise.all(slow.map((c) => withTimeout(c.closed, 4000, c.name).then((e) => e, () => null)));
+    const closed1008 = ends.filter((e) => e && e.code === 1008).length;
+    console.log(
+      `     ${N} slow readers, --send-total-max-mib 8: RSS +${((peak - before) / 1024).toFixed(1)} MiB, ` +
+        `thue_ws_queued_bytes peak ${(queuedPeak / 1048576).toFixed(1)} MiB, drops by the total bound ${byTotal}, ` +
+        `closed 1008: ${closed1008} of ${N}, /healthz ${health.status}`,
+    );
+    assert.ok(byTotal > 0, "the total bound dropped nobody");
+    assert.ok(peak - before < 64 * 1024, `RSS grew by ${((peak - before) / 1024).toFixed(1)} MiB`);
+    assert.equal(health.status, 200);
+    assert.ok(closed1008 > 0);
+  } finally {
+    for (const c of slow) c.ws.terminate();
+    await server.stop();
+  }
+});
+
 await run();
