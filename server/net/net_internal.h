@@ -106,7 +106,8 @@ struct thue_conn {
      * or the close deadline); life_ms is the last sign of life, set in O(1). */
     thue_ka_entry ka;
     uint64_t life_ms;
-    uint64_t pinged_ms;  /* a ping went out for the silence since life_ms (0: none) */
+    uint64_t pinged_ms;  /* a ping went out for the silence since life_ms, at this time
+                            (0: none; a message or pong clears it) */
     uint64_t rx_seen;    /* the receive guard's bytes_in at the last check */
     uint64_t checked_ms; /* that check's time */
     uint64_t close_deadline;

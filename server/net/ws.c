@@ -407,7 +407,19 @@ static void enforce_total(thue_net *net)
 
 void thue__ws_life(thue_conn *c)
 {
-    c->life_ms = uv_now(c->net->loop);
+    thue_net *net = c->net;
+    c->life_ms = uv_now(net->loop);
+    if (c->pinged_ms == 0)
+        return; /* the entry fires at the silence's ping time (or earlier) and moves on */
+    /* A ping is out and the entry waits for the idle time: the new silence's ping is
+     * due sooner. One O(1) move per ping answered. */
+    c->pinged_ms = 0;
+    if (!c->closing && net->ka_on) {
+        uint64_t next = c->life_ms + net->ping_ms;
+        if (c->over_since && c->over_since + SLOW_MS < next)
+            next = c->over_since + SLOW_MS;
+        thue_ka_schedule(&net->ka, &c->ka, next);
+    }
 }
 
 /* c's entry fired (or c was just made): what is due now, and when to look again. */
@@ -438,6 +450,7 @@ static void conn_check(thue_conn *c, uint64_t now)
         c->rx_seen = l->rx.bytes_in;
         if (c->checked_ms > c->life_ms)
             c->life_ms = c->checked_ms;
+        c->pinged_ms = 0; /* (pings go out from checks only: this came after it) */
     }
     c->checked_ms = now;
     if (now >= c->life_ms + net->idle_ms) {
@@ -451,7 +464,7 @@ static void conn_check(thue_conn *c, uint64_t now)
         return;
     }
     uint64_t next;
-    if (c->pinged_ms > c->life_ms) {
+    if (c->pinged_ms && c->pinged_ms >= c->life_ms) {
         next = c->life_ms + net->idle_ms;
     } else if (now >= c->life_ms + net->ping_ms) {
         net->stats.pings++;
@@ -604,7 +617,7 @@ int thue__ws_receive(thue_net *net, struct lws *wsi, pss *p, const char *in, siz
     thue_conn *c = p->conn;
     if (c == NULL)
         return -1;
-    c->life_ms = uv_now(net->loop);
+    thue__ws_life(c);
     if (c->closing)
         return 0; /* the lobby is done with it: input is dropped until the close ends */
     if (lws_frame_is_binary(wsi))
@@ -666,8 +679,10 @@ int thue__ws_writeable(struct lws *wsi, pss *p)
     if (c->ping_due) {
         c->ping_due = 0;
         if (!c->closing) {
+            /* with a payload: lws 4.1 calls RECEIVE_PONG only for a pong that has one */
             unsigned char ping[LWS_PRE + 1];
-            if (lws_write(wsi, ping + LWS_PRE, 0, LWS_WRITE_PING) < 0)
+            ping[LWS_PRE] = 'k';
+            if (lws_write(wsi, ping + LWS_PRE, 1, LWS_WRITE_PING) < 0)
                 return -1;
             if (c->head || c->closing || lws_partial_buffered(wsi))
                 lws_callback_on_writable(wsi);
