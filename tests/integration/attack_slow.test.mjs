@@ -50,6 +50,13 @@ function knownFlags() {
   }
 }
 
+/** The server's environment: under ASan a small quarantine (freed memory it keeps). */
+function serverEnv() {
+  if (!asanBuild()) return {};
+  const opts = [process.env.ASAN_OPTIONS, "quarantine_size_mb=4", "thread_local_quarantine_size_kb=64"];
+  return { ASAN_OPTIONS: opts.filter(Boolean).join(":") };
+}
+
 async function guest(server, name, addr) {
   const c = await Client.connect(server.ws, name, ["thue.v1"], { localAddress: addr });
   c.welcome = await c.ok({ type: "hello", protocol: 1, name });
@@ -60,13 +67,7 @@ test("slow readers: memory stays bounded, they are dropped with goodbye slow, ot
   const help = knownFlags();
   const flags = ["--max-rooms-per-player", String(ROOMS), "--max-connections-per-ip", "1000", "--grace-s", "0"];
   if (help.includes("--room-rate-per-ip")) flags.push("--room-rate-per-ip", "100000");
-  const env = {};
-  if (asanBuild()) {
-    env.ASAN_OPTIONS = [process.env.ASAN_OPTIONS, "quarantine_size_mb=4", "thread_local_quarantine_size_kb=64"]
-      .filter(Boolean)
-      .join(":");
-  }
-  const server = await startServer(flags, env);
+  const server = await startServer(flags, serverEnv());
   const slow = [];
   try {
     // the attackers connect and make their rooms (reading the answers)
@@ -183,7 +184,7 @@ test("the total bound: past --send-total-max-mib the largest backlogs are droppe
   const flags = ["--max-rooms-per-player", String(ROOMS), "--max-connections-per-ip", "1000", "--grace-s", "0"];
   if (help.includes("--room-rate-per-ip")) flags.push("--room-rate-per-ip", "100000");
   if (help.includes("--send-max-kib")) flags.push("--send-max-kib", "16384", "--send-total-max-mib", "8");
-  const server = await startServer(flags);
+  const server = await startServer(flags, serverEnv());
   const slow = [];
   try {
     for (let i = 0; i < N; i += 20) {
