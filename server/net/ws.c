@@ -6,8 +6,8 @@
  * Send bounds. A connection's unsent bytes are its queue, what the loop turn holds for
  * it, and what lws may still hold of our last write (lws sends what the socket takes and
  * keeps the rest, all of one write at most, since we write again only once it is out).
- * Over --send-max-kib for SLOW_MS, or past twice that at once, the connection is
- * dropped: its backlog is freed, it gets goodbye `slow` (through the lobby, so that its
+ * Over --send-max-kib for SLOW_MS, or with more than twice that queued or held by us when
+ * another message comes, the connection is dropped: its backlog is freed, it gets goodbye `slow` (through the lobby, so that its
  * session is handled as after any lost connection) and close 1008. The sum over the
  * connections that are not closing is bounded by --send-total-max-mib: past it, at the
  * end of the loop turn, the largest backlogs are dropped the same way until the sum is
@@ -293,12 +293,16 @@ void thue__hook_send(void *ctx, thue_conn *c, const char *text, size_t len)
     thue_net *net = ctx;
     if (c == NULL || c->closing || net->phase == TEARING_DOWN)
         return;
-    size_t before = unsent(c);
-    if (!c->dropping && before > 0 && before + len > 2 * net->send_max) {
+    /* What we hold for c ourselves; what lws holds of the last write (one message, or
+     * one turn's worth) counts for the 2 s bound only, so that one long message (a long
+     * list) being sent does not make the next short one a reason to drop. */
+    size_t before = c->queued + c->held_bytes;
+    if (!c->dropping && before > 2 * net->send_max) {
         /* The peer reads far slower than it is sent to: queueing more only grows memory,
          * so its backlog goes, and the connection with it. (Its goodbye, sent from here,
-         * comes back through this function with dropping set.) One message, however
-         * long, is always taken when nothing is unsent. */
+         * comes back through this function with dropping set.) The message that crosses
+         * the line is still taken: one long message (a long list) after a few short ones
+         * is not a reason to drop a reader; it is bounded by the 2 s rule. */
         slow_drop(c, 0);
         return;
     }

@@ -238,4 +238,34 @@ test("the total bound: past --send-total-max-mib the largest backlogs are droppe
   }
 });
 
+test("a client that reads is not dropped, even for messages longer than the bound", async () => {
+  // --send-max-kib 16: each list (~200 rooms, ~40 KB) is more than twice the bound.
+  const help = knownFlags();
+  const flags = ["--max-rooms-per-player", "1000", "--rate", "1000", "--burst", "1000"];
+  if (help.includes("--room-rate-per-ip")) flags.push("--room-rate-per-ip", "100000");
+  if (help.includes("--send-max-kib")) flags.push("--send-max-kib", "16");
+  const server = await startServer(flags, serverEnv());
+  try {
+    const maker = await guest(server, "Maker", "127.0.0.1");
+    // (in batches: 200 answers at once would be more than twice the bound in one go)
+    for (let i = 0; i < 200; i += 10) await Promise.all(Array.from({ length: 10 }, () => maker.ok({ type: "create_room", k: 3 })));
+    const reader = await guest(server, "Reader", "127.0.0.2");
+    let bytes = 0;
+    for (let i = 0; i < 20; i++) {
+      // a list and a ping together: the ping's answer follows a long message
+      reader.send({ type: "ping", id: `p${i}` });
+      const r = await reader.ok({ type: "list_rooms" });
+      bytes += JSON.stringify(r).length;
+      await reader.next((m) => m.id === `p${i}`, "the pong");
+    }
+    console.log(`     a reader got ${(bytes / 1048576).toFixed(1)} MiB in 20 lists of ~${Math.round(bytes / 20 / 1024)} KiB with --send-max-kib 16: ${reader.closeInfo ? `closed ${reader.closeInfo.code}` : "still connected"}`);
+    assert.equal(reader.closeInfo, null);
+    assert.equal(maker.closeInfo, null);
+    reader.close();
+    maker.close();
+  } finally {
+    await server.stop();
+  }
+});
+
 await run();
