@@ -268,4 +268,83 @@ test("a client that reads is not dropped, even for messages longer than the boun
   }
 });
 
+test("a reader that pauses, then catches up within 2 s, stays connected", async () => {
+  // 80 lists of ~100 KB (8 MB: more than the sockets take, ~3 MB on loopback) in 8
+  // bursts with --send-max-kib 3072: the connection goes over the bound while paused (not twice it:
+  // lws holds one write, the rest queues), and under it once it reads.
+  const help = knownFlags();
+  const flags = ["--max-rooms-per-player", "1000", "--rate", "1000", "--burst", "1000"];
+  if (help.includes("--room-rate-per-ip")) flags.push("--room-rate-per-ip", "100000");
+  if (help.includes("--send-max-kib")) flags.push("--send-max-kib", "3072");
+  const server = await startServer(flags, serverEnv());
+  try {
+    const maker = await guest(server, "Maker", "127.0.0.1");
+    for (let i = 0; i < 500; i += 20) await Promise.all(Array.from({ length: 20 }, () => maker.ok({ type: "create_room", k: 3 })));
+    const reader = await guest(server, "Reader", "127.0.0.2");
+    reader.ws.pause();
+    for (let b = 0; b < 8; b++) {
+      for (let n = 0; n < 10; n++) reader.send({ type: "list_rooms", id: 1000 + 10 * b + n });
+      await sleep(100);
+    }
+    await sleep(300);
+    const mid = await (await fetch(`${server.url}/metrics`)).text();
+    const queuedMid = Number(/^thue_ws_queued_bytes (\d+)$/m.exec(mid)?.[1] ?? NaN);
+    reader.ws.resume();
+    for (let n = 0; n < 80; n++) await reader.next((m) => m.id === 1000 + n, `list ${n}`);
+    await sleep(2500); // past the 2 s rule: a connection still counted over would go now
+    const r = await reader.request({ type: "ping" });
+    const end = await (await fetch(`${server.url}/metrics`)).text();
+    const queuedEnd = Number(/^thue_ws_queued_bytes (\d+)$/m.exec(end)?.[1] ?? NaN);
+    // (how much the kernel takes varies: printed, not asserted)
+    const over = queuedMid > 3072 * 1024 ? "over the bound" : "not over the bound this time";
+    console.log(`     paused reader: ${(queuedMid / 1048576).toFixed(1)} MiB unsent while paused (${over}), ${queuedEnd} bytes after catching up; ${reader.closeInfo ? `closed ${reader.closeInfo.code}` : "still connected"}`);
+    assert.equal(r.type, "pong");
+    assert.equal(reader.closeInfo, null);
+    reader.close();
+    maker.close();
+  } finally {
+    await server.stop();
+  }
+});
+
+test("a reader over the bound (not twice it) for 2 s is dropped with goodbye slow", async () => {
+  const help = knownFlags();
+  const flags = ["--max-rooms-per-player", "1000", "--rate", "1000", "--burst", "1000"];
+  if (help.includes("--room-rate-per-ip")) flags.push("--room-rate-per-ip", "100000");
+  if (help.includes("--send-max-kib")) flags.push("--send-max-kib", "3072");
+  const server = await startServer(flags, serverEnv());
+  try {
+    const maker = await guest(server, "Maker", "127.0.0.1");
+    for (let i = 0; i < 500; i += 20) await Promise.all(Array.from({ length: 20 }, () => maker.ok({ type: "create_room", k: 3 })));
+    const reader = await guest(server, "Reader", "127.0.0.2");
+    reader.ws.pause();
+    const t0 = Date.now();
+    for (let b = 0; b < 8; b++) {
+      for (let n = 0; n < 10; n++) reader.send({ type: "list_rooms", id: 1000 + 10 * b + n });
+      await sleep(100);
+    }
+    // stays paused: over the bound for 2 s, it is dropped; then it reads what is left
+    let slowDrops = 0;
+    while (Date.now() - t0 < 8000) {
+      const text = await (await fetch(`${server.url}/metrics`)).text();
+      slowDrops = Number(/^thue_ws_slow_drops_total\{bound="connection"\} (\d+)$/m.exec(text)?.[1] ?? 0);
+      if (slowDrops > 0) break;
+      await sleep(100);
+    }
+    const dropMs = Date.now() - t0;
+    reader.ws.resume();
+    const close = await withTimeout(reader.closed, WAIT_MS, "the reader's close");
+    const bye = reader.inbox.find((m) => m.type === "goodbye");
+    const lists = reader.inbox.filter((m) => m.type === "rooms").length;
+    console.log(`     a paused reader over the bound: dropped after ~${dropMs} ms, ${lists} of 80 lists read, goodbye ${bye ? bye.reason : "none"}, close ${close.code}`);
+    assert.ok(slowDrops >= 1, "the reader was not dropped");
+    assert.equal(close.code, 1008);
+    assert.equal(bye?.reason, "slow");
+    assert.equal(maker.closeInfo, null);
+    maker.close();
+  } finally {
+    await server.stop();
+  }
+});
+
 await run();
