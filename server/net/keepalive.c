@@ -82,8 +82,8 @@ void thue_ka_cancel(thue_ka_wheel *w, thue_ka_entry *e)
         unlink_entry(w, e);
 }
 
-size_t thue_ka_advance(thue_ka_wheel *w, uint64_t now_ms,
-                       void (*fire)(thue_ka_entry *e, void *arg), void *arg)
+size_t thue_ka_advance(thue_ka_wheel *w, uint64_t now_ms, void (*fire)(thue_ka_entry *e, void *arg),
+                       void *arg)
 {
     uint64_t now_tick = now_ms / w->tick_ms;
     if (now_tick <= w->done_tick)

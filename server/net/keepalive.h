@@ -29,10 +29,10 @@ typedef struct thue_ka_entry {
 
 typedef struct thue_ka_wheel {
     thue_ka_entry *slots[THUE_KA_SLOTS];
-    uint64_t tick_ms;   /* the wheel's resolution */
-    uint64_t done_tick; /* every tick up to this one has been handled */
-    uint64_t min_tick;  /* during an advance: the first tick a (re)scheduled entry may have */
-    size_t count;       /* entries scheduled */
+    uint64_t tick_ms;    /* the wheel's resolution */
+    uint64_t done_tick;  /* every tick up to this one has been handled */
+    uint64_t min_tick;   /* during an advance: the first tick a (re)scheduled entry may have */
+    size_t count;        /* entries scheduled */
     thue_ka_entry *walk; /* during an advance: the slot being walked, taken out */
 } thue_ka_wheel;
 
@@ -53,7 +53,7 @@ void thue_ka_cancel(thue_ka_wheel *w, thue_ka_entry *e);
  * any entry, e included (one scheduled again for a tick already passed fires at the next
  * advance, not in this one). Returns the number fired.
  */
-size_t thue_ka_advance(thue_ka_wheel *w, uint64_t now_ms,
-                       void (*fire)(thue_ka_entry *e, void *arg), void *arg);
+size_t thue_ka_advance(thue_ka_wheel *w, uint64_t now_ms, void (*fire)(thue_ka_entry *e, void *arg),
+                       void *arg);
 
 #endif

@@ -27,8 +27,8 @@ typedef struct item {
 /* The reference: each entry's due tick or 0 when not scheduled. */
 typedef struct ref {
     uint64_t due[N];
-    uint64_t done;      /* ticks handled */
-    uint64_t min_tick;  /* during an advance */
+    uint64_t done;     /* ticks handled */
+    uint64_t min_tick; /* during an advance */
 } ref;
 
 static uint64_t rng_state = 88172645463325252ull;
