@@ -119,7 +119,7 @@ static const char *const round_end_names[] = {"playing", "repetition", "limit", 
 static const char *const reason_names[] = {NULL, "score", "resign", "timeout", "abandon"};
 static const char *const move_kind_names[] = {"place", "paint"};
 static const char *const pairing_names[] = {"1-0", "0-1", "1/2-1/2", "bye"};
-static const char *const goodbye_names[] = {"replaced", "shutdown", "idle", "abuse"};
+static const char *const goodbye_names[] = {"replaced", "shutdown", "idle", "abuse", "slow"};
 static const char *const event_names[] = {"joined",         "left",     "started", "round_started",
                                           "round_finished", "finished", "expired"};
 
@@ -708,6 +708,10 @@ static void msg_members(thue__io *o, thue_msg *m)
             thue__io_int(o, "burst", &m->u.welcome.burst, 0, INT_MAX);
             thue__io_int(o, "chat_max", &m->u.welcome.chat_max, 0, INT_MAX);
             thue__io_int(o, "name_max", &m->u.welcome.name_max, 0, INT_MAX);
+            thue__io_int_opt(o, "ping_s", &m->u.welcome.has_ping_s, &m->u.welcome.ping_s, 1,
+                             INT_MAX);
+            thue__io_int_opt(o, "idle_s", &m->u.welcome.has_idle_s, &m->u.welcome.idle_s, 1,
+                             INT_MAX);
             thue__io_end(o);
         }
         break;

@@ -455,6 +455,8 @@ typedef struct thue_msg {
             const char (*rooms)[THUE_PROTO_KEY_MAX + 1];
             int nrooms;
             int max_message, rate, burst, chat_max, name_max;
+            int has_ping_s, ping_s; /* optional: seconds of silence before a WebSocket ping */
+            int has_idle_s, idle_s; /* optional: seconds of silence before the drop */
         } welcome;
         struct {
             int code; /* protocol or engine error code; its wire name is sent */
@@ -462,7 +464,7 @@ typedef struct thue_msg {
             char field[64]; /* "" when none */
         } error;
         struct {
-            char reason[16]; /* replaced, shutdown, idle, abuse */
+            char reason[16]; /* replaced, shutdown, idle, abuse, slow */
             char message[THUE_PROTO_TEXT_MAX * 4 + 1];
         } goodbye;
         struct {

@@ -92,6 +92,8 @@ static const setting settings[] = {
     INT_SETTING("burst", "THUE_BURST", burst, 1, 100000),
     INT_SETTING("ping-s", "THUE_PING_S", ping_s, 1, 3600),
     INT_SETTING("idle-s", "THUE_IDLE_S", idle_s, 2, 7200),
+    INT_SETTING("send-max-kib", "THUE_SEND_MAX_KIB", send_max_kib, 16, 1048576),
+    INT_SETTING("send-total-max-mib", "THUE_SEND_TOTAL_MAX_MIB", send_total_max_mib, 1, 65536),
     INT_SETTING("room-linger-s", "THUE_ROOM_LINGER_S", room_linger_s, 1, 86400),
     INT_SETTING("bot-think-ms", "THUE_BOT_THINK_MS", bot_think_ms, 10, 60000),
     INT_SETTING("max-rooms", "THUE_MAX_ROOMS", max_rooms, 1, 1000000),
@@ -162,7 +164,15 @@ const char thue_config_usage[] =
     "  --burst N                   40         1..100000 messages sent at once\n"
     "  --ping-s N                  30         1..3600 s of silence before a ping\n"
     "  --idle-s N                  60         2..7200 s of silence before a drop\n"
-    "                                         (more than --ping-s)\n"
+    "                                         (more than --ping-s); any message,\n"
+    "                                         frame or pong from the client counts\n"
+    "  --send-max-kib N            256        16..1048576 KiB unsent to one\n"
+    "                                         WebSocket: over it for 2 s, or over\n"
+    "                                         twice it, the connection is dropped\n"
+    "                                         (goodbye slow)\n"
+    "  --send-total-max-mib N      64         1..65536 MiB unsent to all\n"
+    "                                         WebSockets: past it the largest\n"
+    "                                         backlogs are dropped\n"
     "  --room-linger-s N           300        1..86400 s an ended or empty room stays\n"
     "  --bot-think-ms N            2000       10..60000 ms per move of the bots the\n"
     "                                         server seats itself (quick match)\n"
@@ -562,6 +572,8 @@ void thue_config_defaults(thue_config *c)
     c->burst = 40;
     c->ping_s = 30;
     c->idle_s = 60;
+    c->send_max_kib = 256;
+    c->send_total_max_mib = 64;
     c->room_linger_s = 300;
     c->bot_think_ms = 2000;
     c->max_rooms = 10000;

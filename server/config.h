@@ -37,6 +37,10 @@ typedef struct thue_config {
     int burst;                          /* --burst 1..100000, default 40 */
     int ping_s;                         /* --ping-s 1..3600, ping after this idle time, default 30 */
     int idle_s;                         /* --idle-s 2..7200, drop after this silence, default 60 */
+    int send_max_kib;                   /* --send-max-kib 16..1048576: KiB unsent to one
+                                           WebSocket before it counts as slow, default 256 */
+    int send_total_max_mib;             /* --send-total-max-mib 1..65536: MiB unsent to all
+                                           WebSockets together, default 64 */
     int room_linger_s;                  /* --room-linger-s 1..86400: finished or empty rooms, 300 */
     int bot_think_ms;                   /* --bot-think-ms 10..60000: quick match's bots, 2000 */
     int max_rooms;                      /* --max-rooms 1..1000000, default 10000 */

@@ -215,6 +215,8 @@ static int start(app *a)
         .tournaments_per_ip = a->cfg.tournaments_per_ip,
         .tournament_rate = a->cfg.tournament_rate,
         .tournament_expire_s = a->cfg.tournament_expire_s,
+        .ping_s = a->cfg.ping_s,
+        .idle_s = a->cfg.idle_s,
     };
     a->lobby = thue_lobby_new(&a->loop, &lc, a->pool, &a->metrics);
     if (a->lobby == NULL) {

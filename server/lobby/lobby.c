@@ -431,6 +431,10 @@ static void send_welcome(thue_lobby *l, thue_client *c, const thue_msg_id *id, b
     msg.u.welcome.burst = l->cfg.burst;
     msg.u.welcome.chat_max = THUE_PROTO_CHAT_MAX;
     msg.u.welcome.name_max = THUE_PROTO_NAME_MAX;
+    msg.u.welcome.has_ping_s = l->cfg.ping_s > 0;
+    msg.u.welcome.ping_s = l->cfg.ping_s;
+    msg.u.welcome.has_idle_s = l->cfg.idle_s > 0;
+    msg.u.welcome.idle_s = l->cfg.idle_s;
     send_text(l, c, &msg);
     free(ids);
 }
@@ -954,6 +958,13 @@ thue_client *thue_lobby_connected(thue_lobby *l, thue_conn *conn, const char *pe
     l->metrics->connections++;
     l->metrics->connections_total++;
     return c;
+}
+
+void thue_lobby_drop(thue_lobby *l, thue_client *c, const char *reason, const char *message,
+                     int close_code)
+{
+    if (c != NULL)
+        send_goodbye(l, c, reason, message, close_code);
 }
 
 void thue_lobby_disconnected(thue_lobby *l, thue_client *c)

@@ -63,6 +63,9 @@ typedef struct thue_lobby_config {
      * account, and by one address; seconds an open one waits to be started. */
     int max_tournaments, tournaments_per_account, tournaments_per_ip, tournament_rate;
     int tournament_expire_s;
+    /* The network layer's keep-alive, announced in welcome.limits (0: not announced):
+     * seconds of silence before a WebSocket ping, and before the drop. */
+    int ping_s, idle_s;
 } thue_lobby_config;
 
 typedef struct thue_lobby thue_lobby;
@@ -117,6 +120,16 @@ thue_client *thue_lobby_connected(thue_lobby *lobby, thue_conn *conn, const char
  * the rate limit: a message past it is answered with rate_limited and not processed, and
  * after 50 such in a row the client gets goodbye (abuse) and is closed with 1008. */
 void thue_lobby_message(thue_lobby *lobby, thue_client *client, const char *text, size_t len);
+/*
+ * The network layer drops client's connection for reason ("idle", "slow"; a goodbye
+ * reason of PROTOCOL.md) with close_code: the client gets goodbye (reason, message) and
+ * the close hook is called, as the lobby does for abuse; thue_lobby_disconnected follows
+ * when the connection is gone, and its seats are kept for the grace period as after any
+ * lost connection. A no-op when the lobby is closing the client already. Safe from
+ * within the send hook (it only sends and closes).
+ */
+void thue_lobby_drop(thue_lobby *lobby, thue_client *client, const char *reason,
+                     const char *message, int close_code);
 /* The connection is gone; client is freed here (its session may live on for the grace
  * period). */
 void thue_lobby_disconnected(thue_lobby *lobby, thue_client *client);

@@ -273,6 +273,27 @@ static int http_metrics(thue_net *net, struct lws *wsi, pss *p, int head)
         (unsigned long long)thue__rx_emfile_refused(), (unsigned long long)net->stats.timeouts,
         (unsigned long long)net->stats.guard_refused, (unsigned long long)net->stats.rate_limited,
         (unsigned long long)net->stats.unmasked);
+    thue_strbuf_printf(
+        &b,
+        "# HELP thue_ws_queued_bytes Bytes sent to WebSocket connections and not yet taken by "
+        "their sockets\n"
+        "# TYPE thue_ws_queued_bytes gauge\nthue_ws_queued_bytes %zu\n"
+        "# HELP thue_ws_slow_drops_total WebSocket connections dropped as slow readers (goodbye "
+        "slow): over their own send bound, or the largest when the total passed its bound\n"
+        "# TYPE thue_ws_slow_drops_total counter\n"
+        "thue_ws_slow_drops_total{bound=\"connection\"} %llu\n"
+        "thue_ws_slow_drops_total{bound=\"total\"} %llu\n"
+        "# HELP thue_ws_pings_total WebSocket pings sent after --ping-s of silence\n"
+        "# TYPE thue_ws_pings_total counter\nthue_ws_pings_total %llu\n"
+        "# HELP thue_ws_idle_drops_total WebSocket connections dropped after --idle-s of "
+        "silence (goodbye idle)\n"
+        "# TYPE thue_ws_idle_drops_total counter\nthue_ws_idle_drops_total %llu\n"
+        "# HELP thue_ws_close_deadline_total Closing WebSocket connections freed at their "
+        "deadline, their peer not having read the close\n"
+        "# TYPE thue_ws_close_deadline_total counter\nthue_ws_close_deadline_total %llu\n",
+        net->queued_total, (unsigned long long)net->stats.slow_conn,
+        (unsigned long long)net->stats.slow_total, (unsigned long long)net->stats.pings,
+        (unsigned long long)net->stats.idle_drops, (unsigned long long)net->stats.close_kills);
     if (b.oom) {
         free(b.p);
         return http_error(wsi, p, 500, "internal", "out of memory", head);

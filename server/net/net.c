@@ -232,6 +232,10 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
         return p ? thue__ws_receive(net, wsi, p, in, len) : -1;
     case LWS_CALLBACK_SERVER_WRITEABLE:
         return p ? thue__ws_writeable(wsi, p) : 0;
+    case LWS_CALLBACK_RECEIVE_PONG:
+        if (p && p->conn)
+            thue__ws_life(p->conn);
+        return 0;
     case LWS_CALLBACK_TIMER: {
         net_link *l = thue__link_of(wsi);
         if (l && l->close_soon)
@@ -378,6 +382,7 @@ static void teardown_start(thue_net *net, net_phase phase, uint64_t ms)
 {
     thue__end_turn(net);
     thue__links_stop(net);
+    thue__ka_stop(net);
     if (net->check_on) {
         net->check_on = 0;
         uv_close((uv_handle_t *)&net->flush_check, NULL);
@@ -472,8 +477,14 @@ thue_net *thue_net_new(uv_loop_t *loop, const thue_config *cfg, thue_lobby *lobb
         p += n + (p[n] == ',');
     }
     net->started_ms = uv_now(loop);
-    net->retry.secs_since_valid_ping = (uint16_t)cfg->ping_s;
-    net->retry.secs_since_valid_hangup = (uint16_t)cfg->idle_s;
+    /* lws's keep-alive (validity timers) off: a zero hangup time disables them, and ws.c
+     * keeps connections alive on its own wheel. */
+    net->retry.secs_since_valid_ping = 0;
+    net->retry.secs_since_valid_hangup = 0;
+    net->ping_ms = (uint64_t)cfg->ping_s * 1000;
+    net->idle_ms = (uint64_t)cfg->idle_s * 1000;
+    net->send_max = (size_t)cfg->send_max_kib << 10;
+    net->send_total_max = (size_t)cfg->send_total_max_mib << 20;
     net->protocols[0].name = PROTOCOL_NAME;
     net->protocols[0].callback = callback;
     net->protocols[0].per_session_data_size = sizeof(pss);
@@ -549,6 +560,7 @@ thue_net *thue_net_new(uv_loop_t *loop, const thue_config *cfg, thue_lobby *lobb
         return NULL;
     }
 
+    thue__ka_start(net);
     uv_check_init(loop, &net->flush_check);
     net->flush_check.data = net;
     uv_check_start(&net->flush_check, thue__on_flush_check);

@@ -4,8 +4,10 @@
  *   /ws         the WebSocket endpoint (subprotocol thue.v1; PROTOCOL.md section 1):
  *               messages reassembled up to 16 KiB (close 1009 past it), binary frames
  *               refused (close 1003), pings after ping_s of silence and a drop after
- *               idle_s; complete messages go to the lobby (which applies the rate
- *               limit), the lobby's messages go out through per-connection send queues
+ *               idle_s (goodbye idle, 1001; any message, frame or pong is life);
+ *               complete messages go to the lobby (which applies the rate limit), the
+ *               lobby's messages go out through per-connection send queues, bounded per
+ *               connection and in all (goodbye slow, 1008)
  *   /healthz    {"status":"ok",...}
  *   /metrics    Prometheus text (metrics.h)
  *   /api/rooms  the public rooms (thue_lobby_rooms_json)

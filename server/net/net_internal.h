@@ -2,7 +2,8 @@
  * net_internal.h: the network layer's types and the calls between its files (net.h is the
  * layer's API):
  *   net.c    the lws callback, the WebSocket handshake, start-up and shutdown
- *   ws.c     WebSocket connections: send queues, held writes, reassembly, closing
+ *   ws.c     WebSocket connections: send queues, held writes, reassembly, closing,
+ *            the send bounds (slow readers) and the keep-alive (on keepalive.c's wheel)
  *   http.c   HTTP requests: /healthz, /metrics, /api/..., static files
  *   peer.c   peer addresses: every connection counted per address, the request
  *            deadline, trusted proxies' X-Forwarded-For
@@ -15,6 +16,7 @@
 /* realpath (beside the build's _POSIX_C_SOURCE): this header comes first in each file. */
 #define _XOPEN_SOURCE 700
 
+#include "net/keepalive.h"
 #include "net/net.h"
 #include "net/ws_frame.h"
 
@@ -56,7 +58,9 @@
 #define POLL_MS 5            /* the teardown timer's period */
 #define HTTP_CHUNK 16384     /* bytes of an HTTP body per write */
 #define MATCHES_PER_PAGE 50  /* GET /api/matches?player= */
-#define QUEUE_MAX (8u << 20) /* bytes queued for one connection before it is dropped */
+#define KA_TICK_MS 100       /* the keep-alive wheel's tick */
+#define SLOW_MS 2000         /* a connection over --send-max-kib this long is dropped */
+#define CLOSE_DEADLINE_MS 10000 /* a closing connection is freed by then, read or not */
 #define IP_BUCKETS 256       /* per-IP counters: a small chained hash table */
 #define IP_TEXT_MAX 64       /* lws_get_peer_simple's text of an address */
 #define REASON_MAX 123       /* a close frame's reason: 125 bytes less the code */
@@ -89,8 +93,25 @@ struct thue_conn {
     struct lws *wsi;
     thue_client *client; /* NULL when the lobby refused the connection */
     ip_slot *ip;
+    struct thue_conn *prev, *next; /* net->conns */
     out_msg *head, *tail; /* the send queue */
     size_t queued;        /* its bytes */
+    /* The send bound (ws.c): bytes unsent are the queue's, the turn's held ones and what
+     * lws may still hold of our last write (all of it while lws_partial_buffered). */
+    size_t held_bytes, lws_held;
+    size_t counted;      /* their sum as counted in net->queued_total (and live_total) */
+    uint64_t over_since; /* when it went over --send-max-kib (0: not over) */
+    int dropping;        /* a slow drop is under way: its goodbye may still be sent */
+    /* Keep-alive (ws.c): one wheel entry for the next check (keep-alive, the slow bound,
+     * or the close deadline); life_ms is the last sign of life, set in O(1). */
+    thue_ka_entry ka;
+    uint64_t life_ms;
+    uint64_t pinged_ms;  /* a ping went out for the silence since life_ms, at this time
+                            (0: none; a message or pong clears it) */
+    uint64_t rx_seen;    /* the receive guard's bytes_in at the last check */
+    uint64_t checked_ms; /* that check's time */
+    uint64_t close_deadline;
+    int ping_due;        /* a ping waits for WRITEABLE */
     char *rx;             /* a fragmented message being reassembled */
     size_t rx_len, rx_cap;
     size_t held_first, held_last; /* its frames held back (1-based into net->held; 0: none) */
@@ -173,6 +194,17 @@ struct thue_net {
     char web_root[PATH_MAX]; /* canonical (realpath) */
     int max_conns, max_per_ip;
     int nconns; /* open WebSocket connections */
+    thue_conn *conns; /* all of them */
+
+    /* Send bounds and keep-alive (ws.c) */
+    size_t send_max, send_total_max; /* --send-max-kib, --send-total-max-mib in bytes */
+    size_t queued_total;             /* unsent bytes of every connection */
+    size_t live_total;               /* of those not closing (what the total bound counts) */
+    int total_over, enforcing;       /* live_total passed the bound: drop at the turn's end */
+    uint64_t ping_ms, idle_ms;       /* --ping-s, --idle-s */
+    thue_ka_wheel ka;
+    uv_timer_t ka_timer;
+    int ka_on;
     ip_slot *ips[IP_BUCKETS];
     uint64_t started_ms;
 
@@ -221,6 +253,8 @@ struct thue_net {
     thue_limiter *api; /* /api requests per address key */
     struct {           /* for /metrics */
         uint64_t closed_at_accept, let_in_refused, timeouts, guard_refused, rate_limited, unmasked;
+        uint64_t slow_conn, slow_total; /* slow drops: one connection's bound, the total's */
+        uint64_t pings, idle_drops, close_kills;
     } stats;
 };
 
@@ -282,6 +316,10 @@ int thue__ws_writeable(struct lws *wsi, pss *p);
 int thue__ws_close_now(thue_conn *c, int code, const char *reason);
 /* Ends the loop turn's hold: what the turn held goes out. */
 void thue__end_turn(thue_net *net);
+/* The keep-alive wheel and its timer, and a sign of life from c (a message, a pong). */
+void thue__ka_start(thue_net *net);
+void thue__ka_stop(thue_net *net);
+void thue__ws_life(thue_conn *c);
 void thue__on_flush_check(uv_check_t *h);
 
 /* http.c: the HTTP callbacks */

@@ -2,8 +2,30 @@
  * ws.c: WebSocket connections (net_internal.h): the lobby's send and close hooks, the send
  * queues and the loop turn's held writes, reassembly of fragmented messages, and closing.
  * net.c's header comment describes the send path and the close sequence.
+ *
+ * Send bounds. A connection's unsent bytes are its queue, what the loop turn holds for
+ * it, and what lws may still hold of our last write (lws sends what the socket takes and
+ * keeps the rest, all of one write at most, since we write again only once it is out).
+ * Over --send-max-kib for SLOW_MS, or with more than twice that queued or held by us when
+ * another message comes, the connection is dropped: its backlog is freed, it gets goodbye `slow` (through the lobby, so that its
+ * session is handled as after any lost connection) and close 1008. The sum over the
+ * connections that are not closing is bounded by --send-total-max-mib: past it, at the
+ * end of the loop turn, the largest backlogs are dropped the same way until the sum is
+ * under 7/8 of the bound. A closing connection is freed CLOSE_DEADLINE_MS after its
+ * close began, whether or not its peer reads.
+ *
+ * Keep-alive. lws's own (its validity timers) is off: it keeps every connection in one
+ * sorted list and re-sorts it on every pong. Here each connection has one entry on a
+ * timer wheel (keepalive.c) and a time of its last sign of life (any message, frame or
+ * pong: setting it is one store). When the entry fires, the connection is checked: after
+ * --ping-s of silence it gets a WebSocket ping, after --idle-s goodbye `idle` and close
+ * 1001; otherwise the entry is set for the next time that matters.
  */
 #include "net/net_internal.h"
+
+static void conn_check(thue_conn *c, uint64_t now);
+static void slow_drop(thue_conn *c, int total);
+static void enforce_total(thue_net *net);
 
 /* ---- the WebSocket side: hooks and connections ---------------------------------------- */
 
@@ -17,6 +39,62 @@ static void queue_free(thue_conn *c)
     c->queued = 0;
 }
 
+/* ---- send accounting ---------------------------------------------------------------------- */
+
+static size_t unsent(const thue_conn *c)
+{
+    return c->queued + c->held_bytes + c->lws_held;
+}
+
+/* Brings the totals up to date with c's unsent bytes, and notes whether c is over its
+ * bound (its entry then fires SLOW_MS later) or the live total over its own (checked at
+ * the end of the loop turn). Drops nothing itself: it runs inside the send path. */
+static void acct(thue_conn *c)
+{
+    thue_net *net = c->net;
+    size_t n = unsent(c);
+    net->queued_total = net->queued_total - c->counted + n;
+    if (!c->closing)
+        net->live_total = net->live_total - c->counted + n;
+    c->counted = n;
+    if (c->closing)
+        return;
+    if (n > net->send_max) {
+        if (c->over_since == 0) {
+            c->over_since = uv_now(net->loop);
+            if (net->ka_on)
+                thue_ka_schedule(&net->ka, &c->ka, c->over_since + SLOW_MS);
+        }
+    } else {
+        c->over_since = 0;
+    }
+    if (net->live_total > net->send_total_max)
+        net->total_over = 1;
+}
+
+/* c starts closing: its bytes leave the live total, and it gets its close deadline. */
+static void acct_closing(thue_conn *c)
+{
+    thue_net *net = c->net;
+    net->live_total -= c->counted;
+    c->over_since = 0;
+    c->close_deadline = uv_now(net->loop) + CLOSE_DEADLINE_MS;
+    if (net->ka_on)
+        thue_ka_schedule(&net->ka, &c->ka, c->close_deadline);
+}
+
+/* After a write of n bytes on c: what lws kept of it. Until lws has sent it, WRITEABLE
+ * does not come; when it comes, lws holds nothing (thue__ws_writeable). */
+static void after_write(thue_conn *c, size_t n)
+{
+    if (!c->close_sent && lws_partial_buffered(c->wsi)) {
+        c->lws_held = n;
+        lws_callback_on_writable(c->wsi);
+    } else {
+        c->lws_held = 0;
+    }
+}
+
 /* Marks c closing with code and reason; the close frame goes out once the queue is
  * drained (WRITEABLE). */
 static void conn_close(thue_conn *c, int code, const char *reason)
@@ -24,6 +102,7 @@ static void conn_close(thue_conn *c, int code, const char *reason)
     if (c->closing)
         return;
     c->closing = 1;
+    acct_closing(c);
     c->close_code = code;
     size_t n = reason ? strlen(reason) : 0;
     if (n > REASON_MAX)
@@ -56,10 +135,17 @@ static void write_now(thue_conn *c, size_t n, enum lws_write_protocol how)
 {
     if (lws_write(c->wsi, c->net->wbuf + LWS_PRE, n, how) < 0) {
         /* The socket failed: lws closes it on its next turn. */
-        c->closing = 1;
+        if (!c->closing) {
+            c->closing = 1;
+            acct_closing(c);
+        }
         c->close_sent = 1;
         lws_set_timeout(c->wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC);
+        c->lws_held = 0;
+    } else {
+        after_write(c, n);
     }
+    acct(c);
 }
 
 /*
@@ -72,6 +158,8 @@ static void held_flush_conn(thue_net *net, thue_conn *c)
 {
     size_t first = c->held_first;
     c->held_first = c->held_last = 0;
+    c->held_bytes = 0;
+    acct(c);
     if (c->closing && c->close_sent)
         return; /* lws is closing it already */
     size_t total = 0, count = 0;
@@ -140,6 +228,8 @@ void thue__end_turn(thue_net *net)
         net->iter_hold = 0;
         hold_end(net);
     }
+    if (net->total_over && !net->holding && net->phase == RUNNING)
+        enforce_total(net);
 }
 
 void thue__on_flush_check(uv_check_t *h)
@@ -153,6 +243,7 @@ static void held_forget(thue_net *net, thue_conn *c)
     for (size_t i = c->held_first; i; i = net->held[i - 1].next)
         net->held[i - 1].c = NULL;
     c->held_first = c->held_last = 0;
+    c->held_bytes = 0;
 }
 
 #define HELD_ARENA_MAX (4u << 20) /* held bytes that make the held go out at once */
@@ -192,6 +283,8 @@ static int hold(thue_net *net, thue_conn *c, const char *text, size_t len)
     else
         c->held_first = net->nheld;
     c->held_last = net->nheld;
+    c->held_bytes += len;
+    acct(c);
     return 0;
 }
 
@@ -200,13 +293,17 @@ void thue__hook_send(void *ctx, thue_conn *c, const char *text, size_t len)
     thue_net *net = ctx;
     if (c == NULL || c->closing || net->phase == TEARING_DOWN)
         return;
-    if (c->queued + len > QUEUE_MAX) {
+    /* What we hold for c ourselves; what lws holds of the last write (one message, or
+     * one turn's worth) counts for the 2 s bound only, so that one long message (a long
+     * list) being sent does not make the next short one a reason to drop. */
+    size_t before = c->queued + c->held_bytes;
+    if (!c->dropping && before > 2 * net->send_max) {
         /* The peer reads far slower than it is sent to: queueing more only grows memory,
-         * so drop what is queued and the connection with it. */
-        thue_log(THUE_LOG_WARN, "connection from %s: %zu bytes unsent, dropping it",
-                 c->ip ? c->ip->ip : "?", c->queued);
-        queue_free(c);
-        conn_close(c, LWS_CLOSE_STATUS_POLICY_VIOLATION, "too slow: send queue full");
+         * so its backlog goes, and the connection with it. (Its goodbye, sent from here,
+         * comes back through this function with dropping set.) The message that crosses
+         * the line is still taken: one long message (a long list) after a few short ones
+         * is not a reason to drop a reader; it is bounded by the 2 s rule. */
+        slow_drop(c, 0);
         return;
     }
     if (c->head == NULL && !lws_partial_buffered(c->wsi)) {
@@ -237,7 +334,193 @@ void thue__hook_send(void *ctx, thue_conn *c, const char *text, size_t len)
         c->head = m;
     c->tail = m;
     c->queued += len;
+    acct(c);
     lws_callback_on_writable(c->wsi);
+}
+
+/*
+ * Drops c for reading too slowly (total: for the total bound, else its own): its backlog
+ * is freed (what lws holds of a write cannot be taken back), and it gets goodbye `slow`
+ * and close 1008 through the lobby, as its other goodbyes.
+ */
+static void slow_drop(thue_conn *c, int total)
+{
+    thue_net *net = c->net;
+    if (c->closing || c->dropping)
+        return;
+    if (total)
+        net->stats.slow_total++;
+    else
+        net->stats.slow_conn++;
+    thue_log(THUE_LOG_WARN, "connection from %s: %zu bytes unsent, dropping it (%s)",
+             c->ip ? c->ip->ip : "?", unsent(c),
+             total ? "the server's send bound" : "too slow a reader");
+    queue_free(c);
+    held_forget(net, c);
+    acct(c);
+    c->dropping = 1;
+    if (c->client)
+        thue_lobby_drop(net->lobby, c->client, "slow",
+                        "the connection reads too slowly: messages to it were dropped",
+                        LWS_CLOSE_STATUS_POLICY_VIOLATION);
+    c->dropping = 0;
+    conn_close(c, LWS_CLOSE_STATUS_POLICY_VIOLATION, "slow"); /* (a no-op after the lobby's) */
+}
+
+static int by_unsent_desc(const void *a, const void *b)
+{
+    size_t x = (*(thue_conn *const *)a)->counted, y = (*(thue_conn *const *)b)->counted;
+    return x < y ? 1 : x > y ? -1 : 0;
+}
+
+/* The live total passed --send-total-max-mib: drops the largest backlogs until it is
+ * under 7/8 of it. Once per loop turn at most (from the flush check), outside any send. */
+static void enforce_total(thue_net *net)
+{
+    net->total_over = 0;
+    if (net->live_total <= net->send_total_max || net->enforcing)
+        return;
+    net->enforcing = 1;
+    size_t n = 0;
+    for (thue_conn *c = net->conns; c; c = c->next)
+        n += !c->closing && c->counted > 0;
+    thue_conn **v = n ? malloc(n * sizeof *v) : NULL;
+    if (v != NULL) {
+        size_t k = 0;
+        for (thue_conn *c = net->conns; c && k < n; c = c->next)
+            if (!c->closing && c->counted > 0)
+                v[k++] = c;
+        qsort(v, k, sizeof *v, by_unsent_desc);
+        size_t target = net->send_total_max / 8 * 7;
+        for (size_t i = 0; i < k && net->live_total > target; i++)
+            slow_drop(v[i], 1);
+        free(v);
+    } else {
+        /* out of memory: the largest one alone */
+        thue_conn *big = NULL;
+        for (thue_conn *c = net->conns; c; c = c->next)
+            if (!c->closing && (big == NULL || c->counted > big->counted))
+                big = c;
+        if (big)
+            slow_drop(big, 1);
+    }
+    net->enforcing = 0;
+}
+
+/* ---- keep-alive ------------------------------------------------------------------------ */
+
+void thue__ws_life(thue_conn *c)
+{
+    thue_net *net = c->net;
+    c->life_ms = uv_now(net->loop);
+    if (c->pinged_ms == 0)
+        return; /* the entry fires at the silence's ping time (or earlier) and moves on */
+    /* A ping is out and the entry waits for the idle time: the new silence's ping is
+     * due sooner. One O(1) move per ping answered. */
+    c->pinged_ms = 0;
+    if (!c->closing && net->ka_on) {
+        uint64_t next = c->life_ms + net->ping_ms;
+        if (c->over_since && c->over_since + SLOW_MS < next)
+            next = c->over_since + SLOW_MS;
+        thue_ka_schedule(&net->ka, &c->ka, next);
+    }
+}
+
+/* c's entry fired (or c was just made): what is due now, and when to look again. */
+static void conn_check(thue_conn *c, uint64_t now)
+{
+    thue_net *net = c->net;
+    if (c->closing) {
+        if (now >= c->close_deadline) {
+            /* its peer has not read its goodbye and close in time: free it */
+            net->stats.close_kills++;
+            c->close_sent = 1;
+            lws_set_timeout(c->wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC);
+        } else {
+            thue_ka_schedule(&net->ka, &c->ka, c->close_deadline);
+        }
+        return;
+    }
+    if (c->over_since && now >= c->over_since + SLOW_MS) {
+        slow_drop(c, 0);
+        return;
+    }
+    /* Bytes read from the socket are life too (frames lws answers itself, a message
+     * still arriving): the receive guard counts them. */
+    /* They came after the previous check, when exactly is not known: that check's time
+     * is the latest sure sign of life (never later than the truth). */
+    net_link *l = thue__link_of(c->wsi);
+    if (l && l->rx.bytes_in != c->rx_seen) {
+        c->rx_seen = l->rx.bytes_in;
+        if (c->checked_ms > c->life_ms)
+            c->life_ms = c->checked_ms;
+        c->pinged_ms = 0; /* (pings go out from checks only: this came after it) */
+    }
+    c->checked_ms = now;
+    if (now >= c->life_ms + net->idle_ms) {
+        net->stats.idle_drops++;
+        thue_log(THUE_LOG_DEBUG, "connection from %s: silent for %llu ms, dropping it",
+                 c->ip ? c->ip->ip : "?", (unsigned long long)(now - c->life_ms));
+        if (c->client)
+            thue_lobby_drop(net->lobby, c->client, "idle", "no traffic from the client",
+                            LWS_CLOSE_STATUS_GOINGAWAY);
+        conn_close(c, LWS_CLOSE_STATUS_GOINGAWAY, "idle");
+        return;
+    }
+    uint64_t next;
+    if (c->pinged_ms && c->pinged_ms >= c->life_ms) {
+        next = c->life_ms + net->idle_ms;
+    } else if (now >= c->life_ms + net->ping_ms) {
+        net->stats.pings++;
+        c->pinged_ms = now > c->life_ms ? now : c->life_ms + 1;
+        c->ping_due = 1;
+        lws_callback_on_writable(c->wsi);
+        next = c->life_ms + net->idle_ms;
+    } else {
+        next = c->life_ms + net->ping_ms;
+    }
+    if (c->over_since && c->over_since + SLOW_MS < next)
+        next = c->over_since + SLOW_MS;
+    thue_ka_schedule(&net->ka, &c->ka, next);
+}
+
+static void ka_fire(thue_ka_entry *e, void *arg)
+{
+    thue_conn *c = (thue_conn *)(void *)((char *)e - offsetof(thue_conn, ka));
+    conn_check(c, *(uint64_t *)arg);
+}
+
+static void on_ka_tick(uv_timer_t *t)
+{
+    thue_net *net = t->data;
+    uint64_t now = uv_now(net->loop);
+    uint64_t kills = net->stats.close_kills;
+    thue_ka_advance(&net->ka, now, ka_fire, &now);
+    if (net->total_over)
+        enforce_total(net);
+    /* lws runs its timeouts when it services the loop: outside its callbacks, as here, it
+     * must be woken for the kills to happen now rather than at its next own timer. */
+    if (net->stats.close_kills != kills)
+        lws_cancel_service(net->ctx);
+}
+
+void thue__ka_start(thue_net *net)
+{
+    thue_ka_init(&net->ka, KA_TICK_MS, uv_now(net->loop));
+    uv_timer_init(net->loop, &net->ka_timer);
+    net->ka_timer.data = net;
+    uv_timer_start(&net->ka_timer, on_ka_tick, KA_TICK_MS, KA_TICK_MS);
+    uv_unref((uv_handle_t *)&net->ka_timer);
+    net->ka_on = 1;
+}
+
+void thue__ka_stop(thue_net *net)
+{
+    if (!net->ka_on)
+        return;
+    net->ka_on = 0;
+    uv_timer_stop(&net->ka_timer);
+    uv_close((uv_handle_t *)&net->ka_timer, NULL);
 }
 
 void thue__hook_close(void *ctx, thue_conn *c, int code, const char *reason)
@@ -263,8 +546,18 @@ int thue__ws_established(thue_net *net, struct lws *wsi, pss *p)
     }
     c->net = net;
     c->wsi = wsi;
+    c->next = net->conns;
+    if (net->conns)
+        net->conns->prev = c;
+    net->conns = c;
     net->nconns++;
     p->conn = c;
+    c->life_ms = c->checked_ms = uv_now(net->loop);
+    net_link *l = thue__link_of(wsi);
+    if (l)
+        c->rx_seen = l->rx.bytes_in;
+    if (net->ka_on)
+        thue_ka_schedule(&net->ka, &c->ka, c->life_ms + net->ping_ms);
     thue_log(THUE_LOG_DEBUG, "websocket from %s (%d open)", ip, net->nconns);
     c->client = thue_lobby_connected(net->lobby, c, ip);
     if (c->client == NULL)
@@ -282,6 +575,17 @@ void thue__ws_gone(thue_net *net, pss *p)
     p->conn = NULL;
     held_forget(net, c);
     c->closing = 1; /* whatever the lobby does now, nothing more is sent on c */
+    thue_ka_cancel(&net->ka, &c->ka);
+    net->queued_total -= c->counted;
+    if (c->close_deadline == 0) /* (never marked closing: still in the live total) */
+        net->live_total -= c->counted;
+    c->counted = 0;
+    if (c->prev)
+        c->prev->next = c->next;
+    else
+        net->conns = c->next;
+    if (c->next)
+        c->next->prev = c->prev;
     net->nconns--;
     thue_log(THUE_LOG_DEBUG, "websocket from %s closed (%d open)", c->ip->ip, net->nconns);
     thue__ip_release(net, c->ip);
@@ -302,7 +606,10 @@ int thue__ws_close_now(thue_conn *c, int code, const char *reason)
 {
     if (c->held_first)
         held_flush_conn(c->net, c); /* what was said to it earlier this turn goes first */
-    c->closing = 1;
+    if (!c->closing) {
+        c->closing = 1;
+        acct_closing(c);
+    }
     c->close_sent = 1;
     lws_close_reason(c->wsi, (enum lws_close_status)code, (unsigned char *)reason, strlen(reason));
     return -1;
@@ -314,6 +621,7 @@ int thue__ws_receive(thue_net *net, struct lws *wsi, pss *p, const char *in, siz
     thue_conn *c = p->conn;
     if (c == NULL)
         return -1;
+    thue__ws_life(c);
     if (c->closing)
         return 0; /* the lobby is done with it: input is dropped until the close ends */
     if (lws_frame_is_binary(wsi))
@@ -361,12 +669,30 @@ int thue__ws_receive(thue_net *net, struct lws *wsi, pss *p, const char *in, siz
     return 0;
 }
 
-/* LWS_CALLBACK_SERVER_WRITEABLE: one queued message, or the close once drained. */
+/* LWS_CALLBACK_SERVER_WRITEABLE: a ping, one queued message, or the close once drained.
+ * lws calls it only once it has sent all it held of our last write. */
 int thue__ws_writeable(struct lws *wsi, pss *p)
 {
     thue_conn *c = p->conn;
     if (c == NULL)
         return 0;
+    if (c->lws_held) {
+        c->lws_held = 0;
+        acct(c);
+    }
+    if (c->ping_due) {
+        c->ping_due = 0;
+        if (!c->closing) {
+            /* with a payload: lws 4.1 calls RECEIVE_PONG only for a pong that has one */
+            unsigned char ping[LWS_PRE + 1];
+            ping[LWS_PRE] = 'k';
+            if (lws_write(wsi, ping + LWS_PRE, 1, LWS_WRITE_PING) < 0)
+                return -1;
+            if (c->head || c->closing || lws_partial_buffered(wsi))
+                lws_callback_on_writable(wsi);
+            return 0;
+        }
+    }
     out_msg *m = c->head;
     if (m == NULL) {
         /* Drained: time to close. Not from here: a WRITEABLE callback that returns -1
@@ -383,9 +709,12 @@ int thue__ws_writeable(struct lws *wsi, pss *p)
     /* lws sends what the socket takes and buffers the rest itself, holding back further
      * WRITEABLE callbacks until it is out. */
     int n = lws_write(wsi, m->buf + LWS_PRE, m->len, LWS_WRITE_TEXT);
+    size_t len = m->len;
     free(m);
     if (n < 0)
         return -1;
+    after_write(c, len);
+    acct(c);
     if (c->head || c->closing)
         lws_callback_on_writable(wsi);
     return 0;

@@ -461,7 +461,7 @@ static const decode_case decode_errors[] = {
     SUB("enum/unknown", match_end_text, "\"reason\":\"score\"", "\"reason\":\"none\"",
         "result/reason", "result/reason must be \"score\", \"resign\", \"timeout\" or \"abandon\""),
     SRV("enum-string/unknown", "{\"type\":\"goodbye\",\"reason\":\"bored\",\"message\":\"m\"}", BAD,
-        "reason", "reason must be \"replaced\", \"shutdown\", \"idle\" or \"abuse\""),
+        "reason", "reason must be \"replaced\", \"shutdown\", \"idle\", \"abuse\" or \"slow\""),
     SRV("enum-string/unknown",
         "{\"type\":\"tournament_event\",\"tournament\":\"t5\",\"event\":\"cancelled\",\"round\":"
         "null,"

@@ -207,6 +207,8 @@ static const tsetting tsettings[] = {
     TINT("burst", burst, 1, 100000, "11"),
     TINT("ping-s", ping_s, 1, 3600, "25"),
     TINT("idle-s", idle_s, 2, 7200, "45"),
+    TINT("send-max-kib", send_max_kib, 16, 1048576, "64"),
+    TINT("send-total-max-mib", send_total_max_mib, 1, 65536, "8"),
     TINT("room-linger-s", room_linger_s, 1, 86400, "61"),
     TINT("bot-think-ms", bot_think_ms, 10, 60000, "250"),
     TINT("max-rooms", max_rooms, 1, 1000000, "33"),
@@ -286,6 +288,8 @@ static void test_defaults(void **state)
     assert_int_equal(a.burst, 40);
     assert_int_equal(a.ping_s, 30);
     assert_int_equal(a.idle_s, 60);
+    assert_int_equal(a.send_max_kib, 256);
+    assert_int_equal(a.send_total_max_mib, 64);
     assert_int_equal(a.room_linger_s, 300);
     assert_int_equal(a.bot_think_ms, 2000);
     assert_int_equal(a.max_rooms, 10000);

@@ -565,6 +565,37 @@ static void test_resume_and_takeover(void **st)
     h_free(h);
 }
 
+/* The network layer drops a connection (thue_lobby_drop: slow, idle): goodbye with its
+ * reason and code, nothing more sent, and the seat kept as after any lost connection. */
+static void test_drop_for_a_reason(void **st)
+{
+    (void)st;
+    harness *h = h_new(60, 1000, 1000);
+    thue_conn *ann = h_player(h, "Ann"), *bob = h_player(h, "Bob");
+    char room[40];
+    snprintf(room, sizeof room, "%s", h_room(h, ann, ""));
+    h_send(h, bob, "{\"type\":\"join\",\"room\":\"%s\"}", room);
+    expect_ok(bob, "ok");
+    thue_lobby_drop(h->lobby, ann->client, "slow", "the connection reads too slowly", 1008);
+    json_t *bye = peek(ann, "goodbye", NULL, 1);
+    assert_non_null(bye);
+    assert_string_equal(str(bye, "reason"), "slow");
+    assert_int_equal(ann->close_code, 1008);
+    /* a second drop (idle, say) while closing changes nothing */
+    int n = ann->n;
+    thue_lobby_drop(h->lobby, ann->client, "idle", "no traffic from the client", 1001);
+    assert_int_equal(ann->close_code, 1008);
+    h_send(h, bob, "{\"type\":\"chat\",\"room\":\"%s\",\"text\":\"anyone?\"}", room);
+    expect_ok(bob, "ok");
+    assert_int_equal(ann->n, n); /* nothing more for the dropped connection */
+    h_disconnect(h, ann);
+    json_t *s = latest_state(bob, room);
+    json_t *seat0 = json_array_get(json_object_get(s, "players"), 0);
+    assert_string_equal(str(seat0, "name"), "Ann");
+    assert_true(json_is_false(json_object_get(seat0, "connected")));
+    h_free(h);
+}
+
 static void test_grace_and_clock(void **st)
 {
     (void)st;
@@ -1126,6 +1157,7 @@ int main(void)
         cmocka_unit_test(test_bots_and_spectator),
         cmocka_unit_test(test_unsaved_record),
         cmocka_unit_test(test_resume_and_takeover),
+        cmocka_unit_test(test_drop_for_a_reason),
         cmocka_unit_test(test_grace_and_clock),
         cmocka_unit_test(test_quick_match),
         cmocka_unit_test(test_shutdown_with_jobs),
