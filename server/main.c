@@ -215,6 +215,9 @@ static int start(app *a)
         .tournaments_per_ip = a->cfg.tournaments_per_ip,
         .tournament_rate = a->cfg.tournament_rate,
         .tournament_expire_s = a->cfg.tournament_expire_s,
+        .claims_per_ip = a->cfg.claims_per_ip,
+        .rated_min_moves = a->cfg.rated_min_moves,
+        .rated_pair_max = a->cfg.rated_pair_max,
     };
     a->lobby = thue_lobby_new(&a->loop, &lc, a->pool, &a->metrics);
     if (a->lobby == NULL) {

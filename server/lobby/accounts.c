@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "lobby_internal.h"
+#include "names.h"
 #include "log.h"
 
 /* ---- tables ------------------------------------------------------------------------- */
@@ -238,15 +239,54 @@ void thue_lobby_load_rating(void *ctx, const thue_rating_row *row)
 
 /* ---- bots ------------------------------------------------------------------------------ */
 
-void bot_name_of(const char *spec_text, char *out, size_t size)
+/* The shortest SPEC that reads back as spec_text (a canonical SPEC, thue_bot_spec_format):
+ * a uct bot's canonical form names every option ("uct:iterations=10000,playout=...,c=..."),
+ * too long for a name, while "uct" or "uct:ms=500" says the same. Others: as given. */
+static void short_spec(const char *spec_text, char *out, size_t size)
 {
+    thue_bot_spec s;
+    snprintf(out, size, "%s", spec_text);
+    if (thue_bot_spec_parse(spec_text, &s, NULL, 0) != 0 || s.kind != THUE_BOT_UCT)
+        return;
+    thue_bot_spec d = thue_bot_spec_default(THUE_BOT_UCT);
+    char opts[160] = "";
+    size_t n = 0;
+    if (s.iterations != d.iterations)
+        n += (size_t)snprintf(opts + n, sizeof opts - n, ",iterations=%llu",
+                              (unsigned long long)s.iterations);
+    if (s.time_ms != d.time_ms && n < sizeof opts)
+        n += (size_t)snprintf(opts + n, sizeof opts - n, ",ms=%d", s.time_ms);
+    if (s.playout_limit != d.playout_limit && n < sizeof opts)
+        n += (size_t)snprintf(opts + n, sizeof opts - n, ",playout=%d", s.playout_limit);
+    if (s.exploration != d.exploration && n < sizeof opts) {
+        char c[40];
+        snprintf(c, sizeof c, "%g", s.exploration);
+        if (strtod(c, NULL) != s.exploration)
+            snprintf(c, sizeof c, "%.17g", s.exploration);
+        n += (size_t)snprintf(opts + n, sizeof opts - n, ",c=%s", c);
+    }
+    if (n >= sizeof opts)
+        return;
+    char text[200], back[THUE_PROTO_SPEC_MAX + 1];
+    snprintf(text, sizeof text, "uct%s%s", n ? ":" : "", n ? opts + 1 : "");
+    thue_bot_spec t;
+    if (strlen(text) < size && thue_bot_spec_parse(text, &t, NULL, 0) == 0 &&
+        thue_bot_spec_format(&t, back, sizeof back) < (int)sizeof back &&
+        strcmp(back, spec_text) == 0)
+        memcpy(out, text, strlen(text) + 1);
+}
+
+void bot_name_of(const char *spec_text_in, char *out, size_t size)
+{
+    char spec_text[THUE_PROTO_SPEC_MAX + 1];
+    short_spec(spec_text_in, spec_text, sizeof spec_text);
     size_t len = strlen(spec_text);
     if (len <= THUE_PROTO_NAME_MAX) {
         snprintf(out, size, "%s", spec_text);
         return;
     }
-    unsigned char h[32];
-    thue_sha256(spec_text, len, h);
+    unsigned char h[32]; /* of the canonical SPEC: names stay what they were */
+    thue_sha256(spec_text_in, strlen(spec_text_in), h);
     snprintf(out, size, "Bot-%02x%02x%02x%02x", h[0], h[1], h[2], h[3]);
 }
 
@@ -352,11 +392,30 @@ int cmd_claim_name(request *rq)
         return THUE_PERR_NOT_ALLOWED;
     }
     snprintf(rq->field, sizeof rq->field, "name");
-    if (lobby_name_reserved(name))
+    char nfkc[THUE_PROTO_NAME_MAX * 4 + 1];
+    if (thue_name_check(rq->cmd->u.claim_name.name, nfkc, sizeof nfkc, rq->message,
+                        sizeof rq->message) != 0)
         return THUE_PERR_NAME;
+    name = nfkc;
+    if (lobby_name_reserved(name)) {
+        snprintf(rq->message, sizeof rq->message, "the name \"%s\" is reserved for bots", name);
+        return THUE_PERR_NAME;
+    }
     session *other = lobby_session_by_name(l, name);
     if (account_by_name(l, name) != NULL || (other != NULL && other != s))
         return THUE_PERR_NAME_TAKEN;
+    /* Only a claim that would be made costs a token: a refused name costs nothing. */
+    char addr[THUE_LIMIT_KEY_MAX];
+    thue_addr_key(rq->c->peer, addr, sizeof addr);
+    uint64_t retry_ms = 0;
+    if (!thue_limiter_take(l->claim_rate, addr, uv_now(l->loop), &retry_ms)) {
+        rq->field[0] = '\0';
+        snprintf(rq->message, sizeof rq->message,
+                 "one address may claim %d accounts an hour, and yours has; try again in "
+                 "%llu minutes",
+                 l->cfg.claims_per_ip, (unsigned long long)(retry_ms / 60000 + 1));
+        return THUE_PERR_RATE;
+    }
     claim *c = calloc(1, sizeof *c);
     if (c == NULL)
         return THUE_PERR_INTERNAL;
@@ -400,6 +459,15 @@ int cmd_claim_name(request *rq)
     session_rename(s, a->name);
     rq->field[0] = '\0';
     return 0;
+}
+
+int64_t thue_lobby_account_id(thue_lobby *l, const char *token)
+{
+    if (l->store == NULL || token == NULL || strncmp(token, "t_", 2) != 0 ||
+        strlen(token) > THUE_PROTO_TOKEN_MAX)
+        return 0;
+    account *a = account_by_token(l, token);
+    return a && a->committed && a->kind == THUE_KIND_ACCOUNT ? a->id : 0;
 }
 
 /* ---- ladders ------------------------------------------------------------------------------ */

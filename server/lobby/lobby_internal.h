@@ -212,6 +212,8 @@ struct thue_lobby {
     tournament *tournaments;
     thue_limiter *room_rate; /* rooms made per address (cfg.room_rate_per_ip a minute) */
     thue_limiter *tour_rate; /* tournaments made per address and per account (an hour) */
+    thue_limiter *claim_rate; /* accounts claimed per address (cfg.claims_per_ip an hour) */
+    struct rated_pair *pairs[LOBBY_BUCKETS]; /* rated matches per pair of accounts (record.c) */
     uv_timer_t tour_timer;   /* the next open tournament's expiry */
     int handles; /* open handles of ending rooms and sessions, while closing */
     void (*closed)(void *data);
@@ -290,6 +292,8 @@ void room_broadcast_text(room *r, const char *text);
 /* record.c: rates a finished match, queues its record and sends match_end (end, filled
  * by the caller with the round words still borrowed) once the record is committed. */
 void record_match(room *r, thue_msg *end);
+/* Frees the rated pairs' log (record.c). */
+void record_pairs_free(thue_lobby *l);
 /* Sends the room's state to one session. */
 void room_send_state(room *r, session *s);
 /* Whether s is seated in or watching r. */
