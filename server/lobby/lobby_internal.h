@@ -35,6 +35,7 @@
 typedef struct session session;
 typedef struct room room;
 typedef struct account account;
+typedef struct ladder_cache ladder_cache;
 typedef struct tournament tournament;
 
 #define THUE_SCHED_ROUNDS_MAX_ALL THUE_SCHED_PLAYERS_MAX /* a round robin of 256: 256 rounds */
@@ -203,6 +204,7 @@ struct thue_lobby {
     /* accounts and ratings (persistence): store is NULL without a database */
     thue_store *store;
     account *accounts;
+    ladder_cache *ladders; /* sorted ladders per pool and kind (accounts.c) */
     account *acct_by_name[LOBBY_BUCKETS], *acct_by_token[LOBBY_BUCKETS];
     int64_t next_account;
     account **load_index; /* accounts by id while loading (accounts.c), then NULL */
@@ -324,6 +326,9 @@ int cmd_claim_name(request *rq);
 int cmd_get_ladder(request *rq);
 char *ladder_text(thue_lobby *l, const thue_cmd *cmd);
 void accounts_free(thue_lobby *l);
+/* Drops the cached ladders of pool (variant, k), or every one when k < 0 (accounts.c):
+ * after any change of a rating in that pool. */
+void ladder_invalidate(thue_lobby *l, int variant, int k);
 /* Loading is over: the start-up index of accounts by id goes. */
 void accounts_load_done(thue_lobby *l);
 
