@@ -10,13 +10,19 @@
 //   - accounts claimed from one address are limited (--claims-per-ip);
 //   - a private room's match is hidden from strangers on /api/matches, shown to its
 //     players with their token;
-//   - a uct bot is shown by its SPEC, as other bots are.
+//   - a uct bot is shown by its SPEC, as other bots are;
+//   - /api/ladder flooded on a database of 20,000 rated accounts (written with python3's
+//     sqlite3): the ladder's pages come from a cache, and a WebSocket ping's round trip
+//     during the flood is printed (figures only: timings are not asserted).
 //
 // Clients act as several addresses by binding to other loopback addresses (127.0.0.x).
 // Every loop is bounded in count; figures are printed. Flags the server does not know
 // (the code before issue 15) are left out, so that the test reports what that code does.
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { Client, SERVER, get, run, startServer, test } from "./lib.mjs";
 
 const HELP = SERVER ? spawnSync(SERVER, ["--help"], { encoding: "utf8" }).stdout || "" : "";
@@ -282,6 +288,88 @@ test("a uct bot is shown by its SPEC", async () => {
     if (others.length) assert.equal(others[others.length - 1].players[1].name, "uct:ms=500");
   } finally {
     await server.stop();
+  }
+});
+
+/** Writes n rated accounts (square, k 3) into the database file db, whose schema the
+ * server has made. False when python3 is not there. */
+function fillAccounts(db, n) {
+  const script = `
+import sqlite3, sys, os
+db = sqlite3.connect(sys.argv[1]); n = int(sys.argv[2])
+db.execute("BEGIN")
+db.executemany("INSERT INTO accounts (id, name, name_key, kind, bot, token_hash, created_ms) VALUES (?,?,?,1,NULL,?,1)",
+  ((i, "Player%06d" % i, "player%06d" % i, os.urandom(32)) for i in range(1, n + 1)))
+db.executemany("INSERT INTO ratings (account, variant, k, rating, rd, vol, games, wins, draws, losses) VALUES (?, 'square', 3, ?, 80, 0.06, 1, 1, 0, 0)",
+  ((i, 1500.0 + (i * 7919) % 997) for i in range(1, n + 1)))
+db.commit()
+`;
+  const r = spawnSync("python3", ["-c", script, db, String(n)], { encoding: "utf8" });
+  if (r.error || r.status !== 0) {
+    console.log(`     python3 could not write the accounts: ${r.error || r.stderr}`);
+    return false;
+  }
+  return true;
+}
+
+function percentile(xs, p) {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length ? s[Math.min(s.length - 1, Math.floor(p * s.length))] : NaN;
+}
+
+test("a flood of /api/ladder on 20,000 rated accounts: pages from the cache, the loop stays free", async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "thue-ladder-flood-"));
+  const db = path.join(dir, "thue.db");
+  const flags = ["--db", db, ...flag("--api-rate", 100000), ...flag("--api-burst", 100000), "--rate", "1000", "--burst", "1000"];
+  try {
+    let server = await startServer(flags);
+    await server.stop();
+    const N = 20000;
+    if (!fillAccounts(db, N)) return;
+    server = await startServer(flags);
+    try {
+      const first = await get(server, "/api/ladder?variant=square&k=3&count=5");
+      assert.equal(first.json.total, N);
+      const ann = await guest(server, "Ann");
+      const pings = [];
+      const latencies = [];
+      const until = Date.now() + 2000;
+      let requests = 0;
+      const flooder = async (w) => {
+        let offset = w * 997;
+        while (Date.now() < until && requests < 100000) {
+          const t = performance.now();
+          const r = await fetch(`${server.url}/api/ladder?variant=square&k=3&offset=${offset % 99000}&count=50`);
+          await r.arrayBuffer();
+          latencies.push(performance.now() - t);
+          requests++;
+          offset += 50;
+        }
+      };
+      const pinger = async () => {
+        while (Date.now() < until && pings.length < 2000) {
+          const t = performance.now();
+          await ann.request({ type: "ping" });
+          pings.push(performance.now() - t);
+          await new Promise((r) => setTimeout(r, 10));
+        }
+      };
+      await Promise.all([flooder(0), flooder(1), flooder(2), flooder(3), pinger()]);
+      console.log(`     ${requests} ladder pages in 2 s by 4 clients (median ${percentile(latencies, 0.5).toFixed(2)} ms, ` +
+        `p95 ${percentile(latencies, 0.95).toFixed(2)} ms); ${pings.length} WebSocket pings meanwhile: ` +
+        `median ${percentile(pings, 0.5).toFixed(2)} ms, p95 ${percentile(pings, 0.95).toFixed(2)} ms`);
+      assert.ok(pings.length > 0, "pings are answered during the flood");
+      // The pages are the sorted ladder: ranks run on, ratings never go up.
+      const a = await get(server, "/api/ladder?variant=square&k=3&offset=100&count=50");
+      const b = await get(server, "/api/ladder?variant=square&k=3&offset=150&count=50");
+      const all = [...a.json.entries, ...b.json.entries];
+      all.forEach((e, i) => assert.equal(e.rank, 101 + i));
+      for (let i = 1; i < all.length; i++) assert.ok(all[i].rating <= all[i - 1].rating);
+    } finally {
+      await server.stop();
+    }
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
   }
 });
 
