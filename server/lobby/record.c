@@ -134,17 +134,29 @@ static int rate(room *r, thue_rating_change out[2], thue_rating_row rows[2])
 
 typedef struct rated_pair {
     int64_t a, b;  /* account ids, a < b */
-    int n;         /* times held, oldest first */
+    int n, cap;    /* times held (oldest first), and room for them */
     int64_t *at;   /* end times (lobby_now_ms), at most cfg.rated_pair_max */
     struct rated_pair *next;
 } rated_pair;
 
-static rated_pair **pair_slot(thue_lobby *l, int64_t a, int64_t b)
+static void pair_expire(thue_lobby *l, rated_pair **pp, int64_t now);
+
+/* The pair's link in its bucket (*result NULL: not there). On the way, every other pair
+ * of the bucket forgets its old matches, and goes when none is left: the log holds only
+ * the last 24 hours, however many pairs came and went. */
+static rated_pair **pair_slot(thue_lobby *l, int64_t a, int64_t b, int64_t now)
 {
     uint64_t h = (uint64_t)a * 0x9e3779b97f4a7c15ULL ^ (uint64_t)b * 0xc2b2ae3d27d4eb4fULL;
     rated_pair **pp = &l->pairs[(h ^ (h >> 31)) % LOBBY_BUCKETS];
-    while (*pp && ((*pp)->a != a || (*pp)->b != b))
-        pp = &(*pp)->next;
+    while (*pp) {
+        rated_pair *p = *pp;
+        pair_expire(l, pp, now);
+        if (*pp != p) /* freed: *pp is the next one now */
+            continue;
+        if (p->a == a && p->b == b)
+            return pp;
+        pp = &p->next;
+    }
     return pp;
 }
 
@@ -177,25 +189,28 @@ static int pair_take(thue_lobby *l, int64_t a, int64_t b)
         b = t;
     }
     int64_t now = lobby_now_ms();
-    rated_pair **pp = pair_slot(l, a, b);
-    if (*pp)
-        pair_expire(l, pp, now);
+    rated_pair **pp = pair_slot(l, a, b, now);
     if (*pp == NULL) {
         rated_pair *p = calloc(1, sizeof *p);
-        int64_t *at = calloc((size_t)l->cfg.rated_pair_max, sizeof *at);
-        if (p == NULL || at == NULL) {
-            free(p);
-            free(at);
+        if (p == NULL)
             return 1;
-        }
         p->a = a;
         p->b = b;
-        p->at = at;
         *pp = p;
     }
     rated_pair *p = *pp;
     if (p->n >= l->cfg.rated_pair_max)
         return 0;
+    if (p->n == p->cap) { /* grown as needed: a large limit costs only what is used */
+        int cap = p->cap ? 2 * p->cap : 8;
+        if (cap > l->cfg.rated_pair_max)
+            cap = l->cfg.rated_pair_max;
+        int64_t *at = realloc(p->at, (size_t)cap * sizeof *at);
+        if (at == NULL)
+            return 1;
+        p->at = at;
+        p->cap = cap;
+    }
     p->at[p->n++] = now;
     return 1;
 }
