@@ -117,6 +117,7 @@ static const char *const round_end_names[] = {"playing", "repetition", "limit", 
                                               "not_played"};
 /* thue_end_reason: NONE (0) is no reason a message can carry. */
 static const char *const reason_names[] = {NULL, "score", "resign", "timeout", "abandon"};
+static const char *const unrated_names[] = {"too_short", "pair_limit", "bots"};
 static const char *const move_kind_names[] = {"place", "paint"};
 static const char *const pairing_names[] = {"1-0", "0-1", "1/2-1/2", "bye"};
 static const char *const goodbye_names[] = {"replaced", "shutdown", "idle", "abuse", "slow"};
@@ -798,6 +799,8 @@ static void msg_members(thue__io *o, thue_msg *m)
         }
         IO_STR_NULL(o, "match_id", &m->u.match_end.has_match_id, m->u.match_end.match_id,
                     THUE__S_KEY);
+        IO_ENUM_OPT(o, "unrated_reason", &m->u.match_end.has_unrated_reason,
+                    m->u.match_end.unrated_reason, unrated_names);
         break;
     case THUE_MSG_CHAT_MESSAGE:
         IO_STR(o, "room", m->u.chat.room, THUE__S_KEY);

@@ -397,6 +397,15 @@ typedef struct thue_match_info {
     thue_end_reason reason;
 } thue_match_info;
 
+/* Why a rated room's match was not rated (match_end's unrated_reason, PROTOCOL.md
+ * section 9): ended by resign, timeout or abandon before the minimum of play; the two
+ * accounts' rated matches together reached the limit of the window; two bots. */
+typedef enum {
+    THUE_UNRATED_TOO_SHORT,
+    THUE_UNRATED_PAIR_LIMIT,
+    THUE_UNRATED_BOTS
+} thue_unrated_reason;
+
 typedef struct thue_rating_change {
     double before, after, rd_before, rd_after;
 } thue_rating_change;
@@ -504,6 +513,8 @@ typedef struct thue_msg {
             thue_rating_change ratings[2];
             int has_match_id;
             char match_id[THUE_PROTO_KEY_MAX + 1];
+            int has_unrated_reason; /* a rated room's match that was not rated */
+            thue_unrated_reason unrated_reason;
         } match_end;
         struct {
             char room[THUE_PROTO_KEY_MAX + 1];

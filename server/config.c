@@ -103,6 +103,9 @@ static const setting settings[] = {
                 1, 1000),
     INT_SETTING("tournaments-per-ip", "THUE_TOURNAMENTS_PER_IP", tournaments_per_ip, 1, 100000),
     INT_SETTING("tournament-rate", "THUE_TOURNAMENT_RATE", tournament_rate, 1, 100000),
+    INT_SETTING("claims-per-ip", "THUE_CLAIMS_PER_IP", claims_per_ip, 1, 100000),
+    INT_SETTING("rated-min-moves", "THUE_RATED_MIN_MOVES", rated_min_moves, 0, 1000),
+    INT_SETTING("rated-pair-max", "THUE_RATED_PAIR_MAX", rated_pair_max, 1, 100000),
     INT_SETTING("tournament-expire-s", "THUE_TOURNAMENT_EXPIRE_S", tournament_expire_s, 1, 2592000),
     REAL_SETTING("glicko-tau", "THUE_GLICKO_TAU", glicko_tau, 0.2, 1.2),
     STR_SETTING("trusted-proxy", "THUE_TRUSTED_PROXY", KIND_PROXIES, trusted_proxy),
@@ -160,6 +163,14 @@ const char thue_config_usage[] =
     "                                         one address, may create an hour\n"
     "  --tournament-expire-s N     86400      1..2592000 s an open tournament waits\n"
     "                                         to be started before it expires\n"
+    "  --claims-per-ip N           5          1..100000 accounts one address may\n"
+    "                                         claim an hour (claim_name)\n"
+    "  --rated-min-moves N         2          0..1000 moves each player must make\n"
+    "                                         for a rated match that ends by resign,\n"
+    "                                         timeout or abandon to be rated\n"
+    "  --rated-pair-max N          5          1..100000 rated matches two accounts\n"
+    "                                         may play each other in 24 h; later\n"
+    "                                         ones are unrated\n"
     "  --rate N                    20         1..10000 messages/s per connection\n"
     "  --burst N                   40         1..100000 messages sent at once\n"
     "  --ping-s N                  30         1..3600 s of silence before a ping\n"
@@ -583,6 +594,9 @@ void thue_config_defaults(thue_config *c)
     c->tournaments_per_ip = 10;
     c->tournament_rate = 10;
     c->tournament_expire_s = 86400;
+    c->claims_per_ip = 5;
+    c->rated_min_moves = 2;
+    c->rated_pair_max = 5;
     c->glicko_tau = 0.5;
     c->request_timeout_s = 10;
     c->api_rate = 10;

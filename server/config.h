@@ -53,6 +53,13 @@ typedef struct thue_config {
                                            from one address, 10 */
     int tournament_rate;                /* --tournament-rate 1..100000 created an hour by one
                                            account, and by one address, 10 */
+    int claims_per_ip;                  /* --claims-per-ip 1..100000 accounts one address may
+                                           claim an hour, 5 */
+    int rated_min_moves;                /* --rated-min-moves 0..1000 moves each player must
+                                           have made for a resigned, timed-out or abandoned
+                                           rated match to count, 2 */
+    int rated_pair_max;                 /* --rated-pair-max 1..100000 rated matches two
+                                           accounts may play each other in 24 h, 5 */
     int tournament_expire_s;            /* --tournament-expire-s 1..2592000: an open tournament
                                            not started by then expires, 86400 */
     char trusted_proxy[THUE_CONFIG_PROXIES_MAX]; /* --trusted-proxy ADDRESS[,ADDRESS...]: peers

@@ -217,6 +217,9 @@ static int start(app *a)
         .tournament_expire_s = a->cfg.tournament_expire_s,
         .ping_s = a->cfg.ping_s,
         .idle_s = a->cfg.idle_s,
+        .claims_per_ip = a->cfg.claims_per_ip,
+        .rated_min_moves = a->cfg.rated_min_moves,
+        .rated_pair_max = a->cfg.rated_pair_max,
     };
     a->lobby = thue_lobby_new(&a->loop, &lc, a->pool, &a->metrics);
     if (a->lobby == NULL) {

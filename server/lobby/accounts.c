@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "lobby_internal.h"
+#include "names.h"
 #include "log.h"
 
 /* ---- tables ------------------------------------------------------------------------- */
@@ -95,6 +96,7 @@ static void account_free(account *a)
 /* Takes an account back out (its store write failed). */
 static void account_remove(thue_lobby *l, account *a)
 {
+    ladder_invalidate(l, 0, -1);
     account **pp;
     for (pp = &l->accounts; *pp && *pp != a; pp = &(*pp)->next)
         ;
@@ -115,6 +117,7 @@ static void account_remove(thue_lobby *l, account *a)
 
 void accounts_free(thue_lobby *l)
 {
+    ladder_invalidate(l, 0, -1);
     accounts_load_done(l);
     while (l->accounts) {
         account *a = l->accounts;
@@ -227,6 +230,7 @@ void thue_lobby_load_rating(void *ctx, const thue_rating_row *row)
     pool_rating *p = account_rating(a, row->variant, row->k);
     if (p == NULL)
         return;
+    ladder_invalidate(l, (int)row->variant, row->k);
     p->g.rating = row->rating;
     p->g.rd = row->rd;
     p->g.vol = row->vol;
@@ -238,15 +242,54 @@ void thue_lobby_load_rating(void *ctx, const thue_rating_row *row)
 
 /* ---- bots ------------------------------------------------------------------------------ */
 
-void bot_name_of(const char *spec_text, char *out, size_t size)
+/* The shortest SPEC that reads back as spec_text (a canonical SPEC, thue_bot_spec_format):
+ * a uct bot's canonical form names every option ("uct:iterations=10000,playout=...,c=..."),
+ * too long for a name, while "uct" or "uct:ms=500" says the same. Others: as given. */
+static void short_spec(const char *spec_text, char *out, size_t size)
 {
+    thue_bot_spec s;
+    snprintf(out, size, "%s", spec_text);
+    if (thue_bot_spec_parse(spec_text, &s, NULL, 0) != 0 || s.kind != THUE_BOT_UCT)
+        return;
+    thue_bot_spec d = thue_bot_spec_default(THUE_BOT_UCT);
+    char opts[160] = "";
+    size_t n = 0;
+    if (s.iterations != d.iterations)
+        n += (size_t)snprintf(opts + n, sizeof opts - n, ",iterations=%llu",
+                              (unsigned long long)s.iterations);
+    if (s.time_ms != d.time_ms && n < sizeof opts)
+        n += (size_t)snprintf(opts + n, sizeof opts - n, ",ms=%d", s.time_ms);
+    if (s.playout_limit != d.playout_limit && n < sizeof opts)
+        n += (size_t)snprintf(opts + n, sizeof opts - n, ",playout=%d", s.playout_limit);
+    if (s.exploration != d.exploration && n < sizeof opts) {
+        char c[40];
+        snprintf(c, sizeof c, "%g", s.exploration);
+        if (strtod(c, NULL) != s.exploration)
+            snprintf(c, sizeof c, "%.17g", s.exploration);
+        n += (size_t)snprintf(opts + n, sizeof opts - n, ",c=%s", c);
+    }
+    if (n >= sizeof opts)
+        return;
+    char text[200], back[THUE_PROTO_SPEC_MAX + 1];
+    snprintf(text, sizeof text, "uct%s%s", n ? ":" : "", n ? opts + 1 : "");
+    thue_bot_spec t;
+    if (strlen(text) < size && thue_bot_spec_parse(text, &t, NULL, 0) == 0 &&
+        thue_bot_spec_format(&t, back, sizeof back) < (int)sizeof back &&
+        strcmp(back, spec_text) == 0)
+        memcpy(out, text, strlen(text) + 1);
+}
+
+void bot_name_of(const char *spec_text_in, char *out, size_t size)
+{
+    char spec_text[THUE_PROTO_SPEC_MAX + 1];
+    short_spec(spec_text_in, spec_text, sizeof spec_text);
     size_t len = strlen(spec_text);
     if (len <= THUE_PROTO_NAME_MAX) {
         snprintf(out, size, "%s", spec_text);
         return;
     }
-    unsigned char h[32];
-    thue_sha256(spec_text, len, h);
+    unsigned char h[32]; /* of the canonical SPEC: names stay what they were */
+    thue_sha256(spec_text_in, strlen(spec_text_in), h);
     snprintf(out, size, "Bot-%02x%02x%02x%02x", h[0], h[1], h[2], h[3]);
 }
 
@@ -352,11 +395,30 @@ int cmd_claim_name(request *rq)
         return THUE_PERR_NOT_ALLOWED;
     }
     snprintf(rq->field, sizeof rq->field, "name");
-    if (lobby_name_reserved(name))
+    char nfkc[THUE_PROTO_NAME_MAX * 4 + 1];
+    if (thue_name_check(rq->cmd->u.claim_name.name, nfkc, sizeof nfkc, rq->message,
+                        sizeof rq->message) != 0)
         return THUE_PERR_NAME;
+    name = nfkc;
+    if (lobby_name_reserved(name)) {
+        snprintf(rq->message, sizeof rq->message, "the name \"%s\" is reserved for bots", name);
+        return THUE_PERR_NAME;
+    }
     session *other = lobby_session_by_name(l, name);
     if (account_by_name(l, name) != NULL || (other != NULL && other != s))
         return THUE_PERR_NAME_TAKEN;
+    /* Only a claim that would be made costs a token: a refused name costs nothing. */
+    char addr[THUE_LIMIT_KEY_MAX];
+    thue_addr_key(rq->c->peer, addr, sizeof addr);
+    uint64_t retry_ms = 0;
+    if (!thue_limiter_take(l->claim_rate, addr, uv_now(l->loop), &retry_ms)) {
+        rq->field[0] = '\0';
+        snprintf(rq->message, sizeof rq->message,
+                 "one address may claim %d accounts an hour, and yours has; try again in "
+                 "%llu minutes",
+                 l->cfg.claims_per_ip, (unsigned long long)(retry_ms / 60000 + 1));
+        return THUE_PERR_RATE;
+    }
     claim *c = calloc(1, sizeof *c);
     if (c == NULL)
         return THUE_PERR_INTERNAL;
@@ -402,6 +464,15 @@ int cmd_claim_name(request *rq)
     return 0;
 }
 
+int64_t thue_lobby_account_id(thue_lobby *l, const char *token)
+{
+    if (l->store == NULL || token == NULL || strncmp(token, "t_", 2) != 0 ||
+        strlen(token) > THUE_PROTO_TOKEN_MAX)
+        return 0;
+    account *a = account_by_token(l, token);
+    return a && a->committed && a->kind == THUE_KIND_ACCOUNT ? a->id : 0;
+}
+
 /* ---- ladders ------------------------------------------------------------------------------ */
 
 typedef struct ladder_row {
@@ -419,32 +490,89 @@ static int ladder_order(const void *x, const void *y)
     return strcmp(a->a->key, b->a->key);
 }
 
-char *ladder_text(thue_lobby *l, const thue_cmd *cmd)
+/*
+ * The ladder cache: a pool's sorted rows per (variant, k, kind), built on the first
+ * request after a change and dropped when a rating of the pool changes (ladder_invalidate).
+ * A page is then a slice: with 67k rated accounts a request cost ~9 ms of the loop thread
+ * for the sort, and a flood of them slowed every game; now a request between two rating
+ * changes costs its page only. Rows point into the accounts: an account is freed only
+ * when its claim failed (account_remove), which drops the whole cache first.
+ */
+struct ladder_cache {
+    thue_variant variant;
+    int k;
+    thue_ladder_kind kind;
+    ladder_row *rows;
+    int n;
+    struct ladder_cache *next;
+};
+
+void ladder_invalidate(thue_lobby *l, int variant, int k)
 {
-    const __typeof__(cmd->u.get_ladder) *q = &cmd->u.get_ladder;
+    for (ladder_cache **pp = &l->ladders; *pp;) {
+        ladder_cache *c = *pp;
+        if (k < 0 || ((int)c->variant == variant && c->k == k)) {
+            *pp = c->next;
+            free(c->rows);
+            free(c);
+        } else {
+            pp = &c->next;
+        }
+    }
+}
+
+/* The pool's sorted rows, from the cache or built now; NULL when out of memory. */
+static ladder_cache *ladder_rows(thue_lobby *l, thue_variant variant, int k,
+                                 thue_ladder_kind kind)
+{
+    for (ladder_cache *c = l->ladders; c; c = c->next)
+        if (c->variant == variant && c->k == k && c->kind == kind)
+            return c;
     int n = 0;
     for (account *a = l->accounts; a; a = a->next)
-        n++;
-    ladder_row *rows = calloc(n ? (size_t)n : 1, sizeof *rows);
-    if (rows == NULL)
-        return NULL;
-    int total = 0;
-    for (account *a = l->accounts; a; a = a->next) {
-        if ((q->kind == THUE_LADDER_HUMAN && a->kind != THUE_KIND_ACCOUNT) ||
-            (q->kind == THUE_LADDER_BOT && a->kind != THUE_KIND_BOT))
-            continue;
         for (pool_rating *p = a->ratings; p; p = p->next)
-            if (p->variant == q->variant && p->k == q->k && p->games > 0)
-                rows[total++] = (ladder_row){a, p};
-    }
-    qsort(rows, (size_t)total, sizeof *rows, ladder_order);
-    int from = q->offset < total ? q->offset : total;
-    int count = total - from < q->count ? total - from : q->count;
-    thue_ladder_entry *entries = calloc(count ? (size_t)count : 1, sizeof *entries);
-    if (entries == NULL) {
+            if (p->variant == variant && p->k == k && p->games > 0)
+                n++;
+    ladder_cache *c = calloc(1, sizeof *c);
+    ladder_row *rows = calloc(n ? (size_t)n : 1, sizeof *rows);
+    if (c == NULL || rows == NULL) {
+        free(c);
         free(rows);
         return NULL;
     }
+    int total = 0;
+    for (account *a = l->accounts; a; a = a->next) {
+        if ((kind == THUE_LADDER_HUMAN && a->kind != THUE_KIND_ACCOUNT) ||
+            (kind == THUE_LADDER_BOT && a->kind != THUE_KIND_BOT))
+            continue;
+        for (pool_rating *p = a->ratings; p; p = p->next)
+            if (p->variant == variant && p->k == k && p->games > 0)
+                rows[total++] = (ladder_row){a, p};
+    }
+    qsort(rows, (size_t)total, sizeof *rows, ladder_order);
+    c->variant = variant;
+    c->k = k;
+    c->kind = kind;
+    c->rows = rows;
+    c->n = total;
+    c->next = l->ladders;
+    l->ladders = c;
+    return c;
+}
+
+char *ladder_text(thue_lobby *l, const thue_cmd *cmd)
+{
+    const __typeof__(cmd->u.get_ladder) *q = &cmd->u.get_ladder;
+    ladder_cache *cache = ladder_rows(l, q->variant, q->k, q->kind);
+    if (cache == NULL)
+        return NULL;
+    const ladder_row *rows = cache->rows;
+    int total = cache->n;
+    int from = q->offset < total ? q->offset : total;
+    int count = total - from < q->count ? total - from : q->count;
+    thue_ladder_entry *entries = calloc(count ? (size_t)count : 1, sizeof *entries);
+    if (entries == NULL)
+        return NULL;
     for (int i = 0; i < count; i++) {
         const ladder_row *r = &rows[from + i];
         thue_ladder_entry *e = &entries[i];
@@ -472,7 +600,6 @@ char *ladder_text(thue_lobby *l, const thue_cmd *cmd)
     msg.u.ladder.nentries = count;
     char *text = thue_msg_encode(&msg, NULL);
     free(entries);
-    free(rows);
     return text;
 }
 

@@ -19,6 +19,7 @@
  * gets exactly one direct reply, sent before the events it causes.
  */
 #include "lobby_internal.h"
+#include "names.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -103,16 +104,13 @@ static int random_token(char out[THUE_PROTO_RESUME_LEN + 1])
     return 0;
 }
 
-/* The name as compared for uniqueness: ASCII letters folded to lower case (other
- * scripts compare as written). */
+/* The name as compared for uniqueness: names.h's key (NFKC, case folded, confusables'
+ * skeleton), so that look-alikes are one name. */
 void lobby_name_key(const char *name, char *key, size_t size)
 {
-    size_t i = 0;
-    for (; name[i] && i + 1 < size; i++) {
-        char ch = name[i];
-        key[i] = (ch >= 'A' && ch <= 'Z') ? (char)(ch - 'A' + 'a') : ch;
-    }
-    key[i] = '\0';
+    char k[THUE_NAME_KEY_SIZE];
+    thue_name_key(name, k);
+    snprintf(key, size, "%s", k);
 }
 
 void lobby_send_text(thue_lobby *l, thue_client *c, const char *text)
@@ -201,8 +199,10 @@ void lobby_maybe_closed(thue_lobby *l)
                      l->store_pending);
         tournaments_free(l);
         accounts_free(l);
+        record_pairs_free(l);
         thue_limiter_free(l->room_rate);
         thue_limiter_free(l->tour_rate);
+        thue_limiter_free(l->claim_rate);
         free(l);
         cb(data);
     }
@@ -385,20 +385,28 @@ static int guest_name(thue_lobby *l, char *out, size_t size)
     return -1;
 }
 
-/* A name that reads as a bot SPEC ("greedy", "nested", "3"), or a bot's made-up name
- * ("Bot-1a2b3c4d"), is the bots'. */
+/* A name that reads as a bot SPEC in any case ("greedy", "GREEDY", "Nested", "3"), looks
+ * like one of the bots' words, or is a bot's made-up name ("Bot-1a2b3c4d") is the bots':
+ * a person holding it would take the bot's account name. */
 bool lobby_name_reserved(const char *name)
 {
+    char low[THUE_PROTO_NAME_MAX * 4 + 1];
+    size_t i = 0;
+    for (; name[i] && i + 1 < sizeof low; i++)
+        low[i] = (name[i] >= 'A' && name[i] <= 'Z') ? (char)(name[i] - 'A' + 'a') : name[i];
+    low[i] = '\0';
     thue_bot_spec spec;
-    if (thue_bot_spec_parse(name, &spec, NULL, 0) == 0)
+    if (thue_bot_spec_parse(low, &spec, NULL, 0) == 0 || strncmp(low, "bot-", 4) == 0)
         return true;
-    static const char *const words[] = {"nested", "uct", "perfect", "bot"};
-    char key[THUE_PROTO_NAME_MAX * 4 + 1];
-    lobby_name_key(name, key, sizeof key);
-    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
-        if (strcmp(key, words[i]) == 0)
+    static const char *const words[] = {"greedy", "nested", "uct", "perfect", "bot"};
+    char key[THUE_NAME_KEY_SIZE], wkey[THUE_NAME_KEY_SIZE];
+    thue_name_key(name, key);
+    for (size_t w = 0; w < sizeof words / sizeof words[0]; w++) {
+        thue_name_key(words[w], wkey);
+        if (strcmp(key, wkey) == 0)
             return true;
-    return strncmp(key, "bot-", 4) == 0;
+    }
+    return false;
 }
 
 static void send_welcome(thue_lobby *l, thue_client *c, const thue_msg_id *id, bool resumed)
@@ -522,8 +530,11 @@ static int cmd_hello(request *rq)
             return THUE_PERR_NAME_TAKEN;
         }
     } else if (cmd->u.hello.has_name) {
-        memcpy(name, cmd->u.hello.name, sizeof name);
-        name[sizeof name - 1] = '\0';
+        if (thue_name_check(cmd->u.hello.name, name, sizeof name, rq->message,
+                            sizeof rq->message) != 0) {
+            snprintf(rq->field, sizeof rq->field, "name");
+            return THUE_PERR_NAME;
+        }
         if (lobby_name_reserved(name)) {
             snprintf(rq->field, sizeof rq->field, "name");
             snprintf(rq->message, sizeof rq->message, "the name \"%s\" is reserved for bots",
@@ -862,15 +873,24 @@ thue_lobby *thue_lobby_new(uv_loop_t *loop, const thue_lobby_config *cfg, thue_p
         l->cfg.tournament_rate = THUE_LOBBY_TOURNAMENT_RATE_DEFAULT;
     if (l->cfg.tournament_expire_s <= 0)
         l->cfg.tournament_expire_s = THUE_LOBBY_TOURNAMENT_EXPIRE_S_DEFAULT;
+    if (l->cfg.claims_per_ip <= 0)
+        l->cfg.claims_per_ip = THUE_LOBBY_CLAIMS_PER_IP_DEFAULT;
+    if (l->cfg.rated_min_moves < 0)
+        l->cfg.rated_min_moves = 0;
+    if (l->cfg.rated_pair_max <= 0)
+        l->cfg.rated_pair_max = THUE_LOBBY_RATED_PAIR_MAX_DEFAULT;
     /* Buckets per address (and per account): room_rate_per_ip rooms refilled over a
      * minute, tournament_rate tournaments refilled over an hour. */
     l->room_rate =
         thue_limiter_new(l->cfg.room_rate_per_ip / 60.0, l->cfg.room_rate_per_ip, LOBBY_LIMIT_KEYS);
     l->tour_rate =
         thue_limiter_new(l->cfg.tournament_rate / 3600.0, l->cfg.tournament_rate, LOBBY_LIMIT_KEYS);
-    if (l->room_rate == NULL || l->tour_rate == NULL) {
+    l->claim_rate =
+        thue_limiter_new(l->cfg.claims_per_ip / 3600.0, l->cfg.claims_per_ip, LOBBY_LIMIT_KEYS);
+    if (l->room_rate == NULL || l->tour_rate == NULL || l->claim_rate == NULL) {
         thue_limiter_free(l->room_rate);
         thue_limiter_free(l->tour_rate);
+        thue_limiter_free(l->claim_rate);
         free(l);
         return NULL;
     }

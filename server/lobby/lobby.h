@@ -43,6 +43,10 @@ typedef struct thue_lobby_hooks {
 #define THUE_LOBBY_TOURNAMENTS_PER_IP_DEFAULT 10
 #define THUE_LOBBY_TOURNAMENT_RATE_DEFAULT 10
 #define THUE_LOBBY_TOURNAMENT_EXPIRE_S_DEFAULT 86400
+#define THUE_LOBBY_CLAIMS_PER_IP_DEFAULT 5
+#define THUE_LOBBY_RATED_MIN_MOVES_DEFAULT 2
+#define THUE_LOBBY_RATED_PAIR_MAX_DEFAULT 5
+#define THUE_LOBBY_RATED_PAIR_WINDOW_MS (24 * 3600 * 1000LL)
 
 typedef struct thue_lobby_config {
     int grace_s;              /* seats kept after a lost connection */
@@ -66,6 +70,12 @@ typedef struct thue_lobby_config {
     /* The network layer's keep-alive, announced in welcome.limits (0: not announced):
      * seconds of silence before a WebSocket ping, and before the drop. */
     int ping_s, idle_s;
+    /* Accounts and ratings (0: the defaults above, except rated_min_moves, taken as given,
+     * 0 being no minimum; the server passes its flags' defaults): accounts
+     * one address may claim an hour; moves each player must have made for a rated match
+     * that ends by resign, timeout or abandon to be rated; rated matches two accounts may
+     * play each other within 24 h (later ones are not rated). */
+    int claims_per_ip, rated_min_moves, rated_pair_max;
 } thue_lobby_config;
 
 typedef struct thue_lobby thue_lobby;
@@ -88,6 +98,10 @@ void thue_lobby_load_rating(void *lobby, const thue_rating_row *row);
 /* Whether store jobs the lobby queued are still waiting for their callbacks (close the
  * store, which runs them, before closing the lobby). */
 int thue_lobby_store_pending(const thue_lobby *lobby);
+
+/* The id of the stored account whose token this is (an account token, "t_..."), or 0 (an
+ * unknown token, a bot, no store). For the HTTP API's `Authorization: Bearer TOKEN`. */
+int64_t thue_lobby_account_id(thue_lobby *lobby, const char *token);
 
 /* The body of GET /api/ladder: the members of PROTOCOL.md's `ladder` message without
  * type and id. NULL when out of memory or without a store. */

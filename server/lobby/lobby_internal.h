@@ -35,6 +35,7 @@
 typedef struct session session;
 typedef struct room room;
 typedef struct account account;
+typedef struct ladder_cache ladder_cache;
 typedef struct tournament tournament;
 
 #define THUE_SCHED_ROUNDS_MAX_ALL THUE_SCHED_PLAYERS_MAX /* a round robin of 256: 256 rounds */
@@ -203,6 +204,7 @@ struct thue_lobby {
     /* accounts and ratings (persistence): store is NULL without a database */
     thue_store *store;
     account *accounts;
+    ladder_cache *ladders; /* sorted ladders per pool and kind (accounts.c) */
     account *acct_by_name[LOBBY_BUCKETS], *acct_by_token[LOBBY_BUCKETS];
     int64_t next_account;
     account **load_index; /* accounts by id while loading (accounts.c), then NULL */
@@ -212,6 +214,8 @@ struct thue_lobby {
     tournament *tournaments;
     thue_limiter *room_rate; /* rooms made per address (cfg.room_rate_per_ip a minute) */
     thue_limiter *tour_rate; /* tournaments made per address and per account (an hour) */
+    thue_limiter *claim_rate; /* accounts claimed per address (cfg.claims_per_ip an hour) */
+    struct rated_pair *pairs[LOBBY_BUCKETS]; /* rated matches per pair of accounts (record.c) */
     uv_timer_t tour_timer;   /* the next open tournament's expiry */
     int handles; /* open handles of ending rooms and sessions, while closing */
     void (*closed)(void *data);
@@ -290,6 +294,8 @@ void room_broadcast_text(room *r, const char *text);
 /* record.c: rates a finished match, queues its record and sends match_end (end, filled
  * by the caller with the round words still borrowed) once the record is committed. */
 void record_match(room *r, thue_msg *end);
+/* Frees the rated pairs' log (record.c). */
+void record_pairs_free(thue_lobby *l);
 /* Sends the room's state to one session. */
 void room_send_state(room *r, session *s);
 /* Whether s is seated in or watching r. */
@@ -320,6 +326,9 @@ int cmd_claim_name(request *rq);
 int cmd_get_ladder(request *rq);
 char *ladder_text(thue_lobby *l, const thue_cmd *cmd);
 void accounts_free(thue_lobby *l);
+/* Drops the cached ladders of pool (variant, k), or every one when k < 0 (accounts.c):
+ * after any change of a rating in that pool. */
+void ladder_invalidate(thue_lobby *l, int variant, int k);
 /* Loading is over: the start-up index of accounts by id goes. */
 void accounts_load_done(thue_lobby *l);
 

@@ -91,6 +91,7 @@ static int rate(room *r, thue_rating_change out[2], thue_rating_row rows[2])
             return -1;
         rows[i].account = a->id;
     }
+    ladder_invalidate(l, (int)r->opt.variant, r->opt.k);
     double s0 = r->m.winner == 0 ? 1 : r->m.winner == 1 ? 0 : 0.5;
     thue_glicko after[2];
     if (thue_glicko_match(&p[0]->g, &p[1]->g, s0, l->cfg.tau, &after[0], &after[1]) != 0)
@@ -118,6 +119,132 @@ static int rate(room *r, thue_rating_change out[2], thue_rating_row rows[2])
         rows[i].draws = p[i]->draws;
         rows[i].losses = p[i]->losses;
     }
+    return 0;
+}
+
+/* ---- whether a rated room's match is rated ---------------------------------------------
+ *
+ * As on the big servers (lichess): a match ended by resign, timeout or abandon before
+ * each player has made cfg.rated_min_moves moves is not rated (a resign-and-rematch loop
+ * moves no rating); two accounts of people may play each other at most cfg.rated_pair_max
+ * rated matches within 24 h (either seat: a pair of friends cannot farm each other); and
+ * two bots are never rated (anyone could otherwise move the bots' ratings, everyone's
+ * anchors, by seating them against each other). The pair log lives in memory: a restart
+ * forgets it, which costs a farmer a restart per 5 matches. */
+
+typedef struct rated_pair {
+    int64_t a, b;  /* account ids, a < b */
+    int n, cap;    /* times held (oldest first), and room for them */
+    int64_t *at;   /* end times (lobby_now_ms), at most cfg.rated_pair_max */
+    struct rated_pair *next;
+} rated_pair;
+
+static void pair_expire(thue_lobby *l, rated_pair **pp, int64_t now);
+
+/* The pair's link in its bucket (*result NULL: not there). On the way, every other pair
+ * of the bucket forgets its old matches, and goes when none is left: the log holds only
+ * the last 24 hours, however many pairs came and went. */
+static rated_pair **pair_slot(thue_lobby *l, int64_t a, int64_t b, int64_t now)
+{
+    uint64_t h = (uint64_t)a * 0x9e3779b97f4a7c15ULL ^ (uint64_t)b * 0xc2b2ae3d27d4eb4fULL;
+    rated_pair **pp = &l->pairs[(h ^ (h >> 31)) % LOBBY_BUCKETS];
+    while (*pp) {
+        rated_pair *p = *pp;
+        pair_expire(l, pp, now);
+        if (*pp != p) /* freed: *pp is the next one now */
+            continue;
+        if (p->a == a && p->b == b)
+            return pp;
+        pp = &p->next;
+    }
+    return pp;
+}
+
+/* Forgets the pair's matches older than the window; frees the entry once empty. */
+static void pair_expire(thue_lobby *l, rated_pair **pp, int64_t now)
+{
+    rated_pair *p = *pp;
+    int drop = 0;
+    while (drop < p->n && now - p->at[drop] >= THUE_LOBBY_RATED_PAIR_WINDOW_MS)
+        drop++;
+    if (drop) {
+        memmove(p->at, p->at + drop, (size_t)(p->n - drop) * sizeof p->at[0]);
+        p->n -= drop;
+    }
+    (void)l;
+    if (p->n == 0) {
+        *pp = p->next;
+        free(p->at);
+        free(p);
+    }
+}
+
+/* Whether the pair may play one more rated match now: 1 (and it is counted), or 0. Out
+ * of memory lets the match be rated uncounted. */
+static int pair_take(thue_lobby *l, int64_t a, int64_t b)
+{
+    if (a > b) {
+        int64_t t = a;
+        a = b;
+        b = t;
+    }
+    int64_t now = lobby_now_ms();
+    rated_pair **pp = pair_slot(l, a, b, now);
+    if (*pp == NULL) {
+        rated_pair *p = calloc(1, sizeof *p);
+        if (p == NULL)
+            return 1;
+        p->a = a;
+        p->b = b;
+        *pp = p;
+    }
+    rated_pair *p = *pp;
+    if (p->n >= l->cfg.rated_pair_max)
+        return 0;
+    if (p->n == p->cap) { /* grown as needed: a large limit costs only what is used */
+        int cap = p->cap ? 2 * p->cap : 8;
+        if (cap > l->cfg.rated_pair_max)
+            cap = l->cfg.rated_pair_max;
+        int64_t *at = realloc(p->at, (size_t)cap * sizeof *at);
+        if (at == NULL)
+            return 1;
+        p->at = at;
+        p->cap = cap;
+    }
+    p->at[p->n++] = now;
+    return 1;
+}
+
+void record_pairs_free(thue_lobby *l)
+{
+    for (size_t i = 0; i < LOBBY_BUCKETS; i++)
+        while (l->pairs[i]) {
+            rated_pair *p = l->pairs[i];
+            l->pairs[i] = p->next;
+            free(p->at);
+            free(p);
+        }
+}
+
+/* Why a rated room's finished match is not rated: 0 when it is, else 1 + the reason
+ * (thue_unrated_reason). Counts the match against its pair when it is rated. */
+static int unrated_reason(room *r)
+{
+    thue_lobby *l = r->lobby;
+    if (r->seats[0].bot && r->seats[1].bot)
+        return 1 + THUE_UNRATED_BOTS;
+    if (r->m.reason != THUE_END_SCORE && l->cfg.rated_min_moves > 0) {
+        int made[2] = {0, 0};
+        for (int i = 0; i < r->nmoves; i++)
+            if (r->moves[i].seat == 0 || r->moves[i].seat == 1)
+                made[r->moves[i].seat]++;
+        if (made[0] < l->cfg.rated_min_moves || made[1] < l->cfg.rated_min_moves)
+            return 1 + THUE_UNRATED_TOO_SHORT;
+    }
+    account *a = seat_account(&r->seats[0]), *b = seat_account(&r->seats[1]);
+    if (a && b && a->kind == THUE_KIND_ACCOUNT && b->kind == THUE_KIND_ACCOUNT &&
+        !pair_take(l, a->id, b->id))
+        return 1 + THUE_UNRATED_PAIR_LIMIT;
     return 0;
 }
 
@@ -165,7 +292,11 @@ void record_match(room *r, thue_msg *end)
     thue_match_row row;
     thue_rating_row ratings[2];
     memset(ratings, 0, sizeof ratings);
-    if (r->opt.rated && rate(r, me->ratings, ratings) == 0)
+    int why = r->opt.rated ? unrated_reason(r) : 0;
+    if (why) {
+        me->has_unrated_reason = 1;
+        me->unrated_reason = (thue_unrated_reason)(why - 1);
+    } else if (r->opt.rated && rate(r, me->ratings, ratings) == 0)
         me->has_ratings = 1;
     else if (r->opt.rated)
         thue_log(THUE_LOG_ERROR, "room %s: a rated match without two accounts is not rated",

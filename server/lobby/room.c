@@ -742,6 +742,9 @@ static int seat_bot(room *r, room_seat *st, const thue_bot_spec *spec, int think
     if (r->opt.rated &&
         (bot.bot_acct = account_bot(r->lobby, bot.bot_spec_text, bot.bot_name)) == NULL)
         return -1;
+    if (bot.bot_acct && strlen(bot.bot_acct->name) < sizeof bot.bot_name)
+        memcpy(bot.bot_name, bot.bot_acct->name, strlen(bot.bot_acct->name) + 1); /* its
+                                          stored name (older uct bots' accounts: Bot-...) */
     *st = bot;
     return 0;
 }

@@ -15,6 +15,8 @@
  */
 #include "net/net_internal.h"
 
+#include <strings.h>
+
 /* The web client is files only (no inline script or style; styles set through the
  * CSSOM are allowed): it works under this policy. The favicon is a data: URL. */
 #define CSP                                                                                        \
@@ -60,6 +62,7 @@ struct deferred {
     int done, status;
     char *body;
     size_t len;
+    int64_t viewer; /* the account asking (Authorization: Bearer TOKEN), 0 for none */
 };
 
 void thue__http_reset(pss *p)
@@ -505,6 +508,23 @@ static void deferred_done(int status, char *body, size_t len, void *data)
     lws_callback_on_writable(d->wsi);
 }
 
+/* The account an `Authorization: Bearer TOKEN` header names (an account token): its id,
+ * or 0 (no header, another scheme, an unknown token). Private rooms' matches are shown
+ * only to their players' accounts. */
+static int64_t request_viewer(thue_net *net, struct lws *wsi)
+{
+    char v[160];
+    int n = lws_hdr_total_length(wsi, WSI_TOKEN_HTTP_AUTHORIZATION);
+    if (n <= 0 || n >= (int)sizeof v || lws_hdr_copy(wsi, v, sizeof v, WSI_TOKEN_HTTP_AUTHORIZATION) < 0)
+        return 0;
+    if (strncasecmp(v, "Bearer ", 7) != 0)
+        return 0;
+    const char *t = v + 7;
+    while (*t == ' ')
+        t++;
+    return thue_lobby_account_id(net->lobby, t);
+}
+
 /* Queues a store read whose callback answers the request. */
 static int http_defer(thue_net *net, struct lws *wsi, pss *p, const char *type, int head,
                       int (*start)(thue_net *net, const char *arg, int page, deferred *d),
@@ -516,6 +536,7 @@ static int http_defer(thue_net *net, struct lws *wsi, pss *p, const char *type, 
     d->wsi = wsi;
     d->head = head;
     d->type = type;
+    d->viewer = request_viewer(net, wsi);
     if (start(net, arg, page, d) != 0) {
         free(d);
         return http_error(wsi, p, 503, "server_busy", "the database is not available", head);
@@ -527,19 +548,21 @@ static int http_defer(thue_net *net, struct lws *wsi, pss *p, const char *type, 
 static int start_match(thue_net *net, const char *id, int page, deferred *d)
 {
     (void)page;
-    return thue_store_match_json(net->store, id, deferred_done, d);
+    return thue_store_match_json_as(net->store, id, d->viewer, deferred_done, d);
 }
 
 static int start_moves(thue_net *net, const char *id, int page, deferred *d)
 {
     (void)page;
-    return thue_store_moves_csv(net->store, id, deferred_done, d);
+    return thue_store_moves_csv_as(net->store, id, d->viewer, deferred_done, d);
 }
 
 static int start_list(thue_net *net, const char *player, int page, deferred *d)
 {
-    return thue_store_matches_json(net->store, player, page, MATCHES_PER_PAGE, deferred_done, d);
+    return thue_store_matches_json_as(net->store, player, d->viewer, page, MATCHES_PER_PAGE,
+                                      deferred_done, d);
 }
+
 
 /* A room-id-like key: 1..32 of A-Z a-z 0-9 _ -. */
 static int valid_key(const char *s, size_t n)

@@ -212,6 +212,7 @@ static const char *const passed_fields[] = {
     "transfer-encoding",
     "origin",
     "x-forwarded-for",
+    "authorization", /* an account token for /api/matches (private rooms' matches) */
     "sec-websocket-key",
     "sec-websocket-version",
     "sec-websocket-protocol",

@@ -69,6 +69,7 @@ struct job {
     int finished;
     int64_t updated_ms;
     int page, per_page;
+    int64_t viewer; /* reads of matches: thue__db_match_json's */
 
     /* The result, written by the store thread before posting. */
     int err;
@@ -156,13 +157,14 @@ static void run_job(thue_store *s, job *j)
             thue__db_save_tournament(&s->db, j->key, j->state, j->finished, j->updated_ms, crash);
         break;
     case JOB_MATCH_JSON:
-        thue__db_match_json(&s->db, j->key, crash, &j->text);
+        thue__db_match_json(&s->db, j->key, j->viewer, crash, &j->text);
         break;
     case JOB_MATCHES_JSON:
-        thue__db_matches_json(&s->db, j->key, j->page, j->per_page, crash, &j->text);
+        thue__db_matches_json(&s->db, j->key, j->viewer, j->page, j->per_page, crash,
+                              &j->text);
         break;
     case JOB_MOVES_CSV:
-        thue__db_moves_csv(&s->db, j->key, crash, &j->text);
+        thue__db_moves_csv(&s->db, j->key, j->viewer, crash, &j->text);
         break;
     }
 }
@@ -657,8 +659,8 @@ int thue_store_save_tournament(thue_store *s, const char *id, const char *state_
     return 0;
 }
 
-static int queue_read(thue_store *s, job_kind kind, const char *key, int page, int per_page,
-                      thue_store_text_cb cb, void *data)
+static int queue_read(thue_store *s, job_kind kind, const char *key, int64_t viewer, int page,
+                      int per_page, thue_store_text_cb cb, void *data)
 {
     int err = can_queue(s);
     if (err)
@@ -673,6 +675,7 @@ static int queue_read(thue_store *s, job_kind kind, const char *key, int page, i
         job_free(j);
         return THUE_ENOMEM;
     }
+    j->viewer = viewer < 0 ? -1 : viewer;
     j->page = page;
     j->per_page = per_page;
     j->text_cb = cb;
@@ -683,25 +686,43 @@ static int queue_read(thue_store *s, job_kind kind, const char *key, int page, i
 
 int thue_store_match_json(thue_store *s, const char *id, thue_store_text_cb cb, void *data)
 {
-    return queue_read(s, JOB_MATCH_JSON, id, 0, 0, cb, data);
+    return queue_read(s, JOB_MATCH_JSON, id, -1, 0, 0, cb, data);
+}
+
+int thue_store_match_json_as(thue_store *s, const char *id, int64_t viewer,
+                             thue_store_text_cb cb, void *data)
+{
+    return queue_read(s, JOB_MATCH_JSON, id, viewer, 0, 0, cb, data);
 }
 
 #define PER_PAGE_MAX 1000
 
-int thue_store_matches_json(thue_store *s, const char *player, int page, int per_page,
-                            thue_store_text_cb cb, void *data)
+int thue_store_matches_json_as(thue_store *s, const char *player, int64_t viewer, int page,
+                               int per_page, thue_store_text_cb cb, void *data)
 {
     int err = can_queue(s);
     if (err)
         return err;
     if (page < 1 || per_page < 1 || per_page > PER_PAGE_MAX)
         return THUE_EINVAL;
-    return queue_read(s, JOB_MATCHES_JSON, player, page, per_page, cb, data);
+    return queue_read(s, JOB_MATCHES_JSON, player, viewer, page, per_page, cb, data);
+}
+
+int thue_store_matches_json(thue_store *s, const char *player, int page, int per_page,
+                            thue_store_text_cb cb, void *data)
+{
+    return thue_store_matches_json_as(s, player, -1, page, per_page, cb, data);
 }
 
 int thue_store_moves_csv(thue_store *s, const char *id, thue_store_text_cb cb, void *data)
 {
-    return queue_read(s, JOB_MOVES_CSV, id, 0, 0, cb, data);
+    return queue_read(s, JOB_MOVES_CSV, id, -1, 0, 0, cb, data);
+}
+
+int thue_store_moves_csv_as(thue_store *s, const char *id, int64_t viewer,
+                            thue_store_text_cb cb, void *data)
+{
+    return queue_read(s, JOB_MOVES_CSV, id, viewer, 0, 0, cb, data);
 }
 
 /* ---- closing ------------------------------------------------------------------------- */

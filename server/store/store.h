@@ -150,6 +150,18 @@ int thue_store_matches_json(thue_store *s, const char *player, int page, int per
 /* GET /api/matches/{id}/moves.csv: "round,ply,seat,role,move,think_ms" and one line per
  * move (text/csv). */
 int thue_store_moves_csv(thue_store *s, const char *id, thue_store_text_cb cb, void *data);
+/*
+ * The same three as seen by viewer: the functions above read every match (a trusted
+ * caller's view); these, for the HTTP API, find a private room's match only when viewer
+ * is the account id of one of its players (0: a stranger, who sees only public rooms'
+ * matches; a private match is then "not found" and not listed or counted).
+ */
+int thue_store_match_json_as(thue_store *s, const char *id, int64_t viewer,
+                             thue_store_text_cb cb, void *data);
+int thue_store_matches_json_as(thue_store *s, const char *player, int64_t viewer, int page,
+                               int per_page, thue_store_text_cb cb, void *data);
+int thue_store_moves_csv_as(thue_store *s, const char *id, int64_t viewer,
+                            thue_store_text_cb cb, void *data);
 /* GET /api/tournaments and /api/tournaments/{id} are served from the lobby's memory. */
 
 /* Finishes the queued jobs (their callbacks run), stops the thread, closes the database

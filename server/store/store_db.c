@@ -183,11 +183,19 @@ static const char *const stmt_sql[THUE__STMT_COUNT] = {
     [THUE__STMT_MOVES_GET] = "SELECT round, ply, seat, is_paint, value, think_ms FROM moves "
                              "WHERE match = ?1 ORDER BY round, ply",
     /* name0 and name1 are COLLATE NOCASE: `=` ignores ASCII case and uses their indexes. */
-    [THUE__STMT_PLAYER_COUNT] = "SELECT count(*) FROM matches WHERE name0 = ?1 OR name1 = ?1",
+    /* A private room's match is seen only by its players' accounts (the viewer, ?2 or ?4:
+     * -1 anyone's, 0 a stranger, else an account id). */
+    [THUE__STMT_PLAYER_COUNT] =
+        "SELECT count(*) FROM matches WHERE (name0 = ?1 OR name1 = ?1) AND (private = 0 OR "
+        "?2 < 0 OR (?2 > 0 AND (account0 = ?2 OR account1 = ?2)))",
     [THUE__STMT_PLAYER_PAGE] =
         "SELECT id, room, number, variant, k, rated, name0, kind0, name1, kind1, winner, "
-        "reason, points0, points1, ended_ms FROM matches WHERE name0 = ?1 OR name1 = ?1 "
+        "reason, points0, points1, ended_ms FROM matches WHERE (name0 = ?1 OR name1 = ?1) AND "
+        "(private = 0 OR ?4 < 0 OR (?4 > 0 AND (account0 = ?4 OR account1 = ?4))) "
         "ORDER BY ended_ms DESC, id DESC LIMIT ?2 OFFSET ?3",
+    [THUE__STMT_MATCH_VISIBLE] =
+        "SELECT 1 FROM matches WHERE id = ?1 AND (private = 0 OR ?2 < 0 OR (?2 > 0 AND "
+        "(account0 = ?2 OR account1 = ?2)))",
 };
 
 #define BUSY_TIMEOUT_MS 5000

@@ -40,6 +40,7 @@ typedef enum {
     THUE__STMT_MOVES_GET,
     THUE__STMT_PLAYER_COUNT,
     THUE__STMT_PLAYER_PAGE,
+    THUE__STMT_MATCH_VISIBLE,
     THUE__STMT_COUNT
 } thue__stmt;
 
@@ -133,10 +134,13 @@ void thue__crash_point(int crash);
 
 /* ---- store_read.c -------------------------------------------------------------------- */
 
-void thue__db_match_json(thue__db *d, const char *id, int crash, thue__text *out);
-void thue__db_matches_json(thue__db *d, const char *player, int page, int per_page, int crash,
-                           thue__text *out);
-void thue__db_moves_csv(thue__db *d, const char *id, int crash, thue__text *out);
+/* viewer: who reads (thue_store_match_json_as): -1 anyone's, 0 a stranger, else an
+ * account id; a private room's match is found only for -1 and its players' accounts. */
+void thue__db_match_json(thue__db *d, const char *id, int64_t viewer, int crash,
+                         thue__text *out);
+void thue__db_matches_json(thue__db *d, const char *player, int64_t viewer, int page,
+                           int per_page, int crash, thue__text *out);
+void thue__db_moves_csv(thue__db *d, const char *id, int64_t viewer, int crash, thue__text *out);
 
 /* thue_store_tournament_game, on the opening thread (start-up). */
 int thue__db_tournament_game(thue__db *d, const char *tournament, int round, const char *first,

@@ -217,10 +217,36 @@ static json_t *match_object(thue__db *d, sqlite3_stmt *st, const char *id, int *
     return root;
 }
 
-void thue__db_match_json(thue__db *d, const char *id, int crash, thue__text *out)
+/* Whether match id exists and viewer may see it: 1, 0 (no, or no such match: the same
+ * answer, so that a stranger cannot tell a private match from none), or -1 (logged). */
+static int visible(thue__db *d, const char *id, int64_t viewer)
+{
+    sqlite3_stmt *st = d->stmt[THUE__STMT_MATCH_VISIBLE];
+    sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 2, viewer);
+    int rc = sqlite3_step(st);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        thue__db_fail(d, "cannot read a match");
+    sqlite3_reset(st);
+    sqlite3_clear_bindings(st);
+    return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -1;
+}
+
+void thue__db_match_json(thue__db *d, const char *id, int64_t viewer, int crash,
+                         thue__text *out)
 {
     if (thue__db_begin(d, 0) != 0) {
         set_internal(out);
+        return;
+    }
+    int seen = visible(d, id, viewer);
+    if (seen <= 0) {
+        if (seen == 0)
+            set_not_found(out);
+        else
+            set_internal(out);
+        thue__crash_point(crash);
+        thue__db_commit(d);
         return;
     }
     sqlite3_stmt *st = d->stmt[THUE__STMT_MATCH_GET];
@@ -280,10 +306,12 @@ static json_t *summary(sqlite3_stmt *st)
 }
 
 /* Counts the player's matches and lists one page of them; NULL on failure (logged). */
-static json_t *player_page(thue__db *d, const char *player, int page, int per_page)
+static json_t *player_page(thue__db *d, const char *player, int64_t viewer, int page,
+                           int per_page)
 {
     sqlite3_stmt *st = d->stmt[THUE__STMT_PLAYER_COUNT];
     sqlite3_bind_text(st, 1, player, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 2, viewer);
     int rc = sqlite3_step(st);
     int64_t total = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
     if (rc != SQLITE_ROW)
@@ -299,6 +327,7 @@ static json_t *player_page(thue__db *d, const char *player, int page, int per_pa
     sqlite3_bind_text(st, 1, player, -1, SQLITE_STATIC);
     sqlite3_bind_int(st, 2, per_page);
     sqlite3_bind_int64(st, 3, (int64_t)(page - 1) * per_page);
+    sqlite3_bind_int64(st, 4, viewer);
     while (list && (rc = sqlite3_step(st)) == SQLITE_ROW) {
         if (json_array_append_new(list, summary(st)) != 0) {
             json_decref(list);
@@ -317,14 +346,14 @@ static json_t *player_page(thue__db *d, const char *player, int page, int per_pa
     return json_pack("{s:o,s:i,s:I}", "matches", list, "page", page, "pages", (json_int_t)pages);
 }
 
-void thue__db_matches_json(thue__db *d, const char *player, int page, int per_page, int crash,
-                           thue__text *out)
+void thue__db_matches_json(thue__db *d, const char *player, int64_t viewer, int page,
+                           int per_page, int crash, thue__text *out)
 {
     if (thue__db_begin(d, 0) != 0) {
         set_internal(out);
         return;
     }
-    json_t *root = player_page(d, player, page, per_page);
+    json_t *root = player_page(d, player, viewer, page, per_page);
     thue__crash_point(crash);
     if (thue__db_commit(d) != 0) {
         json_decref(root);
@@ -343,17 +372,13 @@ void thue__db_matches_json(thue__db *d, const char *player, int page, int per_pa
 
 
 /* Writes the CSV into b: 200, 404 (no such match) or 500 (logged). */
-static int moves_csv(thue__db *d, const char *id, thue_strbuf *b)
+static int moves_csv(thue__db *d, const char *id, int64_t viewer, thue_strbuf *b)
 {
-    sqlite3_stmt *st = d->stmt[THUE__STMT_MATCH_EXISTS];
-    sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
-    int rc = sqlite3_step(st);
-    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-        thue__db_fail(d, "cannot read a match");
-    sqlite3_reset(st);
-    sqlite3_clear_bindings(st);
-    if (rc != SQLITE_ROW)
-        return rc == SQLITE_DONE ? 404 : 500;
+    int seen = visible(d, id, viewer);
+    if (seen <= 0)
+        return seen == 0 ? 404 : 500;
+    sqlite3_stmt *st;
+    int rc;
 
     thue_strbuf_printf(b, "round,ply,seat,role,move,think_ms\n");
     st = d->stmt[THUE__STMT_MOVES_GET];
@@ -369,14 +394,14 @@ static int moves_csv(thue__db *d, const char *id, thue_strbuf *b)
     return rc == SQLITE_DONE ? 200 : 500;
 }
 
-void thue__db_moves_csv(thue__db *d, const char *id, int crash, thue__text *out)
+void thue__db_moves_csv(thue__db *d, const char *id, int64_t viewer, int crash, thue__text *out)
 {
     if (thue__db_begin(d, 0) != 0) {
         set_internal(out);
         return;
     }
     thue_strbuf b = {NULL, 0, 0, 0};
-    int status = moves_csv(d, id, &b);
+    int status = moves_csv(d, id, viewer, &b);
     thue__crash_point(crash);
     if (thue__db_commit(d) != 0)
         status = 500;

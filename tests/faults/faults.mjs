@@ -32,9 +32,12 @@ import { startServer, player, get, test, run, withTimeout } from "../integration
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 // Every player here comes from 127.0.0.1: the per-address room rate is lifted; checkStored
-// reads every stored match through /api: past the default /api rate limit.
+// reads every stored match through /api: past the default /api rate limit. Accounts are
+// claimed and pairs rematch rated faster than an address or a pair may on the open
+// internet: those limits (--claims-per-ip, --rated-pair-max) are lifted too.
 const FLAGS = ["--rate", "2000", "--burst", "2000", "--max-rooms-per-player", "50", "--room-rate-per-ip", "100000",
-  "--log-level", "info", "--api-rate", "100000", "--api-burst", "1000000"];
+  "--log-level", "info", "--api-rate", "100000", "--api-burst", "1000000",
+  "--claims-per-ip", "100000", "--rated-pair-max", "100000"];
 const rand = (n) => Math.floor(Math.random() * n);
 
 /** Waits until pred() (sync or async) is true, polling every 100 ms, for at most ms. */

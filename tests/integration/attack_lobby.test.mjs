@@ -129,7 +129,7 @@ test("quick match on a full server: server_busy at once, or queue_failed when th
 });
 
 test("tournaments: 200 asked for by 40 accounts at 4 addresses are bounded, and listed in pages", async () => {
-  const server = await startServer([]);
+  const server = await startServer(["--claims-per-ip", "1000"]); // 40 accounts at 4 addresses
   const clients = [];
   try {
     const rss0 = await rssMiB(server.proc.pid);

@@ -218,6 +218,9 @@ static const tsetting tsettings[] = {
     TINT("tournaments-per-ip", tournaments_per_ip, 1, 100000, "4"),
     TINT("tournament-rate", tournament_rate, 1, 100000, "5"),
     TINT("tournament-expire-s", tournament_expire_s, 1, 2592000, "120"),
+    TINT("claims-per-ip", claims_per_ip, 1, 100000, "3"),
+    TINT("rated-min-moves", rated_min_moves, 0, 1000, "4"),
+    TINT("rated-pair-max", rated_pair_max, 1, 100000, "9"),
     TREAL("glicko-tau", glicko_tau, "0.2..1.2", "0.7"),
     TSTR("trusted-proxy", trusted_proxy, "10.0.0.1"),
     TINT("request-timeout-s", request_timeout_s, 1, 3600, "20"),
@@ -299,6 +302,9 @@ static void test_defaults(void **state)
     assert_int_equal(a.tournaments_per_ip, 10);
     assert_int_equal(a.tournament_rate, 10);
     assert_int_equal(a.tournament_expire_s, 86400);
+    assert_int_equal(a.claims_per_ip, 5);
+    assert_int_equal(a.rated_min_moves, 2);
+    assert_int_equal(a.rated_pair_max, 5);
     check_tau(&a, 0.5);
 
     /* No flags, no environment, no file: the defaults, field for field. */

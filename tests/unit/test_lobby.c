@@ -1147,6 +1147,107 @@ static void test_tournament_load_many(void **st)
     h_free_store(h, store);
 }
 
+
+/* ---- the ladder cache, against a plain sort ------------------------------------------- */
+
+typedef struct naive_row {
+    char name[THUE_PROTO_NAME_MAX * 4 + 1];
+    int kind; /* THUE_KIND_ACCOUNT or THUE_KIND_BOT */
+    double rating, rd;
+    int games;
+} naive_row;
+
+static int naive_order(const void *x, const void *y)
+{
+    const naive_row *a = x, *b = y;
+    if (a->rating != b->rating)
+        return a->rating > b->rating ? -1 : 1;
+    return a->rd < b->rd ? -1 : a->rd > b->rd ? 1 : 0;
+}
+
+/* Every page of the ladder of (square, 5, kind) equals the plain sort of rows. */
+static void check_ladder(harness *h, const naive_row *all, int n, thue_ladder_kind kind)
+{
+    naive_row *want = calloc((size_t)n + 1, sizeof *want);
+    int m = 0;
+    for (int i = 0; i < n; i++)
+        if (all[i].games > 0 && (kind == THUE_LADDER_ALL ||
+                                 (kind == THUE_LADDER_HUMAN) == (all[i].kind == THUE_KIND_ACCOUNT)))
+            want[m++] = all[i];
+    qsort(want, (size_t)m, sizeof *want, naive_order);
+    for (int offset = 0; offset <= m; offset += 37) {
+        char *text = thue_lobby_ladder_json(h->lobby, THUE_SQUARE, 5, kind, offset, 37);
+        assert_non_null(text);
+        json_error_t e;
+        json_t *j = json_loads(text, 0, &e);
+        assert_non_null(j);
+        assert_int_equal(json_integer_value(json_object_get(j, "total")), m);
+        json_t *entries = json_object_get(j, "entries");
+        int expect = m - offset < 37 ? m - offset : 37;
+        assert_int_equal((int)json_array_size(entries), expect);
+        for (int i = 0; i < expect; i++) {
+            json_t *x = json_array_get(entries, (size_t)i);
+            assert_string_equal(str(x, "name"), want[offset + i].name);
+            assert_int_equal(json_integer_value(json_object_get(x, "rank")), offset + i + 1);
+            double got = json_number_value(json_object_get(x, "rating"));
+            assert_true(got > want[offset + i].rating - 0.5 && got < want[offset + i].rating + 0.5);
+        }
+        json_decref(j);
+        free(text);
+    }
+    free(want);
+}
+
+static void test_ladder_cache(void **st)
+{
+    (void)st;
+    harness *h = h_new(60, 1000, 1000);
+    thue_store *store = h_store(h);
+    enum { N = 300 };
+    naive_row rows[N];
+    uint64_t x = 12345;
+    for (int i = 0; i < N; i++) {
+        thue_account_row a;
+        memset(&a, 0, sizeof a);
+        a.id = 1000 + i;
+        a.kind = i % 7 == 0 ? THUE_KIND_BOT : THUE_KIND_ACCOUNT;
+        snprintf(a.name, sizeof a.name, "%s%d", a.kind == THUE_KIND_BOT ? "Bot-" : "Player", i);
+        if (a.kind == THUE_KIND_BOT)
+            snprintf(a.bot, sizeof a.bot, "nested:%d", i);
+        else
+            a.token_hash[0] = (unsigned char)(i + 1), a.token_hash[1] = (unsigned char)(i >> 8) + 1;
+        thue_lobby_load_account(h->lobby, &a);
+        x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+        /* Distinct (rating, rd) pairs, some ratings equal: the order never falls to names. */
+        naive_row *r = &rows[i];
+        snprintf(r->name, sizeof r->name, "%s", a.name);
+        r->kind = a.kind;
+        r->rating = 1200 + (double)((x >> 33) % 200);
+        r->rd = 50 + i;
+        r->games = i % 11 == 0 ? 0 : 1 + (int)(x % 5);
+        thue_rating_row g = {.account = a.id, .variant = THUE_SQUARE, .k = 5,
+                             .rating = r->rating, .rd = r->rd, .vol = 0.06, .games = r->games};
+        thue_lobby_load_rating(h->lobby, &g);
+    }
+    for (int kind = THUE_LADDER_ALL; kind <= THUE_LADDER_BOT; kind++)
+        check_ladder(h, rows, N, (thue_ladder_kind)kind);
+    /* Changes (as a rated match makes them) drop the cache: pages follow. */
+    for (int round = 0; round < 3; round++) {
+        for (int i = round; i < N; i += 5) {
+            x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+            rows[i].rating = 1000 + (double)((x >> 33) % 900);
+            rows[i].games++;
+            thue_rating_row g = {.account = 1000 + i, .variant = THUE_SQUARE, .k = 5,
+                                 .rating = rows[i].rating, .rd = rows[i].rd, .vol = 0.06,
+                                 .games = rows[i].games};
+            thue_lobby_load_rating(h->lobby, &g);
+        }
+        for (int kind = THUE_LADDER_ALL; kind <= THUE_LADDER_BOT; kind++)
+            check_ladder(h, rows, N, (thue_ladder_kind)kind);
+    }
+    h_free_store(h, store);
+}
+
 int main(void)
 {
     thue_log_set_level(THUE_LOG_ERROR); /* the lobby's info lines are not the test's output */
@@ -1171,6 +1272,7 @@ int main(void)
         cmocka_unit_test(test_tournament_pages),
         cmocka_unit_test(test_tournament_expiry),
         cmocka_unit_test(test_tournament_load_many),
+        cmocka_unit_test(test_ladder_cache),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
