@@ -222,7 +222,7 @@ static slot *submit_checked(tctx *t, const char *spec_text, const uint8_t *w, in
     memcpy(s->word, w, (size_t)n);
     s->pos = position_of(s->word, n, k, v, role, index, remaining);
     thue_bot_spec spec = spec_of(spec_text);
-    thue_bot_limits lim = {0, 0, 0, &never_raised};
+    thue_bot_limits lim = {.stop = &never_raised};
     assert_int_equal(thue_bot_move(&spec, &s->pos, &lim, seed, &s->want), 0);
     /* Split perfect builders share the smallest value proven so far, so how deep each
      * part goes depends on timing: only their move, value and exactness are fixed. */
