@@ -141,6 +141,10 @@ typedef struct room_seat {
     char bot_spec_text[THUE_PROTO_SPEC_MAX + 1];
     thue_bot_spec spec;
     int think_ms;
+    /* Whom a bot's searches are for (the pool's fair shares): the account, or a guest's
+     * address key; counted in lobby->bot_seats when seated with seat_bot. */
+    char owner[THUE_LIMIT_KEY_MAX];
+    bool owner_counted;
     bool ready, rematch;
 } room_seat;
 
@@ -212,6 +216,7 @@ struct thue_lobby {
     tournament *tournaments;
     thue_limiter *room_rate; /* rooms made per address (cfg.room_rate_per_ip a minute) */
     thue_limiter *tour_rate; /* tournaments made per address and per account (an hour) */
+    thue_counts *bot_seats;  /* seat_bot's bots seated now, per owner (room.c, owner_of) */
     uv_timer_t tour_timer;   /* the next open tournament's expiry */
     int handles; /* open handles of ending rooms and sessions, while closing */
     void (*closed)(void *data);
