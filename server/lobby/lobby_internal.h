@@ -142,9 +142,10 @@ typedef struct room_seat {
     thue_bot_spec spec;
     int think_ms;
     /* Whom a bot's searches are for (the pool's fair shares): the account, or a guest's
-     * address key; counted in lobby->bot_seats when seated with seat_bot. */
+     * address key. A bot seated with seat_bot (owner_limited) is counted in
+     * lobby->bot_seats while its room has somebody in it (owner_counted). */
     char owner[THUE_LIMIT_KEY_MAX];
-    bool owner_counted;
+    bool owner_limited, owner_counted;
     bool ready, rematch;
 } room_seat;
 

@@ -228,6 +228,20 @@ static void linger_due(uv_timer_t *t)
 
 static void submit_bot(room *r, int seat);
 
+/* The bots seated with seat_bot count against their owners' bot_seats while their room
+ * has somebody in it (bots do not search for an empty room); on: count them, else not. */
+static void count_bots(room *r, bool on)
+{
+    for (int i = 0; i < 2; i++) {
+        room_seat *st = &r->seats[i];
+        if (!st->bot || !st->owner_limited || st->owner_counted == on)
+            continue;
+        /* Out of memory only loses the count (a limit, not a safety property). */
+        thue_counts_add(r->lobby->bot_seats, st->owner, on ? 1 : -1);
+        st->owner_counted = on;
+    }
+}
+
 /* A room whose first match has not started and that nobody is in (no creator, nobody
  * seated or watching) is removed at once: nobody can start it or see it, and keeping it
  * would let anyone fill the server with rooms made and left at once. A finished or empty
@@ -238,6 +252,7 @@ static void check_linger(room *r)
     if (r->ending || r->lobby->stopping)
         return;
     bool empty = room_empty(r);
+    count_bots(r, !empty);
     if (empty && !r->has_match) {
         thue_log(THUE_LOG_INFO, "room %s removed (left before its first match)", r->id);
         room_destroy(r);
@@ -379,11 +394,7 @@ void room_destroy(room *r)
         return;
     r->ending = true;
     cancel_job(r);
-    for (int i = 0; i < 2; i++)
-        if (r->seats[i].owner_counted) {
-            thue_counts_add(l->bot_seats, r->seats[i].owner, -1);
-            r->seats[i].owner_counted = false;
-        }
+    count_bots(r, false);
     if (r->creator) {
         r->creator->rooms_created--;
         r->creator = NULL;
@@ -800,8 +811,8 @@ static int bot_seat_allowed(request *rq, const room *r, int seat, int think_ms,
     long held = thue_counts_get(rq->c->lobby->bot_seats, owner);
     if (held >= cfg->bot_seats_per_owner) {
         snprintf(rq->message, sizeof rq->message,
-                 "%s may have %d bots seated at once, and has; a bot's seat is free once "
-                 "its room is gone",
+                 "%s may have %d bots seated at once, and has; a bot stops counting once "
+                 "nobody is in its room",
                  rq->c->s->acct ? "one account" : "the guests of one address",
                  cfg->bot_seats_per_owner);
         return THUE_PERR_NOT_ALLOWED;
@@ -1181,14 +1192,11 @@ int room_seat_bot(request *rq)
     owner_of(s, rq->c->peer, owner, sizeof owner);
     if ((err = bot_seat_allowed(rq, r, seat, a->think_ms, owner)) != 0)
         return err;
-    if (thue_counts_add(l->bot_seats, owner, 1) < 0)
+    if (seat_bot(r, &r->seats[seat], &spec, a->think_ms) != 0)
         return THUE_PERR_INTERNAL;
-    if (seat_bot(r, &r->seats[seat], &spec, a->think_ms) != 0) {
-        thue_counts_add(l->bot_seats, owner, -1);
-        return THUE_PERR_INTERNAL;
-    }
     snprintf(r->seats[seat].owner, sizeof r->seats[seat].owner, "%s", owner);
-    r->seats[seat].owner_counted = true;
+    r->seats[seat].owner_limited = true;
+    count_bots(r, !room_empty(r));
     thue_log(THUE_LOG_INFO, "room %s: bot %s seated by %s", r->id, r->seats[seat].bot_spec_text,
              s->player.name);
     request_ok(rq);

@@ -33,7 +33,7 @@ import { startServer, player, get, test, run, withTimeout } from "../integration
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 // Every player here comes from 127.0.0.1: the per-address room rate is lifted; checkStored
 // reads every stored match through /api: past the default /api rate limit.
-const FLAGS = ["--rate", "2000", "--burst", "2000", "--max-rooms-per-player", "50", "--room-rate-per-ip", "100000",
+const FLAGS = ["--rate", "2000", "--burst", "2000", "--max-rooms-per-player", "50", "--room-rate-per-ip", "100000", "--bot-seats-per-owner", "100000",
   "--log-level", "info", "--api-rate", "100000", "--api-burst", "1000000"];
 const rand = (n) => Math.floor(Math.random() * n);
 

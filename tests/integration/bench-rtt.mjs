@@ -89,7 +89,7 @@ async function play(server, count, tag) {
 
 async function main() {
   // The clients move as fast as the server answers: far past the default rate limit.
-  const server = await startServer(["--threads", "2", "--rate", "10000", "--burst", "10000"]);
+  const server = await startServer(["--threads", "2", "--rate", "10000", "--burst", "10000", "--guest-bot-vs-bot", "1"]);
   let keeper = Promise.resolve();
   try {
     log(`baseline: ${MOVES} moves with the server otherwise idle`);
