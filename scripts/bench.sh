@@ -174,10 +174,11 @@ server_died() {
 start_server() {
   local log=$1
   SERVER_LOG=$log
-  # The bot phases' watcher is a guest that seats a bot against a bot.
+  # The bot phases' watcher is a guest that seats bots against bots (an older server has
+  # no such limits, nor their flags).
   local extra=()
   if "$SERVER_BIN" --help 2>/dev/null | grep -q -- '--guest-bot-vs-bot'; then
-    extra=(--guest-bot-vs-bot 1)
+    extra=(--guest-bot-vs-bot 1 --bot-seats-per-owner 1000)
   fi
   "$SERVER_BIN" --port "$PORT" --bind 127.0.0.1 --db :memory: --log-level warn \
     --max-connections 100000 --max-connections-per-ip 100000 \
