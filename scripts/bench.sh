@@ -177,7 +177,9 @@ start_server() {
   # The bot phases' watcher is a guest that seats bots against bots (an older server has
   # no such limits, nor their flags).
   local extra=()
-  if "$SERVER_BIN" --help 2>/dev/null | grep -q -- '--guest-bot-vs-bot'; then
+  local help
+  help=$("$SERVER_BIN" --help 2>/dev/null || true)
+  if [[ $help == *--guest-bot-vs-bot* ]]; then
     extra=(--guest-bot-vs-bot 1 --bot-seats-per-owner 1000)
   fi
   "$SERVER_BIN" --port "$PORT" --bind 127.0.0.1 --db :memory: --log-level warn \
