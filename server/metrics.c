@@ -162,6 +162,9 @@ char *thue_metrics_render(const thue_metrics *m, thue_pool *pool, size_t *len)
                      st.threads_started);
         metric(&b, "bot_pauses_total", "counter", "Times a search gave its slot to another.",
                (unsigned long long)st.pauses);
+        metric(&b, "bot_stopped_early_total", "counter",
+               "Searches stopped early to free a thread for a waiting owner.",
+               (unsigned long long)st.stopped_early);
     }
     metric(&b, "bot_jobs_cancelled_total", "counter", "Bot moves cancelled before delivery.",
            (unsigned long long)m->bot_jobs_cancelled);

@@ -26,6 +26,8 @@
  *   2. the first owner of fresh, then of ring, that can be served: its oldest paused
  *      part, else its next queued part if it has fewer than owner_parts_max parts
  *      started and a thread can be had.
+ * When no thread can be had (threads_max, none idle) and an owner with nothing started
+ * waits, one paused search is stopped early to free its thread (make_room).
  * The owner served goes to the tail of the ring while it still has work waiting.
  * `contended` says whether some owner could be served if a slot were free; a running
  * part polls it (with its slice's end) and pauses when both say so. So a lone owner's
@@ -130,6 +132,7 @@ struct wthread { /* locked, but for tid (set before the thread runs) */
     job *j; /* its part's job, NULL while idle */
     int part;
     int granted;        /* holds a slot */
+    int evicted;        /* its search was stopped early to free the thread (make_room) */
     int64_t slice_end;  /* when its slot may be taken back; read by the thread itself */
     wthread *p_prev, *p_next; /* its owner's paused parts, while paused */
     wthread *idle_next;       /* the idle threads */
@@ -154,6 +157,7 @@ struct thue_pool {
     owner *owners[OWNER_BUCKETS];
     olist fresh, ring;
     int slots_free;
+    int freeing; /* threads whose searches make_room stopped and that have not ended */
     wthread *idle;
     int nthreads;
     job *done_head, *done_tail;
@@ -448,6 +452,36 @@ static int serve_next(thue_pool *pool)
     return -1;
 }
 
+/*
+ * At threads_max with no idle thread, an owner with nothing started could not start its
+ * job however long it waited (every thread holds a running or paused search). Then the
+ * oldest paused search of the owner with the most parts started is stopped early: it
+ * gets the next slot as an urgent part, plays its best move so far and frees its thread.
+ * One at a time: nothing more is stopped while that thread has not come free.
+ */
+static void make_room(thue_pool *pool)
+{
+    if (pool->idle != NULL || pool->nthreads < pool->threads_max || pool->closing ||
+        pool->freeing > 0)
+        return;
+    const olist *lists[2] = {&pool->fresh, &pool->ring};
+    int starving = 0;
+    owner *victim = NULL;
+    for (int i = 0; i < 2; i++)
+        for (owner *o = lists[i]->head; o; o = o->l_next) {
+            starving |= o->started == 0 && o->q_head != NULL;
+            if (o->p_head && (victim == NULL || o->started > victim->started))
+                victim = o;
+        }
+    if (starving && victim) {
+        wthread *t = victim->p_head;
+        t->evicted = 1;
+        pool->freeing++;
+        atomic_store(&t->j->stop, 1);
+        pool->stats.stopped_early++;
+    }
+}
+
 /* Hands out the free slots, then says whether anyone is left waiting for one. */
 static void dispatch(thue_pool *pool)
 {
@@ -463,6 +497,7 @@ static void dispatch(thue_pool *pool)
         if (serve_next(pool) != 0)
             break;
     }
+    make_room(pool);
     int want = 0;
     if (pool->slots_free == 0 && !pool->closing) {
         const olist *lists[2] = {&pool->fresh, &pool->ring};
@@ -564,6 +599,10 @@ static void part_ended(thue_pool *pool, wthread *t)
     job *j = t->j;
     owner *o = j->own;
     t->j = NULL;
+    if (t->evicted) {
+        t->evicted = 0;
+        pool->freeing--;
+    }
     if (t->granted) {
         t->granted = 0;
         pool->slots_free++;

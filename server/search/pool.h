@@ -19,7 +19,10 @@
  * first time since it last had nothing to do goes ahead of the owners already in the
  * round, so a new job starts within about one slice, whatever the others' backlogs, and
  * a part whose deadline has passed (or which was cancelled) gets the next free slot, so
- * it ends and delivers its move within about a slice of its deadline.
+ * it ends and delivers its move within about a slice of its deadline. Should every one
+ * of threads_max threads hold a search when an owner with nothing started comes, the
+ * oldest paused search of the owner with the most started is stopped early (it plays its
+ * best move so far), so that no owner waits for another's searches to end.
  *
  * Results go back to the loop thread: a finished job is put on a completion list and the
  * pool's uv_async_t is signalled; the async callback swaps the whole list out under the
@@ -97,6 +100,8 @@ typedef struct thue_pool_stats {
                     being merged, or paused, counts as running) */
     int paused;  /* parts paused now, waiting for a slot */
     uint64_t pauses; /* times a part gave up its slot to another */
+    uint64_t stopped_early; /* searches stopped before their time to free a thread for an
+                               owner with nothing started (at threads_max) */
     int owners;  /* owners with a job queued or started */
 } thue_pool_stats;
 

@@ -972,6 +972,51 @@ static void test_pool_owner_limit(void **state)
     free(t);
 }
 
+/* Every thread holds a never-ending search (threads_max 3, one slot, three owners):
+ * a fourth owner's job cannot get a thread, so the oldest paused search of the owner
+ * with the most started is stopped early (delivered, stopped) and the newcomer runs on
+ * its thread. */
+static void test_pool_thread_limit_stops_one_early(void **state)
+{
+    (void)state;
+    tctx *t = malloc(sizeof *t);
+    thue_pool_config cfg = {.threads = 1, .slice_ms = 1, .threads_max = 3};
+    setup_config(t, &cfg);
+    static const uint8_t zero[1] = {0};
+    static const char *owners[3] = {"a", "b", "c"};
+    slot *blk[3];
+    for (int i = 0; i < 3; i++) {
+        next_owner = owners[i];
+        blk[i] = new_slot(t);
+        blk[i]->pos = position_of(zero, 1, 6, THUE_SQUARE, THUE_ROLE_BUILDER, 0, 0);
+        thue_bot_spec spec = spec_of("perfect");
+        assert_int_equal(submit(t, blk[i], &spec, 1, 1, record_cb), 0);
+    }
+    wait_paused(t->pool, 2);
+    assert_int_equal(stats_of(t->pool).threads_started, 3);
+    next_owner = "d";
+    slot *d = submit_greedy(t, record_cb);
+    next_owner = NULL;
+    run_until_delivered(t, d);
+    assert_int_equal(d->res.err, 0);
+    thue_pool_stats st = stats_of(t->pool);
+    assert_int_equal(st.stopped_early, 1);
+    assert_int_equal(st.threads_started, 3);
+    int stopped = 0;
+    for (int i = 0; i < 3; i++)
+        if (blk[i]->calls) {
+            assert_int_equal(blk[i]->res.err, 0);
+            assert_int_equal(blk[i]->res.bot.stopped, 1);
+            stopped++;
+        } else {
+            assert_int_equal(thue_pool_cancel(t->pool, blk[i]->id), 0);
+        }
+    assert_int_equal(stopped, 1);
+    assert_int_equal(uv_run(&t->loop, UV_RUN_DEFAULT), 0);
+    teardown(t);
+    free(t);
+}
+
 /* Closing while searches are paused and jobs are queued: the paused ones are woken and
  * stop, the queued ones never start, no callback runs, every thread is joined. */
 static void test_pool_close_paused_and_queued(void **state)
@@ -1019,6 +1064,7 @@ int main(void)
         cmocka_unit_test(test_pool_paused_searches_same_result),
         cmocka_unit_test(test_pool_owner_limit),
         cmocka_unit_test(test_pool_close_paused_and_queued),
+        cmocka_unit_test(test_pool_thread_limit_stops_one_early),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
