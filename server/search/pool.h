@@ -108,7 +108,8 @@ typedef struct thue_pool_stats {
 /*
  * A pool with `threads` slots (1..256) and the defaults of thue_pool_config, and an
  * async handle on `loop`. NULL on bad arguments or when threads cannot be started (none
- * is left running then). Threads start as they are needed.
+ * is left running then). One thread per slot starts at once; more start as searches
+ * pause.
  */
 thue_pool *thue_pool_new(uv_loop_t *loop, int threads);
 /* The same with every setting (cfg borrowed); NULL also when a setting is out of range. */
