@@ -23,9 +23,9 @@
  * nothing waiting and now have: served first, in arrival order) and `ring` (owners
  * served before: round-robin). A free slot goes, in this order, to
  *   1. a paused part whose job is past its deadline or stopped (it ends at once);
- *   2. the first owner of fresh, then of ring, that can be served: its oldest paused
- *      part, else its next queued part if it has fewer than owner_parts_max parts
- *      started and a thread can be had.
+ *   2. the first owner of fresh, then of ring, that can be served: its next queued
+ *      part if it has fewer than owner_parts_max parts started and a thread can be
+ *      had, else its oldest paused part.
  * When no thread can be had (threads_max, none idle) and an owner with nothing started
  * waits, one paused search is stopped early to free its thread (make_room).
  * The owner served goes to the tail of the ring while it still has work waiting.
@@ -438,9 +438,13 @@ static int serve_next(thue_pool *pool)
     const olist *lists[2] = {&pool->fresh, &pool->ring};
     for (int i = 0; i < 2; i++) {
         for (owner *o = lists[i]->head; o; o = o->l_next) {
-            if (o->p_head)
+            /* A new job first (within owner_parts_max), so that an owner's long search
+             * does not hold up its next one; then its paused parts in turn. */
+            if (can_start(pool, o) && start_part(pool, o) == 0)
+                ;
+            else if (o->p_head)
                 resume(pool, o, o->p_head);
-            else if (!can_start(pool, o) || start_part(pool, o) != 0)
+            else
                 continue;
             if (owner_waiting(o))
                 list_append(pool, o, LIST_RING);
