@@ -96,6 +96,9 @@ static const setting settings[] = {
     INT_SETTING("send-total-max-mib", "THUE_SEND_TOTAL_MAX_MIB", send_total_max_mib, 1, 65536),
     INT_SETTING("room-linger-s", "THUE_ROOM_LINGER_S", room_linger_s, 1, 86400),
     INT_SETTING("bot-think-ms", "THUE_BOT_THINK_MS", bot_think_ms, 10, 60000),
+    INT_SETTING("bot-think-max-ms", "THUE_BOT_THINK_MAX_MS", bot_think_max_ms, 10, 60000),
+    INT_SETTING("bot-seats-per-owner", "THUE_BOT_SEATS_PER_OWNER", bot_seats_per_owner, 1, 100000),
+    INT_SETTING("guest-bot-vs-bot", "THUE_GUEST_BOT_VS_BOT", guest_bot_vs_bot, 0, 1),
     INT_SETTING("max-rooms", "THUE_MAX_ROOMS", max_rooms, 1, 1000000),
     INT_SETTING("room-rate-per-ip", "THUE_ROOM_RATE_PER_IP", room_rate_per_ip, 1, 1000000),
     INT_SETTING("max-tournaments", "THUE_MAX_TOURNAMENTS", max_tournaments, 1, 100000),
@@ -187,6 +190,13 @@ const char thue_config_usage[] =
     "  --room-linger-s N           300        1..86400 s an ended or empty room stays\n"
     "  --bot-think-ms N            2000       10..60000 ms per move of the bots the\n"
     "                                         server seats itself (quick match)\n"
+    "  --bot-think-max-ms N        60000      10..60000 the most think_ms a seat_bot\n"
+    "                                         may ask for (bad_bot past it)\n"
+    "  --bot-seats-per-owner N     4          1..100000 bots seated with seat_bot at\n"
+    "                                         once by one account, or by the guests\n"
+    "                                         of one address (IPv6: its /64)\n"
+    "  --guest-bot-vs-bot N        0          0..1: 1 lets guests seat a bot against\n"
+    "                                         a bot; 0 keeps that for accounts\n"
     "  --glicko-tau X              0.5        0.2..1.2 Glicko-2's system constant\n"
     "                                         tau: how fast volatilities change\n"
     "  --trusted-proxy LIST        none       up to 8 comma-separated addresses of\n"
@@ -587,6 +597,9 @@ void thue_config_defaults(thue_config *c)
     c->send_total_max_mib = 64;
     c->room_linger_s = 300;
     c->bot_think_ms = 2000;
+    c->bot_think_max_ms = 60000;
+    c->bot_seats_per_owner = 4;
+    c->guest_bot_vs_bot = 0;
     c->max_rooms = 10000;
     c->room_rate_per_ip = 60;
     c->max_tournaments = 1000;
@@ -919,6 +932,15 @@ int thue_config_load(thue_config *c, int argc, char **argv, char *err, size_t er
         describe(ping, c, &src[ping - settings], a, sizeof a);
         describe(idle, c, &src[idle - settings], b, sizeof b);
         return fail(err, errsize, "%s must be less than %s", a, b);
+    }
+    /* The server's own bots keep the limit it sets for everyone's. */
+    if (c->bot_think_ms > c->bot_think_max_ms) {
+        const setting *th = find_setting("bot-think-ms", 12),
+                      *mx = find_setting("bot-think-max-ms", 16);
+        char a[THUE_CONFIG_PATH_MAX + 64], b[THUE_CONFIG_PATH_MAX + 64];
+        describe(th, c, &src[th - settings], a, sizeof a);
+        describe(mx, c, &src[mx - settings], b, sizeof b);
+        return fail(err, errsize, "%s must be at most %s", a, b);
     }
     return 0;
 }

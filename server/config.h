@@ -43,6 +43,13 @@ typedef struct thue_config {
                                            WebSockets together, default 64 */
     int room_linger_s;                  /* --room-linger-s 1..86400: finished or empty rooms, 300 */
     int bot_think_ms;                   /* --bot-think-ms 10..60000: quick match's bots, 2000 */
+    int bot_think_max_ms;               /* --bot-think-max-ms 10..60000: the most think_ms a
+                                           seat_bot may ask for, 60000 (>= bot_think_ms) */
+    int bot_seats_per_owner;            /* --bot-seats-per-owner 1..100000: bots seated with
+                                           seat_bot at once per account, or per guest
+                                           address (/64), 4 */
+    int guest_bot_vs_bot;               /* --guest-bot-vs-bot 0|1: guests may seat a bot
+                                           against a bot, 0 */
     int max_rooms;                      /* --max-rooms 1..1000000, default 10000 */
     int room_rate_per_ip;               /* --room-rate-per-ip 1..1000000 rooms one address may
                                            make a minute (create_room and quick match), 60 */

@@ -155,6 +155,16 @@ char *thue_metrics_render(const thue_metrics *m, thue_pool *pool, size_t *len)
         thue_pool_stats_get(pool, &st);
         gauge_signed(&b, "bot_jobs_queued", "Bot jobs waiting for a worker.", st.queued);
         gauge_signed(&b, "bot_jobs_running", "Bot jobs being searched.", st.running);
+        gauge_signed(&b, "bot_parts_paused", "Bot searches paused for another owner's turn.",
+                     st.paused);
+        gauge_signed(&b, "bot_owners", "Owners with bot work queued or started.", st.owners);
+        gauge_signed(&b, "bot_threads", "Worker threads started (running or paused searches).",
+                     st.threads_started);
+        metric(&b, "bot_pauses_total", "counter", "Times a search gave its slot to another.",
+               (unsigned long long)st.pauses);
+        metric(&b, "bot_stopped_early_total", "counter",
+               "Searches stopped early to free a thread for a waiting owner.",
+               (unsigned long long)st.stopped_early);
     }
     metric(&b, "bot_jobs_cancelled_total", "counter", "Bot moves cancelled before delivery.",
            (unsigned long long)m->bot_jobs_cancelled);

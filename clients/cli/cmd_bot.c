@@ -121,7 +121,7 @@ static void on_state(bot *b, const thue_msg *m)
     thue_position pos = {
         m->u.room_state.options.variant, m->u.room_state.options.k,    mi->word, mi->word_len, role,
         placing ? 0 : mi->placed,        remaining > 0 ? remaining : 1};
-    thue_bot_limits lim = {b->think_ms, 0, 0, NULL};
+    thue_bot_limits lim = {.think_ms = b->think_ms};
     uint64_t seed = thue_bot_move_seed(game_seed(b->room, mi->number), r, ply, role);
     thue_bot_result res;
     int move;

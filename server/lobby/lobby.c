@@ -203,6 +203,7 @@ void lobby_maybe_closed(thue_lobby *l)
         thue_limiter_free(l->room_rate);
         thue_limiter_free(l->tour_rate);
         thue_limiter_free(l->claim_rate);
+        thue_counts_free(l->bot_seats);
         free(l);
         cb(data);
     }
@@ -863,6 +864,10 @@ thue_lobby *thue_lobby_new(uv_loop_t *loop, const thue_lobby_config *cfg, thue_p
         l->cfg.tau = THUE_GLICKO_TAU_DEFAULT;
     if (l->cfg.room_rate_per_ip <= 0)
         l->cfg.room_rate_per_ip = THUE_LOBBY_ROOM_RATE_DEFAULT;
+    if (l->cfg.bot_think_max_ms <= 0)
+        l->cfg.bot_think_max_ms = THUE_LOBBY_BOT_THINK_MAX_DEFAULT;
+    if (l->cfg.bot_seats_per_owner <= 0)
+        l->cfg.bot_seats_per_owner = THUE_LOBBY_BOT_SEATS_PER_OWNER_DEFAULT;
     if (l->cfg.max_tournaments <= 0)
         l->cfg.max_tournaments = THUE_LOBBY_MAX_TOURNAMENTS_DEFAULT;
     if (l->cfg.tournaments_per_account <= 0)
@@ -887,10 +892,13 @@ thue_lobby *thue_lobby_new(uv_loop_t *loop, const thue_lobby_config *cfg, thue_p
         thue_limiter_new(l->cfg.tournament_rate / 3600.0, l->cfg.tournament_rate, LOBBY_LIMIT_KEYS);
     l->claim_rate =
         thue_limiter_new(l->cfg.claims_per_ip / 3600.0, l->cfg.claims_per_ip, LOBBY_LIMIT_KEYS);
-    if (l->room_rate == NULL || l->tour_rate == NULL || l->claim_rate == NULL) {
+    l->bot_seats = thue_counts_new();
+    if (l->room_rate == NULL || l->tour_rate == NULL || l->claim_rate == NULL ||
+        l->bot_seats == NULL) {
         thue_limiter_free(l->room_rate);
         thue_limiter_free(l->tour_rate);
         thue_limiter_free(l->claim_rate);
+        thue_counts_free(l->bot_seats);
         free(l);
         return NULL;
     }

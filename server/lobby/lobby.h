@@ -12,6 +12,7 @@
 #ifndef THUE_SERVER_LOBBY_H
 #define THUE_SERVER_LOBBY_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -38,6 +39,8 @@ typedef struct thue_lobby_hooks {
 
 /* The defaults of the lobby's limits (a config member left 0 takes its default). */
 #define THUE_LOBBY_ROOM_RATE_DEFAULT 60
+#define THUE_LOBBY_BOT_THINK_MAX_DEFAULT 60000
+#define THUE_LOBBY_BOT_SEATS_PER_OWNER_DEFAULT 4
 #define THUE_LOBBY_MAX_TOURNAMENTS_DEFAULT 1000
 #define THUE_LOBBY_TOURNAMENTS_PER_ACCOUNT_DEFAULT 3
 #define THUE_LOBBY_TOURNAMENTS_PER_IP_DEFAULT 10
@@ -54,6 +57,11 @@ typedef struct thue_lobby_config {
     int max_rooms;            /* rooms on the server */
     int room_linger_s;        /* a finished match's room, or an empty room, lasts this long */
     int bot_think_ms;         /* think time of seat_bot without think_ms */
+    int bot_think_max_ms;     /* the most think_ms seat_bot may ask for (0: 60000) */
+    int bot_seats_per_owner;  /* bots seated with seat_bot at once by one account, or by
+                                 the guests of one address (0: the default, 4) */
+    bool guest_bot_vs_bot;    /* guests may seat a bot against a bot (default: accounts
+                                 only) */
     int rate, burst;          /* each connection's token bucket: messages per second and
                                  the most it holds (PROTOCOL.md section 1) */
     uint64_t seed;            /* guest names, coin tosses, bots' game seeds: from

@@ -142,6 +142,11 @@ typedef struct room_seat {
     char bot_spec_text[THUE_PROTO_SPEC_MAX + 1];
     thue_bot_spec spec;
     int think_ms;
+    /* Whom a bot's searches are for (the pool's fair shares): the account, or a guest's
+     * address key. A bot seated with seat_bot (owner_limited) is counted in
+     * lobby->bot_seats while its room has somebody in it (owner_counted). */
+    char owner[THUE_LIMIT_KEY_MAX];
+    bool owner_limited, owner_counted;
     bool ready, rematch;
 } room_seat;
 
@@ -216,6 +221,7 @@ struct thue_lobby {
     thue_limiter *tour_rate; /* tournaments made per address and per account (an hour) */
     thue_limiter *claim_rate; /* accounts claimed per address (cfg.claims_per_ip an hour) */
     struct rated_pair *pairs[LOBBY_BUCKETS]; /* rated matches per pair of accounts (record.c) */
+    thue_counts *bot_seats;  /* seat_bot's bots seated now, per owner (room.c, owner_of) */
     uv_timer_t tour_timer;   /* the next open tournament's expiry */
     int handles; /* open handles of ending rooms and sessions, while closing */
     void (*closed)(void *data);

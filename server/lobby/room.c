@@ -228,6 +228,20 @@ static void linger_due(uv_timer_t *t)
 
 static void submit_bot(room *r, int seat);
 
+/* The bots seated with seat_bot count against their owners' bot_seats while their room
+ * has somebody in it (bots do not search for an empty room); on: count them, else not. */
+static void count_bots(room *r, bool on)
+{
+    for (int i = 0; i < 2; i++) {
+        room_seat *st = &r->seats[i];
+        if (!st->bot || !st->owner_limited || st->owner_counted == on)
+            continue;
+        /* Out of memory only loses the count (a limit, not a safety property). */
+        thue_counts_add(r->lobby->bot_seats, st->owner, on ? 1 : -1);
+        st->owner_counted = on;
+    }
+}
+
 /* A room whose first match has not started and that nobody is in (no creator, nobody
  * seated or watching) is removed at once: nobody can start it or see it, and keeping it
  * would let anyone fill the server with rooms made and left at once. A finished or empty
@@ -238,6 +252,7 @@ static void check_linger(room *r)
     if (r->ending || r->lobby->stopping)
         return;
     bool empty = room_empty(r);
+    count_bots(r, !empty);
     if (empty && !r->has_match) {
         thue_log(THUE_LOG_INFO, "room %s removed (left before its first match)", r->id);
         room_destroy(r);
@@ -379,6 +394,7 @@ void room_destroy(room *r)
         return;
     r->ending = true;
     cancel_job(r);
+    count_bots(r, false);
     if (r->creator) {
         r->creator->rooms_created--;
         r->creator = NULL;
@@ -712,6 +728,7 @@ static void submit_bot(room *r, int seat)
         req.deadline_ns = thue_now_ns() + budget;
     }
     req.parts = 1;
+    req.owner = st->owner;
     req.cb = bot_done;
     req.data = r;
     uint64_t id;
@@ -746,6 +763,63 @@ static int seat_bot(room *r, room_seat *st, const thue_bot_spec *spec, int think
         memcpy(bot.bot_name, bot.bot_acct->name, strlen(bot.bot_acct->name) + 1); /* its
                                           stored name (older uct bots' accounts: Bot-...) */
     *st = bot;
+    return 0;
+}
+
+/*
+ * Whom a session's bots search for, the key of the pool's fair shares and of the bot
+ * seat limit: "acct:ID" for an account; for a guest its address key ("ip:" and the
+ * address, an IPv6 address's /64), taken from `peer` (the connection the command came
+ * on) or the session's connection, or its name when it has none.
+ */
+static void owner_of(const session *s, const char *peer, char *out, size_t size)
+{
+    if (s->acct != NULL) {
+        snprintf(out, size, "acct:%lld", (long long)s->acct->id);
+        return;
+    }
+    if (peer == NULL && s->client != NULL)
+        peer = s->client->peer;
+    if (peer == NULL) {
+        snprintf(out, size, "guest:%.64s", s->key);
+        return;
+    }
+    char key[THUE_LIMIT_KEY_MAX];
+    thue_addr_key(peer, key, sizeof key);
+    snprintf(out, size, "ip:%.68s", key);
+}
+
+/*
+ * The limits on the bots one may seat (docs/server.md): think_ms up to bot_think_max_ms
+ * (bad_bot), a bot against a bot only for accounts unless guest_bot_vs_bot (not_allowed),
+ * and at most bot_seats_per_owner seated at once per owner (not_allowed). 0 or the code
+ * with rq's field and message set.
+ */
+static int bot_seat_allowed(request *rq, const room *r, int seat, int think_ms,
+                            const char *owner)
+{
+    const thue_lobby_config *cfg = &rq->c->lobby->cfg;
+    if (think_ms > cfg->bot_think_max_ms) {
+        snprintf(rq->field, sizeof rq->field, "think_ms");
+        snprintf(rq->message, sizeof rq->message,
+                 "think_ms may be at most %d on this server, got %d", cfg->bot_think_max_ms,
+                 think_ms);
+        return THUE_PERR_BOT;
+    }
+    if (r->seats[1 - seat].bot && rq->c->s->acct == NULL && !cfg->guest_bot_vs_bot) {
+        snprintf(rq->message, sizeof rq->message,
+                 "a bot against a bot is for accounts: claim a name first (claim_name)");
+        return THUE_PERR_NOT_ALLOWED;
+    }
+    long held = thue_counts_get(rq->c->lobby->bot_seats, owner);
+    if (held >= cfg->bot_seats_per_owner) {
+        snprintf(rq->message, sizeof rq->message,
+                 "%s may have %d bots seated at once, and has; a bot stops counting once "
+                 "nobody is in its room",
+                 rq->c->s->acct ? "one account" : "the guests of one address",
+                 cfg->bot_seats_per_owner);
+        return THUE_PERR_NOT_ALLOWED;
+    }
     return 0;
 }
 
@@ -1117,8 +1191,15 @@ int room_seat_bot(request *rq)
     int seat, err;
     if ((err = pick_seat(rq, r, a->has_seat, a->seat, &seat)) != 0)
         return err;
+    char owner[THUE_LIMIT_KEY_MAX];
+    owner_of(s, rq->c->peer, owner, sizeof owner);
+    if ((err = bot_seat_allowed(rq, r, seat, a->think_ms, owner)) != 0)
+        return err;
     if (seat_bot(r, &r->seats[seat], &spec, a->think_ms) != 0)
         return THUE_PERR_INTERNAL;
+    snprintf(r->seats[seat].owner, sizeof r->seats[seat].owner, "%s", owner);
+    r->seats[seat].owner_limited = true;
+    count_bots(r, !room_empty(r));
     thue_log(THUE_LOG_INFO, "room %s: bot %s seated by %s", r->id, r->seats[seat].bot_spec_text,
              s->player.name);
     request_ok(rq);
@@ -1253,6 +1334,7 @@ room *room_quick(thue_lobby *l, session *a, session *b, const thue_room_options 
             room_destroy(r);
             return NULL;
         }
+        owner_of(a, NULL, r->seats[1].owner, sizeof r->seats[1].owner);
     }
     if (match_start(r, (int)(lobby_random(l) & 1)) != 0) {
         room_destroy(r);
@@ -1281,7 +1363,11 @@ int room_seat_tournament_bot(room *r, int seat, const char *spec_text, int think
     thue_bot_spec spec;
     if (thue_bot_spec_parse(spec_text, &spec, NULL, 0) != 0)
         return -1;
-    return seat_bot(r, &r->seats[seat], &spec, think_ms);
+    if (seat_bot(r, &r->seats[seat], &spec, think_ms) != 0)
+        return -1;
+    /* A tournament's games share one owner: a big tournament is one fair share. */
+    snprintf(r->seats[seat].owner, sizeof r->seats[seat].owner, "tour:%s", r->tournament);
+    return 0;
 }
 
 void room_seat_session(room *r, int seat, session *s)

@@ -296,8 +296,17 @@ int thue_position_check(const thue_position *pos)
 int thue__ctl_poll(thue__ctl *ctl)
 {
     if (ctl->stop != NULL && atomic_load_explicit(ctl->stop, memory_order_relaxed))
-        ctl->stopped = 1;
-    else if (ctl->deadline_ns != 0 && thue_now_ns() >= ctl->deadline_ns)
+        return ctl->stopped = 1;
+    if (ctl->deadline_ns == 0 && ctl->yield == NULL)
+        return ctl->stopped;
+    int64_t now = thue_now_ns();
+    if (ctl->yield != NULL && ctl->yield(ctl->yield_arg, now)) {
+        /* Paused: the stop flag may have been raised and the deadline passed meanwhile. */
+        if (ctl->stop != NULL && atomic_load_explicit(ctl->stop, memory_order_relaxed))
+            return ctl->stopped = 1;
+        now = thue_now_ns();
+    }
+    if (ctl->deadline_ns != 0 && now >= ctl->deadline_ns)
         ctl->stopped = 1;
     return ctl->stopped;
 }
@@ -465,6 +474,8 @@ void thue_bot_search_run_part(thue_bot_search *s, int p, const thue_bot_limits *
     int64_t deadline = 0;
     if (limits != NULL) {
         ctl.stop = limits->stop;
+        ctl.yield = limits->yield;
+        ctl.yield_arg = limits->yield_arg;
         deadline = limits->deadline_ns;
         if (limits->think_ms > 0) {
             int64_t d = s->t0 + limits->think_ms * 1000000;

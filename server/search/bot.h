@@ -104,6 +104,13 @@ typedef struct thue_bot_limits {
     int64_t deadline_ns;    /* absolute, on thue_now_ns()'s clock; 0: none */
     uint64_t node_budget;   /* 0: none */
     const atomic_int *stop; /* another thread sets it to stop the search; NULL: none */
+    /* Cooperative time-slicing (the pool, pool.h): called whenever the search polls its
+     * limits (every few dozen nodes), with the time now. It may block, and the search
+     * then pauses where it is, its state intact; it returns 1 when it did (the search
+     * reads the clock and the stop flag again), else 0. NULL: none. Pausing never
+     * changes what a search computes, only when. */
+    int (*yield)(void *arg, int64_t now_ns);
+    void *yield_arg;
 } thue_bot_limits;
 
 typedef struct thue_bot_result {

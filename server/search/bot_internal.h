@@ -27,13 +27,16 @@
 
 typedef struct thue__ctl {
     const atomic_int *stop;
+    int (*yield)(void *arg, int64_t now_ns); /* thue_bot_limits.yield; NULL: none */
+    void *yield_arg;
     int64_t deadline_ns; /* 0: none */
     uint64_t budget;     /* nodes this part may visit; 0: no limit */
     uint64_t nodes;
     int stopped;
 } thue__ctl;
 
-/* Reads the stop flag and the clock; sets and returns ctl->stopped. */
+/* Reads the stop flag and the clock (and offers the pool to pause the search there:
+ * ctl->yield); sets and returns ctl->stopped. */
 int thue__ctl_poll(thue__ctl *ctl);
 
 /* Counts one node. Returns 1 when the search must stop (then the node is not counted

@@ -48,6 +48,8 @@ static int value_of(thue_bot_search *s, thue_solver *sv, uint8_t *w, int x, int 
         thue_solve_limits lim = {.max_depth = 0};
         lim.deadline_ns = ctl->deadline_ns;
         lim.stop = ctl->stop;
+        lim.yield = ctl->yield;
+        lim.yield_arg = ctl->yield_arg;
         if (ctl->budget) {
             if (ctl->nodes >= ctl->budget) {
                 ctl->stopped = 1;

@@ -1,20 +1,36 @@
 /*
  * pool.h: the worker pool that runs bot searches off the loop thread (DESIGN.md).
  *
- * A fixed set of libuv threads takes jobs from one queue. A job is one bot move: a
- * private copy of the position, the bot spec, a seed, limits (think time, node budget,
- * absolute deadline) and a stop flag. A job may be split into parts (root parallelism,
- * bot.h); its parts are tasks that any worker may take. Workers take tasks round-robin
- * over the queued jobs, so a job split over every worker does not starve the jobs
- * queued behind it, and many games share the pool fairly.
+ * A job is one bot move: a private copy of the position, the bot spec, a seed, limits
+ * (think time, node budget, absolute deadline), a stop flag and an owner. A job may be
+ * split into parts (root parallelism, bot.h); each part is a task.
+ *
+ * Fair by owner. The owner is whoever the work is for (the server uses the account, or
+ * a guest's address). Each owner has a FIFO of jobs; owners are served round-robin, so
+ * one owner's backlog never delays another owner's job by more than one turn of the
+ * round. An owner has at most `owner_parts_max` parts started at once.
+ *
+ * Time-sliced. At most `threads` parts compute at once (the slots, one per core). When
+ * a part has held its slot for `slice_ms` and work of any owner is waiting, the part
+ * pauses at its next poll (bot.h: thue_bot_limits.yield) and gives its slot to the next
+ * owner in the round; it resumes later where it stopped, its tree or table intact. A
+ * paused part keeps its thread, so the pool starts more threads than slots (up to
+ * `threads_max`); only `threads` of them ever compute at once. An owner seen for the
+ * first time since it last had nothing to do goes ahead of the owners already in the
+ * round, so a new job starts within about one slice, whatever the others' backlogs, and
+ * a part whose deadline has passed (or which was cancelled) gets the next free slot, so
+ * it ends and delivers its move within about a slice of its deadline. Should every one
+ * of threads_max threads hold a search when an owner with nothing started comes, the
+ * oldest paused search of the owner with the most started is stopped early (it plays its
+ * best move so far), so that no owner waits for another's searches to end.
  *
  * Results go back to the loop thread: a finished job is put on a completion list and the
  * pool's uv_async_t is signalled; the async callback swaps the whole list out under the
  * lock and then runs each job's callback on the loop thread, unlocked.
  *
- * Cancelling (loop thread) works for queued and running jobs: a queued job is removed, a
- * running one has its stop flag raised; either way its callback is never called, even if
- * the job had already finished and was waiting on the completion list.
+ * Cancelling (loop thread) works for queued, running and paused jobs: a queued job is
+ * removed, a running one has its stop flag raised; either way its callback is never
+ * called, even if the job had already finished and was waiting on the completion list.
  *
  * The pool's async handle keeps the loop alive only while a result is waiting to be
  * delivered (like uv_queue_work), so uv_run(UV_RUN_DEFAULT) returns once everything
@@ -55,23 +71,49 @@ typedef struct thue_job_request {
     int64_t deadline_ns;  /* absolute thue_now_ns() time; 0: none */
     int parts;            /* root split, 1..THUE_BOT_PARTS_MAX (at most the threads are
                              useful); 0 means 1 */
+    const char *owner;    /* who the job is for (fair shares, pool.h); copied, at most
+                             THUE_POOL_OWNER_MAX bytes; NULL or "": one shared owner */
     thue_job_cb cb;       /* required */
     void *data;
 } thue_job_request;
 
+#define THUE_POOL_OWNER_MAX 79
+
+typedef struct thue_pool_config {
+    int threads;         /* slots: parts computing at once, 1..256 (the cores) */
+    int owner_parts_max; /* parts one owner may have started (running or paused) at once,
+                            1..256; 0: THUE_POOL_OWNER_PARTS_DEFAULT */
+    int slice_ms;        /* the time slice, 1..10000; 0: THUE_POOL_SLICE_MS_DEFAULT */
+    int threads_max;     /* threads in all (running and paused parts), threads..4096;
+                            0: the larger of 4 x threads and 256 */
+} thue_pool_config;
+
+#define THUE_POOL_OWNER_PARTS_DEFAULT 2
+#define THUE_POOL_SLICE_MS_DEFAULT 20
+
 typedef struct thue_pool_stats {
-    int threads;
+    int threads;         /* slots */
+    int threads_started; /* threads started so far (never more than threads_max) */
     uint64_t submitted, completed, cancelled, failed;
     int queued;  /* jobs waiting for their first part to start */
     int running; /* jobs started and not yet finished (a split job between parts, or
-                    being merged, counts as running) */
+                    being merged, or paused, counts as running) */
+    int paused;  /* parts paused now, waiting for a slot */
+    uint64_t pauses; /* times a part gave up its slot to another */
+    uint64_t stopped_early; /* searches stopped before their time to free a thread for an
+                               owner with nothing started (at threads_max) */
+    int owners;  /* owners with a job queued or started */
 } thue_pool_stats;
 
 /*
- * Starts `threads` workers (1..256) and an async handle on `loop`. NULL on bad
- * arguments or when threads cannot be started (none is left running then).
+ * A pool with `threads` slots (1..256) and the defaults of thue_pool_config, and an
+ * async handle on `loop`. NULL on bad arguments or when threads cannot be started (none
+ * is left running then). One thread per slot starts at once; more start as searches
+ * pause.
  */
 thue_pool *thue_pool_new(uv_loop_t *loop, int threads);
+/* The same with every setting (cfg borrowed); NULL also when a setting is out of range. */
+thue_pool *thue_pool_new_config(uv_loop_t *loop, const thue_pool_config *cfg);
 
 /*
  * Queues a job (copying the request and the word). 0 and *id set (ids are never 0 and

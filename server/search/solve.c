@@ -65,6 +65,8 @@ struct thue_solver {
     uint64_t nodes, budget;
     int64_t deadline;
     const atomic_int *stop_flag;
+    int (*yield)(void *arg, int64_t now_ns);
+    void *yield_arg;
     int root_part, root_parts; /* root split (solve.h); root_parts <= 1: none */
     int stop, oom;
 };
@@ -258,15 +260,27 @@ static void remove_at(uint8_t *w, int n, int i)
     memmove(w + i, w + i + 1, (size_t)(n - i - 1));
 }
 
+static int64_t mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
 static int out_of_time(const thue_solver *s)
 {
     if (s->stop_flag != NULL && atomic_load_explicit(s->stop_flag, memory_order_relaxed))
         return 1;
-    if (s->deadline == 0)
+    if (s->deadline == 0 && s->yield == NULL)
         return 0;
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec >= s->deadline;
+    int64_t now = mono_ns();
+    if (s->yield != NULL && s->yield(s->yield_arg, now)) {
+        /* Paused: look at the flag and the clock again. */
+        if (s->stop_flag != NULL && atomic_load_explicit(s->stop_flag, memory_order_relaxed))
+            return 1;
+        now = mono_ns();
+    }
+    return s->deadline != 0 && now >= s->deadline;
 }
 
 /* At the root of a split search only a share of the positions is the builder's. */
@@ -371,6 +385,8 @@ static void set_limits(thue_solver *s, const thue_solve_limits *limits)
     s->budget = limits ? limits->node_budget : 0;
     s->deadline = limits ? limits->deadline_ns : 0;
     s->stop_flag = limits ? limits->stop : NULL;
+    s->yield = limits ? limits->yield : NULL;
+    s->yield_arg = limits ? limits->yield_arg : NULL;
     s->root_part = s->root_parts = 0;
     s->nodes = 0;
     s->stop = s->oom = 0;

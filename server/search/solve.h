@@ -32,6 +32,9 @@ typedef struct thue_solve_limits {
     void *ctx;
     int64_t deadline_ns;    /* stop at this thue_now_ns() time; 0: none */
     const atomic_int *stop; /* stop when another thread sets it; NULL: none */
+    /* Offered a pause whenever the clock is polled (thue_bot_limits.yield); NULL: none. */
+    int (*yield)(void *arg, int64_t now_ns);
+    void *yield_arg;
     /* Root split for threads: when root_parts > 1 the builder's first move is chosen
      * only among the positions i with i % root_parts == root_part, so the result is the
      * value of that share (the true value is the minimum over the shares). */

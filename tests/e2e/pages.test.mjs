@@ -174,7 +174,8 @@ test("a rated match against nested:1 moves the ladder; its replay steps through 
 }));
 
 test("a player's matches page through more than one page of stored matches", async () => {
-  const server = await startServer(["--max-rooms-per-player", "100", "--rate", "1000", "--burst", "1000", "--room-rate-per-ip", "1000"]);
+  const server = await startServer(["--max-rooms-per-player", "100", "--rate", "1000", "--burst", "1000", "--room-rate-per-ip", "1000",
+    "--guest-bot-vs-bot", "1", "--bot-seats-per-owner", "1000"]);
   const browser = await launch();
   try {
     // 52 short bot matches (one page holds 50), set up over a WebSocket.

@@ -276,7 +276,8 @@ async function main() {
   const env = { ASAN_OPTIONS: "detect_leaks=1:quarantine_size_mb=16:abort_on_error=0" };
   // Every player here comes from 127.0.0.1: the per-address room rate is lifted.
   server = await startServer(["--db", path.join(dir, "thue.db"), "--grace-s", "30", "--log-level", "warn",
-    "--room-rate-per-ip", "100000", "--claims-per-ip", "100000", "--rated-pair-max", "100000"], env);
+    "--room-rate-per-ip", "100000", "--claims-per-ip", "100000", "--rated-pair-max", "100000",
+    "--bot-seats-per-owner", "100000"], env);
   const pid = server.proc.pid;
   const t0 = Date.now();
   const total = MINUTES * 60000;

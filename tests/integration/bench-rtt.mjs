@@ -11,8 +11,9 @@
 // while two rooms of nested:2 against nested:2 keep the pool's two threads searching.
 // /metrics is sampled during the second phase to show that the bots were searching.
 // This is a benchmark: it asserts nothing about times; it prints them.
+import { spawnSync } from "node:child_process";
 import process from "node:process";
-import { get, player, startServer } from "./lib.mjs";
+import { SERVER, get, player, startServer } from "./lib.mjs";
 
 function arg(name, def) {
   const i = process.argv.indexOf(name);
@@ -89,7 +90,10 @@ async function play(server, count, tag) {
 
 async function main() {
   // The clients move as fast as the server answers: far past the default rate limit.
-  const server = await startServer(["--threads", "2", "--rate", "10000", "--burst", "10000"]);
+  // A guest seats the bots against each other (an older server has no such flag).
+  const help = spawnSync(SERVER, ["--help"], { encoding: "utf8" }).stdout || "";
+  const guestBots = help.includes("--guest-bot-vs-bot") ? ["--guest-bot-vs-bot", "1"] : [];
+  const server = await startServer(["--threads", "2", "--rate", "10000", "--burst", "10000", ...guestBots]);
   let keeper = Promise.resolve();
   try {
     log(`baseline: ${MOVES} moves with the server otherwise idle`);

@@ -172,7 +172,7 @@ test("thue bot resumes its session after a lost connection and finishes the game
 
 test("thue watch follows a bot-vs-bot room to the end", async () => {
   if (skipWithoutCli()) return;
-  const server = await startServer();
+  const server = await startServer(["--guest-bot-vs-bot", "1"]); // a guest hosts it
   try {
     const host = await player(server, "Host");
     const created = await host.ok({ type: "create_room", k: 3, limit: 6, seat: false });

@@ -153,7 +153,7 @@ test("a human against a bot, then a rematch with the roles swapped", async () =>
 });
 
 test("two bots play to the end while a spectator watches every state", async () => {
-  const server = await startServer();
+  const server = await startServer(["--guest-bot-vs-bot", "1"]); // a guest hosts it
   try {
     const host = await player(server, "Host");
     const { room } = await host.ok({ type: "create_room", k: 4, seat: false, name: "bots" });

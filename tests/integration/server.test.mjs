@@ -95,7 +95,7 @@ test("a busy port, a bad flag and a bad config file are clear errors", async () 
 });
 
 test("SIGTERM with matches and bot jobs in flight: goodbye to all, exit 0", async () => {
-  const server = await startServer(["--threads", "2"]);
+  const server = await startServer(["--threads", "2", "--guest-bot-vs-bot", "1"]);
   const ann = await player(server, "Ann");
   // two bot-vs-bot rooms at k = 5 keep the pool busy with nested:2 searches
   const rooms = [];

@@ -211,6 +211,9 @@ static const tsetting tsettings[] = {
     TINT("send-total-max-mib", send_total_max_mib, 1, 65536, "8"),
     TINT("room-linger-s", room_linger_s, 1, 86400, "61"),
     TINT("bot-think-ms", bot_think_ms, 10, 60000, "250"),
+    TINT("bot-think-max-ms", bot_think_max_ms, 10, 60000, "30000"),
+    TINT("bot-seats-per-owner", bot_seats_per_owner, 1, 100000, "2"),
+    TINT("guest-bot-vs-bot", guest_bot_vs_bot, 0, 1, "1"),
     TINT("max-rooms", max_rooms, 1, 1000000, "33"),
     TINT("room-rate-per-ip", room_rate_per_ip, 1, 1000000, "7"),
     TINT("max-tournaments", max_tournaments, 1, 100000, "12"),
@@ -295,6 +298,9 @@ static void test_defaults(void **state)
     assert_int_equal(a.send_total_max_mib, 64);
     assert_int_equal(a.room_linger_s, 300);
     assert_int_equal(a.bot_think_ms, 2000);
+    assert_int_equal(a.bot_think_max_ms, 60000);
+    assert_int_equal(a.bot_seats_per_owner, 4);
+    assert_int_equal(a.guest_bot_vs_bot, 0);
     assert_int_equal(a.max_rooms, 10000);
     assert_int_equal(a.room_rate_per_ip, 60);
     assert_int_equal(a.max_tournaments, 1000);
@@ -384,9 +390,12 @@ static void test_ranges(void **state)
             char err[ERR_SIZE];
             snprintf(text, sizeof text, "%lld", ok[e]);
             /* ping-s must stay below idle-s: move the other one out of the way. */
+            /* bot-think-ms must stay at most bot-think-max-ms: likewise. */
             int r = strcmp(s->name, "ping-s") == 0   ? LOAD(&c, err, flag, text, "--idle-s", "7200")
                     : strcmp(s->name, "idle-s") == 0 ? LOAD(&c, err, flag, text, "--ping-s", "1")
-                                                     : LOAD(&c, err, flag, text);
+                    : strcmp(s->name, "bot-think-max-ms") == 0
+                        ? LOAD(&c, err, flag, text, "--bot-think-ms", "10")
+                        : LOAD(&c, err, flag, text);
             if (r != 0)
                 fail_msg("%s %s: %s", flag, text, err);
             assert_int_equal(*(int *)(void *)((char *)&c + s->offset), (int)ok[e]);
@@ -932,6 +941,23 @@ static void test_ping_before_idle(void **state)
     remove_temp(path);
 }
 
+/* The server's own bots keep the think-time limit it sets for everyone's. */
+static void test_bot_think_within_max(void **state)
+{
+    (void)state;
+    thue_config c;
+    LOAD_OK(&c, "--bot-think-max-ms", "2000");
+    LOAD_OK(&c, "--bot-think-max-ms", "500", "--bot-think-ms", "500");
+    LOAD_ERR("bot-think-ms (2000, the default) must be at most bot-think-max-ms (1999, from "
+             "--bot-think-max-ms)",
+             "--bot-think-max-ms", "1999");
+    assert_int_equal(setenv("THUE_BOT_THINK_MS", "3000", 1), 0);
+    LOAD_ERR("bot-think-ms (3000, from THUE_BOT_THINK_MS) must be at most bot-think-max-ms "
+             "(2500, from --bot-think-max-ms)",
+             "--bot-think-max-ms", "2500");
+    unsetenv("THUE_BOT_THINK_MS");
+}
+
 static void test_help_and_version(void **state)
 {
     (void)state;
@@ -1182,6 +1208,7 @@ int main(void)
         cmocka_unit_test_setup(test_trusted_proxy, setup),
         cmocka_unit_test_setup(test_strings, setup),
         cmocka_unit_test_setup(test_ping_before_idle, setup),
+        cmocka_unit_test_setup(test_bot_think_within_max, setup),
         cmocka_unit_test_setup(test_help_and_version, setup),
         cmocka_unit_test_setup(test_usage_text, setup),
         cmocka_unit_test_setup(test_operator_guide, setup),

@@ -82,6 +82,9 @@ static harness *h_new(int grace_s, int rate, int burst)
                                  .tournament_expire_s = tour_cfg.tournament_expire_s,
                                  .room_linger_s = linger_s,
                                  .bot_think_ms = 200,
+                                 /* guests here seat bots against bots; the limit on
+                                  * that is tested by attack_bots.test.mjs */
+                                 .guest_bot_vs_bot = true,
                                  .rate = rate,
                                  .burst = burst,
                                  .seed = 42};
