@@ -393,11 +393,15 @@ async function pageMatches(body, name, page = 1) {
     ]))));
 }
 
+/** A result in words, the winner first and by name with the winner's points first
+ * ("nested:3 wins 14–11"); a draw in seat order. */
 function resultText(result, players, points) {
   if (!result) return "";
   const w = result.winner;
-  const pts = points ? `: ${points[0]}–${points[1]}` : "";
-  return w === null ? `Draw ${REASONS[result.reason] || ""}${pts}` : `${playerName(players[w])} wins ${REASONS[result.reason] || ""}${pts}`;
+  const how = REASONS[result.reason] ? ` ${REASONS[result.reason]}` : "";
+  if (w === null) return `Draw${how}${points ? `: ${points[0]}–${points[1]}` : ""}`;
+  const pts = points ? ` ${points[w]}–${points[1 - w]}` : "";
+  return `${playerName(players[w])} wins${pts}${how}`;
 }
 
 /** The word after the first `step` moves of a record: {round, word, placed, last}. */
@@ -621,12 +625,30 @@ function renderGame() {
   tickClocks();
 }
 
+// Where the newest symbol went: the gap placed while a paint was awaited, remembered per
+// room and round, so that "painted 1" can be found in a 90-symbol word.
+const newest = { room: null, round: -1, gap: -1, len: -1 };
+
+/** The index of the tile the last paint inserted, or -1 (unknown, e.g. after a reload). */
+function newestTile(s) {
+  const m = s.match;
+  if (m.step === "paint" && m.placed !== null) {
+    Object.assign(newest, { room: s.room, round: m.round, gap: m.placed, len: m.word.length });
+    return -1;
+  }
+  const lm = m.last_move;
+  if (lm && lm.kind === "paint" && newest.room === s.room && newest.round === m.round &&
+      m.word.length === newest.len + 1 && m.word[newest.gap] === lm.value) return newest.gap;
+  return -1;
+}
+
 function renderWord() {
   const s = ui.state;
   const m = s.match;
   const box = $("word");
   box.textContent = "";
   if (!m) return;
+  const fresh = newestTile(s);
   const canPlace = myTurn("place");
   const n = m.word.length;
   ui.cursor = Math.min(Math.max(ui.cursor, 0), n);
@@ -634,6 +656,7 @@ function renderWord() {
     const cls = ["gap"];
     if (m.placed === i && m.step === "paint") cls.push("placed");
     if (canPlace && ui.cursor === i) cls.push("cursor");
+    if (fresh >= 0 && (i === fresh || i === fresh + 1)) cls.push("beside-newest");
     const b = el("button", {
       type: "button", class: cls.join(" "), testid: `gap-${i}`, tabIndex: -1,
       disabled: !canPlace, title: `gap ${i}`, onclick: () => place(i),
@@ -643,8 +666,9 @@ function renderWord() {
   };
   for (let i = 0; i < n; i++) {
     box.append(gap(i));
-    const t = tile(m.word[i], s.options.k);
+    const t = tile(m.word[i], s.options.k, i === fresh ? "newest" : "");
     t.dataset.testid = `tile-${i}`;
+    if (i === fresh) t.title = `the newest symbol: ${m.word[i]} at position ${i}`;
     box.append(t);
   }
   box.append(gap(n));
@@ -686,8 +710,10 @@ function renderRounds() {
   if (!m) return;
   const ends = { playing: "playing", repetition: "ended by a repetition", limit: "reached the length limit", forfeit: "forfeited", not_played: "not played" };
   m.rounds.forEach((r, i) => {
+    // A round after the one being played has not started, whatever its `end` says.
+    const status = r.end === "playing" && i > m.round ? "not started yet" : ends[r.end] || r.end;
     const line = el("div", { class: "round", testid: `round-${i}` },
-      el("div", {}, `Round ${i + 1}: ${playerName(ui.state.players[r.builder])} builds, ${playerName(ui.state.players[1 - r.builder])} paints: ${r.points} pt, ${ends[r.end] || r.end}`));
+      el("div", {}, `Round ${i + 1}: ${playerName(ui.state.players[r.builder])} builds, ${playerName(ui.state.players[1 - r.builder])} paints: ${r.points} pt, ${status}`));
     if (r.word) {
       const w = el("div", { class: "word small-word", testid: `round-word-${i}` });
       const rep = r.repetition;
@@ -725,10 +751,10 @@ function renderButtons() {
     res.hidden = false;
     res.textContent = "";
     const w = m.result.winner;
-    let text;
-    if (w === null) text = `Draw ${REASONS[m.result.reason] || ""}: ${m.points[0]}–${m.points[1]}.`;
-    else text = `${playerName(s.players[w])} wins ${REASONS[m.result.reason] || ""}: ${m.points[0]}–${m.points[1]}.`;
+    let text = `${resultText(m.result, s.players, m.points)}.`;
     if (s.you !== null && w !== null) text = (w === s.you ? "You win! " : "You lose. ") + text;
+    // Green for a win (or a result watched), amber for a draw, red for your loss.
+    res.dataset.outcome = w === null ? "draw" : s.you === null ? "watched" : w === s.you ? "win" : "loss";
     res.append(el("strong", {}, text));
     const end = ui.ends[s.room];
     if (end && end.number === m.number) renderResultExtra(end);

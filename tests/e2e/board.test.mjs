@@ -1,0 +1,88 @@
+// board.test.mjs: the key moments shown on the board itself (issue 16): the newest symbol
+// ringed where it went, a round not yet played said to be so, the result winner first
+// with the winner's points first, a loss not in the winning colour. Two people play a
+// short, fully determined match by clicks. Run:
+//   node tests/e2e/board.test.mjs --server build/server/thue-server
+import {
+  startServer, test, run, launch, newPage, enter, createRoom, paint, shot, tid,
+} from "./lib.mjs";
+import assert from "node:assert/strict";
+
+async function withWorld(fn) {
+  const server = await startServer();
+  const browser = await launch();
+  try {
+    await fn(browser, server);
+  } finally {
+    await browser.close().catch(() => {});
+    await server.stop();
+  }
+}
+
+function tilesOf(page) {
+  return page.locator("[data-testid=word] .tile").allTextContents();
+}
+
+async function waitWord(page, text) {
+  await page.waitForFunction((t) => [...document.querySelectorAll("[data-testid=word] .tile")]
+    .map((e) => e.textContent).join("") === t, text);
+}
+
+/** The indexes of the tiles ringed as the newest. */
+function newestOf(page) {
+  return page.evaluate(() => [...document.querySelectorAll("[data-testid=word] .tile")]
+    .map((e, i) => (e.classList.contains("newest") ? i : -1)).filter((i) => i >= 0));
+}
+
+async function placeAt(page, gap) {
+  await page.locator(`[data-testid=gap-${gap}]:not([disabled])`).click();
+}
+
+test("the newest symbol is ringed, round 2 is not 'playing' early, the result names the winner first", () => withWorld(async (browser, server) => {
+  const eve = await newPage(browser, server, "eve");
+  const finn = await newPage(browser, server, "finn");
+  await enter(eve, "Eve");
+  await enter(finn, "Finn");
+  const room = await createRoom(eve, { k: 3, limit: 5, first: "creator" });
+  await tid(finn, "join-room").fill(room);
+  await tid(finn, "join").click();
+  await tid(eve, "ready").click();
+  await tid(finn, "ready").click();
+
+  // Round 1: Eve builds, Finn paints. The first word is "0".
+  await tid(eve, "round-1").filter({ hasText: "not started yet" }).waitFor();
+  assert(!/playing/.test(await tid(eve, "round-1").textContent()), "round 2 is not listed as playing");
+  await placeAt(eve, 0);
+  await paint(finn, 1);
+  for (const p of [eve, finn]) {
+    await waitWord(p, "10");
+    assert.deepEqual(await newestOf(p), [0], `${p.label}: the 1 painted at gap 0 is the newest`);
+  }
+  assert(/newest symbol: 1 at position 0/.test(await tid(eve, "tile-0").getAttribute("title")), "its title says so");
+  // Placing at the end, then a 0: "100" ends round 1 with the square 00, Finn 1 point.
+  await placeAt(eve, 2);
+  await eve.locator("[data-testid=gap-2].placed").waitFor();
+  assert.deepEqual(await newestOf(eve), [], "no newest tile while the next paint is awaited");
+  await paint(finn, 0);
+
+  // Round 2: Finn builds, Eve paints; "0" then a 0 at the end is a square: Eve 0 points.
+  await tid(finn, "round-0").filter({ hasText: "ended by a repetition" }).waitFor();
+  await placeAt(finn, 1);
+  await paint(eve, 0);
+  await tid(eve, "result").waitFor();
+  await tid(finn, "result").waitFor();
+  const lost = await tid(eve, "result").locator("strong").textContent();
+  const won = await tid(finn, "result").locator("strong").textContent();
+  assert.equal(lost, "You lose. Finn wins 1–0 on points.", `Eve's result: ${lost}`);
+  assert.equal(won, "You win! Finn wins 1–0 on points.", `Finn's result: ${won}`);
+  assert.equal(await tid(eve, "result").getAttribute("data-outcome"), "loss");
+  assert.equal(await tid(finn, "result").getAttribute("data-outcome"), "win");
+  const colours = await Promise.all([eve, finn].map((p) => p.evaluate(() =>
+    getComputedStyle(document.querySelector("[data-testid=result]")).borderTopColor)));
+  assert.notEqual(colours[0], colours[1], "a loss is not shown in the winning colour");
+  await shot(eve, "board-eve-lost");
+  await shot(finn, "board-finn-won");
+  assert.equal(await eve.locator("footer a[href='/healthz']").count(), 0, "no /healthz link in the footer");
+}));
+
+await run();
