@@ -480,14 +480,15 @@ function renderReplay() {
     box.insertBefore(q, box.children[at.placed] || null);
   }
   $("replay-rep").textContent = rep ? `Repetition: period ${rep.period}, length ${rep.length}, from position ${rep.start}.`
-    : roundOver ? `Round ${at.round + 1} ${r.end === "limit" ? "reached the length limit" : `ended (${r.end})`}.` : "";
+    : roundOver ? `Round ${at.round + 1} ${r.end === "limit" ? "reached the points limit" : `ended (${r.end})`}.` : "";
   const sc = $("replay-scores");
   sc.textContent = "";
   rec.rounds.forEach((rr, i) => {
     const done = i < at.round || (i === at.round && roundOver);
-    sc.append(el("div", { class: "small" }, `Round ${i + 1}: ${playerName(rec.players[rr.builder])} builds: ${done ? `${rr.points} pt` : "…"}`));
+    // Points are the painter's: credit them to the painter by name.
+    sc.append(el("div", { class: "small", testid: `replay-score-${i}` }, `Round ${i + 1}: ${playerName(rec.players[1 - rr.builder])} paints: ${done ? `${rr.points} pt` : "…"} (${playerName(rec.players[rr.builder])} builds)`));
   });
-  if (replay.step === n) sc.append(el("div", {}, el("strong", {}, `Final: ${rec.points[0]}–${rec.points[1]}`)));
+  if (replay.step === n) sc.append(el("div", {}, el("strong", { testid: "replay-final" }, `Final: ${resultText(rec.result, rec.players, rec.points)}`)));
 }
 
 function onReplayKey(ev) {
@@ -708,7 +709,7 @@ function renderRounds() {
   const box = $("rounds");
   box.textContent = "";
   if (!m) return;
-  const ends = { playing: "playing", repetition: "ended by a repetition", limit: "reached the length limit", forfeit: "forfeited", not_played: "not played" };
+  const ends = { playing: "playing", repetition: "ended by a repetition", limit: "reached the points limit", forfeit: "forfeited", not_played: "not played" };
   m.rounds.forEach((r, i) => {
     // A round after the one being played has not started, whatever its `end` says.
     const status = r.end === "playing" && i > m.round ? "not started yet" : ends[r.end] || r.end;

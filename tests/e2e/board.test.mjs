@@ -1,7 +1,7 @@
 // board.test.mjs: the key moments shown on the board itself (issue 16): the newest symbol
 // ringed where it went, a round not yet played said to be so, the result winner first
-// with the winner's points first, a loss not in the winning colour. Two people play a
-// short, fully determined match by clicks. Run:
+// with the winner's points first, a loss not in the winning colour, the replay crediting
+// points to the painter. Two people play a short, fully determined match by clicks. Run:
 //   node tests/e2e/board.test.mjs --server build/server/thue-server
 import {
   startServer, test, run, launch, newPage, enter, createRoom, paint, shot, tid,
@@ -83,6 +83,13 @@ test("the newest symbol is ringed, round 2 is not 'playing' early, the result na
   await shot(eve, "board-eve-lost");
   await shot(finn, "board-finn-won");
   assert.equal(await eve.locator("footer a[href='/healthz']").count(), 0, "no /healthz link in the footer");
+
+  // The replay credits each round's points to its painter, and words the result the same.
+  await tid(eve, "replay-link").click();
+  await tid(eve, "replay-final").waitFor();
+  assert.equal(await tid(eve, "replay-score-0").textContent(), "Round 1: Finn paints: 1 pt (Eve builds)");
+  assert.equal(await tid(eve, "replay-score-1").textContent(), "Round 2: Eve paints: 0 pt (Finn builds)");
+  assert.equal(await tid(eve, "replay-final").textContent(), "Final: Finn wins 1–0 on points");
 }));
 
 await run();

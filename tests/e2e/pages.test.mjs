@@ -158,7 +158,10 @@ test("a rated match against nested:1 moves the ladder; its replay steps through 
   });
   assert(Object.keys(finals).length >= 1, "some rounds replayed");
   if (rec.rounds[rec.rounds.length - 1].end === "repetition") await tid(ann, "replay-rep").filter({ hasText: "Repetition" }).waitFor();
-  await tid(ann, "replay-scores").filter({ hasText: `Final: ${rec.points[0]}–${rec.points[1]}` }).waitFor();
+  // The final line names the winner first, with the winner's points first.
+  const w = rec.result.winner;
+  await tid(ann, "replay-final").filter({ hasText: w === null ? `Draw` : `${rec.players[w].name} wins ${rec.points[w]}–${rec.points[1 - w]}` }).waitFor();
+  if (w === null) await tid(ann, "replay-final").filter({ hasText: `${rec.points[0]}–${rec.points[1]}` }).waitFor();
   // Arrow keys.
   await ann.locator("body").press("ArrowLeft");
   await tid(ann, "replay-pos").filter({ hasText: `Move ${n - 1} of ${n}` }).waitFor();
