@@ -6,6 +6,7 @@
 // page as text, never as HTML.
 import { Connection } from "./conn.js";
 import { losingSymbols, symbolColour } from "./rules.js";
+import { noticeTurn, setSound, soundWanted } from "./notify.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -684,8 +685,13 @@ function renderPalette() {
   const rated = s.options.rated;
   $("mark-losing").disabled = rated;
   $("mark-wrap").hidden = s.you === null;
-  if (!m || m.step === "over") return;
+  $("sound-wrap").hidden = s.you === null;
+  if (!m || m.step === "over") {
+    noticeTurn(s, false);
+    return;
+  }
   const canPaint = myTurn("paint");
+  noticeTurn(s, canPaint || myTurn("place"));
   if (!canPaint) clearDigits();
   let losing = new Set();
   if (canPaint && !rated && $("mark-losing").checked && m.placed !== null && m.word.length <= 3000) {
@@ -900,6 +906,8 @@ function wire() {
     conn.connect();
   });
   window.addEventListener("hashchange", route);
+  $("sound").checked = soundWanted();
+  $("sound").addEventListener("change", () => setSound($("sound").checked));
   $("ready").addEventListener("click", () => send({ type: "ready", room: ui.room }));
   $("rematch").addEventListener("click", async () => { if (await send({ type: "rematch", room: ui.room })) $("rematch").textContent = "Rematch asked"; });
   $("resign").addEventListener("click", () => { if (confirm("Resign this match?")) send({ type: "resign", room: ui.room }); });
@@ -909,6 +917,7 @@ function wire() {
     await send({ type: "leave", room });
     ui.room = null;
     ui.state = null;
+    noticeTurn(null, false);
     $("rematch").textContent = "Rematch";
     showView();
     refreshRooms();

@@ -38,7 +38,7 @@ async function placeAt(page, gap) {
   await page.locator(`[data-testid=gap-${gap}]:not([disabled])`).click();
 }
 
-test("the newest symbol is ringed, round 2 is not 'playing' early, the result names the winner first", () => withWorld(async (browser, server) => {
+test("the newest symbol is ringed, round 2 is not 'playing' early, the result names the winner first, the title and sound tell the turn", () => withWorld(async (browser, server) => {
   const eve = await newPage(browser, server, "eve");
   const finn = await newPage(browser, server, "finn");
   await enter(eve, "Eve");
@@ -49,10 +49,18 @@ test("the newest symbol is ringed, round 2 is not 'playing' early, the result na
   await tid(eve, "ready").click();
   await tid(finn, "ready").click();
 
-  // Round 1: Eve builds, Finn paints. The first word is "0".
+  // Round 1: Eve builds, Finn paints. The first word is "0". The tab's title says whose
+  // move it is; Finn turns the sound on (a chime marks the switch, then each turn).
   await tid(eve, "round-1").filter({ hasText: "not started yet" }).waitFor();
+  await eve.waitForFunction(() => document.title === "● Your turn · Thue game");
+  assert.equal(await finn.title(), "Thue game");
+  await tid(finn, "sound").check();
+  const chimes = () => finn.evaluate(() => [Number(document.body.dataset.chimes || 0), document.body.dataset.lastChime]);
+  assert.deepEqual(await chimes(), [1, "turn"]);
   assert(!/playing/.test(await tid(eve, "round-1").textContent()), "round 2 is not listed as playing");
   await placeAt(eve, 0);
+  await finn.waitForFunction(() => document.title === "● Your turn · Thue game");
+  assert.deepEqual(await chimes(), [2, "turn"], "Finn's turn chimes once");
   await paint(finn, 1);
   for (const p of [eve, finn]) {
     await waitWord(p, "10");
@@ -75,6 +83,8 @@ test("the newest symbol is ringed, round 2 is not 'playing' early, the result na
   const won = await tid(finn, "result").locator("strong").textContent();
   assert.equal(lost, "You lose. Finn wins 1–0 on points.", `Eve's result: ${lost}`);
   assert.equal(won, "You win! Finn wins 1–0 on points.", `Finn's result: ${won}`);
+  assert.equal((await chimes())[1], "end", "the end chimes");
+  assert.equal(await finn.title(), "Thue game", "no 'your turn' once the match is over");
   assert.equal(await tid(eve, "result").getAttribute("data-outcome"), "loss");
   assert.equal(await tid(finn, "result").getAttribute("data-outcome"), "win");
   const colours = await Promise.all([eve, finn].map((p) => p.evaluate(() =>
