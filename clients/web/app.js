@@ -630,6 +630,7 @@ function renderGame() {
 // Where the newest symbol went: the gap placed while a paint was awaited, remembered per
 // room and round, so that "painted 1" can be found in a 90-symbol word.
 const newest = { room: null, round: -1, gap: -1, len: -1 };
+let shownRound = null; // room/match/round of the word last drawn
 
 /** The index of the tile the last paint inserted, or -1 (unknown, e.g. after a reload). */
 function newestTile(s) {
@@ -668,13 +669,19 @@ function renderWord() {
   };
   for (let i = 0; i < n; i++) {
     box.append(gap(i));
-    const t = tile(m.word[i], s.options.k, i === fresh ? "newest" : "");
+    const tenth = (i + 1) % 10 === 0;
+    const t = tile(m.word[i], s.options.k, `${i === fresh ? "newest" : ""}${tenth ? " tenth" : ""}`);
     t.dataset.testid = `tile-${i}`;
+    if (tenth) t.dataset.pos = String(i + 1);
     if (i === fresh) t.title = `the newest symbol: ${m.word[i]} at position ${i}`;
     box.append(t);
   }
   box.append(gap(n));
   box.classList.toggle("active", canPlace);
+  // A new round starts from one symbol: bring the word's top back into view.
+  const roundKey = `${s.room}/${m.number}/${m.round}`;
+  if (shownRound !== null && shownRound !== roundKey && window.scrollY > 0) window.scrollTo(0, 0);
+  shownRound = roundKey;
 }
 
 function renderPalette() {
