@@ -23,7 +23,7 @@ const ui = {
   ends: {},            // room id -> its newest match_end
 };
 
-const conn = new Connection({ onEvent, onStatus, onWelcome });
+const conn = new Connection({ onEvent, onStatus, onWelcome, onNameRefused });
 
 // ---- small helpers --------------------------------------------------------------------
 
@@ -84,10 +84,27 @@ function onStatus(kind, text) {
   c.className = `status status-${kind}`;
 }
 
+/** The server refused the name of a hello (taken, or not allowed): stay on the name
+ * form, with the reason next to the field, so the player picks another one. */
+function onNameRefused(name, err) {
+  $("login").hidden = false;
+  $("lobby").hidden = true;
+  const field = $("name");
+  field.value = name;
+  field.setAttribute("aria-invalid", "true");
+  const why = err.code === "name_taken" ? `The name ${name} is taken: choose another one.`
+    : `The name ${name} cannot be used: ${err.message}.`;
+  $("name-error").textContent = why;
+  field.focus();
+  field.select();
+}
+
 function onWelcome(w) {
   ui.me = w.player;
   renderMe();
   $("login").hidden = true;
+  $("name-error").textContent = "";
+  $("name").removeAttribute("aria-invalid");
   if (w.resumed && w.rooms.length > 0) {
     if (!ui.room || !w.rooms.includes(ui.room)) ui.room = w.rooms[0];
     return; // room_state follows
