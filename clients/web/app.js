@@ -14,7 +14,7 @@ const ui = {
   room: null,          // id of the room on screen
   state: null,         // its newest room_state
   stateAt: 0,          // performance.now() when it arrived
-  invites: {},         // room id -> invite code we know
+  invites: stored("thue.invites") || {}, // room id -> invite code we know (this tab's)
   cursor: 0,           // the keyboard's gap cursor
   chat: {},            // room id -> [chat_message]
   left: new Set(),     // rooms we left: their late states are not shown
@@ -22,6 +22,20 @@ const ui = {
   page: null,          // the HTTP page on screen ({what, arg} from the hash) or null
   ends: {},            // room id -> its newest match_end
 };
+
+/** A JSON value from this tab's sessionStorage, or null. */
+function stored(key) {
+  try { return JSON.parse(sessionStorage.getItem(key)); } catch { return null; }
+}
+
+function store(key, value) {
+  try { sessionStorage.setItem(key, JSON.stringify(value)); } catch { /* full or refused: kept in memory only */ }
+}
+
+function rememberInvite(room, code) {
+  ui.invites[room] = code;
+  store("thue.invites", ui.invites);
+}
 
 const conn = new Connection({ onEvent, onStatus, onWelcome, onNameRefused });
 
@@ -105,17 +119,27 @@ function onWelcome(w) {
   $("login").hidden = true;
   $("name-error").textContent = "";
   $("name").removeAttribute("aria-invalid");
-  if (w.resumed && w.rooms.length > 0) {
+  $("login-next").hidden = true;
+  const r = parseRoute();
+  const want = r && r.what === "room" ? r.arg : null; // the room the address names
+  if (want && w.rooms.includes(want)) {
+    ui.room = want;
+    return; // room_state follows
+  }
+  if (w.resumed && w.rooms.length > 0 && !want) {
     if (!ui.room || !w.rooms.includes(ui.room)) ui.room = w.rooms[0];
     return; // room_state follows
   }
   if (ui.room && !w.rooms.includes(ui.room)) {
-    if (ui.state) showError({ message: "Your seat in that room could not be kept." });
+    const lost = ui.state && ui.state.room === ui.room;
+    if (lost) showError({ message: "Your seat in that room could not be kept." });
     ui.room = null;
     ui.state = null;
+    if (lost && want) { history.replaceState(null, "", "#/"); ui.page = null; }
   }
   showView();
   refreshRooms();
+  if (ui.page && ui.page.what === "room") openRoomRoute(ui.page); // an invite link or a room's address
 }
 
 function onEvent(m) {
@@ -124,6 +148,7 @@ function onEvent(m) {
       if (m.room !== ui.room && ui.room !== null) return;
       if (ui.left.has(m.room)) return; // the last state of a room we left
       if (ui.state && ui.state.room === m.room && m.version < ui.state.version) return;
+      if (!ui.state || ui.state.room !== m.room) followRoom(m.room); // entering a room: its address
       ui.room = m.room;
       if (!ui.state || ui.state.room !== m.room || !sameMove(ui.state, m)) ui.cursor = defaultCursor(m);
       ui.state = m;
@@ -148,7 +173,8 @@ function onEvent(m) {
       showError(m);
       break;
     case "chat_message":
-      (ui.chat[m.room] ||= []).push(m);
+      chatOf(m.room).push(m);
+      store(`thue.chat.${m.room}`, ui.chat[m.room].slice(-CHAT_KEPT));
       if (m.room === ui.room) renderChat();
       break;
     case "goodbye":
@@ -172,12 +198,63 @@ function defaultCursor(s) {
 
 // ---- views ----------------------------------------------------------------------------
 
+// What shows follows the address (parseRoute): a room's address shows that room once its
+// state is here, an HTTP page's address that page, and any other address the lobby (with
+// a link back to the room you are in). Entering a room pushes its address (followRoom), so
+// Back and Forward move between the lobby, rooms and pages.
 function showView() {
-  const inRoom = ui.room !== null && ui.state !== null;
-  const onPage = Boolean(ui.page);
+  const r = ui.page;
+  const here = ui.room !== null && ui.state !== null && ui.state.room === ui.room && !ui.left.has(ui.room) ? ui.room : null;
+  const inRoom = Boolean(r && r.what === "room" && here === r.arg);
+  const onPage = Boolean(r && r.what !== "room");
   $("page").hidden = !onPage;
   $("lobby").hidden = onPage || inRoom || !conn.welcomed;
-  $("game").hidden = onPage || !inRoom;
+  $("game").hidden = !inRoom;
+  const back = here ? `#/room/${enc(here)}` : "#/";
+  $("page-back").href = back;
+  $("in-room").hidden = !here;
+  if (here) { $("in-room-link").href = back; $("in-room-link").textContent = ui.state.name; }
+  const waiting = r && r.what === "room" && !conn.welcomed;
+  $("login-next").hidden = !waiting;
+  if (waiting) $("login-next").textContent = `Enter a name (or leave it empty for a guest name) to ${r.code ? "join" : "watch"} room ${r.arg}.`;
+}
+
+/** Entering room `id` (a room_state of a new room came): its address replaces a room's
+ * address, is pushed over the lobby's, and leaves an HTTP page on screen (whose Back link
+ * then leads to the room). */
+function followRoom(id) {
+  const r = parseRoute();
+  if (r && r.what !== "room") return;
+  if (r && r.arg === id) return;
+  const url = `#/room/${enc(id)}`;
+  if (r) history.replaceState(null, "", url);
+  else history.pushState(null, "", url);
+  ui.page = parseRoute();
+}
+
+/** The address names a room we are not in (yet): with an invite code take its free seat
+ * (or watch when both are taken), without one watch. Before the name step, wait for it. */
+async function openRoomRoute(r) {
+  if (!conn.welcomed) return; // onWelcome comes back here
+  const room = r.arg;
+  if (ui.room === room && !ui.left.has(room)) return; // there, or its state is on the way
+  if (r.code) rememberInvite(room, r.code);
+  const invite = r.code || ui.invites[room] || "";
+  ui.left.delete(room);
+  ui.room = room;
+  ui.state = null;
+  const msg = { type: invite ? "join" : "spectate", room };
+  if (invite) msg.invite = invite;
+  try {
+    await conn.request(msg);
+  } catch (e) {
+    if (invite && (e.code === "room_full" || e.code === "already_seated" || e.code === "not_running")) {
+      if (await send({ type: "spectate", room, invite })) return;
+    } else showError(e);
+    if (ui.room === room) { ui.room = null; ui.state = null; }
+    if (location.hash.startsWith(`#/room/${enc(room)}`)) { history.replaceState(null, "", "#/"); ui.page = null; }
+    showView();
+  }
 }
 
 async function refreshRooms() {
@@ -207,7 +284,7 @@ async function refreshRooms() {
 async function joinRoom(room, invite, how) {
   if (!room) { showError({ message: "Type a room id first." }); return; }
   const msg = { type: how, room };
-  if (invite) { msg.invite = invite; ui.invites[room] = invite; }
+  if (invite) { msg.invite = invite; rememberInvite(room, invite); }
   ui.left.delete(room);
   ui.room = room;
   ui.state = null;
@@ -234,7 +311,7 @@ async function createRoom(ev) {
   ui.state = null;
   const r = await send(msg);
   if (!r) return;
-  if (r.invite) ui.invites[r.room] = r.invite;
+  if (r.invite) rememberInvite(r.room, r.invite);
   ui.room = r.room;
 }
 
@@ -271,8 +348,11 @@ function parseRoute() {
   if (!h) return null;
   const [what, ...rest] = h.split("/");
   const arg = rest.length ? decodeURIComponent(rest.join("/")) : "";
-  const page = Math.max(1, parseInt(new URLSearchParams(query || "").get("page"), 10) || 1);
-  if (["ladder", "tournaments", "tournament", "match", "matches"].includes(what)) return { what, arg, page };
+  const q = new URLSearchParams(query || "");
+  const page = Math.max(1, parseInt(q.get("page"), 10) || 1);
+  if (what === "room" && arg) return { what, arg, code: q.get("code") || "" };
+  if (what === "ladder") return { what, arg, page, variant: q.get("variant"), k: parseInt(q.get("k"), 10) || 0, kind: q.get("kind") };
+  if (["tournaments", "tournament", "match", "matches"].includes(what)) return { what, arg, page };
   return null;
 }
 
@@ -282,13 +362,18 @@ async function route() {
   const gen = ++routeGen;
   ui.page = parseRoute();
   showView();
-  if (!ui.page) { if (ui.state) renderGame(); return; }
+  if (!ui.page) { if (conn.welcomed) refreshRooms(); return; }
+  if (ui.page.what === "room") {
+    if (ui.state && ui.state.room === ui.page.arg) renderGame();
+    else openRoomRoute(ui.page);
+    return;
+  }
   const real = $("page-body");
   real.dataset.loaded = "";
   const body = el("div"); // filled off screen, shown only if no newer route began meanwhile
   const p = ui.page;
   try {
-    if (p.what === "ladder") await pageLadder(body);
+    if (p.what === "ladder") await pageLadder(body, p);
     else if (p.what === "tournaments") await pageTournaments(body, p.page);
     else if (p.what === "tournament") await pageTournament(body, p.arg);
     else if (p.what === "match") await pageMatch(body, p.arg);
@@ -305,9 +390,29 @@ async function route() {
 }
 
 const ladderQuery = { variant: "square", k: 3, kind: "all" };
+const ladderHash = (q) => `#/ladder?variant=${enc(q.variant)}&k=${q.k}&kind=${enc(q.kind)}`;
 
-async function pageLadder(body) {
+/** The pool a bare #/ladder opens on: of a few usual pools, the one with the most
+ * players (square-free k = 3 when all are empty). There is no list of pools to ask. */
+async function busiestPool() {
+  const pools = [["square", 3], ["square", 4], ["square", 5], ["overlap", 2], ["overlap", 3], ["overlap", 4]];
+  const totals = await Promise.all(pools.map(([v, k]) =>
+    getJSON(`/api/ladder?variant=${v}&k=${k}&kind=all&count=1`).then((j) => j.total || 0, () => 0)));
+  let best = 0;
+  totals.forEach((t, i) => { if (t > totals[best]) best = i; });
+  return { variant: pools[best][0], k: pools[best][1] };
+}
+
+async function pageLadder(body, p) {
   const q = ladderQuery;
+  // The pool is in the address; without one, open on a pool that has players.
+  if (p.variant === "square" || p.variant === "overlap") q.variant = p.variant;
+  if (p.k >= 2 && p.k <= 64) q.k = p.k;
+  if (["all", "human", "bot"].includes(p.kind)) q.kind = p.kind;
+  if (!p.variant || !p.k) {
+    Object.assign(q, await busiestPool(), { kind: q.kind });
+    if (parseRoute() && parseRoute().what === "ladder") history.replaceState(null, "", ladderHash(q));
+  }
   const sel = (id, opts, val) => el("select", { id, testid: id }, ...opts.map(([v, t]) => el("option", { value: v, selected: v === val }, t)));
   const form = el("form", { class: "row" },
     el("label", {}, "Variant ", sel("lp-variant", [["square", "square-free"], ["overlap", "overlap-free"]], q.variant)),
@@ -317,10 +422,15 @@ async function pageLadder(body) {
   form.querySelector("#lp-k").dataset.testid = "lp-k";
   const out = el("div", { class: "table-wrap", testid: "ladder" });
   body.append(el("h2", {}, "Ladder"), form, out);
-  const load = async () => {
+  // A new pool is a new address (Back returns to the previous one).
+  const show = () => {
     q.variant = form.querySelector("#lp-variant").value;
-    q.k = Number(form.querySelector("#lp-k").value) || 3;
+    q.k = Math.min(64, Math.max(2, Number(form.querySelector("#lp-k").value) || 3));
     q.kind = form.querySelector("#lp-kind").value;
+    if (location.hash !== ladderHash(q)) location.hash = ladderHash(q);
+    else load();
+  };
+  const load = async () => {
     out.textContent = "";
     out.dataset.loaded = "";
     try {
@@ -332,8 +442,8 @@ async function pageLadder(body) {
     } catch (e) { out.append(el("p", { class: "empty" }, e.message || String(e))); }
     out.dataset.loaded = "1";
   };
-  form.addEventListener("submit", (ev) => { ev.preventDefault(); load(); });
-  for (const id of ["#lp-variant", "#lp-kind"]) form.querySelector(id).addEventListener("change", load);
+  form.addEventListener("submit", (ev) => { ev.preventDefault(); show(); });
+  for (const id of ["#lp-variant", "#lp-kind"]) form.querySelector(id).addEventListener("change", show);
   await load();
 }
 
@@ -591,6 +701,9 @@ function renderGame() {
   $("game").dataset.status = s.status;
   const clock = o.clock ? `clock ${fmtClock(o.clock.initial_ms)} + ${o.clock.increment_ms / 1000} s` : "no clock";
   const invite = ui.invites[s.room] ? ` · invite code ${ui.invites[s.room]}` : "";
+  const code = ui.invites[s.room];
+  $("invite-box").hidden = !(o.private && code);
+  if (o.private && code) $("invite-link").value = inviteLink(s.room, code);
   $("room-info").textContent = `Room ${s.room}${invite} · ${o.variant}-free, k = ${o.k}, limit ${o.limit} · ${clock}${o.rated ? " · rated" : ""} · ${s.spectators} watching · ${s.you === null ? "you are watching" : `you are seat ${s.you + 1}`}`;
 
   for (const seat of [0, 1]) {
@@ -636,6 +749,26 @@ function renderGame() {
   renderButtons();
   renderChat();
   tickClocks();
+}
+
+/** The address that joins room with its invite code in one click. */
+function inviteLink(room, code) {
+  return `${location.origin}${location.pathname}#/room/${enc(room)}?code=${enc(code)}`;
+}
+
+async function copyInvite() {
+  const button = $("invite-copy");
+  const field = $("invite-link");
+  try {
+    await navigator.clipboard.writeText(field.value);
+    button.textContent = "Copied";
+  } catch { // no clipboard here (plain http from another host): select it for Ctrl+C
+    field.focus();
+    field.select();
+    button.textContent = "Selected: press Ctrl+C";
+  }
+  clearTimeout(copyInvite.timer);
+  copyInvite.timer = setTimeout(() => (button.textContent = "Copy"), 4000);
 }
 
 function renderWord() {
@@ -762,10 +895,22 @@ function chatLine(text) {
     .trim();
 }
 
+// A room's chat lines are kept in this tab's sessionStorage (the newest CHAT_KEPT), since
+// the server sends no history on a resume: a reload shows them again.
+const CHAT_KEPT = 200;
+
+function chatOf(room) {
+  if (!ui.chat[room]) {
+    const kept = stored(`thue.chat.${room}`);
+    ui.chat[room] = Array.isArray(kept) ? kept.filter((c) => c && c.from && typeof c.from.name === "string" && typeof c.text === "string") : [];
+  }
+  return ui.chat[room];
+}
+
 function renderChat() {
   const log = $("chat-log");
   log.textContent = "";
-  for (const c of ui.chat[ui.room] || []) {
+  for (const c of ui.room ? chatOf(ui.room) : []) {
     log.append(el("div", {}, el("strong", {}, `${c.from.name}: `), c.text));
   }
   log.scrollTop = log.scrollHeight;
@@ -900,6 +1045,7 @@ function wire() {
     ui.room = null;
     ui.state = null;
     $("rematch").textContent = "Rematch";
+    if (parseRoute()) { history.replaceState(null, "", "#/"); ui.page = null; }
     showView();
     refreshRooms();
   });
@@ -913,10 +1059,11 @@ function wire() {
     if (!text) return;
     if (await send({ type: "chat", room: ui.room, text })) $("chat-text").value = "";
   });
+  $("invite-copy").addEventListener("click", copyInvite);
   $("mark-losing").addEventListener("change", () => ui.state && renderPalette());
   $("word").addEventListener("keydown", onWordKey);
   document.addEventListener("keydown", onGlobalKey);
-  $("home-link").addEventListener("click", (ev) => { ev.preventDefault(); if (ui.page) location.hash = ""; else if (!ui.state) showView(); });
+  $("home-link").addEventListener("click", (ev) => { ev.preventDefault(); if (ui.page) location.hash = "#/"; else showView(); });
   setInterval(tickClocks, 200);
 
   // A returning visitor (a stored name or session) goes straight in.

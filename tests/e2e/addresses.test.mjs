@@ -73,4 +73,126 @@ test("a taken name keeps the name form, with the reason beside the field", () =>
   assert((await tid(other, "me").textContent()) === "Bea", "the chosen name, not a guest name");
 }));
 
+/** Waits for the page view of an HTTP page (the ladder, a replay) to be filled. */
+async function pageLoaded(page) {
+  await page.waitForFunction(() => document.getElementById("page-body").dataset.loaded === "1" && !document.getElementById("page").hidden);
+}
+
+test("Back and Forward move between the lobby, a room, its replay and the ladder", () => withWorld(async (browser, server) => {
+  const ann = await newPage(browser, server, "ann");
+  await enter(ann, "Ann");
+  assert(["", "#", "#/"].includes(await hash(ann)), "the lobby's address");
+  const room = await createRoom(ann, { k: 3, limit: 2 });
+  assert(await hash(ann) === `#/room/${room}`, `the room has its address: ${await hash(ann)}`);
+  await tid(ann, "bot-spec").selectOption("greedy");
+  await tid(ann, "bot-think").fill("10");
+  await tid(ann, "seat-bot").click();
+  await tid(ann, "seat-1").filter({ hasText: "greedy" }).waitFor();
+  await tid(ann, "ready").click();
+  await playToEnd(ann);
+  await tid(ann, "replay-link").click();
+  await pageLoaded(ann);
+  await tid(ann, "replay-word").waitFor();
+  const replayHash = await hash(ann);
+  assert(replayHash.startsWith("#/match/"), `the replay's address: ${replayHash}`);
+
+  // Back: the room, still with its result; Forward: the replay again.
+  await ann.goBack();
+  await tid(ann, "game").waitFor();
+  assert(await hash(ann) === `#/room/${room}`, "Back leads to the room");
+  await tid(ann, "result").waitFor();
+  await ann.goForward();
+  await pageLoaded(ann);
+  await tid(ann, "replay-word").waitFor();
+
+  // The title leads to the lobby, which links back to the room; then the ladder.
+  await ann.locator("#home-link").click();
+  await tid(ann, "me").waitFor();
+  await tid(ann, "in-room").waitFor();
+  assert(await tid(ann, "game").isHidden(), "the lobby, not the room");
+  await shots(ann, "lobby-in-room");
+  await tid(ann, "ladder-link").click();
+  await pageLoaded(ann);
+  await tid(ann, "ladder").waitFor();
+  await ann.waitForFunction(() => /^#\/ladder\?variant=square&k=3&kind=all$/.test(location.hash));
+
+  // Back through all of it: lobby, replay, room; Forward to the ladder again.
+  await ann.goBack();
+  await tid(ann, "me").waitFor();
+  assert(await ann.locator("#lobby").isVisible(), "the lobby");
+  await ann.goBack();
+  await pageLoaded(ann);
+  assert(await hash(ann) === replayHash, "Back to the replay");
+  await ann.goBack();
+  await tid(ann, "game").waitFor();
+  assert(await hash(ann) === `#/room/${room}`, "Back to the room");
+  await ann.goForward();
+  await ann.goForward();
+  await ann.goForward();
+  await pageLoaded(ann);
+  await tid(ann, "ladder").waitFor();
+  // The page's own Back link leads to the room you are in.
+  await tid(ann, "page-back").click();
+  await tid(ann, "game").waitFor();
+
+  // Leaving turns the room's address into the lobby's.
+  await tid(ann, "leave").click();
+  await tid(ann, "me").waitFor();
+  assert(await hash(ann) === "#/", `the lobby after leaving: ${await hash(ann)}`);
+  assert(await tid(ann, "in-room").isHidden(), "no room to go back to");
+}));
+
+test("an invite link joins the private room in one click, after the name step without a session", () => withWorld(async (browser, server) => {
+  const ann = await newPage(browser, server, "ann");
+  await enter(ann, "Ann");
+  const room = await createRoom(ann, { k: 3, limit: 5, isPrivate: true });
+  await tid(ann, "invite-box").waitFor();
+  const link = await tid(ann, "invite-link").inputValue();
+  assert(link.startsWith(`${server.url}/#/room/${room}?code=`), `the invite link: ${link}`);
+  await ann.context().grantPermissions(["clipboard-read", "clipboard-write"], { origin: server.url });
+  await tid(ann, "invite-copy").click();
+  await tid(ann, "invite-copy").filter({ hasText: "Copied" }).waitFor();
+  assert(await ann.evaluate(() => navigator.clipboard.readText()) === link, "the clipboard holds the link");
+  await shots(ann, "private-room");
+
+  // Bea has a session already: the link seats her at once.
+  const bea = await newPage(browser, server, "bea");
+  await enter(bea, "Bea");
+  await bea.goto(link);
+  await tid(bea, "game").waitFor();
+  await tid(bea, "seat-1").filter({ hasText: "Bea (you)" }).waitFor();
+  await tid(ann, "seat-1").filter({ hasText: "Bea" }).waitFor();
+
+  // Cy has none: the name step first, then the room (watching: both seats are taken).
+  const ctx = await browser.newContext({ viewport: { width: 900, height: 900 } });
+  const cy = await ctx.newPage();
+  cy.on("pageerror", (e) => console.log(`[cy] page error: ${e.message}`));
+  await cy.goto(link);
+  await tid(cy, "login-next").filter({ hasText: `room ${room}` }).waitFor();
+  await shots(cy, "invite-name-step");
+  await tid(cy, "name").fill("Cy");
+  await tid(cy, "connect").click();
+  await tid(cy, "game").waitFor();
+  await tid(cy, "room-info").filter({ hasText: "you are watching" }).waitFor();
+  assert(await tid(cy, "error").textContent() === "", "no error for a full room");
+
+  // Chat lines survive a reload.
+  await tid(ann, "chat-text").fill("hello Bea");
+  await tid(ann, "chat-send").click();
+  await tid(bea, "chat-log").filter({ hasText: "hello Bea" }).waitFor();
+  await tid(bea, "chat-text").fill("hi Ann");
+  await tid(bea, "chat-send").click();
+  await tid(bea, "chat-log").filter({ hasText: "hi Ann" }).waitFor();
+  await bea.reload();
+  await tid(bea, "game").waitFor();
+  await tid(bea, "seat-1").filter({ hasText: "Bea (you)" }).waitFor();
+  const lines = await bea.locator("[data-testid=chat-log] > div").allTextContents();
+  assert(lines.length === 2 && lines[0] === "Ann: hello Bea" && lines[1] === "Bea: hi Ann", `the chat after the reload: ${lines}`);
+  await tid(ann, "chat-text").fill("welcome back");
+  await tid(ann, "chat-send").click();
+  await tid(bea, "chat-log").filter({ hasText: "welcome back" }).waitFor();
+  assert(await bea.locator("[data-testid=chat-log] > div").count() === 3, "no line twice");
+  await shots(bea, "chat-after-reload");
+}));
+
 run();
