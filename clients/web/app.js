@@ -53,6 +53,10 @@ function el(tag, props = {}, ...children) {
   return e;
 }
 
+// The length limit counts the painter's points (PROTOCOL.md "Scoring, exactly"): a round
+// that reaches it has a word of limit + 1 symbols, so the page never calls it a length.
+const POINTS_HELP = "The points limit: a round ends when the painter has scored this many points; the word then has one symbol more (it starts from one symbol).";
+
 const REASONS = {
   score: "on points", resign: "by resignation", timeout: "on time", abandon: "by abandonment",
 };
@@ -159,7 +163,7 @@ function onEvent(m) {
       break;
     case "match_end":
       ui.ends[m.room] = m;
-      if (m.room === ui.room && ui.state) renderButtons();
+      if (m.room === ui.room && ui.state) renderGame(); // the result, and the seats' new ratings
       break;
     case "match_found":
       $("quick-status").textContent = "Opponent found.";
@@ -271,7 +275,7 @@ async function refreshRooms() {
     const free = s.players.some((p) => p === null) && s.status === "waiting";
     body.append(el("tr", { testid: `room-${s.room}` },
       el("td", {}, s.name),
-      el("td", {}, `${s.variant}, k=${s.k}, limit ${s.limit}${clock}${s.rated ? " · rated" : ""}`),
+      el("td", { title: POINTS_HELP }, `${s.variant}, k=${s.k}, to ${s.limit} points${clock}${s.rated ? " · rated" : ""}`),
       el("td", {}, s.players.map(playerName).join(" vs ")),
       el("td", {}, s.status),
       el("td", {},
@@ -549,7 +553,7 @@ async function pageMatch(body, id) {
   replay.step = rec.moves.length;
   const o = rec.options;
   body.append(el("h2", {}, `Match ${rec.match}: ${rec.players.map((p) => playerName(p)).join(" vs ")}`),
-    el("p", { class: "small" }, `${o.variant}-free, k = ${o.k}, limit ${o.limit}${o.rated ? " · rated" : ""}${rec.tournament ? ` · tournament ${rec.tournament}, round ${rec.tournament_round}` : ""}`),
+    el("p", { class: "small", title: POINTS_HELP }, `${o.variant}-free, k = ${o.k}, rounds end at ${o.limit} points${o.rated ? " · rated" : ""}${rec.tournament ? ` · tournament ${rec.tournament}, round ${rec.tournament_round}` : ""}`),
     el("p", { testid: "replay-result" }, `${resultText(rec.result, rec.players, rec.points)}.`));
   if (rec.ratings) {
     body.append(el("p", { class: "small" }, rec.ratings.map((r, i) => `${playerName(rec.players[i])}: ${Math.round(r.before)} → ${Math.round(r.after)}`).join(" · ")));
@@ -603,7 +607,7 @@ function renderReplay() {
     box.insertBefore(q, box.children[at.placed] || null);
   }
   $("replay-rep").textContent = rep ? `Repetition: period ${rep.period}, length ${rep.length}, from position ${rep.start}.`
-    : roundOver ? `Round ${at.round + 1} ${r.end === "limit" ? "reached the length limit" : `ended (${r.end})`}.` : "";
+    : roundOver ? `Round ${at.round + 1} ${r.end === "limit" ? "reached the points limit" : `ended (${r.end})`}.` : "";
   const sc = $("replay-scores");
   sc.textContent = "";
   rec.rounds.forEach((rr, i) => {
@@ -704,7 +708,8 @@ function renderGame() {
   const code = ui.invites[s.room];
   $("invite-box").hidden = !(o.private && code);
   if (o.private && code) $("invite-link").value = inviteLink(s.room, code);
-  $("room-info").textContent = `Room ${s.room}${invite} · ${o.variant}-free, k = ${o.k}, limit ${o.limit} · ${clock}${o.rated ? " · rated" : ""} · ${s.spectators} watching · ${s.you === null ? "you are watching" : `you are seat ${s.you + 1}`}`;
+  $("room-info").title = POINTS_HELP;
+  $("room-info").textContent = `Room ${s.room}${invite} · ${o.variant}-free, k = ${o.k}, a round ends at ${o.limit} points · ${clock}${o.rated ? " · rated" : ""} · ${s.spectators} watching · ${s.you === null ? "you are watching" : `you are seat ${s.you + 1}`}`;
 
   for (const seat of [0, 1]) {
     const p = s.players[seat];
@@ -718,7 +723,8 @@ function renderGame() {
     if (role) bits.push(role);
     if (p && !p.connected) bits.push("disconnected");
     if (p && !m && p.ready) bits.push("ready");
-    if (p && p.rating !== null) bits.push(`rating ${Math.round(p.rating)}`);
+    const rating = seatRating(s, seat);
+    if (rating) bits.push(rating);
     box.append(el("div", { class: "small", testid: `role-${seat}` }, bits.join(" · ")));
     if (m) box.append(el("div", { class: "points", testid: `points-${seat}` }, `${m.points[seat]} pt`));
     if (m && m.clocks) box.append(el("div", { class: "clock", testid: `clock-${seat}`, id: `clock-${seat}` }, fmtClock(m.clocks[seat])));
@@ -769,6 +775,20 @@ async function copyInvite() {
   }
   clearTimeout(copyInvite.timer);
   copyInvite.timer = setTimeout(() => (button.textContent = "Copy"), 4000);
+}
+
+/** A seat's rating for its card: after a rated match the new one from match_end (the
+ * room_state before it still has the old), with the change; otherwise room_state's. */
+function seatRating(s, seat) {
+  const p = s.players[seat];
+  if (!p) return "";
+  const end = ui.ends[s.room];
+  if (end && end.ratings && s.match && s.match.number === end.number && end.players[seat] && end.players[seat].name === p.name) {
+    const r = end.ratings[seat];
+    const d = Math.round(r.after) - Math.round(r.before);
+    return `rating ${Math.round(r.after)} (${d >= 0 ? "+" : "−"}${Math.abs(d)})`;
+  }
+  return p.rating !== null ? `rating ${Math.round(p.rating)}` : "";
 }
 
 function renderWord() {
@@ -834,7 +854,7 @@ function renderRounds() {
   const box = $("rounds");
   box.textContent = "";
   if (!m) return;
-  const ends = { playing: "playing", repetition: "ended by a repetition", limit: "reached the length limit", forfeit: "forfeited", not_played: "not played" };
+  const ends = { playing: "playing", repetition: "ended by a repetition", limit: "reached the points limit", forfeit: "forfeited", not_played: "not played" };
   m.rounds.forEach((r, i) => {
     const line = el("div", { class: "round", testid: `round-${i}` },
       el("div", {}, `Round ${i + 1}: ${playerName(ui.state.players[r.builder])} builds, ${playerName(ui.state.players[1 - r.builder])} paints: ${r.points} pt, ${ends[r.end] || r.end}`));

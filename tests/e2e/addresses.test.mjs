@@ -195,4 +195,64 @@ test("an invite link joins the private room in one click, after the name step wi
   await shots(bea, "chat-after-reload");
 }));
 
+test("the seat card shows the new rating after a rated match; the ladder opens on that pool", () => withWorld(async (browser, server) => {
+  const ann = await newPage(browser, server, "ann");
+  await enter(ann, "Ann");
+  await tid(ann, "claim").click();
+  await tid(ann, "me-kind").filter({ hasText: "account" }).waitFor();
+  await tid(ann, "c-k").fill("4"); // not the ladder's default pool
+  await tid(ann, "c-limit").fill("4");
+  await tid(ann, "c-first").selectOption("creator");
+  await tid(ann, "c-rated").check();
+  await tid(ann, "create").click();
+  await tid(ann, "game").waitFor();
+  await tid(ann, "bot-spec").selectOption("nested:1");
+  await tid(ann, "bot-think").fill("10");
+  await tid(ann, "seat-bot").click();
+  await tid(ann, "seat-1").filter({ hasText: "nested:1" }).waitFor();
+  const before = await tid(ann, "role-0").textContent();
+  const m = /rating (\d+)/.exec(before);
+  assert(m, `a rating on the card before: ${before}`);
+  await tid(ann, "ready").click();
+  await playToEnd(ann);
+  await tid(ann, "result").filter({ hasText: "Your rating" }).waitFor();
+  const said = /Your rating: (\d+) → (\d+)/.exec(await tid(ann, "result").textContent());
+  assert(said && said[1] !== said[2], `the rating moved: ${said}`);
+  const after = await tid(ann, "role-0").textContent();
+  assert(after.includes(`rating ${said[2]} (`), `the card shows the new rating ${said[2]}: ${after}`);
+  await shots(ann, "rated-over");
+
+  // A bare #/ladder opens on the pool with players (square-free, k = 4), and says so in its address.
+  await ann.locator("#home-link").click();
+  await tid(ann, "ladder-link").click();
+  await pageLoaded(ann);
+  await tid(ann, "ladder-table").waitFor();
+  assert(await hash(ann) === "#/ladder?variant=square&k=4&kind=all", `the pool's address: ${await hash(ann)}`);
+  assert(await tid(ann, "lp-k").inputValue() === "4", "the form shows the pool");
+  const rows = await ann.locator("[data-testid=ladder-table] tbody tr").allTextContents();
+  assert(rows.length === 2 && rows.some((r) => r.includes(`Ann`) && r.includes(said[2])), `the ladder: ${rows}`);
+  await shots(ann, "ladder-pool");
+  // Another pool is another address; Back returns to this one.
+  await tid(ann, "lp-kind").selectOption("bot");
+  await ann.waitForFunction(() => location.hash === "#/ladder?variant=square&k=4&kind=bot");
+  await ann.waitForFunction(() => document.querySelectorAll("[data-testid=ladder-table] tbody tr").length === 1);
+  await ann.goBack();
+  await ann.waitForFunction(() => document.querySelectorAll("[data-testid=ladder-table] tbody tr").length === 2);
+  assert(await tid(ann, "lp-kind").inputValue() === "all", "the pool of the address");
+}));
+
+test("the length limit is labelled as the points limit it is", () => withWorld(async (browser, server) => {
+  const ann = await newPage(browser, server, "ann");
+  await enter(ann, "Ann");
+  const label = ann.locator("label", { has: tid(ann, "c-limit") });
+  const text = await label.textContent();
+  assert(/points limit/i.test(text) && /ends at N points/.test(text), `the form's label: ${text}`);
+  assert(/scored this many points/.test(await label.getAttribute("title")), "its help text");
+  await createRoom(ann, { k: 3, limit: 7 });
+  const info = await tid(ann, "room-info").textContent();
+  assert(info.includes("a round ends at 7 points") && !/limit 7/.test(info), `the room's header: ${info}`);
+  assert(/scored this many points/.test(await tid(ann, "room-info").getAttribute("title")), "the header's help text");
+  await shots(ann, "points-limit");
+}));
+
 run();
