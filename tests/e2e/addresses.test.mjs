@@ -246,8 +246,11 @@ test("the length limit is labelled as the points limit it is", () => withWorld(a
   await enter(ann, "Ann");
   const label = ann.locator("label", { has: tid(ann, "c-limit") });
   const text = await label.textContent();
-  assert(/points limit/i.test(text) && /ends at N points/.test(text), `the form's label: ${text}`);
+  assert(/points limit/i.test(text) && !/length/i.test(text), `the form's label: ${text}`);
+  const help = await tid(ann, "c-limit-help").textContent();
+  assert(/the round ends at N points/.test(help) && await tid(ann, "c-limit").getAttribute("aria-describedby") === "c-limit-help", `the field's help: ${help}`);
   assert(/scored this many points/.test(await label.getAttribute("title")), "its help text");
+  await shots(ann, "create-form");
   await createRoom(ann, { k: 3, limit: 7 });
   const info = await tid(ann, "room-info").textContent();
   assert(info.includes("a round ends at 7 points") && !/limit 7/.test(info), `the room's header: ${info}`);
