@@ -105,6 +105,9 @@ function onStatus(kind, text) {
 /** The server refused the name of a hello (taken, or not allowed): stay on the name
  * form, with the reason next to the field, so the player picks another one. */
 function onNameRefused(name, err) {
+  ui.room = null; // no session: no room either (a reconnect whose session had expired)
+  ui.state = null;
+  showView();
   $("login").hidden = false;
   $("lobby").hidden = true;
   const field = $("name");
