@@ -15,7 +15,7 @@ const ui = {
   room: null,          // id of the room on screen
   state: null,         // its newest room_state
   stateAt: 0,          // performance.now() when it arrived
-  invites: {},         // room id -> invite code we know
+  invites: stored("thue.invites") || {}, // room id -> invite code we know (this tab's)
   cursor: 0,           // the keyboard's gap cursor
   chat: {},            // room id -> [chat_message]
   left: new Set(),     // rooms we left: their late states are not shown
@@ -24,7 +24,21 @@ const ui = {
   ends: {},            // room id -> its newest match_end
 };
 
-const conn = new Connection({ onEvent, onStatus, onWelcome });
+/** A JSON value from this tab's sessionStorage, or null. */
+function stored(key) {
+  try { return JSON.parse(sessionStorage.getItem(key)); } catch { return null; }
+}
+
+function store(key, value) {
+  try { sessionStorage.setItem(key, JSON.stringify(value)); } catch { /* full or refused: kept in memory only */ }
+}
+
+function rememberInvite(room, code) {
+  ui.invites[room] = code;
+  store("thue.invites", ui.invites);
+}
+
+const conn = new Connection({ onEvent, onStatus, onWelcome, onNameRefused });
 
 // ---- small helpers --------------------------------------------------------------------
 
@@ -39,6 +53,10 @@ function el(tag, props = {}, ...children) {
   for (const c of children) if (c !== null && c !== undefined) e.append(c);
   return e;
 }
+
+// The length limit counts the painter's points (PROTOCOL.md "Scoring, exactly"): a round
+// that reaches it has a word of limit + 1 symbols, so the page never calls it a length.
+const POINTS_HELP = "The points limit: a round ends when the painter has scored this many points; the word then has one symbol more (it starts from one symbol).";
 
 const REASONS = {
   score: "on points", resign: "by resignation", timeout: "on time", abandon: "by abandonment",
@@ -85,21 +103,51 @@ function onStatus(kind, text) {
   c.className = `status status-${kind}`;
 }
 
+/** The server refused the name of a hello (taken, or not allowed): stay on the name
+ * form, with the reason next to the field, so the player picks another one. */
+function onNameRefused(name, err) {
+  ui.room = null; // no session: no room either (a reconnect whose session had expired)
+  ui.state = null;
+  showView();
+  $("login").hidden = false;
+  $("lobby").hidden = true;
+  const field = $("name");
+  field.value = name;
+  field.setAttribute("aria-invalid", "true");
+  const why = err.code === "name_taken" ? `The name ${name} is taken: choose another one.`
+    : `The name ${name} cannot be used: ${err.message}.`;
+  $("name-error").textContent = why;
+  field.focus();
+  field.select();
+}
+
 function onWelcome(w) {
   ui.me = w.player;
   renderMe();
   $("login").hidden = true;
-  if (w.resumed && w.rooms.length > 0) {
+  $("name-error").textContent = "";
+  $("name").removeAttribute("aria-invalid");
+  $("login-next").hidden = true;
+  const r = parseRoute();
+  const want = r && r.what === "room" ? r.arg : null; // the room the address names
+  if (want && w.rooms.includes(want)) {
+    ui.room = want;
+    return; // room_state follows
+  }
+  if (w.resumed && w.rooms.length > 0 && !want) {
     if (!ui.room || !w.rooms.includes(ui.room)) ui.room = w.rooms[0];
     return; // room_state follows
   }
   if (ui.room && !w.rooms.includes(ui.room)) {
-    if (ui.state) showError({ message: "Your seat in that room could not be kept." });
+    const lost = ui.state && ui.state.room === ui.room;
+    if (lost) showError({ message: "Your seat in that room could not be kept." });
     ui.room = null;
     ui.state = null;
+    if (lost && want) { history.replaceState(null, "", "#/"); ui.page = null; }
   }
   showView();
   refreshRooms();
+  if (ui.page && ui.page.what === "room") openRoomRoute(ui.page); // an invite link or a room's address
 }
 
 function onEvent(m) {
@@ -108,6 +156,7 @@ function onEvent(m) {
       if (m.room !== ui.room && ui.room !== null) return;
       if (ui.left.has(m.room)) return; // the last state of a room we left
       if (ui.state && ui.state.room === m.room && m.version < ui.state.version) return;
+      if (!ui.state || ui.state.room !== m.room) followRoom(m.room); // entering a room: its address
       ui.room = m.room;
       if (!ui.state || ui.state.room !== m.room || !sameMove(ui.state, m)) ui.cursor = defaultCursor(m);
       ui.state = m;
@@ -118,7 +167,7 @@ function onEvent(m) {
       break;
     case "match_end":
       ui.ends[m.room] = m;
-      if (m.room === ui.room && ui.state) renderButtons();
+      if (m.room === ui.room && ui.state) renderGame(); // the result, and the seats' new ratings
       break;
     case "match_found":
       $("quick-status").textContent = "Opponent found.";
@@ -132,7 +181,8 @@ function onEvent(m) {
       showError(m);
       break;
     case "chat_message":
-      (ui.chat[m.room] ||= []).push(m);
+      chatOf(m.room).push(m);
+      store(`thue.chat.${m.room}`, ui.chat[m.room].slice(-CHAT_KEPT));
       if (m.room === ui.room) renderChat();
       break;
     case "goodbye":
@@ -156,12 +206,63 @@ function defaultCursor(s) {
 
 // ---- views ----------------------------------------------------------------------------
 
+// What shows follows the address (parseRoute): a room's address shows that room once its
+// state is here, an HTTP page's address that page, and any other address the lobby (with
+// a link back to the room you are in). Entering a room pushes its address (followRoom), so
+// Back and Forward move between the lobby, rooms and pages.
 function showView() {
-  const inRoom = ui.room !== null && ui.state !== null;
-  const onPage = Boolean(ui.page);
+  const r = ui.page;
+  const here = ui.room !== null && ui.state !== null && ui.state.room === ui.room && !ui.left.has(ui.room) ? ui.room : null;
+  const inRoom = Boolean(r && r.what === "room" && here === r.arg);
+  const onPage = Boolean(r && r.what !== "room");
   $("page").hidden = !onPage;
   $("lobby").hidden = onPage || inRoom || !conn.welcomed;
-  $("game").hidden = onPage || !inRoom;
+  $("game").hidden = !inRoom;
+  const back = here ? `#/room/${enc(here)}` : "#/";
+  $("page-back").href = back;
+  $("in-room").hidden = !here;
+  if (here) { $("in-room-link").href = back; $("in-room-link").textContent = ui.state.name; }
+  const waiting = r && r.what === "room" && !conn.welcomed;
+  $("login-next").hidden = !waiting;
+  if (waiting) $("login-next").textContent = `Enter a name (or leave it empty for a guest name) to ${r.code ? "join" : "watch"} room ${r.arg}.`;
+}
+
+/** Entering room `id` (a room_state of a new room came): its address replaces a room's
+ * address, is pushed over the lobby's, and leaves an HTTP page on screen (whose Back link
+ * then leads to the room). */
+function followRoom(id) {
+  const r = parseRoute();
+  if (r && r.what !== "room") return;
+  if (r && r.arg === id) return;
+  const url = `#/room/${enc(id)}`;
+  if (r) history.replaceState(null, "", url);
+  else history.pushState(null, "", url);
+  ui.page = parseRoute();
+}
+
+/** The address names a room we are not in (yet): with an invite code take its free seat
+ * (or watch when both are taken), without one watch. Before the name step, wait for it. */
+async function openRoomRoute(r) {
+  if (!conn.welcomed) return; // onWelcome comes back here
+  const room = r.arg;
+  if (ui.room === room && !ui.left.has(room)) return; // there, or its state is on the way
+  if (r.code) rememberInvite(room, r.code);
+  const invite = r.code || ui.invites[room] || "";
+  ui.left.delete(room);
+  ui.room = room;
+  ui.state = null;
+  const msg = { type: invite ? "join" : "spectate", room };
+  if (invite) msg.invite = invite;
+  try {
+    await conn.request(msg);
+  } catch (e) {
+    if (invite && (e.code === "room_full" || e.code === "already_seated" || e.code === "not_running")) {
+      if (await send({ type: "spectate", room, invite })) return;
+    } else showError(e);
+    if (ui.room === room) { ui.room = null; ui.state = null; }
+    if (location.hash.startsWith(`#/room/${enc(room)}`)) { history.replaceState(null, "", "#/"); ui.page = null; }
+    showView();
+  }
 }
 
 async function refreshRooms() {
@@ -178,7 +279,7 @@ async function refreshRooms() {
     const free = s.players.some((p) => p === null) && s.status === "waiting";
     body.append(el("tr", { testid: `room-${s.room}` },
       el("td", {}, s.name),
-      el("td", {}, `${s.variant}, k=${s.k}, limit ${s.limit}${clock}${s.rated ? " · rated" : ""}`),
+      el("td", { title: POINTS_HELP }, `${s.variant}, k=${s.k}, to ${s.limit} points${clock}${s.rated ? " · rated" : ""}`),
       el("td", {}, s.players.map(playerName).join(" vs ")),
       el("td", {}, s.status),
       el("td", {},
@@ -191,7 +292,7 @@ async function refreshRooms() {
 async function joinRoom(room, invite, how) {
   if (!room) { showError({ message: "Type a room id first." }); return; }
   const msg = { type: how, room };
-  if (invite) { msg.invite = invite; ui.invites[room] = invite; }
+  if (invite) { msg.invite = invite; rememberInvite(room, invite); }
   ui.left.delete(room);
   ui.room = room;
   ui.state = null;
@@ -218,7 +319,7 @@ async function createRoom(ev) {
   ui.state = null;
   const r = await send(msg);
   if (!r) return;
-  if (r.invite) ui.invites[r.room] = r.invite;
+  if (r.invite) rememberInvite(r.room, r.invite);
   ui.room = r.room;
 }
 
@@ -255,8 +356,11 @@ function parseRoute() {
   if (!h) return null;
   const [what, ...rest] = h.split("/");
   const arg = rest.length ? decodeURIComponent(rest.join("/")) : "";
-  const page = Math.max(1, parseInt(new URLSearchParams(query || "").get("page"), 10) || 1);
-  if (["ladder", "tournaments", "tournament", "match", "matches"].includes(what)) return { what, arg, page };
+  const q = new URLSearchParams(query || "");
+  const page = Math.max(1, parseInt(q.get("page"), 10) || 1);
+  if (what === "room" && arg) return { what, arg, code: q.get("code") || "" };
+  if (what === "ladder") return { what, arg, page, variant: q.get("variant"), k: parseInt(q.get("k"), 10) || 0, kind: q.get("kind") };
+  if (["tournaments", "tournament", "match", "matches"].includes(what)) return { what, arg, page };
   return null;
 }
 
@@ -266,13 +370,18 @@ async function route() {
   const gen = ++routeGen;
   ui.page = parseRoute();
   showView();
-  if (!ui.page) { if (ui.state) renderGame(); return; }
+  if (!ui.page) { if (conn.welcomed) refreshRooms(); return; }
+  if (ui.page.what === "room") {
+    if (ui.state && ui.state.room === ui.page.arg) renderGame();
+    else openRoomRoute(ui.page);
+    return;
+  }
   const real = $("page-body");
   real.dataset.loaded = "";
   const body = el("div"); // filled off screen, shown only if no newer route began meanwhile
   const p = ui.page;
   try {
-    if (p.what === "ladder") await pageLadder(body);
+    if (p.what === "ladder") await pageLadder(body, p);
     else if (p.what === "tournaments") await pageTournaments(body, p.page);
     else if (p.what === "tournament") await pageTournament(body, p.arg);
     else if (p.what === "match") await pageMatch(body, p.arg);
@@ -289,9 +398,29 @@ async function route() {
 }
 
 const ladderQuery = { variant: "square", k: 3, kind: "all" };
+const ladderHash = (q) => `#/ladder?variant=${enc(q.variant)}&k=${q.k}&kind=${enc(q.kind)}`;
 
-async function pageLadder(body) {
+/** The pool a bare #/ladder opens on: of a few usual pools, the one with the most
+ * players (square-free k = 3 when all are empty). There is no list of pools to ask. */
+async function busiestPool() {
+  const pools = [["square", 3], ["square", 4], ["square", 5], ["overlap", 2], ["overlap", 3], ["overlap", 4]];
+  const totals = await Promise.all(pools.map(([v, k]) =>
+    getJSON(`/api/ladder?variant=${v}&k=${k}&kind=all&count=1`).then((j) => j.total || 0, () => 0)));
+  let best = 0;
+  totals.forEach((t, i) => { if (t > totals[best]) best = i; });
+  return { variant: pools[best][0], k: pools[best][1] };
+}
+
+async function pageLadder(body, p) {
   const q = ladderQuery;
+  // The pool is in the address; without one, open on a pool that has players.
+  if (p.variant === "square" || p.variant === "overlap") q.variant = p.variant;
+  if (p.k >= 2 && p.k <= 64) q.k = p.k;
+  if (["all", "human", "bot"].includes(p.kind)) q.kind = p.kind;
+  if (!p.variant || !p.k) {
+    Object.assign(q, await busiestPool(), { kind: q.kind });
+    if (parseRoute() && parseRoute().what === "ladder") history.replaceState(null, "", ladderHash(q));
+  }
   const sel = (id, opts, val) => el("select", { id, testid: id }, ...opts.map(([v, t]) => el("option", { value: v, selected: v === val }, t)));
   const form = el("form", { class: "row" },
     el("label", {}, "Variant ", sel("lp-variant", [["square", "square-free"], ["overlap", "overlap-free"]], q.variant)),
@@ -301,10 +430,15 @@ async function pageLadder(body) {
   form.querySelector("#lp-k").dataset.testid = "lp-k";
   const out = el("div", { class: "table-wrap", testid: "ladder" });
   body.append(el("h2", {}, "Ladder"), form, out);
-  const load = async () => {
+  // A new pool is a new address (Back returns to the previous one).
+  const show = () => {
     q.variant = form.querySelector("#lp-variant").value;
-    q.k = Number(form.querySelector("#lp-k").value) || 3;
+    q.k = Math.min(64, Math.max(2, Number(form.querySelector("#lp-k").value) || 3));
     q.kind = form.querySelector("#lp-kind").value;
+    if (location.hash !== ladderHash(q)) location.hash = ladderHash(q);
+    else load();
+  };
+  const load = async () => {
     out.textContent = "";
     out.dataset.loaded = "";
     try {
@@ -316,8 +450,8 @@ async function pageLadder(body) {
     } catch (e) { out.append(el("p", { class: "empty" }, e.message || String(e))); }
     out.dataset.loaded = "1";
   };
-  form.addEventListener("submit", (ev) => { ev.preventDefault(); load(); });
-  for (const id of ["#lp-variant", "#lp-kind"]) form.querySelector(id).addEventListener("change", load);
+  form.addEventListener("submit", (ev) => { ev.preventDefault(); show(); });
+  for (const id of ["#lp-variant", "#lp-kind"]) form.querySelector(id).addEventListener("change", show);
   await load();
 }
 
@@ -427,7 +561,7 @@ async function pageMatch(body, id) {
   replay.step = rec.moves.length;
   const o = rec.options;
   body.append(el("h2", {}, `Match ${rec.match}: ${rec.players.map((p) => playerName(p)).join(" vs ")}`),
-    el("p", { class: "small" }, `${o.variant}-free, k = ${o.k}, limit ${o.limit}${o.rated ? " · rated" : ""}${rec.tournament ? ` · tournament ${rec.tournament}, round ${rec.tournament_round}` : ""}`),
+    el("p", { class: "small", title: POINTS_HELP }, `${o.variant}-free, k = ${o.k}, rounds end at ${o.limit} points${o.rated ? " · rated" : ""}${rec.tournament ? ` · tournament ${rec.tournament}, round ${rec.tournament_round}` : ""}`),
     el("p", { testid: "replay-result" }, `${resultText(rec.result, rec.players, rec.points)}.`));
   if (rec.ratings) {
     body.append(el("p", { class: "small" }, rec.ratings.map((r, i) => `${playerName(rec.players[i])}: ${Math.round(r.before)} → ${Math.round(r.after)}`).join(" · ")));
@@ -580,7 +714,11 @@ function renderGame() {
   $("game").dataset.status = s.status;
   const clock = o.clock ? `clock ${fmtClock(o.clock.initial_ms)} + ${o.clock.increment_ms / 1000} s` : "no clock";
   const invite = ui.invites[s.room] ? ` · invite code ${ui.invites[s.room]}` : "";
-  $("room-info").textContent = `Room ${s.room}${invite} · ${o.variant}-free, k = ${o.k}, limit ${o.limit} · ${clock}${o.rated ? " · rated" : ""} · ${s.spectators} watching · ${s.you === null ? "you are watching" : `you are seat ${s.you + 1}`}`;
+  const code = ui.invites[s.room];
+  $("invite-box").hidden = !(o.private && code);
+  if (o.private && code) $("invite-link").value = inviteLink(s.room, code);
+  $("room-info").title = POINTS_HELP;
+  $("room-info").textContent = `Room ${s.room}${invite} · ${o.variant}-free, k = ${o.k}, a round ends at ${o.limit} points · ${clock}${o.rated ? " · rated" : ""} · ${s.spectators} watching · ${s.you === null ? "you are watching" : `you are seat ${s.you + 1}`}`;
 
   for (const seat of [0, 1]) {
     const p = s.players[seat];
@@ -594,7 +732,8 @@ function renderGame() {
     if (role) bits.push(role);
     if (p && !p.connected) bits.push("disconnected");
     if (p && !m && p.ready) bits.push("ready");
-    if (p && p.rating !== null) bits.push(`rating ${Math.round(p.rating)}`);
+    const rating = seatRating(s, seat);
+    if (rating) bits.push(rating);
     box.append(el("div", { class: "small", testid: `role-${seat}` }, bits.join(" · ")));
     if (m) box.append(el("div", { class: "points", testid: `points-${seat}` }, `${m.points[seat]} pt`));
     if (m && m.clocks) box.append(el("div", { class: "clock", testid: `clock-${seat}`, id: `clock-${seat}` }, fmtClock(m.clocks[seat])));
@@ -625,6 +764,40 @@ function renderGame() {
   renderButtons();
   renderChat();
   tickClocks();
+}
+
+/** The address that joins room with its invite code in one click. */
+function inviteLink(room, code) {
+  return `${location.origin}${location.pathname}#/room/${enc(room)}?code=${enc(code)}`;
+}
+
+async function copyInvite() {
+  const button = $("invite-copy");
+  const field = $("invite-link");
+  try {
+    await navigator.clipboard.writeText(field.value);
+    button.textContent = "Copied";
+  } catch { // no clipboard here (plain http from another host): select it for Ctrl+C
+    field.focus();
+    field.select();
+    button.textContent = "Selected: press Ctrl+C";
+  }
+  clearTimeout(copyInvite.timer);
+  copyInvite.timer = setTimeout(() => (button.textContent = "Copy"), 4000);
+}
+
+/** A seat's rating for its card: after a rated match the new one from match_end (the
+ * room_state before it still has the old), with the change; otherwise room_state's. */
+function seatRating(s, seat) {
+  const p = s.players[seat];
+  if (!p) return "";
+  const end = ui.ends[s.room];
+  if (end && end.ratings && s.match && s.match.number === end.number && end.players[seat] && end.players[seat].name === p.name) {
+    const r = end.ratings[seat];
+    const d = Math.round(r.after) - Math.round(r.before);
+    return `rating ${Math.round(r.after)} (${d >= 0 ? "+" : "−"}${Math.abs(d)})`;
+  }
+  return p.rating !== null ? `rating ${Math.round(p.rating)}` : "";
 }
 
 // Where the newest symbol went: the gap placed while a paint was awaited, remembered per
@@ -785,10 +958,22 @@ function chatLine(text) {
     .trim();
 }
 
+// A room's chat lines are kept in this tab's sessionStorage (the newest CHAT_KEPT), since
+// the server sends no history on a resume: a reload shows them again.
+const CHAT_KEPT = 200;
+
+function chatOf(room) {
+  if (!ui.chat[room]) {
+    const kept = stored(`thue.chat.${room}`);
+    ui.chat[room] = Array.isArray(kept) ? kept.filter((c) => c && c.from && typeof c.from.name === "string" && typeof c.text === "string") : [];
+  }
+  return ui.chat[room];
+}
+
 function renderChat() {
   const log = $("chat-log");
   log.textContent = "";
-  for (const c of ui.chat[ui.room] || []) {
+  for (const c of ui.room ? chatOf(ui.room) : []) {
     log.append(el("div", {}, el("strong", {}, `${c.from.name}: `), c.text));
   }
   log.scrollTop = log.scrollHeight;
@@ -926,6 +1111,7 @@ function wire() {
     ui.state = null;
     noticeTurn(null, false);
     $("rematch").textContent = "Rematch";
+    if (parseRoute()) { history.replaceState(null, "", "#/"); ui.page = null; }
     showView();
     refreshRooms();
   });
@@ -939,10 +1125,11 @@ function wire() {
     if (!text) return;
     if (await send({ type: "chat", room: ui.room, text })) $("chat-text").value = "";
   });
+  $("invite-copy").addEventListener("click", copyInvite);
   $("mark-losing").addEventListener("change", () => ui.state && renderPalette());
   $("word").addEventListener("keydown", onWordKey);
   document.addEventListener("keydown", onGlobalKey);
-  $("home-link").addEventListener("click", (ev) => { ev.preventDefault(); if (ui.page) location.hash = ""; else if (!ui.state) showView(); });
+  $("home-link").addEventListener("click", (ev) => { ev.preventDefault(); if (ui.page) location.hash = "#/"; else showView(); });
   setInterval(tickClocks, 200);
 
   // A returning visitor (a stored name or session) goes straight in.

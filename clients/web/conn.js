@@ -1,7 +1,8 @@
 // conn.js: the WebSocket session (PROTOCOL.md sections 3 and 11). It says hello with the
 // stored resume token when there is one (falling back to a fresh hello on bad_resume),
 // remembers the name and the newest token in localStorage, and reconnects with a growing
-// backoff after a lost connection, so the seats survive within the grace period.
+// backoff after a lost connection, so the seats survive within the grace period. A name
+// the server refuses (taken, not allowed) closes the connection and goes to onNameRefused.
 // Requests carry an id; their replies resolve promises, events go to onEvent.
 
 const KEY_NAME = "thue.name";
@@ -9,8 +10,9 @@ const KEY_RESUME = "thue.resume";
 const KEY_TOKEN = "thue.token"; // an account token (claim_name); hello uses it when there is no resume token
 
 export class Connection {
-  constructor({ onEvent, onStatus, onWelcome }) {
+  constructor({ onEvent, onStatus, onWelcome, onNameRefused }) {
     this.onEvent = onEvent;
+    this.onNameRefused = onNameRefused;
     this.onStatus = onStatus;
     this.onWelcome = onWelcome;
     this.ws = null;
@@ -32,6 +34,7 @@ export class Connection {
   /** Opens the connection (again). */
   connect() {
     this.stopped = false;
+    this.closedText = "";
     clearTimeout(this.retryTimer);
     const url = `${location.protocol === "https:" ? "wss:" : "ws:"}//${location.host}/ws`;
     const ws = new WebSocket(url, "thue.v1");
@@ -49,7 +52,7 @@ export class Connection {
       this.ws = null;
       for (const p of this.pending.values()) p.reject({ code: "disconnected", message: "the connection was lost" });
       this.pending.clear();
-      if (this.stopped) { this.onStatus("closed", "Disconnected"); return; }
+      if (this.stopped) { this.onStatus("closed", this.closedText || "Disconnected"); return; }
       const wait = this.backoff;
       this.backoff = Math.min(this.backoff * 2, 10000);
       this.onStatus("retrying", `Connection lost; reconnecting in ${Math.round(wait / 100) / 10} s…`);
@@ -72,10 +75,14 @@ export class Connection {
         this.token = "";
         return this.hello(false);
       }
-      if (e.code === "name_taken" || e.code === "bad_name") {
-        this.onEvent({ type: "error", code: e.code, message: e.message });
-        this.name = ""; // a fresh guest name now; the user can pick another later
-        return this.hello(false);
+      if ((e.code === "name_taken" || e.code === "bad_name") && msg.name) {
+        // Not a silent guest name: the page asks for another name (onNameRefused).
+        this.name = "";
+        this.close();
+        this.closedText = "Not connected: choose another name";
+        if (this.onNameRefused) this.onNameRefused(msg.name, e);
+        else this.onEvent({ type: "error", code: e.code, message: e.message });
+        return;
       }
       if (e.code !== "disconnected") this.onEvent({ type: "error", code: e.code, message: e.message });
       return;

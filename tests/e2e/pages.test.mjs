@@ -132,7 +132,7 @@ test("a rated match against nested:1 moves the ladder; its replay steps through 
   await shot(ann, "p2-ladder");
 
   // The replay, from the result panel.
-  await ann.goto(`${server.url}/#`); // back to the room's view
+  await tid(ann, "page-back").click(); // back to the room's view
   await tid(ann, "game").waitFor();
   await tid(ann, "replay-link").click();
   await tid(ann, "replay-word").waitFor();
