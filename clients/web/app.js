@@ -148,6 +148,7 @@ function onWelcome(w) {
   showView();
   refreshRooms();
   if (ui.page && ui.page.what === "room") openRoomRoute(ui.page); // an invite link or a room's address
+  if (pendingStart) { const a = pendingStart; pendingStart = null; runStart(a); }
 }
 
 function onEvent(m) {
@@ -217,6 +218,7 @@ function showView() {
   const onPage = Boolean(r && r.what !== "room");
   $("page").hidden = !onPage;
   $("lobby").hidden = onPage || inRoom || !conn.welcomed;
+  $("start").hidden = onPage || inRoom;
   $("game").hidden = !inRoom;
   const back = here ? `#/room/${enc(here)}` : "#/";
   $("page-back").href = back;
@@ -270,11 +272,14 @@ async function refreshRooms() {
   if (!r) return;
   const body = $("rooms-body");
   body.textContent = "";
-  if (r.rooms.length === 0) {
-    body.append(el("tr", {}, el("td", { colSpan: 5, class: "empty" }, "No open rooms. Create one!")));
+  // Open seats and live games only: a finished room is history (its replay is on the
+  // players' match pages).
+  const rooms = r.rooms.filter((s) => s.status !== "finished");
+  if (rooms.length === 0) {
+    body.append(el("tr", {}, el("td", { colSpan: 5, class: "empty" }, "No open seats or live games. Create a room, or play the computer above!")));
     return;
   }
-  for (const s of r.rooms) {
+  for (const s of rooms) {
     const clock = s.clock ? ` · ${s.clock.initial_ms / 60000}′+${s.clock.increment_ms / 1000}″` : "";
     const free = s.players.some((p) => p === null) && s.status === "waiting";
     body.append(el("tr", { testid: `room-${s.room}` },
@@ -1068,10 +1073,98 @@ function onGlobalKey(ev) {
   if (t === document.body && myTurn("place") && /^(Arrow|Home$|End$|Enter$)/.test(ev.key)) { $("word").focus(); onWordKey(ev); }
 }
 
+// ---- the first screen: the game in three steps, and one click to play --------------------
+
+// The newcomer's game (the start screen's note says why): square-free, 4 symbols.
+const FIRST_GAME = { variant: "square", k: 4, limit: 100 };
+const LEVEL_THINK_MS = 400;
+let pendingStart = null; // what a start button asked for, run once welcomed
+
+/** Draws the three illustrations; the third plays a square ending a round, in a loop
+ * (still, at its end, for those who ask for reduced motion). */
+function drawDemos() {
+  const k = FIRST_GAME.k;
+  const row = (id, word, opts = {}) => {
+    const box = $(id);
+    box.textContent = "";
+    word.forEach((sym, i) => {
+      if (opts.gap === i) box.append(el("span", { class: "demo-gap" }, "?"));
+      let cls = i === opts.newest ? "newest" : "";
+      if (opts.rep && i >= opts.rep[0] && i < opts.rep[1]) cls += i < (opts.rep[0] + opts.rep[1]) / 2 ? " rep rep-a" : " rep rep-b";
+      box.append(tile(sym, k, cls));
+    });
+    if (opts.gap === word.length) box.append(el("span", { class: "demo-gap" }, "?"));
+  };
+  row("demo-place", [0, 1, 0, 2], { gap: 2 });
+  row("demo-paint", [0, 1, 3, 0, 2], { newest: 2 });
+  const frames = [
+    () => row("demo-square", [0, 1, 0], { gap: 3 }),
+    () => row("demo-square", [0, 1, 0, 1], { newest: 3 }),
+    () => row("demo-square", [0, 1, 0, 1], { rep: [0, 4] }),
+  ];
+  let f = 0;
+  frames[matchMedia("(prefers-reduced-motion: reduce)").matches ? 2 : 0]();
+  if (matchMedia("(prefers-reduced-motion: reduce)").matches) return;
+  setInterval(() => {
+    if ($("start").hidden) return;
+    f = (f + 1) % frames.length;
+    frames[f]();
+  }, 1400);
+}
+
+/** Runs a start action now if welcomed, else enters (with the typed name, or as a guest)
+ * and runs it on welcome. */
+function startAction(action) {
+  if (conn.welcomed) { runStart(action); return; }
+  pendingStart = action;
+  const name = $("name").value.trim();
+  if (name !== conn.name) { conn.resume = ""; conn.token = ""; }
+  conn.name = name;
+  conn.connect();
+}
+
+async function runStart(action) {
+  if (action.kind === "bot") {
+    const r = await send({ type: "create_room", ...FIRST_GAME, first_builder: "creator", rated: false, private: false, seat: true, name: `${ui.me ? ui.me.name : "You"} vs ${action.label}` });
+    if (!r) return;
+    ui.room = r.room;
+    if (!await send({ type: "seat_bot", room: r.room, bot: action.spec, think_ms: LEVEL_THINK_MS })) return;
+    await send({ type: "ready", room: r.room });
+  } else if (action.kind === "friend") {
+    const r = await send({ type: "create_room", ...FIRST_GAME, first_builder: "random", rated: false, private: true, seat: true });
+    if (!r) return;
+    if (r.invite) rememberInvite(r.room, r.invite);
+    ui.room = r.room;
+  } else if (action.kind === "quick") {
+    const r = await send({ type: "queue_join", variant: FIRST_GAME.variant, k: FIRST_GAME.k, bot_after_s: 30 });
+    if (!r) return;
+    $("quick-status").textContent = "Waiting for an opponent (a computer player takes the seat after 30 s)…";
+    $("quick-cancel").hidden = false;
+    $("quick-status").scrollIntoView({ block: "center" });
+  } else if (action.kind === "watch") {
+    const r = await send({ type: "list_rooms" });
+    if (!r) return;
+    const live = r.rooms.filter((x) => x.status === "playing").sort((a, b) => b.spectators - a.spectators);
+    if (live.length === 0) { showError({ message: "No game is being played right now: play the computer, or create a room." }); return; }
+    joinRoom(live[0].room, "", "spectate");
+  }
+}
+
+function wireStart() {
+  for (const b of document.querySelectorAll("#start .level")) {
+    b.addEventListener("click", () => startAction({ kind: "bot", spec: b.dataset.spec, label: b.firstChild.textContent.trim() }));
+  }
+  $("play-friend").addEventListener("click", () => startAction({ kind: "friend" }));
+  $("play-quick").addEventListener("click", () => startAction({ kind: "quick" }));
+  $("play-watch").addEventListener("click", () => startAction({ kind: "watch" }));
+  drawDemos();
+}
+
 // ---- wiring ---------------------------------------------------------------------------
 
 function wire() {
   $("name").value = conn.name;
+  wireStart();
   $("login-form").addEventListener("submit", (ev) => {
     ev.preventDefault();
     const name = $("name").value.trim();
