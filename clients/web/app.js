@@ -559,9 +559,15 @@ async function pageTournament(body, id) {
       p.result || "playing",
       // A game being played can be watched; a finished one links to its replay.
       !p.room ? "" : p.result ? (ids[p.room] ? link(`#/match/${enc(ids[p.room])}`, "Replay", `t-replay-${p.room}`) : p.room)
-        : el("button", { type: "button", testid: `t-watch-${p.room}`, onclick: () => watchRoom(p.room) }, `Watch ${p.room}`),
+        : myGame(p) ? el("button", { type: "button", testid: `t-play-${p.room}`, onclick: () => switchTo(p.room) }, "Go to your game")
+        : el("button", { type: "button", testid: `t-watch-${p.room}`, title: `room ${p.room}`, onclick: () => watchRoom(p.room) }, "Watch"),
     ]))));
   });
+}
+
+/** Whether a pairing's game is one we are seated in now (so it can be put on screen). */
+function myGame(p) {
+  return Boolean(p.room && (ui.seated[p.room] || (ui.room === p.room && ui.state && ui.state.you !== null)));
 }
 
 function watchRoom(room) {
