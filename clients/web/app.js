@@ -110,6 +110,7 @@ function onWelcome(w) {
 function onEvent(m) {
   switch (m.type) {
     case "room_state":
+      if (m.tournament) ui.tourRooms[m.room] = m.tournament;
       if (m.room !== ui.room && ui.room !== null) { otherRoomState(m); return; }
       if (ui.left.has(m.room)) return; // the last state of a room we left
       if (ui.state && ui.state.room === m.room && m.version < ui.state.version) return;
