@@ -61,7 +61,7 @@ async function openTournament(page, id) {
 }
 
 /** Creates a round robin from #/tournaments; resolves to its id once its page shows. */
-async function createTournament(page, { name, k = 2, limit = 3, clockMinutes = 5, max = 4, enterMe = true }) {
+async function createTournament(page, { name, k = 2, limit = 3, clockMinutes = 5, max = 4, enterMe = true, onForm }) {
   await tid(page, "tournaments-link").click();
   await tid(page, "t-create").waitFor();
   await tid(page, "t-name").fill(name);
@@ -72,6 +72,7 @@ async function createTournament(page, { name, k = 2, limit = 3, clockMinutes = 5
   await tid(page, "t-clock").fill(String(clockMinutes));
   await tid(page, "t-max").fill(String(max));
   if (!enterMe) await tid(page, "t-enter").uncheck();
+  if (onForm) await onForm();
   await tid(page, "t-create-submit").click();
   await page.waitForFunction(() => location.hash.startsWith("#/tournament/"));
   await loaded(page);
@@ -121,7 +122,7 @@ async function playTournament(page, server, id, seen) {
 test("three people create, join, leave, start and play a round robin to its end without a reload", () => withWorld(async (browser, server) => {
   const [ann, bob, cid] = [await account(browser, server, "Ann"), await account(browser, server, "Bob"), await account(browser, server, "Cid")];
 
-  const id = await createTournament(ann, { name: "Browser cup" });
+  const id = await createTournament(ann, { name: "Browser cup", onForm: () => shots(ann, "create") });
   await tid(ann, "entrant-Ann").waitFor();
   await tid(ann, "tournament-info").filter({ hasText: "open" }).waitFor();
   await tid(ann, "t-leave").waitFor();
@@ -195,7 +196,7 @@ test("three people create, join, leave, start and play a round robin to its end 
   assert(rec.room === room && rec.tournament === id, `the replay is that game's: ${rec.room} ${rec.tournament}`);
 }));
 
-test("a guest sees why it cannot create or join; an entrant on a page gets a banner for its game", () => withWorld(async (browser, server) => {
+test("a guest cannot create or join; an entrant on a page gets a banner or Go to your game; no Rematch after a reload", () => withWorld(async (browser, server) => {
   const ann = await account(browser, server, "Ann");
   const id = await createTournament(ann, { name: "Guest view", enterMe: false });
   await tid(ann, "t-join").waitFor(); // not entered: Join is offered
@@ -217,9 +218,55 @@ test("a guest sees why it cannot create or join; an entrant on a page gets a ban
   await tid(ann, "entrant-greedy").waitFor();
   await tid(ann, "t-start").click();
   await tid(ann, "next-game").waitFor();
-  await tid(ann, "next-game-go").click();
-  await tid(ann, "game").waitFor();
-  assert(await tid(ann, "room-info").filter({ hasText: "you are seat" }).count() === 1, "Ann is seated in her game");
+  // "not now" keeps the page; its rounds offer "Go to your game" instead of Watch.
+  await tid(ann, "next-game-dismiss").click();
+  await tid(ann, "next-game").waitFor({ state: "hidden" });
+  const play = ann.locator("[data-testid^=t-play-]");
+  await play.waitFor();
+  const room = (await play.getAttribute("data-testid")).slice("t-play-".length);
+  assert(await tid(ann, `t-watch-${room}`).count() === 0, "no Watch for one's own game");
+  await play.click();
+  await ann.waitForFunction((r) => !document.getElementById("game").hidden && document.getElementById("game").dataset.room === r, room);
+  await tid(ann, "room-info").filter({ hasText: "you are seat" }).waitFor();
+  await tid(ann, "clock-0").filter({ hasText: /^[45]:/ }).waitFor(); // its 5-minute clock
+
+  // Ann plays it out; after a reload into the finished room there is still no Rematch
+  // (room_state names its tournament).
+  for (let moves = 0; await tid(ann, "result").isHidden(); moves++) {
+    assert(moves < 40, "the game ends");
+    const what = await ann.waitForFunction(() => {
+      if (!document.querySelector("[data-testid=result]").hidden) return "over";
+      if (document.querySelector("[data-testid=word] .gap:not([disabled])")) return "place";
+      if (document.querySelector("[data-testid^=sym-]:not([disabled])")) return "paint";
+      return false;
+    }).then((h) => h.jsonValue());
+    if (what === "place") await ann.locator("[data-testid=word] .gap:not([disabled])").last().click();
+    else if (what === "paint") await ann.locator("[data-testid^=sym-]:not([disabled])").last().click();
+  }
+  assert(await tid(ann, "rematch").isHidden(), "no rematch");
+  await ann.reload();
+  await ann.waitForFunction((r) => !document.getElementById("game").hidden && document.getElementById("game").dataset.room === r, room);
+  await tid(ann, "result").waitFor();
+  await tid(ann, "tour-link").waitFor();
+  assert(await tid(ann, "rematch").isHidden(), "no rematch after a reload either");
+}));
+
+test("a Swiss tournament is created with its number of rounds", () => withWorld(async (browser, server) => {
+  const ann = await account(browser, server, "Ann");
+  await tid(ann, "tournaments-link").click();
+  await tid(ann, "t-create").waitFor();
+  assert(await tid(ann, "t-rounds").isHidden(), "no rounds for a round robin");
+  await tid(ann, "t-name").fill("Swiss night");
+  await tid(ann, "t-format").selectOption("swiss");
+  await tid(ann, "t-rounds").fill("4");
+  await tid(ann, "t-variant").selectOption("overlap");
+  await tid(ann, "t-k").fill("3");
+  await tid(ann, "t-create-submit").click();
+  await tid(ann, "tournament-info").filter({ hasText: "swiss" }).waitFor();
+  const id = await ann.evaluate(() => decodeURIComponent(location.hash.slice("#/tournament/".length)));
+  const t = (await get(server, `/api/tournaments/${id}`)).json;
+  assert(t.format === "swiss" && t.rounds === 4 && t.variant === "overlap" && t.k === 3 && t.clock === null, `as asked: ${JSON.stringify(t)}`);
+  await tid(ann, "entrant-Ann").waitFor();
 }));
 
 await run();
