@@ -23,6 +23,7 @@ const ui = {
   ends: {},            // room id -> its newest match_end
   seated: {},          // room id -> {state, at}: a running match we are seated in, off screen
   next: null,          // the room the "your next game is ready" banner offers, or null
+  notNow: new Set(),   // rooms whose banner was dismissed: not offered again
   tourRooms: {},       // room id -> tournament id, from tournament_event round_started
   watchedTours: new Set(), // tournaments asked for over the WebSocket (their events come)
 };
@@ -121,7 +122,7 @@ function onEvent(m) {
       ui.stateAt = performance.now();
       delete ui.seated[m.room];
       if (ui.next === m.room && !ui.page) hideNext();
-      else if (ui.page && isRunningSeat(m)) showNext(m.room); // a game begins behind a page
+      else if (ui.page && isRunningSeat(m) && ui.next !== m.room) showNext(m.room); // a game begins behind a page
       showView();
       renderGame();
       break;
@@ -201,6 +202,7 @@ function switchTo(room) {
 }
 
 function showNext(room) {
+  if (ui.notNow.has(room)) return;
   ui.next = room;
   const box = $("next-game");
   const e = ui.seated[room];
@@ -210,7 +212,7 @@ function showNext(room) {
   box.append(el("span", {}, `Your next game is ready${vs}${s ? ` (${s.name})` : ""}. `),
     el("button", { type: "button", testid: "next-game-go", onclick: () => switchTo(room) }, "Go to the game"),
     " ",
-    el("button", { type: "button", class: "link", testid: "next-game-dismiss", onclick: hideNext }, "not now"));
+    el("button", { type: "button", class: "link", testid: "next-game-dismiss", onclick: () => { ui.notNow.add(room); hideNext(); } }, "not now"));
   box.hidden = false;
 }
 
