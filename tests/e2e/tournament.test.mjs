@@ -2,7 +2,8 @@
 // server in Debian's Chromium. Three people create, join, leave, start and play a round
 // robin to its end by clicks, never reloading: each new round's game comes on screen by
 // itself (or through the "your next game is ready" banner when a page is on screen), a
-// tournament room offers no rematch, and the final standings link every game's replay.
+// tournament room offers no rematch, and the final standings link every game's replay. A
+// player busy in another room gets a banner instead of a switch.
 //   node tests/e2e/tournament.test.mjs --server build/server/thue-server [--only NAME-PART]
 // With THUE_SHOTS=DIR, each new screen is also saved there at 1280x800 and 390x844.
 import fs from "node:fs";
@@ -249,6 +250,37 @@ test("a guest cannot create or join; an entrant on a page gets a banner or Go to
   await tid(ann, "result").waitFor();
   await tid(ann, "tour-link").waitFor();
   assert(await tid(ann, "rematch").isHidden(), "no rematch after a reload either");
+}));
+
+test("a player in another room's game gets a banner, not a switch, when its tournament game begins", () => withWorld(async (browser, server) => {
+  const bob = await account(browser, server, "Bob");
+  const id = await createTournament(bob, { name: "Bob's cup", enterMe: false });
+  await tid(bob, "t-bot").selectOption("greedy");
+  await tid(bob, "t-add-bot").click();
+  await tid(bob, "entrant-greedy").waitFor();
+
+  const ann = await account(browser, server, "Ann");
+  await openTournament(ann, id);
+  await tid(ann, "t-join").click();
+  await tid(ann, "entrant-Ann").waitFor();
+  // Back in the lobby Ann sits down in a room of her own, waiting for an opponent.
+  await tid(ann, "page-back").click();
+  await tid(ann, "create").click();
+  await tid(ann, "game").waitFor();
+  const own = await tid(ann, "game").getAttribute("data-room");
+
+  await tid(bob, "entrant-Ann").waitFor();
+  await tid(bob, "t-start").click();
+  await tid(ann, "next-game").filter({ hasText: "greedy" }).waitFor();
+  assert(await tid(ann, "game").getAttribute("data-room") === own, "Ann's own room stays on screen");
+  await shots(ann, "banner-in-room");
+  await tid(ann, "next-game-go").click();
+  await ann.waitForFunction((r) => document.getElementById("game").dataset.room !== r, own);
+  await tid(ann, "room-info").filter({ hasText: "you are seat" }).waitFor();
+  await tid(ann, "seat-0").filter({ hasText: /Ann|greedy/ }).waitFor();
+  await tid(ann, "seat-1").filter({ hasText: /Ann|greedy/ }).waitFor();
+  await tid(ann, "clock-0").waitFor();
+  assert(await tid(ann, "next-game").isHidden(), "the banner is gone");
 }));
 
 test("a Swiss tournament is created with its number of rounds", () => withWorld(async (browser, server) => {
