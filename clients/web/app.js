@@ -24,7 +24,7 @@ const ui = {
   seated: {},          // room id -> {state, at}: a running match we are seated in, off screen
   next: null,          // the room the "your next game is ready" banner offers, or null
   notNow: new Set(),   // rooms whose banner was dismissed: not offered again
-  tourRooms: {},       // room id -> tournament id, from tournament_event round_started
+  tourRooms: {},       // room id -> tournament id (room_state.tournament, round_started)
   watchedTours: new Set(), // tournaments asked for over the WebSocket (their events come)
 };
 
