@@ -545,7 +545,12 @@ async function pageTournament(body, id) {
   body.append(ents.length === 0 ? el("p", { class: "empty", testid: "entrants" }, "Nobody has entered yet.")
     : el("ul", { class: "entrants", testid: "entrants" }, ...ents.map((e) =>
       el("li", { testid: `entrant-${e.name}` }, link(`#/matches/${enc(e.name)}`, e.name),
-        e.kind === "bot" ? " (bot)" : ""))));
+        e.kind === "bot" ? " (bot) " : "",
+        // Anyone may take a bot's entry out of an open tournament (PROTOCOL.md section 9).
+        e.kind === "bot" && t.status === "open" && conn.welcomed
+          ? el("button", { type: "button", class: "link", testid: `t-remove-${e.name}`,
+            onclick: async () => { if (await send({ type: "leave_tournament", tournament: t.tournament, bot: e.bot || e.name })) route(); } }, "remove")
+          : null))));
   body.append(el("h3", {}, "Standings"));
   const st = t.standings || [];
   body.append(st.length === 0 ? el("p", { class: "empty", testid: "standings" }, "No standings yet.")

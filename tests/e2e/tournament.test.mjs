@@ -214,6 +214,11 @@ test("a guest cannot create or join; an entrant on a page gets a banner or Go to
   assert(await tid(gus, "t-join").count() === 0, "no Join for a guest");
 
   // A bot entrant; Ann, watching another room when the game begins, gets the banner.
+  await tid(ann, "t-bot").selectOption("nested:1");
+  await tid(ann, "t-add-bot").click();
+  await tid(ann, "entrant-nested:1").waitFor();
+  await tid(ann, "t-remove-nested:1").click(); // a bot's entry taken out again
+  await tid(ann, "entrant-nested:1").waitFor({ state: "detached" });
   await tid(ann, "t-bot").selectOption("greedy");
   await tid(ann, "t-add-bot").click();
   await tid(ann, "entrant-greedy").waitFor();
