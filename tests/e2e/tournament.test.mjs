@@ -36,6 +36,8 @@ async function shots(page, name) {
   for (const [label, width, height] of SIZES) {
     await page.setViewportSize({ width, height });
     await page.screenshot({ path: path.join(dir, `tour-${name}-${label}.png`), fullPage: true });
+    const wide = await page.evaluate(() => document.documentElement.scrollWidth);
+    assert(wide <= width, `${name}: ${wide} px wide on a ${width} px screen`);
   }
   await page.setViewportSize(was);
 }
@@ -176,6 +178,7 @@ test("three people create, join, leave, start and play a round robin to its end 
   }
   assert(all.size === 3, `three games: ${[...all]}`);
   assert(banners < 6, `some games came on screen by themselves (${banners} banners for 6 seats)`);
+  console.log(`     6 games entered: ${banners} through the banner, ${6 - banners} by themselves`);
   await shots(cid, "finished-room");
 
   // The standings, from the finished room's link, with every game's replay.
