@@ -772,6 +772,8 @@ static void msg_members(thue__io *o, thue_msg *m)
             match_members(o, &m->u.room_state.match);
             thue__io_end(o);
         }
+        IO_STR_OPT(o, "tournament", &m->u.room_state.has_tournament, m->u.room_state.tournament,
+                   THUE__S_KEY);
         break;
     case THUE_MSG_MATCH_END:
         IO_STR(o, "room", m->u.match_end.room, THUE__S_KEY);

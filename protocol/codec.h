@@ -500,6 +500,8 @@ typedef struct thue_msg {
             int you; /* -1: null */
             int has_match;
             thue_match_info match;
+            int has_tournament; /* a tournament's game: "tournament" is sent */
+            char tournament[THUE_PROTO_KEY_MAX + 1];
         } room_state;
         struct {
             char room[THUE_PROTO_KEY_MAX + 1];

@@ -22,6 +22,11 @@ const ui = {
   busy: false,         // a move was sent and its room_state has not come yet
   page: null,          // the HTTP page on screen ({what, arg} from the hash) or null
   ends: {},            // room id -> its newest match_end
+  seated: {},          // room id -> {state, at}: a running match we are seated in, off screen
+  next: null,          // the room the "your next game is ready" banner offers, or null
+  notNow: new Set(),   // rooms whose banner was dismissed: not offered again
+  tourRooms: {},       // room id -> tournament id (room_state.tournament, round_started)
+  watchedTours: new Set(), // tournaments asked for over the WebSocket (their events come)
 };
 
 /** A JSON value from this tab's sessionStorage, or null. */
@@ -134,6 +139,8 @@ function onWelcome(w) {
     ui.room = want;
     return; // room_state follows
   }
+  ui.watchedTours.clear(); // asked again on this connection
+  if (ui.page && ui.page.what.startsWith("tournament")) route(); // now with its controls
   if (w.resumed && w.rooms.length > 0 && !want) {
     if (!ui.room || !w.rooms.includes(ui.room)) ui.room = w.rooms[0];
     return; // room_state follows
@@ -154,7 +161,8 @@ function onWelcome(w) {
 function onEvent(m) {
   switch (m.type) {
     case "room_state":
-      if (m.room !== ui.room && ui.room !== null) return;
+      if (m.tournament) ui.tourRooms[m.room] = m.tournament;
+      if (m.room !== ui.room && ui.room !== null) { otherRoomState(m); return; }
       if (ui.left.has(m.room)) return; // the last state of a room we left
       if (ui.state && ui.state.room === m.room && m.version < ui.state.version) return;
       if (!ui.state || ui.state.room !== m.room) followRoom(m.room); // entering a room: its address
@@ -163,8 +171,14 @@ function onEvent(m) {
       ui.state = m;
       ui.busy = false;
       ui.stateAt = performance.now();
+      delete ui.seated[m.room];
+      if (ui.next === m.room && !onPage()) hideNext();
+      else if (onPage() && isRunningSeat(m) && ui.next !== m.room) showNext(m.room); // a game begins behind a page
       showView();
       renderGame();
+      break;
+    case "tournament_event":
+      onTournamentEvent(m);
       break;
     case "match_end":
       ui.ends[m.room] = m;
@@ -195,6 +209,84 @@ function onEvent(m) {
     default:
       break; // unknown events are ignored (PROTOCOL.md section 12)
   }
+}
+
+// ---- following the rooms we are seated in (tournament rounds) --------------------------
+// The server seats a tournament's entrant in each round's room by itself: a room_state
+// for a room that is not on screen, with us in a seat. Its game is taken on screen at
+// once when the one on screen is over (or there is none); otherwise a banner offers it.
+
+/** Whether an HTTP page (ladder, replay, tournament...) is on screen: a room's own address
+ * is no page. */
+function onPage() {
+  return Boolean(ui.page && ui.page.what !== "room");
+}
+
+function isRunningSeat(m) {
+  return m.you !== null && m.match !== null && m.match.step !== "over";
+}
+
+function otherRoomState(m) {
+  if (ui.left.has(m.room)) return;
+  const prev = ui.seated[m.room];
+  if (prev && m.version < prev.state.version) return;
+  if (!isRunningSeat(m)) { // over (or not begun): nothing to go to
+    delete ui.seated[m.room];
+    if (ui.next === m.room) hideNext();
+    return;
+  }
+  ui.seated[m.room] = { state: m, at: performance.now() };
+  const done = ui.state && ui.state.room === ui.room && ui.state.match && ui.state.match.step === "over";
+  if (done && !onPage()) switchTo(m.room);
+  else if (ui.next !== m.room) showNext(m.room);
+}
+
+/** Puts a room we are seated in on screen, with its newest state (and so its clocks). */
+function switchTo(room) {
+  hideNext();
+  const e = ui.seated[room];
+  if (e && ui.room !== room) {
+    delete ui.seated[room];
+    ui.room = room;
+    ui.state = e.state;
+    ui.stateAt = e.at;
+    ui.cursor = defaultCursor(e.state);
+    ui.busy = false;
+    $("rematch").textContent = "Rematch";
+  }
+  // The room's own address (a new history entry): route() shows the game.
+  const url = `#/room/${enc(room)}`;
+  if (location.hash !== url) { location.hash = url; return; }
+  showView();
+  if (ui.state) renderGame();
+}
+
+function showNext(room) {
+  if (ui.notNow.has(room)) return;
+  ui.next = room;
+  const box = $("next-game");
+  const e = ui.seated[room];
+  const s = e ? e.state : ui.state && ui.state.room === room ? ui.state : null;
+  const vs = s ? ` against ${playerName(s.players[1 - s.you])}` : "";
+  box.textContent = "";
+  box.append(el("span", {}, `Your next game is ready${vs}${s ? ` (${s.name})` : ""}. `),
+    el("button", { type: "button", testid: "next-game-go", onclick: () => switchTo(room) }, "Go to the game"),
+    " ",
+    el("button", { type: "button", class: "link", testid: "next-game-dismiss", onclick: () => { ui.notNow.add(room); hideNext(); } }, "not now"));
+  box.hidden = false;
+}
+
+function hideNext() {
+  ui.next = null;
+  $("next-game").hidden = true;
+  $("next-game").textContent = "";
+}
+
+function onTournamentEvent(m) {
+  if (m.event === "round_started") for (const r of m.rooms || []) ui.tourRooms[r] = m.tournament;
+  if (ui.state && ui.tourRooms[ui.state.room] && !onPage()) renderButtons();
+  const p = ui.page;
+  if (p && p.what === "tournament" && p.arg === m.tournament) route(); // its news, redrawn
 }
 
 function sameMove(a, b) {
@@ -468,6 +560,7 @@ async function pageTournaments(body, page = 1) {
   const ts = j.tournaments || [];
   const pages = Math.max(1, Math.ceil((j.total || 0) / n));
   body.append(el("h2", {}, "Tournaments ", el("button", { type: "button", testid: "page-refresh", onclick: route }, "Refresh")));
+  body.append(tournamentForm());
   if (pages > 1) {
     const at = (k) => `#/tournaments?page=${k}`;
     body.append(el("p", { class: "pager", testid: "tournaments-pager" },
@@ -480,28 +573,157 @@ async function pageTournaments(body, page = 1) {
       [link(`#/tournament/${enc(t.tournament)}`, t.name, `tournament-${t.tournament}`), String(t.format).replace("_", " "), `${t.variant}, k=${t.k}`, t.status, `${t.players}/${t.max_players}`, `${t.round}/${t.rounds}`]))));
 }
 
+// Tournaments this browser created: their pages offer Start (the server checks anyway).
+const MY_TOURNAMENTS = "thue.tournaments";
+
+function myTournaments() {
+  try { return JSON.parse(localStorage.getItem(MY_TOURNAMENTS)) || []; } catch { return []; }
+}
+
+/** The create form of #/tournaments (create_tournament, PROTOCOL.md section 9): for
+ * accounts; the creator enters it too unless told not to. */
+function tournamentForm() {
+  const box = el("section", { testid: "t-create-box" }, el("h3", {}, "Create a tournament"));
+  if (!conn.welcomed || !ui.me || ui.me.kind !== "account") {
+    box.append(el("p", { class: "small", testid: "t-create-note" },
+      !conn.welcomed ? "Enter the lobby (your name above) and claim your name to create or enter tournaments."
+        : "Tournaments are for accounts: claim your name in the lobby first."));
+    return box;
+  }
+  const sel = (id, opts) => el("select", { id, testid: id }, ...opts.map(([v, t]) => el("option", { value: v }, t)));
+  const num = (id, min, max, value, step) => el("input", { id, testid: id, type: "number", min, max, value, ...(step ? { step } : {}) });
+  const rounds = num("t-rounds", 1, 50, 3);
+  const roundsLabel = el("label", {}, "Rounds (Swiss) ", rounds);
+  const format = sel("t-format", [["round_robin", "round robin"], ["swiss", "Swiss"]]);
+  const form = el("form", { class: "grid", testid: "t-create" },
+    el("label", {}, "Name ", el("input", { id: "t-name", testid: "t-name", maxLength: 40, required: true, placeholder: "e.g. Sunday cup" })),
+    el("label", {}, "Format ", format),
+    roundsLabel,
+    el("label", {}, "Variant ", sel("t-variant", [["square", "square-free"], ["overlap", "overlap-free"]])),
+    el("label", {}, "Symbols k ", num("t-k", 2, 64, 3)),
+    el("label", {}, "Length limit ", num("t-limit", 1, 10000, 100)),
+    el("label", {}, "Clock (minutes, 0 = none) ", num("t-clock", 0, 1440, 0, "any")),
+    el("label", {}, "Increment (s) ", num("t-inc", 0, 600, 0, "any")),
+    el("label", {}, "Players at most ", num("t-max", 2, 256, 8)),
+    el("label", { class: "check" }, el("input", { id: "t-enter", testid: "t-enter", type: "checkbox", checked: true }), " enter it myself"),
+    el("button", { type: "submit", testid: "t-create-submit" }, "Create"));
+  const swiss = () => { roundsLabel.hidden = format.value !== "swiss"; };
+  format.addEventListener("change", swiss);
+  swiss();
+  form.addEventListener("submit", async (ev) => {
+    ev.preventDefault();
+    const v = (id) => form.querySelector(`#${id}`).value;
+    const msg = {
+      type: "create_tournament", name: v("t-name").trim(), format: v("t-format"), variant: v("t-variant"),
+      k: Number(v("t-k")), limit: Number(v("t-limit")), max_players: Number(v("t-max")),
+    };
+    if (msg.format === "swiss") msg.rounds = Number(v("t-rounds"));
+    const minutes = Number(v("t-clock"));
+    if (minutes > 0) msg.clock = { initial_ms: Math.round(minutes * 60000), increment_ms: Math.round(Number(v("t-inc")) * 1000) };
+    const r = await send(msg);
+    if (!r) return;
+    localStorage.setItem(MY_TOURNAMENTS, JSON.stringify([r.tournament, ...myTournaments()].slice(0, 50)));
+    if (form.querySelector("#t-enter").checked) await send({ type: "join_tournament", tournament: r.tournament });
+    location.hash = `#/tournament/${enc(r.tournament)}`;
+  });
+  box.append(form);
+  return box;
+}
+
+/** Join, leave and start an open tournament, and enter bots into it. */
+function tournamentControls(t) {
+  const box = el("div", { class: "t-actions", testid: "t-actions" });
+  if (t.status !== "open") return box;
+  if (!conn.welcomed || !ui.me) {
+    box.append(el("p", { class: "small" }, "Enter the lobby (your name above) to join."));
+    return box;
+  }
+  const act = async (msg) => { if (await send({ ...msg, tournament: t.tournament })) route(); };
+  const entered = (t.entrants || []).some((e) => e.kind !== "bot" && e.name === ui.me.name);
+  if (ui.me.kind !== "account") box.append(el("p", { class: "small", testid: "t-account-note" }, "Tournaments are for accounts: claim your name in the lobby to join."));
+  else if (entered) box.append(el("button", { type: "button", testid: "t-leave", onclick: () => act({ type: "leave_tournament" }) }, "Leave"));
+  else box.append(el("button", { type: "button", testid: "t-join", onclick: () => act({ type: "join_tournament" }) }, "Join"));
+  const bot = el("select", { testid: "t-bot" }, ...["greedy", "nested:1", "nested:2", "nested:3", "uct", "perfect"].map((b) => el("option", { value: b }, b)));
+  box.append(el("label", {}, "Bot ", bot),
+    el("button", { type: "button", testid: "t-add-bot", onclick: () => act({ type: "join_tournament", bot: bot.value }) }, "Enter the bot"));
+  if (myTournaments().includes(t.tournament)) {
+    box.append(el("button", { type: "button", testid: "t-start", disabled: (t.entrants || []).length < 2,
+      title: "Starts with at least two entrants", onclick: () => act({ type: "start_tournament" }) }, "Start"));
+  }
+  return box;
+}
+
+/** Room id -> stored match id for a tournament's finished games, read from the first
+ * seat's stored matches (a tournament game's room is its own). */
+async function tournamentMatchIds(rounds) {
+  const want = new Map(); // player name -> rooms to find
+  for (const r of rounds) {
+    for (const p of r.pairings || []) {
+      const name = (p.seats || [])[0];
+      if (!p.room || !p.result || p.result === "bye" || !name) continue;
+      if (!want.has(name)) want.set(name, new Set());
+      want.get(name).add(p.room);
+    }
+  }
+  const ids = {};
+  await Promise.all([...want].map(async ([name, rooms]) => {
+    for (let page = 1; page <= 5 && rooms.size > 0; page++) {
+      const j = await getJSON(`/api/matches?player=${enc(name)}&page=${page}`).catch(() => null);
+      if (!j) return;
+      for (const m of j.matches || []) if (rooms.delete(m.room)) ids[m.room] = m.match;
+      if (page >= (j.pages || 1)) return;
+    }
+  }));
+  return ids;
+}
+
 async function pageTournament(body, id) {
   const t = await getJSON(`/api/tournaments/${enc(id)}`);
+  // Asked for over the WebSocket too, its tournament_events come and redraw this page.
+  if (conn.welcomed && !ui.watchedTours.has(id)) {
+    ui.watchedTours.add(id);
+    conn.request({ type: "get_tournament", tournament: id }).catch(() => ui.watchedTours.delete(id));
+  }
+  const clock = t.clock ? ` · clock ${fmtClock(t.clock.initial_ms)} + ${t.clock.increment_ms / 1000} s` : "";
   body.append(el("h2", { testid: "tournament-name" }, t.name, " ", el("button", { type: "button", testid: "page-refresh", onclick: route }, "Refresh")),
-    el("p", { class: "small", testid: "tournament-info" }, `${String(t.format).replace("_", " ")} · ${t.variant}-free, k = ${t.k}, limit ${t.limit} · ${t.status} · round ${t.round}/${t.rounds} · ${t.players}/${t.max_players} players`),
-    el("h3", {}, "Standings"));
+    el("p", { class: "small", testid: "tournament-info" }, `${String(t.format).replace("_", " ")} · ${t.variant}-free, k = ${t.k}, limit ${t.limit}${clock} · ${t.status} · round ${t.round}/${t.rounds} · ${t.players}/${t.max_players} players`),
+    tournamentControls(t),
+    el("h3", {}, "Entrants"));
+  const ents = t.entrants || [];
+  body.append(ents.length === 0 ? el("p", { class: "empty", testid: "entrants" }, "Nobody has entered yet.")
+    : el("ul", { class: "entrants", testid: "entrants" }, ...ents.map((e) =>
+      el("li", { testid: `entrant-${e.name}` }, link(`#/matches/${enc(e.name)}`, e.name),
+        e.kind === "bot" ? " (bot) " : "",
+        // Anyone may take a bot's entry out of an open tournament (PROTOCOL.md section 9).
+        e.kind === "bot" && t.status === "open" && conn.welcomed
+          ? el("button", { type: "button", class: "link", testid: `t-remove-${e.name}`,
+            onclick: async () => { if (await send({ type: "leave_tournament", tournament: t.tournament, bot: e.bot || e.name })) route(); } }, "remove")
+          : null))));
+  body.append(el("h3", {}, "Standings"));
   const st = t.standings || [];
   body.append(st.length === 0 ? el("p", { class: "empty", testid: "standings" }, "No standings yet.")
     : el("div", { class: "table-wrap", testid: "standings" }, table(["#", "Name", "Points", "Buchholz", "SB", "Games"],
       st.map((s) => [s.rank, s.name, s.points, s.buchholz, s.sonneborn_berger, s.games]))));
   body.append(el("h3", {}, "Rounds"));
   const rounds = t.round_list || [];
+  const ids = await tournamentMatchIds(rounds);
   if (rounds.length === 0) body.append(el("p", { class: "empty", testid: "rounds-list" }, "No rounds yet."));
   rounds.forEach((r, i) => {
     body.append(el("h4", {}, `Round ${i + 1}`));
-    body.append(el("div", { class: "table-wrap" }, table(["Players", "Result", "Room"], (r.pairings || []).map((p) => [
+    body.append(el("div", { class: "table-wrap" }, table(["Players", "Result", "Game"], (r.pairings || []).map((p) => [
       (p.seats || []).map((n) => n === null ? "(bye)" : n).join(" vs "),
       p.result || "playing",
-      // A game being played can be watched; a finished one names its (closed) room.
-      !p.room ? "" : p.result ? p.room
-        : el("button", { type: "button", testid: `t-watch-${p.room}`, onclick: () => watchRoom(p.room) }, `Watch ${p.room}`),
+      // A game being played can be watched; a finished one links to its replay.
+      !p.room ? "" : p.result ? (ids[p.room] ? link(`#/match/${enc(ids[p.room])}`, "Replay", `t-replay-${p.room}`) : p.room)
+        : myGame(p) ? el("button", { type: "button", testid: `t-play-${p.room}`, onclick: () => switchTo(p.room) }, "Go to your game")
+        : el("button", { type: "button", testid: `t-watch-${p.room}`, title: `room ${p.room}`, onclick: () => watchRoom(p.room) }, "Watch"),
     ]))));
   });
+}
+
+/** Whether a pairing's game is one we are seated in now (so it can be put on screen). */
+function myGame(p) {
+  return Boolean(p.room && (ui.seated[p.room] || (ui.room === p.room && ui.state && ui.state.you !== null)));
 }
 
 function watchRoom(room) {
@@ -933,7 +1155,8 @@ function renderButtons() {
   const over = m && m.step === "over";
   const me = seated ? s.players[s.you] : null;
   $("ready").hidden = !seated || Boolean(m) || (me && me.ready);
-  $("rematch").hidden = !seated || !over;
+  const tour = ui.tourRooms[s.room]; // a tournament game is played once: no rematch
+  $("rematch").hidden = !seated || !over || Boolean(tour);
   if (!over) $("rematch").textContent = "Rematch";
   $("resign").hidden = !seated || !m || over;
   const free = s.players.some((p) => p === null);
@@ -950,6 +1173,7 @@ function renderButtons() {
     res.append(el("strong", {}, text));
     const end = ui.ends[s.room];
     if (end && end.number === m.number) renderResultExtra(end);
+    if (tour) res.append(el("div", {}, link(`#/tournament/${enc(tour)}`, "The tournament's standings", "tour-link")));
   } else {
     res.hidden = true;
   }

@@ -154,6 +154,10 @@ static void fill_state(const room *r, thue_msg *msg, int you)
     }
     st->spectators = r->nspect;
     st->you = you;
+    if (r->tournament[0]) { /* after "you": see room_changed */
+        st->has_tournament = 1;
+        snprintf(st->tournament, sizeof st->tournament, "%s", r->tournament);
+    }
     if (!r->has_match)
         return;
     st->has_match = 1;

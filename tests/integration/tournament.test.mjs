@@ -1,6 +1,7 @@
 // tournament.test.mjs: tournaments through the real server: an 8-bot Swiss and a
 // 5-player round robin (two people and three bots) run to completion, and a tournament
-// killed with SIGKILL in the middle resumes after a restart.
+// killed with SIGKILL in the middle resumes after a restart; a tournament room's
+// room_state names its tournament.
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import os from "node:os";
@@ -51,6 +52,31 @@ function autoplay(c, k) {
   })();
   return () => (stopped = true);
 }
+
+test("a tournament room's room_state names its tournament; another room's has no such member", async () => {
+  const server = await startServer(FAST);
+  try {
+    const { client: ann } = await account(server, "Ann");
+    const { room: own } = await ann.ok({ type: "create_room", k: 3, limit: 5 });
+    const plain = await ann.state(own);
+    assert.equal("tournament" in plain, false, "an ordinary room has no tournament member");
+    await ann.ok({ type: "leave", room: own });
+    const { tournament } = await ann.ok({ type: "create_tournament", name: "Named", format: "round_robin", variant: "square", k: 3, limit: 5, max_players: 2 });
+    await ann.ok({ type: "join_tournament", tournament });
+    await ann.ok({ type: "join_tournament", tournament, bot: "greedy" });
+    await ann.ok({ type: "start_tournament", tournament });
+    const ev = await ann.next((m) => m.type === "tournament_event" && m.event === "round_started");
+    const s = await ann.state(ev.rooms[0]);
+    assert.equal(s.tournament, tournament);
+    assert.notEqual(s.you, null, "Ann is seated in it");
+    // A spectator's form has it too.
+    const vic = await player(server, "Vic");
+    await vic.ok({ type: "spectate", room: ev.rooms[0] });
+    assert.equal((await vic.state(ev.rooms[0])).tournament, tournament);
+  } finally {
+    await server.stop();
+  }
+});
 
 test("an 8-bot Swiss runs to completion with sound pairings", async () => {
   const server = await startServer(FAST);
