@@ -521,6 +521,9 @@ static void seat_members(thue__io *o, thue_seat *s)
     thue__io_bool(o, "connected", &s->connected);
     thue__io_bool(o, "ready", &s->ready);
     thue__io_dblm(o, "rating", THUE__NULL, &s->has_rating, &s->rating, -HUGE_VAL);
+    if (!o->enc || s->rematch) /* written only when true: absent means false */
+        thue__io_bool_def(o, "rematch", &s->rematch, 0);
+    thue__io_int_opt(o, "away_left_ms", &s->has_away, &s->away_left_ms, 0, INT_MAX);
     if (o->code == 0 && (s->player.kind == THUE_KIND_BOT) != (s->has_bot != 0))
         thue__io_bad_member(o, "bot", "a bot SPEC for a bot, and null for anyone else");
 }

@@ -356,6 +356,8 @@ typedef struct thue_seat {
     int connected, ready;
     int has_rating;
     double rating;
+    int rematch;                 /* asked for a rematch (written only when true) */
+    int has_away, away_left_ms;  /* while a player's connection is lost: the grace left */
 } thue_seat;
 
 typedef struct thue_round_info {

@@ -962,6 +962,9 @@ function renderGame() {
     const rating = seatRating(s, seat);
     if (rating) bits.push(rating);
     box.append(el("div", { class: "small", testid: `role-${seat}` }, bits.join(" · ")));
+    if (p && !p.connected && p.away_left_ms !== undefined) {
+      box.append(el("div", { class: "away", testid: `away-${seat}`, id: `away-${seat}` }));
+    }
     if (m) box.append(el("div", { class: "points", testid: `points-${seat}` }, `${m.points[seat]} pt`));
     if (m && m.clocks) box.append(el("div", { class: "clock", testid: `clock-${seat}`, id: `clock-${seat}` }, fmtClock(m.clocks[seat])));
   }
@@ -1171,6 +1174,14 @@ function renderButtons() {
     // Green for a win (or a result watched), amber for a draw, red for your loss.
     res.dataset.outcome = w === null ? "draw" : s.you === null ? "watched" : w === s.you ? "win" : "loss";
     res.append(el("strong", {}, text));
+    // A person's rematch request, as the other seat (and spectators) see it.
+    for (const seat of [0, 1]) {
+      const p = s.players[seat];
+      if (!p || !p.rematch || seat === s.you) continue;
+      res.append(el("div", { class: "rematch-offer", testid: "rematch-offer" },
+        s.you === null ? `${p.name} asks for a rematch.` : `${p.name} offers a rematch: press Rematch to play again, roles swapped.`));
+      if (s.you !== null && !me.rematch && $("rematch").textContent === "Rematch") $("rematch").textContent = "Accept the rematch";
+    }
     const end = ui.ends[s.room];
     if (end && end.number === m.number) renderResultExtra(end);
     if (tour) res.append(el("div", {}, link(`#/tournament/${enc(tour)}`, "The tournament's standings", "tour-link")));
@@ -1208,7 +1219,26 @@ function renderChat() {
   log.scrollTop = log.scrollHeight;
 }
 
+/** A disconnected person's grace period counting down on its seat card: what the others
+ * (and the opponent above all) may expect, and when the match is theirs. */
+function tickAway() {
+  const s = ui.state;
+  if (!s) return;
+  const elapsed = performance.now() - ui.stateAt;
+  for (const seat of [0, 1]) {
+    const e = $(`away-${seat}`);
+    const p = s.players[seat];
+    if (!e || !p || p.away_left_ms === undefined) continue;
+    const left = fmtClock(p.away_left_ms - elapsed);
+    const running = s.match && s.match.step !== "over";
+    if (!running) e.textContent = `${left} to come back`;
+    else if (s.you !== null && s.you !== seat) e.textContent = `${left} to come back, or you win by abandonment`;
+    else e.textContent = `${left} to come back, or ${playerName(s.players[1 - seat])} wins by abandonment`;
+  }
+}
+
 function tickClocks() {
+  tickAway();
   const s = ui.state;
   if (!s || !s.match || !s.match.clocks) return;
   const elapsed = performance.now() - ui.stateAt;

@@ -23,6 +23,7 @@
  * (create_room and quick match); a room left before its first match goes at once
  * (check_linger).
  */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -143,6 +144,13 @@ static void fill_state(const room *r, thue_msg *msg, int you)
             snprintf(out->bot, sizeof out->bot, "%s", se->bot_spec_text);
         out->connected = se->bot || se->s->client != NULL;
         out->ready = se->ready;
+        /* A human's request only: a bot always agrees, and that says nothing. */
+        out->rematch = !se->bot && se->rematch;
+        if (!out->connected && uv_is_active((uv_handle_t *)&se->s->grace_timer)) {
+            uint64_t left = uv_timer_get_due_in(&se->s->grace_timer);
+            out->has_away = 1;
+            out->away_left_ms = left > INT_MAX ? INT_MAX : (int)left;
+        }
         account *a = se->bot ? se->bot_acct : se->s->acct;
         if (r->opt.rated && a != NULL) {
             pool_rating *p = account_rating(a, r->opt.variant, r->opt.k);

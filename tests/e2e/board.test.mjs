@@ -185,4 +185,44 @@ test("a phone match with a 100-symbol word: 44 px gap targets, every 10th positi
   }
 });
 
+test("the opponent sees a rematch offer; a disconnected opponent's grace period counts down, then the match is won", async () => {
+  const server = await startServer(["--grace-s", "4"]);
+  const browser = await launch();
+  try {
+    const eve = await newPage(browser, server, "eve");
+    const finn = await newPage(browser, server, "finn");
+    await enter(eve, "Eve");
+    await enter(finn, "Finn");
+    const room = await createRoom(eve, { k: 3, limit: 5, first: "creator" });
+    await tid(finn, "join-room").fill(room);
+    await tid(finn, "join").click();
+    await tid(eve, "ready").click();
+    await tid(finn, "ready").click();
+    // Eve resigns at once; Finn asks for a rematch, and Eve sees the offer.
+    await eve.locator("[data-testid=word] .gap:not([disabled])").first().waitFor();
+    eve.once("dialog", (d) => d.accept());
+    await tid(eve, "resign").click();
+    await tid(finn, "rematch").click();
+    await tid(eve, "rematch-offer").waitFor();
+    assert.equal(await tid(eve, "rematch-offer").textContent(), "Finn offers a rematch: press Rematch to play again, roles swapped.");
+    assert.equal(await tid(eve, "rematch").textContent(), "Accept the rematch");
+    assert.equal(await tid(finn, "rematch-offer").count(), 0, "no offer shown to the one who asked");
+    await shot(eve, "board-rematch-offer");
+    await tid(eve, "rematch").click();
+    // Match 2: Finn builds first; he disconnects (his tab closes) mid-match.
+    await finn.locator("[data-testid=word] .gap:not([disabled])").first().waitFor();
+    await finn.context().close();
+    await tid(eve, "away-1").waitFor();
+    const first = await tid(eve, "away-1").textContent();
+    assert.match(first, /^0:0[0-4](\.\d)? to come back, or you win by abandonment$/, first);
+    await shot(eve, "board-away");
+    // The grace period runs out: the match is Eve's.
+    await tid(eve, "result").waitFor({ timeout: 15000 });
+    assert.match(await tid(eve, "result").locator("strong").textContent(), /^You win! Eve wins .*by abandonment\.$/);
+  } finally {
+    await browser.close().catch(() => {});
+    await server.stop();
+  }
+});
+
 await run();
