@@ -168,6 +168,7 @@ function onEvent(m) {
       if (!ui.state || ui.state.room !== m.room) followRoom(m.room); // entering a room: its address
       ui.room = m.room;
       if (!ui.state || ui.state.room !== m.room || !sameMove(ui.state, m)) ui.cursor = defaultCursor(m);
+      noticeRoundEnd(ui.state, m);
       ui.state = m;
       ui.busy = false;
       ui.stateAt = performance.now();
@@ -920,7 +921,54 @@ function renderMe() {
 
 function myTurn(step) {
   const s = ui.state;
-  return s && s.match && !ui.busy && s.you !== null && s.match.step === step && s.match.to_move === s.you;
+  return s && s.match && !ui.busy && !holding() && s.you !== null && s.match.step === step && s.match.to_move === s.you;
+}
+
+// ---- the end of round 1 on the board itself -----------------------------------------------
+// When round 1 ends the board keeps its final word, the repetition outlined, under a banner
+// with the points, for ROUND_HOLD_MS before round 2 is shown; unless the player must build
+// first in round 2 against a clock (the hold would cost them time): then only the banner.
+
+const ROUND_HOLD_MS = 2500;
+const BANNER_MS = 6000;
+const roundEnd = { key: null, until: 0, bannerUntil: 0 };
+
+/** Called with each room_state before it replaces prev: notices round 1's end. */
+function noticeRoundEnd(prev, next) {
+  const a = prev && prev.match, b = next.match;
+  if (!a || !b || prev.room !== next.room || a.number !== b.number) return;
+  if (!(a.round === 0 && b.round === 1) && !(a.step !== "over" && b.step === "over")) return;
+  const key = `${next.room}/${b.number}/${a.round}`;
+  if (roundEnd.key === key) return;
+  const now = performance.now();
+  const clocked = b.clocks !== null && b.step !== "over" && next.you !== null && b.to_move === next.you;
+  Object.assign(roundEnd, { key, round: a.round, until: b.step === "over" || clocked ? 0 : now + ROUND_HOLD_MS, bannerUntil: now + BANNER_MS });
+  if (roundEnd.until) setTimeout(() => { if (ui.state) renderGame(); }, ROUND_HOLD_MS + 20);
+  setTimeout(() => { if (ui.state) renderWord(); }, BANNER_MS + 20);
+}
+
+function holding() {
+  const s = ui.state;
+  return Boolean(s && s.match && roundEnd.key === `${s.room}/${s.match.number}/0` && performance.now() < roundEnd.until);
+}
+
+/** The banner of a round that just ended: who scored what, and what ended it. */
+function renderRoundBanner() {
+  const s = ui.state;
+  const m = s && s.match;
+  const banner = $("round-banner");
+  const shown = m && roundEnd.key === `${s.room}/${m.number}/${roundEnd.round}` && performance.now() < roundEnd.bannerUntil;
+  banner.hidden = !shown;
+  if (!shown) return;
+  const r = m.rounds[roundEnd.round];
+  const painter = playerName(s.players[1 - r.builder]);
+  const why = r.end === "repetition" && r.repetition
+    ? `a ${r.repetition.length === 2 * r.repetition.period ? "square" : "overlap"} (${r.word.slice(r.repetition.start, r.repetition.start + r.repetition.length).join(" ")}) ended it`
+    : r.end === "limit" ? "it reached the points limit" : r.end === "forfeit" ? "it ended by forfeit" : "it ended";
+  const next = roundEnd.round === 0 && m.step !== "over"
+    ? ` Round 2: ${playerName(s.players[m.rounds[1].builder])} builds, ${playerName(s.players[1 - m.rounds[1].builder])} paints.`
+    : "";
+  banner.textContent = `Round ${roundEnd.round + 1} over: ${painter} scored ${r.points} point${r.points === 1 ? "" : "s"}; ${why}.${next}`;
 }
 
 function tile(sym, k, extraClass = "") {
@@ -1053,7 +1101,18 @@ function renderWord() {
   const m = s.match;
   const box = $("word");
   box.textContent = "";
+  renderRoundBanner();
   if (!m) return;
+  if (holding() && m.rounds[0].word) { // round 1's final word, its repetition outlined
+    wordTiles(box, m.rounds[0].word, s.options.k, m.rounds[0].repetition);
+    box.classList.remove("active");
+    box.dataset.showing = "round-1-final";
+    return;
+  }
+  box.dataset.showing = "current";
+  // A finished round's repetition is outlined on the board itself (both halves).
+  const over = m.step === "over" ? m.rounds[m.round] : null;
+  const rep = over && over.word && over.word.length === m.word.length ? over.repetition : null;
   const fresh = newestTile(s);
   const canPlace = myTurn("place");
   const n = m.word.length;
@@ -1073,7 +1132,11 @@ function renderWord() {
   for (let i = 0; i < n; i++) {
     box.append(gap(i));
     const tenth = (i + 1) % 10 === 0;
-    const t = tile(m.word[i], s.options.k, `${i === fresh ? "newest" : ""}${tenth ? " tenth" : ""}`);
+    let repCls = "";
+    if (rep && i >= rep.start && i < rep.start + rep.length) {
+      repCls = i < rep.start + rep.period || i >= rep.start + 2 * rep.period ? " rep rep-a" : " rep rep-b";
+    }
+    const t = tile(m.word[i], s.options.k, `${i === fresh ? "newest" : ""}${tenth ? " tenth" : ""}${repCls}`);
     t.dataset.testid = `tile-${i}`;
     if (tenth) t.dataset.pos = String(i + 1);
     if (i === fresh) t.title = `the newest symbol: ${m.word[i]} at position ${i}`;

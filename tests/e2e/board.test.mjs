@@ -73,8 +73,17 @@ test("the newest symbol is ringed, round 2 is not 'playing' early, the result na
   assert.deepEqual(await newestOf(eve), [], "no newest tile while the next paint is awaited");
   await paint(finn, 0);
 
+  // Round 1 is over: the board keeps its final word with the square outlined, under a
+  // banner with the points, before round 2 is shown.
+  await eve.locator("[data-testid=word][data-showing=round-1-final]").waitFor();
+  assert.equal(await eve.locator("[data-testid=word] .tile.rep").count(), 2, "both halves of the square outlined on the board");
+  assert.equal(await tid(eve, "round-banner").textContent(),
+    "Round 1 over: Finn scored 1 point; a square (0 0) ended it. Round 2: Finn builds, Eve paints.");
+  assert.equal(await finn.locator("[data-testid=word] .gap:not([disabled])").count(), 0, "no move during the pause");
+  await shot(eve, "board-round-over");
   // Round 2: Finn builds, Eve paints; "0" then a 0 at the end is a square: Eve 0 points.
   await tid(finn, "round-0").filter({ hasText: "ended by a repetition" }).waitFor();
+  await finn.locator("[data-testid=word][data-showing=current]").waitFor();
   await placeAt(finn, 1);
   await paint(eve, 0);
   await tid(eve, "result").waitFor();
@@ -84,6 +93,8 @@ test("the newest symbol is ringed, round 2 is not 'playing' early, the result na
   assert.equal(lost, "You lose. Finn wins 1–0 on points.", `Eve's result: ${lost}`);
   assert.equal(won, "You win! Finn wins 1–0 on points.", `Finn's result: ${won}`);
   assert.equal((await chimes())[1], "end", "the end chimes");
+  assert.equal(await eve.locator("[data-testid=word] .tile.rep").count(), 2, "the last round's square outlined on the board");
+  assert.match(await tid(eve, "round-banner").textContent(), /^Round 2 over: Eve scored 0 points; a square \(0 0\) ended it\.$/);
   assert.equal(await finn.title(), "Thue game", "no 'your turn' once the match is over");
   assert.equal(await tid(eve, "result").getAttribute("data-outcome"), "loss");
   assert.equal(await tid(finn, "result").getAttribute("data-outcome"), "win");
