@@ -5,21 +5,10 @@
 // phone (390x844) sizes.
 import fs from "node:fs";
 import path from "node:path";
-import { startServer, test, run, launch, newPage, enter, createRoom, tid, assert } from "./lib.mjs";
+import { test, run, newPage, enter, createRoom, tid, assert, withWorld, playToEnd } from "./lib.mjs";
 
 const SHOTS = process.env.THUE_SHOTS || "";
 if (SHOTS) fs.mkdirSync(SHOTS, { recursive: true });
-
-async function withWorld(fn, flags = []) {
-  const server = await startServer(flags);
-  const browser = await launch();
-  try {
-    await fn(browser, server);
-  } finally {
-    await browser.close().catch(() => {});
-    await server.stop();
-  }
-}
 
 /** Writes page at desktop and phone sizes to $THUE_SHOTS (nothing when it is unset). */
 async function shots(page, name) {
@@ -33,24 +22,6 @@ async function shots(page, name) {
 }
 
 const hash = (page) => page.evaluate(() => location.hash);
-
-/** Plays page's moves (the last gap, the first symbol) until the result shows. */
-async function playToEnd(page) {
-  for (let moves = 0; ; moves++) {
-    assert(moves < 80, "the match ends");
-    const what = await page.waitForFunction(() => {
-      const r = document.querySelector("[data-testid=result]");
-      if (r && !r.hidden) return "over";
-      if (document.querySelector("[data-testid=word] .gap:not([disabled])")) return "place";
-      if (document.querySelector("[data-testid^=sym-]:not([disabled])")) return "paint";
-      return false;
-    }).then((h) => h.jsonValue());
-    if (what === "over") return;
-    const target = what === "place" ? page.locator("[data-testid=word] .gap:not([disabled])").last()
-      : page.locator("[data-testid^=sym-]:not([disabled])").first();
-    await target.click();
-  }
-}
 
 test("a taken name keeps the name form, with the reason beside the field", () => withWorld(async (browser, server) => {
   const ann = await newPage(browser, server, "ann");

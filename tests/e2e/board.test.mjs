@@ -4,20 +4,9 @@
 // points to the painter. Two people play a short, fully determined match by clicks. Run:
 //   node tests/e2e/board.test.mjs --server build/server/thue-server
 import {
-  startServer, test, run, launch, newPage, enter, createRoom, paint, shot, tid,
+  test, run, newPage, enter, createRoom, paint, shot, tid, withWorld, installHitProbe,
 } from "./lib.mjs";
 import assert from "node:assert/strict";
-
-async function withWorld(fn) {
-  const server = await startServer();
-  const browser = await launch();
-  try {
-    await fn(browser, server);
-  } finally {
-    await browser.close().catch(() => {});
-    await server.stop();
-  }
-}
 
 function tilesOf(page) {
   return page.locator("[data-testid=word] .tile").allTextContents();
@@ -38,7 +27,8 @@ async function placeAt(page, gap) {
   await page.locator(`[data-testid=gap-${gap}]:not([disabled])`).click();
 }
 
-test("the newest symbol is ringed, round 2 is not 'playing' early, the result names the winner first, the title and sound tell the turn", () => withWorld(async (browser, server) => {
+/** Eve and Finn in Eve's room (k = 3, to 5 points, Eve builds first), both ready. */
+async function eveAndFinn(browser, server) {
   const eve = await newPage(browser, server, "eve");
   const finn = await newPage(browser, server, "finn");
   await enter(eve, "Eve");
@@ -48,6 +38,11 @@ test("the newest symbol is ringed, round 2 is not 'playing' early, the result na
   await tid(finn, "join").click();
   await tid(eve, "ready").click();
   await tid(finn, "ready").click();
+  return [eve, finn];
+}
+
+test("the newest symbol is ringed, round 2 is not 'playing' early, the result names the winner first, the title and sound tell the turn", () => withWorld(async (browser, server) => {
+  const [eve, finn] = await eveAndFinn(browser, server);
 
   // Round 1: Eve builds, Finn paints. The first word is "0". The tab's title says whose
   // move it is; Finn turns the sound on (a chime marks the switch, then each turn).
@@ -113,127 +108,100 @@ test("the newest symbol is ringed, round 2 is not 'playing' early, the result na
   assert.equal(await tid(eve, "replay-final").textContent(), "Final: Finn wins 1–0 on points");
 }));
 
-test("a phone match with a 100-symbol word: 44 px gap targets, every 10th position numbered, scores, turn and palette in view, scroll back at round 2", async () => {
-  const server = await startServer();
-  const browser = await launch();
-  try {
-    const context = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, deviceScaleFactor: 2 });
-    const page = await context.newPage();
-    page.setDefaultTimeout(10000);
-    await page.goto(server.url + "/");
-    await enter(page, "Pia");
-    // Pia builds round 1, always at the end; greedy paints the lowest symbol that keeps the
-    // word square-free, which with 8 symbols lasts 255 symbols. The word grows to the
-    // points limit: 100 points, 101 symbols.
-    await createRoom(page, { k: 8, limit: 100, first: "creator" });
-    await tid(page, "bot-spec").selectOption("greedy");
-    await tid(page, "bot-think").fill("10");
-    await tid(page, "seat-bot").click();
-    await tid(page, "seat-1").filter({ hasText: "greedy" }).waitFor();
-    await tid(page, "ready").click();
-    let checked = false;
-    for (let n = 1; n <= 100; n++) {
-      const gap = page.locator("[data-testid=word] .gap:not([disabled])").last();
-      await gap.waitFor();
-      assert.equal(await page.locator("[data-testid=word] .tile").count(), n, `${n} symbols before place ${n}`);
-      if (n === 100) {
-        // 100 symbols: the page scrolls (the word's end to the middle of the screen).
-        assert.equal(await page.locator("[data-testid=word] .tile").count(), 100);
-        const r = await page.evaluate(() => {
-          const word = document.querySelector("[data-testid=word]");
-          word.lastElementChild.scrollIntoView({ block: "center" });
-          const rect = (sel) => document.querySelector(sel).getBoundingClientRect();
-          const gaps = [...word.querySelectorAll(".gap")];
-          // Each gap a 44 x 44 px target: taps 21 px around its centre land on it (those
-          // on screen and not under the sticky bars).
-          let probed = 0, missed = [];
-          for (const e of gaps) {
-            const b = e.getBoundingClientRect();
-            const cx = b.left + b.width / 2, cy = b.top + b.height / 2;
-            const probes = [[cx, cy], [cx - 21, cy], [cx + 21, cy], [cx, cy - 21], [cx, cy + 21]];
-            if (probes.some(([x, y]) => x < 0 || y < 0 || x >= innerWidth || y >= innerHeight)) continue;
-            const hits = probes.map(([x, y]) => document.elementFromPoint(x, y));
-            if (hits.some((h) => h && h.closest(".board-head, .palette"))) continue;
-            probed++;
-            if (!hits.every((h) => h && e.contains(h))) {
-              missed.push(`${e.dataset.testid} at ${Math.round(cx)},${Math.round(cy)}: ${hits.map((h) => h && (h.dataset.testid || h.className)).join(" ")}`);
-            }
-          }
-          return {
-            scrollY: window.scrollY, width: document.documentElement.scrollWidth,
-            head: rect("[data-testid=board-head]"), palette: rect("[data-testid=palette]"),
-            turn: rect("[data-testid=turn]"), clockOrPoints: rect("[data-testid=points-0]"),
-            tenth: [...word.querySelectorAll(".tile.tenth")].map((t) => t.dataset.pos),
-            gapWidth: gaps[50].getBoundingClientRect().width, tileWidth: word.querySelectorAll(".tile")[50].getBoundingClientRect().width,
-            probed, missed,
-          };
-        });
-        console.log(`     100 symbols: page scrolled ${Math.round(r.scrollY)} px; gaps ${r.gapWidth} px wide between ${r.tileWidth} px tiles; ${r.probed} gaps probed, ${r.missed.length} missed`);
-        assert(r.scrollY > 0, "a 100-symbol word is taller than the phone's screen");
-        assert(r.width <= 390, `the page is ${r.width} px wide`);
-        assert(r.gapWidth < r.tileWidth / 2, "gaps look narrow beside the tiles");
-        assert(r.probed >= 20, `enough gaps probed (${r.probed})`);
-        assert.deepEqual(r.missed, [], "every gap takes taps 21 px around its centre");
-        assert.deepEqual(r.tenth, ["10", "20", "30", "40", "50", "60", "70", "80", "90", "100"]);
-        assert(r.head.top >= 0 && r.head.top < 5, `the scores and turn stay at the top (${r.head.top})`);
-        assert(r.turn.bottom <= r.head.bottom && r.clockOrPoints.top >= 0, "the turn line and the points are in the sticky bar");
-        assert(r.palette.bottom <= 844 + 1, "the palette is in view");
-        await shot(page, "board-phone-100");
-        checked = true;
-      }
-      await gap.tap();
-      if (n < 100) await page.locator(`[data-testid=word] .tile >> nth=${n}`).waitFor();
+test("a phone match with a 100-symbol word: 44 px gap targets, every 10th position numbered, scores, turn and palette in view, scroll back at round 2", () => withWorld(async (browser, server) => {
+  const context = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, deviceScaleFactor: 2 });
+  const page = await context.newPage();
+  page.setDefaultTimeout(10000);
+  await page.goto(server.url + "/");
+  await enter(page, "Pia");
+  // Pia builds round 1, always at the end; greedy paints the lowest symbol that keeps the
+  // word square-free, which with 8 symbols lasts 255 symbols. The word grows to the
+  // points limit: 100 points, 101 symbols.
+  await createRoom(page, { k: 8, limit: 100, first: "creator" });
+  await tid(page, "bot-spec").selectOption("greedy");
+  await tid(page, "bot-think").fill("10");
+  await tid(page, "seat-bot").click();
+  await tid(page, "seat-1").filter({ hasText: "greedy" }).waitFor();
+  await tid(page, "ready").click();
+  let checked = false;
+  for (let n = 1; n <= 100; n++) {
+    const gap = page.locator("[data-testid=word] .gap:not([disabled])").last();
+    await gap.waitFor();
+    assert.equal(await page.locator("[data-testid=word] .tile").count(), n, `${n} symbols before place ${n}`);
+    if (n === 100) {
+      // 100 symbols: the page scrolls (the word's end to the middle of the screen).
+      assert.equal(await page.locator("[data-testid=word] .tile").count(), 100);
+      await installHitProbe(page);
+      const r = await page.evaluate(() => {
+        const word = document.querySelector("[data-testid=word]");
+        word.lastElementChild.scrollIntoView({ block: "center" });
+        const rect = (sel) => document.querySelector(sel).getBoundingClientRect();
+        const gaps = [...word.querySelectorAll(".gap")];
+        // Each gap a 44 x 44 px target: taps 21 px around its centre land on it (those
+        // on screen and not under the sticky bars).
+        let probed = 0, missed = [];
+        for (const e of gaps) {
+          const ok = window.__hitProbe(e, 21);
+          if (ok === null) continue;
+          probed++;
+          if (!ok) missed.push(e.dataset.testid);
+        }
+        return {
+          scrollY: window.scrollY, width: document.documentElement.scrollWidth,
+          head: rect("[data-testid=board-head]"), palette: rect("[data-testid=palette]"),
+          turn: rect("[data-testid=turn]"), clockOrPoints: rect("[data-testid=points-0]"),
+          tenth: [...word.querySelectorAll(".tile.tenth")].map((t) => t.dataset.pos),
+          gapWidth: gaps[50].getBoundingClientRect().width, tileWidth: word.querySelectorAll(".tile")[50].getBoundingClientRect().width,
+          probed, missed,
+        };
+      });
+      console.log(`     100 symbols: page scrolled ${Math.round(r.scrollY)} px; gaps ${r.gapWidth} px wide between ${r.tileWidth} px tiles; ${r.probed} gaps probed, ${r.missed.length} missed`);
+      assert(r.scrollY > 0, "a 100-symbol word is taller than the phone's screen");
+      assert(r.width <= 390, `the page is ${r.width} px wide`);
+      assert(r.gapWidth < r.tileWidth / 2, "gaps look narrow beside the tiles");
+      assert(r.probed >= 20, `enough gaps probed (${r.probed})`);
+      assert.deepEqual(r.missed, [], "every gap takes taps 21 px around its centre");
+      assert.deepEqual(r.tenth, ["10", "20", "30", "40", "50", "60", "70", "80", "90", "100"]);
+      assert(r.head.top >= 0 && r.head.top < 5, `the scores and turn stay at the top (${r.head.top})`);
+      assert(r.turn.bottom <= r.head.bottom && r.clockOrPoints.top >= 0, "the turn line and the points are in the sticky bar");
+      assert(r.palette.bottom <= 844 + 1, "the palette is in view");
+      await shot(page, "board-phone-100");
+      checked = true;
     }
-    assert(checked);
-    // Round 1 ends at 100 points; round 2 starts from one symbol at the top of the page.
-    await tid(page, "round-0").filter({ hasText: "reached the points limit" }).waitFor();
-    await page.waitForFunction(() => document.querySelectorAll("[data-testid=word] .tile").length === 1);
-    assert.equal(await page.evaluate(() => window.scrollY), 0, "the page is scrolled back at round 2");
-    await shot(page, "board-phone-round2");
-  } finally {
-    await browser.close().catch(() => {});
-    await server.stop();
+    await gap.tap();
+    if (n < 100) await page.locator(`[data-testid=word] .tile >> nth=${n}`).waitFor();
   }
-});
+  assert(checked);
+  // Round 1 ends at 100 points; round 2 starts from one symbol at the top of the page.
+  await tid(page, "round-0").filter({ hasText: "reached the points limit" }).waitFor();
+  await page.waitForFunction(() => document.querySelectorAll("[data-testid=word] .tile").length === 1);
+  assert.equal(await page.evaluate(() => window.scrollY), 0, "the page is scrolled back at round 2");
+  await shot(page, "board-phone-round2");
+}));
 
-test("the opponent sees a rematch offer; a disconnected opponent's grace period counts down, then the match is won", async () => {
-  const server = await startServer(["--grace-s", "4"]);
-  const browser = await launch();
-  try {
-    const eve = await newPage(browser, server, "eve");
-    const finn = await newPage(browser, server, "finn");
-    await enter(eve, "Eve");
-    await enter(finn, "Finn");
-    const room = await createRoom(eve, { k: 3, limit: 5, first: "creator" });
-    await tid(finn, "join-room").fill(room);
-    await tid(finn, "join").click();
-    await tid(eve, "ready").click();
-    await tid(finn, "ready").click();
-    // Eve resigns at once; Finn asks for a rematch, and Eve sees the offer.
-    await eve.locator("[data-testid=word] .gap:not([disabled])").first().waitFor();
-    eve.once("dialog", (d) => d.accept());
-    await tid(eve, "resign").click();
-    await tid(finn, "rematch").click();
-    await tid(eve, "rematch-offer").waitFor();
-    assert.equal(await tid(eve, "rematch-offer").textContent(), "Finn offers a rematch: press Rematch to play again, roles swapped.");
-    assert.equal(await tid(eve, "rematch").textContent(), "Accept the rematch");
-    assert.equal(await tid(finn, "rematch-offer").count(), 0, "no offer shown to the one who asked");
-    await shot(eve, "board-rematch-offer");
-    await tid(eve, "rematch").click();
-    // Match 2: Finn builds first; he disconnects (his tab closes) mid-match.
-    await finn.locator("[data-testid=word] .gap:not([disabled])").first().waitFor();
-    await finn.context().close();
-    await tid(eve, "away-1").waitFor();
-    const first = await tid(eve, "away-1").textContent();
-    assert.match(first, /^0:0[0-4](\.\d)? to come back, or you win by abandonment$/, first);
-    await shot(eve, "board-away");
-    // The grace period runs out: the match is Eve's.
-    await tid(eve, "result").waitFor({ timeout: 15000 });
-    assert.match(await tid(eve, "result").locator("strong").textContent(), /^You win! Eve wins .*by abandonment\.$/);
-  } finally {
-    await browser.close().catch(() => {});
-    await server.stop();
-  }
-});
+test("the opponent sees a rematch offer; a disconnected opponent's grace period counts down, then the match is won", () => withWorld(async (browser, server) => {
+  const [eve, finn] = await eveAndFinn(browser, server);
+  // Eve resigns at once; Finn asks for a rematch, and Eve sees the offer.
+  await eve.locator("[data-testid=word] .gap:not([disabled])").first().waitFor();
+  eve.once("dialog", (d) => d.accept());
+  await tid(eve, "resign").click();
+  await tid(finn, "rematch").click();
+  await tid(eve, "rematch-offer").waitFor();
+  assert.equal(await tid(eve, "rematch-offer").textContent(), "Finn offers a rematch: press Rematch to play again, roles swapped.");
+  assert.equal(await tid(eve, "rematch").textContent(), "Accept the rematch");
+  assert.equal(await tid(finn, "rematch-offer").count(), 0, "no offer shown to the one who asked");
+  await shot(eve, "board-rematch-offer");
+  await tid(eve, "rematch").click();
+  // Match 2: Finn builds first; he disconnects (his tab closes) mid-match.
+  await finn.locator("[data-testid=word] .gap:not([disabled])").first().waitFor();
+  await finn.context().close();
+  await tid(eve, "away-1").waitFor();
+  const first = await tid(eve, "away-1").textContent();
+  assert.match(first, /^0:0[0-4](\.\d)? to come back, or you win by abandonment$/, first);
+  await shot(eve, "board-away");
+  // The grace period runs out: the match is Eve's.
+  await tid(eve, "result").waitFor({ timeout: 15000 });
+  assert.match(await tid(eve, "result").locator("strong").textContent(), /^You win! Eve wins .*by abandonment\.$/);
+}, ["--grace-s", "4"]));
 
 await run();

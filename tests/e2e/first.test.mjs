@@ -4,18 +4,7 @@
 // live game with one click, and the lobby listing open seats and live games only. Run:
 //   node tests/e2e/first.test.mjs --server build/server/thue-server
 import assert from "node:assert/strict";
-import { startServer, test, run, launch, newPage, enter, createRoom, shot, tid } from "./lib.mjs";
-
-async function withWorld(fn) {
-  const server = await startServer();
-  const browser = await launch();
-  try {
-    await fn(browser, server);
-  } finally {
-    await browser.close().catch(() => {});
-    await server.stop();
-  }
-}
+import { test, run, newPage, enter, createRoom, shot, tid, withWorld } from "./lib.mjs";
 
 test("a newcomer plays the computer within 10 seconds of opening the page", () => withWorld(async (browser, server) => {
   for (const [w, h, label] of [[1280, 800, "desktop"], [390, 844, "phone"]]) {

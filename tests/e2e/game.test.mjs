@@ -4,20 +4,8 @@
 // Screenshots are written under the OS temp dir (the path is printed at the end).
 import {
   startServer, test, run, launch, newPage, enter, createRoom, placeLast, paint, shot, tid,
-  assert, SHOTS,
+  assert, SHOTS, withWorld, playToEnd,
 } from "./lib.mjs";
-
-/** Runs fn(browser, server) with a fresh server and browser, closing both afterwards. */
-async function withWorld(fn) {
-  const server = await startServer();
-  const browser = await launch();
-  try {
-    await fn(browser, server);
-  } finally {
-    await browser.close().catch(() => {});
-    await server.stop();
-  }
-}
 
 function tilesOf(page, testid = "word") {
   return page.locator(`[data-testid=${testid}] .tile`).allTextContents();
@@ -25,26 +13,6 @@ function tilesOf(page, testid = "word") {
 
 async function waitTiles(page, n, testid = "word") {
   await page.waitForFunction(([id, n]) => document.querySelectorAll(`[data-testid=${id}] .tile`).length === n, [testid, n]);
-}
-
-/** Plays page's moves (the last gap, the first symbol) until the result shows. */
-async function playToEnd(page) {
-  let moves = 0;
-  for (;;) {
-    // Wait until the page can move or the match is over.
-    const what = await page.waitForFunction(() => {
-      const r = document.querySelector("[data-testid=result]");
-      if (r && !r.hidden) return "over";
-      if (document.querySelector("[data-testid=word] .gap:not([disabled])")) return "place";
-      if (document.querySelector("[data-testid^=sym-]:not([disabled])")) return "paint";
-      return false;
-    }).then((h) => h.jsonValue());
-    if (what === "over") return;
-    if (what === "place") await placeLast(page);
-    else await page.locator("[data-testid^=sym-]:not([disabled])").first().click();
-    moves++;
-    assert(moves < 40, "the match ends");
-  }
 }
 
 test("two people play a whole match by clicks, a spectator watches", () => withWorld(async (browser, server) => {

@@ -9,6 +9,7 @@ import path from "node:path";
 import { chromium } from "playwright-core";
 
 export { startServer, test, run, withTimeout, WAIT_MS } from "../integration/lib.mjs";
+import { startServer } from "../integration/lib.mjs";
 
 export const CHROMIUM = process.env.THUE_CHROMIUM || "/usr/bin/chromium";
 export const SHOTS = fs.mkdtempSync(path.join(os.tmpdir(), "thue-e2e-shots-"));
@@ -80,4 +81,56 @@ export async function shot(page, name) {
 
 export function assert(cond, msg) {
   if (!cond) throw new Error(`assertion failed: ${msg}`);
+}
+
+/** Runs fn(browser, server) with a fresh server (started with flags) and browser, closing
+ * both afterwards. */
+export async function withWorld(fn, flags = []) {
+  const server = await startServer(flags);
+  const browser = await launch();
+  try {
+    await fn(browser, server);
+  } finally {
+    await browser.close().catch(() => {});
+    await server.stop();
+  }
+}
+
+/** Plays page's moves (the last gap, the first symbol) until the result shows; taps
+ * instead of clicks with tap, and awaits before(what, n) before the n-th move of each
+ * kind ("place", "paint"). */
+export async function playToEnd(page, { tap = false, before } = {}) {
+  const seen = { place: 0, paint: 0 };
+  for (let moves = 0; ; moves++) {
+    assert(moves < 80, "the match ends");
+    const what = await page.waitForFunction(() => {
+      const r = document.querySelector("[data-testid=result]");
+      if (r && !r.hidden) return "over";
+      if (document.querySelector("[data-testid=word] .gap:not([disabled])")) return "place";
+      if (document.querySelector("[data-testid^=sym-]:not([disabled])")) return "paint";
+      return false;
+    }).then((h) => h.jsonValue());
+    if (what === "over") return;
+    if (before) await before(what, seen[what]++);
+    const target = what === "place" ? page.locator("[data-testid=word] .gap:not([disabled])").last()
+      : page.locator("[data-testid^=sym-]:not([disabled])").first();
+    await (tap ? target.tap() : target.click());
+  }
+}
+
+/** Defines window.__hitProbe(e, d) in the page (again after each navigation): whether taps
+ * d px left, right, above and below element e's centre land on e (a gap's 44 px touch
+ * area); null when a probe falls off the screen or under the sticky bars (not judged). */
+export async function installHitProbe(page) {
+  await page.evaluate(`window.__hitProbe = ${hitProbe}`);
+}
+
+function hitProbe(e, d) {
+  const b = e.getBoundingClientRect();
+  const cx = b.left + b.width / 2, cy = b.top + b.height / 2;
+  const probes = [[cx, cy], [cx - d, cy], [cx + d, cy], [cx, cy - d], [cx, cy + d]];
+  if (probes.some(([x, y]) => x < 0 || y < 0 || x >= innerWidth || y >= innerHeight)) return null;
+  const hits = probes.map(([x, y]) => document.elementFromPoint(x, y));
+  if (hits.some((h) => h && h.closest(".board-head, .palette"))) return null;
+  return hits.every((h) => h && e.contains(h));
 }

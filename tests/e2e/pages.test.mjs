@@ -3,43 +3,10 @@
 //   node tests/e2e/pages.test.mjs --server build/server/thue-server [--only NAME-PART]
 // The tournament's data is made with a WebSocket client (tests/integration/lib.mjs); the
 // rest is clicks and keys.
-import { startServer, test, run, launch, newPage, enter, createRoom, tid, shot, assert } from "./lib.mjs";
+import { test, run, newPage, enter, createRoom, tid, shot, assert, withWorld, playToEnd, installHitProbe } from "./lib.mjs";
 import { player, get } from "../integration/lib.mjs";
 
-async function withWorld(fn) {
-  const server = await startServer();
-  const browser = await launch();
-  try {
-    await fn(browser, server);
-  } finally {
-    await browser.close().catch(() => {});
-    await server.stop();
-  }
-}
-
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-/** Plays page's moves (the last gap, the first symbol) until the result shows; taps
- * instead of clicks with tap, and awaits before(what, n) before the n-th move of each
- * kind ("place", "paint"). */
-async function playToEnd(page, { tap = false, before } = {}) {
-  const seen = { place: 0, paint: 0 };
-  for (let moves = 0; ; moves++) {
-    assert(moves < 80, "the match ends");
-    const what = await page.waitForFunction(() => {
-      const r = document.querySelector("[data-testid=result]");
-      if (r && !r.hidden) return "over";
-      if (document.querySelector("[data-testid=word] .gap:not([disabled])")) return "place";
-      if (document.querySelector("[data-testid^=sym-]:not([disabled])")) return "paint";
-      return false;
-    }).then((h) => h.jsonValue());
-    if (what === "over") return;
-    if (before) await before(what, seen[what]++);
-    const target = what === "place" ? page.locator("[data-testid=word] .gap:not([disabled])").last()
-      : page.locator("[data-testid^=sym-]:not([disabled])").first();
-    await (tap ? target.tap() : target.click());
-  }
-}
 
 async function goto(page, server, hash) {
   const same = await page.evaluate((h) => location.hash === h, hash).catch(() => false);
@@ -176,151 +143,118 @@ test("a rated match against nested:1 moves the ladder; its replay steps through 
   await tid(ann, `replay-${id}`).waitFor();
 }));
 
-test("a player's matches page through more than one page of stored matches", async () => {
-  const server = await startServer(["--max-rooms-per-player", "100", "--rate", "1000", "--burst", "1000", "--room-rate-per-ip", "1000",
-    "--guest-bot-vs-bot", "1", "--bot-seats-per-owner", "1000"]);
-  const browser = await launch();
-  try {
-    // 52 short bot matches (one page holds 50), set up over a WebSocket.
-    const org = await player(server, "Org");
-    for (let i = 0; i < 52; i++) {
-      const { room } = await org.ok({ type: "create_room", k: 2, limit: 3, seat: false });
-      await org.ok({ type: "seat_bot", room, bot: "greedy", think_ms: 10 });
-      await org.ok({ type: "seat_bot", room, bot: "nested:1", think_ms: 10 });
-    }
-    let j;
-    for (let i = 0; i < 100; i++) {
-      j = (await get(server, "/api/matches?player=greedy&page=2")).json;
-      if (j && j.matches && j.matches.length === 2) break;
-      await sleep(200);
-    }
-    assert(j && j.pages === 2 && j.matches.length === 2, `52 stored matches: ${JSON.stringify(j)}`);
-    org.close();
-
-    const page = await newPage(browser, server, "viewer");
-    await goto(page, server, "#/matches/greedy");
-    await tid(page, "matches-pager").filter({ hasText: "Page 1 of 2" }).waitFor();
-    assert((await page.locator("[data-testid=matches] tbody tr").count()) === 50, "50 matches on page 1");
-    assert((await tid(page, "matches-newer").count()) === 0, "no newer page before page 1");
-    await tid(page, "matches-older").click();
-    await tid(page, "matches-pager").filter({ hasText: "Page 2 of 2" }).waitFor();
-    await page.waitForFunction(() => document.querySelectorAll("[data-testid=matches] tbody tr").length === 2);
-    assert((await tid(page, "matches-older").count()) === 0, "no older page after the last");
-    await tid(page, "matches-newer").click();
-    await tid(page, "matches-pager").filter({ hasText: "Page 1 of 2" }).waitFor();
-    await shot(page, "p5-matches-pages");
-  } finally {
-    await browser.close().catch(() => {});
-    await server.stop();
+test("a player's matches page through more than one page of stored matches", () => withWorld(async (browser, server) => {
+  // 52 short bot matches (one page holds 50), set up over a WebSocket.
+  const org = await player(server, "Org");
+  for (let i = 0; i < 52; i++) {
+    const { room } = await org.ok({ type: "create_room", k: 2, limit: 3, seat: false });
+    await org.ok({ type: "seat_bot", room, bot: "greedy", think_ms: 10 });
+    await org.ok({ type: "seat_bot", room, bot: "nested:1", think_ms: 10 });
   }
-});
-
-test("the tournaments page pages through more than 50 tournaments", async () => {
-  const server = await startServer(["--tournaments-per-account", "100", "--tournaments-per-ip", "100", "--tournament-rate", "100",
-    "--rate", "1000", "--burst", "1000"]);
-  const browser = await launch();
-  try {
-    const org = await player(server, "Org");
-    await org.ok({ type: "claim_name", name: "Org" });
-    const made = [];
-    for (let i = 0; i < 52; i++)
-      made.push((await org.ok({ type: "create_tournament", name: `Cup ${i}`, format: "round_robin", variant: "square", k: 3, max_players: 4 })).tournament);
-    org.close();
-    const page = await newPage(browser, server, "viewer");
-    await goto(page, server, "#/tournaments");
-    await tid(page, "tournaments-pager").filter({ hasText: "Page 1 of 2" }).waitFor();
-    assert((await page.locator("[data-testid=tournaments] tbody tr").count()) === 50, "50 tournaments on page 1");
-    assert((await tid(page, `tournament-${made[51]}`).count()) === 1, "the newest first");
-    assert((await tid(page, "tournaments-newer").count()) === 0, "no newer page before page 1");
-    await tid(page, "tournaments-older").click();
-    await tid(page, "tournaments-pager").filter({ hasText: "Page 2 of 2" }).waitFor();
-    await page.waitForFunction(() => document.querySelectorAll("[data-testid=tournaments] tbody tr").length === 2);
-    assert((await tid(page, `tournament-${made[0]}`).count()) === 1, "the oldest last");
-    assert((await tid(page, "tournaments-older").count()) === 0, "no older page after the last");
-    await shot(page, "p6-tournaments-pages");
-  } finally {
-    await browser.close().catch(() => {});
-    await server.stop();
+  let j;
+  for (let i = 0; i < 100; i++) {
+    j = (await get(server, "/api/matches?player=greedy&page=2")).json;
+    if (j && j.matches && j.matches.length === 2) break;
+    await sleep(200);
   }
-});
+  assert(j && j.pages === 2 && j.matches.length === 2, `52 stored matches: ${JSON.stringify(j)}`);
+  org.close();
+
+  const page = await newPage(browser, server, "viewer");
+  await goto(page, server, "#/matches/greedy");
+  await tid(page, "matches-pager").filter({ hasText: "Page 1 of 2" }).waitFor();
+  assert((await page.locator("[data-testid=matches] tbody tr").count()) === 50, "50 matches on page 1");
+  assert((await tid(page, "matches-newer").count()) === 0, "no newer page before page 1");
+  await tid(page, "matches-older").click();
+  await tid(page, "matches-pager").filter({ hasText: "Page 2 of 2" }).waitFor();
+  await page.waitForFunction(() => document.querySelectorAll("[data-testid=matches] tbody tr").length === 2);
+  assert((await tid(page, "matches-older").count()) === 0, "no older page after the last");
+  await tid(page, "matches-newer").click();
+  await tid(page, "matches-pager").filter({ hasText: "Page 1 of 2" }).waitFor();
+  await shot(page, "p5-matches-pages");
+}, ["--max-rooms-per-player", "100", "--rate", "1000", "--burst", "1000", "--room-rate-per-ip", "1000",
+    "--guest-bot-vs-bot", "1", "--bot-seats-per-owner", "1000"]));
+
+test("the tournaments page pages through more than 50 tournaments", () => withWorld(async (browser, server) => {
+  const org = await player(server, "Org");
+  await org.ok({ type: "claim_name", name: "Org" });
+  const made = [];
+  for (let i = 0; i < 52; i++)
+    made.push((await org.ok({ type: "create_tournament", name: `Cup ${i}`, format: "round_robin", variant: "square", k: 3, max_players: 4 })).tournament);
+  org.close();
+  const page = await newPage(browser, server, "viewer");
+  await goto(page, server, "#/tournaments");
+  await tid(page, "tournaments-pager").filter({ hasText: "Page 1 of 2" }).waitFor();
+  assert((await page.locator("[data-testid=tournaments] tbody tr").count()) === 50, "50 tournaments on page 1");
+  assert((await tid(page, `tournament-${made[51]}`).count()) === 1, "the newest first");
+  assert((await tid(page, "tournaments-newer").count()) === 0, "no newer page before page 1");
+  await tid(page, "tournaments-older").click();
+  await tid(page, "tournaments-pager").filter({ hasText: "Page 2 of 2" }).waitFor();
+  await page.waitForFunction(() => document.querySelectorAll("[data-testid=tournaments] tbody tr").length === 2);
+  assert((await tid(page, `tournament-${made[0]}`).count()) === 1, "the oldest last");
+  assert((await tid(page, "tournaments-older").count()) === 0, "no older page after the last");
+  await shot(page, "p6-tournaments-pages");
+}, ["--tournaments-per-account", "100", "--tournaments-per-ip", "100", "--tournament-rate", "100",
+    "--rate", "1000", "--burst", "1000"]));
 
 /** Asserts that nothing on the page is wider than the screen (tables scroll inside their
  * own box) and that the named controls are big enough to tap: 24 x 24 CSS px at least,
  * WCAG 2.2's minimum target size. */
 async function fitsPhone(page, what, tapIds = []) {
-  const r = await page.evaluate((ids) => {
-    /* Whether a tap d px left, right, above or below e's centre lands on e. A gap whose
-     * probes fall off the screen or under the sticky bars is not judged here. */
-    const hitArea = (e, d) => {
-      const b = e.getBoundingClientRect();
-      const cx = b.left + b.width / 2, cy = b.top + b.height / 2;
-      const probes = [[cx, cy], [cx - d, cy], [cx + d, cy], [cx, cy - d], [cx, cy + d]];
-      if (probes.some(([x, y]) => x < 0 || y < 0 || x >= innerWidth || y >= innerHeight)) return true;
-      const hits = probes.map(([x, y]) => document.elementFromPoint(x, y));
-      if (hits.some((h) => h && h.closest(".board-head, .palette"))) return true;
-      return hits.every((h) => h && e.contains(h));
-    };
-    return {
+  await installHitProbe(page);
+  const r = await page.evaluate((ids) => ({
     scroll: document.documentElement.scrollWidth,
     width: window.innerWidth,
     small: ids.flatMap((id) => [...document.querySelectorAll(`[data-testid^="${id}"]`)]
       .filter((e) => e.offsetParent !== null)
       .map((e) => [e, e.getBoundingClientRect()])
-      // A gap's touch area reaches past its box (style.css): 44 x 44 px, probed; other
-      // controls: a box of 24 px at least (WCAG 2.2).
-      .filter(([e, b]) => (id === "gap-" ? !hitArea(e, 21) : b.width < 24 || b.height < 24))
+      // A gap's touch area reaches past its box (style.css): 44 x 44 px, probed (null: off
+      // the screen, not judged); other controls: a box of 24 px at least (WCAG 2.2).
+      .filter(([e, b]) => (id === "gap-" ? window.__hitProbe(e, 21) === false : b.width < 24 || b.height < 24))
       .map(([, b]) => `${id} ${Math.round(b.width)}x${Math.round(b.height)}`)),
-    };
-  }, tapIds);
+  }), tapIds);
   assert(r.scroll <= r.width, `${what}: the page is ${r.scroll} px wide on a ${r.width} px screen`);
   assert(r.small.length === 0, `${what}: too small to tap: ${r.small.join(", ")}`);
 }
 
-test("on a phone screen every view fits the width and its controls can be tapped", async () => {
-  const server = await startServer();
-  const browser = await launch();
-  try {
-    const context = await browser.newContext({ viewport: { width: 375, height: 740 }, isMobile: true, hasTouch: true, deviceScaleFactor: 2 });
-    const page = await context.newPage();
-    page.setDefaultTimeout(10000);
-    await page.goto(server.url + "/");
-    await fitsPhone(page, "the lobby before entering", ["connect"]);
-    await enter(page, "Pip");
-    await tid(page, "claim").click();
-    await tid(page, "account-token").waitFor();
-    await fitsPhone(page, "the lobby with the account token", ["create", "copy-token"]);
-    await shot(page, "m1-phone-lobby");
-    await createRoom(page, { k: 5, limit: 12, first: "creator" });
-    await tid(page, "bot-spec").selectOption("nested:1");
-    await tid(page, "bot-think").fill("10");
-    await tid(page, "seat-bot").click();
-    await tid(page, "seat-1").filter({ hasText: "nested:1" }).waitFor();
-    await tid(page, "ready").click();
-    // Moves by taps, checking the view at the builder's and the painter's fourth step.
-    await playToEnd(page, {
-      tap: true,
-      before: async (what, n) => {
-        if (n !== 3) return;
-        await fitsPhone(page, `the game at the ${what} step`, what === "place" ? ["gap-"] : ["sym-"]);
-        await shot(page, `m2-phone-${what}`);
-      },
-    });
-    await fitsPhone(page, "the game's result", ["rematch", "leave"]);
-    await shot(page, "m3-phone-result");
-    await tid(page, "replay-link").tap();
-    await page.waitForFunction(() => document.getElementById("page-body").dataset.loaded === "1");
-    await fitsPhone(page, "the replay");
-    await shot(page, "m4-phone-replay");
-    for (const hash of ["#/ladder", "#/tournaments", "#/matches/Pip"]) {
-      await goto(page, server, hash);
-      await fitsPhone(page, hash);
-    }
-    await shot(page, "m5-phone-matches");
-  } finally {
-    await browser.close().catch(() => {});
-    await server.stop();
+test("on a phone screen every view fits the width and its controls can be tapped", () => withWorld(async (browser, server) => {
+  const context = await browser.newContext({ viewport: { width: 375, height: 740 }, isMobile: true, hasTouch: true, deviceScaleFactor: 2 });
+  const page = await context.newPage();
+  page.setDefaultTimeout(10000);
+  await page.goto(server.url + "/");
+  await fitsPhone(page, "the lobby before entering", ["connect"]);
+  await enter(page, "Pip");
+  await tid(page, "claim").click();
+  await tid(page, "account-token").waitFor();
+  await fitsPhone(page, "the lobby with the account token", ["create", "copy-token"]);
+  await shot(page, "m1-phone-lobby");
+  await createRoom(page, { k: 5, limit: 12, first: "creator" });
+  await tid(page, "bot-spec").selectOption("nested:1");
+  await tid(page, "bot-think").fill("10");
+  await tid(page, "seat-bot").click();
+  await tid(page, "seat-1").filter({ hasText: "nested:1" }).waitFor();
+  await tid(page, "ready").click();
+  // Moves by taps, checking the view at the builder's and the painter's fourth step.
+  await playToEnd(page, {
+    tap: true,
+    before: async (what, n) => {
+      if (n !== 3) return;
+      await fitsPhone(page, `the game at the ${what} step`, what === "place" ? ["gap-"] : ["sym-"]);
+      await shot(page, `m2-phone-${what}`);
+    },
+  });
+  await fitsPhone(page, "the game's result", ["rematch", "leave"]);
+  await shot(page, "m3-phone-result");
+  await tid(page, "replay-link").tap();
+  await page.waitForFunction(() => document.getElementById("page-body").dataset.loaded === "1");
+  await fitsPhone(page, "the replay");
+  await shot(page, "m4-phone-replay");
+  for (const hash of ["#/ladder", "#/tournaments", "#/matches/Pip"]) {
+    await goto(page, server, hash);
+    await fitsPhone(page, hash);
   }
-});
+  await shot(page, "m5-phone-matches");
+}));
 
 test("the tournaments page shows a finished 4-bot round robin's standings", () => withWorld(async (browser, server) => {
   const page = await newPage(browser, server, "viewer");

@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
-import { startServer, test, run, launch, enter, createRoom, tid, SHOTS } from "./lib.mjs";
+import { test, run, enter, createRoom, tid, SHOTS, playToEnd, withWorld } from "./lib.mjs";
 
 const DIR = process.env.THUE_SHOTS || SHOTS;
 const SIZES = [["desktop", 1280, 800, false], ["phone", 390, 844, true]];
@@ -21,61 +21,41 @@ async function capture(page, label, name) {
   await page.screenshot({ path: path.join(DIR, `screen-${name}-${label}.png`), fullPage: true });
 }
 
-test("every screen at desktop and phone sizes fits its width (screenshots written)", async () => {
-  const server = await startServer(["--claims-per-ip", "100"]);
-  const browser = await launch();
-  try {
-    for (const [label, width, height, touch] of SIZES) {
-      const context = await browser.newContext({ viewport: { width, height }, hasTouch: touch, isMobile: touch });
-      const page = await context.newPage();
-      page.setDefaultTimeout(10000);
-      await page.goto(server.url + "/");
-      await tid(page, "demo-square").locator(".tile").first().waitFor();
-      await capture(page, label, "first");
-      const name = `Sam${label === "phone" ? "P" : "D"}`;
-      await enter(page, name);
-      await tid(page, "claim").click();
-      await tid(page, "account-token").waitFor();
-      await capture(page, label, "lobby");
-      // A game against greedy, played to its end by the last gap and the first symbol.
-      await createRoom(page, { k: 4, limit: 5, first: "creator" });
-      await tid(page, "bot-spec").selectOption("greedy");
-      await tid(page, "bot-think").fill("10");
-      await tid(page, "seat-bot").click();
-      await tid(page, "seat-1").filter({ hasText: "greedy" }).waitFor();
-      await tid(page, "ready").click();
-      await page.locator("[data-testid=word] .gap:not([disabled])").first().waitFor();
-      await capture(page, label, "game");
-      for (let moves = 0; ; moves++) {
-        assert(moves < 60, "the match ends");
-        const what = await page.waitForFunction(() => {
-          const r = document.querySelector("[data-testid=result]");
-          if (r && !r.hidden) return "over";
-          if (document.querySelector("[data-testid=word] .gap:not([disabled])")) return "place";
-          if (document.querySelector("[data-testid^=sym-]:not([disabled])")) return "paint";
-          return false;
-        }, null, { timeout: 15000 }).then((h) => h.jsonValue());
-        if (what === "over") break;
-        const target = what === "place" ? page.locator("[data-testid=word] .gap:not([disabled])").last()
-          : page.locator("[data-testid^=sym-]:not([disabled])").first();
-        await (touch ? target.tap() : target.click());
-      }
-      await capture(page, label, "result");
-      await tid(page, "replay-link").click();
-      await tid(page, "replay-final").waitFor();
-      await capture(page, label, "replay");
-      for (const [hash, shotName] of [[`#/matches/${name}`, "matches"], ["#/ladder", "ladder"], ["#/tournaments", "tournaments"]]) {
-        await page.evaluate((h) => { location.hash = h; }, hash);
-        await page.waitForFunction(() => document.getElementById("page-body").dataset.loaded === "1");
-        await capture(page, label, shotName);
-      }
-      await context.close();
+test("every screen at desktop and phone sizes fits its width (screenshots written)", () => withWorld(async (browser, server) => {
+  for (const [label, width, height, touch] of SIZES) {
+    const context = await browser.newContext({ viewport: { width, height }, hasTouch: touch, isMobile: touch });
+    const page = await context.newPage();
+    page.setDefaultTimeout(10000);
+    await page.goto(server.url + "/");
+    await tid(page, "demo-square").locator(".tile").first().waitFor();
+    await capture(page, label, "first");
+    const name = `Sam${label === "phone" ? "P" : "D"}`;
+    await enter(page, name);
+    await tid(page, "claim").click();
+    await tid(page, "account-token").waitFor();
+    await capture(page, label, "lobby");
+    // A game against greedy, played to its end by the last gap and the first symbol.
+    await createRoom(page, { k: 4, limit: 5, first: "creator" });
+    await tid(page, "bot-spec").selectOption("greedy");
+    await tid(page, "bot-think").fill("10");
+    await tid(page, "seat-bot").click();
+    await tid(page, "seat-1").filter({ hasText: "greedy" }).waitFor();
+    await tid(page, "ready").click();
+    await page.locator("[data-testid=word] .gap:not([disabled])").first().waitFor();
+    await capture(page, label, "game");
+    await playToEnd(page, { tap: touch });
+    await capture(page, label, "result");
+    await tid(page, "replay-link").click();
+    await tid(page, "replay-final").waitFor();
+    await capture(page, label, "replay");
+    for (const [hash, shotName] of [[`#/matches/${name}`, "matches"], ["#/ladder", "ladder"], ["#/tournaments", "tournaments"]]) {
+      await page.evaluate((h) => { location.hash = h; }, hash);
+      await page.waitForFunction(() => document.getElementById("page-body").dataset.loaded === "1");
+      await capture(page, label, shotName);
     }
-    console.log(`     screenshots in ${DIR}`);
-  } finally {
-    await browser.close().catch(() => {});
-    await server.stop();
+    await context.close();
   }
-});
+  console.log(`     screenshots in ${DIR}`);
+}, ["--claims-per-ip", "100"]));
 
 await run();

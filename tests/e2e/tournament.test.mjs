@@ -8,22 +8,14 @@
 // With THUE_SHOTS=DIR, each new screen is also saved there at 1280x800 and 390x844.
 import fs from "node:fs";
 import path from "node:path";
-import { startServer, test, run, launch, newPage, enter, tid, assert } from "./lib.mjs";
+import { test, run, newPage, enter, tid, assert, withWorld as world } from "./lib.mjs";
 import { get } from "../integration/lib.mjs";
 
 const LIFTS = ["--claims-per-ip", "100", "--tournaments-per-account", "100", "--tournaments-per-ip", "100",
   "--tournament-rate", "100", "--rate", "1000", "--burst", "1000"];
 
-async function withWorld(fn) {
-  const server = await startServer(LIFTS);
-  const browser = await launch();
-  try {
-    await fn(browser, server);
-  } finally {
-    await browser.close().catch(() => {});
-    await server.stop();
-  }
-}
+/** A fresh server (with the limits lifted) and browser for fn. */
+const withWorld = (fn) => world(fn, LIFTS);
 
 const SIZES = [["desktop", 1280, 800], ["phone", 390, 844]];
 
