@@ -53,6 +53,16 @@ test("the newest symbol is ringed, round 2 is not 'playing' early, the result na
   const chimes = () => finn.evaluate(() => [Number(document.body.dataset.chimes || 0), document.body.dataset.lastChime]);
   assert.deepEqual(await chimes(), [1, "turn"]);
   assert(!/playing/.test(await tid(eve, "round-1").textContent()), "round 2 is not listed as playing");
+  // On a desktop the gap under the pointer is the target: it widens and fills.
+  const gapLook = () => eve.evaluate(() => {
+    const g = getComputedStyle(document.querySelector("[data-testid=gap-0]"));
+    return [parseFloat(g.width), g.backgroundColor];
+  });
+  const [w0, bg0] = await gapLook();
+  await tid(eve, "gap-0").hover();
+  const [w1, bg1] = await gapLook();
+  assert(w1 > w0 + 5, `the hovered gap widens (${w0} -> ${w1} px)`);
+  assert.notEqual(bg1, bg0, "and fills with the accent colour");
   await placeAt(eve, 0);
   await finn.waitForFunction(() => document.title === "● Your turn · Thue game");
   assert.deepEqual(await chimes(), [2, "turn"], "Finn's turn chimes once");
