@@ -602,7 +602,7 @@ function tournamentForm() {
     roundsLabel,
     el("label", {}, "Variant ", sel("t-variant", [["square", "square-free"], ["overlap", "overlap-free"]])),
     el("label", {}, "Symbols k ", num("t-k", 2, 64, 3)),
-    el("label", {}, "Length limit ", num("t-limit", 1, 10000, 100)),
+    el("label", { title: POINTS_HELP }, "Points limit ", num("t-limit", 1, 10000, 100)),
     el("label", {}, "Clock (minutes, 0 = none) ", num("t-clock", 0, 1440, 0, "any")),
     el("label", {}, "Increment (s) ", num("t-inc", 0, 600, 0, "any")),
     el("label", {}, "Players at most ", num("t-max", 2, 256, 8)),
@@ -687,7 +687,7 @@ async function pageTournament(body, id) {
   }
   const clock = t.clock ? ` · clock ${fmtClock(t.clock.initial_ms)} + ${t.clock.increment_ms / 1000} s` : "";
   body.append(el("h2", { testid: "tournament-name" }, t.name, " ", el("button", { type: "button", testid: "page-refresh", onclick: route }, "Refresh")),
-    el("p", { class: "small", testid: "tournament-info" }, `${String(t.format).replace("_", " ")} · ${t.variant}-free, k = ${t.k}, limit ${t.limit}${clock} · ${t.status} · round ${t.round}/${t.rounds} · ${t.players}/${t.max_players} players`),
+    el("p", { class: "small", testid: "tournament-info" }, `${String(t.format).replace("_", " ")} · ${t.variant}-free, k = ${t.k}, a round ends at ${t.limit} points${clock} · ${t.status} · round ${t.round}/${t.rounds} · ${t.players}/${t.max_players} players`),
     tournamentControls(t),
     el("h3", {}, "Entrants"));
   const ents = t.entrants || [];

@@ -120,6 +120,7 @@ test("three people create, join, leave, start and play a round robin to its end 
   const id = await createTournament(ann, { name: "Browser cup", onForm: () => shots(ann, "create") });
   await tid(ann, "entrant-Ann").waitFor();
   await tid(ann, "tournament-info").filter({ hasText: "open" }).waitFor();
+  await tid(ann, "tournament-info").filter({ hasText: "a round ends at" }).waitFor(); // the points limit, said as such
   await tid(ann, "t-leave").waitFor();
   await tid(ann, "t-start").waitFor(); // its creator may start it
   await shots(ann, "created");
