@@ -27,8 +27,8 @@
 
 #include <jansson.h>
 
-#ifndef THUE_SERVER_VERSION
-#define THUE_SERVER_VERSION "0.1.0"
+#ifndef THUE_VERSION
+#error "THUE_VERSION comes from CMakeLists.txt's project() version"
 #endif
 
 #ifdef THUE_WEB_ROOT_DEFAULT
@@ -882,7 +882,7 @@ int thue_config_load(thue_config *c, int argc, char **argv, char *err, size_t er
         if (use.kind == FLAG_HELP || use.kind == FLAG_VERSION) {
             free(uses);
             fputs(use.kind == FLAG_HELP ? thue_config_usage
-                                        : "thue-server " THUE_SERVER_VERSION "\n",
+                                        : "thue-server " THUE_VERSION "\n",
                   stdout);
             fflush(stdout);
             return 1;

@@ -44,7 +44,7 @@ int main(int argc, char **argv)
         return 0;
     }
     if (strcmp(cmd, "--version") == 0) {
-        puts("thue 0.1.0");
+        puts("thue " THUE_VERSION); /* CMakeLists.txt's project() version */
         return 0;
     }
     if (strcmp(cmd, "check") == 0)

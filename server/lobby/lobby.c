@@ -29,7 +29,7 @@
 
 #include "log.h"
 
-#define SERVER_NAME "thue-server 0.1.0"
+#define SERVER_NAME "thue-server " THUE_VERSION /* THUE_VERSION: CMakeLists.txt's project() */
 
 /* ---- small helpers ---------------------------------------------------------------- */
 

@@ -218,7 +218,7 @@ static int http_healthz(thue_net *net, struct lws *wsi, pss *p, int head)
     char text[200];
     snprintf(text, sizeof text,
              "{\"status\":\"%s\",\"version\":\"%s\",\"uptime_s\":%llu,\"store\":\"%s\"}",
-             net->stopping ? "stopping" : "ok", THUE_SERVER_VERSION, (unsigned long long)up,
+             net->stopping ? "stopping" : "ok", THUE_VERSION, (unsigned long long)up,
              net->store == NULL ? "none" : sh.failing ? "failing" : "ok");
     return http_respond_text(wsi, p, net->stopping ? 503 : 200, JSON_TYPE, text, head);
 }

@@ -45,8 +45,8 @@
 #include "store/store.h"
 #include "strbuf.h"
 
-#ifndef THUE_SERVER_VERSION
-#define THUE_SERVER_VERSION "0.1.0"
+#ifndef THUE_VERSION
+#error "THUE_VERSION comes from CMakeLists.txt's project() version"
 #endif
 
 #define PROTOCOL_NAME "thue.v1"

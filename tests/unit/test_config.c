@@ -974,7 +974,7 @@ static void test_help_and_version(void **state)
 
     out = capture_stdout((const char *const[]){"--version", NULL}, &r);
     assert_int_equal(r, 1);
-    assert_string_equal(out, "thue-server 0.1.0\n");
+    assert_string_equal(out, "thue-server " THUE_VERSION "\n");
     free(out);
 
     /* Help comes before the values are checked, and before the config file is read. */
