@@ -20,7 +20,7 @@
 // timeout, and figures are printed; timings are asserted only with wide bounds.
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { Client, SERVER, run, startServer, test } from "./lib.mjs";
+import { SERVER, account, metric, player, run, startServer, test } from "./lib.mjs";
 
 const THINK_MS = 1000;
 const ATTACK_SPEC = "uct:iterations=0,ms=60000"; // searches for its whole think_ms
@@ -44,24 +44,6 @@ const FLAGS = () => known([
   "--room-rate-per-ip", "100000",
   "--bot-think-max-ms", "30000",
 ]);
-
-async function guest(server, name, addr) {
-  const c = await Client.connect(server.ws, name, ["thue.v1"], { localAddress: addr });
-  c.welcome = await c.ok({ type: "hello", protocol: 1, name });
-  return c;
-}
-
-async function account(server, name, addr) {
-  const c = await guest(server, name, addr);
-  await c.ok({ type: "claim_name", name });
-  return c;
-}
-
-async function metric(server, name) {
-  const text = await (await fetch(`${server.url}/metrics`)).text();
-  const m = new RegExp(`^${name} (\\d+)$`, "m").exec(text);
-  return m ? Number(m[1]) : NaN;
-}
 
 function count(map, key) {
   map[key] = (map[key] || 0) + 1;
@@ -93,7 +75,7 @@ test("limits: guests get no bot against a bot, think_ms has a ceiling, an owner 
   const server = await startServer(FLAGS());
   const clients = [];
   try {
-    const g = await guest(server, "Gus", "127.0.0.2");
+    const g = await player(server, "Gus", "127.0.0.2");
     clients.push(g);
     // A guest may play a bot, not watch two bots play.
     const { room } = await g.ok({ type: "create_room", k: 3, seat: false });
@@ -126,7 +108,7 @@ test("limits: guests get no bot against a bot, think_ms has a ceiling, an owner 
     // The guests of one address share one allowance: Gus holds two bots at 127.0.0.2.
     const more = [];
     for (let i = 0; i < 4; i++) {
-      const h = await guest(server, `Hal${i}`, "127.0.0.2");
+      const h = await player(server, `Hal${i}`, "127.0.0.2");
       clients.push(h);
       const { room: hr } = await h.ok({ type: "create_room", k: 3 });
       more.push((await h.request({ type: "seat_bot", room: hr, bot: "greedy" })).type === "error" ? "refused" : "ok");
@@ -165,7 +147,7 @@ test("a player's bot moves on time while 20 accounts fill the pool with 30 s sea
     }));
     // 20 guests at one address try the same, twice each.
     const guests = [];
-    for (let i = 0; i < GUESTS; i++) guests.push(await guest(server, `Gst${i}`, "127.0.0.5"));
+    for (let i = 0; i < GUESTS; i++) guests.push(await player(server, `Gst${i}`, "127.0.0.5"));
     clients.push(...guests);
     const guestAnswers = {};
     await Promise.all(guests.map(async (g) => {
@@ -182,7 +164,7 @@ test("a player's bot moves on time while 20 accounts fill the pool with 30 s sea
       `bot jobs queued ${queued}, running ${running}`);
 
     // The player, at another address, plays a bot that thinks THINK_MS a move.
-    const pat = await guest(server, "Pat", "127.0.0.200");
+    const pat = await player(server, "Pat", "127.0.0.200");
     clients.push(pat);
     const { room } = await pat.ok({ type: "create_room", k: 3, limit: 100, first_builder: "creator" });
     await pat.ok({ type: "seat_bot", room, bot: ATTACK_SPEC, think_ms: THINK_MS });

@@ -15,28 +15,7 @@
 // in count, every wait has a timeout, and the figures are printed, not asserted as
 // timings.
 import assert from "node:assert/strict";
-import { Client, run, startServer, test } from "./lib.mjs";
-
-/** A guest named name whose connection comes from addr (127.0.0.x). */
-async function guest(server, name, addr = "127.0.0.1") {
-  const c = await Client.connect(server.ws, name, ["thue.v1"], { localAddress: addr });
-  c.welcome = await c.ok({ type: "hello", protocol: 1, name });
-  return c;
-}
-
-/** A guest that claimed its name (an account). */
-async function account(server, name, addr) {
-  const c = await guest(server, name, addr);
-  await c.ok({ type: "claim_name", name });
-  return c;
-}
-
-/** The value of a metric in /metrics (a line "name value"). */
-async function metric(server, name) {
-  const text = await (await fetch(`${server.url}/metrics`)).text();
-  const m = new RegExp(`^${name} (\\d+)$`, "m").exec(text);
-  return m ? Number(m[1]) : NaN;
-}
+import { account, metric, player, run, startServer, test } from "./lib.mjs";
 
 /** The server's resident memory in MiB. */
 async function rssMiB(pid) {
@@ -55,7 +34,7 @@ test("rooms: 150 guests at one address making and leaving rooms cannot fill the 
   try {
     const t0 = Date.now();
     const guests = [];
-    for (let i = 0; i < 150; i++) guests.push(await guest(server, `g${i}`));
+    for (let i = 0; i < 150; i++) guests.push(await player(server, `g${i}`));
     clients.push(...guests);
     // Each guest makes and leaves three rooms, then makes one more and stays in it: 600
     // rooms asked for, all at once.
@@ -75,9 +54,9 @@ test("rooms: 150 guests at one address making and leaving rooms cannot fill the 
     const rooms = await metric(server, "thue_rooms");
     console.log(`     600 create_room from one address in ${Date.now() - t0} ms: ${JSON.stringify(answers)}; rooms on the server: ${rooms} of 200`);
     // Someone at another address still gets a room, and two others a quick match.
-    const ann = await guest(server, "Ann", "127.0.0.2");
-    const bob = await guest(server, "Bob", "127.0.0.3");
-    const cy = await guest(server, "Cy", "127.0.0.4");
+    const ann = await player(server, "Ann", "127.0.0.2");
+    const bob = await player(server, "Bob", "127.0.0.3");
+    const cy = await player(server, "Cy", "127.0.0.4");
     clients.push(ann, bob, cy);
     const made = await ann.request({ type: "create_room", k: 3 });
     assert.equal(made.type, "room_created", `a room for someone else: ${JSON.stringify(made)}`);
@@ -99,14 +78,14 @@ test("quick match on a full server: server_busy at once, or queue_failed when th
   const clients = [];
   try {
     const holders = [];
-    for (let i = 0; i < 2; i++) holders.push(await guest(server, `h${i}`, `127.0.0.${10 + i}`));
+    for (let i = 0; i < 2; i++) holders.push(await player(server, `h${i}`, `127.0.0.${10 + i}`));
     clients.push(...holders);
     for (const h of holders) await h.ok({ type: "create_room", k: 3 });
     // One room left: Dee waits for a bot, then someone takes the last room.
-    const dee = await guest(server, "Dee", "127.0.0.20");
+    const dee = await player(server, "Dee", "127.0.0.20");
     clients.push(dee);
     await dee.ok({ type: "queue_join", variant: "square", k: 3, bot_after_s: 1 });
-    const last = await guest(server, "Last", "127.0.0.12");
+    const last = await player(server, "Last", "127.0.0.12");
     clients.push(last);
     await last.ok({ type: "create_room", k: 3 });
     const t0 = Date.now();
@@ -115,7 +94,7 @@ test("quick match on a full server: server_busy at once, or queue_failed when th
     assert.equal(failed.type, "queue_failed");
     assert.equal(failed.code, "server_busy");
     // Full now: a new quick match is refused at once, not queued for nothing.
-    const eve = await guest(server, "Eve", "127.0.0.21");
+    const eve = await player(server, "Eve", "127.0.0.21");
     clients.push(eve);
     const r = await eve.request({ type: "queue_join", variant: "square", k: 3 });
     console.log(`     queue_join on a full server: ${r.type} ${r.code || ""}: ${r.message || ""}`);
@@ -195,8 +174,8 @@ test("invites: a wrong invite gets the answer of a room that does not exist", as
   const server = await startServer([]);
   const clients = [];
   try {
-    const ann = await guest(server, "Ann", "127.0.0.2");
-    const eve = await guest(server, "Eve", "127.0.0.3");
+    const ann = await player(server, "Ann", "127.0.0.2");
+    const eve = await player(server, "Eve", "127.0.0.3");
     clients.push(ann, eve);
     const priv = await ann.ok({ type: "create_room", k: 3, private: true });
     const none = await eve.request({ type: "join", room: "rdoesnotexist" });
@@ -217,8 +196,8 @@ test("chat: a line feed (a forged line) or a bidirectional override is refused",
   const server = await startServer([]);
   const clients = [];
   try {
-    const ann = await guest(server, "Ann", "127.0.0.2");
-    const bob = await guest(server, "Bob", "127.0.0.3");
+    const ann = await player(server, "Ann", "127.0.0.2");
+    const bob = await player(server, "Bob", "127.0.0.3");
     clients.push(ann, bob);
     const { room } = await ann.ok({ type: "create_room", k: 3 });
     await bob.ok({ type: "join", room });
@@ -241,7 +220,7 @@ test("ids: room ids and invite codes are long random strings", async () => {
   const server = await startServer([]);
   const clients = [];
   try {
-    const ann = await guest(server, "Ann", "127.0.0.2");
+    const ann = await player(server, "Ann", "127.0.0.2");
     clients.push(ann);
     const ids = new Set();
     for (let i = 0; i < 5; i++) {

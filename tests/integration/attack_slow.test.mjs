@@ -15,7 +15,7 @@
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { Client, SERVER, WAIT_MS, run, startServer, test, withTimeout } from "./lib.mjs";
+import { SERVER, WAIT_MS, player, run, startServer, test, withTimeout } from "./lib.mjs";
 
 const CONNS = 100;
 const ROOMS = 5;
@@ -57,12 +57,6 @@ function serverEnv() {
   return { ASAN_OPTIONS: opts.filter(Boolean).join(":") };
 }
 
-async function guest(server, name, addr) {
-  const c = await Client.connect(server.ws, name, ["thue.v1"], { localAddress: addr });
-  c.welcome = await c.ok({ type: "hello", protocol: 1, name });
-  return c;
-}
-
 test("slow readers: memory stays bounded, they are dropped with goodbye slow, others play on", async () => {
   const help = knownFlags();
   const flags = ["--max-rooms-per-player", String(ROOMS), "--max-connections-per-ip", "1000", "--grace-s", "0"];
@@ -76,7 +70,7 @@ test("slow readers: memory stays bounded, they are dropped with goodbye slow, ot
       for (let j = i; j < Math.min(CONNS, i + 20); j++) {
         batch.push(
           (async () => {
-            const c = await guest(server, `Slow${j}`, "127.0.0.1");
+            const c = await player(server, `Slow${j}`, "127.0.0.1");
             for (let r = 0; r < ROOMS; r++) await c.ok({ type: "create_room", k: 3 });
             return c;
           })(),
@@ -84,7 +78,7 @@ test("slow readers: memory stays bounded, they are dropped with goodbye slow, ot
       }
       slow.push(...(await Promise.all(batch)));
     }
-    const probe = await guest(server, "Probe", "127.0.0.3");
+    const probe = await player(server, "Probe", "127.0.0.3");
     const listed = await probe.ok({ type: "list_rooms" });
     const answerBytes = JSON.stringify(listed).length;
     probe.close();
@@ -121,8 +115,8 @@ test("slow readers: memory stays bounded, they are dropped with goodbye slow, ot
     })();
     const play = (async () => {
       const p0 = Date.now();
-      const ann = await guest(server, "Ann", "127.0.0.2");
-      const bob = await guest(server, "Bob", "127.0.0.2");
+      const ann = await player(server, "Ann", "127.0.0.2");
+      const bob = await player(server, "Bob", "127.0.0.2");
       const { room } = await ann.ok({ type: "create_room", k: 3, first_builder: "creator" });
       await bob.ok({ type: "join", room });
       await ann.ok({ type: "ready", room });
@@ -192,7 +186,7 @@ test("the total bound: past --send-total-max-mib the largest backlogs are droppe
       for (let j = i; j < Math.min(N, i + 20); j++) {
         batch.push(
           (async () => {
-            const c = await guest(server, `Big${j}`, "127.0.0.1");
+            const c = await player(server, `Big${j}`, "127.0.0.1");
             for (let r = 0; r < ROOMS; r++) await c.ok({ type: "create_room", k: 3 });
             return c;
           })(),
@@ -246,10 +240,10 @@ test("a client that reads is not dropped, even for messages longer than the boun
   if (help.includes("--send-max-kib")) flags.push("--send-max-kib", "16");
   const server = await startServer(flags, serverEnv());
   try {
-    const maker = await guest(server, "Maker", "127.0.0.1");
+    const maker = await player(server, "Maker", "127.0.0.1");
     // (in batches: 200 answers at once would be more than twice the bound in one go)
     for (let i = 0; i < 200; i += 10) await Promise.all(Array.from({ length: 10 }, () => maker.ok({ type: "create_room", k: 3 })));
-    const reader = await guest(server, "Reader", "127.0.0.2");
+    const reader = await player(server, "Reader", "127.0.0.2");
     let bytes = 0;
     for (let i = 0; i < 20; i++) {
       // a list and a ping together: the ping's answer follows a long message
@@ -278,9 +272,9 @@ test("a reader that pauses, then catches up within 2 s, stays connected", async 
   if (help.includes("--send-max-kib")) flags.push("--send-max-kib", "3072");
   const server = await startServer(flags, serverEnv());
   try {
-    const maker = await guest(server, "Maker", "127.0.0.1");
+    const maker = await player(server, "Maker", "127.0.0.1");
     for (let i = 0; i < 500; i += 20) await Promise.all(Array.from({ length: 20 }, () => maker.ok({ type: "create_room", k: 3 })));
-    const reader = await guest(server, "Reader", "127.0.0.2");
+    const reader = await player(server, "Reader", "127.0.0.2");
     reader.ws.pause();
     for (let b = 0; b < 8; b++) {
       for (let n = 0; n < 10; n++) reader.send({ type: "list_rooms", id: 1000 + 10 * b + n });
@@ -314,9 +308,9 @@ test("a reader over the bound (not twice it) for 2 s is dropped with goodbye slo
   if (help.includes("--send-max-kib")) flags.push("--send-max-kib", "3072");
   const server = await startServer(flags, serverEnv());
   try {
-    const maker = await guest(server, "Maker", "127.0.0.1");
+    const maker = await player(server, "Maker", "127.0.0.1");
     for (let i = 0; i < 500; i += 20) await Promise.all(Array.from({ length: 20 }, () => maker.ok({ type: "create_room", k: 3 })));
-    const reader = await guest(server, "Reader", "127.0.0.2");
+    const reader = await player(server, "Reader", "127.0.0.2");
     reader.ws.pause();
     const t0 = Date.now();
     for (let b = 0; b < 8; b++) {

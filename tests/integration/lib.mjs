@@ -197,11 +197,26 @@ export class Client {
   }
 }
 
-/** Connects and says hello as name; resolves to the client, with .welcome set. */
-export async function player(server, name) {
-  const c = await Client.connect(server.ws, name);
+/** Connects (from the local address addr, 127.0.0.x, when given) and says hello as name;
+ * resolves to the client, with .welcome set. */
+export async function player(server, name, addr) {
+  const c = await Client.connect(server.ws, name, ["thue.v1"], addr ? { localAddress: addr } : {});
   c.welcome = await c.ok({ type: "hello", protocol: 1, name });
   return c;
+}
+
+/** A player that claimed its name (an account), from addr when given. */
+export async function account(server, name, addr) {
+  const c = await player(server, name, addr);
+  await c.ok({ type: "claim_name", name });
+  return c;
+}
+
+/** The value of a metric in /metrics (a line "name value"), or NaN. */
+export async function metric(server, name) {
+  const text = await (await fetch(`${server.url}/metrics`)).text();
+  const m = new RegExp(`^${name} (\\d+)$`, "m").exec(text);
+  return m ? Number(m[1]) : NaN;
 }
 
 /** GET path from the server: {status, headers, body (text), json (parsed or undefined)}. */
