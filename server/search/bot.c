@@ -16,6 +16,7 @@
 #include "engine/errors.h"
 #include "engine/word.h"
 #include "search/bot_internal.h"
+#include "search/solve.h"
 
 const char *thue_role_name(thue_role r)
 {
@@ -295,18 +296,7 @@ int thue_position_check(const thue_position *pos)
 
 int thue__ctl_poll(thue__ctl *ctl)
 {
-    if (ctl->stop != NULL && atomic_load_explicit(ctl->stop, memory_order_relaxed))
-        return ctl->stopped = 1;
-    if (ctl->deadline_ns == 0 && ctl->yield == NULL)
-        return ctl->stopped;
-    int64_t now = thue_now_ns();
-    if (ctl->yield != NULL && ctl->yield(ctl->yield_arg, now)) {
-        /* Paused: the stop flag may have been raised and the deadline passed meanwhile. */
-        if (ctl->stop != NULL && atomic_load_explicit(ctl->stop, memory_order_relaxed))
-            return ctl->stopped = 1;
-        now = thue_now_ns();
-    }
-    if (ctl->deadline_ns != 0 && now >= ctl->deadline_ns)
+    if (thue_search_must_stop(ctl->stop, ctl->yield, ctl->yield_arg, ctl->deadline_ns))
         ctl->stopped = 1;
     return ctl->stopped;
 }

@@ -267,20 +267,26 @@ static int64_t mono_ns(void)
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-static int out_of_time(const thue_solver *s)
+int thue_search_must_stop(const atomic_int *stop, int (*yield)(void *arg, int64_t now_ns),
+                          void *yield_arg, int64_t deadline_ns)
 {
-    if (s->stop_flag != NULL && atomic_load_explicit(s->stop_flag, memory_order_relaxed))
+    if (stop != NULL && atomic_load_explicit(stop, memory_order_relaxed))
         return 1;
-    if (s->deadline == 0 && s->yield == NULL)
+    if (deadline_ns == 0 && yield == NULL)
         return 0;
     int64_t now = mono_ns();
-    if (s->yield != NULL && s->yield(s->yield_arg, now)) {
-        /* Paused: look at the flag and the clock again. */
-        if (s->stop_flag != NULL && atomic_load_explicit(s->stop_flag, memory_order_relaxed))
+    if (yield != NULL && yield(yield_arg, now)) {
+        /* Paused: the flag may have been raised and the deadline passed meanwhile. */
+        if (stop != NULL && atomic_load_explicit(stop, memory_order_relaxed))
             return 1;
         now = mono_ns();
     }
-    return s->deadline != 0 && now >= s->deadline;
+    return deadline_ns != 0 && now >= deadline_ns;
+}
+
+static int out_of_time(const thue_solver *s)
+{
+    return thue_search_must_stop(s->stop_flag, s->yield, s->yield_arg, s->deadline);
 }
 
 /* At the root of a split search only a share of the positions is the builder's. */
