@@ -492,7 +492,8 @@ static int ladder_order(const void *x, const void *y)
 
 /*
  * The ladder cache: a pool's sorted rows per (variant, k, kind), built on the first
- * request after a change and dropped when a rating of the pool changes (ladder_invalidate).
+ * request and kept in order as matches move ratings (ladder_moved); dropped only when
+ * accounts come or go or ratings are loaded (ladder_invalidate).
  * A page is then a slice: with 67k rated accounts a request cost ~9 ms of the loop thread
  * for the sort, and a flood of them slowed every game; now a request between two rating
  * changes costs its page only. Rows point into the accounts: an account is freed only
@@ -521,6 +522,59 @@ void ladder_invalidate(thue_lobby *l, int variant, int k)
     }
 }
 
+static bool in_ladder(thue_ladder_kind kind, const account *a)
+{
+    return !((kind == THUE_LADDER_HUMAN && a->kind != THUE_KIND_ACCOUNT) ||
+             (kind == THUE_LADDER_BOT && a->kind != THUE_KIND_BOT));
+}
+
+/* A rated match moves two rows: each is taken out, then put back where ladder_order
+ * says (a binary search over the rows still in order), O(rows) for the moves of memory
+ * instead of a rebuild's scan of every account and sort. */
+void ladder_moved(thue_lobby *l, int variant, int k, account *const *a, pool_rating *const *p,
+                  int n)
+{
+    for (ladder_cache **pp = &l->ladders; *pp;) {
+        ladder_cache *c = *pp;
+        if ((int)c->variant != variant || c->k != k) {
+            pp = &c->next;
+            continue;
+        }
+        ladder_row *rows = realloc(c->rows, ((size_t)c->n + (size_t)n) * sizeof *rows);
+        if (rows == NULL) { /* out of memory: drop this ladder; the next request builds it */
+            *pp = c->next;
+            free(c->rows);
+            free(c);
+            continue;
+        }
+        c->rows = rows;
+        for (int i = 0; i < n; i++)
+            for (int j = 0; j < c->n; j++)
+                if (rows[j].p == p[i]) {
+                    memmove(&rows[j], &rows[j + 1], (size_t)(c->n - j - 1) * sizeof *rows);
+                    c->n--;
+                    break;
+                }
+        for (int i = 0; i < n; i++) {
+            if (p[i]->games <= 0 || !in_ladder(c->kind, a[i]))
+                continue;
+            ladder_row key = {a[i], p[i]};
+            int lo = 0, hi = c->n;
+            while (lo < hi) {
+                int mid = lo + (hi - lo) / 2;
+                if (ladder_order(&rows[mid], &key) < 0)
+                    lo = mid + 1;
+                else
+                    hi = mid;
+            }
+            memmove(&rows[lo + 1], &rows[lo], (size_t)(c->n - lo) * sizeof *rows);
+            rows[lo] = key;
+            c->n++;
+        }
+        pp = &c->next;
+    }
+}
+
 /* The pool's sorted rows, from the cache or built now; NULL when out of memory. */
 static ladder_cache *ladder_rows(thue_lobby *l, thue_variant variant, int k,
                                  thue_ladder_kind kind)
@@ -542,8 +596,7 @@ static ladder_cache *ladder_rows(thue_lobby *l, thue_variant variant, int k,
     }
     int total = 0;
     for (account *a = l->accounts; a; a = a->next) {
-        if ((kind == THUE_LADDER_HUMAN && a->kind != THUE_KIND_ACCOUNT) ||
-            (kind == THUE_LADDER_BOT && a->kind != THUE_KIND_BOT))
+        if (!in_ladder(kind, a))
             continue;
         for (pool_rating *p = a->ratings; p; p = p->next)
             if (p->variant == variant && p->k == k && p->games > 0)

@@ -335,6 +335,10 @@ void accounts_free(thue_lobby *l);
 /* Drops the cached ladders of pool (variant, k), or every one when k < 0 (accounts.c):
  * after any change of a rating in that pool. */
 void ladder_invalidate(thue_lobby *l, int variant, int k);
+/* The n ratings p[i] (of accounts a[i]) of pool (variant, k) changed by a match: their
+ * rows move to their new places in the pool's cached ladders (no rebuild). */
+void ladder_moved(thue_lobby *l, int variant, int k, account *const *a, pool_rating *const *p,
+                  int n);
 /* Loading is over: the start-up index of accounts by id goes. */
 void accounts_load_done(thue_lobby *l);
 

@@ -91,7 +91,6 @@ static int rate(room *r, thue_rating_change out[2], thue_rating_row rows[2])
             return -1;
         rows[i].account = a->id;
     }
-    ladder_invalidate(l, (int)r->opt.variant, r->opt.k);
     double s0 = r->m.winner == 0 ? 1 : r->m.winner == 1 ? 0 : 0.5;
     thue_glicko after[2];
     if (thue_glicko_match(&p[0]->g, &p[1]->g, s0, l->cfg.tau, &after[0], &after[1]) != 0)
@@ -119,6 +118,8 @@ static int rate(room *r, thue_rating_change out[2], thue_rating_row rows[2])
         rows[i].draws = p[i]->draws;
         rows[i].losses = p[i]->losses;
     }
+    account *acct[2] = {seat_account(&r->seats[0]), seat_account(&r->seats[1])};
+    ladder_moved(l, (int)r->opt.variant, r->opt.k, acct, p, 2);
     return 0;
 }
 

@@ -19,6 +19,7 @@
 
 #include "lobby/lobby.h"
 #include "lobby/ids.h"
+#include "ladder_moved_hook.h"
 #include "log.h"
 #include "metrics.h"
 #include "store/store.h"
@@ -1247,6 +1248,27 @@ static void test_ladder_cache(void **st)
         }
         for (int kind = THUE_LADDER_ALL; kind <= THUE_LADDER_BOT; kind++)
             check_ladder(h, rows, N, (thue_ladder_kind)kind);
+    }
+    /* Rated matches move their two rows in the cached ladders (ladder_moved), a player's
+     * first rated game adds its row: pages still follow the plain sort. */
+    for (int match = 0; match < 60; match++) {
+        int seat[2];
+        x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+        seat[0] = (int)((x >> 33) % N);
+        seat[1] = (seat[0] + 1 + (int)((x >> 13) % (N - 1))) % N;
+        for (int s = 0; s < 2; s++) {
+            int i = seat[s];
+            x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+            rows[i].rating = 1000 + (double)((x >> 33) % 900);
+            rows[i].games++;
+        }
+        assert_int_equal(ladder_rate_pair(h->lobby, THUE_SQUARE, 5, 1000 + seat[0],
+                                          rows[seat[0]].rating, rows[seat[0]].games, 1000 + seat[1],
+                                          rows[seat[1]].rating, rows[seat[1]].games),
+                         0);
+        if (match % 10 == 9)
+            for (int kind = THUE_LADDER_ALL; kind <= THUE_LADDER_BOT; kind++)
+                check_ladder(h, rows, N, (thue_ladder_kind)kind);
     }
     h_free_store(h, store);
 }

@@ -1,0 +1,24 @@
+/* ladder_moved_hook.c: see ladder_moved_hook.h. */
+#include "ladder_moved_hook.h"
+
+#include "lobby/lobby_internal.h"
+
+int ladder_rate_pair(thue_lobby *l, thue_variant variant, int k, int64_t id0, double rating0,
+                     int games0, int64_t id1, double rating1, int games1)
+{
+    const int64_t id[2] = {id0, id1};
+    const double rating[2] = {rating0, rating1};
+    const int games[2] = {games0, games1};
+    account *a[2];
+    pool_rating *p[2];
+    for (int s = 0; s < 2; s++) {
+        for (a[s] = l->accounts; a[s] && a[s]->id != id[s]; a[s] = a[s]->next)
+            ;
+        if (a[s] == NULL || (p[s] = account_rating(a[s], variant, k)) == NULL)
+            return -1;
+        p[s]->g.rating = rating[s];
+        p[s]->games = games[s];
+    }
+    ladder_moved(l, (int)variant, k, a, p, 2);
+    return 0;
+}
