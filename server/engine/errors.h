@@ -24,7 +24,13 @@
     X(ETURN, -11, "not_your_turn", "it is not your turn")                                          \
     X(ESTEP, -12, "wrong_step", "wrong step: the builder places, the painter paints")              \
     X(EOVER, -13, "match_over", "the match is over")                                               \
-    X(EREPEAT, -14, "has_repetition", "the word already contains a repetition")
+    X(EREPEAT, -14, "has_repetition", "the word already contains a repetition")                    \
+    X(EOPTIONS, -15, "bad_options", "the game's options are not valid")                            \
+    X(EMOVE, -16, "bad_move", "the move is not of the game's shape")                               \
+    X(EILLEGAL, -17, "illegal_move", "the rules do not allow that move")                           \
+    X(ESTATE, -18, "bad_state", "not a valid position of the game")                                \
+    X(ETOOBIG, -19, "too_big", "the position is beyond what the solver can decide")                \
+    X(EGAME, -20, "unknown_game", "no such game")
 
 typedef enum {
     THUE_OK = 0,

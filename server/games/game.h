@@ -1,0 +1,174 @@
+/*
+ * game.h: one table of functions per game, the way libuv's handle types or SQLite's VFS
+ * are tables: the lobby, the bots, the store and the CLI call a game only through it.
+ *
+ * A game (thue_gamedef) is a set of rules with options. Its pieces:
+ *   - options: parsed from a JSON object (NULL or {} = the defaults) into an opaque
+ *     thue_gopt, checked completely; written back canonically (every member, fixed
+ *     order) by options_json; pool_key names the rating pool the options belong to
+ *     (ratings, ladders and tournaments are per game and pool);
+ *   - state: a flat block of state_size(opt) bytes that the caller owns; it holds no
+ *     pointers, so copying it with memcpy copies the position (bots and solvers rely on
+ *     this). A state covers the whole match: two-round games (Thue) swap the roles
+ *     inside it;
+ *   - players: 0 and 1. Player 0 moves first; the table that runs a match decides which
+ *     seat is player 0;
+ *   - moves: a thue_gmove of four integers whose meaning is the game's; move_parse and
+ *     move_json convert from and to the wire's JSON object;
+ *   - a move is applied only through apply, which checks it completely and changes
+ *     nothing when it is refused (a negative THUE_E... code and a sentence in the
+ *     thue_gerr);
+ *   - result: over or not, the winner (or a draw), the score and why it ended. Forfeits
+ *     (resign, time, abandon) belong to the table, not to the game.
+ *
+ * Every function is pure: no I/O, no globals written, no allocation except the JSON
+ * that the *_json functions return (a new reference), so the worker pool's threads may
+ * call them at once on their own states.
+ */
+#ifndef THUE_GAMES_GAME_H
+#define THUE_GAMES_GAME_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "engine/errors.h"
+
+/* Parsed options: each game casts it to its own struct (at most this big). */
+typedef union thue_gopt {
+    unsigned char bytes[1024];
+    int64_t align_i;
+    double align_d;
+} thue_gopt;
+
+/* One move; the game gives the four numbers their meaning. Unused ones are 0. */
+typedef struct thue_gmove {
+    int32_t v[4];
+} thue_gmove;
+
+/* Why a call failed: code is the negative THUE_E... value, field the member it is about
+ * ("heaps/2", "" for none), msg one sentence for a person. */
+typedef struct thue_gerr {
+    int code;
+    char field[48];
+    char msg[160];
+} thue_gerr;
+
+/* The outcome of a state. */
+typedef struct thue_gresult {
+    bool over;
+    int winner;      /* 0 or 1; -1 for a draw or while running */
+    int score[2];    /* points (Thue: painter points; one-game matches: 1 for a win) */
+    const char *why; /* static: "no_moves", "move_cap", "score", ... ; "" while running */
+} thue_gresult;
+
+/* An option's description, for `thue games --json`, the web client and docs. */
+typedef struct thue_goption_doc {
+    const char *name;  /* member name */
+    const char *type;  /* "integer", "boolean", "string", "array of integers" */
+    const char *deflt; /* the default as JSON text */
+    const char *help;  /* the allowed values and what it does */
+} thue_goption_doc;
+
+enum {
+    THUE_GAME_ACYCLIC = 1 << 0, /* every line of play ends: plain minimax terminates */
+    THUE_GAME_DRAWS = 1 << 1,   /* a match may end drawn */
+};
+
+typedef struct thue_gamedef {
+    const char *name;    /* the wire name: "thue", "nim", ... */
+    const char *title;   /* "Nim" */
+    const char *summary; /* one sentence on the rules */
+    const char *move_doc;     /* the move's JSON shape, e.g. {"heap":I,"take":N} */
+    const char *position_doc; /* the position's JSON shape (for --position) */
+    const thue_goption_doc *options;
+    int noptions;
+    unsigned flags; /* THUE_GAME_... */
+
+    /* Options. j NULL or {} gives the defaults; an unknown member is refused. 0, or
+     * THUE_EOPTIONS with e filled (opt is then unspecified). */
+    int (*parse_options)(const json_t *j, thue_gopt *opt, thue_gerr *e);
+    /* Canonical JSON of the options (every member). New reference, NULL out of memory. */
+    json_t *(*options_json)(const thue_gopt *opt);
+    /* The rating pool within the game ("k3-square", "misere", "8x8"): the options that
+     * change the game's character, not the starting position. */
+    void (*pool_key)(const thue_gopt *opt, char *out, size_t size);
+
+    /* Bytes of a state for these options (fixed for the whole match). */
+    size_t (*state_size)(const thue_gopt *opt);
+    /* The starting position. seed picks it where the options ask for a random one
+     * (the same seed gives the same position). */
+    void (*start)(const thue_gopt *opt, uint64_t seed, void *st);
+    /* A position from JSON (the CLI's --position; the same shape state_json writes;
+     * members that state_json adds for clients, such as "to_move", are optional). 0 or
+     * THUE_ESTATE with e filled. */
+    int (*position_parse)(const thue_gopt *opt, const json_t *j, void *st, thue_gerr *e);
+    /* The state as JSON for clients, records and replays. New reference. */
+    json_t *(*state_json)(const thue_gopt *opt, const void *st);
+
+    /* The player to move, -1 once over. */
+    int (*to_move)(const thue_gopt *opt, const void *st);
+    /* The kind of move expected now ("move"; Thue: "place" or "paint"; "over"). */
+    const char *(*step)(const thue_gopt *opt, const void *st);
+    /* Most legal moves a state of these options can have (buffer size for legal_moves). */
+    int (*max_moves)(const thue_gopt *opt);
+    /* The legal moves of the player to move, in a fixed order, written to out[0..]
+     * (at most max_moves); returns their count (0 once over). */
+    int (*legal_moves)(const thue_gopt *opt, const void *st, thue_gmove *out);
+    /* The move's JSON (shape only: legality is apply's). 0 or THUE_EMOVE with e. */
+    int (*move_parse)(const thue_gopt *opt, const json_t *j, thue_gmove *m, thue_gerr *e);
+    /* New reference. */
+    json_t *(*move_json)(const thue_gopt *opt, const thue_gmove *m);
+    /* Player `player` plays m. 0, or THUE_EOVER, THUE_EPLAYER, THUE_ETURN, THUE_ESTEP or
+     * THUE_EILLEGAL with e filled; a refused move changes nothing. */
+    int (*apply)(const thue_gopt *opt, void *st, int player, const thue_gmove *m, thue_gerr *e);
+    void (*result)(const thue_gopt *opt, const void *st, thue_gresult *r);
+    /* A hash of the position (for transposition tables); equal states hash equal. */
+    uint64_t (*hash)(const thue_gopt *opt, const void *st);
+
+    /* Optional (NULL when the game has none). The exact value for the player to move
+     * (1 win, 0 draw, -1 loss) and a move that keeps it (*best; untouched once over).
+     * 0, or THUE_ETOOBIG when the position is beyond what it can decide. */
+    int (*perfect)(const thue_gopt *opt, const void *st, thue_gmove *best, int *value);
+} thue_gamedef;
+
+/* ---- the registry (games.c) ------------------------------------------------------- */
+
+/* The game of a wire name, NULL when there is none. */
+const thue_gamedef *thue_game_find(const char *name);
+/* The games in a fixed order (Thue first); *n gets their count. */
+const thue_gamedef *const *thue_game_list(int *n);
+
+/* Fills e (code, field, printf message) and returns code: for one-line error returns. */
+int thue_gerr_set(thue_gerr *e, int code, const char *field, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* Helpers over any game. */
+/* Options from JSON text (NULL or "" = defaults). 0 or THUE_EOPTIONS (bad JSON too). */
+int thue_game_options_text(const thue_gamedef *g, const char *text, thue_gopt *opt,
+                           thue_gerr *e);
+/* A move from JSON text, checked and applied: 0 or the error of move_parse or apply. */
+int thue_game_apply_text(const thue_gamedef *g, const thue_gopt *opt, void *st, int player,
+                         const char *text, thue_gerr *e);
+/* JSON text of a new reference (which it releases); malloc'd compact text, NULL when
+ * j is NULL or out of memory. */
+char *thue_game_dump(json_t *j);
+
+/* SplitMix64 step, for games that need a seeded start position or a hash mixer. */
+static inline uint64_t thue_gmix64(uint64_t x)
+{
+    x += 0x9E3779B97F4A7C15ull;
+    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+    return x ^ (x >> 31);
+}
+
+/* Integer member helpers for parsers: reads j[key] as an integer in lo..hi (absent:
+ * *out = dflt). 0 or THUE_EOPTIONS / the given code with e. */
+int thue_gjson_int(const json_t *obj, const char *key, long long lo, long long hi,
+                   long long dflt, long long *out, int code, thue_gerr *e);
+/* Refuses members of obj not in keys (NULL-terminated): 0 or code with e. */
+int thue_gjson_only(const json_t *obj, const char *const *keys, int code, thue_gerr *e);
+
+#endif

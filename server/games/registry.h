@@ -1,0 +1,16 @@
+/*
+ * registry.h: the list of games (the registry's one place to add a game), and each
+ * game's table. X(symbol) in the order `thue games` lists them.
+ */
+#ifndef THUE_GAMES_REGISTRY_H
+#define THUE_GAMES_REGISTRY_H
+
+#include "games/game.h"
+
+#define THUE_GAMES(X) X(thue_game_nim)
+
+#define THUE__GAME_DECL(sym) extern const thue_gamedef sym;
+THUE_GAMES(THUE__GAME_DECL)
+#undef THUE__GAME_DECL
+
+#endif
