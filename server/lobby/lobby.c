@@ -768,6 +768,8 @@ static int dispatch(request *rq)
         return room_move(rq, false);
     case THUE_CMD_PAINT:
         return room_move(rq, true);
+    case THUE_CMD_MOVE:
+        return room_gmove(rq);
     case THUE_CMD_RESIGN:
         return room_resign(rq);
     case THUE_CMD_REMATCH:

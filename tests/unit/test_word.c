@@ -914,7 +914,7 @@ static void test_errors_ok_and_unknown(void **state)
     assert_string_equal(thue_err_name(0), "ok");
     assert_non_null(thue_strerror(0));
     assert_string_not_equal(thue_strerror(0), "unknown error");
-    static const int unknown[] = {-999, 5, 1, -15, -2147483647 - 1, 2147483647};
+    static const int unknown[] = {-999, 5, 1, -99, -2147483647 - 1, 2147483647};
     for (size_t i = 0; i < sizeof unknown / sizeof unknown[0]; i++) {
         assert_string_equal(thue_err_name(unknown[i]), "unknown_error");
         assert_string_equal(thue_strerror(unknown[i]), "unknown error");
