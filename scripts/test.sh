@@ -5,8 +5,8 @@
 # AddressSanitizer + UndefinedBehaviorSanitizer; between them the fault tests
 # (scripts/faults.sh, as root), after them a 1-minute soak against the ASan server
 # (scripts/soak.sh); then the threaded tests once more under ThreadSanitizer, and the
-# fuzzers of the protocol decoder, the lobby and the repetition checks for 30, 20 and
-# 20 s (scripts/fuzz.sh: libFuzzer with ASan + UBSan). Exits non-zero on any failure.
+# fuzzers of the protocol decoder, the lobby, the repetition checks and the games for
+# 30, 20, 20 and 15 s (scripts/fuzz.sh: libFuzzer with ASan + UBSan). Exits non-zero on any failure.
 # Idempotent: re-running reuses the build directories.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -65,8 +65,9 @@ for t in test_pool test_bots_perfect test_lobby test_store; do
   echo "$t: $(tail -n 1 "$log")"
 done
 
-echo "== libFuzzer (build-fuzz/): the protocol decoder 30 s, the lobby 20 s, the repetition checks 20 s"
+echo "== libFuzzer (build-fuzz/): the protocol decoder 30 s, the lobby 20 s, the repetition checks 20 s, the games 15 s"
 # Short runs; scripts/fuzz.sh --time 3600 is the long run (docs/operations.md, "Fuzzing").
 bash scripts/fuzz.sh --time 30 protocol
 bash scripts/fuzz.sh --time 20 lobby
 bash scripts/fuzz.sh --time 20 repetition
+bash scripts/fuzz.sh --time 15 games
