@@ -216,7 +216,7 @@ static void test_uct_export_einval(void **state)
     fclose(f);
 }
 
-/* test_uct [FILTER]: a cmocka name pattern. */
+/* test_uct_export [FILTER]: a cmocka name pattern. */
 int main(int argc, char **argv)
 {
     if (argc > 1 && argv[1][0])

@@ -335,7 +335,7 @@ static void test_uct_stop_mid_playout(void **state)
     }
 }
 
-/* test_uct [FILTER]: a cmocka name pattern. */
+/* test_uct_search [FILTER]: a cmocka name pattern. */
 int main(int argc, char **argv)
 {
     if (argc > 1 && argv[1][0])

@@ -153,7 +153,7 @@ static void test_uct_painter_strength(void **state)
     assert_true(s4.optimal * 20 >= s4.checked * 19);
 }
 
-/* test_uct [FILTER]: a cmocka name pattern. */
+/* test_uct_strength [FILTER]: a cmocka name pattern. */
 int main(int argc, char **argv)
 {
     if (argc > 1 && argv[1][0])
