@@ -243,3 +243,81 @@ void store_closed(void *data)
 {
     (*(int *)data)++;
 }
+
+/* A harness with a database in memory (accounts, tournaments). */
+thue_store *h_store(harness *h)
+{
+    char err[256];
+    thue_store *store = thue_store_open(":memory:", err, sizeof err);
+    assert_non_null(store);
+    assert_int_equal(thue_store_start(store, &h->loop), 0);
+    thue_lobby_set_store(h->lobby, store);
+    return store;
+}
+
+/* Closes the store (its callbacks need the lobby), then the harness. */
+void h_free_store(harness *h, thue_store *store)
+{
+    int closed = 0;
+    thue_store_close(store, store_closed, &closed);
+    while (!closed)
+        uv_run(&h->loop, UV_RUN_ONCE);
+    thue_lobby_set_store(h->lobby, NULL);
+    h_free(h);
+}
+
+/* A player from peer with an account of that name. */
+thue_conn *h_account(harness *h, const char *name, const char *peer)
+{
+    thue_conn *c = h_player_from(h, name, peer);
+    h_send(h, c, "{\"type\":\"claim_name\",\"name\":\"%s\"}", name);
+    h_wait(h, c, "account", NULL);
+    return c;
+}
+
+int h_play(harness *h, thue_conn *c)
+{
+    int made = 0;
+    for (int i = 0; i < c->n; i++) {
+        json_t *m = c->inbox[i];
+        if (!matches(m, "room_state", NULL))
+            continue;
+        const char *room = str(m, "room");
+        json_t *s = latest_state(c, room);
+        if (s != m) /* each room once: at its latest state */
+            continue;
+        json_t *you = json_object_get(s, "you"), *match = json_object_get(s, "match");
+        if (!json_is_integer(you) || !json_is_object(match) || strcmp(str(s, "status"), "playing") ||
+            !json_is_null(json_object_get(match, "result")) ||
+            json_integer_value(json_object_get(match, "to_move")) != json_integer_value(you))
+            continue;
+        const char *step = str(match, "step");
+        if (strcmp(step, "place") == 0)
+            h_send(h, c, "{\"type\":\"place\",\"room\":\"%s\",\"position\":0}", room);
+        else
+            h_send(h, c, "{\"type\":\"paint\",\"room\":\"%s\",\"symbol\":0}", room);
+        expect_ok(c, "ok");
+        made++;
+    }
+    return made;
+}
+
+json_t *h_wait_playing(harness *h, thue_conn *const *people, int n, thue_conn *c,
+                       const char *type, int seconds)
+{
+    uv_timer_t guard;
+    uv_timer_init(&h->loop, &guard);
+    uv_timer_start(&guard, tick, 5, 5);
+    uint64_t until = uv_now(&h->loop) + (uint64_t)seconds * 1000;
+    json_t *m;
+    while ((m = peek(c, type, NULL, 1)) == NULL && uv_now(&h->loop) < until) {
+        for (int i = 0; i < n; i++)
+            h_play(h, people[i]);
+        uv_run(&h->loop, UV_RUN_ONCE);
+    }
+    uv_close((uv_handle_t *)&guard, NULL);
+    uv_run(&h->loop, UV_RUN_NOWAIT);
+    if (m == NULL)
+        fail_msg("no %s message arrived in %d s", type, seconds);
+    return m;
+}

@@ -107,4 +107,22 @@ json_t *mget(json_t *state, const char *key);
 
 void store_closed(void *data);
 
+/* A harness with a database in memory (accounts, tournaments). */
+thue_store *h_store(harness *h);
+
+/* Closes the store (its callbacks need the lobby), then the harness. */
+void h_free_store(harness *h, thue_store *store);
+
+/* A player from peer with an account of that name. */
+thue_conn *h_account(harness *h, const char *name, const char *peer);
+
+/* Makes every move that is c's to make in the latest state of each of its rooms: a person
+ * who places at position 0 and paints symbol 0 (both always in range). The number made. */
+int h_play(harness *h, thue_conn *c);
+
+/* Runs the loop, the n people making their moves (h_play), until `type` arrives on c (or
+ * `seconds` pass: a failure). */
+json_t *h_wait_playing(harness *h, thue_conn *const *people, int n, thue_conn *c,
+                       const char *type, int seconds);
+
 #endif

@@ -5,37 +5,6 @@
  */
 #include "lobby_harness.h"
 
-/* A harness with a database in memory (accounts, tournaments). */
-static thue_store *h_store(harness *h)
-{
-    char err[256];
-    thue_store *store = thue_store_open(":memory:", err, sizeof err);
-    assert_non_null(store);
-    assert_int_equal(thue_store_start(store, &h->loop), 0);
-    thue_lobby_set_store(h->lobby, store);
-    return store;
-}
-
-/* Closes the store (its callbacks need the lobby), then the harness. */
-static void h_free_store(harness *h, thue_store *store)
-{
-    int closed = 0;
-    thue_store_close(store, store_closed, &closed);
-    while (!closed)
-        uv_run(&h->loop, UV_RUN_ONCE);
-    thue_lobby_set_store(h->lobby, NULL);
-    h_free(h);
-}
-
-/* A player from peer with an account of that name. */
-static thue_conn *h_account(harness *h, const char *name, const char *peer)
-{
-    thue_conn *c = h_player_from(h, name, peer);
-    h_send(h, c, "{\"type\":\"claim_name\",\"name\":\"%s\"}", name);
-    h_wait(h, c, "account", NULL);
-    return c;
-}
-
 static const char new_tournament[] =
     "{\"type\":\"create_tournament\",\"name\":\"T\",\"format\":\"round_robin\","
     "\"variant\":\"square\",\"k\":2,\"limit\":3,\"max_players\":4}";
