@@ -62,7 +62,10 @@ static void test_errors_ok_and_unknown(void **state)
     assert_string_equal(thue_err_name(0), "ok");
     assert_non_null(thue_strerror(0));
     assert_string_not_equal(thue_strerror(0), "unknown error");
-    static const int unknown[] = {-999, 5, 1, -15, -2147483647 - 1, 2147483647};
+    /* -(NERRS + 1): the first code past the list (the codes are -1..-NERRS) */
+    for (int j = 0; j < NERRS; j++)
+        assert_int_not_equal(ERRS[j].code, -(NERRS + 1));
+    const int unknown[] = {-999, 5, 1, -(NERRS + 1), -2147483647 - 1, 2147483647};
     for (size_t i = 0; i < sizeof unknown / sizeof unknown[0]; i++) {
         assert_string_equal(thue_err_name(unknown[i]), "unknown_error");
         assert_string_equal(thue_strerror(unknown[i]), "unknown error");
