@@ -165,8 +165,8 @@ int naive_greedy_painter(const int *w, int n, int k, int overlap, int i)
     return 0;
 }
 
-void expect_move_row(const csv *moves, int row, const csv *games, int g, int ply,
-                            const char *role, int n)
+void expect_move_row(const csv *moves, int row, const csv *games, int g, int ply, const char *role,
+                     int n)
 {
     assert_true(row < moves->n);
     assert_string_equal(csv_str(moves, row, "k"), csv_str(games, g, "k"));

@@ -76,8 +76,8 @@ int naive_greedy_builder(const int *w, int n, int k, int overlap);
 
 int naive_greedy_painter(const int *w, int n, int k, int overlap, int i);
 
-void expect_move_row(const csv *moves, int row, const csv *games, int g, int ply,
-                            const char *role, int n);
+void expect_move_row(const csv *moves, int row, const csv *games, int g, int ply, const char *role,
+                     int n);
 
 /*
  * Replays every game of games.csv from moves.csv (see the file comment); games with a

@@ -19,11 +19,11 @@ void fake_close(void *ctx, thue_conn *conn, int code, const char *reason)
     conn->close_code = code;
 }
 
-int linger_s = 300;         /* room_linger_s of the next harness */
+int linger_s = 300; /* room_linger_s of the next harness */
 
-int max_rooms = 100;        /* max_rooms of the next harness */
+int max_rooms = 100; /* max_rooms of the next harness */
 
-int room_rate = 0;          /* room_rate_per_ip of the next harness (0: the default) */
+int room_rate = 0; /* room_rate_per_ip of the next harness (0: the default) */
 
 thue_lobby_config tour_cfg; /* the tournament limits of the next harness (0s: defaults) */
 
@@ -287,7 +287,8 @@ int h_play(harness *h, thue_conn *c)
         if (s != m) /* each room once: at its latest state */
             continue;
         json_t *you = json_object_get(s, "you"), *match = json_object_get(s, "match");
-        if (!json_is_integer(you) || !json_is_object(match) || strcmp(str(s, "status"), "playing") ||
+        if (!json_is_integer(you) || !json_is_object(match) ||
+            strcmp(str(s, "status"), "playing") ||
             !json_is_null(json_object_get(match, "result")) ||
             json_integer_value(json_object_get(match, "to_move")) != json_integer_value(you))
             continue;
@@ -302,8 +303,8 @@ int h_play(harness *h, thue_conn *c)
     return made;
 }
 
-json_t *h_wait_playing(harness *h, thue_conn *const *people, int n, thue_conn *c,
-                       const char *type, int seconds)
+json_t *h_wait_playing(harness *h, thue_conn *const *people, int n, thue_conn *c, const char *type,
+                       int seconds)
 {
     uv_timer_t guard;
     uv_timer_init(&h->loop, &guard);

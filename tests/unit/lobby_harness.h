@@ -122,7 +122,7 @@ int h_play(harness *h, thue_conn *c);
 
 /* Runs the loop, the n people making their moves (h_play), until `type` arrives on c (or
  * `seconds` pass: a failure). */
-json_t *h_wait_playing(harness *h, thue_conn *const *people, int n, thue_conn *c,
-                       const char *type, int seconds);
+json_t *h_wait_playing(harness *h, thue_conn *const *people, int n, thue_conn *c, const char *type,
+                       int seconds);
 
 #endif

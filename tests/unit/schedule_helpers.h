@@ -104,7 +104,7 @@ void ev_to_state(const ev *e, thue_swiss_state *st);
  * answer's later boards are the witness).
  */
 void check_swiss_round(const ev *e, int lot, int ret, const thue_game *out,
-                              const thue_swiss_info *info, stats *s);
+                       const thue_swiss_info *info, stats *s);
 
 int fast_mode(void);
 

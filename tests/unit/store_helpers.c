@@ -75,8 +75,8 @@ void close_run(thue_store *s, uv_loop_t *loop)
 }
 
 /* Writes and waits for the callback; returns its error. */
-int add_account(thue_store *s, uv_loop_t *loop, const char *name, thue_player_kind kind,
-                       int64_t id, int64_t *got_id)
+int add_account(thue_store *s, uv_loop_t *loop, const char *name, thue_player_kind kind, int64_t id,
+                int64_t *got_id)
 {
     thue_account_row row;
     memset(&row, 0, sizeof row);
@@ -97,8 +97,7 @@ int add_account(thue_store *s, uv_loop_t *loop, const char *name, thue_player_ki
     return w.err;
 }
 
-void make_match(tmatch *t, const char *id, const char *a, const char *b, int64_t ended,
-                       int nmoves)
+void make_match(tmatch *t, const char *id, const char *a, const char *b, int64_t ended, int nmoves)
 {
     memset(t, 0, sizeof *t);
     thue_match_row *m = &t->row;
@@ -182,8 +181,7 @@ json_t *match_json(thue_store *s, uv_loop_t *loop, const char *id, int status_wa
     return j;
 }
 
-json_t *matches_json(thue_store *s, uv_loop_t *loop, const char *player, int page,
-                            int per_page)
+json_t *matches_json(thue_store *s, uv_loop_t *loop, const char *player, int page, int per_page)
 {
     rres r = {0};
     assert_int_equal(thue_store_matches_json(s, player, page, per_page, on_read, &r), 0);

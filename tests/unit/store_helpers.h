@@ -66,8 +66,8 @@ thue_store *open_started(const char *path, uv_loop_t *loop);
 void close_run(thue_store *s, uv_loop_t *loop);
 
 /* Writes and waits for the callback; returns its error. */
-int add_account(thue_store *s, uv_loop_t *loop, const char *name, thue_player_kind kind,
-                       int64_t id, int64_t *got_id);
+int add_account(thue_store *s, uv_loop_t *loop, const char *name, thue_player_kind kind, int64_t id,
+                int64_t *got_id);
 
 /* A match to save: seat 0 `a`, seat 1 `b`; nmoves moves alternate place/paint over the
  * two rounds. The arrays live in the caller's struct. */
@@ -77,8 +77,7 @@ typedef struct tmatch {
     uint8_t words[2][8];
 } tmatch;
 
-void make_match(tmatch *t, const char *id, const char *a, const char *b, int64_t ended,
-                       int nmoves);
+void make_match(tmatch *t, const char *id, const char *a, const char *b, int64_t ended, int nmoves);
 
 int save_match(thue_store *s, uv_loop_t *loop, const thue_match_row *m);
 
@@ -87,8 +86,7 @@ json_t *read_json(int status_want, rres *r);
 
 json_t *match_json(thue_store *s, uv_loop_t *loop, const char *id, int status_want);
 
-json_t *matches_json(thue_store *s, uv_loop_t *loop, const char *player, int page,
-                            int per_page);
+json_t *matches_json(thue_store *s, uv_loop_t *loop, const char *player, int page, int per_page);
 
 void assert_not_found(json_t *j);
 

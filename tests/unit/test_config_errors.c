@@ -35,8 +35,8 @@ static void test_flag_errors(void **state)
     LOAD_ERR("unknown flag -p", "-p", "80");
     LOAD_ERR("unknown flag --", "--");
     LOAD_ERR("unexpected argument \"8080\": thue-server takes flags only", "8080");
-    LOAD_ERR("unexpected argument \"serve\": thue-server takes flags only", "--port",
-             "80", "serve");
+    LOAD_ERR("unexpected argument \"serve\": thue-server takes flags only", "--port", "80",
+             "serve");
 
     LOAD_ERR("--port needs a value", "--port");
     LOAD_ERR("--web-root needs a value", "--web-root", "--port", "80");

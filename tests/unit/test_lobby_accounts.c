@@ -50,10 +50,10 @@ static void test_claim_name(void **st)
     thue_conn *bob = h_player_from(h, "Bob", "198.51.100.2");
     thue_conn *cy = h_player_from(h, "Cy", "198.51.100.3");
     char tok_ann[80], tok_bob[80];
-    claim(h, ann, "Ann", tok_ann); /* a guest may claim its own name */
+    claim(h, ann, "Ann", tok_ann);                /* a guest may claim its own name */
     claim_refused(h, ann, "Anna", "not_allowed"); /* one account per session */
     claim_refused(h, bob, "Ann", "name_taken");
-    claim_refused(h, bob, "ANN", "name_taken");           /* case */
+    claim_refused(h, bob, "ANN", "name_taken");            /* case */
     claim_refused(h, bob, "\xef\xbc\xa1nn", "name_taken"); /* fullwidth A: NFKC */
     claim_refused(h, bob, "Cy", "name_taken");             /* a connected guest's */
     claim_refused(h, bob, "nested", "bad_name");           /* the bots' words */
@@ -77,11 +77,13 @@ static void test_claim_name(void **st)
     /* Cy, still a guest, may not create a tournament or a rated room; Ann may */
     h_send(h, cy, "{\"type\":\"create_room\",\"k\":3,\"rated\":true}");
     expect_code(cy, "not_allowed");
-    h_send(h, cy, "{\"type\":\"create_tournament\",\"name\":\"T\",\"format\":\"round_robin\","
-                  "\"variant\":\"square\",\"k\":3,\"max_players\":4}");
+    h_send(h, cy,
+           "{\"type\":\"create_tournament\",\"name\":\"T\",\"format\":\"round_robin\","
+           "\"variant\":\"square\",\"k\":3,\"max_players\":4}");
     expect_code(cy, "not_allowed");
-    h_send(h, ann, "{\"type\":\"create_tournament\",\"name\":\"T\",\"format\":\"round_robin\","
-                   "\"variant\":\"square\",\"k\":3,\"max_players\":4}");
+    h_send(h, ann,
+           "{\"type\":\"create_tournament\",\"name\":\"T\",\"format\":\"round_robin\","
+           "\"variant\":\"square\",\"k\":3,\"max_players\":4}");
     expect_ok(ann, "tournament_created");
     h_free_store(h, store);
 }

@@ -269,8 +269,13 @@ static void test_ladder_cache(void **st)
         r->rating = 1200 + (double)((x >> 33) % 200);
         r->rd = 50 + i;
         r->games = i % 11 == 0 ? 0 : 1 + (int)(x % 5);
-        thue_rating_row g = {.account = a.id, .variant = THUE_SQUARE, .k = 5,
-                             .rating = r->rating, .rd = r->rd, .vol = 0.06, .games = r->games};
+        thue_rating_row g = {.account = a.id,
+                             .variant = THUE_SQUARE,
+                             .k = 5,
+                             .rating = r->rating,
+                             .rd = r->rd,
+                             .vol = 0.06,
+                             .games = r->games};
         thue_lobby_load_rating(h->lobby, &g);
     }
     for (int kind = THUE_LADDER_ALL; kind <= THUE_LADDER_BOT; kind++)
@@ -281,8 +286,12 @@ static void test_ladder_cache(void **st)
             x = x * 6364136223846793005ULL + 1442695040888963407ULL;
             rows[i].rating = 1000 + (double)((x >> 33) % 900);
             rows[i].games++;
-            thue_rating_row g = {.account = 1000 + i, .variant = THUE_SQUARE, .k = 5,
-                                 .rating = rows[i].rating, .rd = rows[i].rd, .vol = 0.06,
+            thue_rating_row g = {.account = 1000 + i,
+                                 .variant = THUE_SQUARE,
+                                 .k = 5,
+                                 .rating = rows[i].rating,
+                                 .rd = rows[i].rd,
+                                 .vol = 0.06,
                                  .games = rows[i].games};
             thue_lobby_load_rating(h->lobby, &g);
         }
@@ -317,10 +326,8 @@ int main(void)
 {
     thue_log_set_level(THUE_LOG_ERROR); /* the lobby's info lines are not the test's output */
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_tournament_limits),
-        cmocka_unit_test(test_tournament_pages),
-        cmocka_unit_test(test_tournament_expiry),
-        cmocka_unit_test(test_tournament_load_many),
+        cmocka_unit_test(test_tournament_limits), cmocka_unit_test(test_tournament_pages),
+        cmocka_unit_test(test_tournament_expiry), cmocka_unit_test(test_tournament_load_many),
         cmocka_unit_test(test_ladder_cache),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

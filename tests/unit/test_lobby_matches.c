@@ -23,7 +23,8 @@ static void test_session_errors(void **st)
     expect_code(raw, "bad_json");
     h_send(h, raw, "{\"type\":\"warp\"}");
     expect_code(raw, "unknown_type");
-    h_send(h, raw, "{\"type\":\"hello\",\"protocol\":1,\"resume\":\"0123456789abcdef0123456789abcdef\"}");
+    h_send(h, raw,
+           "{\"type\":\"hello\",\"protocol\":1,\"resume\":\"0123456789abcdef0123456789abcdef\"}");
     expect_code(raw, "bad_resume");
     h_send(h, raw, "{\"type\":\"hello\",\"protocol\":1,\"name\":\"greedy\"}");
     expect_code(raw, "bad_name");
@@ -175,11 +176,15 @@ static void test_bots_and_spectator(void **st)
     expect_code(eve, "not_allowed");
     h_send(h, host, "{\"type\":\"seat_bot\",\"room\":\"%s\",\"bot\":\"wizard\"}", room);
     expect_code(host, "bad_bot");
-    h_send(h, host, "{\"type\":\"seat_bot\",\"room\":\"%s\",\"bot\":\"greedy\",\"seat\":0,\"think_ms\":100}", room);
+    h_send(h, host,
+           "{\"type\":\"seat_bot\",\"room\":\"%s\",\"bot\":\"greedy\",\"seat\":0,\"think_ms\":100}",
+           room);
     expect_ok(host, "ok");
-    h_send(h, host, "{\"type\":\"seat_bot\",\"room\":\"%s\",\"bot\":\"nested:1\",\"seat\":0}", room);
+    h_send(h, host, "{\"type\":\"seat_bot\",\"room\":\"%s\",\"bot\":\"nested:1\",\"seat\":0}",
+           room);
     expect_code(host, "room_full");
-    h_send(h, host, "{\"type\":\"seat_bot\",\"room\":\"%s\",\"bot\":\"nested:1\",\"think_ms\":100}", room);
+    h_send(h, host, "{\"type\":\"seat_bot\",\"room\":\"%s\",\"bot\":\"nested:1\",\"think_ms\":100}",
+           room);
     expect_ok(host, "ok");
     json_t *end = h_wait(h, eve, "match_end", room);
     assert_non_null(json_object_get(end, "result"));
@@ -220,9 +225,11 @@ static void test_unsaved_record(void **st)
     snprintf(room, sizeof room, "%s", h_room(h, host, ",\"seat\":false,\"limit\":4"));
     h_send(h, eve, "{\"type\":\"spectate\",\"room\":\"%s\"}", room);
     expect_ok(eve, "ok");
-    h_send(h, host, "{\"type\":\"seat_bot\",\"room\":\"%s\",\"bot\":\"greedy\",\"think_ms\":10}", room);
+    h_send(h, host, "{\"type\":\"seat_bot\",\"room\":\"%s\",\"bot\":\"greedy\",\"think_ms\":10}",
+           room);
     expect_ok(host, "ok");
-    h_send(h, host, "{\"type\":\"seat_bot\",\"room\":\"%s\",\"bot\":\"nested:1\",\"think_ms\":10}", room);
+    h_send(h, host, "{\"type\":\"seat_bot\",\"room\":\"%s\",\"bot\":\"nested:1\",\"think_ms\":10}",
+           room);
     expect_ok(host, "ok");
     /* The match ends; its record waits for the disk, and so does match_end. */
     uv_timer_t guard;
@@ -337,7 +344,8 @@ static void test_grace_and_clock(void **st)
     h_disconnect(h, ann);
     json_t *end = h_wait(h, bob, "match_end", room);
     assert_string_equal(str(json_object_get(end, "result"), "reason"), "abandon");
-    assert_int_equal(json_integer_value(json_object_get(json_object_get(end, "result"), "winner")), 1);
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(end, "result"), "winner")),
+                     1);
     /* a clock: Cy is to move and never does */
     thue_conn *cy = h_player(h, "Cy");
     char room2[40];
@@ -357,14 +365,10 @@ int main(void)
 {
     thue_log_set_level(THUE_LOG_ERROR); /* the lobby's info lines are not the test's output */
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_session_errors),
-        cmocka_unit_test(test_full_match),
-        cmocka_unit_test(test_rate_limit),
-        cmocka_unit_test(test_bots_and_spectator),
-        cmocka_unit_test(test_unsaved_record),
-        cmocka_unit_test(test_resume_and_takeover),
-        cmocka_unit_test(test_drop_for_a_reason),
-        cmocka_unit_test(test_grace_and_clock),
+        cmocka_unit_test(test_session_errors),    cmocka_unit_test(test_full_match),
+        cmocka_unit_test(test_rate_limit),        cmocka_unit_test(test_bots_and_spectator),
+        cmocka_unit_test(test_unsaved_record),    cmocka_unit_test(test_resume_and_takeover),
+        cmocka_unit_test(test_drop_for_a_reason), cmocka_unit_test(test_grace_and_clock),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

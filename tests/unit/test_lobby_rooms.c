@@ -40,8 +40,10 @@ static void test_shutdown_with_jobs(void **st)
     thue_conn *ann = h_player(h, "Ann");
     h_send(h, ann, "{\"type\":\"create_room\",\"k\":5,\"limit\":1000,\"seat\":false}");
     const char *room = str(reply(ann), "room");
-    h_send(h, ann, "{\"type\":\"seat_bot\",\"room\":\"%s\",\"bot\":\"nested:2\",\"think_ms\":60000}", room);
-    h_send(h, ann, "{\"type\":\"seat_bot\",\"room\":\"%s\",\"bot\":\"nested:2\",\"think_ms\":60000}", room);
+    h_send(h, ann,
+           "{\"type\":\"seat_bot\",\"room\":\"%s\",\"bot\":\"nested:2\",\"think_ms\":60000}", room);
+    h_send(h, ann,
+           "{\"type\":\"seat_bot\",\"room\":\"%s\",\"bot\":\"nested:2\",\"think_ms\":60000}", room);
     assert_true(h->metrics.bot_jobs_submitted >= 1);
     thue_lobby_shutdown(h->lobby);
     json_t *bye = peek(ann, "goodbye", NULL, 1);
@@ -149,8 +151,10 @@ static void test_empty_room_pauses_bots(void **st)
     h_send(h, ann, "{\"type\":\"create_room\",\"k\":5,\"limit\":1000,\"seat\":false}");
     char room[40];
     snprintf(room, sizeof room, "%s", str(reply(ann), "room"));
-    h_send(h, ann, "{\"type\":\"seat_bot\",\"room\":\"%s\",\"bot\":\"nested:2\",\"think_ms\":60000}", room);
-    h_send(h, ann, "{\"type\":\"seat_bot\",\"room\":\"%s\",\"bot\":\"nested:2\",\"think_ms\":60000}", room);
+    h_send(h, ann,
+           "{\"type\":\"seat_bot\",\"room\":\"%s\",\"bot\":\"nested:2\",\"think_ms\":60000}", room);
+    h_send(h, ann,
+           "{\"type\":\"seat_bot\",\"room\":\"%s\",\"bot\":\"nested:2\",\"think_ms\":60000}", room);
     assert_int_equal(h->metrics.bot_jobs_submitted, 1);
     h_disconnect(h, ann); /* grace 0: the creator's session ends at once */
     assert_int_equal(h->metrics.bot_jobs_cancelled, 1);

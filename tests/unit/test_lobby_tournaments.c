@@ -17,8 +17,7 @@
 enum { MAXP = 16, MAXR = 16 };
 
 /* create_tournament as c; the new id into id (size 40). */
-static void tour_create(harness *h, thue_conn *c, const char *format, const char *extra,
-                        char *id)
+static void tour_create(harness *h, thue_conn *c, const char *format, const char *extra, char *id)
 {
     h_send(h, c,
            "{\"type\":\"create_tournament\",\"name\":\"Cup\",\"format\":\"%s\","
@@ -57,8 +56,8 @@ typedef struct events {
     int nrooms[MAXR];
 } events;
 
-static void wait_finished(harness *h, thue_conn *const *people, int n, thue_conn *c,
-                          const char *id, events *ev)
+static void wait_finished(harness *h, thue_conn *const *people, int n, thue_conn *c, const char *id,
+                          events *ev)
 {
     for (;;) {
         json_t *m = h_wait_playing(h, people, n, c, "tournament_event", 120);
@@ -92,11 +91,11 @@ static void wait_finished(harness *h, thue_conn *const *people, int n, thue_conn
 
 typedef struct entry {
     char name[128];
-    int q;                  /* points, in quarters */
+    int q; /* points, in quarters */
     int games, byes;
-    int bh, sb;             /* Buchholz and Sonneborn-Berger, in quarters */
+    int bh, sb;               /* Buchholz and Sonneborn-Berger, in quarters */
     int opp[MAXR], res[MAXR]; /* per round: opponent index (-1: bye), result in quarters */
-    int before[MAXR];       /* points before each round, in quarters */
+    int before[MAXR];         /* points before each round, in quarters */
 } entry;
 
 static int index_of(entry *e, int n, const char *name)
@@ -123,7 +122,8 @@ static int check_standings(json_t *t, entry *e)
     assert_true(n >= 2 && n <= MAXP);
     memset(e, 0, (size_t)n * sizeof *e);
     for (int i = 0; i < n; i++)
-        snprintf(e[i].name, sizeof e[i].name, "%s", str(json_array_get(entrants, (size_t)i), "name"));
+        snprintf(e[i].name, sizeof e[i].name, "%s",
+                 str(json_array_get(entrants, (size_t)i), "name"));
     json_t *rounds = json_object_get(t, "round_list");
     int nr = (int)json_array_size(rounds);
     assert_true(nr >= 1 && nr <= MAXR);
@@ -183,8 +183,9 @@ static int check_standings(json_t *t, entry *e)
         assert_int_equal((int)number(row, "rank"), 1 + ahead);
         /* listed by points, Buchholz, SB */
         double key[3] = {x->q, x->bh, x->sb};
-        assert_true(key[0] < last[0] || (key[0] == last[0] && (key[1] < last[1] ||
-                                                               (key[1] == last[1] && key[2] <= last[2]))));
+        assert_true(
+            key[0] < last[0] ||
+            (key[0] == last[0] && (key[1] < last[1] || (key[1] == last[1] && key[2] <= last[2]))));
         memcpy(last, key, sizeof last);
     }
     return n;
@@ -204,8 +205,9 @@ static void test_round_robin_of_bots(void **st)
     thue_conn *eve = h_player_from(h, "Eve", "198.51.100.3");
     char id[40];
     /* a guest may not create one, nor enter herself; she may enter a bot */
-    h_send(h, eve, "{\"type\":\"create_tournament\",\"name\":\"X\",\"format\":\"round_robin\","
-                   "\"variant\":\"square\",\"k\":3,\"max_players\":4}");
+    h_send(h, eve,
+           "{\"type\":\"create_tournament\",\"name\":\"X\",\"format\":\"round_robin\","
+           "\"variant\":\"square\",\"k\":3,\"max_players\":4}");
     expect_code(eve, "not_allowed");
     tour_create(h, ann, "round_robin", "", id);
     h_send(h, eve, "{\"type\":\"join_tournament\",\"tournament\":\"%s\"}", id);
@@ -296,7 +298,8 @@ static int check_seated(thue_conn *c, const char *name, json_t *t)
             json_t *pg = json_array_get(pairings, p), *seats = json_object_get(pg, "seats");
             for (int seat = 0; seat < 2; seat++) {
                 const char *who = json_string_value(json_array_get(seats, (size_t)seat));
-                if (who == NULL || strcmp(who, name) != 0 || json_is_null(json_object_get(pg, "room")))
+                if (who == NULL || strcmp(who, name) != 0 ||
+                    json_is_null(json_object_get(pg, "room")))
                     continue;
                 json_t *s = latest_state(c, str(pg, "room"));
                 assert_non_null(s);
@@ -334,8 +337,9 @@ static void test_swiss_of_people_and_bots(void **st)
     thue_conn *bob = h_account(h, "Bob", "198.51.100.2");
     char id[40];
     /* a Swiss needs its rounds */
-    h_send(h, ann, "{\"type\":\"create_tournament\",\"name\":\"X\",\"format\":\"swiss\","
-                   "\"variant\":\"square\",\"k\":3,\"max_players\":4}");
+    h_send(h, ann,
+           "{\"type\":\"create_tournament\",\"name\":\"X\",\"format\":\"swiss\","
+           "\"variant\":\"square\",\"k\":3,\"max_players\":4}");
     expect_code(ann, "bad_message");
     tour_create(h, ann, "swiss", ",\"rounds\":3", id);
     /* a tournament needs two entrants */
@@ -349,9 +353,11 @@ static void test_swiss_of_people_and_bots(void **st)
     tour_join(h, bob, id, "nested:1");
     tour_join(h, ann, id, "nested:2");
     tour_join(h, ann, id, "nested:3");
-    h_send(h, bob, "{\"type\":\"leave_tournament\",\"tournament\":\"%s\",\"bot\":\"nested:3\"}", id);
+    h_send(h, bob, "{\"type\":\"leave_tournament\",\"tournament\":\"%s\",\"bot\":\"nested:3\"}",
+           id);
     expect_ok(bob, "ok");
-    h_send(h, bob, "{\"type\":\"leave_tournament\",\"tournament\":\"%s\",\"bot\":\"nested:3\"}", id);
+    h_send(h, bob, "{\"type\":\"leave_tournament\",\"tournament\":\"%s\",\"bot\":\"nested:3\"}",
+           id);
     expect_code(bob, "not_allowed"); /* not entered any more */
     json_t *t = tour_get(h, bob, id);
     assert_int_equal(json_integer_value(json_object_get(t, "players")), 5);

@@ -190,14 +190,10 @@ static void test_names_distinct(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_init_defaults),
-        cmocka_unit_test(test_init_initial_state),
-        cmocka_unit_test(test_init_bad_variant),
-        cmocka_unit_test(test_init_bad_k),
-        cmocka_unit_test(test_init_bad_limit),
-        cmocka_unit_test(test_init_bad_first_builder),
-        cmocka_unit_test(test_init_boundaries),
-        cmocka_unit_test(test_free_null),
+        cmocka_unit_test(test_init_defaults),    cmocka_unit_test(test_init_initial_state),
+        cmocka_unit_test(test_init_bad_variant), cmocka_unit_test(test_init_bad_k),
+        cmocka_unit_test(test_init_bad_limit),   cmocka_unit_test(test_init_bad_first_builder),
+        cmocka_unit_test(test_init_boundaries),  cmocka_unit_test(test_free_null),
         cmocka_unit_test(test_names_distinct),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

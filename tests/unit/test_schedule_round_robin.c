@@ -209,12 +209,9 @@ static void test_oracles_agree(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_result_names),
-        cmocka_unit_test(test_error_names),
-        cmocka_unit_test(test_rr_bad_arguments),
-        cmocka_unit_test(test_rr_matches_fide_tables),
-        cmocka_unit_test(test_rr_properties_every_n),
-        cmocka_unit_test(test_oracles_agree),
+        cmocka_unit_test(test_result_names),          cmocka_unit_test(test_error_names),
+        cmocka_unit_test(test_rr_bad_arguments),      cmocka_unit_test(test_rr_matches_fide_tables),
+        cmocka_unit_test(test_rr_properties_every_n), cmocka_unit_test(test_oracles_agree),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

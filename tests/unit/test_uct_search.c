@@ -341,16 +341,11 @@ int main(int argc, char **argv)
     if (argc > 1 && argv[1][0])
         cmocka_set_test_filter(argv[1]);
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_uct_deterministic),
-        cmocka_unit_test(test_uct_parts_merge),
-        cmocka_unit_test(test_uct_root_visits_sum),
-        cmocka_unit_test(test_uct_iterations_honoured),
-        cmocka_unit_test(test_uct_node_budget),
-        cmocka_unit_test(test_uct_deadline),
-        cmocka_unit_test(test_uct_legal_moves),
-        cmocka_unit_test(test_uct_k64),
-        cmocka_unit_test(test_uct_no_safe_symbol),
-        cmocka_unit_test(test_uct_horizon),
+        cmocka_unit_test(test_uct_deterministic),    cmocka_unit_test(test_uct_parts_merge),
+        cmocka_unit_test(test_uct_root_visits_sum),  cmocka_unit_test(test_uct_iterations_honoured),
+        cmocka_unit_test(test_uct_node_budget),      cmocka_unit_test(test_uct_deadline),
+        cmocka_unit_test(test_uct_legal_moves),      cmocka_unit_test(test_uct_k64),
+        cmocka_unit_test(test_uct_no_safe_symbol),   cmocka_unit_test(test_uct_horizon),
         cmocka_unit_test(test_uct_stop_mid_playout),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -47,8 +47,7 @@ thue_bot_spec uct_spec(uint64_t iterations, int playout, double c)
     return s;
 }
 
-thue_position position(thue_variant v, int k, const uint8_t *w, int n, thue_role role,
-                              int index)
+thue_position position(thue_variant v, int k, const uint8_t *w, int n, thue_role role, int index)
 {
     thue_position p = {v, k, w, n, role, index, 0};
     return p;
@@ -56,7 +55,7 @@ thue_position position(thue_variant v, int k, const uint8_t *w, int n, thue_role
 
 /* A search run part by part on this thread and finished; the caller frees it. */
 thue_bot_search *search(const thue_bot_spec *spec, const thue_position *pos, uint64_t seed,
-                               int parts, const thue_bot_limits *lim, thue_bot_result *out)
+                        int parts, const thue_bot_limits *lim, thue_bot_result *out)
 {
     int err = 1;
     thue_bot_search *s = thue_bot_search_new(spec, pos, seed, parts, &err);
@@ -69,7 +68,7 @@ thue_bot_search *search(const thue_bot_spec *spec, const thue_position *pos, uin
 }
 
 thue_bot_result move_of(const thue_bot_spec *spec, const thue_position *pos, uint64_t seed,
-                               const thue_bot_limits *lim)
+                        const thue_bot_limits *lim)
 {
     thue_bot_result r;
     assert_int_equal(thue_bot_move(spec, pos, lim, seed, &r), 0);

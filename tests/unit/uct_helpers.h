@@ -32,15 +32,14 @@ void make_word(uint8_t *w, int n, int k, thue_variant v, uint64_t seed);
 
 thue_bot_spec uct_spec(uint64_t iterations, int playout, double c);
 
-thue_position position(thue_variant v, int k, const uint8_t *w, int n, thue_role role,
-                              int index);
+thue_position position(thue_variant v, int k, const uint8_t *w, int n, thue_role role, int index);
 
 /* A search run part by part on this thread and finished; the caller frees it. */
 thue_bot_search *search(const thue_bot_spec *spec, const thue_position *pos, uint64_t seed,
-                               int parts, const thue_bot_limits *lim, thue_bot_result *out);
+                        int parts, const thue_bot_limits *lim, thue_bot_result *out);
 
 thue_bot_result move_of(const thue_bot_spec *spec, const thue_position *pos, uint64_t seed,
-                               const thue_bot_limits *lim);
+                        const thue_bot_limits *lim);
 
 /* ---- tree export ------------------------------------------------------------------- */
 
