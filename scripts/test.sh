@@ -48,14 +48,17 @@ bash scripts/soak.sh --minutes 1 --build build-asan
 
 echo "== ThreadSanitizer build of the threaded tests (build-tsan/)"
 cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTHUE_TSAN=ON -DTHUE_WERROR=ON >/dev/null
-cmake --build build-tsan -j"$jobs" --target test_pool test_bots_perfect test_lobby test_store >/dev/null
+tsan_tests=(test_pool test_bots_perfect test_lobby_matches test_lobby_rooms test_lobby_lists
+            test_lobby_tournaments test_lobby_accounts
+            test_store_schema test_store_records test_store_writes)
+cmake --build build-tsan -j"$jobs" --target "${tsan_tests[@]}" >/dev/null
 # TSan needs a fixed address layout on some kernels: setarch -R turns randomisation
 # off where that is allowed (it is harmless elsewhere).
 tsan_run=()
 if setarch "$(uname -m)" -R true 2>/dev/null; then
   tsan_run=(setarch "$(uname -m)" -R)
 fi
-for t in test_pool test_bots_perfect test_lobby test_store; do
+for t in "${tsan_tests[@]}"; do
   log="build-tsan/$t.log"
   if ! TSAN_OPTIONS="halt_on_error=1" "${tsan_run[@]}" "build-tsan/tests/unit/$t" >"$log" 2>&1; then
     cat "$log"
