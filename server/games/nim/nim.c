@@ -9,6 +9,10 @@
  * while some heap holds 2 or more; once every heap holds at most one token the player
  * to move wins exactly when an even number of heaps is left, and the winning move from
  * a position with one big heap leaves an odd number of one-token heaps.
+ *
+ * A finished game's state JSON has to_move -1 and names the winner, and position_parse
+ * reads that back (the winner tells who faced the empty heaps), so every state survives
+ * state_json -> position_parse byte for byte.
  */
 #include <stdio.h>
 #include <string.h>
@@ -110,33 +114,6 @@ static void nim_start(const thue_gopt *o, uint64_t seed, void *st)
     memcpy(s->heaps, OPT(o)->heaps, sizeof s->heaps);
 }
 
-static int nim_position_parse(const thue_gopt *o, const json_t *j, void *st, thue_gerr *e)
-{
-    (void)o;
-    thue_nim_state s;
-    memset(&s, 0, sizeof s);
-    static const char *const keys[] = {"heaps", "to_move", "moves", "nim_sum", NULL};
-    if (!json_is_object(j))
-        return thue_gerr_set(e, THUE_ESTATE, "", "a Nim position is {\"heaps\":[3,4,5]}");
-    if (thue_gjson_only(j, keys, THUE_ESTATE, e) != 0)
-        return THUE_ESTATE;
-    const json_t *h = json_object_get(j, "heaps");
-    if (h == NULL)
-        return thue_gerr_set(e, THUE_ESTATE, "heaps", "a Nim position needs \"heaps\"");
-    /* An empty position is a real one (the game is over), so all zeros are allowed. */
-    if (parse_heaps(h, s.heaps, &s.n, true, THUE_ESTATE, "heaps", e) != 0)
-        return THUE_ESTATE;
-    long long v;
-    if (thue_gjson_int(j, "to_move", 0, 1, 0, &v, THUE_ESTATE, e) != 0)
-        return THUE_ESTATE;
-    s.to_move = (int)v;
-    if (thue_gjson_int(j, "moves", 0, 1 << 30, 0, &v, THUE_ESTATE, e) != 0)
-        return THUE_ESTATE;
-    s.moves = (int)v;
-    memcpy(st, &s, sizeof s);
-    return 0;
-}
-
 static int nim_sum(const thue_nim_state *s)
 {
     int x = 0;
@@ -153,12 +130,68 @@ static bool all_empty(const thue_nim_state *s)
     return true;
 }
 
+static int nim_max_moves(const thue_gopt *o);
+
+static int nim_position_parse(const thue_gopt *o, const json_t *j, void *st, thue_gerr *e)
+{
+    thue_nim_state s;
+    memset(&s, 0, sizeof s);
+    static const char *const keys[] = {"heaps", "to_move", "moves", "nim_sum", "winner", NULL};
+    if (!json_is_object(j))
+        return thue_gerr_set(e, THUE_ESTATE, "", "a Nim position is {\"heaps\":[3,4,5]}");
+    if (thue_gjson_only(j, keys, THUE_ESTATE, e) != 0)
+        return THUE_ESTATE;
+    const json_t *h = json_object_get(j, "heaps");
+    if (h == NULL)
+        return thue_gerr_set(e, THUE_ESTATE, "heaps", "a Nim position needs \"heaps\"");
+    /* An empty position is a real one (the game is over), so all zeros are allowed. */
+    if (parse_heaps(h, s.heaps, &s.n, true, THUE_ESTATE, "heaps", e) != 0)
+        return THUE_ESTATE;
+    /* legal_moves writes one move per token into a buffer of max_moves. */
+    int total = 0;
+    for (int i = 0; i < s.n; i++)
+        total += s.heaps[i];
+    if (total > nim_max_moves(o))
+        return thue_gerr_set(e, THUE_ESTATE, "heaps",
+                             "the heaps hold %d tokens, more than these options allow (%d): "
+                             "give options with bigger heaps",
+                             total, nim_max_moves(o));
+    long long v;
+    if (thue_gjson_int(j, "to_move", -1, 1, 0, &v, THUE_ESTATE, e) != 0)
+        return THUE_ESTATE;
+    const json_t *wj = json_object_get(j, "winner");
+    if (v >= 0 && wj != NULL)
+        return thue_gerr_set(e, THUE_ESTATE, "winner",
+                             "winner belongs to a finished game (to_move -1)");
+    if (v < 0) {
+        /* A finished game as state_json writes it: the winner says who faced the empty
+         * heaps (the loser under normal play, the winner under misere). */
+        long long w;
+        if (!all_empty(&s))
+            return thue_gerr_set(e, THUE_ESTATE, "to_move",
+                                 "to_move -1 means the game is over, but tokens are left");
+        if (wj == NULL || thue_gjson_int(j, "winner", 0, 1, 0, &w, THUE_ESTATE, e) != 0)
+            return thue_gerr_set(e, THUE_ESTATE, "winner",
+                                 "a finished game names its winner: 0 or 1");
+        v = OPT(o)->misere ? w : w ^ 1;
+    }
+    s.to_move = (int)v;
+    if (thue_gjson_int(j, "moves", 0, 1 << 30, 0, &v, THUE_ESTATE, e) != 0)
+        return THUE_ESTATE;
+    s.moves = (int)v;
+    memcpy(st, &s, sizeof s);
+    return 0;
+}
+
 static json_t *nim_state_json(const thue_gopt *o, const void *st)
 {
-    (void)o;
     const thue_nim_state *s = st;
-    return json_pack("{s:o,s:i,s:i,s:i}", "heaps", heaps_json(s->heaps, s->n), "to_move",
-                     all_empty(s) ? -1 : s->to_move, "moves", s->moves, "nim_sum", nim_sum(s));
+    json_t *j = json_pack("{s:o,s:i,s:i,s:i}", "heaps", heaps_json(s->heaps, s->n), "to_move",
+                          all_empty(s) ? -1 : s->to_move, "moves", s->moves, "nim_sum", nim_sum(s));
+    if (j != NULL && all_empty(s)) /* who faced the empty heaps, for position_parse */
+        json_object_set_new(j, "winner", json_integer(OPT(o)->misere ? s->to_move
+                                                                     : s->to_move ^ 1));
+    return j;
 }
 
 static int nim_to_move(const thue_gopt *o, const void *st)
@@ -178,7 +211,7 @@ static int nim_max_moves(const thue_gopt *o)
     int total = 0;
     for (int i = 0; i < OPT(o)->n; i++)
         total += OPT(o)->heaps[i];
-    return total;
+    return total > THUE_NIM_MOVES_FLOOR ? total : THUE_NIM_MOVES_FLOOR;
 }
 
 static int nim_legal_moves(const thue_gopt *o, const void *st, thue_gmove *out)
@@ -196,9 +229,10 @@ static int nim_move_parse(const thue_gopt *o, const json_t *j, thue_gmove *m, th
 {
     (void)o;
     static const char *const keys[] = {"heap", "take", NULL};
-    if (!json_is_object(j) || thue_gjson_only(j, keys, THUE_EMOVE, e) != 0)
-        return thue_gerr_set(e, THUE_EMOVE, e != NULL ? e->field : "",
-                             "a Nim move is {\"heap\":I,\"take\":N}");
+    if (!json_is_object(j))
+        return thue_gerr_set(e, THUE_EMOVE, "", "a Nim move is {\"heap\":I,\"take\":N}");
+    if (thue_gjson_only(j, keys, THUE_EMOVE, e) != 0)
+        return THUE_EMOVE; /* e names the unknown member */
     const json_t *h = json_object_get(j, "heap"), *t = json_object_get(j, "take");
     if (!json_is_integer(h) || !json_is_integer(t))
         return thue_gerr_set(e, THUE_EMOVE, h == NULL || !json_is_integer(h) ? "heap" : "take",
