@@ -116,7 +116,8 @@ static void test_nim_perfect_matches_minimax(void **state)
                 int value = 0;
                 assert_int_equal(g->perfect(&opt, &s, &best, &value), 0);
                 if (value != want)
-                    print_error("%s misere=%d: perfect %d, minimax %d\n", text, misere, value, want);
+                    print_error("%s misere=%d: perfect %d, minimax %d\n", text, misere, value,
+                                want);
                 assert_int_equal(value, want);
                 checked++;
                 if (g->to_move(&opt, &s) < 0)
@@ -135,8 +136,8 @@ static void test_nim_perfect_matches_minimax(void **state)
     }
     /* 8 + 64 + 512 + 4096 positions, twice. */
     assert_int_equal(checked, 2 * (8 + 64 + 512 + 4096));
-    print_message("nim: %ld positions agree with the minimax, %ld winning moves checked\n",
-                  checked, wins);
+    print_message("nim: %ld positions agree with the minimax, %ld winning moves checked\n", checked,
+                  wins);
 }
 
 static void expect_options_error(const thue_gamedef *g, const char *text, const char *field)
@@ -204,7 +205,8 @@ static void test_nim_positions(void **state)
     assert_int_equal(parse_pos(g, &opt, "{\"heaps\":[1],\"to_move\":-1,\"winner\":0}", &s, &e),
                      THUE_ESTATE);
     assert_int_equal(parse_pos(g, &opt, "{\"heaps\":[1],\"winner\":0}", &s, &e), THUE_ESTATE);
-    assert_int_equal(parse_pos(g, &opt, "{\"heaps\":[0,0],\"to_move\":-1,\"winner\":1}", &s, &e), 0);
+    assert_int_equal(parse_pos(g, &opt, "{\"heaps\":[0,0],\"to_move\":-1,\"winner\":1}", &s, &e),
+                     0);
     thue_gresult r;
     g->result(&opt, &s, &r);
     assert_true(r.over);
@@ -515,12 +517,14 @@ static void test_rims_rules(void **state)
     char *t = thue_game_dump(g->state_json(&opt, st));
     assert_string_equal(t, "{\"heaps\":[5,3,1],\"to_move\":0,\"moves\":0}");
     free(t);
-    assert_int_equal(thue_game_apply_text(g, &opt, st, 0, "{\"heap\":0,\"take\":1,\"split\":3}", &e), 0);
+    assert_int_equal(
+        thue_game_apply_text(g, &opt, st, 0, "{\"heap\":0,\"take\":1,\"split\":3}", &e), 0);
     t = thue_game_dump(g->state_json(&opt, st));
     assert_string_equal(t, "{\"heaps\":[3,3,1,1],\"to_move\":1,\"moves\":1}");
     free(t);
     /* split == rest: the other side is empty, no new region. */
-    assert_int_equal(thue_game_apply_text(g, &opt, st, 1, "{\"heap\":1,\"take\":1,\"split\":2}", &e), 0);
+    assert_int_equal(
+        thue_game_apply_text(g, &opt, st, 1, "{\"heap\":1,\"take\":1,\"split\":2}", &e), 0);
     t = thue_game_dump(g->state_json(&opt, st));
     assert_string_equal(t, "{\"heaps\":[3,2,1,1],\"to_move\":0,\"moves\":2}");
     free(t);
@@ -559,8 +563,9 @@ static void test_rims_rules(void **state)
     opts(g, NULL, &opt);
     assert_int_equal(parse_pos(g, &opt, text, st, &e), 0);
     memcpy(before, st, size);
-    assert_int_equal(thue_game_apply_text(g, &opt, st, 0, "{\"heap\":5,\"take\":1,\"split\":1}", &e),
-                     THUE_EILLEGAL);
+    assert_int_equal(
+        thue_game_apply_text(g, &opt, st, 0, "{\"heap\":5,\"take\":1,\"split\":1}", &e),
+        THUE_EILLEGAL);
     assert_string_equal(e.field, "split");
     assert_non_null(strstr(e.msg, "64 regions"));
     assert_memory_equal(st, before, size);
@@ -568,7 +573,8 @@ static void test_rims_rules(void **state)
     assert_true(g->max_moves(&opt) <= THUE_RIMS_MOVES_FLOOR);
     /* take 1, 2 or 3 with split 0 from each heap; 1 + 1 of 2 is the split refused */
     assert_int_equal(g->legal_moves(&opt, st, moves), 64 * 3);
-    assert_int_equal(thue_game_apply_text(g, &opt, st, 0, "{\"heap\":5,\"take\":1,\"split\":2}", &e), 0);
+    assert_int_equal(
+        thue_game_apply_text(g, &opt, st, 0, "{\"heap\":5,\"take\":1,\"split\":2}", &e), 0);
     assert_int_equal(thue_game_apply_text(g, &opt, st, 1, "{\"heap\":63,\"take\":2}", &e), 0);
     t = thue_game_dump(g->state_json(&opt, st));
     assert_non_null(strstr(t, "\"to_move\":0"));
@@ -616,8 +622,8 @@ static void run_check(const char *game, const char *options, int seeds, int max_
 {
     const thue_gamedef *g = thue_game_find(game);
     assert_non_null(g);
-    game_check_cfg cfg = {.options = options, .seeds = seeds, .max_plies = max_plies,
-                          .moves_per_state = 300};
+    game_check_cfg cfg = {
+        .options = options, .seeds = seeds, .max_plies = max_plies, .moves_per_state = 300};
     game_check_stats st;
     game_check(g, &cfg, &st);
     assert_true(st.states > seeds);

@@ -70,7 +70,7 @@ typedef struct pos {
 
 typedef struct board {
     int rows, cols;
-    long count; /* index space: (cols * cols)^rows * 2 */
+    long count;       /* index space: (cols * cols)^rows * 2 */
     signed char *val; /* 1 win, -1 loss, 0 draw, for the mover; 2 for an index no position has */
     int *left;        /* successors not yet known to be wins for the opponent */
 } board;
@@ -224,7 +224,8 @@ static void check_board(int rows, int cols, totals *t)
     int max = g->max_moves(&opt);
     thue_gmove *moves = malloc(sizeof *moves * (size_t)max);
     pos *succ = malloc(sizeof *succ * (size_t)(MAXR * 32));
-    long *want = malloc(sizeof *want * (size_t)(MAXR * 32)), *got = malloc(sizeof *got * (size_t)max);
+    long *want = malloc(sizeof *want * (size_t)(MAXR * 32)),
+         *got = malloc(sizeof *got * (size_t)max);
     assert_non_null(st);
     assert_non_null(child);
     assert_non_null(moves);
@@ -303,9 +304,9 @@ static void check_board(int rows, int cols, totals *t)
 static void test_northcott_perfect_matches_retrograde(void **state)
 {
     (void)state;
-    static const int boards[][2] = {{1, 2}, {1, 3}, {1, 4}, {1, 5}, {1, 6}, {1, 7}, {1, 8},
-                                    {2, 2}, {2, 3}, {2, 4}, {2, 5}, {2, 6}, {2, 7}, {3, 3},
-                                    {3, 4}, {3, 5}, {4, 3}, {4, 4}};
+    static const int boards[][2] = {{1, 2}, {1, 3}, {1, 4}, {1, 5}, {1, 6}, {1, 7},
+                                    {1, 8}, {2, 2}, {2, 3}, {2, 4}, {2, 5}, {2, 6},
+                                    {2, 7}, {3, 3}, {3, 4}, {3, 5}, {4, 3}, {4, 4}};
     totals t = {0};
     for (size_t i = 0; i < sizeof boards / sizeof boards[0]; i++) {
         totals b = {0};
@@ -398,8 +399,10 @@ static thue_gmove stall(const thue_gamedef *g, const thue_gopt *opt, const void 
     int who = g->to_move(opt, st), best = -1, far = 0;
     for (int i = 0; i < n; i++) {
         size_t r = (size_t)moves[i].v[0];
-        int own = (int)json_integer_value(json_array_get(json_object_get(j, who ? "black" : "white"), r));
-        int opp = (int)json_integer_value(json_array_get(json_object_get(j, who ? "white" : "black"), r));
+        int own =
+            (int)json_integer_value(json_array_get(json_object_get(j, who ? "black" : "white"), r));
+        int opp =
+            (int)json_integer_value(json_array_get(json_object_get(j, who ? "white" : "black"), r));
         int back = own < opp ? own - moves[i].v[1] : moves[i].v[1] - own;
         if (back > far)
             far = back, best = i;
@@ -667,16 +670,19 @@ static void test_northcott_options_and_positions(void **state)
     expect_position_error(&opt, "{\"white\":[0,4],\"black\":[3,1],\"to_move\":-1,\"winner\":-1}",
                           "winner");
     expect_position_error(&opt, "{\"white\":[0,4],\"black\":[3,1],\"winner\":1}", "winner");
-    int rc = parse_pos(&opt, "{\"white\":[0,4],\"black\":[1,3],\"to_move\":-1,\"winner\":1}", st, &e);
+    int rc =
+        parse_pos(&opt, "{\"white\":[0,4],\"black\":[1,3],\"to_move\":-1,\"winner\":1}", st, &e);
     if (rc != 0)
         print_error("%s (%s)\n", e.msg, e.field);
     assert_int_equal(rc, 0);
-    assert_int_equal(parse_pos(&opt, "{\"white\":[0,4],\"black\":[3,1],\"moves\":100,\"to_move\":-1,"
-                                     "\"winner\":-1}",
+    assert_int_equal(parse_pos(&opt,
+                               "{\"white\":[0,4],\"black\":[3,1],\"moves\":100,\"to_move\":-1,"
+                               "\"winner\":-1}",
                                st, &e),
                      0);
-    expect_position_error(&opt, "{\"white\":[0,4],\"black\":[3,1],\"moves\":99,\"to_move\":-1,"
-                                "\"winner\":-1}",
+    expect_position_error(&opt,
+                          "{\"white\":[0,4],\"black\":[3,1],\"moves\":99,\"to_move\":-1,"
+                          "\"winner\":-1}",
                           "winner");
     /* A stuck mover given as to_move 0 is read as the finished game it is. */
     assert_int_equal(parse_pos(&opt, "{\"white\":[0,4],\"black\":[1,3],\"to_move\":0}", st, &e), 0);
@@ -687,8 +693,8 @@ static void test_northcott_options_and_positions(void **state)
 
 static void run_check(const char *options, int seeds, int max_plies)
 {
-    game_check_cfg cfg = {.options = options, .seeds = seeds, .max_plies = max_plies,
-                          .moves_per_state = 300};
+    game_check_cfg cfg = {
+        .options = options, .seeds = seeds, .max_plies = max_plies, .moves_per_state = 300};
     game_check_stats st;
     game_check(game(), &cfg, &st);
     print_message("northcott %s: %ld states, %ld moves round-tripped, %ld refusals, %ld "

@@ -189,8 +189,8 @@ static json_t *nim_state_json(const thue_gopt *o, const void *st)
     json_t *j = json_pack("{s:o,s:i,s:i,s:i}", "heaps", heaps_json(s->heaps, s->n), "to_move",
                           all_empty(s) ? -1 : s->to_move, "moves", s->moves, "nim_sum", nim_sum(s));
     if (j != NULL && all_empty(s)) /* who faced the empty heaps, for position_parse */
-        json_object_set_new(j, "winner", json_integer(OPT(o)->misere ? s->to_move
-                                                                     : s->to_move ^ 1));
+        json_object_set_new(j, "winner",
+                            json_integer(OPT(o)->misere ? s->to_move : s->to_move ^ 1));
     return j;
 }
 

@@ -59,7 +59,8 @@ typedef struct nc_state {
 #define OPT(o) ((const nc_opt *)(const void *)(o))
 
 static const thue_goption_doc nc_options[] = {
-    {"rows", "integer", "8", "rows of the board, 1..16; each row holds one white and one black piece"},
+    {"rows", "integer", "8",
+     "rows of the board, 1..16; each row holds one white and one black piece"},
     {"cols", "integer", "8", "columns of the board, 2..32"},
     {"start", "string or array", "\"random\"",
      "\"random\" (the seed places each row's pieces on two distinct random squares) or the "
@@ -91,8 +92,8 @@ static bool can_move(const int *own, const int *opp, int rows, int cols)
     return false;
 }
 
-int thue_northcott_perfect_rows(const int *white, const int *black, int rows, int cols,
-                                int mover, int *row, int *to)
+int thue_northcott_perfect_rows(const int *white, const int *black, int rows, int cols, int mover,
+                                int *row, int *to)
 {
     const int *own = mover == 0 ? white : black, *opp = mover == 0 ? black : white;
     if (!can_move(own, opp, rows, cols))
@@ -158,8 +159,8 @@ static int nc_parse_options(const json_t *j, thue_gopt *o, thue_gerr *e)
                        THUE_EOPTIONS, e) != 0)
         return THUE_EOPTIONS;
     opt->cols = (int)v;
-    if (thue_gjson_int(j, "move_cap", 1, THUE_NORTHCOTT_CAP_MAX, 10LL * opt->rows * opt->cols,
-                       &v, THUE_EOPTIONS, e) != 0)
+    if (thue_gjson_int(j, "move_cap", 1, THUE_NORTHCOTT_CAP_MAX, 10LL * opt->rows * opt->cols, &v,
+                       THUE_EOPTIONS, e) != 0)
         return THUE_EOPTIONS;
     opt->move_cap = (int)v;
     const json_t *s = j != NULL ? json_object_get(j, "start") : NULL;
@@ -172,16 +173,16 @@ static int nc_parse_options(const json_t *j, thue_gopt *o, thue_gerr *e)
                              opt->rows);
     if ((int)json_array_size(s) != opt->rows)
         return thue_gerr_set(e, THUE_EOPTIONS, "start",
-                             "start has %zu pairs but the board has %d rows",
-                             json_array_size(s), opt->rows);
+                             "start has %zu pairs but the board has %d rows", json_array_size(s),
+                             opt->rows);
     for (int r = 0; r < opt->rows; r++)
         if (parse_pair(json_array_get(s, (size_t)r), opt->cols, &opt->white[r], &opt->black[r]) !=
             0) {
             char field[48];
             snprintf(field, sizeof field, "start/%d", r);
             return thue_gerr_set(e, THUE_EOPTIONS, field,
-                                 "start/%d: a pair [white,black] of two distinct columns 0..%d",
-                                 r, opt->cols - 1);
+                                 "start/%d: a pair [white,black] of two distinct columns 0..%d", r,
+                                 opt->cols - 1);
         }
     return 0;
 }
@@ -265,8 +266,8 @@ static int parse_cols(const thue_gopt *o, const json_t *j, const char *key, uint
 {
     const json_t *a = json_object_get(j, key);
     if (!json_is_array(a) || (int)json_array_size(a) != OPT(o)->rows)
-        return thue_gerr_set(e, THUE_ESTATE, key, "%s is an array of %d columns (one per row)",
-                             key, OPT(o)->rows);
+        return thue_gerr_set(e, THUE_ESTATE, key, "%s is an array of %d columns (one per row)", key,
+                             OPT(o)->rows);
     for (int r = 0; r < OPT(o)->rows; r++) {
         const json_t *v = json_array_get(a, (size_t)r);
         if (!json_is_integer(v) || json_integer_value(v) < 0 ||
@@ -286,8 +287,8 @@ static int nc_position_parse(const thue_gopt *o, const json_t *j, void *st, thue
     const nc_opt *opt = OPT(o);
     nc_state s;
     memset(&s, 0, sizeof s);
-    static const char *const keys[] = {"rows", "cols", "white", "black", "to_move", "moves",
-                                       "winner", NULL};
+    static const char *const keys[] = {"rows",    "cols",  "white",  "black",
+                                       "to_move", "moves", "winner", NULL};
     if (!json_is_object(j))
         return thue_gerr_set(e, THUE_ESTATE, "",
                              "a Northcott position is {\"white\":[...],\"black\":[...]}");
@@ -295,11 +296,13 @@ static int nc_position_parse(const thue_gopt *o, const json_t *j, void *st, thue
         return THUE_ESTATE;
     long long v;
     if (thue_gjson_int(j, "rows", opt->rows, opt->rows, opt->rows, &v, THUE_ESTATE, e) != 0)
-        return thue_gerr_set(e, THUE_ESTATE, "rows", "the position's board must be the options' %dx%d",
-                             opt->rows, opt->cols);
+        return thue_gerr_set(e, THUE_ESTATE, "rows",
+                             "the position's board must be the options' %dx%d", opt->rows,
+                             opt->cols);
     if (thue_gjson_int(j, "cols", opt->cols, opt->cols, opt->cols, &v, THUE_ESTATE, e) != 0)
-        return thue_gerr_set(e, THUE_ESTATE, "cols", "the position's board must be the options' %dx%d",
-                             opt->rows, opt->cols);
+        return thue_gerr_set(e, THUE_ESTATE, "cols",
+                             "the position's board must be the options' %dx%d", opt->rows,
+                             opt->cols);
     if (parse_cols(o, j, "white", s.white, e) != 0 || parse_cols(o, j, "black", s.black, e) != 0)
         return THUE_ESTATE;
     for (int r = 0; r < opt->rows; r++)
@@ -324,8 +327,9 @@ static int nc_position_parse(const thue_gopt *o, const json_t *j, void *st, thue
     /* A finished game: the outcome must be the one the position shows. */
     long long w;
     if (wj == NULL)
-        return thue_gerr_set(e, THUE_ESTATE, "winner",
-                             "a finished game (to_move -1) names its winner (0, 1, or -1 for a draw)");
+        return thue_gerr_set(
+            e, THUE_ESTATE, "winner",
+            "a finished game (to_move -1) names its winner (0, 1, or -1 for a draw)");
     if (thue_gjson_int(j, "winner", -1, 1, -1, &w, THUE_ESTATE, e) != 0)
         return THUE_ESTATE;
     if (w >= 0 && player_can_move(o, &s, (int)w ^ 1))
@@ -349,9 +353,8 @@ static json_t *nc_state_json(const thue_gopt *o, const void *st)
         json_array_append_new(w, json_integer(s->white[r]));
         json_array_append_new(b, json_integer(s->black[r]));
     }
-    json_t *j = json_pack("{s:i,s:i,s:o,s:o,s:i,s:i}", "rows", OPT(o)->rows, "cols",
-                          OPT(o)->cols, "white", w, "black", b, "to_move", s->to_move, "moves",
-                          (int)s->moves);
+    json_t *j = json_pack("{s:i,s:i,s:o,s:o,s:i,s:i}", "rows", OPT(o)->rows, "cols", OPT(o)->cols,
+                          "white", w, "black", b, "to_move", s->to_move, "moves", (int)s->moves);
     if (j != NULL && s->to_move < 0)
         json_object_set_new(j, "winner", json_integer(s->winner));
     return j;
@@ -438,8 +441,8 @@ static int nc_apply(const thue_gopt *o, void *st, int player, const thue_gmove *
     uint8_t *own = player == 0 ? s->white : s->black;
     const uint8_t *opp = player == 0 ? s->black : s->white;
     if (to == own[r])
-        return thue_gerr_set(e, THUE_EILLEGAL, "to", "your piece in row %d already stands on column %d",
-                             r, to);
+        return thue_gerr_set(e, THUE_EILLEGAL, "to",
+                             "your piece in row %d already stands on column %d", r, to);
     if (to == opp[r])
         return thue_gerr_set(e, THUE_EILLEGAL, "to",
                              "column %d of row %d holds your opponent's piece", to, r);
@@ -478,8 +481,8 @@ static uint64_t nc_hash(const thue_gopt *o, const void *st)
     const nc_state *s = st;
     uint64_t h = thue_gmix64((uint64_t)(s->to_move + 1) << 4 | (uint64_t)(s->winner + 1));
     for (int r = 0; r < OPT(o)->rows; r++)
-        h = thue_gmix64(h ^ ((uint64_t)s->white[r] << 16 | (uint64_t)s->black[r] << 8 |
-                             (uint64_t)r));
+        h = thue_gmix64(h ^
+                        ((uint64_t)s->white[r] << 16 | (uint64_t)s->black[r] << 8 | (uint64_t)r));
     return h;
 }
 

@@ -15,7 +15,7 @@
  * Returns 1 (a win: *row and *to the winning move, always toward the opponent's piece),
  * -1 (a loss: *row and *to a legal move, one square forward where there is one) or 0
  * (the mover has no legal move: *row and *to untouched). The move cap is not considered. */
-int thue_northcott_perfect_rows(const int *white, const int *black, int rows, int cols,
-                                int mover, int *row, int *to);
+int thue_northcott_perfect_rows(const int *white, const int *black, int rows, int cols, int mover,
+                                int *row, int *to);
 
 #endif

@@ -125,8 +125,8 @@ static int parse_options(const json_t *j, thue_gopt *o, thue_gerr *e)
             json_integer_value(v) > THUE_RIMS_HEAP_MAX) {
             char field[48];
             snprintf(field, sizeof field, "heaps/%zu", i);
-            return thue_gerr_set(e, THUE_EOPTIONS, field, "heaps/%zu: a heap holds 0 to %d dots",
-                                 i, THUE_RIMS_HEAP_MAX);
+            return thue_gerr_set(e, THUE_EOPTIONS, field, "heaps/%zu: a heap holds 0 to %d dots", i,
+                                 THUE_RIMS_HEAP_MAX);
         }
         opt->heaps[i] = (int)json_integer_value(v);
         total += opt->heaps[i];
@@ -251,8 +251,8 @@ static json_t *state_json(const thue_gopt *o, const void *st)
     json_t *a = json_array();
     for (int i = 0; i < s->n; i++)
         json_array_append_new(a, json_integer(s->heaps[i]));
-    json_t *j = json_pack("{s:o,s:i,s:i}", "heaps", a, "to_move", s->to_move, "moves",
-                          (int)s->moves);
+    json_t *j =
+        json_pack("{s:o,s:i,s:i}", "heaps", a, "to_move", s->to_move, "moves", (int)s->moves);
     if (j != NULL && s->to_move < 0)
         json_object_set_new(j, "winner", json_integer(s->winner));
     return j;
@@ -292,14 +292,17 @@ static int move_parse(const thue_gopt *o, const json_t *j, thue_gmove *m, thue_g
     (void)o;
     static const char *const keys[] = {"heap", "take", "split", NULL};
     if (!json_is_object(j))
-        return thue_gerr_set(e, THUE_EMOVE, "", "a Rims move is {\"heap\":I,\"take\":N,\"split\":X}");
+        return thue_gerr_set(e, THUE_EMOVE, "",
+                             "a Rims move is {\"heap\":I,\"take\":N,\"split\":X}");
     if (thue_gjson_only(j, keys, THUE_EMOVE, e) != 0)
         return THUE_EMOVE; /* e names the unknown member */
     const json_t *h = json_object_get(j, "heap"), *t = json_object_get(j, "take");
     const json_t *x = json_object_get(j, "split");
     if (!json_is_integer(h) || !json_is_integer(t) || (x != NULL && !json_is_integer(x)))
         return thue_gerr_set(e, THUE_EMOVE,
-                             !json_is_integer(h) ? "heap" : !json_is_integer(t) ? "take" : "split",
+                             !json_is_integer(h)   ? "heap"
+                             : !json_is_integer(t) ? "take"
+                                                   : "split",
                              "a Rims move is {\"heap\":I,\"take\":N,\"split\":X} with integers "
                              "(split optional)");
     long long hv = json_integer_value(h), tv = json_integer_value(t);
