@@ -38,6 +38,21 @@ static void check_options(const thue_gamedef *g, const char *text, thue_gopt *op
     assert_int_equal(g->parse_options(empty, &b, &e), 0);
     json_decref(empty);
     assert_memory_equal(&a, &b, sizeof a);
+    /* Each documented default is JSON, and the value the defaults hold. */
+    json_t *dj = g->options_json(&a);
+    assert_non_null(dj);
+    for (int i = 0; i < g->noptions; i++) {
+        json_error_t je;
+        json_t *d = json_loads(g->options[i].deflt, JSON_DECODE_ANY, &je);
+        if (d == NULL || !json_equal(d, json_object_get(dj, g->options[i].name)))
+            print_error("%s: option %s documents the default %s\n", g->name, g->options[i].name,
+                        g->options[i].deflt);
+        assert_non_null(d);
+        assert_true(json_equal(d, json_object_get(dj, g->options[i].name)));
+        assert_true(g->options[i].help != NULL && g->options[i].help[0] != '\0');
+        json_decref(d);
+    }
+    json_decref(dj);
     char *ta = thue_game_dump(g->options_json(&a)), *tb = thue_game_dump(g->options_json(&b));
     assert_non_null(ta);
     assert_string_equal(ta, tb);

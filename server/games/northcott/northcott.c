@@ -65,9 +65,9 @@ static const thue_goption_doc nc_options[] = {
     {"start", "string or array", "\"random\"",
      "\"random\" (the seed places each row's pieces on two distinct random squares) or the "
      "starting columns as rows pairs [[white,black],...], 0..cols-1, distinct in a row"},
-    {"move_cap", "integer", "10 * rows * cols",
-     "1..100000: after that many moves without an end the game is drawn (backward moves "
-     "could go on for ever)"},
+    {"move_cap", "integer", "640",
+     "1..100000, default 10 * rows * cols (640 on 8x8): after that many moves without an end "
+     "the game is drawn (backward moves could go on for ever)"},
 };
 
 /* ---- the rules on bare arrays ------------------------------------------------------ */
