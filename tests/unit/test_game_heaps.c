@@ -199,20 +199,21 @@ static void test_nim_positions(void **state)
     opts(g, "{\"heaps\":[1000,1000]}", &opt);
     assert_int_equal(g->max_moves(&opt), 2000);
     assert_int_equal(parse_pos(g, &opt, "{\"heaps\":[1000,1000]}", &s, &e), 0);
-    /* A finished game reads back only with its winner, and only when no token is left. */
+    /* A finished game keeps to_move, the player who faces the empty heaps. */
     opts(g, NULL, &opt);
     assert_int_equal(parse_pos(g, &opt, "{\"heaps\":[0,0],\"to_move\":-1}", &s, &e), THUE_ESTATE);
-    assert_int_equal(parse_pos(g, &opt, "{\"heaps\":[1],\"to_move\":-1,\"winner\":0}", &s, &e),
-                     THUE_ESTATE);
-    assert_int_equal(parse_pos(g, &opt, "{\"heaps\":[1],\"winner\":0}", &s, &e), THUE_ESTATE);
-    assert_int_equal(parse_pos(g, &opt, "{\"heaps\":[0,0],\"to_move\":-1,\"winner\":1}", &s, &e),
-                     0);
+    assert_int_equal(parse_pos(g, &opt, "{\"heaps\":[0],\"winner\":0}", &s, &e), THUE_ESTATE);
+    assert_int_equal(parse_pos(g, &opt, "{\"heaps\":[0,0],\"to_move\":0}", &s, &e), 0);
     thue_gresult r;
     g->result(&opt, &s, &r);
     assert_true(r.over);
     assert_int_equal(r.winner, 1);
+    assert_int_equal(g->to_move(&opt, &s), -1);
+    char *t = thue_game_dump(g->state_json(&opt, &s));
+    assert_string_equal(t, "{\"heaps\":[0,0],\"to_move\":0,\"moves\":0,\"nim_sum\":0}");
+    free(t);
     opts(g, "{\"misere\":true}", &opt);
-    assert_int_equal(parse_pos(g, &opt, "{\"heaps\":[0],\"to_move\":-1,\"winner\":1}", &s, &e), 0);
+    assert_int_equal(parse_pos(g, &opt, "{\"heaps\":[0],\"to_move\":1}", &s, &e), 0);
     g->result(&opt, &s, &r);
     assert_int_equal(r.winner, 1);
     assert_string_equal(r.why, "took_last");
@@ -593,18 +594,20 @@ static void test_rims_rules(void **state)
     assert_int_equal(thue_rims_heap_moves(1000), 250500);
     assert_int_equal(parse_pos(g, &opt, "{\"heaps\":[1000]}", st, &e), 0);
 
-    /* A finished game: over, winner named; read back only that way. */
+    /* A finished game: over; its JSON keeps to_move, the player facing the empty sheet. */
     opts(g, "{\"heaps\":[2]}", &opt);
     g->start(&opt, 0, st);
     assert_int_equal(thue_game_apply_text(g, &opt, st, 0, "{\"heap\":0,\"take\":2}", &e), 0);
     t = thue_game_dump(g->state_json(&opt, st));
-    assert_string_equal(t, "{\"heaps\":[],\"to_move\":-1,\"moves\":1,\"winner\":0}");
+    assert_string_equal(t, "{\"heaps\":[],\"to_move\":1,\"moves\":1}");
     free(t);
-    assert_int_equal(parse_pos(g, &opt, "{\"heaps\":[1],\"to_move\":-1,\"winner\":0}", st, &e),
-                     THUE_ESTATE);
+    assert_int_equal(g->to_move(&opt, st), -1);
+    thue_gresult r;
+    g->result(&opt, st, &r);
+    assert_int_equal(r.winner, 0);
+    assert_int_equal(thue_game_apply_text(g, &opt, st, 1, "{\"heap\":0,\"take\":1}", &e),
+                     THUE_EOVER);
     assert_int_equal(parse_pos(g, &opt, "{\"heaps\":[],\"to_move\":-1}", st, &e), THUE_ESTATE);
-    assert_int_equal(parse_pos(g, &opt, "{\"heaps\":[],\"to_move\":-1,\"winner\":-1}", st, &e),
-                     THUE_ESTATE);
     assert_int_equal(parse_pos(g, &opt, "{\"heaps\":[2],\"winner\":0}", st, &e), THUE_ESTATE);
 
     /* Option errors. */

@@ -521,8 +521,9 @@ static void test_northcott_rules(void **state)
     /* white 0|1 black, white 5 black 4: white can still go nowhere in row 0, nowhere in
      * row 1 (5 is the edge, 4 is black): white has lost. */
     t = thue_game_dump(g->state_json(&opt, st));
-    assert_string_equal(t, "{\"rows\":2,\"cols\":6,\"white\":[0,5],\"black\":[1,4],\"to_move\":-1,"
-                           "\"moves\":4,\"winner\":1}");
+    assert_string_equal(t, "{\"rows\":2,\"cols\":6,\"white\":[0,5],\"black\":[1,4],\"to_move\":0,"
+                           "\"moves\":4}");
+    assert_int_equal(g->to_move(&opt, st), -1);
     free(t);
     thue_gresult r;
     g->result(&opt, st, &r);
@@ -548,8 +549,10 @@ static void test_northcott_rules(void **state)
     assert_int_equal(r.winner, -1);
     assert_string_equal(r.why, "move_cap");
     t = thue_game_dump(g->state_json(&opt, st));
-    assert_string_equal(t, "{\"rows\":1,\"cols\":8,\"white\":[2],\"black\":[5],\"to_move\":-1,"
-                           "\"moves\":4,\"winner\":-1}");
+    assert_string_equal(t, "{\"rows\":1,\"cols\":8,\"white\":[2],\"black\":[5],\"to_move\":0,"
+                           "\"moves\":4}");
+    assert_int_equal(g->to_move(&opt, st), -1);
+    assert_int_equal(thue_game_apply_text(g, &opt, st, 0, "{\"row\":0,\"to\":1}", &e), THUE_EOVER);
     free(t);
     assert_int_equal(g->perfect(&opt, st, &best, &value), 0);
     assert_int_equal(value, 0);
@@ -663,28 +666,22 @@ static void test_northcott_options_and_positions(void **state)
     expect_position_error(&opt, "{\"white\":[0,4]}", "black");
     expect_position_error(&opt, "{\"white\":[0,4],\"black\":[3,1],\"to_move\":2}", "to_move");
     expect_position_error(&opt, "{\"white\":[0,4],\"black\":[3,1],\"gaps\":[2,2]}", "gaps");
-    /* A finished game: the winner must be what the board shows. */
-    expect_position_error(&opt, "{\"white\":[0,4],\"black\":[3,1],\"to_move\":-1}", "winner");
-    expect_position_error(&opt, "{\"white\":[0,4],\"black\":[3,1],\"to_move\":-1,\"winner\":0}",
-                          "winner");
-    expect_position_error(&opt, "{\"white\":[0,4],\"black\":[3,1],\"to_move\":-1,\"winner\":-1}",
-                          "winner");
+    expect_position_error(&opt, "{\"white\":[0,4],\"black\":[3,1],\"to_move\":-1}", "to_move");
     expect_position_error(&opt, "{\"white\":[0,4],\"black\":[3,1],\"winner\":1}", "winner");
-    int rc =
-        parse_pos(&opt, "{\"white\":[0,4],\"black\":[1,3],\"to_move\":-1,\"winner\":1}", st, &e);
-    if (rc != 0)
-        print_error("%s (%s)\n", e.msg, e.field);
-    assert_int_equal(rc, 0);
-    assert_int_equal(parse_pos(&opt,
-                               "{\"white\":[0,4],\"black\":[3,1],\"moves\":100,\"to_move\":-1,"
-                               "\"winner\":-1}",
-                               st, &e),
-                     0);
-    expect_position_error(&opt,
-                          "{\"white\":[0,4],\"black\":[3,1],\"moves\":99,\"to_move\":-1,"
-                          "\"winner\":-1}",
-                          "winner");
-    /* A stuck mover given as to_move 0 is read as the finished game it is. */
+    expect_position_error(&opt, "{\"white\":[0,4],\"black\":[3,1],\"moves\":-1}", "moves");
+    /* At the cap: drawn, unless the mover is stuck. */
+    assert_int_equal(parse_pos(&opt, "{\"white\":[0,4],\"black\":[3,1],\"moves\":100}", st, &e), 0);
+    thue_gresult r;
+    g->result(&opt, st, &r);
+    assert_true(r.over);
+    assert_int_equal(r.winner, -1);
+    assert_int_equal(parse_pos(&opt, "{\"white\":[0,4],\"black\":[3,1],\"moves\":99}", st, &e), 0);
+    assert_int_equal(g->to_move(&opt, st), 0);
+    assert_int_equal(parse_pos(&opt, "{\"white\":[0,4],\"black\":[1,3],\"moves\":100}", st, &e), 0);
+    g->result(&opt, st, &r);
+    assert_int_equal(r.winner, 1);
+    assert_string_equal(r.why, "no_moves");
+    /* A stuck mover: the game is over, to_move kept in the JSON. */
     assert_int_equal(parse_pos(&opt, "{\"white\":[0,4],\"black\":[1,3],\"to_move\":0}", st, &e), 0);
     assert_int_equal(g->to_move(&opt, st), -1);
 }

@@ -9,10 +9,6 @@
  * while some heap holds 2 or more; once every heap holds at most one token the player
  * to move wins exactly when an even number of heaps is left, and the winning move from
  * a position with one big heap leaves an odd number of one-token heaps.
- *
- * A finished game's state JSON has to_move -1 and names the winner, and position_parse
- * reads that back (the winner tells who faced the empty heaps), so every state survives
- * state_json -> position_parse byte for byte.
  */
 #include <stdio.h>
 #include <string.h>
@@ -114,29 +110,13 @@ static void nim_start(const thue_gopt *o, uint64_t seed, void *st)
     memcpy(s->heaps, OPT(o)->heaps, sizeof s->heaps);
 }
 
-static int nim_sum(const thue_nim_state *s)
-{
-    int x = 0;
-    for (int i = 0; i < s->n; i++)
-        x ^= s->heaps[i];
-    return x;
-}
-
-static bool all_empty(const thue_nim_state *s)
-{
-    for (int i = 0; i < s->n; i++)
-        if (s->heaps[i] != 0)
-            return false;
-    return true;
-}
-
 static int nim_max_moves(const thue_gopt *o);
 
 static int nim_position_parse(const thue_gopt *o, const json_t *j, void *st, thue_gerr *e)
 {
     thue_nim_state s;
     memset(&s, 0, sizeof s);
-    static const char *const keys[] = {"heaps", "to_move", "moves", "nim_sum", "winner", NULL};
+    static const char *const keys[] = {"heaps", "to_move", "moves", "nim_sum", NULL};
     if (!json_is_object(j))
         return thue_gerr_set(e, THUE_ESTATE, "", "a Nim position is {\"heaps\":[3,4,5]}");
     if (thue_gjson_only(j, keys, THUE_ESTATE, e) != 0)
@@ -157,24 +137,8 @@ static int nim_position_parse(const thue_gopt *o, const json_t *j, void *st, thu
                              "give options with bigger heaps",
                              total, nim_max_moves(o));
     long long v;
-    if (thue_gjson_int(j, "to_move", -1, 1, 0, &v, THUE_ESTATE, e) != 0)
+    if (thue_gjson_int(j, "to_move", 0, 1, 0, &v, THUE_ESTATE, e) != 0)
         return THUE_ESTATE;
-    const json_t *wj = json_object_get(j, "winner");
-    if (v >= 0 && wj != NULL)
-        return thue_gerr_set(e, THUE_ESTATE, "winner",
-                             "winner belongs to a finished game (to_move -1)");
-    if (v < 0) {
-        /* A finished game as state_json writes it: the winner says who faced the empty
-         * heaps (the loser under normal play, the winner under misere). */
-        long long w;
-        if (!all_empty(&s))
-            return thue_gerr_set(e, THUE_ESTATE, "to_move",
-                                 "to_move -1 means the game is over, but tokens are left");
-        if (wj == NULL || thue_gjson_int(j, "winner", 0, 1, 0, &w, THUE_ESTATE, e) != 0)
-            return thue_gerr_set(e, THUE_ESTATE, "winner",
-                                 "a finished game names its winner: 0 or 1");
-        v = OPT(o)->misere ? w : w ^ 1;
-    }
     s.to_move = (int)v;
     if (thue_gjson_int(j, "moves", 0, 1 << 30, 0, &v, THUE_ESTATE, e) != 0)
         return THUE_ESTATE;
@@ -183,15 +147,29 @@ static int nim_position_parse(const thue_gopt *o, const json_t *j, void *st, thu
     return 0;
 }
 
+static int nim_sum(const thue_nim_state *s)
+{
+    int x = 0;
+    for (int i = 0; i < s->n; i++)
+        x ^= s->heaps[i];
+    return x;
+}
+
+static bool all_empty(const thue_nim_state *s)
+{
+    for (int i = 0; i < s->n; i++)
+        if (s->heaps[i] != 0)
+            return false;
+    return true;
+}
+
 static json_t *nim_state_json(const thue_gopt *o, const void *st)
 {
+    (void)o;
     const thue_nim_state *s = st;
-    json_t *j = json_pack("{s:o,s:i,s:i,s:i}", "heaps", heaps_json(s->heaps, s->n), "to_move",
-                          all_empty(s) ? -1 : s->to_move, "moves", s->moves, "nim_sum", nim_sum(s));
-    if (j != NULL && all_empty(s)) /* who faced the empty heaps, for position_parse */
-        json_object_set_new(j, "winner",
-                            json_integer(OPT(o)->misere ? s->to_move : s->to_move ^ 1));
-    return j;
+    /* to_move is kept once over too: who faces the empty heaps decides the winner. */
+    return json_pack("{s:o,s:i,s:i,s:i}", "heaps", heaps_json(s->heaps, s->n), "to_move",
+                     s->to_move, "moves", s->moves, "nim_sum", nim_sum(s));
 }
 
 static int nim_to_move(const thue_gopt *o, const void *st)

@@ -24,9 +24,11 @@
  * default 10 * R * C leaves the winner plenty of room; perfect() reports THUE_ETOOBIG
  * when a position's move count is so close to the cap that the cap could decide it.
  *
- * The state records the outcome once the game is over (to_move -1, winner 0, 1 or -1
- * for a draw), so the state JSON, which says the same, reads back to identical bytes.
- * A move that leaves the opponent without a move wins even when it is also the cap's.
+ * The state keeps to_move once the game is over too (the player who faces the end: stuck,
+ * or to move at the cap), and so does its JSON: whether and how it ended follows from the
+ * position and the move count, so the JSON reads back to identical bytes. The to_move()
+ * function answers -1 once over. A move that leaves the opponent without a move wins even
+ * when it is also the cap's.
  */
 #include <stdio.h>
 #include <string.h>
@@ -49,11 +51,10 @@ _Static_assert(sizeof(nc_opt) <= sizeof(thue_gopt), "northcott options fit");
 /* The state: no pointers, no padding left unset (every writer memsets it first). */
 typedef struct nc_state {
     int32_t moves;
-    int8_t to_move; /* 0 or 1; -1 once over */
-    int8_t winner;  /* once over: 0, 1, or -1 for a draw by the move cap; -1 while running */
+    int8_t to_move; /* 0 or 1, also once over (who faces the end) */
     uint8_t white[THUE_NORTHCOTT_ROWS_MAX];
     uint8_t black[THUE_NORTHCOTT_ROWS_MAX];
-    uint8_t pad[2];
+    uint8_t pad[3];
 } nc_state;
 
 #define OPT(o) ((const nc_opt *)(const void *)(o))
@@ -223,16 +224,13 @@ static bool player_can_move(const thue_gopt *o, const nc_state *s, int player)
                        : can_move(b, w, OPT(o)->rows, OPT(o)->cols);
 }
 
-/* Ends the game when the player to move is stuck (they lose) or the cap is reached. */
-static void settle(const thue_gopt *o, nc_state *s)
+/* 1 when the player to move is stuck (they lost), 2 when the cap ended the game in a draw,
+ * 0 while it runs. Being stuck comes first. */
+static int ended(const thue_gopt *o, const nc_state *s)
 {
-    s->winner = -1;
-    if (!player_can_move(o, s, s->to_move)) {
-        s->winner = (int8_t)(s->to_move ^ 1);
-        s->to_move = -1;
-    } else if (s->moves >= OPT(o)->move_cap) {
-        s->to_move = -1;
-    }
+    if (!player_can_move(o, s, s->to_move))
+        return 1;
+    return s->moves >= OPT(o)->move_cap ? 2 : 0;
 }
 
 static size_t nc_state_size(const thue_gopt *o)
@@ -257,7 +255,6 @@ static void nc_start(const thue_gopt *o, uint64_t seed, void *st)
         s.white[r] = (uint8_t)w, s.black[r] = (uint8_t)(b >= w ? b + 1 : b);
     }
     s.to_move = 0;
-    settle(o, &s);
     memcpy(st, &s, sizeof s);
 }
 
@@ -287,8 +284,7 @@ static int nc_position_parse(const thue_gopt *o, const json_t *j, void *st, thue
     const nc_opt *opt = OPT(o);
     nc_state s;
     memset(&s, 0, sizeof s);
-    static const char *const keys[] = {"rows",    "cols",  "white",  "black",
-                                       "to_move", "moves", "winner", NULL};
+    static const char *const keys[] = {"rows", "cols", "white", "black", "to_move", "moves", NULL};
     if (!json_is_object(j))
         return thue_gerr_set(e, THUE_ESTATE, "",
                              "a Northcott position is {\"white\":[...],\"black\":[...]}");
@@ -312,35 +308,9 @@ static int nc_position_parse(const thue_gopt *o, const json_t *j, void *st, thue
     if (thue_gjson_int(j, "moves", 0, 1 << 30, 0, &v, THUE_ESTATE, e) != 0)
         return THUE_ESTATE;
     s.moves = (int32_t)v;
-    if (thue_gjson_int(j, "to_move", -1, 1, 0, &v, THUE_ESTATE, e) != 0)
+    if (thue_gjson_int(j, "to_move", 0, 1, 0, &v, THUE_ESTATE, e) != 0)
         return THUE_ESTATE;
-    const json_t *wj = json_object_get(j, "winner");
-    if (v >= 0) {
-        if (wj != NULL)
-            return thue_gerr_set(e, THUE_ESTATE, "winner",
-                                 "winner belongs to a finished game (to_move -1)");
-        s.to_move = (int8_t)v;
-        settle(o, &s);
-        memcpy(st, &s, sizeof s);
-        return 0;
-    }
-    /* A finished game: the outcome must be the one the position shows. */
-    long long w;
-    if (wj == NULL)
-        return thue_gerr_set(
-            e, THUE_ESTATE, "winner",
-            "a finished game (to_move -1) names its winner (0, 1, or -1 for a draw)");
-    if (thue_gjson_int(j, "winner", -1, 1, -1, &w, THUE_ESTATE, e) != 0)
-        return THUE_ESTATE;
-    if (w >= 0 && player_can_move(o, &s, (int)w ^ 1))
-        return thue_gerr_set(e, THUE_ESTATE, "winner",
-                             "player %d can still move, so they have not lost", (int)w ^ 1);
-    if (w < 0 && s.moves < opt->move_cap)
-        return thue_gerr_set(e, THUE_ESTATE, "winner",
-                             "a draw needs the move cap: %d moves, not %d", opt->move_cap,
-                             (int)s.moves);
-    s.to_move = -1;
-    s.winner = (int8_t)w;
+    s.to_move = (int8_t)v;
     memcpy(st, &s, sizeof s);
     return 0;
 }
@@ -353,17 +323,14 @@ static json_t *nc_state_json(const thue_gopt *o, const void *st)
         json_array_append_new(w, json_integer(s->white[r]));
         json_array_append_new(b, json_integer(s->black[r]));
     }
-    json_t *j = json_pack("{s:i,s:i,s:o,s:o,s:i,s:i}", "rows", OPT(o)->rows, "cols", OPT(o)->cols,
-                          "white", w, "black", b, "to_move", s->to_move, "moves", (int)s->moves);
-    if (j != NULL && s->to_move < 0)
-        json_object_set_new(j, "winner", json_integer(s->winner));
-    return j;
+    return json_pack("{s:i,s:i,s:o,s:o,s:i,s:i}", "rows", OPT(o)->rows, "cols", OPT(o)->cols,
+                     "white", w, "black", b, "to_move", s->to_move, "moves", (int)s->moves);
 }
 
 static int nc_to_move(const thue_gopt *o, const void *st)
 {
-    (void)o;
-    return ((const nc_state *)st)->to_move;
+    const nc_state *s = st;
+    return ended(o, s) ? -1 : s->to_move;
 }
 
 static const char *nc_step(const thue_gopt *o, const void *st)
@@ -380,7 +347,7 @@ static int nc_max_moves(const thue_gopt *o)
 static int nc_legal_moves(const thue_gopt *o, const void *st, thue_gmove *out)
 {
     const nc_state *s = st;
-    if (s->to_move < 0)
+    if (ended(o, s))
         return 0;
     const uint8_t *own = s->to_move == 0 ? s->white : s->black;
     const uint8_t *opp = s->to_move == 0 ? s->black : s->white;
@@ -425,7 +392,7 @@ static json_t *nc_move_json(const thue_gopt *o, const thue_gmove *m)
 static int nc_apply(const thue_gopt *o, void *st, int player, const thue_gmove *m, thue_gerr *e)
 {
     nc_state *s = st;
-    if (s->to_move < 0)
+    if (ended(o, s))
         return thue_gerr_set(e, THUE_EOVER, "", "the game is over");
     if (player != 0 && player != 1)
         return thue_gerr_set(e, THUE_EPLAYER, "", "a player is 0 or 1");
@@ -453,23 +420,22 @@ static int nc_apply(const thue_gopt *o, void *st, int player, const thue_gmove *
     own[r] = (uint8_t)to;
     s->moves++;
     s->to_move = (int8_t)(player ^ 1);
-    settle(o, s);
     return 0;
 }
 
 static void nc_result(const thue_gopt *o, const void *st, thue_gresult *r)
 {
-    (void)o;
     const nc_state *s = st;
     memset(r, 0, sizeof *r);
     r->winner = -1;
     r->why = "";
-    if (s->to_move >= 0)
+    int end = ended(o, s);
+    if (end == 0)
         return;
     r->over = true;
-    r->winner = s->winner;
-    if (s->winner >= 0) {
-        r->score[s->winner] = 1;
+    if (end == 1) {
+        r->winner = s->to_move ^ 1;
+        r->score[r->winner] = 1;
         r->why = "no_moves";
     } else {
         r->why = "move_cap";
@@ -479,7 +445,7 @@ static void nc_result(const thue_gopt *o, const void *st, thue_gresult *r)
 static uint64_t nc_hash(const thue_gopt *o, const void *st)
 {
     const nc_state *s = st;
-    uint64_t h = thue_gmix64((uint64_t)(s->to_move + 1) << 4 | (uint64_t)(s->winner + 1));
+    uint64_t h = thue_gmix64((uint64_t)s->to_move);
     for (int r = 0; r < OPT(o)->rows; r++)
         h = thue_gmix64(h ^
                         ((uint64_t)s->white[r] << 16 | (uint64_t)s->black[r] << 8 | (uint64_t)r));
@@ -499,15 +465,16 @@ static int winner_budget(const int *own, const int *opp, int rows, int cols)
 static int nc_perfect(const thue_gopt *o, const void *st, thue_gmove *best, int *value)
 {
     const nc_state *s = st;
-    if (s->to_move < 0) {
-        *value = s->winner < 0 ? 0 : -1; /* the stuck player lost; a cap's draw is 0 */
+    int end = ended(o, s);
+    if (end != 0) {
+        *value = end == 1 ? -1 : 0; /* the stuck player lost; the cap's draw is 0 */
         return 0;
     }
     int w[THUE_NORTHCOTT_ROWS_MAX], b[THUE_NORTHCOTT_ROWS_MAX], row = 0, to = 0;
     unpack(o, s, w, b);
     int rows = OPT(o)->rows, cols = OPT(o)->cols;
     int v = thue_northcott_perfect_rows(w, b, rows, cols, s->to_move, &row, &to);
-    if (v == 0) { /* not reached: settle() ends a game whose mover is stuck */
+    if (v == 0) { /* not reached: a game whose mover is stuck has ended */
         *value = -1;
         return 0;
     }

@@ -12,7 +12,9 @@
  *
  * The state keeps its heaps canonical after every move: empty heaps dropped, the rest in
  * non-increasing order, so equal positions are equal bytes (heap indices in a move refer
- * to that order). At most 64 regions: a split that would make a 65th is refused.
+ * to that order). At most 64 regions: a split that would make a 65th is refused. Once the
+ * sheet is empty the state (and its JSON) keeps to_move, the player who faces it and has
+ * lost; the to_move() function answers -1.
  *
  * Perfect play: Rims is Nim. The Grundy value of a heap of n dots is n, because a split
  * never reaches another value that Nim could not: splitting a into x and y with
@@ -44,8 +46,8 @@ _Static_assert(sizeof(rims_opt) <= sizeof(thue_gopt), "rims options fit");
 /* The state: canonical heaps (non-zero, non-increasing), no pointers; writers memset it. */
 typedef struct rims_state {
     int32_t moves;
-    int8_t to_move; /* 0 or 1; -1 once over */
-    int8_t winner;  /* once over: the player who took the last dot; -1 while running */
+    int8_t to_move; /* 0 or 1, also once over (who faces the empty sheet) */
+    int8_t pad;
     int16_t n;
     int16_t heaps[THUE_RIMS_REGIONS_MAX];
 } rims_state;
@@ -90,16 +92,6 @@ static void canonical(rims_state *s)
     for (int i = n; i < THUE_RIMS_REGIONS_MAX; i++)
         s->heaps[i] = 0;
     s->n = (int16_t)n;
-}
-
-/* Ends the game once no dot is left: the player to move loses. */
-static void settle(rims_state *s)
-{
-    s->winner = -1;
-    if (s->n == 0) {
-        s->winner = (int8_t)(s->to_move ^ 1);
-        s->to_move = -1;
-    }
 }
 
 static int parse_options(const json_t *j, thue_gopt *o, thue_gerr *e)
@@ -172,7 +164,6 @@ static void start(const thue_gopt *o, uint64_t seed, void *st)
         s.heaps[i] = (int16_t)OPT(o)->heaps[i];
     canonical(&s);
     s.to_move = 0;
-    settle(&s);
     memcpy(st, &s, sizeof s);
 }
 
@@ -186,7 +177,7 @@ static int position_parse(const thue_gopt *o, const json_t *j, void *st, thue_ge
 {
     rims_state s;
     memset(&s, 0, sizeof s);
-    static const char *const keys[] = {"heaps", "to_move", "moves", "winner", NULL};
+    static const char *const keys[] = {"heaps", "to_move", "moves", NULL};
     if (!json_is_object(j))
         return thue_gerr_set(e, THUE_ESTATE, "", "a Rims position is {\"heaps\":[5,4,3]}");
     if (thue_gjson_only(j, keys, THUE_ESTATE, e) != 0)
@@ -220,26 +211,9 @@ static int position_parse(const thue_gopt *o, const json_t *j, void *st, thue_ge
     if (thue_gjson_int(j, "moves", 0, 1 << 30, 0, &v, THUE_ESTATE, e) != 0)
         return THUE_ESTATE;
     s.moves = (int32_t)v;
-    if (thue_gjson_int(j, "to_move", -1, 1, 0, &v, THUE_ESTATE, e) != 0)
+    if (thue_gjson_int(j, "to_move", 0, 1, 0, &v, THUE_ESTATE, e) != 0)
         return THUE_ESTATE;
-    const json_t *wj = json_object_get(j, "winner");
-    if (v >= 0) {
-        if (wj != NULL)
-            return thue_gerr_set(e, THUE_ESTATE, "winner",
-                                 "winner belongs to a finished game (to_move -1)");
-        s.to_move = (int8_t)v;
-        settle(&s);
-    } else {
-        long long w;
-        if (s.n != 0)
-            return thue_gerr_set(e, THUE_ESTATE, "to_move",
-                                 "to_move -1 means the game is over, but dots are left");
-        if (wj == NULL || thue_gjson_int(j, "winner", 0, 1, 0, &w, THUE_ESTATE, e) != 0)
-            return thue_gerr_set(e, THUE_ESTATE, "winner",
-                                 "a finished game names its winner: 0 or 1");
-        s.to_move = -1;
-        s.winner = (int8_t)w;
-    }
+    s.to_move = (int8_t)v;
     memcpy(st, &s, sizeof s);
     return 0;
 }
@@ -251,17 +225,14 @@ static json_t *state_json(const thue_gopt *o, const void *st)
     json_t *a = json_array();
     for (int i = 0; i < s->n; i++)
         json_array_append_new(a, json_integer(s->heaps[i]));
-    json_t *j =
-        json_pack("{s:o,s:i,s:i}", "heaps", a, "to_move", s->to_move, "moves", (int)s->moves);
-    if (j != NULL && s->to_move < 0)
-        json_object_set_new(j, "winner", json_integer(s->winner));
-    return j;
+    return json_pack("{s:o,s:i,s:i}", "heaps", a, "to_move", s->to_move, "moves", (int)s->moves);
 }
 
 static int to_move(const thue_gopt *o, const void *st)
 {
     (void)o;
-    return ((const rims_state *)st)->to_move;
+    const rims_state *s = st;
+    return s->n == 0 ? -1 : s->to_move;
 }
 
 static const char *step(const thue_gopt *o, const void *st)
@@ -273,8 +244,6 @@ static int legal_moves(const thue_gopt *o, const void *st, thue_gmove *out)
 {
     (void)o;
     const rims_state *s = st;
-    if (s->to_move < 0)
-        return 0;
     int n = 0;
     for (int i = 0; i < s->n; i++)
         for (int t = 1; t <= s->heaps[i]; t++) {
@@ -327,7 +296,7 @@ static int apply(const thue_gopt *o, void *st, int player, const thue_gmove *m, 
 {
     (void)o;
     rims_state *s = st;
-    if (s->to_move < 0)
+    if (s->n == 0)
         return thue_gerr_set(e, THUE_EOVER, "", "the game is over");
     if (player != 0 && player != 1)
         return thue_gerr_set(e, THUE_EPLAYER, "", "a player is 0 or 1");
@@ -358,7 +327,6 @@ static int apply(const thue_gopt *o, void *st, int player, const thue_gmove *m, 
     canonical(s);
     s->moves++;
     s->to_move = (int8_t)(player ^ 1);
-    settle(s);
     return 0;
 }
 
@@ -369,11 +337,11 @@ static void result(const thue_gopt *o, const void *st, thue_gresult *r)
     memset(r, 0, sizeof *r);
     r->winner = -1;
     r->why = "";
-    if (s->to_move >= 0)
+    if (s->n > 0)
         return;
-    r->over = true;
-    r->winner = s->winner;
-    r->score[s->winner] = 1;
+    r->over = true; /* the player facing the empty sheet lost */
+    r->winner = s->to_move ^ 1;
+    r->score[r->winner] = 1;
     r->why = "no_moves";
 }
 
@@ -381,7 +349,7 @@ static uint64_t hash(const thue_gopt *o, const void *st)
 {
     (void)o;
     const rims_state *s = st;
-    uint64_t h = thue_gmix64((uint64_t)(s->to_move + 1) << 4 | (uint64_t)(s->winner + 1));
+    uint64_t h = thue_gmix64((uint64_t)s->to_move);
     for (int i = 0; i < s->n; i++)
         h = thue_gmix64(h ^ ((uint64_t)(uint16_t)s->heaps[i] << 8 | (uint64_t)i));
     return h;
@@ -391,7 +359,7 @@ static int perfect(const thue_gopt *o, const void *st, thue_gmove *best, int *va
 {
     (void)o;
     const rims_state *s = st;
-    if (s->to_move < 0) {
+    if (s->n == 0) {
         *value = -1; /* the player facing an empty sheet lost */
         return 0;
     }
