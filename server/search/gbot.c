@@ -138,6 +138,14 @@ static int spec_valid(const thue_gbot_spec *s)
     return 0;
 }
 
+int thue_gbot_spec_check(const thue_gamedef *g, const thue_gbot_spec *s)
+{
+    if (g == NULL || s == NULL || !spec_valid(s) ||
+        (s->kind == THUE_GBOT_PERFECT && !thue_gbot_has_perfect(g)))
+        return THUE_EINVAL;
+    return 0;
+}
+
 /* ---- uct -------------------------------------------------------------------------------- */
 
 typedef struct unode {
@@ -374,9 +382,7 @@ int thue_gbot_choose(const thue_gamedef *g, const thue_gopt *opt, const void *st
     int64_t t0 = thue_now_ns();
     memset(out, 0, sizeof *out);
     out->value = -2;
-    if (g == NULL || opt == NULL || st == NULL || spec == NULL || !spec_valid(spec))
-        return THUE_EINVAL;
-    if (spec->kind == THUE_GBOT_PERFECT && !thue_gbot_has_perfect(g))
+    if (opt == NULL || st == NULL || thue_gbot_spec_check(g, spec) != 0)
         return THUE_EINVAL;
     if (g->to_move(opt, st) < 0)
         return THUE_EOVER;

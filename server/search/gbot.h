@@ -59,6 +59,10 @@ thue_gbot_spec thue_gbot_spec_default(thue_gbot_kind kind);
 /* Whether game g can be played by the perfect bot (a `perfect` member or acyclic). */
 int thue_gbot_has_perfect(const thue_gamedef *g);
 
+/* 0 when g can play spec (its members in range; perfect only where
+ * thue_gbot_has_perfect), else THUE_EINVAL. */
+int thue_gbot_spec_check(const thue_gamedef *g, const thue_gbot_spec *s);
+
 typedef struct thue_gbot_result {
     thue_gmove move;
     int exact;           /* 1: perfect finished (the move is proven optimal) */
