@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cli_game.h"
 #include "engine/errors.h"
 #include "search/uct.h"
 
@@ -42,6 +43,10 @@ static const char usage[] =
 
 int cmd_bestmove(int argc, char **argv)
 {
+    /* --game G other than thue: the game's own form (cmd_game.c, cmd_game_play.c). */
+    const char *gname = cli_take_game("bestmove", &argc, argv);
+    if (gname != NULL && strcmp(gname, "thue") != 0)
+        return cmd_bestmove_game(gname, argc, argv);
     const char *variant = NULL, *ktext = NULL, *role = NULL, *itext = NULL, *bot = NULL,
                *think = NULL, *ntext = NULL, *seedtext = NULL, *remtext = NULL, *thtext = NULL,
                *tree = NULL, *pos[1];

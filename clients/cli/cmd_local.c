@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cli_game.h"
 #include "engine/errors.h"
 #include "engine/match.h"
 
@@ -617,6 +618,10 @@ static int parse_seat(const char *opt, const char *text, thue_bot_spec *spec)
 
 int cmd_local(int argc, char **argv)
 {
+    /* --game G other than thue: the game's own form (cmd_game.c, cmd_game_play.c). */
+    const char *gname = cli_take_game("local", &argc, argv);
+    if (gname != NULL && strcmp(gname, "thue") != 0)
+        return cmd_local_game(gname, argc, argv);
     const char *ktext = NULL, *variant = NULL, *limit = NULL, *first = NULL, *seed = NULL,
                *names = NULL, *builder = NULL, *painter = NULL, *think = NULL, *thtext = NULL,
                *outdir = NULL, *pos[1];
