@@ -91,6 +91,9 @@ static const char usage[] =
     "redrawn in place on a terminal, otherwise a line at every 10%. The table or the\n"
     "JSON goes to stdout.\n"
     "\n"
+    "--game G (another game than thue, e.g. nim; 'thue games' lists them) has a form\n"
+    "of its own: 'thue arena --game G --help'. --game thue is this form.\n"
+    "\n"
     "Exit status: 0, 1 failure (cannot write, a bot failed or played outside the rules),\n"
     "2 bad arguments.\n";
 

@@ -36,6 +36,9 @@ static const char usage[] =
     "  --json          print {\"move\":N,\"ms\":T,\"nodes\":X,\"exact\":B,\"depth\":D,\n"
     "                  \"value\":V,\"iterations\":I,\"stopped\":B}\n"
     "\n"
+    "--game G (another game than thue, e.g. nim; 'thue games' lists them) has a form\n"
+    "of its own: 'thue bestmove --game G --help'. --game thue is this form.\n"
+    "\n"
     "Exit status: 0, 1 failure (out of memory, cannot write the tree), 2 bad arguments.\n";
 
 /* perfect's time when no limit is given (see below). */

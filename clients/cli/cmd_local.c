@@ -75,6 +75,9 @@ static const char usage[] =
     "At any prompt 'resign' gives the match up to the opponent and 'help' explains.\n"
     "End of input abandons the match for the (human) player to move.\n"
     "\n"
+    "--game G (another game than thue, e.g. nim; 'thue games' lists them) has a form\n"
+    "of its own: 'thue local --game G --help'. --game thue is this form.\n"
+    "\n"
     "Exit status: 0 the match ended (on points or by resignation), 1 abandoned at end\n"
     "of input or a failure (such as an unwritable --out), 2 bad arguments.\n";
 

@@ -32,6 +32,9 @@ static const char usage[] =
     "                  \"depth\":D,\"nodes\":X}; pv is (position, symbol) insertions, ending\n"
     "                  with the one that makes the repetition when exact\n"
     "\n"
+    "--game G (another game than thue, e.g. nim; 'thue games' lists them) has a form\n"
+    "of its own: 'thue solve --game G --help'. --game thue is this form.\n"
+    "\n"
     "Exit status: 0 (exact or not), 1 out of memory, 2 bad arguments.\n";
 
 static double now_ms(void)
