@@ -125,7 +125,7 @@ char *cli_json_text(json_t *j)
 {
     /* thue_game_dump's flags, plus JSON_ENCODE_ANY (a bare string) and times to 6 digits. */
     char *s = j != NULL ? json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_ENCODE_ANY |
-                                          JSON_REAL_PRECISION(6))
+                                            JSON_REAL_PRECISION(6))
                         : NULL;
     json_decref(j);
     if (s == NULL) {
@@ -200,9 +200,8 @@ static json_t *game_entry(const thue_gamedef *g, int table)
     for (int i = 0; i < g->noptions; i++) {
         const thue_goption_doc *d = &g->options[i];
         json_t *dv = json_loads(d->deflt, JSON_DECODE_ANY, NULL);
-        json_array_append_new(opts, json_pack("{s:s,s:s,s:o,s:s}", "name", d->name, "type",
-                                              d->type, "default", dv ? dv : json_null(), "help",
-                                              d->help));
+        json_array_append_new(opts, json_pack("{s:s,s:s,s:o,s:s}", "name", d->name, "type", d->type,
+                                              "default", dv ? dv : json_null(), "help", d->help));
     }
     json_t *bots = json_array();
     if (!table) {
@@ -284,8 +283,7 @@ static const char bestmove_usage[] =
     "Exit status: 0, 1 failure (perfect could not decide, out of memory), 2 bad\n"
     "arguments (also a position that is over: it has no move).\n";
 
-static void game_limits(const char *cmd, const char *think, const char *ntext,
-                        thue_bot_limits *lim)
+static void game_limits(const char *cmd, const char *think, const char *ntext, thue_bot_limits *lim)
 {
     memset(lim, 0, sizeof *lim);
     lim->think_ms = cli_int(cmd, "think-ms", think, 1, 86400000, 0);
@@ -351,8 +349,9 @@ int cmd_bestmove_game(const char *game, int argc, char **argv)
         printf("%s plays %s in %.1f ms, %llu nodes%s\n", name, mv, res.ms,
                (unsigned long long)res.nodes, res.stopped ? " (stopped by a limit)" : "");
         if (res.exact)
-            printf("value for the player to move: %s (exact)\n",
-                   res.value > 0 ? "win" : res.value < 0 ? "loss" : "draw");
+            printf("value for the player to move: %s (exact)\n", res.value > 0   ? "win"
+                                                                 : res.value < 0 ? "loss"
+                                                                                 : "draw");
     }
     free(mv);
     free(st);
@@ -385,12 +384,11 @@ static const char solve_usage[] =
 
 int cmd_solve_game(const char *game, int argc, char **argv)
 {
-    const char *otext = NULL, *ptext = NULL, *think = NULL, *ntext = NULL, *ltext = NULL,
-               *pos[1];
+    const char *otext = NULL, *ptext = NULL, *think = NULL, *ntext = NULL, *ltext = NULL, *pos[1];
     int json = 0, np;
-    cli_opt opts[] = {{"options", 1, &otext, NULL},   {"position", 1, &ptext, NULL},
-                      {"think-ms", 1, &think, NULL},  {"max-nodes", 1, &ntext, NULL},
-                      {"line", 1, &ltext, NULL},      {"json", 0, NULL, &json},
+    cli_opt opts[] = {{"options", 1, &otext, NULL},  {"position", 1, &ptext, NULL},
+                      {"think-ms", 1, &think, NULL}, {"max-nodes", 1, &ntext, NULL},
+                      {"line", 1, &ltext, NULL},     {"json", 0, NULL, &json},
                       {NULL, 0, NULL, NULL}};
     cli_parse("solve", solve_usage, argc, argv, opts, pos, 0, 0, &np);
     const thue_gamedef *g = cli_game("solve", game);
@@ -439,7 +437,9 @@ int cmd_solve_game(const char *game, int argc, char **argv)
         free(p);
     } else {
         printf("value %d (exact): player %d, to move, %s with best play\n", value, mover,
-               value > 0 ? "wins" : value < 0 ? "loses" : "draws");
+               value > 0   ? "wins"
+               : value < 0 ? "loses"
+                           : "draws");
         printf("best play:");
         for (size_t i = 0; i < json_array_size(pv); i++) {
             char *m = cli_json_text(json_incref(json_array_get(pv, i)));

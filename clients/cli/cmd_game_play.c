@@ -255,15 +255,13 @@ static int play(match *m)
         if (m->out != NULL) {
             char *t = cli_json_text(m->g->move_json(&m->opt, &mv));
             char *s = state_text(m);
-            fprintf(m->out, "%s plays %s\n  position: %s\n", m->seat[who].name, t,
-                    s);
+            fprintf(m->out, "%s plays %s\n  position: %s\n", m->seat[who].name, t, s);
             free(t);
             free(s);
         }
         if (m->record != NULL)
-            json_array_append_new(m->record,
-                                  json_pack("{s:i,s:o,s:f}", "player", who, "move",
-                                            m->g->move_json(&m->opt, &mv), "ms", ms));
+            json_array_append_new(m->record, json_pack("{s:i,s:o,s:f}", "player", who, "move",
+                                                       m->g->move_json(&m->opt, &mv), "ms", ms));
     }
     return 0;
 }
@@ -343,11 +341,10 @@ int cmd_local_game(const char *game, int argc, char **argv)
     const char *otext = NULL, *white = NULL, *black = NULL, *names = NULL, *seedtext = NULL,
                *think = NULL, *mtext = NULL, *pos[1];
     int json = 0, np;
-    cli_opt opts[] = {{"options", 1, &otext, NULL},   {"white", 1, &white, NULL},
-                      {"black", 1, &black, NULL},     {"names", 1, &names, NULL},
-                      {"seed", 1, &seedtext, NULL},   {"think-ms", 1, &think, NULL},
-                      {"max-moves", 1, &mtext, NULL}, {"json", 0, NULL, &json},
-                      {NULL, 0, NULL, NULL}};
+    cli_opt opts[] = {
+        {"options", 1, &otext, NULL},   {"white", 1, &white, NULL},   {"black", 1, &black, NULL},
+        {"names", 1, &names, NULL},     {"seed", 1, &seedtext, NULL}, {"think-ms", 1, &think, NULL},
+        {"max-moves", 1, &mtext, NULL}, {"json", 0, NULL, &json},     {NULL, 0, NULL, NULL}};
     cli_parse("local", local_usage, argc, argv, opts, pos, 0, 0, &np);
     static match m;
     m.g = cli_game("local", game);
@@ -371,8 +368,8 @@ int cmd_local_game(const char *game, int argc, char **argv)
     m.g->start(&m.opt, m.seed, m.st);
     char *o = cli_json_text(m.g->options_json(&m.opt));
     char *s = state_text(&m);
-    fprintf(m.out, "%s (%s), options %s.\n%s\nStart: %s\n", m.g->title, m.g->name, o,
-            m.g->summary, s);
+    fprintf(m.out, "%s (%s), options %s.\n%s\nStart: %s\n", m.g->title, m.g->name, o, m.g->summary,
+            s);
     free(s);
     for (int p = 0; p < 2; p++)
         if (m.seat[p].bot) {
@@ -399,13 +396,13 @@ int cmd_local_game(const char *game, int argc, char **argv)
     fflush(m.out);
     if (json) {
         json_t *opts_j = json_loads(o, 0, NULL);
-        json_t *res = json_pack("{s:o,s:s}", "winner",
-                                m.winner >= 0 ? jstr(m.seat[m.winner].name) : json_null(),
-                                "reason", m.why);
-        char *line = cli_json_text(json_pack(
-            "{s:s,s:o,s:[s,s],s:I,s:o,s:o,s:o}", "game", m.g->name, "options", opts_j,
-            "players", m.seat[0].name, m.seat[1].name, "seed", (json_int_t)m.seed, "moves",
-            m.record, "position", m.g->state_json(&m.opt, m.st), "result", res));
+        json_t *res =
+            json_pack("{s:o,s:s}", "winner",
+                      m.winner >= 0 ? jstr(m.seat[m.winner].name) : json_null(), "reason", m.why);
+        char *line = cli_json_text(
+            json_pack("{s:s,s:o,s:[s,s],s:I,s:o,s:o,s:o}", "game", m.g->name, "options", opts_j,
+                      "players", m.seat[0].name, m.seat[1].name, "seed", (json_int_t)m.seed,
+                      "moves", m.record, "position", m.g->state_json(&m.opt, m.st), "result", res));
         puts(line);
         free(line);
     } else {
@@ -556,8 +553,8 @@ int cmd_arena_game(const char *game, int argc, char **argv)
                 m.over = 0;
                 int err = play(&m);
                 if (err) {
-                    fprintf(stderr, "thue arena: %s against %s, game %d: %s\n", names[a],
-                            names[b], gi,
+                    fprintf(stderr, "thue arena: %s against %s, game %d: %s\n", names[a], names[b],
+                            gi,
                             err == THUE_ETOOBIG ? "perfect could not decide a position"
                                                 : thue_strerror(err));
                     json_decref(pairs);
@@ -582,17 +579,16 @@ int cmd_arena_game(const char *game, int argc, char **argv)
                                      all.losses, "first", tally_json(&side[0]), "second",
                                      tally_json(&side[1]), "moves", (json_int_t)moves));
             else
-                printf("%-*s  %-*s %6d %6d %6d\n", wd, names[a], wd, names[b], all.wins,
-                       all.draws, all.losses);
+                printf("%-*s  %-*s %6d %6d %6d\n", wd, names[a], wd, names[b], all.wins, all.draws,
+                       all.losses);
         }
     if (json) {
         json_t *pl = json_array();
         for (int i = 0; i < np_; i++)
             json_array_append_new(pl, jstr(names[i]));
-        char *line = cli_json_text(json_pack("{s:s,s:o,s:o,s:i,s:I,s:o}", "game", m.g->name,
-                                             "options", m.g->options_json(&m.opt), "players", pl,
-                                             "games", games, "seed", (json_int_t)seed, "pairs",
-                                             pairs));
+        char *line = cli_json_text(json_pack(
+            "{s:s,s:o,s:o,s:i,s:I,s:o}", "game", m.g->name, "options", m.g->options_json(&m.opt),
+            "players", pl, "games", games, "seed", (json_int_t)seed, "pairs", pairs));
         puts(line);
         free(line);
     } else {

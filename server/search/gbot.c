@@ -132,8 +132,7 @@ static int spec_valid(const thue_gbot_spec *s)
         return 1;
     case THUE_GBOT_UCT:
         return s->playout_limit >= 1 && s->playout_limit <= 100000 && s->exploration >= 0 &&
-               isfinite(s->exploration) && s->time_ms >= 0 &&
-               (s->iterations > 0 || s->time_ms > 0);
+               isfinite(s->exploration) && s->time_ms >= 0 && (s->iterations > 0 || s->time_ms > 0);
     }
     return 0;
 }
@@ -149,11 +148,11 @@ int thue_gbot_spec_check(const thue_gamedef *g, const thue_gbot_spec *s)
 /* ---- uct -------------------------------------------------------------------------------- */
 
 typedef struct unode {
-    thue_gmove move;  /* the move into this node */
-    int32_t first;    /* its first child, -1 until expanded */
+    thue_gmove move; /* the move into this node */
+    int32_t first;   /* its first child, -1 until expanded */
     int32_t nchild;
-    int8_t mover;     /* who made `move` (-1 at the root) */
-    int8_t terminal;  /* the state here is over */
+    int8_t mover;    /* who made `move` (-1 at the root) */
+    int8_t terminal; /* the state here is over */
     double visits, payoff;
 } unode;
 
@@ -358,9 +357,8 @@ static int uct_choose(const thue_gamedef *g, const thue_gopt *opt, const void *r
         for (int32_t i = 1; i < r->nchild; i++) {
             const unode *c = &u.nodes[r->first + i], *b = &u.nodes[best];
             /* Most visits; equal visits: the better mean; then the earlier move. */
-            if (c->visits > b->visits ||
-                (c->visits == b->visits && c->visits > 0 &&
-                 c->payoff / c->visits > b->payoff / b->visits))
+            if (c->visits > b->visits || (c->visits == b->visits && c->visits > 0 &&
+                                          c->payoff / c->visits > b->payoff / b->visits))
                 best = r->first + i;
         }
         out->move = u.nodes[best].move;

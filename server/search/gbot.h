@@ -45,8 +45,8 @@ typedef struct thue_gbot_spec {
  *                        THUE_GAME_ACYCLIC (there is no way to solve it)
  * 0, or THUE_EINVAL with a sentence in err (may be NULL; errsize bytes with the NUL).
  */
-int thue_gbot_spec_parse(const thue_gamedef *g, const char *text, thue_gbot_spec *out,
-                         char *err, size_t errsize);
+int thue_gbot_spec_parse(const thue_gamedef *g, const char *text, thue_gbot_spec *out, char *err,
+                         size_t errsize);
 
 /* The canonical text ("random", "perfect", "uct:iterations=10000,playout=100,c=1.414..."),
  * which parses back to the same spec. Returns the length the full text needs, like
@@ -101,9 +101,12 @@ int thue_gbot_choose(const thue_gamedef *g, const thue_gopt *opt, const void *st
  * it stops at THUE_GSOLVE_DEPTH_MAX). st must not be over. 0 with *value (-1/0/1 for the
  * player to move) and *best; THUE_ETOOBIG (budget, depth or limits: *stopped says whether
  * it was the limits), THUE_ENOMEM. *nodes gets the positions searched either way.
+ * From lim (may be NULL) it reads the stop flag, the yield hook and the node budget; the
+ * time limit is deadline_ns alone (absolute, 0: none), which thue_gbot_choose computes
+ * from lim's think_ms and deadline_ns.
  */
 int thue__gsolve(const thue_gamedef *g, const thue_gopt *opt, const void *st,
-                 const thue_bot_limits *lim, int64_t deadline_ns, thue_gmove *best,
-                 int *value, uint64_t *nodes, int *stopped);
+                 const thue_bot_limits *lim, int64_t deadline_ns, thue_gmove *best, int *value,
+                 uint64_t *nodes, int *stopped);
 
 #endif

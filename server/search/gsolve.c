@@ -170,8 +170,7 @@ static int search(gsolver *s, int d, int alpha, int beta, thue_gmove *best_out)
     int alpha0 = alpha;
     if (e != NULL) {
         hint = e->best;
-        if (e->bound == BOUND_EXACT ||
-            (e->bound == BOUND_LOWER && e->value >= beta) ||
+        if (e->bound == BOUND_EXACT || (e->bound == BOUND_LOWER && e->value >= beta) ||
             (e->bound == BOUND_UPPER && e->value <= alpha)) {
             if (best_out != NULL)
                 *best_out = e->best;
@@ -240,8 +239,8 @@ static int search(gsolver *s, int d, int alpha, int beta, thue_gmove *best_out)
 }
 
 int thue__gsolve(const thue_gamedef *g, const thue_gopt *opt, const void *st,
-                 const thue_bot_limits *lim, int64_t deadline_ns, thue_gmove *best,
-                 int *value, uint64_t *nodes, int *stopped)
+                 const thue_bot_limits *lim, int64_t deadline_ns, thue_gmove *best, int *value,
+                 uint64_t *nodes, int *stopped)
 {
     gsolver s;
     memset(&s, 0, sizeof s);

@@ -83,8 +83,7 @@ static const json_t *option_named(const json_t *game, const char *name)
 {
     const json_t *opts = json_object_get(game, "options");
     for (size_t i = 0; i < json_array_size(opts); i++)
-        if (strcmp(json_string_value(json_object_get(json_array_get(opts, i), "name")), name) ==
-            0)
+        if (strcmp(json_string_value(json_object_get(json_array_get(opts, i), "name")), name) == 0)
             return json_array_get(opts, i);
     return NULL;
 }
@@ -105,8 +104,8 @@ static void test_games_json(void **state)
             nim = json_array_get(games, i);
     assert_non_null(nim);
     /* Thue: variant, k, limit with today's CLI defaults; its bots. */
-    assert_string_equal(json_string_value(json_object_get(option_named(thue, "variant"), "default")),
-                        "square");
+    assert_string_equal(
+        json_string_value(json_object_get(option_named(thue, "variant"), "default")), "square");
     assert_int_equal(json_integer_value(json_object_get(option_named(thue, "k"), "default")), 3);
     assert_int_equal(json_integer_value(json_object_get(option_named(thue, "limit"), "default")),
                      100);
@@ -204,8 +203,8 @@ static void test_bestmove_other_bots(void **state)
         run_free(&r);
     }
     /* Text output. */
-    run_result r =
-        run("bestmove", "--game", "nim", "--position", "{\"heaps\":[3,4,5]}", "--bot", "perfect", NULL);
+    run_result r = run("bestmove", "--game", "nim", "--position", "{\"heaps\":[3,4,5]}", "--bot",
+                       "perfect", NULL);
     assert_status(&r, 0);
     assert_contains(r.out, "perfect plays {\"heap\":0,\"take\":2}");
     assert_contains(r.out, "win");
@@ -255,8 +254,9 @@ static void test_solve_nim_values(void **state)
 static void test_bad_arguments(void **state)
 {
     (void)state;
-    assert_usage_error(run("bestmove", "--game", "chess", "--position", "{}", "--bot", "random", NULL),
-                       "unknown game 'chess'");
+    assert_usage_error(
+        run("bestmove", "--game", "chess", "--position", "{}", "--bot", "random", NULL),
+        "unknown game 'chess'");
     assert_usage_error(run("solve", "--game", "chess", "--position", "{}", NULL), "unknown game");
     assert_usage_error(run("local", "--game", "chess", NULL), "unknown game");
     assert_usage_error(run("arena", "--game", "chess", "--players", "random,uct", NULL),
@@ -274,13 +274,14 @@ static void test_bad_arguments(void **state)
     assert_usage_error(
         run("bestmove", "--game", "nim", "--position", "{\"heaps\":[-1]}", "--bot", "random", NULL),
         "bad --position");
-    assert_usage_error(
-        run("bestmove", "--game", "nim", "--position", "{\"heaps\":[0,0]}", "--bot", "random", NULL),
-        "over");
+    assert_usage_error(run("bestmove", "--game", "nim", "--position", "{\"heaps\":[0,0]}", "--bot",
+                           "random", NULL),
+                       "over");
     assert_usage_error(
         run("bestmove", "--game", "nim", "--position", "{\"heaps\":[50]}", "--bot", "random", NULL),
         "--options that cover it");
-    assert_usage_error(run("solve", "--game", "nim", "--position", "{\"heaps\":[0]}", NULL), "over");
+    assert_usage_error(run("solve", "--game", "nim", "--position", "{\"heaps\":[0]}", NULL),
+                       "over");
     /* --options */
     assert_usage_error(run("bestmove", "--game", "nim", "--options", "{\"misere\":1}", "--position",
                            "{\"heaps\":[3]}", "--bot", "random", NULL),
@@ -306,20 +307,19 @@ static void test_bad_arguments(void **state)
                            "random", "--seed", "x", NULL),
                        "--seed");
     assert_usage_error(run("local", "--game", "nim", "--white", "greedy", NULL), "--white");
-    assert_usage_error(run("arena", "--game", "nim", "--players", "perfect", NULL),
-                       "at least two");
+    assert_usage_error(run("arena", "--game", "nim", "--players", "perfect", NULL), "at least two");
     assert_usage_error(run("arena", "--game", "nim", NULL), "--players is required");
-    assert_usage_error(run("arena", "--game", "nim", "--players", "perfect,random", "--games", "0",
-                           NULL),
-                       "--games");
+    assert_usage_error(
+        run("arena", "--game", "nim", "--players", "perfect,random", "--games", "0", NULL),
+        "--games");
 }
 
 /* --game thue, or none, is today's Thue command; --help of each form. */
 static void test_thue_unchanged_and_help(void **state)
 {
     (void)state;
-    run_result a = run("bestmove", "0121", "--k", "3", "--role", "builder", "--bot", "greedy",
-                       "--json", NULL);
+    run_result a =
+        run("bestmove", "0121", "--k", "3", "--role", "builder", "--bot", "greedy", "--json", NULL);
     run_result b = run("bestmove", "--game", "thue", "0121", "--k", "3", "--role", "builder",
                        "--bot", "greedy", "--json", NULL);
     assert_status(&a, 0);
@@ -439,7 +439,8 @@ static void test_arena_perfect_never_loses_a_won_start(void **state)
         run_free(&r);
     }
     /* The table form. */
-    run_result r = run("arena", "--game", "nim", "--players", "perfect,random", "--games", "4", NULL);
+    run_result r =
+        run("arena", "--game", "nim", "--players", "perfect,random", "--games", "4", NULL);
     assert_status(&r, 0);
     assert_contains(r.out, "perfect");
     assert_contains(r.out, "losses");

@@ -43,8 +43,7 @@ static const thue_gamedef *nim(void)
 static void nim_opt(thue_gopt *opt, bool misere, const char *heaps)
 {
     char text[200];
-    snprintf(text, sizeof text, "{\"misere\":%s,\"heaps\":%s}", misere ? "true" : "false",
-             heaps);
+    snprintf(text, sizeof text, "{\"misere\":%s,\"heaps\":%s}", misere ? "true" : "false", heaps);
     thue_gerr e;
     assert_int_equal(thue_game_options_text(nim(), text, opt, &e), 0);
 }

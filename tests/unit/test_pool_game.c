@@ -375,8 +375,7 @@ static void test_pool_game_and_thue_interleave(void **state)
     next_owner = "game-player";
     static const int heaps[4] = {8, 7, 6, 5};
     for (int i = 0; i < 6; i++)
-        submit_game(t, heaps, 4, i % 2 ? "uct:iterations=20000" : "perfect", (uint64_t)i,
-                    game_cb);
+        submit_game(t, heaps, 4, i % 2 ? "uct:iterations=20000" : "perfect", (uint64_t)i, game_cb);
     t->cancel_after = 6; /* the last game delivery cancels the Thue blocker */
     assert_int_equal(uv_run(&t->loop, UV_RUN_DEFAULT), 0);
     for (int i = 1; i <= 6; i++)
