@@ -133,6 +133,57 @@ static void test_gsolve_nim_misere(void **state)
     gsolve_nim_all(true);
 }
 
+/* Rims: the generic solver against the game's own perfect, which rests
+ * on the theorem that a split never changes a heap's Grundy value (rims.c). Every position
+ * of up to 3 heaps of up to 5 dots, both players to move. */
+static void test_gsolve_rims(void **state)
+{
+    (void)state;
+    const thue_gamedef *g = thue_game_find("rims");
+    assert_non_null(g);
+    thue_gopt opt;
+    thue_gerr e;
+    assert_int_equal(thue_game_options_text(g, "{\"heaps\":[5,5,5]}", &opt, &e), 0);
+    size_t sz = g->state_size(&opt);
+    unsigned char *st = malloc(sz), *child = malloc(sz);
+    assert_non_null(st);
+    assert_non_null(child);
+    int checked = 0;
+    for (int code = 1; code < 216; code++)
+        for (int who = 0; who < 2; who++) {
+            char text[96];
+            snprintf(text, sizeof text, "{\"heaps\":[%d,%d,%d],\"to_move\":%d}", code % 6,
+                     code / 6 % 6, code / 36, who);
+            json_t *j = json_loads(text, 0, NULL);
+            assert_int_equal(g->position_parse(&opt, j, st, &e), 0);
+            json_decref(j);
+            thue_gmove best, pbest;
+            int v = 9, pv = 9, stopped = 0;
+            uint64_t nodes = 0;
+            assert_int_equal(thue__gsolve(g, &opt, st, NULL, 0, &best, &v, &nodes, &stopped), 0);
+            assert_int_equal(g->perfect(&opt, st, &pbest, &pv), 0);
+            if (v != pv)
+                fail_msg("rims %s: gsolve %d, the game's perfect %d", text, v, pv);
+            memcpy(child, st, sz);
+            int mover = g->to_move(&opt, st);
+            assert_int_equal(g->apply(&opt, child, mover, &best, NULL), 0);
+            int after;
+            if (g->to_move(&opt, child) < 0) {
+                thue_gresult r;
+                g->result(&opt, child, &r);
+                after = r.winner == mover ? 1 : -1;
+            } else {
+                assert_int_equal(g->perfect(&opt, child, &pbest, &after), 0);
+                after = -after;
+            }
+            assert_int_equal(after, v);
+            checked++;
+        }
+    assert_int_equal(checked, 430);
+    free(st);
+    free(child);
+}
+
 /* ---- chain: a tiny game with draws and repeated turns ------------------------------------
  *
  * A counter n. A move is {1}: take 1, {2}: take 2, {3}: take 3, or {4}: take 1 and move
@@ -588,6 +639,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_gsolve_nim_normal),
         cmocka_unit_test(test_gsolve_nim_misere),
+        cmocka_unit_test(test_gsolve_rims),
         cmocka_unit_test(test_gsolve_chain_minimax),
         cmocka_unit_test(test_gsolve_chain_colliding_hash),
         cmocka_unit_test(test_gsolve_budget_and_stop),
