@@ -1782,10 +1782,15 @@ room *room_for_tournament(thue_lobby *l, tournament *t, int board, const thue_ro
 int room_seat_tournament_bot(room *r, int seat, const char *spec_text, int think_ms)
 {
     thue_bot_spec spec;
-    if (thue_bot_spec_parse(spec_text, &spec, NULL, 0) != 0)
+    thue_gbot_spec gspec;
+    if (r->game != NULL) {
+        if (thue_gbot_spec_parse(r->game, spec_text, &gspec, NULL, 0) != 0)
+            return -1;
+        seat_gbot(&r->seats[seat], &gspec, think_ms);
+    } else if (thue_bot_spec_parse(spec_text, &spec, NULL, 0) != 0 ||
+               seat_bot(r, &r->seats[seat], &spec, think_ms) != 0) {
         return -1;
-    if (seat_bot(r, &r->seats[seat], &spec, think_ms) != 0)
-        return -1;
+    }
     /* A tournament's games share one owner: a big tournament is one fair share. */
     snprintf(r->seats[seat].owner, sizeof r->seats[seat].owner, "tour:%s", r->tournament);
     return 0;
