@@ -406,8 +406,7 @@ static void cmd_members(thue__io *o, thue_cmd *c)
         thue__io_bool_def(o, "private", &c->u.create_room.is_private, 0);
         IO_STR_OPT(o, "name", &c->u.create_room.has_name, c->u.create_room.name, THUE__S_TITLE);
         thue__io_bool_def(o, "seat", &c->u.create_room.seat, 1);
-        io_game(o, &c->u.create_room.has_game, c->u.create_room.game,
-                sizeof c->u.create_room.game);
+        io_game(o, &c->u.create_room.has_game, c->u.create_room.game, sizeof c->u.create_room.game);
         thue__io_raw(o, "game_options", THUE__OPT, &c->u.create_room.has_game_options,
                      c->u.create_room.game_options, sizeof c->u.create_room.game_options);
         break;
@@ -553,8 +552,7 @@ static void options_members(thue__io *o, thue_room_options *op)
 {
     io_game(o, &op->has_game, op->game, sizeof op->game);
     if (op->has_game) {
-        thue__io_raw(o, "game_options", THUE__REQ, NULL, op->game_options,
-                     sizeof op->game_options);
+        thue__io_raw(o, "game_options", THUE__REQ, NULL, op->game_options, sizeof op->game_options);
     } else {
         IO_ENUM(o, "variant", op->variant, variant_names);
         thue__io_int(o, "k", &op->k, 2, 64);
@@ -882,8 +880,7 @@ static void msg_members(thue__io *o, thue_msg *m)
             io_gresult(o, "result", THUE__REQ, NULL, &m->u.match_end.winner, m->u.match_end.why,
                        sizeof m->u.match_end.why);
         else
-            io_result(o, "result", THUE__REQ, NULL, &m->u.match_end.winner,
-                      &m->u.match_end.reason);
+            io_result(o, "result", THUE__REQ, NULL, &m->u.match_end.winner, &m->u.match_end.reason);
         if (thue__io_arr(o, "players", 2)) {
             for (int i = 0; i < 2; i++)
                 io_player(o, NULL, THUE__REQ, NULL, &m->u.match_end.players[i]);

@@ -78,8 +78,8 @@ int room_winner(const room *r)
  * A tournament's room is never empty: its game must be played. */
 bool room_is_empty(const room *r)
 {
-    return r->seats[0].s == NULL && r->seats[1].s == NULL && r->nspect == 0 &&
-           r->creator == NULL && r->tournament[0] == '\0';
+    return r->seats[0].s == NULL && r->seats[1].s == NULL && r->nspect == 0 && r->creator == NULL &&
+           r->tournament[0] == '\0';
 }
 
 uint64_t room_elapsed_ns(const room *r)
@@ -514,8 +514,7 @@ static void owner_of(const session *s, const char *peer, char *out, size_t size)
  * and at most bot_seats_per_owner seated at once per owner (not_allowed). 0 or the code
  * with rq's field and message set.
  */
-static int bot_seat_allowed(request *rq, const room *r, int seat, int think_ms,
-                            const char *owner)
+static int bot_seat_allowed(request *rq, const room *r, int seat, int think_ms, const char *owner)
 {
     const thue_lobby_config *cfg = &rq->c->lobby->cfg;
     if (think_ms > cfg->bot_think_max_ms) {
@@ -575,8 +574,7 @@ static bool room_visible(const room *r, const session *s)
 
 /* The room a command names, which s may reach: private rooms need the invite unless s is
  * already in them. */
-static int reach_room(request *rq, const char *id, bool has_invite, const char *invite,
-                      room **out)
+static int reach_room(request *rq, const char *id, bool has_invite, const char *invite, room **out)
 {
     room *r = room_find(rq->c->lobby, id);
     if (r == NULL || r->ending)
@@ -702,8 +700,7 @@ int room_game_options(request *rq, const char *name, const char *options, bool r
     memset(&e, 0, sizeof e);
     int err = thue_game_options_text(g, options, gopt, &e);
     if (err) {
-        snprintf(rq->field, sizeof rq->field, "game_options%s%s", e.field[0] ? "/" : "",
-                 e.field);
+        snprintf(rq->field, sizeof rq->field, "game_options%s%s", e.field[0] ? "/" : "", e.field);
         snprintf(rq->message, sizeof rq->message, "%s", e.msg);
         return err;
     }
@@ -1026,8 +1023,7 @@ int room_move(request *rq, bool paint)
     err = table_apply_move(r, seat, paint, rq->cmd->u.move.value);
     if (err == THUE_EPOSITION) {
         snprintf(rq->field, sizeof rq->field, "position");
-        snprintf(rq->message, sizeof rq->message,
-                 "position out of range: positions are 0..%d", n);
+        snprintf(rq->message, sizeof rq->message, "position out of range: positions are 0..%d", n);
     } else if (err == THUE_ESYMBOL) {
         snprintf(rq->field, sizeof rq->field, "symbol");
         snprintf(rq->message, sizeof rq->message, "symbol out of range: symbols are 0..%d",

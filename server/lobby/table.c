@@ -309,8 +309,8 @@ static void log_move(room *r, int round, int seat, bool paint, int value, double
         r->moves = grown;
         r->capmoves = cap;
     }
-    r->moves[r->nmoves++] = (thue_move_row){round, r->plies[round]++, seat, paint, value, think_ms,
-                                            ""};
+    r->moves[r->nmoves++] =
+        (thue_move_row){round, r->plies[round]++, seat, paint, value, think_ms, ""};
 }
 
 /*
@@ -606,6 +606,3 @@ void table_seat_gbot(room_seat *st, const thue_gbot_spec *spec, int think_ms)
     bot.rematch = true;
     *st = bot;
 }
-
-
-
