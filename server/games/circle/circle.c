@@ -282,9 +282,12 @@ static int circle_legal_moves(const thue_gopt *o, const void *st, thue_gmove *ou
 static int circle_move_parse(const thue_gopt *o, const json_t *j, thue_gmove *m, thue_gerr *e)
 {
     static const char *const keys[] = {"from", "to", "dir", NULL};
-    if (!json_is_object(j) || thue_gjson_only(j, keys, THUE_EMOVE, e) != 0)
-        return thue_gerr_set(e, THUE_EMOVE, e != NULL && json_is_object(j) ? e->field : "",
+    if (!json_is_object(j))
+        return thue_gerr_set(e, THUE_EMOVE, "",
                              "a circle move is {\"from\":F,\"to\":T,\"dir\":1 or -1}");
+    /* An unknown member: thue_gjson_only names it in e. */
+    if (thue_gjson_only(j, keys, THUE_EMOVE, e) != 0)
+        return THUE_EMOVE;
     const json_t *fj = json_object_get(j, "from"), *tj = json_object_get(j, "to");
     const json_t *dj = json_object_get(j, "dir");
     int n = OPT(o)->n;
