@@ -42,6 +42,7 @@ typedef struct retro {
     int n;
     long boards;       /* 3^n */
     signed char *val;  /* [board * 2 + to_move]: 1, 0, -1; 0 also for invalid codes */
+    short *dtm;        /* plies to the end under the fastest win and the longest loss */
     unsigned char *ok; /* a valid position: both players have a piece */
 } retro;
 
@@ -92,10 +93,12 @@ static void retro_run(retro *r, int n)
     long states = 2 * r->boards;
     r->val = calloc((size_t)states, 1);
     r->ok = calloc((size_t)states, 1);
+    r->dtm = calloc((size_t)states, sizeof *r->dtm);
     unsigned char *left = calloc((size_t)states, 1);
     long *queue = malloc((size_t)states * sizeof *queue);
     assert_non_null(r->val);
     assert_non_null(r->ok);
+    assert_non_null(r->dtm);
     assert_non_null(left);
     assert_non_null(queue);
     long head = 0, tail = 0, succ[4 * NMAX];
@@ -126,11 +129,15 @@ static void retro_run(retro *r, int n)
             long t = succ[i] * 2 + q;
             if (r->val[t] != 0)
                 continue;
+            /* The queue runs in order of depth: a win is reached first by its fastest
+             * line, a loss last by its longest one. */
             if (r->val[s] == -1) {
                 r->val[t] = 1;
+                r->dtm[t] = (short)(r->dtm[s] + 1);
                 queue[tail++] = t;
             } else if (--left[t] == 0) {
                 r->val[t] = -1;
+                r->dtm[t] = (short)(r->dtm[s] + 1);
                 queue[tail++] = t;
             }
         }
@@ -143,6 +150,7 @@ static void retro_free(retro *r)
 {
     free(r->val);
     free(r->ok);
+    free(r->dtm);
 }
 
 /* Each label satisfies its definition against the labels of the successors. */
@@ -209,6 +217,71 @@ static void retro_check_fixed_point(const retro *r)
 
 static const thue_gamedef *G;
 
+/* The perfect bot also carries a win out: from every won position it plays against the
+ * retrograde's most stubborn defence (the reply with the longest way to the end) and
+ * must leave the defender without a move before the default move cap (40 * N). Keeping
+ * the value alone would not do: a strong block can shuffle inside itself for ever. */
+static void check_conversion(const retro *r)
+{
+    int n = r->n;
+    thue_gopt opt;
+    thue_gerr e;
+    char text[64];
+    snprintf(text, sizeof text, "{\"fields\":%d}", n);
+    assert_int_equal(thue_game_options_text(G, text, &opt, &e), 0);
+    long games = 0, longest = 0;
+    long succ[4 * NMAX];
+    for (long s = 0; s < 2 * r->boards; s++) {
+        if (!r->ok[s] || r->val[s] != 1)
+            continue;
+        thue_circle_state st;
+        memset(&st, 0, sizeof st);
+        st.n = n;
+        st.to_move = (int)(s % 2);
+        decode(n, s / 2, st.board);
+        int winner = st.to_move;
+        while (G->to_move(&opt, &st) >= 0) {
+            thue_gmove m;
+            if (st.to_move == winner) {
+                int value;
+                assert_int_equal(G->perfect(&opt, &st, &m, &value), 0);
+                assert_int_equal(value, 1);
+                assert_int_equal(G->apply(&opt, &st, st.to_move, &m, &e), 0);
+                continue;
+            }
+            /* The defender: the successor with the longest way to the end. */
+            int cnt = ref_successors(n, st.board, st.to_move, succ), best = 0;
+            for (int i = 1; i < cnt; i++)
+                if (r->dtm[succ[i] * 2 + winner] > r->dtm[succ[best] * 2 + winner])
+                    best = i;
+            assert_int_equal(r->val[succ[best] * 2 + winner], 1);
+            decode(n, succ[best], st.board);
+            st.to_move = winner;
+            st.moves++;
+        }
+        thue_gresult res;
+        G->result(&opt, &st, &res);
+        if (strcmp(res.why, "no_moves") != 0) {
+            char bt[NMAX + 1];
+            decode(n, s / 2, st.board);
+            for (int f = 0; f < n; f++)
+                bt[f] = ".WB"[st.board[f]];
+            bt[n] = '\0';
+            print_error("N=%d board %s, %s to move: not carried out\n", n, bt,
+                        winner == 0 ? "white" : "black");
+        }
+        assert_true(res.over);
+        assert_string_equal(res.why, "no_moves");
+        assert_int_equal(res.winner, winner);
+        games++;
+        if (st.moves > longest)
+            longest = st.moves;
+    }
+    print_message("N=%d: %ld won positions carried out against the longest defence, the "
+                  "longest in %ld moves (cap %d)\n",
+                  n, games, longest, 40 * n);
+}
+
 static int cmp_long(const void *a, const void *b)
 {
     long x = *(const long *)a, y = *(const long *)b;
@@ -222,6 +295,7 @@ static void check_n(int n)
     retro_check_consistent(&r);
     if (n <= 8)
         retro_check_fixed_point(&r);
+    check_conversion(&r);
 
     thue_gopt opt;
     thue_gerr e;

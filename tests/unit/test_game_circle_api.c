@@ -515,7 +515,7 @@ static void test_circle_round_trips(void **state)
     static const int sizes[] = {3, 4, 5, 7, 12, 16, 20, 33, 48, 64};
     for (size_t c = 0; c < sizeof sizes / sizeof sizes[0]; c++) {
         int n = sizes[c];
-        for (int game = 0; game < 12; game++) {
+        for (int game = 0; game < 24; game++) {
             int w = 1 + (int)(rnd() % (uint64_t)(n - 1));
             int b = 1 + (int)(rnd() % (uint64_t)(n - w));
             char text[120];

@@ -387,6 +387,74 @@ static uint64_t circle_hash(const thue_gopt *o, const void *st)
     return h;
 }
 
+/* A winning move's progress, the less the better (b is the board after it, the
+ * opponent to move). Keeping the value alone does not end a game: a strong block can
+ * shuffle inside itself for ever and a single can run round the circle. The measures,
+ * most important first:
+ *   - the free fields of the holes that count once singles are folded into their
+ *     super-blocks (thue_circle_holes): the Nim heaps and the room a squeeze closes;
+ *   - the open free fields: all but those between two of the winner's pieces, which
+ *     are the winner's for good (no opposing piece gets past either). An opposing move
+ *     never adds to them; a winner's end piece moving into a hole takes some away;
+ *   - the distance (in pieces) from the nearest hole to a big block of the winner,
+ *     then the sum over the holes of free fields times that distance: a hole next to a
+ *     big block is one it can swallow, and singles pushed the right way bring holes
+ *     there;
+ *   - how many opposing pieces can move, then their moves.
+ * With ties drawn pseudo-randomly (circle_perfect), this carries out every win of up to
+ * 12 fields against the retrograde's longest defence (test_game_circle; 13 fields too in
+ * a one-off run), the longest in as many moves as the longest win needs. It is a
+ * heuristic: at 14 fields a few won positions still end at the move cap (drawn, never
+ * lost) against that defence, e.g. "B.WBWBBWB.WBW." with black to move. */
+static uint64_t progress(int n, const uint8_t *b, int opponent)
+{
+    int pos[THUE_CIRCLE_FIELDS_MAX], m = 0;
+    uint8_t win = (uint8_t)((opponent ^ 1) + 1);
+    for (int f = 0; f < n; f++)
+        if (b[f] != 0)
+            pos[m++] = f;
+    int gap[THUE_CIRCLE_FIELDS_MAX], dist[THUE_CIRCLE_FIELDS_MAX];
+    bool big[THUE_CIRCLE_FIELDS_MAX];
+    for (int i = 0; i < m; i++) {
+        gap[i] = ((pos[(i + 1) % m] - pos[i] - 1) % n + n) % n; /* after piece i */
+        big[i] = b[pos[i]] == win && (b[pos[(i + 1) % m]] == win || b[pos[(i + m - 1) % m]] == win);
+        dist[i] = big[i] ? 0 : THUE_CIRCLE_FIELDS_MAX;
+    }
+    /* Pieces to the nearest big-block piece of the winner, both ways round. */
+    for (int round = 0; round < 2; round++)
+        for (int k = 0; k < m; k++) {
+            int i = (k + 1) % m, h = k;
+            if (dist[h] + 1 < dist[i])
+                dist[i] = dist[h] + 1;
+        }
+    for (int round = 0; round < 2; round++)
+        for (int k = m - 1; k >= 0; k--) {
+            int i = k, h = (k + 1) % m;
+            if (dist[h] + 1 < dist[i])
+                dist[i] = dist[h] + 1;
+        }
+    uint64_t open = 0, far = 0, near = 255;
+    for (int i = 0; i < m; i++) {
+        uint8_t x = b[pos[i]], y = b[pos[(i + 1) % m]];
+        if (x == win && y == win)
+            continue;
+        open += (uint64_t)gap[i];
+        if (x != y && gap[i] > 0) {
+            uint64_t d = (uint64_t)(dist[i] < dist[(i + 1) % m] ? dist[i] : dist[(i + 1) % m]);
+            far += (uint64_t)gap[i] * d;
+            if (d < near)
+                near = d;
+        }
+    }
+    thue_gmove mv[2 * THUE_CIRCLE_FIELDS_MAX];
+    int cnt = thue_circle_moves(n, b, opponent, mv), movers = 0;
+    for (int i = 0; i < cnt; i++)
+        movers += i == 0 || mv[i].v[0] != mv[i - 1].v[0];
+    uint64_t holes = (uint64_t)thue_circle_holes(n, b);
+    return ((((holes * 256 + open) * 256 + near) * 8192 + far) * 256 + (uint64_t)movers) * 256 +
+           (uint64_t)cnt;
+}
+
 static int circle_perfect(const thue_gopt *o, const void *st, thue_gmove *best, int *value)
 {
     const thue_circle_state *s = st;
@@ -399,11 +467,17 @@ static int circle_perfect(const thue_gopt *o, const void *st, thue_gmove *best, 
     int v = thue_circle_value(s->n, s->board, s->to_move);
     if (v == THUE_CIRCLE_UNKNOWN)
         return THUE_ETOOBIG;
-    /* Each candidate move is judged by the analysis: the first one whose value for the
-     * opponent is -v keeps the value (a loss keeps the first move). */
+    /* Each candidate move is judged by the analysis: one whose value for the opponent
+     * is -v keeps the value (a loss keeps the first move). Among a win's moves the one
+     * with the least progress() is taken, so that the win is also carried out. */
     thue_gmove mv[2 * THUE_CIRCLE_FIELDS_MAX];
     int cnt = thue_circle_moves(s->n, s->board, s->to_move, mv);
     int pick = 0;
+    uint64_t pick_score = UINT64_MAX;
+    /* Ties go to a pseudo-random one of them, drawn from the position and the move
+     * count: the same state gives the same move, but a line that comes back to a
+     * position (the loser running round) is not followed the same way for ever. */
+    uint64_t salt = circle_hash(o, st) ^ (uint64_t)s->moves * 0x9E3779B97F4A7C15ull, ties = 0;
     if (v >= 0) {
         uint8_t b[THUE_CIRCLE_FIELDS_MAX];
         for (int i = 0; i < cnt; i++) {
@@ -413,9 +487,19 @@ static int circle_perfect(const thue_gopt *o, const void *st, thue_gmove *best, 
             int w = thue_circle_value(s->n, b, s->to_move ^ 1);
             if (w == THUE_CIRCLE_UNKNOWN)
                 return THUE_ETOOBIG;
-            if (w == -v) {
+            if (w != -v)
+                continue;
+            if (v == 0) {
                 pick = i;
                 break;
+            }
+            uint64_t score = progress(s->n, b, s->to_move ^ 1);
+            if (score < pick_score)
+                pick = i, pick_score = score, ties = 1;
+            else if (score == pick_score) {
+                ties++;
+                if (thue_gmix64(salt + ties) % ties == 0)
+                    pick = i;
             }
         }
     }

@@ -38,4 +38,9 @@ int thue_circle_moves(int n, const uint8_t *board, int player, thue_gmove *out);
 #define THUE_CIRCLE_UNKNOWN 2
 int thue_circle_value(int n, const uint8_t *board, int to_move);
 
+/* The free fields of the holes that count once single pieces are folded into their
+ * super-blocks (circle_solve.c): the Nim heaps, what a winner squeezes shut. Both
+ * players must have a piece. */
+long thue_circle_holes(int n, const uint8_t *board);
+
 #endif

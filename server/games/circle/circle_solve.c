@@ -126,22 +126,10 @@ static bool has_move(int n, const uint8_t *b, int player)
     return false;
 }
 
-static int value_rec(int n, const uint8_t *b, int to_move, int depth)
+/* The super-block reduction of blocks bl[0..nb-1] (both players have a big block)
+ * into r; returns the count of reduced blocks. */
+static int reduce(const blk *bl, int nb, blk *r)
 {
-    if (!has_move(n, b, to_move))
-        return -1;
-    blk bl[NB];
-    int nb = blocks(n, b, to_move, bl);
-    int big[2] = {0, 0};
-    for (int i = 0; i < nb; i++)
-        if (bl[i].p >= 2)
-            big[bl[i].color - 1]++;
-    if (big[0] == 0 && big[1] == 0)
-        return 0;
-    if (big[0] == 0)
-        return -1;
-    if (big[1] == 0)
-        return 1;
     /* Reduce the super-blocks. Start at a big block whose preceding segment is odd. */
     int s = -1;
     for (int i = 0; i < nb && s < 0; i++) {
@@ -153,7 +141,6 @@ static int value_rec(int n, const uint8_t *b, int to_move, int depth)
         if (bl[j].color != bl[i].color)
             s = i;
     }
-    blk r[NB];
     int nr = 0;
     blk cur = bl[s];
     int i = s;
@@ -187,6 +174,27 @@ static int value_rec(int n, const uint8_t *b, int to_move, int depth)
         }
         i = j;
     } while (i != s);
+    return nr;
+}
+
+static int value_rec(int n, const uint8_t *b, int to_move, int depth)
+{
+    if (!has_move(n, b, to_move))
+        return -1;
+    blk bl[NB];
+    int nb = blocks(n, b, to_move, bl);
+    int big[2] = {0, 0};
+    for (int i = 0; i < nb; i++)
+        if (bl[i].p >= 2)
+            big[bl[i].color - 1]++;
+    if (big[0] == 0 && big[1] == 0)
+        return 0;
+    if (big[0] == 0)
+        return -1;
+    if (big[1] == 0)
+        return 1;
+    blk r[NB];
+    int nr = reduce(bl, nb, r);
     bool strong[2] = {false, false};
     int form[2] = {0, 0}, sx = 0, fb = -1, fdir = 0;
     for (int t = 0; t < nr; t++) {
@@ -244,4 +252,22 @@ static int value_rec(int n, const uint8_t *b, int to_move, int depth)
 int thue_circle_value(int n, const uint8_t *b, int to_move)
 {
     return value_rec(n, b, to_move, CIRCLE_DEPTH);
+}
+
+long thue_circle_holes(int n, const uint8_t *b)
+{
+    blk bl[NB], r[NB];
+    int nb = blocks(n, b, 0, bl), big[2] = {0, 0};
+    for (int i = 0; i < nb; i++)
+        if (bl[i].p >= 2)
+            big[bl[i].color - 1]++;
+    int nr = nb;
+    if (big[0] > 0 && big[1] > 0)
+        nr = reduce(bl, nb, r);
+    else
+        memcpy(r, bl, (size_t)nb * sizeof bl[0]);
+    long sum = 0;
+    for (int i = 0; i < nr; i++)
+        sum += r[i].hole;
+    return sum;
 }
