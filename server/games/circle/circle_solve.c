@@ -93,13 +93,15 @@ static int value_rec(int n, const uint8_t *b, int to_move, int depth);
  * the count. */
 static int blocks(int n, const uint8_t *b, int to_move, blk *out)
 {
-    int pos[NB], m = 0;
+    int pos[NB] = {0}, m = 0;
     for (int f = 0; f < n; f++)
         if (b[f] != 0)
             pos[m++] = f;
+    if (m < 2)
+        return 0; /* not reached: both colours are on the board */
     /* Start at a piece whose predecessor has the other colour. */
     int s = 0;
-    while (b[pos[s]] == b[pos[(s + m - 1) % m]])
+    while (s < m - 1 && b[pos[s]] == b[pos[(s + m - 1) % m]])
         s++;
     int nb = 0;
     for (int i = 0; i < m; i++) {
