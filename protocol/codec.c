@@ -96,7 +96,8 @@ static const char *const cmd_names[THUE_CMD_COUNT] = {"hello",
                                                       "create_tournament",
                                                       "join_tournament",
                                                       "leave_tournament",
-                                                      "start_tournament"};
+                                                      "start_tournament",
+                                                      "move"};
 
 static const char *const msg_names[THUE_MSG_COUNT] = {
     "welcome",          "pong",        "ok",           "error",
@@ -307,6 +308,24 @@ static void io_result(thue__io *o, const char *key, int mode, int *has, int *win
     }
 }
 
+/* Another game's result: the winner and the reason as text (the game's own, such as
+ * "no_moves", or a forfeit's). */
+static void io_gresult(thue__io *o, const char *key, int mode, int *has, int *winner, char *why,
+                       size_t cap)
+{
+    if (thue__io_objm(o, key, mode, has)) {
+        thue__io_int_nullv(o, "winner", winner, 0, 1);
+        thue__io_str(o, "reason", THUE__REQ, NULL, why, cap, THUE__S_KEY);
+        thue__io_end(o);
+    }
+}
+
+/* Which game: absent for Thue. */
+static void io_game(thue__io *o, int *has, char *game, size_t cap)
+{
+    thue__io_str(o, "game", THUE__OPT, has, game, cap, THUE__S_KEY);
+}
+
 /* A round object. Across members: the repetition is given exactly when the round ended
  * with one, and the final word exactly when the round ended (not playing, not_played). */
 static void round_members(thue__io *o, thue_round_info *r)
@@ -387,6 +406,10 @@ static void cmd_members(thue__io *o, thue_cmd *c)
         thue__io_bool_def(o, "private", &c->u.create_room.is_private, 0);
         IO_STR_OPT(o, "name", &c->u.create_room.has_name, c->u.create_room.name, THUE__S_TITLE);
         thue__io_bool_def(o, "seat", &c->u.create_room.seat, 1);
+        io_game(o, &c->u.create_room.has_game, c->u.create_room.game,
+                sizeof c->u.create_room.game);
+        thue__io_raw(o, "game_options", THUE__OPT, &c->u.create_room.has_game_options,
+                     c->u.create_room.game_options, sizeof c->u.create_room.game_options);
         break;
     }
     case THUE_CMD_LIST_ROOMS: {
@@ -394,6 +417,7 @@ static void cmd_members(thue__io *o, thue_cmd *c)
                     variant_names);
         thue__io_int_opt(o, "k", &c->u.list_rooms.has_k, &c->u.list_rooms.k, 2, 64);
         IO_ENUM_OPT(o, "status", &c->u.list_rooms.has_status, c->u.list_rooms.status, status_names);
+        io_game(o, &c->u.list_rooms.has_game, c->u.list_rooms.game, sizeof c->u.list_rooms.game);
         break;
     }
     case THUE_CMD_JOIN:
@@ -424,9 +448,19 @@ static void cmd_members(thue__io *o, thue_cmd *c)
                      place ? THUE_LIMIT_MAX : 63);
         break;
     }
+    case THUE_CMD_MOVE:
+        IO_STR(o, "room", c->u.gmove.room, THUE__S_KEY);
+        thue__io_raw(o, "move", THUE__REQ, NULL, c->u.gmove.move, sizeof c->u.gmove.move);
+        break;
     case THUE_CMD_QUEUE_JOIN: {
-        IO_ENUM(o, "variant", c->u.queue_join.variant, variant_names);
-        thue__io_int(o, "k", &c->u.queue_join.k, 2, 64);
+        /* Another game names itself first; Thue's variant and k are then not asked. */
+        io_game(o, &c->u.queue_join.has_game, c->u.queue_join.game, sizeof c->u.queue_join.game);
+        thue__io_raw(o, "game_options", THUE__OPT, &c->u.queue_join.has_game_options,
+                     c->u.queue_join.game_options, sizeof c->u.queue_join.game_options);
+        if (!c->u.queue_join.has_game) {
+            IO_ENUM(o, "variant", c->u.queue_join.variant, variant_names);
+            thue__io_int(o, "k", &c->u.queue_join.k, 2, 64);
+        }
         thue__io_int_def(o, "limit", &c->u.queue_join.limit, THUE_LIMIT_MIN, THUE_LIMIT_MAX,
                          THUE_LIMIT_DEFAULT);
         io_clock(o, "clock", THUE__OPT, &c->u.queue_join.clock);
@@ -489,9 +523,14 @@ static void room_summary_members(thue__io *o, thue_room_summary *s)
 {
     IO_STR(o, "room", s->room, THUE__S_KEY);
     IO_STR(o, "name", s->name, THUE__S_TITLE);
-    IO_ENUM(o, "variant", s->variant, variant_names);
-    thue__io_int(o, "k", &s->k, 2, 64);
-    thue__io_int(o, "limit", &s->limit, THUE_LIMIT_MIN, THUE_LIMIT_MAX);
+    io_game(o, &s->has_game, s->game, sizeof s->game);
+    if (s->has_game) {
+        thue__io_raw(o, "game_options", THUE__REQ, NULL, s->game_options, sizeof s->game_options);
+    } else {
+        IO_ENUM(o, "variant", s->variant, variant_names);
+        thue__io_int(o, "k", &s->k, 2, 64);
+        thue__io_int(o, "limit", &s->limit, THUE_LIMIT_MIN, THUE_LIMIT_MAX);
+    }
     io_clock(o, "clock", THUE__NULL, &s->clock);
     thue__io_bool(o, "rated", &s->rated);
     IO_ENUM(o, "status", s->status, status_names);
@@ -505,9 +544,15 @@ static void room_summary_members(thue__io *o, thue_room_summary *s)
 
 static void options_members(thue__io *o, thue_room_options *op)
 {
-    IO_ENUM(o, "variant", op->variant, variant_names);
-    thue__io_int(o, "k", &op->k, 2, 64);
-    thue__io_int(o, "limit", &op->limit, THUE_LIMIT_MIN, THUE_LIMIT_MAX);
+    io_game(o, &op->has_game, op->game, sizeof op->game);
+    if (op->has_game) {
+        thue__io_raw(o, "game_options", THUE__REQ, NULL, op->game_options,
+                     sizeof op->game_options);
+    } else {
+        IO_ENUM(o, "variant", op->variant, variant_names);
+        thue__io_int(o, "k", &op->k, 2, 64);
+        thue__io_int(o, "limit", &op->limit, THUE_LIMIT_MIN, THUE_LIMIT_MAX);
+    }
     io_clock(o, "clock", THUE__NULL, &op->clock);
     thue__io_bool(o, "rated", &op->rated);
     thue__io_bool(o, "private", &op->is_private);
@@ -568,6 +613,41 @@ static void match_members(thue__io *o, thue_match_info *m)
         thue__io_bad_member(o, "result", "an object when step is \"over\", and null otherwise");
     else if ((m->step == THUE_STEP_PAINT) != (m->placed != -1))
         thue__io_bad_member(o, "placed", "a position when step is \"paint\", and null otherwise");
+}
+
+/* The match object of another game than Thue: the envelope's members, the game's state
+ * and last move as its own objects. */
+static void gmatch_members(thue__io *o, thue_match_info *m)
+{
+    thue__io_int(o, "number", &m->number, 1, INT_MAX);
+    thue__io_int(o, "first", &m->first, 0, 1);
+    thue__io_str(o, "step", THUE__REQ, NULL, m->gstep, sizeof m->gstep, THUE__S_KEY);
+    thue__io_int_nullv(o, "to_move", &m->to_move, 0, 1);
+    thue__io_raw(o, "state", THUE__REQ, NULL, m->state, sizeof m->state);
+    thue__io_int(o, "moves", &m->moves, 0, INT_MAX);
+    io_int_pair(o, "points", m->points, 0, INT_MAX);
+    if (thue__io_arrm(o, "clocks", THUE__NULL, &m->has_clocks, 2)) {
+        thue__io_i64(o, NULL, &m->clocks[0], 0, THUE__JS_INT_MAX);
+        thue__io_i64(o, NULL, &m->clocks[1], 0, THUE__JS_INT_MAX);
+        thue__io_end(o);
+    }
+    thue__io_int_nullv(o, "clock_running", &m->clock_running, 0, 1);
+    thue_last_move *lm = &m->last_move;
+    if (thue__io_objm(o, "last_move", THUE__NULL, &lm->present)) {
+        thue__io_int(o, "seat", &lm->seat, 0, 1);
+        thue__io_raw(o, "move", THUE__REQ, NULL, m->last_gmove, sizeof m->last_gmove);
+        thue__io_dbl(o, "think_ms", &lm->think_ms, 0);
+        thue__io_end(o);
+    }
+    thue__io_int_nullv(o, "thinking", &m->thinking, 0, 1);
+    io_gresult(o, "result", THUE__NULL, &m->has_result, &m->winner, m->why, sizeof m->why);
+    if (o->code != 0)
+        return;
+    int over = strcmp(m->gstep, "over") == 0;
+    if (over != (m->to_move == -1))
+        thue__io_bad_member(o, "to_move", "null when step is \"over\", and a seat otherwise");
+    else if (over != (m->has_result != 0))
+        thue__io_bad_member(o, "result", "an object when step is \"over\", and null otherwise");
 }
 
 static void tsummary_members(thue__io *o, thue_tournament_summary *t)
@@ -772,7 +852,10 @@ static void msg_members(thue__io *o, thue_msg *m)
         thue__io_int(o, "spectators", &m->u.room_state.spectators, 0, INT_MAX);
         thue__io_int_nullv(o, "you", &m->u.room_state.you, 0, 1);
         if (thue__io_objm(o, "match", THUE__NULL, &m->u.room_state.has_match)) {
-            match_members(o, &m->u.room_state.match);
+            if (m->u.room_state.options.has_game)
+                gmatch_members(o, &m->u.room_state.match);
+            else
+                match_members(o, &m->u.room_state.match);
             thue__io_end(o);
         }
         IO_STR_OPT(o, "tournament", &m->u.room_state.has_tournament, m->u.room_state.tournament,
@@ -781,14 +864,24 @@ static void msg_members(thue__io *o, thue_msg *m)
     case THUE_MSG_MATCH_END:
         IO_STR(o, "room", m->u.match_end.room, THUE__S_KEY);
         thue__io_int(o, "number", &m->u.match_end.number, 1, INT_MAX);
-        io_result(o, "result", THUE__REQ, NULL, &m->u.match_end.winner, &m->u.match_end.reason);
+        io_game(o, &m->u.match_end.has_game, m->u.match_end.game, sizeof m->u.match_end.game);
+        if (m->u.match_end.has_game)
+            io_gresult(o, "result", THUE__REQ, NULL, &m->u.match_end.winner, m->u.match_end.why,
+                       sizeof m->u.match_end.why);
+        else
+            io_result(o, "result", THUE__REQ, NULL, &m->u.match_end.winner,
+                      &m->u.match_end.reason);
         if (thue__io_arr(o, "players", 2)) {
             for (int i = 0; i < 2; i++)
                 io_player(o, NULL, THUE__REQ, NULL, &m->u.match_end.players[i]);
             thue__io_end(o);
         }
         io_int_pair(o, "points", m->u.match_end.points, 0, INT_MAX);
-        io_rounds(o, "rounds", m->u.match_end.rounds);
+        if (m->u.match_end.has_game)
+            thue__io_raw(o, "state", THUE__REQ, NULL, m->u.match_end.state,
+                         sizeof m->u.match_end.state);
+        else
+            io_rounds(o, "rounds", m->u.match_end.rounds);
         if (thue__io_arrm(o, "ratings", THUE__NULL, &m->u.match_end.has_ratings, 2)) {
             for (int i = 0; i < 2; i++) {
                 thue_rating_change *r = &m->u.match_end.ratings[i];

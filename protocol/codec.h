@@ -57,6 +57,12 @@
 #define THUE_PROTO_SPEC_MAX 100  /* a bot SPEC: printable ASCII */
 #define THUE_PROTO_CHAT_MAX 200  /* a chat text */
 #define THUE_PROTO_TEXT_MAX 200  /* a human sentence (error and goodbye messages) */
+/* Games other than Thue (server/games/game.h): their payloads travel as compact JSON
+ * objects that the envelope does not describe (the game checks them). */
+#define THUE_PROTO_GAME_MAX 32    /* a game's name: as a room id */
+#define THUE_PROTO_GOPT_MAX 1024  /* a game's options object, in bytes */
+#define THUE_PROTO_GMOVE_MAX 256  /* a game's move object, in bytes */
+#define THUE_PROTO_GSTATE_MAX 4096 /* a game's state object, in bytes */
 
 /* ---- error codes ------------------------------------------------------------------- */
 
@@ -177,6 +183,7 @@ typedef enum {
     THUE_CMD_JOIN_TOURNAMENT,
     THUE_CMD_LEAVE_TOURNAMENT,
     THUE_CMD_START_TOURNAMENT,
+    THUE_CMD_MOVE, /* a move of any game but Thue: {"room":R,"move":{...}} */
     THUE_CMD_COUNT
 } thue_cmd_type;
 
@@ -207,12 +214,18 @@ typedef struct thue_cmd {
             int has_name;
             char name[THUE_PROTO_TITLE_MAX * 4 + 1];
             int seat; /* default 1 */
+            /* another game than Thue (variant, k and limit are Thue's and then unused) */
+            int has_game, has_game_options;
+            char game[THUE_PROTO_GAME_MAX + 1];
+            char game_options[THUE_PROTO_GOPT_MAX + 1];
         } create_room;
         struct {
             int has_variant, has_k, has_status;
             thue_variant variant;
             int k;
             thue_room_status status;
+            int has_game; /* absent: Thue's rooms only */
+            char game[THUE_PROTO_GAME_MAX + 1];
         } list_rooms;
         /* join, spectate, leave, ready, resign, rematch: `room`; join and spectate also
          * `invite`; join also `seat`. */
@@ -235,12 +248,19 @@ typedef struct thue_cmd {
             int value; /* place: position 0..10000; paint: symbol 0..63 */
         } move;
         struct {
+            char room[THUE_PROTO_KEY_MAX + 1];
+            char move[THUE_PROTO_GMOVE_MAX + 1]; /* the game's move object */
+        } gmove;
+        struct {
             thue_variant variant;
             int k;
             int limit;        /* default 100 */
             thue_clock clock; /* default none */
             int rated;        /* default 0 */
             int bot_after_s;  /* default 0: never */
+            int has_game, has_game_options; /* another game (variant and k unused) */
+            char game[THUE_PROTO_GAME_MAX + 1];
+            char game_options[THUE_PROTO_GOPT_MAX + 1];
         } queue_join;
         struct {
             char room[THUE_PROTO_KEY_MAX + 1];
@@ -333,6 +353,11 @@ typedef struct thue_room_options {
     thue_clock clock;
     int rated, is_private;
     thue_first_builder first;
+    /* Another game than Thue: its name and options object (then variant, k and limit are
+     * not written). has_game 0: Thue. */
+    int has_game;
+    char game[THUE_PROTO_GAME_MAX + 1];
+    char game_options[THUE_PROTO_GOPT_MAX + 1];
 } thue_room_options;
 
 typedef struct thue_room_summary {
@@ -346,6 +371,9 @@ typedef struct thue_room_summary {
     int has_player[2];
     thue_player players[2];
     int spectators;
+    int has_game; /* as in thue_room_options */
+    char game[THUE_PROTO_GAME_MAX + 1];
+    char game_options[THUE_PROTO_GOPT_MAX + 1];
 } thue_room_summary;
 
 typedef struct thue_seat {
@@ -397,6 +425,15 @@ typedef struct thue_match_info {
     int has_result;
     int winner; /* -1: a draw */
     thue_end_reason reason;
+    /* Another game than Thue (the room's options have has_game): these members instead
+     * of round, builder, painter, step, word, placed, rounds, points and last_move's
+     * kind/value. */
+    int first;                            /* the seat that is the game's player 0 */
+    char gstep[THUE_PROTO_KEY_MAX + 1];   /* the game's step name: "move", "over" */
+    char state[THUE_PROTO_GSTATE_MAX + 1]; /* the game's state object */
+    int moves;                             /* moves played */
+    char last_gmove[THUE_PROTO_GMOVE_MAX + 1]; /* last_move's move object */
+    char why[THUE_PROTO_KEY_MAX + 1];      /* result's reason: the game's or a forfeit's */
 } thue_match_info;
 
 /* Why a rated room's match was not rated (match_end's unrated_reason, PROTOCOL.md
@@ -519,6 +556,12 @@ typedef struct thue_msg {
             char match_id[THUE_PROTO_KEY_MAX + 1];
             int has_unrated_reason; /* a rated room's match that was not rated */
             thue_unrated_reason unrated_reason;
+            /* Another game than Thue: its name, the reason as text, and the final state
+             * instead of rounds (points are the game's scores). */
+            int has_game;
+            char game[THUE_PROTO_GAME_MAX + 1];
+            char why[THUE_PROTO_KEY_MAX + 1];
+            char state[THUE_PROTO_GSTATE_MAX + 1];
         } match_end;
         struct {
             char room[THUE_PROTO_KEY_MAX + 1];

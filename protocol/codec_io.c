@@ -463,6 +463,10 @@ static int wire_code(int err)
     case THUE_EPOSITION:
     case THUE_ESYMBOL:
     case THUE_EOVER:
+    case THUE_EOPTIONS:
+    case THUE_EMOVE:
+    case THUE_EILLEGAL:
+    case THUE_EGAME:
         return 1;
     default:
         return 0;
@@ -775,4 +779,54 @@ void thue__io_free_chunks(thue__chunk *c)
         free(c);
         c = next;
     }
+}
+
+/* A game's payload: an object the envelope does not describe, carried as its compact
+ * JSON text (the game checks it). Encoding writes buf as it is (the server made it with
+ * jansson); decoding writes the member's compact text into buf. */
+void thue__io_raw(thue__io *o, const char *key, int mode, int *has, char *buf, size_t cap)
+{
+    if (o->code != 0)
+        return;
+    size_t pl = o->plen;
+    int ok = 1, missing = 0;
+    char rule[48];
+    snprintf(rule, sizeof rule, "an object of at most %zu bytes", cap - 1);
+    if (o->enc) {
+        if (mode == THUE__OPT && !*has)
+            return;
+        put_key(o, key);
+        if (mode == THUE__NULL && !*has)
+            thue__buf_puts(&o->out, "null");
+        else if (buf[0] != '{' || memchr(buf, 0, cap) == NULL)
+            ok = 0;
+        else
+            thue__buf_puts(&o->out, buf);
+    } else {
+        json_t *j = at(o, key);
+        buf[0] = '\0';
+        if (j == NULL) {
+            if (mode == THUE__OPT)
+                *has = 0;
+            else
+                ok = 0, missing = 1;
+        } else if (mode == THUE__NULL && json_is_null(j)) {
+            *has = 0;
+        } else if (!json_is_object(j)) {
+            ok = 0;
+        } else {
+            size_t n = json_dumpb(j, buf, cap - 1, JSON_COMPACT | JSON_PRESERVE_ORDER);
+            if (n == 0 || n >= cap - 1) {
+                buf[0] = '\0';
+                ok = 0;
+            } else {
+                buf[n] = '\0';
+                if (has != NULL)
+                    *has = 1;
+            }
+        }
+    }
+    if (!ok)
+        bad(o, missing, mode == THUE__NULL, rule);
+    path_pop(o, pl);
 }

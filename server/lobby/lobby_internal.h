@@ -18,17 +18,20 @@
 
 #include "../protocol/codec.h"
 #include "engine/match.h"
+#include "games/game.h"
 #include "ladder/glicko2.h"
 #include "ladder/schedule.h"
 #include "lobby/ids.h"
 #include "lobby/lobby.h"
 #include "quota.h"
 #include "search/bot.h"
+#include "search/gbot.h"
 #include "store/store.h"
 
 #define LOBBY_BUCKETS 4096 /* hash buckets of the room and session tables */
 #define ABUSE_REJECTIONS 50
 #define QUICK_BOT_SPEC "nested:1"
+#define QUICK_GBOT_SPEC "uct:iterations=2000" /* quick match's bot in other games */
 #define ROOM_LIST_MAX 500
 #define LOBBY_LIMIT_KEYS 65536 /* addresses (and accounts) a limiter tracks at once */
 
@@ -140,7 +143,8 @@ typedef struct room_seat {
     account *bot_acct; /* a bot's account (rated rooms), or NULL */
     char bot_name[THUE_PROTO_NAME_MAX + 1];
     char bot_spec_text[THUE_PROTO_SPEC_MAX + 1];
-    thue_bot_spec spec;
+    thue_bot_spec spec;   /* Thue's bots */
+    thue_gbot_spec gspec; /* another game's (search/gbot.h) */
     int think_ms;
     /* Whom a bot's searches are for (the pool's fair shares): the account, or a guest's
      * address key. A bot seated with seat_bot (owner_limited) is counted in
@@ -165,7 +169,20 @@ struct room {
     int nspect, capspect;
     /* the match (has_match once the first one started) */
     bool has_match;
-    thue_match m;
+    thue_match m; /* Thue's (game == NULL) */
+    /* Another game (opt.has_game): its table, options and states. The state and the
+     * match's start are gsize bytes each, made with the first match. gfirst is the seat
+     * that is the game's player 0; gover, gwinner (seat, -1 a draw) and gwhy are the
+     * match's end, by the rules or by a forfeit. */
+    const thue_gamedef *game;
+    thue_gopt gopt;
+    unsigned char *gstate, *gstart;
+    size_t gsize;
+    int gfirst;
+    bool gover;
+    int gwinner;
+    char gwhy[THUE_PROTO_KEY_MAX + 1];
+    char glast[THUE_PROTO_GMOVE_MAX + 1]; /* the last move's JSON */
     int number;
     int first_builder;           /* seat building round 0 of the current match */
     uint8_t *round_word[2];      /* final words of ended rounds (owned), NULL otherwise */
@@ -270,6 +287,12 @@ void request_ok(request *rq);
 int rated_allowed(request *rq, const session *s);
 
 int room_create(request *rq);
+/* The game a command names (NULL or "thue": Thue) with its options object's text (NULL:
+ * the defaults): 0 with opt's game members, *game (NULL for Thue) and *gopt filled, or
+ * unknown_game, bad_options or not_available (rated: other games are not rated yet),
+ * with rq's field and message set. */
+int room_game_options(request *rq, const char *name, const char *options, bool rated,
+                      thue_room_options *opt, const thue_gamedef **game, thue_gopt *gopt);
 int room_list(request *rq);
 int room_join(request *rq);
 int room_spectate(request *rq);
@@ -277,6 +300,10 @@ int room_leave(request *rq);
 int room_seat_bot(request *rq);
 int room_ready(request *rq);
 int room_move(request *rq, bool paint);
+/* `move`: a move of another game than Thue. */
+int room_gmove(request *rq);
+/* The winner of the room's match that is over: a seat, or -1 for a draw. */
+int room_winner(const room *r);
 int room_resign(request *rq);
 int room_rematch(request *rq);
 int room_chat(request *rq);

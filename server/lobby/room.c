@@ -69,7 +69,23 @@ static bool seat_taken(const room_seat *st)
 
 static bool match_running(const room *r)
 {
-    return r->has_match && !thue_match_over(&r->m);
+    return r->has_match && (r->game != NULL ? !r->gover : !thue_match_over(&r->m));
+}
+
+/* The seat to move in a running match, -1 when none. */
+static int seat_to_move(const room *r)
+{
+    if (!match_running(r))
+        return -1;
+    if (r->game == NULL)
+        return thue_match_to_move(&r->m);
+    int p = r->game->to_move(&r->gopt, r->gstate);
+    return p < 0 ? -1 : r->gfirst ^ p;
+}
+
+int room_winner(const room *r)
+{
+    return r->game != NULL ? r->gwinner : r->m.winner;
 }
 
 /* No human seated, nobody watching and no creator around: nobody would notice the room.
@@ -122,6 +138,46 @@ static void round_info(const room *r, int i, thue_round_info *out)
     out->word_len = r->round_len[i];
 }
 
+/* Writes a new JSON reference as text into buf (cap bytes); "{}" when it does not fit. */
+static void json_into(json_t *j, char *buf, size_t cap)
+{
+    size_t n = j != NULL ? json_dumpb(j, buf, cap - 1, JSON_COMPACT | JSON_PRESERVE_ORDER) : 0;
+    json_decref(j);
+    if (n == 0 || n >= cap - 1)
+        n = (size_t)snprintf(buf, cap, "{}");
+    buf[n] = '\0';
+}
+
+/* The match object of another game (PROTOCOL.md, "Other games"). */
+static void gfill_match(const room *r, thue_match_info *mi)
+{
+    const thue_gamedef *g = r->game;
+    thue_gresult res;
+    g->result(&r->gopt, r->gstate, &res);
+    mi->number = r->number;
+    mi->first = r->gfirst;
+    int over = !match_running(r);
+    snprintf(mi->gstep, sizeof mi->gstep, "%s", over ? "over" : g->step(&r->gopt, r->gstate));
+    mi->to_move = seat_to_move(r);
+    json_into(g->state_json(&r->gopt, r->gstate), mi->state, sizeof mi->state);
+    mi->moves = r->nmoves;
+    for (int p = 0; p < 2; p++)
+        mi->points[r->gfirst ^ p] = res.score[p];
+    mi->has_clocks = r->opt.clock.present;
+    if (mi->has_clocks)
+        for (int i = 0; i < 2; i++) {
+            int64_t left = clock_left(r, i);
+            mi->clocks[i] = left > 0 ? left / 1000000 : 0;
+        }
+    mi->clock_running = r->clock_running;
+    mi->last_move = r->last_move;
+    snprintf(mi->last_gmove, sizeof mi->last_gmove, "%s", r->glast);
+    mi->thinking = r->thinking;
+    mi->has_result = over;
+    mi->winner = r->gwinner;
+    snprintf(mi->why, sizeof mi->why, "%s", r->gwhy);
+}
+
 static void fill_state(const room *r, thue_msg *msg, int you)
 {
     memset(msg, 0, sizeof *msg);
@@ -170,6 +226,10 @@ static void fill_state(const room *r, thue_msg *msg, int you)
         return;
     st->has_match = 1;
     thue_match_info *mi = &st->match;
+    if (r->game != NULL) {
+        gfill_match(r, mi);
+        return;
+    }
     const thue_match *m = &r->m;
     mi->number = r->number;
     mi->round = m->round;
@@ -272,8 +332,8 @@ static void check_linger(room *r)
     }
     if (empty)
         cancel_job(r);
-    else if (match_running(r) && r->job == 0 && r->seats[thue_match_to_move(&r->m)].bot)
-        submit_bot(r, thue_match_to_move(&r->m));
+    else if (match_running(r) && r->job == 0 && r->seats[seat_to_move(r)].bot)
+        submit_bot(r, seat_to_move(r));
     bool due = r->status == THUE_STATUS_FINISHED || empty;
     bool armed = uv_is_active((uv_handle_t *)&r->linger_timer);
     if (due && !armed)
@@ -338,8 +398,10 @@ static void room_handle_closed(uv_handle_t *h)
         free(r->scratch);
         free(r->round_word[0]);
         free(r->round_word[1]);
-        if (r->has_match)
+        if (r->has_match && r->game == NULL)
             thue_match_free(&r->m);
+        free(r->gstate);
+        free(r->gstart);
         free(r);
     }
     lobby_maybe_closed(l);
@@ -364,6 +426,16 @@ static room *room_new(thue_lobby *l, const thue_room_options *opt, bool with_inv
         return NULL;
     r->lobby = l;
     r->opt = *opt;
+    if (opt->has_game) {
+        /* The options are the game's canonical text (room_game_options made them). */
+        r->game = thue_game_find(opt->game);
+        if (r->game == NULL ||
+            thue_game_options_text(r->game, opt->game_options, &r->gopt, NULL) != 0) {
+            thue_log(THUE_LOG_ERROR, "room for %s: its options do not parse again", opt->game);
+            free(r);
+            return NULL;
+        }
+    }
     r->status = THUE_STATUS_WAITING;
     r->clock_running = -1;
     r->thinking = -1;
@@ -433,6 +505,7 @@ void room_destroy(room *r)
 
 static void start_turn(room *r);
 static void finish(room *r);
+static void gfinish(room *r);
 
 static int copy_word(uint8_t **dst, int *dst_len, const uint8_t *sym, int n)
 {
@@ -446,10 +519,54 @@ static int copy_word(uint8_t **dst, int *dst_len, const uint8_t *sym, int n)
     return 0;
 }
 
-/* Starts match number+1 with `builder` building round 0. */
+/* Another game's match: a fresh state from the game's start (a seeded position where the
+ * options ask for one); `first` is the seat that is player 0. */
+static int gmatch_init(room *r, int first, uint64_t seed)
+{
+    if (r->gstate == NULL) {
+        r->gsize = r->game->state_size(&r->gopt);
+        r->gstate = malloc(r->gsize);
+        r->gstart = malloc(r->gsize);
+        if (r->gstate == NULL || r->gstart == NULL)
+            return THUE_ENOMEM;
+    }
+    r->game->start(&r->gopt, seed, r->gstate);
+    memcpy(r->gstart, r->gstate, r->gsize);
+    r->gfirst = first;
+    r->gover = false;
+    r->gwinner = -1;
+    r->gwhy[0] = '\0';
+    r->glast[0] = '\0';
+    return 0;
+}
+
+/* Starts match number+1 with `builder` building round 0 (another game: moving first). */
 static int match_start(room *r, int builder)
 {
     thue_lobby *l = r->lobby;
+    if (r->game != NULL) {
+        uint64_t seed = lobby_random(l);
+        int err = gmatch_init(r, builder, seed);
+        if (err)
+            return err;
+        r->has_match = true;
+        r->number++;
+        r->first_builder = builder;
+        for (int i = 0; i < 2; i++) {
+            r->clock_ns[i] = r->opt.clock.initial_ms * 1000000;
+            r->seats[i].rematch = r->seats[i].bot;
+        }
+        memset(&r->last_move, 0, sizeof r->last_move);
+        r->nmoves = 0;
+        r->plies[0] = r->plies[1] = 0;
+        r->started_ms = lobby_now_ms();
+        r->game_seed = seed;
+        r->status = THUE_STATUS_PLAYING;
+        l->metrics->matches_started++;
+        thue_log(THUE_LOG_INFO, "room %s: %s match %d started", r->id, r->game->name, r->number);
+        start_turn(r);
+        return 0;
+    }
     thue_match_options o = thue_match_defaults();
     o.variant = r->opt.variant;
     o.k = r->opt.k;
@@ -531,7 +648,9 @@ static void clock_due(uv_timer_t *t);
 static void start_turn(room *r)
 {
     r->turn_start_ns = uv_hrtime();
-    int to_move = thue_match_to_move(&r->m);
+    int to_move = seat_to_move(r);
+    if (to_move < 0)
+        return;
     if (r->opt.clock.present) {
         r->clock_running = to_move;
         uv_timer_start(&r->clock_timer, clock_due, (uint64_t)(r->clock_ns[to_move] / 1000000 + 1),
@@ -554,6 +673,10 @@ static void finish(room *r)
     }
     r->clock_running = -1;
     cancel_job(r);
+    if (r->game != NULL) {
+        gfinish(r);
+        return;
+    }
     thue_round_end e = m->rounds[m->round].end;
     if (r->round_word[m->round] == NULL &&
         (e == THUE_ROUND_REPETITION || e == THUE_ROUND_LIMIT || e == THUE_ROUND_FORFEIT))
@@ -580,6 +703,35 @@ static void finish(room *r)
     record_match(r, &msg); /* which reports a tournament game's result once recorded */
 }
 
+/* The end of another game's match: the state and match_end for everyone. */
+static void gfinish(room *r)
+{
+    thue_lobby *l = r->lobby;
+    r->status = THUE_STATUS_FINISHED;
+    l->metrics->matches_finished++;
+    thue_log(THUE_LOG_INFO, "room %s: %s match %d over (%s, winner %d)", r->id, r->game->name,
+             r->number, r->gwhy, r->gwinner);
+    room_changed(r);
+    thue_msg msg;
+    memset(&msg, 0, sizeof msg);
+    msg.type = THUE_MSG_MATCH_END;
+    __typeof__(msg.u.match_end) *me = &msg.u.match_end;
+    snprintf(me->room, sizeof me->room, "%s", r->id);
+    me->number = r->number;
+    me->winner = r->gwinner;
+    me->has_game = 1;
+    snprintf(me->game, sizeof me->game, "%s", r->game->name);
+    snprintf(me->why, sizeof me->why, "%s", r->gwhy);
+    thue_gresult res;
+    r->game->result(&r->gopt, r->gstate, &res);
+    for (int i = 0; i < 2; i++)
+        player_of(&r->seats[i], &me->players[i]);
+    for (int p = 0; p < 2; p++)
+        me->points[r->gfirst ^ p] = res.score[p];
+    json_into(r->game->state_json(&r->gopt, r->gstate), me->state, sizeof me->state);
+    record_match(r, &msg);
+}
+
 static void forfeit(room *r, int seat, thue_end_reason why)
 {
     if (!match_running(r))
@@ -591,6 +743,13 @@ static void forfeit(room *r, int seat, thue_end_reason why)
     }
     if (why == THUE_END_TIMEOUT)
         r->clock_ns[seat] = 0;
+    if (r->game != NULL) {
+        r->gover = true;
+        r->gwinner = 1 - seat;
+        snprintf(r->gwhy, sizeof r->gwhy, "%s", thue_end_reason_name(why));
+        finish(r);
+        return;
+    }
     if (thue_match_forfeit(&r->m, seat, why) == 0)
         finish(r);
 }
@@ -623,7 +782,8 @@ static void log_move(room *r, int round, int seat, bool paint, int value, double
         r->moves = grown;
         r->capmoves = cap;
     }
-    r->moves[r->nmoves++] = (thue_move_row){round, r->plies[round]++, seat, paint, value, think_ms};
+    r->moves[r->nmoves++] = (thue_move_row){round, r->plies[round]++, seat, paint, value, think_ms,
+                                            ""};
 }
 
 /*
@@ -672,10 +832,53 @@ static int apply_move(room *r, int seat, bool paint, int value)
     return 0;
 }
 
+/*
+ * Seat `seat` plays another game's move m: the one path of every such move (people's and
+ * bots'). 0, or the game's code with e filled (nothing changed then).
+ */
+static int apply_gmove(room *r, int seat, const thue_gmove *m, thue_gerr *e)
+{
+    thue_lobby *l = r->lobby;
+    if (!match_running(r))
+        return thue_gerr_set(e, THUE_EOVER, "", "the match is over");
+    if (r->opt.clock.present && r->clock_running == seat && clock_left(r, seat) <= 0) {
+        forfeit(r, seat, THUE_END_TIMEOUT);
+        return thue_gerr_set(e, THUE_EOVER, "", "your time ran out");
+    }
+    uint64_t t0 = uv_hrtime();
+    int err = r->game->apply(&r->gopt, r->gstate, seat ^ r->gfirst, m, e);
+    thue_histogram_observe(&l->metrics->move_validation, (double)(uv_hrtime() - t0) * 1e-9);
+    if (err)
+        return err;
+    l->metrics->moves++;
+    uint64_t took = elapsed_ns(r);
+    if (r->opt.clock.present) {
+        r->clock_ns[seat] -= (int64_t)took;
+        r->clock_ns[seat] += r->opt.clock.increment_ms * 1000000;
+    }
+    r->last_move.present = 1;
+    r->last_move.seat = seat;
+    double think_ms = (double)((took + 500) / 1000) / 1000.0;
+    r->last_move.think_ms = think_ms;
+    json_into(r->game->move_json(&r->gopt, m), r->glast, sizeof r->glast);
+    log_move(r, 0, seat, false, 0, think_ms);
+    if (r->nmoves > 0 && r->moves[r->nmoves - 1].seat == seat)
+        snprintf(r->moves[r->nmoves - 1].gmove, sizeof r->moves[r->nmoves - 1].gmove, "%s",
+                 r->glast);
+    thue_gresult res;
+    r->game->result(&r->gopt, r->gstate, &res);
+    if (res.over) {
+        r->gover = true;
+        r->gwinner = res.winner < 0 ? -1 : r->gfirst ^ res.winner;
+        snprintf(r->gwhy, sizeof r->gwhy, "%s", res.why);
+    }
+    return 0;
+}
+
 /* After an accepted move: the next turn or the end, and the new state for everyone. */
 static void after_move(room *r)
 {
-    if (thue_match_over(&r->m)) {
+    if (!match_running(r)) {
         finish(r);
         return;
     }
@@ -714,9 +917,93 @@ static void bot_done(const thue_job_result *res, void *data)
     after_move(r);
 }
 
+static void gbot_done(const thue_game_job_result *res, void *data)
+{
+    room *r = data;
+    thue_lobby *l = r->lobby;
+    int seat = r->thinking;
+    r->job = 0;
+    r->thinking = -1;
+    if (seat < 0 || !match_running(r))
+        return;
+    thue_histogram_observe(&l->metrics->pool_queue_wait, res->queue_ms / 1000.0);
+    thue_gmove m = res->bot.move;
+    if (res->err == THUE_ETOOBIG) {
+        /* The perfect bot could not decide in time (a position beyond its solver):
+         * it plays the first legal move rather than forfeit. */
+        thue_gmove *moves = malloc(sizeof *moves * (size_t)r->game->max_moves(&r->gopt));
+        int n = moves != NULL ? r->game->legal_moves(&r->gopt, r->gstate, moves) : 0;
+        if (n > 0)
+            m = moves[0];
+        free(moves);
+        thue_log(THUE_LOG_WARN, "room %s: bot %s could not decide; it plays a legal move", r->id,
+                 r->seats[seat].bot_spec_text);
+        if (n <= 0) {
+            forfeit(r, seat, THUE_END_ABANDON);
+            return;
+        }
+    } else if (res->err) {
+        thue_log(THUE_LOG_ERROR, "room %s: bot %s failed: %s; it forfeits", r->id,
+                 r->seats[seat].bot_spec_text, thue_strerror(res->err));
+        forfeit(r, seat, THUE_END_ABANDON);
+        return;
+    } else {
+        thue_histogram_observe(&l->metrics->bot_think, res->bot.ms / 1000.0);
+    }
+    thue_gerr e;
+    int err = apply_gmove(r, seat, &m, &e);
+    if (err == THUE_EOVER && !match_running(r))
+        return; /* its flag fell first */
+    if (err) {
+        thue_log(THUE_LOG_ERROR, "room %s: bot %s made an illegal move (%s); it forfeits", r->id,
+                 r->seats[seat].bot_spec_text, e.msg);
+        forfeit(r, seat, THUE_END_ABANDON);
+        return;
+    }
+    after_move(r);
+}
+
+/* Another game's bot to move: a game job in the pool, like a Thue bot's. */
+static void gsubmit_bot(room *r, int seat)
+{
+    thue_lobby *l = r->lobby;
+    const room_seat *st = &r->seats[seat];
+    thue_game_job_request req;
+    memset(&req, 0, sizeof req);
+    req.game = r->game;
+    req.opt = r->gopt;
+    req.state = r->gstate;
+    req.spec = st->gspec;
+    req.seed = thue_gmix64(r->game_seed ^ (uint64_t)r->nmoves);
+    req.think_ms = st->think_ms;
+    if (r->opt.clock.present) {
+        int64_t left = clock_left(r, seat);
+        int64_t margin = left / 20 > 10000000 ? left / 20 : 10000000;
+        int64_t budget = left - margin > 1000000 ? left - margin : 1000000;
+        req.deadline_ns = thue_now_ns() + budget;
+    }
+    req.owner = st->owner;
+    req.cb = gbot_done;
+    req.data = r;
+    uint64_t id;
+    int err = thue_pool_submit_game(l->pool, &req, &id);
+    if (err) {
+        thue_log(THUE_LOG_ERROR, "room %s: cannot start bot %s: %s", r->id, st->bot_spec_text,
+                 thue_strerror(err));
+        return;
+    }
+    r->job = id;
+    r->thinking = seat;
+    l->metrics->bot_jobs_submitted++;
+}
+
 static void submit_bot(room *r, int seat)
 {
     thue_lobby *l = r->lobby;
+    if (r->game != NULL) {
+        gsubmit_bot(r, seat);
+        return;
+    }
     const thue_match *m = &r->m;
     const room_seat *st = &r->seats[seat];
     thue_job_request req;
@@ -776,6 +1063,21 @@ static int seat_bot(room *r, room_seat *st, const thue_bot_spec *spec, int think
                                           stored name (older uct bots' accounts: Bot-...) */
     *st = bot;
     return 0;
+}
+
+/* Seats another game's bot (those games are not rated: no account). */
+static void seat_gbot(room_seat *st, const thue_gbot_spec *spec, int think_ms)
+{
+    room_seat bot;
+    memset(&bot, 0, sizeof bot);
+    bot.bot = true;
+    bot.gspec = *spec;
+    thue_gbot_spec_format(spec, bot.bot_spec_text, sizeof bot.bot_spec_text);
+    bot_name_of(bot.bot_spec_text, bot.bot_name, sizeof bot.bot_name);
+    bot.think_ms = think_ms;
+    bot.ready = true;
+    bot.rematch = true;
+    *st = bot;
 }
 
 /*
@@ -966,6 +1268,49 @@ int room_allowed(thue_lobby *l, const char *peer, char *why, size_t size)
     return 0;
 }
 
+int room_game_options(request *rq, const char *name, const char *options, bool rated,
+                      thue_room_options *opt, const thue_gamedef **game, thue_gopt *gopt)
+{
+    *game = NULL;
+    memset(gopt, 0, sizeof *gopt);
+    if (name == NULL || strcmp(name, "thue") == 0) {
+        if (options != NULL) {
+            snprintf(rq->field, sizeof rq->field, "game_options");
+            snprintf(rq->message, sizeof rq->message,
+                     "Thue's options are the members variant, k and limit, not game_options");
+            return THUE_EOPTIONS;
+        }
+        return 0;
+    }
+    const thue_gamedef *g = thue_game_find(name);
+    if (g == NULL) {
+        snprintf(rq->field, sizeof rq->field, "game");
+        snprintf(rq->message, sizeof rq->message,
+                 "no game \"%s\" here: GET /api/games lists the games", name);
+        return THUE_EGAME;
+    }
+    if (rated) {
+        snprintf(rq->field, sizeof rq->field, "rated");
+        snprintf(rq->message, sizeof rq->message,
+                 "rated play of %s is not offered yet: only Thue is rated", g->title);
+        return THUE_PERR_NOT_AVAILABLE;
+    }
+    thue_gerr e;
+    memset(&e, 0, sizeof e);
+    int err = thue_game_options_text(g, options, gopt, &e);
+    if (err) {
+        snprintf(rq->field, sizeof rq->field, "game_options%s%s", e.field[0] ? "/" : "",
+                 e.field);
+        snprintf(rq->message, sizeof rq->message, "%s", e.msg);
+        return err;
+    }
+    opt->has_game = 1;
+    snprintf(opt->game, sizeof opt->game, "%s", g->name);
+    json_into(g->options_json(gopt), opt->game_options, sizeof opt->game_options);
+    *game = g;
+    return 0;
+}
+
 int room_create(request *rq)
 {
     thue_lobby *l = rq->c->lobby;
@@ -991,7 +1336,14 @@ int room_create(request *rq)
     opt.is_private = cr->is_private;
     opt.rated = cr->rated;
     opt.first = cr->first;
-    int err = room_allowed(l, rq->c->peer, rq->message, sizeof rq->message);
+    const thue_gamedef *game = NULL;
+    thue_gopt gopt;
+    int err = room_game_options(rq, cr->has_game ? cr->game : NULL,
+                                cr->has_game_options ? cr->game_options : NULL, cr->rated, &opt,
+                                &game, &gopt);
+    if (err)
+        return err;
+    err = room_allowed(l, rq->c->peer, rq->message, sizeof rq->message);
     if (err)
         return err;
     room *r = room_new(l, &opt, cr->is_private);
@@ -1031,8 +1383,13 @@ char *room_list_text(thue_lobby *l, const thue_cmd *cmd)
         return NULL;
     int n = 0;
     for (room *r = l->rooms; r && n < cap; r = r->next) {
-        if (r->invite[0] || r->ending || (f->has_variant && r->opt.variant != f->variant) ||
-            (f->has_k && r->opt.k != f->k) || (f->has_status && r->status != f->status))
+        /* No game asked: Thue's rooms only (what clients before other games expect). */
+        const char *want = f->has_game ? f->game : "thue";
+        const char *game = r->game != NULL ? r->game->name : "thue";
+        if (r->invite[0] || r->ending || strcmp(want, game) != 0 ||
+            (r->game == NULL && f->has_variant && r->opt.variant != f->variant) ||
+            (r->game == NULL && f->has_k && r->opt.k != f->k) ||
+            (f->has_status && r->status != f->status))
             continue;
         thue_room_summary *o = &list[n++];
         snprintf(o->room, sizeof o->room, "%s", r->id);
@@ -1042,6 +1399,9 @@ char *room_list_text(thue_lobby *l, const thue_cmd *cmd)
         o->limit = r->opt.limit;
         o->clock = r->opt.clock;
         o->status = r->status;
+        o->has_game = r->opt.has_game;
+        snprintf(o->game, sizeof o->game, "%s", r->opt.game);
+        snprintf(o->game_options, sizeof o->game_options, "%s", r->opt.game_options);
         for (int i = 0; i < 2; i++) {
             o->has_player[i] = seat_taken(&r->seats[i]);
             player_of(&r->seats[i], &o->players[i]);
@@ -1194,8 +1554,10 @@ int room_seat_bot(request *rq)
     if (match_running(r))
         return THUE_PERR_NOT_RUNNING;
     thue_bot_spec spec;
+    thue_gbot_spec gspec;
     char why[THUE_PROTO_TEXT_MAX + 1];
-    if (thue_bot_spec_parse(a->bot, &spec, why, sizeof why) != 0) {
+    if (r->game != NULL ? thue_gbot_spec_parse(r->game, a->bot, &gspec, why, sizeof why) != 0
+                        : thue_bot_spec_parse(a->bot, &spec, why, sizeof why) != 0) {
         snprintf(rq->field, sizeof rq->field, "bot");
         snprintf(rq->message, sizeof rq->message, "%s", why);
         return THUE_PERR_BOT;
@@ -1207,7 +1569,9 @@ int room_seat_bot(request *rq)
     owner_of(s, rq->c->peer, owner, sizeof owner);
     if ((err = bot_seat_allowed(rq, r, seat, a->think_ms, owner)) != 0)
         return err;
-    if (seat_bot(r, &r->seats[seat], &spec, a->think_ms) != 0)
+    if (r->game != NULL)
+        seat_gbot(&r->seats[seat], &gspec, a->think_ms);
+    else if (seat_bot(r, &r->seats[seat], &spec, a->think_ms) != 0)
         return THUE_PERR_INTERNAL;
     snprintf(r->seats[seat].owner, sizeof r->seats[seat].owner, "%s", owner);
     r->seats[seat].owner_limited = true;
@@ -1247,6 +1611,12 @@ int room_move(request *rq, bool paint)
     int err = seated_room(rq, rq->cmd->u.move.room, &r, &seat);
     if (err)
         return err;
+    if (r->game != NULL) {
+        snprintf(rq->field, sizeof rq->field, "type");
+        snprintf(rq->message, sizeof rq->message, "this room plays %s: send move %s",
+                 r->game->title, r->game->move_doc);
+        return THUE_EMOVE;
+    }
     if (!r->has_match)
         return THUE_PERR_NOT_RUNNING;
     int n = r->m.word.len;
@@ -1262,6 +1632,40 @@ int room_move(request *rq, bool paint)
     }
     if (err)
         return err;
+    request_ok(rq);
+    after_move(r);
+    return 0;
+}
+
+int room_gmove(request *rq)
+{
+    room *r;
+    int seat;
+    int err = seated_room(rq, rq->cmd->u.gmove.room, &r, &seat);
+    if (err)
+        return err;
+    if (r->game == NULL) {
+        snprintf(rq->field, sizeof rq->field, "type");
+        snprintf(rq->message, sizeof rq->message,
+                 "this room plays Thue: send place and paint, not move");
+        return THUE_EMOVE;
+    }
+    if (!r->has_match)
+        return THUE_PERR_NOT_RUNNING;
+    thue_gerr e;
+    memset(&e, 0, sizeof e);
+    thue_gmove m;
+    json_t *j = json_loads(rq->cmd->u.gmove.move, JSON_REJECT_DUPLICATES, NULL);
+    err = j != NULL ? r->game->move_parse(&r->gopt, j, &m, &e)
+                    : thue_gerr_set(&e, THUE_EMOVE, "", "a move is an object");
+    json_decref(j);
+    if (err == 0)
+        err = apply_gmove(r, seat, &m, &e);
+    if (err) {
+        snprintf(rq->field, sizeof rq->field, "move%s%s", e.field[0] ? "/" : "", e.field);
+        snprintf(rq->message, sizeof rq->message, "%s", e.msg);
+        return err;
+    }
     request_ok(rq);
     after_move(r);
     return 0;
@@ -1339,6 +1743,11 @@ room *room_quick(thue_lobby *l, session *a, session *b, const thue_room_options 
     if (b) {
         r->seats[1].s = b;
         r->seats[1].ready = true;
+    } else if (r->game != NULL) {
+        thue_gbot_spec gspec;
+        thue_gbot_spec_parse(r->game, QUICK_GBOT_SPEC, &gspec, NULL, 0);
+        seat_gbot(&r->seats[1], &gspec, l->cfg.bot_think_ms);
+        owner_of(a, NULL, r->seats[1].owner, sizeof r->seats[1].owner);
     } else {
         thue_bot_spec spec;
         thue_bot_spec_parse(QUICK_BOT_SPEC, &spec, NULL, 0);

@@ -70,6 +70,7 @@ typedef struct thue_move_row {
     int is_paint;
     int value; /* position or symbol */
     double think_ms;
+    char gmove[THUE_PROTO_GMOVE_MAX + 1]; /* another game's move as JSON ("" for Thue's) */
 } thue_move_row;
 
 typedef struct thue_match_row {

@@ -513,7 +513,8 @@ static void test_codec_enum_names(void **state)
                                        "create_tournament",
                                        "join_tournament",
                                        "leave_tournament",
-                                       "start_tournament"};
+                                       "start_tournament",
+                                       "move"};
     static const char *const msgs[] = {
         "welcome",          "pong",        "ok",           "error",
         "goodbye",          "account",     "room_created", "rooms",
