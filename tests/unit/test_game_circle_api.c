@@ -93,6 +93,12 @@ static void test_circle_registry(void **state)
     assert_false(G->flags & THUE_GAME_ACYCLIC);
     assert_int_equal(G->noptions, 5);
     assert_non_null(G->perfect);
+    /* Each option's default is JSON text (`thue games --json` reads it). */
+    for (int i = 0; i < G->noptions; i++) {
+        json_t *d = json_loads(G->options[i].deflt, JSON_DECODE_ANY, NULL);
+        assert_non_null(d);
+        json_decref(d);
+    }
     int n;
     const thue_gamedef *const *list = thue_game_list(&n);
     /* Listed right after Nim, wherever Nim stands. */

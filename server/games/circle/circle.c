@@ -54,8 +54,9 @@ static const thue_goption_doc circle_options[] = {
     {"black", "integer", "3",
      "black pieces of a random start: 1..N-1, white + black <= N (default 3, N/2 below 6 "
      "fields)"},
-    {"move_cap", "integer", "40 * fields",
-     "1..100000: after this many moves the game ends drawn (endless play is a draw)"},
+    {"move_cap", "integer", "480",
+     "1..100000: after this many moves the game ends drawn (endless play is a draw); "
+     "default 40 * fields (480 at 12)"},
 };
 
 /* Board text ("W.B") into board[0..n-1]; the piece counts into w and k. -1 on a
