@@ -222,6 +222,7 @@ test("bots play every game to its end while a spectator watches", async () => {
       ["nim", { heaps: [3, 4, 5], misere: true }],
       ["northcott", { rows: 3, cols: 5 }],
       ["rims", { heaps: [4, 3] }],
+      ["circle", { fields: 9, white: 3, black: 3 }],
     ];
     for (const [game, game_options] of games) {
       const created = await ann.ok({ type: "create_room", game, game_options, seat: false });
