@@ -99,19 +99,12 @@ static const int table_codes[] = {
     THUE_PROTO_ERRNO_MAP(THUE__METRICS_CODE)
 #undef THUE__METRICS_CODE
         THUE_ETURN,
-    THUE_ESTEP, THUE_EPOSITION, THUE_ESYMBOL, THUE_EOVER};
+    THUE_ESTEP, THUE_EPOSITION, THUE_ESYMBOL, THUE_EOVER, THUE_EOPTIONS, THUE_EMOVE, THUE_EILLEGAL,
+    THUE_EGAME};
 
 static const char *code_name(int code)
 {
-    switch (code) {
-#define THUE__METRICS_NAME(name, value, wire, msg)                                                 \
-    case value:                                                                                    \
-        return wire;
-        THUE_PROTO_ERRNO_MAP(THUE__METRICS_NAME)
-#undef THUE__METRICS_NAME
-    default:
-        return thue_err_name(code);
-    }
+    return thue_err_name(code); /* the one list: engine, games, protocol and store */
 }
 
 static int in_table(int code)
