@@ -89,7 +89,7 @@ typedef enum {
     THUE_ERRNO_MAP(THUE__ERR_ENUM)
 #undef THUE__ERR_ENUM
 #define THUE__STORE_ENUM(name, value, wire, msg) THUE_##name = (value),
-    THUE_STORE_ERRNO_MAP(THUE__STORE_ENUM)
+        THUE_STORE_ERRNO_MAP(THUE__STORE_ENUM)
 #undef THUE__STORE_ENUM
 } thue_error;
 

@@ -58,8 +58,10 @@ static void test_registry_conformance(void **state)
     for (int i = 0; i < n; i++) {
         const char *opts[2] = {NULL, small_options(list[i]->name)};
         for (int k = 0; k < 2; k++) {
-            game_check_cfg cfg = {.options = opts[k], .seeds = k == 0 ? 4 : 12,
-                                  .max_plies = 100000, .moves_per_state = 40};
+            game_check_cfg cfg = {.options = opts[k],
+                                  .seeds = k == 0 ? 4 : 12,
+                                  .max_plies = 100000,
+                                  .moves_per_state = 40};
             game_check_stats st;
             game_check(list[i], &cfg, &st);
             assert_true(st.states > 0);
