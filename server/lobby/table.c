@@ -91,6 +91,17 @@ int table_match_start(room *r, int builder)
         r->status = THUE_STATUS_PLAYING;
         l->metrics->matches_started++;
         thue_log(THUE_LOG_INFO, "room %s: %s match %d started", r->id, r->game->name, r->number);
+        /* A start position may already be over (a random Northcott board where the first
+         * player has no move): the match ends at once, by the rules. */
+        thue_gresult res;
+        r->game->result(&r->gopt, r->gstate, &res);
+        if (res.over) {
+            r->gover = true;
+            r->gwinner = res.winner < 0 ? -1 : r->gfirst ^ res.winner;
+            snprintf(r->gwhy, sizeof r->gwhy, "%s", res.why);
+            finish(r);
+            return 0;
+        }
         start_turn(r);
         return 0;
     }
