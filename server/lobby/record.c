@@ -91,7 +91,7 @@ static int rate(room *r, thue_rating_change out[2], thue_rating_row rows[2])
             return -1;
         rows[i].account = a->id;
     }
-    double s0 = r->m.winner == 0 ? 1 : r->m.winner == 1 ? 0 : 0.5;
+    double s0 = room_winner(r) == 0 ? 1 : room_winner(r) == 1 ? 0 : 0.5;
     thue_glicko after[2];
     if (thue_glicko_match(&p[0]->g, &p[1]->g, s0, l->cfg.tau, &after[0], &after[1]) != 0)
         return -1;
@@ -102,9 +102,9 @@ static int rate(room *r, thue_rating_change out[2], thue_rating_row rows[2])
         out[i].rd_after = after[i].rd;
         p[i]->g = after[i];
         p[i]->games++;
-        if (r->m.winner == i)
+        if (room_winner(r) == i)
             p[i]->wins++;
-        else if (r->m.winner < 0)
+        else if (room_winner(r) < 0)
             p[i]->draws++;
         else
             p[i]->losses++;
@@ -234,7 +234,7 @@ static int unrated_reason(room *r)
     thue_lobby *l = r->lobby;
     if (r->seats[0].bot && r->seats[1].bot)
         return 1 + THUE_UNRATED_BOTS;
-    if (r->m.reason != THUE_END_SCORE && l->cfg.rated_min_moves > 0) {
+    if (r->greason != THUE_END_SCORE && l->cfg.rated_min_moves > 0) {
         int made[2] = {0, 0};
         for (int i = 0; i < r->nmoves; i++)
             if (r->moves[i].seat == 0 || r->moves[i].seat == 1)
