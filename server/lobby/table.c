@@ -2,10 +2,10 @@
  * table.c: the table that runs a room's match (table.h): the match's start, whose turn it
  * is, the clocks, every move, the bots, and the end (PROTOCOL.md sections 5 and 6).
  *
- * Every move, a person's or a bot's, goes through one function: Thue's through
- * table_apply_move and so the engine's match machine, another game's through
- * table_apply_gmove and so the game's table (server/games/game.h). A rejected move answers
- * with the engine's or the game's code and changes nothing. After every change the room's
+ * Every move, a person's or a bot's, in every room, goes through one function,
+ * table_apply_gmove, and so the game's table (server/games/game.h; Thue's is
+ * games/thue/thue.c, whose place and paint table_apply_move wraps). A rejected move
+ * answers with the game's code and changes nothing. After every change the room's
  * version grows and its full state goes to everyone in it (room_changed); a match's end is
  * followed by match_end (record.c sends it once the record is stored).
  *
