@@ -7,6 +7,11 @@
  * changes) for the store. match_end, which names the record's id and the rating changes,
  * goes out only when the store has committed it: a client never hears of a match the
  * server could lose. Without a store, match_end goes out at once with no id.
+ *
+ * Another game's match (r->game) is recorded in its own terms: the game and its options,
+ * the game's state at the start and the end, each move's JSON, the winner and the game's
+ * reason text, and the game's scores as points. Only Thue is rated so far (create_room
+ * refuses a rated room of another game), so such a record has no rating changes.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -91,7 +96,8 @@ static int rate(room *r, thue_rating_change out[2], thue_rating_row rows[2])
             return -1;
         rows[i].account = a->id;
     }
-    double s0 = r->m.winner == 0 ? 1 : r->m.winner == 1 ? 0 : 0.5;
+    int winner = room_winner(r);
+    double s0 = winner == 0 ? 1 : winner == 1 ? 0 : 0.5;
     thue_glicko after[2];
     if (thue_glicko_match(&p[0]->g, &p[1]->g, s0, l->cfg.tau, &after[0], &after[1]) != 0)
         return -1;
@@ -102,9 +108,9 @@ static int rate(room *r, thue_rating_change out[2], thue_rating_row rows[2])
         out[i].rd_after = after[i].rd;
         p[i]->g = after[i];
         p[i]->games++;
-        if (r->m.winner == i)
+        if (winner == i)
             p[i]->wins++;
-        else if (r->m.winner < 0)
+        else if (winner < 0)
             p[i]->draws++;
         else
             p[i]->losses++;
@@ -227,6 +233,16 @@ void record_pairs_free(thue_lobby *l)
         }
 }
 
+/* Whether the match ended by a forfeit (resign, timeout, abandon) rather than by the
+ * rules. */
+static bool forfeited(const room *r)
+{
+    if (r->game == NULL)
+        return r->m.reason != THUE_END_SCORE;
+    return strcmp(r->gwhy, "resign") == 0 || strcmp(r->gwhy, "timeout") == 0 ||
+           strcmp(r->gwhy, "abandon") == 0;
+}
+
 /* Why a rated room's finished match is not rated: 0 when it is, else 1 + the reason
  * (thue_unrated_reason). Counts the match against its pair when it is rated. */
 static int unrated_reason(room *r)
@@ -234,7 +250,7 @@ static int unrated_reason(room *r)
     thue_lobby *l = r->lobby;
     if (r->seats[0].bot && r->seats[1].bot)
         return 1 + THUE_UNRATED_BOTS;
-    if (r->m.reason != THUE_END_SCORE && l->cfg.rated_min_moves > 0) {
+    if (forfeited(r) && l->cfg.rated_min_moves > 0) {
         int made[2] = {0, 0};
         for (int i = 0; i < r->nmoves; i++)
             if (r->moves[i].seat == 0 || r->moves[i].seat == 1)
@@ -249,7 +265,30 @@ static int unrated_reason(room *r)
     return 0;
 }
 
-static void fill_row(room *r, const thue_msg *end, thue_match_row *row)
+/* Another game's part of the row: its reason text, its player 0, its scores by seat and
+ * its start and final states (malloc'd into gstates, which the caller frees; a state
+ * that cannot be written for lack of memory is stored as NULL, and logged). */
+static void fill_game(room *r, thue_match_row *row, char *gstates[2])
+{
+    const thue_gamedef *g = r->game;
+    snprintf(row->why, sizeof row->why, "%s", r->gwhy);
+    row->gfirst = r->gfirst;
+    row->winner = r->gwinner;
+    thue_gresult res;
+    g->result(&r->gopt, r->gstate, &res);
+    for (int p = 0; p < 2; p++)
+        row->points[r->gfirst ^ p] = res.score[p];
+    memset(row->rounds, 0, sizeof row->rounds);
+    gstates[0] = thue_game_dump(g->state_json(&r->gopt, r->gstart));
+    gstates[1] = thue_game_dump(g->state_json(&r->gopt, r->gstate));
+    if (gstates[0] == NULL || gstates[1] == NULL)
+        thue_log(THUE_LOG_ERROR, "room %s: out of memory writing a %s state for its record",
+                 r->id, g->name);
+    row->start_state = gstates[0];
+    row->final_state = gstates[1];
+}
+
+static void fill_row(room *r, const thue_msg *end, thue_match_row *row, char *gstates[2])
 {
     const __typeof__(end->u.match_end) *me = &end->u.match_end;
     memset(row, 0, sizeof *row);
@@ -279,6 +318,8 @@ static void fill_row(room *r, const thue_msg *end, thue_match_row *row)
         snprintf(row->tournament, sizeof row->tournament, "%s", r->tournament);
         row->tournament_round = r->tour_round;
     }
+    if (r->game != NULL)
+        fill_game(r, row, gstates);
 }
 
 void record_match(room *r, thue_msg *end)
@@ -316,7 +357,8 @@ void record_match(room *r, thue_msg *end)
         tell_tournament(l, r->id);
         return;
     }
-    fill_row(r, end, &row);
+    char *gstates[2] = {NULL, NULL};
+    fill_row(r, end, &row, gstates);
     row.ratings[0] = ratings[0];
     row.ratings[1] = ratings[1];
     pending_end *p = calloc(1, sizeof *p);
@@ -324,6 +366,8 @@ void record_match(room *r, thue_msg *end)
     if (p == NULL || text == NULL) {
         free(p);
         free(text);
+        free(gstates[0]);
+        free(gstates[1]);
         thue_log(THUE_LOG_ERROR, "room %s: out of memory recording a match", r->id);
         return;
     }
@@ -331,6 +375,8 @@ void record_match(room *r, thue_msg *end)
     snprintf(p->room, sizeof p->room, "%s", r->id);
     p->text = text;
     int err = thue_store_save_match(l->store, &row, saved, p);
+    free(gstates[0]); /* the store made its own copies */
+    free(gstates[1]);
     if (err) {
         thue_log(THUE_LOG_ERROR, "room %s: cannot queue the match record: %s", r->id,
                  thue_store_strerror(err));
