@@ -2,3 +2,6 @@
 # forked child that dies inside a transaction.
 thue_unit_test(test_store test_store.c)
 target_link_libraries(test_store PRIVATE thue_store PkgConfig::JANSSON)
+# Other games' matches in the store (schema 2) and a version-1 file migrating.
+thue_unit_test(test_store_games test_store_games.c)
+target_link_libraries(test_store_games PRIVATE thue_store thue_games PkgConfig::JANSSON)
