@@ -334,13 +334,19 @@ void record_match(room *r, thue_msg *end)
     thue_match_row row;
     thue_rating_row ratings[2];
     memset(ratings, 0, sizeof ratings);
-    int why = r->opt.rated ? unrated_reason(r) : 0;
+    /* Only Thue has rating pools so far: create_room refuses a rated room of another
+     * game, and should one get here it is recorded unrated (and logged). */
+    bool rated = r->opt.rated && r->game == NULL;
+    if (r->opt.rated && r->game != NULL)
+        thue_log(THUE_LOG_ERROR, "room %s: a rated %s match is recorded unrated", r->id,
+                 r->game->name);
+    int why = rated ? unrated_reason(r) : 0;
     if (why) {
         me->has_unrated_reason = 1;
         me->unrated_reason = (thue_unrated_reason)(why - 1);
-    } else if (r->opt.rated && rate(r, me->ratings, ratings) == 0)
+    } else if (rated && rate(r, me->ratings, ratings) == 0)
         me->has_ratings = 1;
-    else if (r->opt.rated)
+    else if (rated)
         thue_log(THUE_LOG_ERROR, "room %s: a rated match without two accounts is not rated",
                  r->id);
     /* The record's id, from the kernel's generator like room ids: a stored match cannot

@@ -148,6 +148,32 @@ test("a Nim match is recorded: its JSON, moves.csv, the lists by game", async ()
   }
 });
 
+test("a resigned Nim match is recorded with the table's reason and the state it stopped in", async () => {
+  const server = await startServer();
+  try {
+    const ann = await player(server, "Ann");
+    const bob = await player(server, "Bob");
+    const room = await gameRoom(ann, bob, "nim", { heaps: [3, 4, 5], misere: true });
+    await ann.ok({ type: "move", room, move: { heap: 2, take: 5 } });
+    await bob.ok({ type: "resign", room });
+    const end = await ann.next("match_end");
+    assert.equal(end.result.reason, "resign");
+    const r = await get(server, `/api/matches/${end.match_id}`);
+    assert.equal(r.status, 200);
+    assert.deepEqual(r.json.result, { winner: 0, reason: "resign" });
+    assert.deepEqual(r.json.game_options, { heaps: [3, 4, 5], misere: true });
+    assert.deepEqual(r.json.start.heaps, [3, 4, 5]);
+    assert.deepEqual(r.json.final.heaps, [3, 4, 0]);
+    assert.deepEqual(r.json.final, end.state);
+    assert.deepEqual(r.json.points, end.points);
+    assert.deepEqual(r.json.moves.map((m) => [m.ply, m.seat, m.move]), [[0, 0, { heap: 2, take: 5 }]]);
+    const csv = await get(server, `/api/matches/${end.match_id}/moves.csv`);
+    assert.equal(csv.body.split("\n").length, 3); // the header, one move, the final newline
+  } finally {
+    await server.stop();
+  }
+});
+
 test("/api/rooms?game=G lists that game's rooms; no game lists Thue's; a bad game is 400", async () => {
   const server = await startServer();
   try {
