@@ -111,7 +111,8 @@ typedef struct thue_gamedef {
     int (*to_move)(const thue_gopt *opt, const void *st);
     /* The kind of move expected now ("move"; Thue: "place" or "paint"; "over"). */
     const char *(*step)(const thue_gopt *opt, const void *st);
-    /* Most legal moves a state of these options can have (buffer size for legal_moves). */
+    /* Most legal moves any state of these options can have, positions read by
+     * position_parse included (the buffer size for legal_moves). */
     int (*max_moves)(const thue_gopt *opt);
     /* The legal moves of the player to move, in a fixed order, written to out[0..]
      * (at most max_moves); returns their count (0 once over). */
@@ -120,8 +121,9 @@ typedef struct thue_gamedef {
     int (*move_parse)(const thue_gopt *opt, const json_t *j, thue_gmove *m, thue_gerr *e);
     /* New reference. */
     json_t *(*move_json)(const thue_gopt *opt, const thue_gmove *m);
-    /* Player `player` plays m. 0, or THUE_EOVER, THUE_EPLAYER, THUE_ETURN, THUE_ESTEP or
-     * THUE_EILLEGAL with e filled; a refused move changes nothing. */
+    /* Player `player` plays m. 0, or THUE_EOVER, THUE_EPLAYER, THUE_ETURN or THUE_EILLEGAL
+     * (Thue says which rule: THUE_ESTEP, THUE_EPOSITION, THUE_ESYMBOL, the wire's words
+     * since its first client) with e filled; a refused move changes nothing. */
     int (*apply)(const thue_gopt *opt, void *st, int player, const thue_gmove *m, thue_gerr *e);
     void (*result)(const thue_gopt *opt, const void *st, thue_gresult *r);
     /* A hash of the position (for transposition tables); equal states hash equal. */
