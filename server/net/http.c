@@ -359,15 +359,15 @@ static int known_game(const char *name)
     return strcmp(name, "thue") == 0 || thue_game_find(name) != NULL;
 }
 
-/* The 400 message for a game= that names no game: "game must be one of thue, nim". */
+/* The 400 message for a game= that names no game: "game must be one of thue, nim, ...",
+ * the registry's names in its order. */
 static void unknown_game_message(char *out, size_t size)
 {
     int n;
     const thue_gamedef *const *list = thue_game_list(&n);
-    size_t at = (size_t)snprintf(out, size, "game must be one of thue");
+    size_t at = (size_t)snprintf(out, size, "game must be one of");
     for (int i = 0; i < n && at < size; i++)
-        if (strcmp(list[i]->name, "thue") != 0)
-            at += (size_t)snprintf(out + at, size - at, ", %s", list[i]->name);
+        at += (size_t)snprintf(out + at, size - at, "%s %s", i ? "," : "", list[i]->name);
 }
 
 /* GET /api/rooms?game=G&variant=V&k=K&status=S (no game: Thue's rooms) */
@@ -774,30 +774,8 @@ static int http_ladder(thue_net *net, struct lws *wsi, pss *p, int head)
 
 /* ---- GET /api/games ----------------------------------------------------------------------
  *
- * The registry as JSON: Thue first, from the hand-written entry below (Thue is not behind
- * game.h's table yet), then every game of thue_game_list() in its order. An option's
- * "default" is its JSON value. */
-
-static const thue_goption_doc thue_options_doc[] = {
-    {"variant", "string", "\"square\"",
-     "square (a square XX ends the round) or overlap (an overlap XYXYX ends it)"},
-    {"k", "integer", "3", "the alphabet's size, 2 to 64"},
-    {"limit", "integer", "100", "the most symbols a round's word may reach"},
-};
-
-static const thue_gamedef thue_entry = {
-    .name = "thue",
-    .title = "Thue",
-    .summary = "One player builds a word symbol by symbol, the other paints each new place "
-               "with a symbol while avoiding a square (or an overlap); then they swap roles "
-               "and compare how long each word grew.",
-    .move_doc = "the place {\"position\":P} and paint {\"symbol\":S} commands (PROTOCOL.md "
-                "section 5), not move",
-    .position_doc = "room_state's match object (PROTOCOL.md section 6)",
-    .options = thue_options_doc,
-    .noptions = (int)(sizeof thue_options_doc / sizeof thue_options_doc[0]),
-    .flags = THUE_GAME_ACYCLIC | THUE_GAME_DRAWS,
-};
+ * The registry as JSON: every game of thue_game_list() in its order (Thue first). An
+ * option's "default" is its JSON value. */
 
 /* One game's entry; NULL when out of memory. */
 static json_t *game_entry(const thue_gamedef *g)
@@ -828,13 +806,8 @@ static char *games_json(void)
     int n;
     const thue_gamedef *const *list = thue_game_list(&n);
     json_t *games = json_array();
-    if (games && json_array_append_new(games, game_entry(&thue_entry)) != 0) {
-        json_decref(games);
-        games = NULL;
-    }
     for (int i = 0; games && i < n; i++)
-        if (strcmp(list[i]->name, "thue") != 0 &&
-            json_array_append_new(games, game_entry(list[i])) != 0) {
+        if (json_array_append_new(games, game_entry(list[i])) != 0) {
             json_decref(games);
             games = NULL;
         }

@@ -195,8 +195,8 @@ static void play_nim(gmatch *t, const char *id, const char *a, const char *b, co
     assert_non_null(st);
     g->start(&opt, 7, st);
     t->start = thue_game_dump(g->state_json(&opt, st));
-    thue_gmove legal[64];
-    assert_true(g->max_moves(&opt) <= 64);
+    thue_gmove *legal = malloc((size_t)g->max_moves(&opt) * sizeof *legal);
+    assert_non_null(legal);
     int n = 0;
     for (int count; (count = g->legal_moves(&opt, st, legal)) > 0; n++) {
         assert_true(n < 64);
@@ -220,6 +220,7 @@ static void play_nim(gmatch *t, const char *id, const char *a, const char *b, co
     t->final_j = parse(t->final);
     t->options_j = g->options_json(&opt);
     free(st);
+    free(legal);
 
     thue_match_row *m = &t->row;
     snprintf(m->id, sizeof m->id, "%.31s", id);
