@@ -1039,8 +1039,7 @@ void thue_lobby_disconnected(thue_lobby *l, thue_client *c)
             room_presence(r, s);
 }
 
-char *thue_lobby_rooms_json(thue_lobby *l, const char *game, const char *variant, int k,
-                            int status)
+char *thue_lobby_rooms_json(thue_lobby *l, const char *game, const char *variant, int k, int status)
 {
     thue_cmd cmd;
     memset(&cmd, 0, sizeof cmd);

@@ -282,8 +282,8 @@ static void fill_game(room *r, thue_match_row *row, char *gstates[2])
     gstates[0] = thue_game_dump(g->state_json(&r->gopt, r->gstart));
     gstates[1] = thue_game_dump(g->state_json(&r->gopt, r->gstate));
     if (gstates[0] == NULL || gstates[1] == NULL)
-        thue_log(THUE_LOG_ERROR, "room %s: out of memory writing a %s state for its record",
-                 r->id, g->name);
+        thue_log(THUE_LOG_ERROR, "room %s: out of memory writing a %s state for its record", r->id,
+                 g->name);
     row->start_state = gstates[0];
     row->final_state = gstates[1];
 }

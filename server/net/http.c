@@ -795,8 +795,8 @@ static json_t *game_entry(const thue_gamedef *g)
         return NULL;
     return json_pack("{s:s,s:s,s:s,s:s,s:s,s:o,s:{s:b,s:b}}", "name", g->name, "title", g->title,
                      "summary", g->summary, "move", g->move_doc, "position",
-                     g->position_doc ? g->position_doc : "", "options", options, "flags",
-                     "acyclic", (g->flags & THUE_GAME_ACYCLIC) != 0, "draws",
+                     g->position_doc ? g->position_doc : "", "options", options, "flags", "acyclic",
+                     (g->flags & THUE_GAME_ACYCLIC) != 0, "draws",
                      (g->flags & THUE_GAME_DRAWS) != 0);
 }
 

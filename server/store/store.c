@@ -584,8 +584,7 @@ static int match_valid(const thue_match_row *m)
     /* Thue's reason is an enumeration; another game's is its text, with its name, its
      * options object and the seat that was its player 0. */
     if (m->opt.has_game ? !NONEMPTY(m->why) || !NONEMPTY(m->opt.game) ||
-                              !TERMINATED(m->opt.game_options) || m->gfirst < 0 ||
-                              m->gfirst > 1
+                              !TERMINATED(m->opt.game_options) || m->gfirst < 0 || m->gfirst > 1
                         : thue_end_reason_name(m->reason) == NULL)
         return 0;
     for (int p = 0; p < 2; p++) {
@@ -726,8 +725,8 @@ int thue_store_matches_json_as(thue_store *s, const char *player, int64_t viewer
 }
 
 int thue_store_matches_game_json_as(thue_store *s, const char *player, const char *game,
-                                    int64_t viewer, int page, int per_page,
-                                    thue_store_text_cb cb, void *data)
+                                    int64_t viewer, int page, int per_page, thue_store_text_cb cb,
+                                    void *data)
 {
     int err = can_queue(s);
     if (err)

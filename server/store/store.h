@@ -83,9 +83,9 @@ typedef struct thue_match_row {
     int64_t accounts[2];                   /* 0 for a guest */
     char bots[2][THUE_PROTO_SPEC_MAX + 1]; /* "" for a person */
     int winner;                            /* seat, or -1 for a draw */
-    thue_end_reason reason; /* Thue's; unused for another game (why below) */
-    int points[2];             /* another game: its scores, by seat */
-    thue_round_info rounds[2]; /* words borrowed until the call returns; Thue's only */
+    thue_end_reason reason;                /* Thue's; unused for another game (why below) */
+    int points[2];                         /* another game: its scores, by seat */
+    thue_round_info rounds[2];             /* words borrowed until the call returns; Thue's only */
     const thue_move_row *moves;
     int nmoves;
     int rated;
@@ -176,8 +176,8 @@ int thue_store_moves_csv_as(thue_store *s, const char *id, int64_t viewer,
 /* GET /api/matches?player=NAME&game=G: as thue_store_matches_json_as, only the matches of
  * game G ("thue", "nim", ...; NULL: every game's). */
 int thue_store_matches_game_json_as(thue_store *s, const char *player, const char *game,
-                                    int64_t viewer, int page, int per_page,
-                                    thue_store_text_cb cb, void *data);
+                                    int64_t viewer, int page, int per_page, thue_store_text_cb cb,
+                                    void *data);
 /* GET /api/tournaments and /api/tournaments/{id} are served from the lobby's memory. */
 
 /* Finishes the queued jobs (their callbacks run), stops the thread, closes the database

@@ -744,8 +744,7 @@ static int insert_match_row(thue__db *d, const thue_match_row *m, const char *ro
     else
         sqlite3_bind_null(st, 20);
     int game = o->has_game != 0;
-    sqlite3_bind_text(st, 21, game ? m->why : thue_end_reason_name(m->reason), -1,
-                      SQLITE_STATIC);
+    sqlite3_bind_text(st, 21, game ? m->why : thue_end_reason_name(m->reason), -1, SQLITE_STATIC);
     sqlite3_bind_int(st, 22, m->points[0]);
     sqlite3_bind_int(st, 23, m->points[1]);
     sqlite3_bind_text(st, 24, rounds, -1, SQLITE_STATIC);

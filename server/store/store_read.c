@@ -114,8 +114,7 @@ static json_t *col_json(sqlite3_stmt *st, int c)
         return json_null();
     json_t *j = json_loads((const char *)t, JSON_DECODE_ANY, NULL);
     if (j == NULL)
-        thue_log(THUE_LOG_ERROR, "store: a stored JSON column is not JSON: %.60s",
-                 (const char *)t);
+        thue_log(THUE_LOG_ERROR, "store: a stored JSON column is not JSON: %.60s", (const char *)t);
     return j ? j : json_null();
 }
 
@@ -193,17 +192,17 @@ static json_t *match_moves(thue__db *d, const char *id, int game, int *rc)
     json_t *arr = json_array();
     while (arr && (*rc = sqlite3_step(st)) == SQLITE_ROW) {
         json_t *o =
-            game ? json_pack("{s:i,s:i,s:o,s:o}", "ply", sqlite3_column_int(st, THUE__MV_PLY),
-                             "seat", sqlite3_column_int(st, THUE__MV_SEAT), "move",
-                             col_json(st, THUE__MV_MOVE), "think_ms",
-                             col_num(st, THUE__MV_THINK_MS))
-                 : json_pack("{s:i,s:i,s:i,s:s,s:i,s:o}", "round",
-                             sqlite3_column_int(st, THUE__MV_ROUND), "ply",
-                             sqlite3_column_int(st, THUE__MV_PLY), "seat",
-                             sqlite3_column_int(st, THUE__MV_SEAT), "kind",
-                             sqlite3_column_int(st, THUE__MV_IS_PAINT) ? "paint" : "place",
-                             "value", sqlite3_column_int(st, THUE__MV_VALUE), "think_ms",
-                             col_num(st, THUE__MV_THINK_MS));
+            game
+                ? json_pack("{s:i,s:i,s:o,s:o}", "ply", sqlite3_column_int(st, THUE__MV_PLY),
+                            "seat", sqlite3_column_int(st, THUE__MV_SEAT), "move",
+                            col_json(st, THUE__MV_MOVE), "think_ms", col_num(st, THUE__MV_THINK_MS))
+                : json_pack("{s:i,s:i,s:i,s:s,s:i,s:o}", "round",
+                            sqlite3_column_int(st, THUE__MV_ROUND), "ply",
+                            sqlite3_column_int(st, THUE__MV_PLY), "seat",
+                            sqlite3_column_int(st, THUE__MV_SEAT), "kind",
+                            sqlite3_column_int(st, THUE__MV_IS_PAINT) ? "paint" : "place", "value",
+                            sqlite3_column_int(st, THUE__MV_VALUE), "think_ms",
+                            col_num(st, THUE__MV_THINK_MS));
         if (json_array_append_new(arr, o) != 0) {
             json_decref(arr);
             arr = NULL;
@@ -240,9 +239,9 @@ static json_t *game_match_options(sqlite3_stmt *st)
     if (sqlite3_column_type(st, THUE__MC_CLOCK_INITIAL) != SQLITE_NULL)
         clock = json_pack("{s:o,s:o}", "initial_ms", col_int(st, THUE__MC_CLOCK_INITIAL),
                           "increment_ms", col_int(st, THUE__MC_CLOCK_INCREMENT));
-    return json_pack("{s:o,s:o,s:o,s:o}", "clock", clock, "rated",
-                     col_bool(st, THUE__MC_RATED), "private", col_bool(st, THUE__MC_PRIVATE),
-                     "first_builder", col_str(st, THUE__MC_FIRST_BUILDER));
+    return json_pack("{s:o,s:o,s:o,s:o}", "clock", clock, "rated", col_bool(st, THUE__MC_RATED),
+                     "private", col_bool(st, THUE__MC_PRIVATE), "first_builder",
+                     col_str(st, THUE__MC_FIRST_BUILDER));
 }
 
 /* Another game's match: {"match","room","number","game","game_options","options",
@@ -250,14 +249,13 @@ static json_t *game_match_options(sqlite3_stmt *st)
 static json_t *game_match_object(thue__db *d, sqlite3_stmt *st, const char *id, int *rc)
 {
     json_t *root = json_pack(
-        "{s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:[o,o],s:o,s:o}", "match",
-        col_str(st, THUE__MC_ID), "room", col_str(st, THUE__MC_ROOM), "number",
-        col_int(st, THUE__MC_NUMBER), "game", col_str(st, THUE__MC_GAME), "game_options",
-        col_json(st, THUE__MC_GAME_OPTIONS), "options", game_match_options(st), "players",
-        match_players(st, THUE__MC_NAME0, 3, 1), "first", col_int(st, THUE__MC_GAME_FIRST),
-        "result", match_result(st, THUE__MC_WINNER), "points", col_int(st, THUE__MC_POINTS0),
-        col_int(st, THUE__MC_POINTS1), "start", col_json(st, THUE__MC_START_STATE), "final",
-        col_json(st, THUE__MC_FINAL_STATE));
+        "{s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:[o,o],s:o,s:o}", "match", col_str(st, THUE__MC_ID),
+        "room", col_str(st, THUE__MC_ROOM), "number", col_int(st, THUE__MC_NUMBER), "game",
+        col_str(st, THUE__MC_GAME), "game_options", col_json(st, THUE__MC_GAME_OPTIONS), "options",
+        game_match_options(st), "players", match_players(st, THUE__MC_NAME0, 3, 1), "first",
+        col_int(st, THUE__MC_GAME_FIRST), "result", match_result(st, THUE__MC_WINNER), "points",
+        col_int(st, THUE__MC_POINTS0), col_int(st, THUE__MC_POINTS1), "start",
+        col_json(st, THUE__MC_START_STATE), "final", col_json(st, THUE__MC_FINAL_STATE));
     json_t *moves = root ? match_moves(d, id, 1, rc) : NULL;
     if (moves == NULL || json_object_set_new(root, "moves", moves) != 0 ||
         match_tail(st, root) != 0) {
@@ -382,17 +380,16 @@ static json_t *summary(sqlite3_stmt *st)
         return json_pack("{s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:[o,o],s:o}", "match",
                          col_str(st, PC_ID), "room", col_str(st, PC_ROOM), "number",
                          col_int(st, PC_NUMBER), "game", col_str(st, PC_GAME), "game_options",
-                         col_json(st, PC_GAME_OPTIONS), "rated", col_bool(st, PC_RATED),
-                         "players", match_players(st, PC_NAME0, 2, 0), "result",
-                         match_result(st, PC_WINNER), "points", col_int(st, PC_POINTS0),
-                         col_int(st, PC_POINTS1), "ended_at", col_int(st, PC_ENDED));
-    return json_pack("{s:o,s:o,s:o,s:s,s:o,s:o,s:o,s:o,s:o,s:[o,o],s:o}", "match",
-                     col_str(st, PC_ID), "room", col_str(st, PC_ROOM), "number",
-                     col_int(st, PC_NUMBER), "game", "thue", "variant", col_str(st, PC_VARIANT),
-                     "k", col_int(st, PC_K), "rated", col_bool(st, PC_RATED), "players",
-                     match_players(st, PC_NAME0, 2, 0), "result", match_result(st, PC_WINNER),
-                     "points", col_int(st, PC_POINTS0), col_int(st, PC_POINTS1), "ended_at",
-                     col_int(st, PC_ENDED));
+                         col_json(st, PC_GAME_OPTIONS), "rated", col_bool(st, PC_RATED), "players",
+                         match_players(st, PC_NAME0, 2, 0), "result", match_result(st, PC_WINNER),
+                         "points", col_int(st, PC_POINTS0), col_int(st, PC_POINTS1), "ended_at",
+                         col_int(st, PC_ENDED));
+    return json_pack(
+        "{s:o,s:o,s:o,s:s,s:o,s:o,s:o,s:o,s:o,s:[o,o],s:o}", "match", col_str(st, PC_ID), "room",
+        col_str(st, PC_ROOM), "number", col_int(st, PC_NUMBER), "game", "thue", "variant",
+        col_str(st, PC_VARIANT), "k", col_int(st, PC_K), "rated", col_bool(st, PC_RATED), "players",
+        match_players(st, PC_NAME0, 2, 0), "result", match_result(st, PC_WINNER), "points",
+        col_int(st, PC_POINTS0), col_int(st, PC_POINTS1), "ended_at", col_int(st, PC_ENDED));
 }
 
 /* Counts the player's matches and lists one page of them; NULL on failure (logged). */
@@ -513,9 +510,10 @@ static int moves_csv(thue__db *d, const char *id, int64_t viewer, thue_strbuf *b
     } else {
         thue_strbuf_printf(b, "round,ply,seat,role,move,think_ms\n");
         while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-            thue_strbuf_printf(b, "%d,%d,%d,%s,%d,%.3f\n", sqlite3_column_int(st, 0), sqlite3_column_int(st, 1),
-                  sqlite3_column_int(st, 2), sqlite3_column_int(st, 3) ? "painter" : "builder",
-                  sqlite3_column_int(st, 4), sqlite3_column_double(st, 5));
+            thue_strbuf_printf(b, "%d,%d,%d,%s,%d,%.3f\n", sqlite3_column_int(st, 0),
+                               sqlite3_column_int(st, 1), sqlite3_column_int(st, 2),
+                               sqlite3_column_int(st, 3) ? "painter" : "builder",
+                               sqlite3_column_int(st, 4), sqlite3_column_double(st, 5));
     }
     if (rc != SQLITE_DONE)
         thue__db_fail(d, "cannot read moves");

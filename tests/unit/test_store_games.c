@@ -149,9 +149,8 @@ static json_t *list_json(thue_store *s, uv_loop_t *loop, const char *player, con
                          int64_t viewer, int page, int per_page)
 {
     res r = {0};
-    assert_int_equal(thue_store_matches_game_json_as(s, player, game, viewer, page, per_page,
-                                                     on_read, &r),
-                     0);
+    assert_int_equal(
+        thue_store_matches_game_json_as(s, player, game, viewer, page, per_page, on_read, &r), 0);
     uv_run(loop, UV_RUN_DEFAULT);
     char *body = read_body(&r, 200);
     json_t *j = parse(body);
@@ -164,9 +163,9 @@ static json_t *list_json(thue_store *s, uv_loop_t *loop, const char *player, con
 typedef struct gmatch {
     thue_match_row row;
     thue_move_row moves[64];
-    char *start, *final;          /* state JSON texts */
-    json_t *start_j, *final_j;    /* the same as JSON, for comparisons */
-    json_t *options_j;            /* the canonical options */
+    char *start, *final;       /* state JSON texts */
+    json_t *start_j, *final_j; /* the same as JSON, for comparisons */
+    json_t *options_j;         /* the canonical options */
 } gmatch;
 
 static void gmatch_free(gmatch *t)
@@ -668,24 +667,22 @@ static void test_v1_migrates(void **state)
 
     /* A Nim match goes into the migrated file beside it. */
     gmatch g;
-    play_nim(&g, "mnew", "Ann", "Bob", "{\"heaps\":[1,2],\"misere\":true}", 0, 2,
-             1700000300000);
+    play_nim(&g, "mnew", "Ann", "Bob", "{\"heaps\":[1,2],\"misere\":true}", 0, 2, 1700000300000);
     save(s, &loop, &g.row);
     body = match_text(s, &loop, "mnew", 200);
     j = parse(body);
     free(body);
     assert_string_equal(json_string_value(json_object_get(j, "game")), "nim");
-    assert_string_equal(
-        json_string_value(json_object_get(json_object_get(j, "result"), "reason")), "took_last");
+    assert_string_equal(json_string_value(json_object_get(json_object_get(j, "result"), "reason")),
+                        "took_last");
     assert_true(json_equal(json_object_get(j, "final"), g.final_j));
     json_decref(j);
     gmatch_free(&g);
     j = list_json(s, &loop, "ann", NULL, 0, 1, 10);
     assert_int_equal(json_array_size(json_object_get(j, "matches")), 2);
-    assert_string_equal(
-        json_string_value(json_object_get(json_array_get(json_object_get(j, "matches"), 0),
-                                          "match")),
-        "mnew");
+    assert_string_equal(json_string_value(json_object_get(
+                            json_array_get(json_object_get(j, "matches"), 0), "match")),
+                        "mnew");
     json_decref(j);
     close_run(s, &loop);
     uv_loop_close(&loop);
