@@ -296,6 +296,9 @@ typedef struct thue_cmd {
             int has_rounds;
             int rounds;      /* Swiss: 1..50 */
             int max_players; /* 2..256 */
+            int has_game, has_game_options; /* another game (variant and k unused) */
+            char game[THUE_PROTO_GAME_MAX + 1];
+            char game_options[THUE_PROTO_GOPT_MAX + 1];
         } create_tournament;
     } u;
 } thue_cmd;
@@ -465,6 +468,9 @@ typedef struct thue_tournament_summary {
     int k;
     int status; /* 0 open, 1 running, 2 finished */
     int players, max_players, round, rounds;
+    int has_game; /* another game than Thue: its name and options instead of variant and k */
+    char game[THUE_PROTO_GAME_MAX + 1];
+    char game_options[THUE_PROTO_GOPT_MAX + 1];
 } thue_tournament_summary;
 
 typedef struct thue_standing {

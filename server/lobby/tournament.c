@@ -136,6 +136,11 @@ static void summary_of(const tournament *t, thue_tournament_summary *o)
     o->format = t->format;
     o->variant = t->variant;
     o->k = t->k;
+    if (t->game != NULL) {
+        o->has_game = 1;
+        snprintf(o->game, sizeof o->game, "%s", t->game->name);
+        snprintf(o->game_options, sizeof o->game_options, "%s", t->game_options);
+    }
     o->status = t->status;
     o->players = t->n;
     o->max_players = t->max_players;
@@ -309,6 +314,10 @@ static char *state_json(const tournament *t)
         rounds);
     if (o != NULL)
         json_object_set_new(o, "created_ms", json_integer((json_int_t)t->created_ms));
+    if (o != NULL && t->game != NULL) {
+        json_object_set_new(o, "game", json_string(t->game->name));
+        json_object_set_new(o, "game_options", json_string(t->game_options));
+    }
     char *text = o ? json_dumps(o, JSON_COMPACT) : NULL;
     json_decref(o);
     return text;
@@ -560,6 +569,16 @@ int cmd_create_tournament(request *rq)
         snprintf(rq->field, sizeof rq->field, "rounds");
         return THUE_PERR_MESSAGE;
     }
+    /* The game and its options, checked as create_room checks them. */
+    thue_room_options gro;
+    memset(&gro, 0, sizeof gro);
+    const thue_gamedef *game;
+    thue_gopt gopt;
+    int gerr = room_game_options(rq, a->has_game ? a->game : NULL,
+                                 a->has_game_options ? a->game_options : NULL, false, &gro, &game,
+                                 &gopt);
+    if (gerr)
+        return gerr;
     char addr[THUE_LIMIT_KEY_MAX];
     thue_addr_key(rq->c->peer, addr, sizeof addr);
     trim_finished(l);
@@ -588,6 +607,8 @@ int cmd_create_tournament(request *rq)
     t->variant = a->variant;
     t->k = a->k;
     t->limit = a->limit;
+    t->game = game;
+    snprintf(t->game_options, sizeof t->game_options, "%s", gro.game_options);
     t->clock = a->clock;
     t->rounds_asked = a->format == THUE_FORMAT_SWISS ? a->rounds : 0;
     t->max_players = a->max_players;
@@ -626,20 +647,26 @@ static tournament *named(request *rq, int *err)
 }
 
 /* Who a join or leave is about: the session's account, or the bot SPEC given. */
-static int subject(request *rq, tournament_entrant *out)
+static int subject(request *rq, const tournament *t, tournament_entrant *out)
 {
     memset(out, 0, sizeof *out);
     session *s = rq->c->s;
     if (rq->cmd->u.tournament.has_bot) {
         thue_bot_spec spec;
+        thue_gbot_spec gspec;
         char why[THUE_PROTO_TEXT_MAX + 1];
-        if (thue_bot_spec_parse(rq->cmd->u.tournament.bot, &spec, why, sizeof why) != 0) {
+        if (t->game != NULL
+                ? thue_gbot_spec_parse(t->game, rq->cmd->u.tournament.bot, &gspec, why, sizeof why) != 0
+                : thue_bot_spec_parse(rq->cmd->u.tournament.bot, &spec, why, sizeof why) != 0) {
             snprintf(rq->field, sizeof rq->field, "bot");
             snprintf(rq->message, sizeof rq->message, "%s", why);
             return THUE_PERR_BOT;
         }
         out->kind = THUE_KIND_BOT;
-        thue_bot_spec_format(&spec, out->bot, sizeof out->bot);
+        if (t->game != NULL)
+            thue_gbot_spec_format(&gspec, out->bot, sizeof out->bot);
+        else
+            thue_bot_spec_format(&spec, out->bot, sizeof out->bot);
         bot_name_of(out->bot, out->name, sizeof out->name);
         return 0;
     }
@@ -664,7 +691,7 @@ static tournament *open_entry(request *rq, tournament_entrant *e, int *err)
         *err = THUE_PERR_TOURNAMENT_CLOSED;
         return NULL;
     }
-    return (*err = subject(rq, e)) == 0 ? t : NULL;
+    return (*err = subject(rq, t, e)) == 0 ? t : NULL;
 }
 
 int cmd_join_tournament(request *rq)
@@ -793,7 +820,7 @@ void tournament_game_over(room *r)
     if (g->g.result != THUE_RESULT_NONE)
         return;
     /* The first builder sits in seat 0. */
-    g->g.result = first_wins(r->m.winner, 0);
+    g->g.result = first_wins(room_winner(r), 0);
     save(l, t);
     check_round(l, t);
 }
@@ -810,6 +837,11 @@ static void start_game(thue_lobby *l, tournament *t, int board, bool reserve)
     opt.limit = t->limit;
     opt.clock = t->clock;
     opt.first = THUE_FIRST_CREATOR;
+    if (t->game != NULL) {
+        opt.has_game = 1;
+        snprintf(opt.game, sizeof opt.game, "%s", t->game->name);
+        snprintf(opt.game_options, sizeof opt.game_options, "%s", t->game_options);
+    }
     int who[2] = {g->g.first, g->g.second};
     session *sess[2] = {NULL, NULL};
     bool absent[2] = {false, false};
@@ -988,7 +1020,9 @@ static void assign_seeds(tournament *t)
     seed_key keys[THUE_SCHED_PLAYERS_MAX];
     for (int i = 0; i < t->n; i++) {
         const tournament_entrant *e = &t->e[i];
-        const pool_rating *p = e->acct ? account_rating(e->acct, t->variant, t->k) : NULL;
+        /* Other games have no ratings yet: their entrants are seeded by name. */
+        const pool_rating *p =
+            e->acct && t->game == NULL ? account_rating(e->acct, t->variant, t->k) : NULL;
         keys[i] = (seed_key){i, p ? p->g.rating : THUE_GLICKO_INITIAL_RATING, e->name};
     }
     qsort(keys, (size_t)t->n, sizeof keys[0], seed_order);
@@ -1075,6 +1109,16 @@ void thue_lobby_load_tournament(void *ctx, const char *id, const char *state)
         json_is_integer(created) ? (int64_t)json_integer_value(created) : lobby_now_ms();
     t->format = (thue_tournament_format)format;
     t->variant = (thue_variant)variant;
+    json_t *game = json_object_get(o, "game");
+    if (game != NULL) {
+        const char *gopts = json_string_value(json_object_get(o, "game_options"));
+        thue_gopt gopt;
+        t->game = thue_game_find(json_string_value(game));
+        if (t->game == NULL || gopts == NULL ||
+            thue_game_options_text(t->game, gopts, &gopt, NULL) != 0)
+            goto bad;
+        snprintf(t->game_options, sizeof t->game_options, "%s", gopts);
+    }
     t->clock.present = clock_on;
     t->clock.initial_ms = initial;
     t->clock.increment_ms = increment;
