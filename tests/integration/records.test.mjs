@@ -4,7 +4,7 @@
 // player and game), the room list per game, the registry (GET /api/games), the 400s for
 // games that do not exist, and a Thue match's record in the shape it always had.
 import assert from "node:assert/strict";
-import { get, player, run, startServer, test } from "./lib.mjs";
+import { account, get, player, run, startServer, test } from "./lib.mjs";
 
 /** Ann creates a room of `game`, Bob joins, both are ready; resolves to the room id. */
 async function gameRoom(ann, bob, game, game_options) {
@@ -169,6 +169,56 @@ test("a resigned Nim match is recorded with the table's reason and the state it 
     assert.deepEqual(r.json.moves.map((m) => [m.ply, m.seat, m.move]), [[0, 0, { heap: 2, take: 5 }]]);
     const csv = await get(server, `/api/matches/${end.match_id}/moves.csv`);
     assert.equal(csv.body.split("\n").length, 3); // the header, one move, the final newline
+  } finally {
+    await server.stop();
+  }
+});
+
+test("bots' matches of every game are recorded; a Nim record replays to its final state", async () => {
+  const server = await startServer();
+  try {
+    const ann = await account(server, "Ann"); // a bot against a bot is for accounts
+    const games = [
+      ["nim", { heaps: [3, 4, 5], misere: true }],
+      ["northcott", { rows: 2, cols: 4 }],
+      ["rims", { heaps: [4, 3] }],
+    ];
+    for (const [game, game_options] of games) {
+      const { room } = await ann.ok({ type: "create_room", game, game_options, seat: false });
+      await ann.ok({ type: "spectate", room });
+      await ann.ok({ type: "seat_bot", room, bot: "perfect", think_ms: 200, seat: 0 });
+      await ann.ok({ type: "seat_bot", room, bot: "random", think_ms: 200, seat: 1 });
+      const end = await ann.next((m) => m.type === "match_end" && m.room === room, `${game}'s match_end`, 30000);
+      const s = await ann.state(room, (x) => x.status === "finished");
+      const r = await get(server, `/api/matches/${end.match_id}`);
+      assert.equal(r.status, 200, game);
+      const m = r.json;
+      assert.equal(m.game, game);
+      assert.deepEqual(m.players.map((p) => [p.kind, p.bot]), [["bot", "perfect"], ["bot", "random"]], game);
+      assert.deepEqual(m.result, end.result, game);
+      assert.deepEqual(m.points, end.points, game);
+      assert.deepEqual(m.final, s.match.state, game);
+      assert.equal(m.moves.length, s.match.moves, game);
+      assert.equal(m.first, s.match.first, game);
+      // Seats alternate from the first mover (these games have one move per turn).
+      m.moves.forEach((mv, i) => assert.equal(mv.seat, (m.first + i) % 2, `${game} move ${i}`));
+      if (game === "nim") {
+        const heaps = [...m.start.heaps];
+        for (const mv of m.moves) {
+          assert.ok(mv.move.take >= 1 && mv.move.take <= heaps[mv.move.heap], JSON.stringify(mv));
+          heaps[mv.move.heap] -= mv.move.take;
+        }
+        assert.deepEqual(heaps, m.final.heaps);
+        assert.deepEqual(heaps, [0, 0, 0]);
+      }
+      const csv = await get(server, `/api/matches/${end.match_id}/moves.csv`);
+      assert.equal(csv.body.trim().split("\n").length, m.moves.length + 1, game);
+      await ann.ok({ type: "leave", room });
+    }
+    const list = await get(server, "/api/matches?player=perfect");
+    assert.deepEqual(list.json.matches.map((x) => x.game).sort(), ["nim", "northcott", "rims"]);
+    const one = await get(server, "/api/matches?player=random&game=rims");
+    assert.deepEqual(one.json.matches.map((x) => x.game), ["rims"]);
   } finally {
     await server.stop();
   }
