@@ -406,8 +406,7 @@ static void cmd_members(thue__io *o, thue_cmd *c)
         thue__io_bool_def(o, "private", &c->u.create_room.is_private, 0);
         IO_STR_OPT(o, "name", &c->u.create_room.has_name, c->u.create_room.name, THUE__S_TITLE);
         thue__io_bool_def(o, "seat", &c->u.create_room.seat, 1);
-        io_game(o, &c->u.create_room.has_game, c->u.create_room.game,
-                sizeof c->u.create_room.game);
+        io_game(o, &c->u.create_room.has_game, c->u.create_room.game, sizeof c->u.create_room.game);
         thue__io_raw(o, "game_options", THUE__OPT, &c->u.create_room.has_game_options,
                      c->u.create_room.game_options, sizeof c->u.create_room.game_options);
         break;
@@ -553,8 +552,7 @@ static void options_members(thue__io *o, thue_room_options *op)
 {
     io_game(o, &op->has_game, op->game, sizeof op->game);
     if (op->has_game) {
-        thue__io_raw(o, "game_options", THUE__REQ, NULL, op->game_options,
-                     sizeof op->game_options);
+        thue__io_raw(o, "game_options", THUE__REQ, NULL, op->game_options, sizeof op->game_options);
     } else {
         IO_ENUM(o, "variant", op->variant, variant_names);
         thue__io_int(o, "k", &op->k, 2, 64);
@@ -580,6 +578,19 @@ static void seat_members(thue__io *o, thue_seat *s)
         thue__io_bad_member(o, "bot", "a bot SPEC for a bot, and null for anyone else");
 }
 
+/* A match's clocks (each seat's ms left, or null) and whose clock runs. */
+static void io_clocks(thue__io *o, thue_match_info *m)
+{
+    if (thue__io_arrm(o, "clocks", THUE__NULL, &m->has_clocks, 2)) {
+        thue__io_i64(o, NULL, &m->clocks[0], 0, THUE__JS_INT_MAX);
+        thue__io_i64(o, NULL, &m->clocks[1], 0, THUE__JS_INT_MAX);
+        thue__io_end(o);
+    }
+    thue__io_int_nullv(o, "clock_running", &m->clock_running, 0, 1);
+}
+
+/* The match object of another game than Thue: the envelope's members, the game's state
+ * and last move as its own objects. */
 static void match_members(thue__io *o, thue_match_info *m)
 {
     thue__io_int(o, "number", &m->number, 1, INT_MAX);
@@ -592,12 +603,7 @@ static void match_members(thue__io *o, thue_match_info *m)
     thue__io_int_nullv(o, "placed", &m->placed, 0, THUE_LIMIT_MAX);
     io_rounds(o, "rounds", m->rounds);
     io_int_pair(o, "points", m->points, 0, INT_MAX);
-    if (thue__io_arrm(o, "clocks", THUE__NULL, &m->has_clocks, 2)) {
-        thue__io_i64(o, NULL, &m->clocks[0], 0, THUE__JS_INT_MAX);
-        thue__io_i64(o, NULL, &m->clocks[1], 0, THUE__JS_INT_MAX);
-        thue__io_end(o);
-    }
-    thue__io_int_nullv(o, "clock_running", &m->clock_running, 0, 1);
+    io_clocks(o, m);
     thue_last_move *lm = &m->last_move;
     if (thue__io_objm(o, "last_move", THUE__NULL, &lm->present)) {
         thue__io_int(o, "seat", &lm->seat, 0, 1);
@@ -622,8 +628,6 @@ static void match_members(thue__io *o, thue_match_info *m)
         thue__io_bad_member(o, "placed", "a position when step is \"paint\", and null otherwise");
 }
 
-/* The match object of another game than Thue: the envelope's members, the game's state
- * and last move as its own objects. */
 static void gmatch_members(thue__io *o, thue_match_info *m)
 {
     thue__io_int(o, "number", &m->number, 1, INT_MAX);
@@ -633,12 +637,7 @@ static void gmatch_members(thue__io *o, thue_match_info *m)
     thue__io_raw(o, "state", THUE__REQ, NULL, m->state, sizeof m->state);
     thue__io_int(o, "moves", &m->moves, 0, INT_MAX);
     io_int_pair(o, "points", m->points, 0, INT_MAX);
-    if (thue__io_arrm(o, "clocks", THUE__NULL, &m->has_clocks, 2)) {
-        thue__io_i64(o, NULL, &m->clocks[0], 0, THUE__JS_INT_MAX);
-        thue__io_i64(o, NULL, &m->clocks[1], 0, THUE__JS_INT_MAX);
-        thue__io_end(o);
-    }
-    thue__io_int_nullv(o, "clock_running", &m->clock_running, 0, 1);
+    io_clocks(o, m);
     thue_last_move *lm = &m->last_move;
     if (thue__io_objm(o, "last_move", THUE__NULL, &lm->present)) {
         thue__io_int(o, "seat", &lm->seat, 0, 1);
@@ -882,8 +881,7 @@ static void msg_members(thue__io *o, thue_msg *m)
             io_gresult(o, "result", THUE__REQ, NULL, &m->u.match_end.winner, m->u.match_end.why,
                        sizeof m->u.match_end.why);
         else
-            io_result(o, "result", THUE__REQ, NULL, &m->u.match_end.winner,
-                      &m->u.match_end.reason);
+            io_result(o, "result", THUE__REQ, NULL, &m->u.match_end.winner, &m->u.match_end.reason);
         if (thue__io_arr(o, "players", 2)) {
             for (int i = 0; i < 2; i++)
                 io_player(o, NULL, THUE__REQ, NULL, &m->u.match_end.players[i]);

@@ -59,53 +59,15 @@
 #define THUE_PROTO_TEXT_MAX 200  /* a human sentence (error and goodbye messages) */
 /* Games other than Thue (server/games/game.h): their payloads travel as compact JSON
  * objects that the envelope does not describe (the game checks them). */
-#define THUE_PROTO_GAME_MAX 32    /* a game's name: as a room id */
-#define THUE_PROTO_GOPT_MAX 1024  /* a game's options object, in bytes */
-#define THUE_PROTO_GMOVE_MAX 256  /* a game's move object, in bytes */
+#define THUE_PROTO_GAME_MAX 32     /* a game's name: as a room id */
+#define THUE_PROTO_GOPT_MAX 1024   /* a game's options object, in bytes */
+#define THUE_PROTO_GMOVE_MAX 256   /* a game's move object, in bytes */
 #define THUE_PROTO_GSTATE_MAX 4096 /* a game's state object, in bytes */
 
 /* ---- error codes ------------------------------------------------------------------- */
 
-/*
- * The protocol's error codes beyond the engine's (engine/errors.h): PROTOCOL.md section 10.
- * The engine's game codes (not_your_turn, wrong_step, bad_position, bad_symbol,
- * match_over) are sent with their engine names. X(NAME, value, "wire_name", "message").
- */
-#define THUE_PROTO_ERRNO_MAP(X)                                                                    \
-    X(JSON, -100, "bad_json", "not a JSON object in valid UTF-8")                                  \
-    X(MESSAGE, -101, "bad_message", "a member is missing, of the wrong type or out of range")      \
-    X(TYPE, -102, "unknown_type", "no client message has this type")                               \
-    X(HELLO_FIRST, -103, "hello_first", "send hello first")                                        \
-    X(ALREADY_HELLO, -104, "already_hello", "this connection has already said hello")              \
-    X(PROTOCOL, -105, "bad_protocol", "this server speaks protocol version 1")                     \
-    X(RESUME, -106, "bad_resume", "the resume token is unknown or has expired")                    \
-    X(TOKEN, -107, "bad_token", "the account token is unknown")                                    \
-    X(NAME, -108, "bad_name", "a name is 1..24 letters, digits, spaces, _, - or .")                \
-    X(NAME_TAKEN, -109, "name_taken", "that name is in use")                                       \
-    X(NO_ROOM, -110, "no_such_room", "no such room")                                               \
-    X(INVITE, -111, "bad_invite", "the invite code does not match the room")                       \
-    X(ROOM_FULL, -112, "room_full", "no free seat")                                                \
-    X(NOT_IN_ROOM, -113, "not_in_room", "you are not in that room")                                \
-    X(NOT_SEATED, -114, "not_seated", "you need a seat in the room for that")                      \
-    X(SEATED, -115, "already_seated", "you already have a seat in that room")                      \
-    X(NOT_RUNNING, -116, "not_running", "the room's match is not in a state that allows this")     \
-    X(NOT_OVER, -117, "not_over", "the match is still running")                                    \
-    X(TOO_MANY_ROOMS, -118, "too_many_rooms", "you have the maximum number of rooms")              \
-    X(BOT, -119, "bad_bot", "the server does not accept that bot")                                 \
-    X(CHAT, -120, "bad_chat", "a chat text is 1..200 characters without control characters")       \
-    X(RATE, -121, "rate_limited", "too many messages: slow down")                                  \
-    X(NOT_AVAILABLE, -122, "not_available", "the server does not offer this yet")                  \
-    X(NO_TOURNAMENT, -123, "no_such_tournament", "no such tournament")                             \
-    X(TOURNAMENT_CLOSED, -124, "tournament_closed", "the tournament is no longer open")            \
-    X(NOT_ALLOWED, -125, "not_allowed", "you may not do that")                                     \
-    X(BUSY, -126, "server_busy", "the server is at a limit; try again later")                      \
-    X(INTERNAL, -127, "internal", "an error inside the server")
-
-typedef enum {
-#define THUE__PERR_ENUM(name, value, wire, msg) THUE_PERR_##name = (value),
-    THUE_PROTO_ERRNO_MAP(THUE__PERR_ENUM)
-#undef THUE__PERR_ENUM
-} thue_proto_error;
+/* The protocol's error codes (THUE_PROTO_ERRNO_MAP, thue_proto_error) are in the one list
+ * of engine/errors.h, with the engine's and the store's. */
 
 /* Wire name ("bad_json", "not_your_turn", ...) of a protocol or engine error code;
  * "internal" for anything unknown. Static string. */
@@ -254,10 +216,10 @@ typedef struct thue_cmd {
         struct {
             thue_variant variant;
             int k;
-            int limit;        /* default 100 */
-            thue_clock clock; /* default none */
-            int rated;        /* default 0 */
-            int bot_after_s;  /* default 0: never */
+            int limit;                      /* default 100 */
+            thue_clock clock;               /* default none */
+            int rated;                      /* default 0 */
+            int bot_after_s;                /* default 0: never */
             int has_game, has_game_options; /* another game (variant and k unused) */
             char game[THUE_PROTO_GAME_MAX + 1];
             char game_options[THUE_PROTO_GOPT_MAX + 1];
@@ -294,8 +256,8 @@ typedef struct thue_cmd {
             int limit;        /* default 100 */
             thue_clock clock; /* default none */
             int has_rounds;
-            int rounds;      /* Swiss: 1..50 */
-            int max_players; /* 2..256 */
+            int rounds;                     /* Swiss: 1..50 */
+            int max_players;                /* 2..256 */
             int has_game, has_game_options; /* another game (variant and k unused) */
             char game[THUE_PROTO_GAME_MAX + 1];
             char game_options[THUE_PROTO_GOPT_MAX + 1];
@@ -387,8 +349,8 @@ typedef struct thue_seat {
     int connected, ready;
     int has_rating;
     double rating;
-    int rematch;                 /* asked for a rematch (written only when true) */
-    int has_away, away_left_ms;  /* while a player's connection is lost: the grace left */
+    int rematch;                /* asked for a rematch (written only when true) */
+    int has_away, away_left_ms; /* while a player's connection is lost: the grace left */
 } thue_seat;
 
 typedef struct thue_round_info {
@@ -431,12 +393,12 @@ typedef struct thue_match_info {
     /* Another game than Thue (the room's options have has_game): these members instead
      * of round, builder, painter, step, word, placed, rounds, points and last_move's
      * kind/value. */
-    int first;                            /* the seat that is the game's player 0 */
-    char gstep[THUE_PROTO_KEY_MAX + 1];   /* the game's step name: "move", "over" */
-    char state[THUE_PROTO_GSTATE_MAX + 1]; /* the game's state object */
-    int moves;                             /* moves played */
+    int first;                                 /* the seat that is the game's player 0 */
+    char gstep[THUE_PROTO_KEY_MAX + 1];        /* the game's step name: "move", "over" */
+    char state[THUE_PROTO_GSTATE_MAX + 1];     /* the game's state object */
+    int moves;                                 /* moves played */
     char last_gmove[THUE_PROTO_GMOVE_MAX + 1]; /* last_move's move object */
-    char why[THUE_PROTO_KEY_MAX + 1];      /* result's reason: the game's or a forfeit's */
+    char why[THUE_PROTO_KEY_MAX + 1];          /* result's reason: the game's or a forfeit's */
 } thue_match_info;
 
 /* Why a rated room's match was not rated (match_end's unrated_reason, PROTOCOL.md

@@ -28,8 +28,9 @@ typedef struct thue_histogram {
     uint64_t count;
 } thue_histogram;
 
-/* Error codes counted: engine codes (-1..-14) and protocol codes (-100..-127). */
-#define THUE_METRICS_ERROR_SLOTS 160
+/* Error codes counted: every code of engine/errors.h's THUE_ERRORS, whose three ranges
+ * (engine and games, protocol, store) end above -300. */
+#define THUE_METRICS_ERROR_SLOTS 300
 
 typedef struct thue_metrics {
     int64_t connections;

@@ -34,6 +34,7 @@
 #include <stdint.h>
 
 #include "engine/errors.h"
+#include "engine/rng.h"
 
 /* Parsed options: each game casts it to its own struct (at most this big). */
 typedef union thue_gopt {
@@ -77,9 +78,9 @@ enum {
 };
 
 typedef struct thue_gamedef {
-    const char *name;    /* the wire name: "thue", "nim", ... */
-    const char *title;   /* "Nim" */
-    const char *summary; /* one sentence on the rules */
+    const char *name;         /* the wire name: "thue", "nim", ... */
+    const char *title;        /* "Nim" */
+    const char *summary;      /* one sentence on the rules */
     const char *move_doc;     /* the move's JSON shape, e.g. {"heap":I,"take":N} */
     const char *position_doc; /* the position's JSON shape (for --position) */
     const thue_goption_doc *options;
@@ -148,8 +149,7 @@ int thue_gerr_set(thue_gerr *e, int code, const char *field, const char *fmt, ..
 
 /* Helpers over any game. */
 /* Options from JSON text (NULL or "" = defaults). 0 or THUE_EOPTIONS (bad JSON too). */
-int thue_game_options_text(const thue_gamedef *g, const char *text, thue_gopt *opt,
-                           thue_gerr *e);
+int thue_game_options_text(const thue_gamedef *g, const char *text, thue_gopt *opt, thue_gerr *e);
 /* A move from JSON text, checked and applied: 0 or the error of move_parse or apply. */
 int thue_game_apply_text(const thue_gamedef *g, const thue_gopt *opt, void *st, int player,
                          const char *text, thue_gerr *e);
@@ -157,19 +157,17 @@ int thue_game_apply_text(const thue_gamedef *g, const thue_gopt *opt, void *st, 
  * j is NULL or out of memory. */
 char *thue_game_dump(json_t *j);
 
-/* SplitMix64 step, for games that need a seeded start position or a hash mixer. */
+/* One SplitMix64 step from state x (engine/rng.h): for games that need a seeded start
+ * position or a hash mixer. */
 static inline uint64_t thue_gmix64(uint64_t x)
 {
-    x += 0x9E3779B97F4A7C15ull;
-    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-    return x ^ (x >> 31);
+    return thue_splitmix64(&x);
 }
 
 /* Integer member helpers for parsers: reads j[key] as an integer in lo..hi (absent:
  * *out = dflt). 0 or THUE_EOPTIONS / the given code with e. */
-int thue_gjson_int(const json_t *obj, const char *key, long long lo, long long hi,
-                   long long dflt, long long *out, int code, thue_gerr *e);
+int thue_gjson_int(const json_t *obj, const char *key, long long lo, long long hi, long long dflt,
+                   long long *out, int code, thue_gerr *e);
 /* Refuses members of obj not in keys (NULL-terminated): 0 or code with e. */
 int thue_gjson_only(const json_t *obj, const char *const *keys, int code, thue_gerr *e);
 

@@ -285,7 +285,8 @@ static void state_saved(int err, int64_t id, void *data)
     (void)id;
     l->store_pending--;
     if (err)
-        thue_log(THUE_LOG_ERROR, "the store could not save a tournament: %s", thue_store_strerror(err));
+        thue_log(THUE_LOG_ERROR, "the store could not save a tournament: %s",
+                 thue_strerror(err));
 }
 
 /* The tournament as JSON (what thue_lobby_load_tournament reads back). */
@@ -293,9 +294,9 @@ static char *state_json(const tournament *t)
 {
     json_t *ents = json_array(), *rounds = json_array();
     for (int i = 0; i < t->n; i++)
-        json_array_append_new(ents, json_pack("{s:s, s:i, s:s, s:i}", "name", t->e[i].name,
-                                              "kind", (int)t->e[i].kind, "bot", t->e[i].bot,
-                                              "seed", t->e[i].seed));
+        json_array_append_new(ents, json_pack("{s:s, s:i, s:s, s:i}", "name", t->e[i].name, "kind",
+                                              (int)t->e[i].kind, "bot", t->e[i].bot, "seed",
+                                              t->e[i].seed));
     for (int r = 0; r < t->round; r++) {
         json_t *games = json_array();
         for (int b = 0; b < t->nboards[r]; b++) {
@@ -346,7 +347,7 @@ static void save_then(thue_lobby *l, tournament *t, round_wait *wait)
         return;
     }
     thue_log(THUE_LOG_ERROR, "tournament %s: cannot store its state: %s", t->id,
-             thue_store_strerror(err));
+             thue_strerror(err));
     if (wait) { /* play on: the state will be stored with the next result */
         l->store_pending++;
         round_stored(err, 0, wait);
@@ -574,9 +575,9 @@ int cmd_create_tournament(request *rq)
     memset(&gro, 0, sizeof gro);
     const thue_gamedef *game;
     thue_gopt gopt;
-    int gerr = room_game_options(rq, a->has_game ? a->game : NULL,
-                                 a->has_game_options ? a->game_options : NULL, false, &gro, &game,
-                                 &gopt);
+    int gerr =
+        room_game_options(rq, a->has_game ? a->game : NULL,
+                          a->has_game_options ? a->game_options : NULL, false, &gro, &game, &gopt);
     if (gerr)
         return gerr;
     char addr[THUE_LIMIT_KEY_MAX];
@@ -621,8 +622,8 @@ int cmd_create_tournament(request *rq)
     memset(&msg, 0, sizeof msg);
     msg.type = THUE_MSG_TOURNAMENT_CREATED;
     msg.id = rq->cmd->id;
-    snprintf(msg.u.tournament_created.tournament, sizeof msg.u.tournament_created.tournament,
-             "%s", t->id);
+    snprintf(msg.u.tournament_created.tournament, sizeof msg.u.tournament_created.tournament, "%s",
+             t->id);
     lobby_send_msg(l, s, &msg);
     tournaments_arm(l);
     return 0;
@@ -656,7 +657,8 @@ static int subject(request *rq, const tournament *t, tournament_entrant *out)
         thue_gbot_spec gspec;
         char why[THUE_PROTO_TEXT_MAX + 1];
         if (t->game != NULL
-                ? thue_gbot_spec_parse(t->game, rq->cmd->u.tournament.bot, &gspec, why, sizeof why) != 0
+                ? thue_gbot_spec_parse(t->game, rq->cmd->u.tournament.bot, &gspec, why,
+                                       sizeof why) != 0
                 : thue_bot_spec_parse(rq->cmd->u.tournament.bot, &spec, why, sizeof why) != 0) {
             snprintf(rq->field, sizeof rq->field, "bot");
             snprintf(rq->message, sizeof rq->message, "%s", why);
@@ -860,14 +862,13 @@ static void start_game(thue_lobby *l, tournament *t, int board, bool reserve)
         g->g.result = absent[0] && absent[1] ? THUE_RESULT_DRAW
                       : absent[0]            ? THUE_RESULT_SECOND_WINS
                                              : THUE_RESULT_FIRST_WINS;
-        thue_log(THUE_LOG_INFO, "tournament %s: round %d board %d decided by absence",
-                 t->id, t->round, board + 1);
+        thue_log(THUE_LOG_INFO, "tournament %s: round %d board %d decided by absence", t->id,
+                 t->round, board + 1);
         return;
     }
     room *r = room_for_tournament(l, t, board, &opt);
     if (r == NULL) {
-        thue_log(THUE_LOG_ERROR, "tournament %s: no room for board %d: a draw", t->id,
-                 board + 1);
+        thue_log(THUE_LOG_ERROR, "tournament %s: no room for board %d: a draw", t->id, board + 1);
         g->g.result = THUE_RESULT_DRAW;
         return;
     }
@@ -928,8 +929,7 @@ static void announce_round(thue_lobby *l, tournament *t)
     for (int b = 0; rooms && b < n; b++)
         if (t->games[r][b].room[0])
             snprintf(rooms[nr++], sizeof rooms[0], "%s", t->games[r][b].room);
-    send_event(l, t, "round_started", t->round, (const char(*)[THUE_PROTO_KEY_MAX + 1])rooms,
-               nr);
+    send_event(l, t, "round_started", t->round, (const char(*)[THUE_PROTO_KEY_MAX + 1]) rooms, nr);
     free(rooms);
     begin_games(l, t);
     check_round(l, t);
@@ -992,8 +992,8 @@ static void start_round(thue_lobby *l, tournament *t)
     t->nboards[r] = n;
     for (int b = 0; b < n; b++)
         t->games[r][b].g = pairs[b];
-    thue_log(THUE_LOG_INFO, "tournament %s: round %d of %d, %d boards", t->id, t->round,
-             t->nrounds, n);
+    thue_log(THUE_LOG_INFO, "tournament %s: round %d of %d, %d boards", t->id, t->round, t->nrounds,
+             n);
     for (int b = 0; b < n; b++)
         if (pairs[b].second != THUE_SCHED_BYE)
             start_game(l, t, b, false);
@@ -1039,8 +1039,7 @@ int cmd_start_tournament(request *rq)
     if (t == NULL)
         return err;
     if (s->acct == NULL || strcmp(s->acct->name, t->creator) != 0) {
-        snprintf(rq->message, sizeof rq->message, "only its creator, %s, may start it",
-                 t->creator);
+        snprintf(rq->message, sizeof rq->message, "only its creator, %s, may start it", t->creator);
         return THUE_PERR_NOT_ALLOWED;
     }
     if (t->status != 0)
@@ -1092,13 +1091,14 @@ void thue_lobby_load_tournament(void *ctx, const char *id, const char *state)
     int format, variant, clock_on;
     json_int_t initial, increment;
     const char *name, *creator;
-    if (json_unpack(o, "{s:s, s:i, s:i, s:i, s:i, s:b, s:I, s:I, s:i, s:i, s:i, s:s, s:i, s:i, "
-                       "s:o, s:o}",
+    if (json_unpack(o,
+                    "{s:s, s:i, s:i, s:i, s:i, s:b, s:I, s:I, s:i, s:i, s:i, s:s, s:i, s:i, "
+                    "s:o, s:o}",
                     "name", &name, "format", &format, "variant", &variant, "k", &t->k, "limit",
                     &t->limit, "clock", &clock_on, "initial_ms", &initial, "increment_ms",
-                    &increment, "rounds_asked", &t->rounds_asked, "max_players",
-                    &t->max_players, "status", &t->status, "creator", &creator, "nrounds",
-                    &t->nrounds, "lot", &t->lot, "entrants", &ents, "rounds", &rounds) != 0)
+                    &increment, "rounds_asked", &t->rounds_asked, "max_players", &t->max_players,
+                    "status", &t->status, "creator", &creator, "nrounds", &t->nrounds, "lot",
+                    &t->lot, "entrants", &ents, "rounds", &rounds) != 0)
         goto bad;
     snprintf(t->id, sizeof t->id, "%s", id);
     snprintf(t->name, sizeof t->name, "%s", name);
@@ -1131,8 +1131,8 @@ void thue_lobby_load_tournament(void *ctx, const char *id, const char *state)
         tournament_entrant *e = &t->e[t->n++];
         const char *en, *eb;
         int kind;
-        if (json_unpack(v, "{s:s, s:i, s:s, s:i}", "name", &en, "kind", &kind, "bot", &eb,
-                        "seed", &e->seed) != 0)
+        if (json_unpack(v, "{s:s, s:i, s:s, s:i}", "name", &en, "kind", &kind, "bot", &eb, "seed",
+                        &e->seed) != 0)
             goto bad;
         snprintf(e->name, sizeof e->name, "%s", en);
         snprintf(e->bot, sizeof e->bot, "%s", eb);
@@ -1188,8 +1188,10 @@ void thue_lobby_recover_tournament_results(thue_lobby *l, thue_store *store)
             recovered++;
         }
         if (recovered)
-            thue_log(THUE_LOG_INFO, "tournament %s: %d results of round %d recovered from "
-                     "the stored matches", t->id, recovered, t->round);
+            thue_log(THUE_LOG_INFO,
+                     "tournament %s: %d results of round %d recovered from "
+                     "the stored matches",
+                     t->id, recovered, t->round);
     }
 }
 
