@@ -119,7 +119,7 @@ static int in_table(int code)
     return 0;
 }
 
-char *thue_metrics_render(const thue_metrics *m, thue_pool *pool, size_t *len)
+char *thue_metrics_render(const thue_metrics *m, const thue_pool_stats *pool, size_t *len)
 {
     thue_strbuf b = {0};
     gauge_signed(&b, "connections", "Open WebSocket connections.", (long long)m->connections);
@@ -148,8 +148,7 @@ char *thue_metrics_render(const thue_metrics *m, thue_pool *pool, size_t *len)
     metric(&b, "bot_jobs_submitted_total", "counter", "Bot moves submitted to the pool.",
            (unsigned long long)m->bot_jobs_submitted);
     if (pool) {
-        thue_pool_stats st;
-        thue_pool_stats_get(pool, &st);
+        const thue_pool_stats st = *pool;
         gauge_signed(&b, "bot_jobs_queued", "Bot jobs waiting for a worker.", st.queued);
         gauge_signed(&b, "bot_jobs_running", "Bot jobs being searched.", st.running);
         gauge_signed(&b, "bot_parts_paused", "Bot searches paused for another owner's turn.",

@@ -19,6 +19,7 @@
 #include "../protocol/codec.h"
 #include "engine/match.h"
 #include "games/game.h"
+#include "games/thue/thue.h"
 #include "ladder/glicko2.h"
 #include "ladder/schedule.h"
 #include "lobby/ids.h"
@@ -170,13 +171,13 @@ struct room {
     room_seat seats[2];
     session **spect;
     int nspect, capspect;
-    /* the match (has_match once the first one started) */
+    /* The match (has_match once the first one started), whatever the game: its table
+     * (Thue's, games/thue/thue.c, in a Thue room: opt.has_game 0), options and states.
+     * The state and the match's start are gsize bytes each, made with the first match.
+     * gfirst is the seat that is the game's player 0 (Thue: the first builder); gover,
+     * gwinner (seat, -1 a draw), greason (score, resign, timeout, abandon) and gwhy (the
+     * game's reason, or the forfeit's) are the match's end. */
     bool has_match;
-    thue_match m; /* Thue's (game == NULL) */
-    /* Another game (opt.has_game): its table, options and states. The state and the
-     * match's start are gsize bytes each, made with the first match. gfirst is the seat
-     * that is the game's player 0; gover, gwinner (seat, -1 a draw) and gwhy are the
-     * match's end, by the rules or by a forfeit. */
     const thue_gamedef *game;
     thue_gopt gopt;
     unsigned char *gstate, *gstart;
@@ -184,13 +185,11 @@ struct room {
     int gfirst;
     bool gover;
     int gwinner;
+    thue_end_reason greason;
     char gwhy[THUE_PROTO_KEY_MAX + 1];
     char glast[THUE_PROTO_GMOVE_MAX + 1]; /* the last move's JSON */
     int number;
-    int first_builder;           /* seat building round 0 of the current match */
-    uint8_t *round_word[2];      /* final words of ended rounds (owned), NULL otherwise */
-    int round_len[2];
-    uint8_t *scratch;            /* the word before a paint (limit + 2 symbols) */
+    int first_builder;           /* seat building round 0 (moving first) of this match */
     uint64_t game_seed;
     int64_t clock_ns[2];         /* remaining time as of turn_start_ns for the running seat */
     int clock_running;           /* seat, or -1 */

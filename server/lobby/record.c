@@ -8,7 +8,7 @@
  * goes out only when the store has committed it: a client never hears of a match the
  * server could lose. Without a store, match_end goes out at once with no id.
  *
- * Another game's match (r->game) is recorded in its own terms: the game and its options,
+ * Another game's match (opt.has_game) is recorded in its own terms: the game and its options,
  * the game's state at the start and the end, each move's JSON, the winner and the game's
  * reason text, and the game's scores as points. Only Thue is rated so far (create_room
  * refuses a rated room of another game), so such a record has no rating changes.
@@ -233,16 +233,6 @@ void record_pairs_free(thue_lobby *l)
         }
 }
 
-/* Whether the match ended by a forfeit (resign, timeout, abandon) rather than by the
- * rules. */
-static bool forfeited(const room *r)
-{
-    if (r->game == NULL)
-        return r->m.reason != THUE_END_SCORE;
-    return strcmp(r->gwhy, "resign") == 0 || strcmp(r->gwhy, "timeout") == 0 ||
-           strcmp(r->gwhy, "abandon") == 0;
-}
-
 /* Why a rated room's finished match is not rated: 0 when it is, else 1 + the reason
  * (thue_unrated_reason). Counts the match against its pair when it is rated. */
 static int unrated_reason(room *r)
@@ -250,7 +240,7 @@ static int unrated_reason(room *r)
     thue_lobby *l = r->lobby;
     if (r->seats[0].bot && r->seats[1].bot)
         return 1 + THUE_UNRATED_BOTS;
-    if (forfeited(r) && l->cfg.rated_min_moves > 0) {
+    if (r->greason != THUE_END_SCORE && l->cfg.rated_min_moves > 0) {
         int made[2] = {0, 0};
         for (int i = 0; i < r->nmoves; i++)
             if (r->moves[i].seat == 0 || r->moves[i].seat == 1)
@@ -318,7 +308,7 @@ static void fill_row(room *r, const thue_msg *end, thue_match_row *row, char *gs
         snprintf(row->tournament, sizeof row->tournament, "%s", r->tournament);
         row->tournament_round = r->tour_round;
     }
-    if (r->game != NULL)
+    if (r->opt.has_game) /* a Thue room runs on Thue's table too, but keeps its record */
         fill_game(r, row, gstates);
 }
 
@@ -336,8 +326,8 @@ void record_match(room *r, thue_msg *end)
     memset(ratings, 0, sizeof ratings);
     /* Only Thue has rating pools so far: create_room refuses a rated room of another
      * game, and should one get here it is recorded unrated (and logged). */
-    bool rated = r->opt.rated && r->game == NULL;
-    if (r->opt.rated && r->game != NULL)
+    bool rated = r->opt.rated && !r->opt.has_game;
+    if (r->opt.rated && r->opt.has_game)
         thue_log(THUE_LOG_ERROR, "room %s: a rated %s match is recorded unrated", r->id,
                  r->game->name);
     int why = rated ? unrated_reason(r) : 0;

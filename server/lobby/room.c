@@ -55,7 +55,7 @@ bool room_seat_taken(const room_seat *st)
 
 bool room_match_running(const room *r)
 {
-    return r->has_match && (r->game != NULL ? !r->gover : !thue_match_over(&r->m));
+    return r->has_match && !r->gover;
 }
 
 /* The seat to move in a running match, -1 when none. */
@@ -63,15 +63,13 @@ int room_seat_to_move(const room *r)
 {
     if (!room_match_running(r))
         return -1;
-    if (r->game == NULL)
-        return thue_match_to_move(&r->m);
     int p = r->game->to_move(&r->gopt, r->gstate);
     return p < 0 ? -1 : r->gfirst ^ p;
 }
 
 int room_winner(const room *r)
 {
-    return r->game != NULL ? r->gwinner : r->m.winner;
+    return r->gwinner;
 }
 
 /* No human seated, nobody watching and no creator around: nobody would notice the room.
@@ -111,17 +109,31 @@ void room_player_of(const room_seat *st, thue_player *out)
     }
 }
 
+/* A Thue room's round i as its messages show it (PROTOCOL.md section 6): from the game's
+ * state, and a forfeit's mark: the round being played when it came ends "forfeit" with
+ * its word as it stood, and a round after it is "not_played". */
 void room_round_info(const room *r, int i, thue_round_info *out)
 {
-    const thue_round *rd = &r->m.rounds[i];
+    thue_thue_view v;
+    thue_game_thue_view(&r->gopt, r->gstate, &v);
     memset(out, 0, sizeof *out);
-    out->builder = rd->builder;
-    out->points = rd->points;
-    out->end = rd->end;
-    out->has_repetition = rd->end == THUE_ROUND_REPETITION;
-    out->repetition = rd->rep;
-    out->word = r->round_word[i];
-    out->word_len = r->round_len[i];
+    out->builder = r->gfirst ^ i; /* player p builds round p */
+    out->points = v.rounds[i].points;
+    out->end = (thue_round_end)v.rounds[i].end;
+    bool forfeit = r->gover && r->greason != THUE_END_SCORE;
+    if (forfeit && i == v.round && out->end == THUE_ROUND_PLAYING)
+        out->end = THUE_ROUND_FORFEIT;
+    else if (forfeit && i > v.round)
+        out->end = THUE_ROUND_NOT_PLAYED;
+    out->has_repetition = out->end == THUE_ROUND_REPETITION;
+    out->repetition = v.rounds[i].rep;
+    if (i == 0 && v.word0 != NULL) {
+        out->word = v.word0;
+        out->word_len = v.len0;
+    } else if (i == v.round && (v.step == THUE_STEP_OVER || out->end == THUE_ROUND_FORFEIT)) {
+        out->word = v.word;
+        out->word_len = v.len;
+    }
 }
 
 /* Writes a new JSON reference as text into buf (cap bytes); "{}" when it does not fit. */
@@ -212,23 +224,25 @@ static void fill_state(const room *r, thue_msg *msg, int you)
         return;
     st->has_match = 1;
     thue_match_info *mi = &st->match;
-    if (r->game != NULL) {
+    if (r->opt.has_game) {
         gfill_match(r, mi);
         return;
     }
-    const thue_match *m = &r->m;
+    thue_thue_view v;
+    thue_game_thue_view(&r->gopt, r->gstate, &v);
+    bool running = room_match_running(r);
     mi->number = r->number;
-    mi->round = m->round;
-    mi->builder = thue_match_builder(m);
-    mi->painter = thue_match_painter(m);
-    mi->step = m->step;
-    mi->to_move = thue_match_to_move(m);
-    mi->word = m->word.sym;
-    mi->word_len = m->word.len;
-    mi->placed = m->step == THUE_STEP_PAINT ? m->placed : -1;
+    mi->round = v.round;
+    mi->builder = r->gfirst ^ v.round;
+    mi->painter = 1 - mi->builder;
+    mi->step = running ? (thue_step)v.step : THUE_STEP_OVER;
+    mi->to_move = room_seat_to_move(r);
+    mi->word = v.word;
+    mi->word_len = v.len;
+    mi->placed = running && v.step == THUE_STEP_PAINT ? v.placed : -1;
     for (int i = 0; i < 2; i++) {
         room_round_info(r, i, &mi->rounds[i]);
-        mi->points[i] = thue_match_points(m, i);
+        mi->points[r->gfirst ^ i] = v.rounds[1 - i].points; /* player p paints round 1-p */
     }
     mi->has_clocks = r->opt.clock.present;
     if (mi->has_clocks)
@@ -239,9 +253,9 @@ static void fill_state(const room *r, thue_msg *msg, int you)
     mi->clock_running = r->clock_running;
     mi->last_move = r->last_move;
     mi->thinking = r->thinking;
-    mi->has_result = thue_match_over(m);
-    mi->winner = m->winner;
-    mi->reason = m->reason;
+    mi->has_result = !running;
+    mi->winner = running ? -1 : r->gwinner;
+    mi->reason = running ? THUE_END_NONE : r->greason;
 }
 
 void room_send_state(room *r, session *s)
@@ -377,11 +391,6 @@ static void room_handle_closed(uv_handle_t *h)
     if (--r->handles == 0) {
         free(r->spect);
         free(r->moves);
-        free(r->scratch);
-        free(r->round_word[0]);
-        free(r->round_word[1]);
-        if (r->has_match && r->game == NULL)
-            thue_match_free(&r->m);
         free(r->gstate);
         free(r->gstart);
         free(r);
@@ -408,7 +417,14 @@ static room *room_new(thue_lobby *l, const thue_room_options *opt, bool with_inv
         return NULL;
     r->lobby = l;
     r->opt = *opt;
-    if (opt->has_game) {
+    if (!opt->has_game) {
+        /* Thue's room: its own messages, the game's table underneath. */
+        r->game = &thue_game_thue;
+        if (thue_game_thue_options(opt->variant, opt->k, opt->limit, &r->gopt) != 0) {
+            free(r);
+            return NULL;
+        }
+    } else {
         /* The options are the game's canonical text (room_game_options made them). */
         r->game = thue_game_find(opt->game);
         if (r->game == NULL ||
@@ -785,10 +801,10 @@ char *room_list_text(thue_lobby *l, const thue_cmd *cmd)
     for (room *r = l->rooms; r && n < cap; r = r->next) {
         /* No game asked: Thue's rooms only (what clients before other games expect). */
         const char *want = f->has_game ? f->game : "thue";
-        const char *game = r->game != NULL ? r->game->name : "thue";
+        const char *game = r->opt.has_game ? r->game->name : "thue";
         if (r->invite[0] || r->ending || strcmp(want, game) != 0 ||
-            (r->game == NULL && f->has_variant && r->opt.variant != f->variant) ||
-            (r->game == NULL && f->has_k && r->opt.k != f->k) ||
+            (!r->opt.has_game && f->has_variant && r->opt.variant != f->variant) ||
+            (!r->opt.has_game && f->has_k && r->opt.k != f->k) ||
             (f->has_status && r->status != f->status))
             continue;
         thue_room_summary *o = &list[n++];
@@ -956,7 +972,7 @@ int room_seat_bot(request *rq)
     thue_bot_spec spec;
     thue_gbot_spec gspec;
     char why[THUE_PROTO_TEXT_MAX + 1];
-    if (r->game != NULL ? thue_gbot_spec_parse(r->game, a->bot, &gspec, why, sizeof why) != 0
+    if (r->opt.has_game ? thue_gbot_spec_parse(r->game, a->bot, &gspec, why, sizeof why) != 0
                         : thue_bot_spec_parse(a->bot, &spec, why, sizeof why) != 0) {
         snprintf(rq->field, sizeof rq->field, "bot");
         snprintf(rq->message, sizeof rq->message, "%s", why);
@@ -969,7 +985,7 @@ int room_seat_bot(request *rq)
     owner_of(s, rq->c->peer, owner, sizeof owner);
     if ((err = bot_seat_allowed(rq, r, seat, a->think_ms, owner)) != 0)
         return err;
-    if (r->game != NULL)
+    if (r->opt.has_game)
         table_seat_gbot(&r->seats[seat], &gspec, a->think_ms);
     else if (table_seat_bot(r, &r->seats[seat], &spec, a->think_ms) != 0)
         return THUE_PERR_INTERNAL;
@@ -1011,7 +1027,7 @@ int room_move(request *rq, bool paint)
     int err = seated_room(rq, rq->cmd->u.move.room, &r, &seat);
     if (err)
         return err;
-    if (r->game != NULL) {
+    if (r->opt.has_game) {
         snprintf(rq->field, sizeof rq->field, "type");
         snprintf(rq->message, sizeof rq->message, "this room plays %s: send move %s",
                  r->game->title, r->game->move_doc);
@@ -1019,7 +1035,9 @@ int room_move(request *rq, bool paint)
     }
     if (!r->has_match)
         return THUE_PERR_NOT_RUNNING;
-    int n = r->m.word.len;
+    thue_thue_view v;
+    thue_game_thue_view(&r->gopt, r->gstate, &v);
+    int n = v.len;
     err = table_apply_move(r, seat, paint, rq->cmd->u.move.value);
     if (err == THUE_EPOSITION) {
         snprintf(rq->field, sizeof rq->field, "position");
@@ -1043,7 +1061,7 @@ int room_gmove(request *rq)
     int err = seated_room(rq, rq->cmd->u.gmove.room, &r, &seat);
     if (err)
         return err;
-    if (r->game == NULL) {
+    if (!r->opt.has_game) {
         snprintf(rq->field, sizeof rq->field, "type");
         snprintf(rq->message, sizeof rq->message,
                  "this room plays Thue: send place and paint, not move");
@@ -1142,7 +1160,7 @@ room *room_quick(thue_lobby *l, session *a, session *b, const thue_room_options 
     if (b) {
         r->seats[1].s = b;
         r->seats[1].ready = true;
-    } else if (r->game != NULL) {
+    } else if (r->opt.has_game) {
         thue_gbot_spec gspec;
         thue_gbot_spec_parse(r->game, QUICK_GBOT_SPEC, &gspec, NULL, 0);
         table_seat_gbot(&r->seats[1], &gspec, l->cfg.bot_think_ms);
@@ -1182,7 +1200,7 @@ int room_seat_tournament_bot(room *r, int seat, const char *spec_text, int think
 {
     thue_bot_spec spec;
     thue_gbot_spec gspec;
-    if (r->game != NULL) {
+    if (r->opt.has_game) {
         if (thue_gbot_spec_parse(r->game, spec_text, &gspec, NULL, 0) != 0)
             return -1;
         table_seat_gbot(&r->seats[seat], &gspec, think_ms);

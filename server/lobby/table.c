@@ -2,10 +2,10 @@
  * table.c: the table that runs a room's match (table.h): the match's start, whose turn it
  * is, the clocks, every move, the bots, and the end (PROTOCOL.md sections 5 and 6).
  *
- * Every move, a person's or a bot's, goes through one function: Thue's through
- * table_apply_move and so the engine's match machine, another game's through
- * table_apply_gmove and so the game's table (server/games/game.h). A rejected move answers
- * with the engine's or the game's code and changes nothing. After every change the room's
+ * Every move, a person's or a bot's, in every room, goes through one function,
+ * table_apply_gmove, and so the game's table (server/games/game.h; Thue's is
+ * games/thue/thue.c, whose place and paint table_apply_move wraps). A rejected move
+ * answers with the game's code and changes nothing. After every change the room's
  * version grows and its full state goes to everyone in it (room_changed); a match's end is
  * followed by match_end (record.c sends it once the record is stored).
  *
@@ -34,20 +34,7 @@ static void start_turn(room *r);
 static void finish(room *r);
 static void gfinish(room *r);
 
-static int copy_word(uint8_t **dst, int *dst_len, const uint8_t *sym, int n)
-{
-    free(*dst);
-    *dst = malloc((size_t)n);
-    *dst_len = 0;
-    if (*dst == NULL)
-        return THUE_ENOMEM;
-    memcpy(*dst, sym, (size_t)n);
-    *dst_len = n;
-    return 0;
-}
-
-/* Another game's match: a fresh state from the game's start (a seeded position where the
- * options ask for one); `first` is the seat that is player 0. */
+/* A fresh state from the game's start; `first` is the seat that is player 0. */
 static int gmatch_init(room *r, int first, uint64_t seed)
 {
     if (r->gstate == NULL) {
@@ -62,75 +49,39 @@ static int gmatch_init(room *r, int first, uint64_t seed)
     r->gfirst = first;
     r->gover = false;
     r->gwinner = -1;
+    r->greason = THUE_END_NONE;
     r->gwhy[0] = '\0';
     r->glast[0] = '\0';
     return 0;
 }
 
-/* Starts match number+1 with `builder` building round 0 (another game: moving first). */
+/* After the start or a move: false, with the match's end set, when the rules ended it. */
+static bool match_goes_on(room *r)
+{
+    thue_gresult res;
+    r->game->result(&r->gopt, r->gstate, &res);
+    if (!res.over)
+        return true;
+    r->gover = true;
+    r->gwinner = res.winner < 0 ? -1 : r->gfirst ^ res.winner;
+    r->greason = THUE_END_SCORE;
+    snprintf(r->gwhy, sizeof r->gwhy, "%s", res.why);
+    return false;
+}
+
+/* Starts match number+1 with `builder` building round 0 (another game: moving first):
+ * the game's start position (a seeded one where its options ask for it), fresh clocks. */
 int table_match_start(room *r, int builder)
 {
     thue_lobby *l = r->lobby;
-    if (r->game != NULL) {
-        uint64_t seed = lobby_random(l);
-        int err = gmatch_init(r, builder, seed);
-        if (err)
-            return err;
-        r->has_match = true;
-        r->number++;
-        r->first_builder = builder;
-        for (int i = 0; i < 2; i++) {
-            r->clock_ns[i] = r->opt.clock.initial_ms * 1000000;
-            r->seats[i].rematch = r->seats[i].bot;
-        }
-        memset(&r->last_move, 0, sizeof r->last_move);
-        r->nmoves = 0;
-        r->plies[0] = r->plies[1] = 0;
-        r->started_ms = lobby_now_ms();
-        r->game_seed = seed;
-        r->status = THUE_STATUS_PLAYING;
-        l->metrics->matches_started++;
-        thue_log(THUE_LOG_INFO, "room %s: %s match %d started", r->id, r->game->name, r->number);
-        /* A start position may already be over (a random Northcott board where the first
-         * player has no move): the match ends at once, by the rules. */
-        thue_gresult res;
-        r->game->result(&r->gopt, r->gstate, &res);
-        if (res.over) {
-            r->gover = true;
-            r->gwinner = res.winner < 0 ? -1 : r->gfirst ^ res.winner;
-            snprintf(r->gwhy, sizeof r->gwhy, "%s", res.why);
-            finish(r);
-            return 0;
-        }
-        start_turn(r);
-        return 0;
-    }
-    thue_match_options o = thue_match_defaults();
-    o.variant = r->opt.variant;
-    o.k = r->opt.k;
-    o.limit = r->opt.limit;
-    o.first_builder = builder;
-    thue_match m;
-    int err = thue_match_init(&m, &o);
+    uint64_t seed = lobby_random(l);
+    int err = gmatch_init(r, builder, seed);
     if (err)
         return err;
-    uint8_t *scratch = malloc((size_t)r->opt.limit + 2);
-    if (scratch == NULL) {
-        thue_match_free(&m);
-        return THUE_ENOMEM;
-    }
-    if (r->has_match)
-        thue_match_free(&r->m);
-    free(r->scratch);
-    r->scratch = scratch;
-    r->m = m;
     r->has_match = true;
     r->number++;
     r->first_builder = builder;
     for (int i = 0; i < 2; i++) {
-        free(r->round_word[i]);
-        r->round_word[i] = NULL;
-        r->round_len[i] = 0;
         r->clock_ns[i] = r->opt.clock.initial_ms * 1000000;
         r->seats[i].rematch = r->seats[i].bot; /* bots always agree */
     }
@@ -138,10 +89,16 @@ int table_match_start(room *r, int builder)
     r->nmoves = 0;
     r->plies[0] = r->plies[1] = 0;
     r->started_ms = lobby_now_ms();
-    r->game_seed = lobby_random(l);
+    r->game_seed = seed;
     r->status = THUE_STATUS_PLAYING;
     l->metrics->matches_started++;
-    thue_log(THUE_LOG_INFO, "room %s: match %d started", r->id, r->number);
+    thue_log(THUE_LOG_INFO, "room %s: %s match %d started", r->id, r->game->name, r->number);
+    /* A start position may already be over (a random Northcott board where the first
+     * player has no move): the match ends at once, by the rules. */
+    if (!match_goes_on(r)) {
+        finish(r);
+        return 0;
+    }
     start_turn(r);
     return 0;
 }
@@ -198,12 +155,11 @@ static void start_turn(room *r)
         table_submit_bot(r, to_move);
 }
 
-/* Ends the match's bookkeeping once the engine says it is over: timers, jobs, the final
- * words, then the state and match_end for everyone. */
+/* Ends the match's bookkeeping once it is over (the rules or a forfeit): timers, jobs,
+ * then the state and match_end for everyone. */
 static void finish(room *r)
 {
     thue_lobby *l = r->lobby;
-    thue_match *m = &r->m;
     uv_timer_stop(&r->clock_timer);
     if (r->clock_running >= 0) {
         int64_t left = room_clock_left(r, r->clock_running);
@@ -211,33 +167,30 @@ static void finish(room *r)
     }
     r->clock_running = -1;
     room_cancel_job(r);
-    if (r->game != NULL) {
+    if (r->opt.has_game) {
         gfinish(r);
         return;
     }
-    thue_round_end e = m->rounds[m->round].end;
-    if (r->round_word[m->round] == NULL &&
-        (e == THUE_ROUND_REPETITION || e == THUE_ROUND_LIMIT || e == THUE_ROUND_FORFEIT))
-        copy_word(&r->round_word[m->round], &r->round_len[m->round], m->word.sym, m->word.len);
     r->status = THUE_STATUS_FINISHED;
     l->metrics->matches_finished++;
-    thue_log(THUE_LOG_INFO, "room %s: match %d over (%s, winner %d, %d-%d)", r->id, r->number,
-             thue_end_reason_name(m->reason), m->winner, thue_match_points(m, 0),
-             thue_match_points(m, 1));
-    room_changed(r);
     thue_msg msg;
     memset(&msg, 0, sizeof msg);
     msg.type = THUE_MSG_MATCH_END;
     __typeof__(msg.u.match_end) *me = &msg.u.match_end;
     snprintf(me->room, sizeof me->room, "%s", r->id);
     me->number = r->number;
-    me->winner = m->winner;
-    me->reason = m->reason;
+    me->winner = r->gwinner;
+    me->reason = r->greason;
+    thue_thue_view v;
+    thue_game_thue_view(&r->gopt, r->gstate, &v);
     for (int i = 0; i < 2; i++) {
         room_player_of(&r->seats[i], &me->players[i]);
-        me->points[i] = thue_match_points(m, i);
+        me->points[r->gfirst ^ i] = v.rounds[1 - i].points; /* player p paints round 1-p */
         room_round_info(r, i, &me->rounds[i]);
     }
+    thue_log(THUE_LOG_INFO, "room %s: match %d over (%s, winner %d, %d-%d)", r->id, r->number,
+             thue_end_reason_name(r->greason), r->gwinner, me->points[0], me->points[1]);
+    room_changed(r);
     record_match(r, &msg); /* which reports a tournament game's result once recorded */
 }
 
@@ -281,15 +234,11 @@ void table_forfeit(room *r, int seat, thue_end_reason why)
     }
     if (why == THUE_END_TIMEOUT)
         r->clock_ns[seat] = 0;
-    if (r->game != NULL) {
-        r->gover = true;
-        r->gwinner = 1 - seat;
-        snprintf(r->gwhy, sizeof r->gwhy, "%s", thue_end_reason_name(why));
-        finish(r);
-        return;
-    }
-    if (thue_match_forfeit(&r->m, seat, why) == 0)
-        finish(r);
+    r->gover = true;
+    r->gwinner = 1 - seat;
+    r->greason = why;
+    snprintf(r->gwhy, sizeof r->gwhy, "%s", thue_end_reason_name(why));
+    finish(r);
 }
 
 static void clock_due(uv_timer_t *t)
@@ -325,54 +274,9 @@ static void log_move(room *r, int round, int seat, bool paint, int value, double
 }
 
 /*
- * Seat `seat` places at or paints `value`: the one path of every move. 0 or an engine
- * code (nothing changed then). On success the caller replies, then calls after_move.
- */
-int table_apply_move(room *r, int seat, bool paint, int value)
-{
-    thue_lobby *l = r->lobby;
-    thue_match *m = &r->m;
-    if (room_match_running(r) && r->opt.clock.present && r->clock_running == seat &&
-        room_clock_left(r, seat) <= 0) {
-        table_forfeit(r, seat, THUE_END_TIMEOUT);
-        return THUE_EOVER;
-    }
-    int round = m->round;
-    if (paint && m->word.len <= r->opt.limit + 1)
-        memcpy(r->scratch, m->word.sym, (size_t)m->word.len);
-    int n = m->word.len, placed = m->placed;
-    uint64_t t0 = uv_hrtime();
-    int err = paint ? thue_match_paint(m, seat, value) : thue_match_place(m, seat, value);
-    thue_histogram_observe(&l->metrics->move_validation, (double)(uv_hrtime() - t0) * 1e-9);
-    if (err)
-        return err;
-    l->metrics->moves++;
-    uint64_t took = room_elapsed_ns(r);
-    if (r->opt.clock.present) {
-        r->clock_ns[seat] -= (int64_t)took;
-        r->clock_ns[seat] += r->opt.clock.increment_ms * 1000000;
-    }
-    r->last_move.present = 1;
-    r->last_move.seat = seat;
-    r->last_move.is_paint = paint;
-    r->last_move.value = value;
-    /* In ms to the microsecond: enough, and the codec writes such numbers quickly. */
-    double think_ms = (double)((took + 500) / 1000) / 1000.0;
-    r->last_move.think_ms = think_ms;
-    log_move(r, round, seat, paint, value, think_ms);
-    /* The paint that ended round 0 started round 1 in the engine's word: keep the final
-     * word (the word before the paint, with the symbol inserted). */
-    if (paint && round == 0 && m->rounds[0].end != THUE_ROUND_PLAYING) {
-        memmove(r->scratch + placed + 1, r->scratch + placed, (size_t)(n - placed));
-        r->scratch[placed] = (uint8_t)value;
-        copy_word(&r->round_word[0], &r->round_len[0], r->scratch, n + 1);
-    }
-    return 0;
-}
-
-/*
- * Seat `seat` plays another game's move m: the one path of every such move (people's and
- * bots'). 0, or the game's code with e filled (nothing changed then).
+ * Seat `seat` plays m: the one path of every move, a person's or a bot's, in every room.
+ * 0, or the game's code with e filled (nothing changed then). On success the caller
+ * replies, then calls table_after_move.
  */
 int table_apply_gmove(room *r, int seat, const thue_gmove *m, thue_gerr *e)
 {
@@ -382,6 +286,12 @@ int table_apply_gmove(room *r, int seat, const thue_gmove *m, thue_gerr *e)
     if (r->opt.clock.present && r->clock_running == seat && room_clock_left(r, seat) <= 0) {
         table_forfeit(r, seat, THUE_END_TIMEOUT);
         return thue_gerr_set(e, THUE_EOVER, "", "your time ran out");
+    }
+    int round = 0;
+    if (!r->opt.has_game) {
+        thue_thue_view v;
+        thue_game_thue_view(&r->gopt, r->gstate, &v);
+        round = v.round;
     }
     uint64_t t0 = uv_hrtime();
     int err = r->game->apply(&r->gopt, r->gstate, seat ^ r->gfirst, m, e);
@@ -396,21 +306,32 @@ int table_apply_gmove(room *r, int seat, const thue_gmove *m, thue_gerr *e)
     }
     r->last_move.present = 1;
     r->last_move.seat = seat;
+    /* In ms to the microsecond: enough, and the codec writes such numbers quickly. */
     double think_ms = (double)((took + 500) / 1000) / 1000.0;
     r->last_move.think_ms = think_ms;
-    room_json_into(r->game->move_json(&r->gopt, m), r->glast, sizeof r->glast);
-    log_move(r, 0, seat, false, 0, think_ms);
-    if (r->nmoves > 0 && r->moves[r->nmoves - 1].seat == seat)
-        snprintf(r->moves[r->nmoves - 1].gmove, sizeof r->moves[r->nmoves - 1].gmove, "%s",
-                 r->glast);
-    thue_gresult res;
-    r->game->result(&r->gopt, r->gstate, &res);
-    if (res.over) {
-        r->gover = true;
-        r->gwinner = res.winner < 0 ? -1 : r->gfirst ^ res.winner;
-        snprintf(r->gwhy, sizeof r->gwhy, "%s", res.why);
+    if (!r->opt.has_game) {
+        /* Thue's messages and record speak of place and paint (games/thue/thue.c's v[0]
+         * 0 and 1) and of rounds. */
+        r->last_move.is_paint = m->v[0] == 1;
+        r->last_move.value = m->v[1];
+        log_move(r, round, seat, m->v[0] == 1, m->v[1], think_ms);
+    } else {
+        room_json_into(r->game->move_json(&r->gopt, m), r->glast, sizeof r->glast);
+        log_move(r, 0, seat, false, 0, think_ms);
+        if (r->nmoves > 0 && r->moves[r->nmoves - 1].seat == seat)
+            snprintf(r->moves[r->nmoves - 1].gmove, sizeof r->moves[r->nmoves - 1].gmove, "%s",
+                     r->glast);
     }
+    match_goes_on(r);
     return 0;
+}
+
+/* Seat `seat` places at or paints `value` in a Thue room: 0 or the engine's code. */
+int table_apply_move(room *r, int seat, bool paint, int value)
+{
+    thue_gmove m = {{paint ? 1 : 0, value, 0, 0}};
+    thue_gerr e;
+    return table_apply_gmove(r, seat, &m, &e);
 }
 
 /* After an accepted move: the next turn or the end, and the new state for everyone. */
@@ -470,7 +391,9 @@ static void bot_done(const thue_job_result *res, void *data)
         return;
     }
     thue_histogram_observe(&r->lobby->metrics->bot_think, res->bot.ms / 1000.0);
-    int err = table_apply_move(r, seat, r->m.step == THUE_STEP_PAINT, res->bot.move);
+    thue_thue_view v;
+    thue_game_thue_view(&r->gopt, r->gstate, &v);
+    int err = table_apply_move(r, seat, v.step == THUE_STEP_PAINT, res->bot.move);
     bot_moved(r, seat, err, thue_strerror(err));
 }
 
@@ -556,24 +479,25 @@ static void gsubmit_bot(room *r, int seat)
 
 void table_submit_bot(room *r, int seat)
 {
-    if (r->game != NULL) {
+    if (r->opt.has_game) {
         gsubmit_bot(r, seat);
         return;
     }
-    const thue_match *m = &r->m;
+    thue_thue_view v;
+    thue_game_thue_view(&r->gopt, r->gstate, &v);
     const room_seat *st = &r->seats[seat];
     thue_job_request req;
     memset(&req, 0, sizeof req);
     req.spec = st->spec;
     req.pos.variant = r->opt.variant;
     req.pos.k = r->opt.k;
-    req.pos.sym = m->word.sym;
-    req.pos.n = m->word.len;
-    bool paint = m->step == THUE_STEP_PAINT;
+    req.pos.sym = v.word;
+    req.pos.n = v.len;
+    bool paint = v.step == THUE_STEP_PAINT;
     req.pos.role = paint ? THUE_ROLE_PAINTER : THUE_ROLE_BUILDER;
-    req.pos.index = paint ? m->placed : 0;
-    req.pos.remaining = r->opt.limit - m->rounds[m->round].points;
-    req.seed = thue_bot_move_seed(r->game_seed, m->round, m->word.len - 1, req.pos.role);
+    req.pos.index = paint ? v.placed : 0;
+    req.pos.remaining = r->opt.limit - v.rounds[v.round].points;
+    req.seed = thue_bot_move_seed(r->game_seed, v.round, v.len - 1, req.pos.role);
     req.think_ms = st->think_ms;
     req.deadline_ns = bot_deadline(r, seat);
     req.parts = 1;

@@ -23,6 +23,7 @@
 #include "engine/repetition.h"
 #include "games/game.h"
 #include "games/registry.h"
+#include "games/thue/thue.h"
 
 typedef struct thue_opt {
     thue_variant variant;
@@ -447,3 +448,38 @@ const thue_gamedef thue_game_thue = {
     .hash = hash,
     .perfect = NULL,
 };
+
+int thue_game_thue_options(thue_variant variant, int k, int limit, thue_gopt *o)
+{
+    if ((variant != THUE_SQUARE && variant != THUE_OVERLAP) || k < THUE_K_MIN || k > THUE_K_MAX ||
+        limit < THUE_LIMIT_MIN || limit > THUE_LIMIT_MAX)
+        return THUE_EOPTIONS;
+    memset(o, 0, sizeof *o);
+    thue_opt *opt = (thue_opt *)(void *)o;
+    opt->variant = variant;
+    opt->k = k;
+    opt->limit = limit;
+    return 0;
+}
+
+void thue_game_thue_view(const thue_gopt *o, const void *st, thue_thue_view *v)
+{
+    const tstate *s = st;
+    memset(v, 0, sizeof *v);
+    v->variant = OPT(o)->variant;
+    v->k = OPT(o)->k;
+    v->limit = OPT(o)->limit;
+    v->round = s->round;
+    v->step = s->step;
+    v->placed = s->step == THUE_STEP_PAINT ? s->placed : -1;
+    v->word = CWORD(s);
+    v->len = s->len;
+    v->word0 = s->len0 > 0 ? CWORD0(o, s) : NULL;
+    v->len0 = s->len0;
+    for (int r = 0; r < 2; r++) {
+        v->rounds[r].points = s->rounds[r].points;
+        v->rounds[r].end = s->rounds[r].end;
+        v->rounds[r].rep = s->rounds[r].rep;
+    }
+    v->moves = s->moves;
+}
