@@ -1031,11 +1031,15 @@ void thue_lobby_disconnected(thue_lobby *l, thue_client *c)
             room_presence(r, s);
 }
 
-char *thue_lobby_rooms_json(thue_lobby *l, const char *variant, int k, int status)
+char *thue_lobby_rooms_json(thue_lobby *l, const char *game, const char *variant, int k, int status)
 {
     thue_cmd cmd;
     memset(&cmd, 0, sizeof cmd);
     cmd.type = THUE_CMD_LIST_ROOMS;
+    if (game) {
+        cmd.u.list_rooms.has_game = 1;
+        snprintf(cmd.u.list_rooms.game, sizeof cmd.u.list_rooms.game, "%s", game);
+    }
     if (variant) {
         cmd.u.list_rooms.has_variant = 1;
         cmd.u.list_rooms.variant = strcmp(variant, "overlap") == 0 ? THUE_OVERLAP : THUE_SQUARE;

@@ -157,8 +157,10 @@ void thue_lobby_drop(thue_lobby *lobby, thue_client *client, const char *reason,
 void thue_lobby_disconnected(thue_lobby *lobby, thue_client *client);
 
 /* The public rooms as the body of GET /api/rooms ({"rooms":[...]}), filtered like
- * list_rooms (variant: NULL = any; k, status: < 0 = any). A new string, or NULL. */
-char *thue_lobby_rooms_json(thue_lobby *lobby, const char *variant, int k, int status);
+ * list_rooms (game: a game's wire name, NULL = Thue's rooms only; variant: NULL = any;
+ * k, status: < 0 = any; variant and k filter Thue's rooms only). A new string, or NULL. */
+char *thue_lobby_rooms_json(thue_lobby *lobby, const char *game, const char *variant, int k,
+                            int status);
 
 /* Shutting down: every client gets goodbye (reason shutdown) and is closed (1001); bot
  * jobs are cancelled, timers stopped, new connections refused. Then call

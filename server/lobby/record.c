@@ -7,6 +7,11 @@
  * changes) for the store. match_end, which names the record's id and the rating changes,
  * goes out only when the store has committed it: a client never hears of a match the
  * server could lose. Without a store, match_end goes out at once with no id.
+ *
+ * Another game's match (opt.has_game) is recorded in its own terms: the game and its options,
+ * the game's state at the start and the end, each move's JSON, the winner and the game's
+ * reason text, and the game's scores as points. Only Thue is rated so far (create_room
+ * refuses a rated room of another game), so such a record has no rating changes.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -91,7 +96,8 @@ static int rate(room *r, thue_rating_change out[2], thue_rating_row rows[2])
             return -1;
         rows[i].account = a->id;
     }
-    double s0 = room_winner(r) == 0 ? 1 : room_winner(r) == 1 ? 0 : 0.5;
+    int winner = room_winner(r);
+    double s0 = winner == 0 ? 1 : winner == 1 ? 0 : 0.5;
     thue_glicko after[2];
     if (thue_glicko_match(&p[0]->g, &p[1]->g, s0, l->cfg.tau, &after[0], &after[1]) != 0)
         return -1;
@@ -102,9 +108,9 @@ static int rate(room *r, thue_rating_change out[2], thue_rating_row rows[2])
         out[i].rd_after = after[i].rd;
         p[i]->g = after[i];
         p[i]->games++;
-        if (room_winner(r) == i)
+        if (winner == i)
             p[i]->wins++;
-        else if (room_winner(r) < 0)
+        else if (winner < 0)
             p[i]->draws++;
         else
             p[i]->losses++;
@@ -249,7 +255,30 @@ static int unrated_reason(room *r)
     return 0;
 }
 
-static void fill_row(room *r, const thue_msg *end, thue_match_row *row)
+/* Another game's part of the row: its reason text, its player 0, its scores by seat and
+ * its start and final states (malloc'd into gstates, which the caller frees; a state
+ * that cannot be written for lack of memory is stored as NULL, and logged). */
+static void fill_game(room *r, thue_match_row *row, char *gstates[2])
+{
+    const thue_gamedef *g = r->game;
+    snprintf(row->why, sizeof row->why, "%s", r->gwhy);
+    row->gfirst = r->gfirst;
+    row->winner = r->gwinner;
+    thue_gresult res;
+    g->result(&r->gopt, r->gstate, &res);
+    for (int p = 0; p < 2; p++)
+        row->points[r->gfirst ^ p] = res.score[p];
+    memset(row->rounds, 0, sizeof row->rounds);
+    gstates[0] = thue_game_dump(g->state_json(&r->gopt, r->gstart));
+    gstates[1] = thue_game_dump(g->state_json(&r->gopt, r->gstate));
+    if (gstates[0] == NULL || gstates[1] == NULL)
+        thue_log(THUE_LOG_ERROR, "room %s: out of memory writing a %s state for its record", r->id,
+                 g->name);
+    row->start_state = gstates[0];
+    row->final_state = gstates[1];
+}
+
+static void fill_row(room *r, const thue_msg *end, thue_match_row *row, char *gstates[2])
 {
     const __typeof__(end->u.match_end) *me = &end->u.match_end;
     memset(row, 0, sizeof *row);
@@ -279,6 +308,8 @@ static void fill_row(room *r, const thue_msg *end, thue_match_row *row)
         snprintf(row->tournament, sizeof row->tournament, "%s", r->tournament);
         row->tournament_round = r->tour_round;
     }
+    if (r->opt.has_game) /* a Thue room runs on Thue's table too, but keeps its record */
+        fill_game(r, row, gstates);
 }
 
 void record_match(room *r, thue_msg *end)
@@ -293,13 +324,19 @@ void record_match(room *r, thue_msg *end)
     thue_match_row row;
     thue_rating_row ratings[2];
     memset(ratings, 0, sizeof ratings);
-    int why = r->opt.rated ? unrated_reason(r) : 0;
+    /* Only Thue has rating pools so far: create_room refuses a rated room of another
+     * game, and should one get here it is recorded unrated (and logged). */
+    bool rated = r->opt.rated && !r->opt.has_game;
+    if (r->opt.rated && r->opt.has_game)
+        thue_log(THUE_LOG_ERROR, "room %s: a rated %s match is recorded unrated", r->id,
+                 r->game->name);
+    int why = rated ? unrated_reason(r) : 0;
     if (why) {
         me->has_unrated_reason = 1;
         me->unrated_reason = (thue_unrated_reason)(why - 1);
-    } else if (r->opt.rated && rate(r, me->ratings, ratings) == 0)
+    } else if (rated && rate(r, me->ratings, ratings) == 0)
         me->has_ratings = 1;
-    else if (r->opt.rated)
+    else if (rated)
         thue_log(THUE_LOG_ERROR, "room %s: a rated match without two accounts is not rated",
                  r->id);
     /* The record's id, from the kernel's generator like room ids: a stored match cannot
@@ -316,7 +353,8 @@ void record_match(room *r, thue_msg *end)
         tell_tournament(l, r->id);
         return;
     }
-    fill_row(r, end, &row);
+    char *gstates[2] = {NULL, NULL};
+    fill_row(r, end, &row, gstates);
     row.ratings[0] = ratings[0];
     row.ratings[1] = ratings[1];
     pending_end *p = calloc(1, sizeof *p);
@@ -324,6 +362,8 @@ void record_match(room *r, thue_msg *end)
     if (p == NULL || text == NULL) {
         free(p);
         free(text);
+        free(gstates[0]);
+        free(gstates[1]);
         thue_log(THUE_LOG_ERROR, "room %s: out of memory recording a match", r->id);
         return;
     }
@@ -331,6 +371,8 @@ void record_match(room *r, thue_msg *end)
     snprintf(p->room, sizeof p->room, "%s", r->id);
     p->text = text;
     int err = thue_store_save_match(l->store, &row, saved, p);
+    free(gstates[0]); /* the store made its own copies */
+    free(gstates[1]);
     if (err) {
         thue_log(THUE_LOG_ERROR, "room %s: cannot queue the match record: %s", r->id,
                  thue_strerror(err));

@@ -15,6 +15,8 @@
  */
 #include "net/net_internal.h"
 
+#include "games/game.h"
+
 #include <strings.h>
 
 /* The web client is files only (no inline script or style; styles set through the
@@ -63,6 +65,7 @@ struct deferred {
     char *body;
     size_t len;
     int64_t viewer; /* the account asking (Authorization: Bearer TOKEN), 0 for none */
+    char game[THUE_PROTO_GAME_MAX + 1]; /* /api/matches?game=G: G, "" for every game */
 };
 
 void thue__http_reset(pss *p)
@@ -353,13 +356,30 @@ static int parse_k(const char *s)
     return (int)parse_range(s, 2, 64);
 }
 
-/* GET /api/rooms?variant=V&k=K&status=S */
+/* Whether name is a game's wire name ("thue", or one of the registry's). */
+static int known_game(const char *name)
+{
+    return strcmp(name, "thue") == 0 || thue_game_find(name) != NULL;
+}
+
+/* The 400 message for a game= that names no game: "game must be one of thue, nim, ...",
+ * the registry's names in its order. */
+static void unknown_game_message(char *out, size_t size)
+{
+    int n;
+    const thue_gamedef *const *list = thue_game_list(&n);
+    size_t at = (size_t)snprintf(out, size, "game must be one of");
+    for (int i = 0; i < n && at < size; i++)
+        at += (size_t)snprintf(out + at, size - at, "%s %s", i ? "," : "", list[i]->name);
+}
+
+/* GET /api/rooms?game=G&variant=V&k=K&status=S (no game: Thue's rooms) */
 static int http_rooms(thue_net *net, struct lws *wsi, pss *p, int head)
 {
     static const char *const statuses[] = {"waiting", "playing", "finished"};
     char arg[256];
-    const char *variant = NULL;
-    char variant_buf[16];
+    const char *variant = NULL, *game = NULL;
+    char variant_buf[16], game_buf[THUE_PROTO_GAME_MAX + 1];
     int k = -1, status = -1;
     const char *value;
     for (int i = 0;; i++) {
@@ -368,7 +388,15 @@ static int http_rooms(thue_net *net, struct lws *wsi, pss *p, int head)
             break;
         if (r < 0)
             return http_error(wsi, p, 400, "bad_request", "query argument too long", head);
-        if (strcmp(arg, "variant") == 0) {
+        if (strcmp(arg, "game") == 0) {
+            if (strlen(value) >= sizeof game_buf || !known_game(value)) {
+                char message[160];
+                unknown_game_message(message, sizeof message);
+                return http_error(wsi, p, 400, "bad_request", message, head);
+            }
+            snprintf(game_buf, sizeof game_buf, "%s", value);
+            game = strcmp(value, "thue") == 0 ? NULL : game_buf;
+        } else if (strcmp(arg, "variant") == 0) {
             if (strcmp(value, "square") != 0 && strcmp(value, "overlap") != 0)
                 return http_error(wsi, p, 400, "bad_request", "variant must be square or overlap",
                                   head);
@@ -390,7 +418,7 @@ static int http_rooms(thue_net *net, struct lws *wsi, pss *p, int head)
         }
         /* other arguments are ignored, as unknown members are in messages */
     }
-    char *text = thue_lobby_rooms_json(net->lobby, variant, k, status);
+    char *text = thue_lobby_rooms_json(net->lobby, game, variant, k, status);
     if (text == NULL)
         return http_error(wsi, p, 500, "internal", "out of memory", head);
     return http_respond(wsi, p, 200, JSON_TYPE, text, strlen(text), head);
@@ -531,7 +559,7 @@ static int64_t request_viewer(thue_net *net, struct lws *wsi)
 /* Queues a store read whose callback answers the request. */
 static int http_defer(thue_net *net, struct lws *wsi, pss *p, const char *type, int head,
                       int (*start)(thue_net *net, const char *arg, int page, deferred *d),
-                      const char *arg, int page)
+                      const char *arg, int page, const char *game)
 {
     deferred *d = calloc(1, sizeof *d);
     if (d == NULL)
@@ -540,6 +568,8 @@ static int http_defer(thue_net *net, struct lws *wsi, pss *p, const char *type, 
     d->head = head;
     d->type = type;
     d->viewer = request_viewer(net, wsi);
+    if (game)
+        snprintf(d->game, sizeof d->game, "%s", game);
     if (start(net, arg, page, d) != 0) {
         free(d);
         return http_error(wsi, p, 503, "server_busy", "the database is not available", head);
@@ -562,8 +592,8 @@ static int start_moves(thue_net *net, const char *id, int page, deferred *d)
 
 static int start_list(thue_net *net, const char *player, int page, deferred *d)
 {
-    return thue_store_matches_json_as(net->store, player, d->viewer, page, MATCHES_PER_PAGE,
-                                      deferred_done, d);
+    return thue_store_matches_game_json_as(net->store, player, d->game[0] ? d->game : NULL,
+                                           d->viewer, page, MATCHES_PER_PAGE, deferred_done, d);
 }
 
 
@@ -596,12 +626,13 @@ static int http_matches(thue_net *net, struct lws *wsi, pss *p, const char *uri,
         memcpy(id, rest, n);
         id[n] = '\0';
         if (slash == NULL)
-            return http_defer(net, wsi, p, JSON_TYPE, head, start_match, id, 0);
+            return http_defer(net, wsi, p, JSON_TYPE, head, start_match, id, 0, NULL);
         if (strcmp(slash, "/moves.csv") == 0)
-            return http_defer(net, wsi, p, "text/csv; charset=utf-8", head, start_moves, id, 0);
+            return http_defer(net, wsi, p, "text/csv; charset=utf-8", head, start_moves, id, 0,
+                              NULL);
         return http_error(wsi, p, 404, "not_found", "no such endpoint", head);
     }
-    char arg[256], player[THUE_PROTO_NAME_MAX * 4 + 1] = "";
+    char arg[256], player[THUE_PROTO_NAME_MAX * 4 + 1] = "", game[THUE_PROTO_GAME_MAX + 1] = "";
     long page = 1;
     const char *value;
     for (int i = 0;; i++) {
@@ -615,6 +646,13 @@ static int http_matches(thue_net *net, struct lws *wsi, pss *p, const char *uri,
                 return http_error(wsi, p, 400, "bad_request", "player must be a player's name",
                                   head);
             snprintf(player, sizeof player, "%s", value);
+        } else if (strcmp(arg, "game") == 0) {
+            if (strlen(value) >= sizeof game || !known_game(value)) {
+                char message[160];
+                unknown_game_message(message, sizeof message);
+                return http_error(wsi, p, 400, "bad_request", message, head);
+            }
+            snprintf(game, sizeof game, "%s", value);
         } else if (strcmp(arg, "page") == 0) {
             page = parse_range(value, 1, 1000000);
             if (page < 0)
@@ -624,7 +662,8 @@ static int http_matches(thue_net *net, struct lws *wsi, pss *p, const char *uri,
     }
     if (player[0] == '\0')
         return http_error(wsi, p, 400, "bad_request", "player=NAME is required", head);
-    return http_defer(net, wsi, p, JSON_TYPE, head, start_list, player, (int)page);
+    return http_defer(net, wsi, p, JSON_TYPE, head, start_list, player, (int)page,
+                      game[0] ? game : NULL);
 }
 
 /* GET /api/tournaments[?status=S][&offset=N][&count=N] (one page, as list_tournaments),
@@ -731,6 +770,59 @@ static int http_ladder(thue_net *net, struct lws *wsi, pss *p, int head)
                           "this server runs without a database: no ladders", head);
     char *text = thue_lobby_ladder_json(net->lobby, (thue_variant)variant, k,
                                         (thue_ladder_kind)kind, (int)offset, (int)count);
+    if (text == NULL)
+        return http_error(wsi, p, 500, "internal", "out of memory", head);
+    return http_respond(wsi, p, 200, JSON_TYPE, text, strlen(text), head);
+}
+
+/* ---- GET /api/games ----------------------------------------------------------------------
+ *
+ * The registry as JSON: every game of thue_game_list() in its order (Thue first). An
+ * option's "default" is its JSON value. */
+
+/* One game's entry; NULL when out of memory. */
+static json_t *game_entry(const thue_gamedef *g)
+{
+    json_t *options = json_array();
+    for (int i = 0; options && i < g->noptions; i++) {
+        const thue_goption_doc *o = &g->options[i];
+        json_t *deflt = json_loads(o->deflt, JSON_DECODE_ANY, NULL);
+        json_t *e = json_pack("{s:s,s:s,s:o,s:s}", "name", o->name, "type", o->type, "default",
+                              deflt ? deflt : json_null(), "help", o->help);
+        if (json_array_append_new(options, e) != 0) {
+            json_decref(options);
+            options = NULL;
+        }
+    }
+    if (options == NULL)
+        return NULL;
+    return json_pack("{s:s,s:s,s:s,s:s,s:s,s:o,s:{s:b,s:b}}", "name", g->name, "title", g->title,
+                     "summary", g->summary, "move", g->move_doc, "position",
+                     g->position_doc ? g->position_doc : "", "options", options, "flags", "acyclic",
+                     (g->flags & THUE_GAME_ACYCLIC) != 0, "draws",
+                     (g->flags & THUE_GAME_DRAWS) != 0);
+}
+
+/* The body of GET /api/games; NULL when out of memory. */
+static char *games_json(void)
+{
+    int n;
+    const thue_gamedef *const *list = thue_game_list(&n);
+    json_t *games = json_array();
+    for (int i = 0; games && i < n; i++)
+        if (json_array_append_new(games, game_entry(list[i])) != 0) {
+            json_decref(games);
+            games = NULL;
+        }
+    json_t *root = games ? json_pack("{s:o}", "games", games) : NULL;
+    char *text = root ? json_dumps(root, JSON_COMPACT) : NULL;
+    json_decref(root);
+    return text;
+}
+
+static int http_games(struct lws *wsi, pss *p, int head)
+{
+    char *text = games_json();
     if (text == NULL)
         return http_error(wsi, p, 500, "internal", "out of memory", head);
     return http_respond(wsi, p, 200, JSON_TYPE, text, strlen(text), head);
@@ -859,6 +951,8 @@ int thue__http_request(thue_net *net, struct lws *wsi, pss *p, const char *uri)
         return http_rooms(net, wsi, p, head);
     if (strcmp(uri, "/api/ladder") == 0)
         return http_ladder(net, wsi, p, head);
+    if (strcmp(uri, "/api/games") == 0)
+        return http_games(wsi, p, head);
     if (path_under(uri, "/api/matches"))
         return http_matches(net, wsi, p, uri, head);
     if (path_under(uri, "/api/tournaments"))

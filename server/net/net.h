@@ -10,7 +10,8 @@
  *               connection and in all (goodbye slow, 1008)
  *   /healthz    {"status":"ok",...}
  *   /metrics    Prometheus text (metrics.h)
- *   /api/rooms  the public rooms (thue_lobby_rooms_json)
+ *   /api/rooms  the public rooms of a game (thue_lobby_rooms_json; ?game=, Thue's by default)
+ *   /api/games  the games hosted: Thue's entry and the registry (games/game.h)
  *   /api/ladder the ladder of a rating pool (thue_lobby_ladder_json)
  *   /api/matches, /api/matches/{id}, /api/matches/{id}/moves.csv: stored matches, read
  *               by the store thread while the request waits

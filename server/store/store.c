@@ -66,6 +66,8 @@ struct job {
     uint8_t *words[2];
     char *key;   /* tournament or match id, or the player's name */
     char *state; /* a tournament's JSON */
+    char *gstates[2]; /* another game's match: its start and final state JSON */
+    char *game;       /* reads of a player's matches: the game asked for, or NULL */
     int finished;
     int64_t updated_ms;
     int page, per_page;
@@ -116,6 +118,9 @@ static void job_free(job *j)
     free(j->words[1]);
     free(j->key);
     free(j->state);
+    free(j->gstates[0]);
+    free(j->gstates[1]);
+    free(j->game);
     free(j->text.body);
     free(j);
 }
@@ -160,7 +165,7 @@ static void run_job(thue_store *s, job *j)
         thue__db_match_json(&s->db, j->key, j->viewer, crash, &j->text);
         break;
     case JOB_MATCHES_JSON:
-        thue__db_matches_json(&s->db, j->key, j->viewer, j->page, j->per_page, crash,
+        thue__db_matches_json(&s->db, j->key, j->game, j->viewer, j->page, j->per_page, crash,
                               &j->text);
         break;
     case JOB_MOVES_CSV:
@@ -574,8 +579,13 @@ static int match_valid(const thue_match_row *m)
     if (!NONEMPTY(m->id) || !TERMINATED(m->room) || !TERMINATED(m->tournament))
         return 0;
     if (thue_variant_name(m->opt.variant) == NULL ||
-        thue_first_builder_name(m->opt.first) == NULL || thue_end_reason_name(m->reason) == NULL ||
-        m->winner < -1 || m->winner > 1)
+        thue_first_builder_name(m->opt.first) == NULL || m->winner < -1 || m->winner > 1)
+        return 0;
+    /* Thue's reason is an enumeration; another game's is its text, with its name, its
+     * options object and the seat that was its player 0. */
+    if (m->opt.has_game ? !NONEMPTY(m->why) || !NONEMPTY(m->opt.game) ||
+                              !TERMINATED(m->opt.game_options) || m->gfirst < 0 || m->gfirst > 1
+                        : thue_end_reason_name(m->reason) == NULL)
         return 0;
     for (int p = 0; p < 2; p++) {
         if (!TERMINATED(m->players[p].name) || !TERMINATED(m->bots[p]) ||
@@ -614,6 +624,12 @@ int thue_store_save_match(thue_store *s, const thue_match_row *m, thue_store_cb 
         memcpy(j->moves, m->moves, (size_t)m->nmoves * sizeof *j->moves);
     }
     j->match.moves = j->moves;
+    const char *gst[2] = {m->start_state, m->final_state};
+    for (int i = 0; i < 2; i++)
+        if (m->opt.has_game && gst[i] != NULL && (j->gstates[i] = strdup(gst[i])) == NULL)
+            goto oom;
+    j->match.start_state = j->gstates[0];
+    j->match.final_state = j->gstates[1];
     for (int r = 0; r < 2; r++) {
         const thue_round_info *ri = &m->rounds[r];
         if (ri->word == NULL)
@@ -706,6 +722,36 @@ int thue_store_matches_json_as(thue_store *s, const char *player, int64_t viewer
     if (page < 1 || per_page < 1 || per_page > PER_PAGE_MAX)
         return THUE_EINVAL;
     return queue_read(s, JOB_MATCHES_JSON, player, viewer, page, per_page, cb, data);
+}
+
+int thue_store_matches_game_json_as(thue_store *s, const char *player, const char *game,
+                                    int64_t viewer, int page, int per_page, thue_store_text_cb cb,
+                                    void *data)
+{
+    int err = can_queue(s);
+    if (err)
+        return err;
+    if (page < 1 || per_page < 1 || per_page > PER_PAGE_MAX || player == NULL)
+        return THUE_EINVAL;
+    char *g = NULL;
+    if (game != NULL && (g = strdup(game)) == NULL)
+        return THUE_ENOMEM;
+    /* queue_read hands the job to the store thread at once: the game must be in place
+     * before, so the job is made here. */
+    job *j = job_new(JOB_MATCHES_JSON);
+    if (j == NULL || (j->key = strdup(player)) == NULL) {
+        free(g);
+        job_free(j);
+        return THUE_ENOMEM;
+    }
+    j->game = g;
+    j->viewer = viewer < 0 ? -1 : viewer;
+    j->page = page;
+    j->per_page = per_page;
+    j->text_cb = cb;
+    j->data = data;
+    queue(s, j);
+    return 0;
 }
 
 int thue_store_matches_json(thue_store *s, const char *player, int page, int per_page,

@@ -1,7 +1,8 @@
 /*
  * store.h: what thue-server keeps on disk: accounts (players who claimed a name, and one
  * per bot SPEC), ratings (one Glicko-2 record per account and pool, a pool being a
- * variant and k), finished matches with every move, and tournaments. SQLite (WAL,
+ * variant and k), finished matches with every move (Thue's and other games'), and
+ * tournaments. SQLite (WAL,
  * foreign keys on, synchronous FULL, versioned migrations applied when it opens,
  * prepared statements); ":memory:" for tests.
  *
@@ -33,7 +34,7 @@
 
 #include "../protocol/codec.h"
 
-#define THUE_STORE_SCHEMA_VERSION 1
+#define THUE_STORE_SCHEMA_VERSION 2
 
 /* Errors: THUE_STORE_EIO (SQLite failed, logged with its message), THUE_STORE_EEXISTS
  * (the account name is taken, ignoring ASCII case), THUE_STORE_ECLOSED (the store is
@@ -79,9 +80,9 @@ typedef struct thue_match_row {
     int64_t accounts[2];                   /* 0 for a guest */
     char bots[2][THUE_PROTO_SPEC_MAX + 1]; /* "" for a person */
     int winner;                            /* seat, or -1 for a draw */
-    thue_end_reason reason;
-    int points[2];
-    thue_round_info rounds[2]; /* words borrowed until the call returns */
+    thue_end_reason reason;                /* Thue's; unused for another game (why below) */
+    int points[2];                         /* another game: its scores, by seat */
+    thue_round_info rounds[2];             /* words borrowed until the call returns; Thue's only */
     const thue_move_row *moves;
     int nmoves;
     int rated;
@@ -90,6 +91,14 @@ typedef struct thue_match_row {
     int64_t started_ms, ended_ms;
     char tournament[THUE_PROTO_KEY_MAX + 1]; /* "" when not a tournament game */
     int tournament_round;
+    /* Another game than Thue (opt.has_game, with opt.game and opt.game_options): why it
+     * ended as text ("no_moves", "took_last", "move_cap", "resign", "timeout",
+     * "abandon"), the seat that was the game's player 0, and the game's state_json at the
+     * match's start and end (compact JSON text, borrowed until the call returns; NULL
+     * stores NULL). The moves carry their JSON in gmove. Unused for Thue. */
+    char why[THUE_PROTO_KEY_MAX + 1];
+    int gfirst;
+    const char *start_state, *final_state;
 } thue_match_row;
 
 /* Opens (creating, migrating) the database at path. NULL with a sentence in err when it
@@ -146,7 +155,8 @@ int thue_store_match_json(thue_store *s, const char *id, thue_store_text_cb cb, 
 int thue_store_matches_json(thue_store *s, const char *player, int page, int per_page,
                             thue_store_text_cb cb, void *data);
 /* GET /api/matches/{id}/moves.csv: "round,ply,seat,role,move,think_ms" and one line per
- * move (text/csv). */
+ * move (text/csv); another game's match: "ply,seat,move,think_ms", the move as its JSON
+ * in one CSV-quoted field. */
 int thue_store_moves_csv(thue_store *s, const char *id, thue_store_text_cb cb, void *data);
 /*
  * The same three as seen by viewer: the functions above read every match (a trusted
@@ -160,6 +170,11 @@ int thue_store_matches_json_as(thue_store *s, const char *player, int64_t viewer
                                int per_page, thue_store_text_cb cb, void *data);
 int thue_store_moves_csv_as(thue_store *s, const char *id, int64_t viewer,
                             thue_store_text_cb cb, void *data);
+/* GET /api/matches?player=NAME&game=G: as thue_store_matches_json_as, only the matches of
+ * game G ("thue", "nim", ...; NULL: every game's). */
+int thue_store_matches_game_json_as(thue_store *s, const char *player, const char *game,
+                                    int64_t viewer, int page, int per_page, thue_store_text_cb cb,
+                                    void *data);
 /* GET /api/tournaments and /api/tournaments/{id} are served from the lobby's memory. */
 
 /* Finishes the queued jobs (their callbacks run), stops the thread, closes the database

@@ -13,6 +13,15 @@
  * is fsync()ed at every commit) before its callback runs; a crash at any other moment
  * loses only the transaction in progress, which SQLite's recovery discards whole.
  *
+ * Schema 2 (other games than Thue): matches gain game (the game's wire name, 'thue' for
+ * every match of schema 1), game_options (the canonical options object), game_first (the
+ * seat that was the game's player 0), start_state and final_state (the game's state JSON
+ * at the match's start and end), all NULL for Thue's matches except game; another game's
+ * reason column holds the game's reason text ("no_moves", "took_last", "resign", ...: the
+ * column has no CHECK, so it is reused), its variant, k and limit the room's unused
+ * defaults and its rounds "[]". moves gain move: another game's move JSON (NULL for
+ * Thue's; round is 0 and ply counts the match's moves).
+ *
  * Enumerations are stored as their wire names (PROTOCOL.md keeps them stable), except
  * accounts.kind, the thue_player_kind number (1 account, 2 bot). Names compare ignoring
  * ASCII case: accounts through name_key (the ASCII-lowercased name, UNIQUE), matches
@@ -43,10 +52,8 @@ typedef struct migration {
 /*
  * Every schema version, oldest first. To change the schema, append an entry and raise
  * THUE_STORE_SCHEMA_VERSION (store.h) to its version; never edit an entry that has
- * shipped. Version 2 would read, for example:
- *
- *     {2, "ALTER TABLE accounts ADD COLUMN last_seen_ms INTEGER;"
- *         "CREATE INDEX accounts_last_seen ON accounts (last_seen_ms);"},
+ * shipped. Each entry's ALTERs keep the rows already there (a file of version 1
+ * migrates in place, its matches becoming Thue's).
  */
 static const migration migrations[] = {
     {1, "CREATE TABLE accounts ("
@@ -128,6 +135,13 @@ static const migration migrations[] = {
         "  finished   INTEGER NOT NULL,"
         "  updated_ms INTEGER NOT NULL"
         ");"},
+    {2, "ALTER TABLE matches ADD COLUMN game TEXT NOT NULL DEFAULT 'thue';"
+        "ALTER TABLE matches ADD COLUMN game_options TEXT;" /* NULL for Thue */
+        "ALTER TABLE matches ADD COLUMN game_first INTEGER;"
+        "ALTER TABLE matches ADD COLUMN start_state TEXT;"
+        "ALTER TABLE matches ADD COLUMN final_state TEXT;"
+        "ALTER TABLE moves ADD COLUMN move TEXT;"
+        "CREATE INDEX matches_game ON matches (game, ended_ms);"},
 };
 
 #define NMIGRATIONS ((int)(sizeof migrations / sizeof migrations[0]))
@@ -165,33 +179,38 @@ static const char *const stmt_sql[THUE__STMT_COUNT] = {
         "clock_increment_ms, rated, private, first_builder, name0, kind0, account0, bot0, "
         "name1, kind1, account1, bot1, winner, reason, points0, points1, rounds, "
         "rating0_before, rating0_after, rd0_before, rd0_after, rating1_before, rating1_after, "
-        "rd1_before, rd1_after, started_ms, ended_ms, tournament, tournament_round) VALUES "
+        "rd1_before, rd1_after, started_ms, ended_ms, tournament, tournament_round, game, "
+        "game_options, game_first, start_state, final_state) VALUES "
         "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, "
         "?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33, ?34, ?35, "
-        "?36)",
+        "?36, ?37, ?38, ?39, ?40, ?41)",
     [THUE__STMT_MOVE_INSERT] =
-        "INSERT INTO moves (match, round, ply, seat, is_paint, value, think_ms) "
-        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+        "INSERT INTO moves (match, round, ply, seat, is_paint, value, think_ms, move) "
+        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
     /* Columns in the order of THUE__MC_... */
     [THUE__STMT_MATCH_GET] =
         "SELECT id, room, number, variant, k, \"limit\", clock_initial_ms, clock_increment_ms, "
         "rated, private, first_builder, name0, kind0, bot0, name1, kind1, bot1, winner, "
         "reason, points0, points1, rounds, rating0_before, rating0_after, rd0_before, "
         "rd0_after, rating1_before, rating1_after, rd1_before, rd1_after, started_ms, "
-        "ended_ms, tournament, tournament_round FROM matches WHERE id = ?1",
+        "ended_ms, tournament, tournament_round, game, game_options, game_first, start_state, "
+        "final_state FROM matches WHERE id = ?1",
     [THUE__STMT_MATCH_EXISTS] = "SELECT 1 FROM matches WHERE id = ?1",
-    [THUE__STMT_MOVES_GET] = "SELECT round, ply, seat, is_paint, value, think_ms FROM moves "
-                             "WHERE match = ?1 ORDER BY round, ply",
+    [THUE__STMT_MOVES_GET] = "SELECT round, ply, seat, is_paint, value, think_ms, move FROM "
+                             "moves WHERE match = ?1 ORDER BY round, ply",
     /* name0 and name1 are COLLATE NOCASE: `=` ignores ASCII case and uses their indexes. */
     /* A private room's match is seen only by its players' accounts (the viewer, ?2 or ?4:
-     * -1 anyone's, 0 a stranger, else an account id). */
+     * -1 anyone's, 0 a stranger, else an account id). The game (?3 or ?5): NULL any. */
     [THUE__STMT_PLAYER_COUNT] =
         "SELECT count(*) FROM matches WHERE (name0 = ?1 OR name1 = ?1) AND (private = 0 OR "
-        "?2 < 0 OR (?2 > 0 AND (account0 = ?2 OR account1 = ?2)))",
+        "?2 < 0 OR (?2 > 0 AND (account0 = ?2 OR account1 = ?2))) AND (?3 IS NULL OR "
+        "game = ?3)",
     [THUE__STMT_PLAYER_PAGE] =
         "SELECT id, room, number, variant, k, rated, name0, kind0, name1, kind1, winner, "
-        "reason, points0, points1, ended_ms FROM matches WHERE (name0 = ?1 OR name1 = ?1) AND "
-        "(private = 0 OR ?4 < 0 OR (?4 > 0 AND (account0 = ?4 OR account1 = ?4))) "
+        "reason, points0, points1, ended_ms, game, game_options FROM matches WHERE "
+        "(name0 = ?1 OR name1 = ?1) AND "
+        "(private = 0 OR ?4 < 0 OR (?4 > 0 AND (account0 = ?4 OR account1 = ?4))) AND "
+        "(?5 IS NULL OR game = ?5) "
         "ORDER BY ended_ms DESC, id DESC LIMIT ?2 OFFSET ?3",
     [THUE__STMT_MATCH_VISIBLE] =
         "SELECT 1 FROM matches WHERE id = ?1 AND (private = 0 OR ?2 < 0 OR (?2 > 0 AND "
@@ -724,7 +743,8 @@ static int insert_match_row(thue__db *d, const thue_match_row *m, const char *ro
         sqlite3_bind_int(st, 20, m->winner);
     else
         sqlite3_bind_null(st, 20);
-    sqlite3_bind_text(st, 21, thue_end_reason_name(m->reason), -1, SQLITE_STATIC);
+    int game = o->has_game != 0;
+    sqlite3_bind_text(st, 21, game ? m->why : thue_end_reason_name(m->reason), -1, SQLITE_STATIC);
     sqlite3_bind_int(st, 22, m->points[0]);
     sqlite3_bind_int(st, 23, m->points[1]);
     sqlite3_bind_text(st, 24, rounds, -1, SQLITE_STATIC);
@@ -746,6 +766,16 @@ static int insert_match_row(thue__db *d, const thue_match_row *m, const char *ro
     } else {
         sqlite3_bind_null(st, 35);
         sqlite3_bind_null(st, 36);
+    }
+    sqlite3_bind_text(st, 37, game ? o->game : "thue", -1, SQLITE_STATIC);
+    if (game) {
+        bind_text_or_null(st, 38, o->game_options);
+        sqlite3_bind_int(st, 39, m->gfirst);
+        bind_text_or_null(st, 40, m->start_state);
+        bind_text_or_null(st, 41, m->final_state);
+    } else {
+        for (int c = 38; c <= 41; c++)
+            sqlite3_bind_null(st, c);
     }
     int rc = sqlite3_step(st);
     int err = 0;
@@ -769,6 +799,7 @@ static int insert_move(thue__db *d, const char *match, const thue_move_row *mv)
     sqlite3_bind_int(st, 5, mv->is_paint != 0);
     sqlite3_bind_int(st, 6, mv->value);
     sqlite3_bind_double(st, 7, mv->think_ms);
+    bind_text_or_null(st, 8, mv->gmove);
     int rc = sqlite3_step(st);
     int err = 0;
     if (rc != SQLITE_DONE) {
@@ -809,7 +840,8 @@ static int upsert_rating(thue__db *d, const thue_rating_row *r)
 
 int thue__db_save_match(thue__db *d, const thue_match_row *m, int crash)
 {
-    char *rounds = rounds_text(m->rounds);
+    /* Another game has no rounds: an empty array keeps the column's NOT NULL. */
+    char *rounds = m->opt.has_game ? strdup("[]") : rounds_text(m->rounds);
     if (rounds == NULL) {
         thue_log(THUE_LOG_ERROR, "store: out of memory saving match %s", m->id);
         return THUE_ENOMEM;

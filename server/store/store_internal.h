@@ -72,7 +72,23 @@ enum {
     THUE__MC_STARTED = THUE__MC_RATINGS + 8,
     THUE__MC_ENDED,
     THUE__MC_TOURNAMENT,
-    THUE__MC_TOURNAMENT_ROUND
+    THUE__MC_TOURNAMENT_ROUND,
+    THUE__MC_GAME, /* schema 2: "thue" or another game's name, then (NULL for Thue) */
+    THUE__MC_GAME_OPTIONS,
+    THUE__MC_GAME_FIRST,
+    THUE__MC_START_STATE,
+    THUE__MC_FINAL_STATE
+};
+
+/* The columns of THUE__STMT_MOVES_GET, in order. */
+enum {
+    THUE__MV_ROUND = 0,
+    THUE__MV_PLY,
+    THUE__MV_SEAT,
+    THUE__MV_IS_PAINT,
+    THUE__MV_VALUE,
+    THUE__MV_THINK_MS,
+    THUE__MV_MOVE /* another game's move as JSON text; NULL for Thue's */
 };
 
 typedef struct thue__db {
@@ -138,8 +154,9 @@ void thue__crash_point(int crash);
  * account id; a private room's match is found only for -1 and its players' accounts. */
 void thue__db_match_json(thue__db *d, const char *id, int64_t viewer, int crash,
                          thue__text *out);
-void thue__db_matches_json(thue__db *d, const char *player, int64_t viewer, int page,
-                           int per_page, int crash, thue__text *out);
+/* game: only that game's matches ("thue", "nim"), NULL every game's. */
+void thue__db_matches_json(thue__db *d, const char *player, const char *game, int64_t viewer,
+                           int page, int per_page, int crash, thue__text *out);
 void thue__db_moves_csv(thue__db *d, const char *id, int64_t viewer, int crash, thue__text *out);
 
 /* thue_store_tournament_game, on the opening thread (start-up). */

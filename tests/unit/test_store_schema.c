@@ -118,12 +118,12 @@ static void test_store_migrate_empty_file(void **state)
     fclose(f);
     thue_store *s = open_ok(t.path);
     thue_store_close(s, NULL, NULL);
-    assert_int_equal(sql_int(t.path, "PRAGMA user_version"), 1);
+    assert_int_equal(sql_int(t.path, "PRAGMA user_version"), THUE_STORE_SCHEMA_VERSION);
     assert_int_equal(sql_int(t.path, "SELECT count(*) FROM accounts"), 0);
     /* Opening a current file again changes nothing. */
     s = open_ok(t.path);
     thue_store_close(s, NULL, NULL);
-    assert_int_equal(sql_int(t.path, "PRAGMA user_version"), 1);
+    assert_int_equal(sql_int(t.path, "PRAGMA user_version"), THUE_STORE_SCHEMA_VERSION);
     tdir_remove(&t);
 }
 
