@@ -1,0 +1,199 @@
+// games.test.mjs: the other games (Nim, Rims, Northcott's game, the circle game) in the
+// web client end to end: the real server, Debian's Chromium, clicks and keys only. Two
+// people play Nim to its end (a spectator watching, a click out of turn refused with the
+// server's sentence, one move by keyboard, the finished match replayed from the kept
+// states); the create form's checks and the server's refusal; the lobby's list per game.
+// Run:
+//   node tests/e2e/games.test.mjs --server build/server/thue-server [--only NAME-PART]
+import {
+  test, run, newPage, enter, shot, tid, assert, withWorld,
+} from "./lib.mjs";
+
+/** Fills the create form for `game` (options: name -> text or boolean) and submits it. */
+export async function fillGameForm(page, game, options = {}, { first = "creator", seat = true } = {}) {
+  await tid(page, "c-game").selectOption(game);
+  for (const [name, value] of Object.entries(options)) {
+    const f = tid(page, `go-${name}`);
+    if (typeof value === "boolean") await (value ? f.check() : f.uncheck());
+    else await f.fill(String(value));
+  }
+  await tid(page, "c-first").selectOption(first);
+  if (!seat) await tid(page, "c-seat").uncheck();
+  await tid(page, "create").click();
+}
+
+/** Creates a room of `game` from the lobby form; resolves to its id once the room shows. */
+export async function createGameRoom(page, game, options, how) {
+  await fillGameForm(page, game, options, how);
+  await tid(page, "game").waitFor();
+  return page.locator("[data-testid=game]").getAttribute("data-room");
+}
+
+/** The heap sizes the board shows. */
+function heapsOf(page) {
+  return page.locator("[data-testid=gboard] .heap").evaluateAll((hs) => hs.map((h) => Number(h.dataset.size)));
+}
+
+async function waitHeaps(page, want) {
+  await page.waitForFunction((w) => {
+    const hs = [...document.querySelectorAll("[data-testid=gboard] .heap")].map((h) => Number(h.dataset.size));
+    return hs.join(",") === w;
+  }, want.join(","));
+}
+
+async function waitMyTurn(page) {
+  await page.locator("[data-testid=gboard][data-turn=mine]").waitFor();
+}
+
+test("two people play Nim by clicks to the end; a spectator watches; the match replays", () => withWorld(async (browser, server) => {
+  const ann = await newPage(browser, server, "ann");
+  const bob = await newPage(browser, server, "bob");
+  const carl = await newPage(browser, server, "carl");
+  await enter(ann, "Ann");
+  await enter(bob, "Bob");
+  await enter(carl, "Carl");
+  const room = await createGameRoom(ann, "nim", { heaps: "2 3", misere: false });
+  assert(room, "the room view names its room");
+  assert(await ann.locator("[data-testid=game]").getAttribute("data-game") === "nim", "the room is a Nim room");
+  const info = await tid(ann, "room-info").textContent();
+  assert(info.includes("Nim: heaps 2 3, normal play"), `the header names the game and options: ${info}`);
+
+  // Bob finds the room in the lobby's Nim list (not in Thue's), Carl watches it.
+  await tid(bob, "refresh").click();
+  await tid(bob, "rooms").filter({ hasText: "No open seats" }).waitFor();
+  await tid(bob, "l-game").selectOption("nim");
+  await tid(bob, `room-game-${room}`).filter({ hasText: "heaps 2 3" }).waitFor();
+  await tid(bob, `join-${room}`).click();
+  await tid(bob, "game").waitFor();
+  await tid(carl, "join-room").fill(room);
+  await tid(carl, "spectate").click();
+  await tid(carl, "game").waitFor();
+  await tid(ann, "room-info").filter({ hasText: "1 watching" }).waitFor();
+
+  await tid(ann, "ready").click();
+  await tid(bob, "ready").click();
+  await waitMyTurn(ann);
+  assert((await tid(ann, "turn").textContent()).startsWith("Your move (white)"), "Ann moves first, as white");
+  assert((await tid(ann, "role-0").textContent()).includes("white"), "seat 1 plays white");
+  assert((await tid(bob, "turn").textContent()).includes("Ann (white) to move"), "Bob sees whose move it is");
+  assert(JSON.stringify(await heapsOf(carl)) === "[2,3]", "the spectator sees the heaps 2 3");
+
+  // Bob clicks out of turn: the server refuses and the page says why; nothing changes.
+  await bob.locator("[data-testid=token-0-0]").click();
+  await tid(bob, "error").filter({ hasText: "not your turn" }).waitFor();
+  await tid(bob, "gboard-hint").filter({ hasText: "not your turn" }).waitFor();
+  assert(JSON.stringify(await heapsOf(bob)) === "[2,3]", "the refused click changed nothing");
+  await shot(bob, "g1-bob-refused");
+
+  // Ann takes 1 from heap 2 (token 2 of 3 and the ones after it): 2 2, nim-sum 0 for Bob.
+  await ann.locator("[data-testid=token-1-2]").click();
+  for (const p of [ann, bob, carl]) await waitHeaps(p, [2, 2]);
+  await carl.locator("[data-testid=ghost-1-0]").waitFor();
+  assert(await carl.locator("[data-testid^=ghost-1-]").count() === 1, "the taken token shows as a ghost");
+  await tid(carl, "last-move").filter({ hasText: "Ann took 1 from heap 2" }).waitFor();
+
+  // Bob moves by keyboard: focus the board, Right to the first token, Enter: takes heap 1.
+  await waitMyTurn(bob);
+  await tid(bob, "gboard").focus();
+  await bob.keyboard.press("ArrowRight");
+  const focused = await bob.evaluate(() => document.activeElement.dataset.testid);
+  assert(focused === "token-0-0", `Right focuses the first token: ${focused}`);
+  await bob.keyboard.press("Enter");
+  for (const p of [ann, bob, carl]) await waitHeaps(p, [0, 2]);
+
+  // Ann takes 1 (leaving 1), Bob takes the last one: Ann has no move and loses.
+  await waitMyTurn(ann);
+  await ann.locator("[data-testid=token-1-1]").click();
+  await waitMyTurn(bob);
+  await shot(carl, "g1-carl-watching");
+  await bob.locator("[data-testid=token-1-0]").click();
+  for (const p of [ann, bob, carl]) await tid(p, "result").filter({ hasText: "Bob wins: Ann has no move left." }).waitFor();
+  assert((await tid(ann, "result").textContent()).startsWith("You lose."), "Ann sees her loss");
+  assert((await tid(bob, "result").textContent()).startsWith("You win!"), "Bob sees his win");
+  assert(await tid(bob, "result").getAttribute("data-reason") === "no_moves", "the reason is no_moves");
+  assert((await tid(carl, "points-1").textContent()) === "1 pt", "Bob's point");
+  await shot(ann, "g1-ann-result");
+
+  // The replay: from the start (2 3) through every move the page saw.
+  await tid(carl, "g-replay-first").click();
+  await waitHeaps(carl, [2, 3]);
+  await tid(carl, "g-replay-pos").filter({ hasText: "move 0 of 4" }).waitFor();
+  await tid(carl, "g-replay-next").click();
+  await waitHeaps(carl, [2, 2]);
+  await tid(carl, "g-replay-pos").filter({ hasText: "Ann took 1 from heap 2" }).waitFor();
+  await carl.keyboard.press("ArrowRight");
+  await waitHeaps(carl, [0, 2]);
+  await carl.keyboard.press("End");
+  await waitHeaps(carl, [0, 0]);
+  await carl.keyboard.press("Home");
+  await waitHeaps(carl, [2, 3]);
+  await shot(carl, "g1-carl-replay");
+
+  // A rematch: both ask, and the new match starts from the options' heaps.
+  await tid(ann, "rematch").click();
+  await tid(bob, "rematch").click();
+  await tid(ann, "result").waitFor({ state: "hidden" });
+  await waitHeaps(ann, [2, 3]);
+}));
+
+test("the create form checks the options as the server does and shows the server's refusal", () => withWorld(async (browser, server) => {
+  const dana = await newPage(browser, server, "dana");
+  await enter(dana, "Dana");
+  await tid(dana, "c-game").selectOption("nim");
+  assert(await tid(dana, "c-k").isHidden(), "Thue's fields hide for Nim");
+  assert(await tid(dana, "go-heaps").inputValue() === "3 4 5", "the default heaps");
+  const cases = [
+    [{ heaps: "3 x 5" }, "heaps", "whole numbers"],
+    [{ heaps: "" }, "heaps", "1 to 16 heaps"],
+    [{ heaps: Array(17).fill(1).join(" ") }, "heaps", "1 to 16 heaps (this is 17)"],
+    [{ heaps: "0 0" }, "heaps", "no token at all"],
+    [{ heaps: "3 1001" }, "heaps", "0 to 1000"],
+  ];
+  for (const [opts, field, text] of cases) {
+    await fillGameForm(dana, "nim", opts);
+    await tid(dana, `go-${field}-err`).filter({ hasText: text }).waitFor();
+    await tid(dana, "c-error").filter({ hasText: text }).waitFor();
+    assert(await tid(dana, `go-${field}`).getAttribute("aria-invalid") === "true", `${field} is marked invalid`);
+    assert(await tid(dana, "game").isHidden(), `no room for ${JSON.stringify(opts)}`);
+  }
+  await shot(dana, "g2-form-error");
+  for (const [game, opts, field, text] of [
+    ["northcott", { rows: 17 }, "rows", "Rows: 1 to 16"],
+    ["northcott", { cols: 1 }, "cols", "Columns: 2 to 32"],
+    ["northcott", { rows: 2, cols: 4, start: "[[0,0],[1,2]]" }, "start", "2 pairs"],
+    ["northcott", { rows: 3, move_cap: 0 }, "move_cap", "1 to 100000"],
+    ["circle", { fields: 2 }, "fields", "Fields: 3 to 64"],
+    ["circle", { fields: 6, white: 4, black: 3 }, "black", "at most 6 together"],
+    ["circle", { fields: 5, start: "WB." }, "start", "5 characters"],
+    ["rims", { heaps: "0" }, "heaps", "no dot at all"],
+  ]) {
+    await tid(dana, "c-game").selectOption(game);
+    await fillGameForm(dana, game, opts);
+    await tid(dana, `go-${field}-err`).filter({ hasText: text }).waitFor();
+    assert(await tid(dana, "game").isHidden(), `no ${game} room for ${JSON.stringify(opts)}`);
+  }
+
+  // What the server refuses comes back as its sentence, under the form and at the top: a
+  // game this server does not have (added to the selector as a client without the list
+  // would offer it).
+  await dana.evaluate(() => {
+    const sel = document.querySelector("[data-testid=c-game]");
+    const o = document.createElement("option");
+    o.value = "chess";
+    o.textContent = "Chess";
+    sel.append(o);
+  });
+  await tid(dana, "c-game").selectOption("chess");
+  await tid(dana, "create").click();
+  await tid(dana, "c-error").filter({ hasText: "The server refused the room" }).waitFor();
+  const said = await tid(dana, "c-error").textContent();
+  assert(said.includes("/api/games"), `the server's own sentence: ${said}`);
+  await tid(dana, "error").filter({ hasText: "unknown game" }).waitFor();
+
+  // A valid form makes the room, misère included.
+  const room = await createGameRoom(dana, "nim", { heaps: "1, 2, 3", misere: true });
+  assert(room, "a room");
+  await tid(dana, "room-info").filter({ hasText: "heaps 1 2 3, misère" }).waitFor();
+}));
+
+await run();
