@@ -308,6 +308,7 @@ export function drawBoard(box, view) {
   box.textContent = "";
   box.dataset.game = view.game;
   box.classList.toggle("active", Boolean(view.active));
+  box.dataset.player = view.player === null ? "" : COLOUR[view.player];
   const st = view.state;
   if (!st) return;
   if (view.game === "nim" || view.game === "rims") heapsBoard(box, view);

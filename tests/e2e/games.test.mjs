@@ -8,26 +8,7 @@
 import {
   test, run, newPage, enter, shot, tid, assert, withWorld,
 } from "./lib.mjs";
-
-/** Fills the create form for `game` (options: name -> text or boolean) and submits it. */
-export async function fillGameForm(page, game, options = {}, { first = "creator", seat = true } = {}) {
-  await tid(page, "c-game").selectOption(game);
-  for (const [name, value] of Object.entries(options)) {
-    const f = tid(page, `go-${name}`);
-    if (typeof value === "boolean") await (value ? f.check() : f.uncheck());
-    else await f.fill(String(value));
-  }
-  await tid(page, "c-first").selectOption(first);
-  if (!seat) await tid(page, "c-seat").uncheck();
-  await tid(page, "create").click();
-}
-
-/** Creates a room of `game` from the lobby form; resolves to its id once the room shows. */
-export async function createGameRoom(page, game, options, how) {
-  await fillGameForm(page, game, options, how);
-  await tid(page, "game").waitFor();
-  return page.locator("[data-testid=game]").getAttribute("data-room");
-}
+import { createGameRoom, fillGameForm } from "./gameslib.mjs";
 
 /** The heap sizes the board shows. */
 function heapsOf(page) {
