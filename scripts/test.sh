@@ -5,8 +5,8 @@
 # AddressSanitizer + UndefinedBehaviorSanitizer; between them the fault tests
 # (scripts/faults.sh, as root), after them a 1-minute soak against the ASan server
 # (scripts/soak.sh); then the threaded tests once more under ThreadSanitizer, and the
-# fuzzers of the protocol decoder, the lobby and the repetition checks for 30, 20 and
-# 20 s (scripts/fuzz.sh: libFuzzer with ASan + UBSan). Exits non-zero on any failure.
+# fuzzers of the protocol decoder, the lobby, the repetition checks and the games for
+# 30, 20, 20 and 15 s (scripts/fuzz.sh: libFuzzer with ASan + UBSan). Exits non-zero on any failure.
 # Idempotent: re-running reuses the build directories.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -48,14 +48,17 @@ bash scripts/soak.sh --minutes 1 --build build-asan
 
 echo "== ThreadSanitizer build of the threaded tests (build-tsan/)"
 cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTHUE_TSAN=ON -DTHUE_WERROR=ON >/dev/null
-cmake --build build-tsan -j"$jobs" --target test_pool test_bots_perfect test_lobby test_store >/dev/null
+tsan_tests=(test_pool test_bots_perfect test_lobby_matches test_lobby_rooms test_lobby_lists
+            test_lobby_tournaments test_lobby_accounts
+            test_store_schema test_store_records test_store_writes)
+cmake --build build-tsan -j"$jobs" --target "${tsan_tests[@]}" >/dev/null
 # TSan needs a fixed address layout on some kernels: setarch -R turns randomisation
 # off where that is allowed (it is harmless elsewhere).
 tsan_run=()
 if setarch "$(uname -m)" -R true 2>/dev/null; then
   tsan_run=(setarch "$(uname -m)" -R)
 fi
-for t in test_pool test_bots_perfect test_lobby test_store; do
+for t in "${tsan_tests[@]}"; do
   log="build-tsan/$t.log"
   if ! TSAN_OPTIONS="halt_on_error=1" "${tsan_run[@]}" "build-tsan/tests/unit/$t" >"$log" 2>&1; then
     cat "$log"
@@ -65,8 +68,9 @@ for t in test_pool test_bots_perfect test_lobby test_store; do
   echo "$t: $(tail -n 1 "$log")"
 done
 
-echo "== libFuzzer (build-fuzz/): the protocol decoder 30 s, the lobby 20 s, the repetition checks 20 s"
+echo "== libFuzzer (build-fuzz/): the protocol decoder 30 s, the lobby 20 s, the repetition checks 20 s, the games 15 s"
 # Short runs; scripts/fuzz.sh --time 3600 is the long run (docs/operations.md, "Fuzzing").
 bash scripts/fuzz.sh --time 30 protocol
 bash scripts/fuzz.sh --time 20 lobby
 bash scripts/fuzz.sh --time 20 repetition
+bash scripts/fuzz.sh --time 15 games

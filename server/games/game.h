@@ -111,7 +111,8 @@ typedef struct thue_gamedef {
     int (*to_move)(const thue_gopt *opt, const void *st);
     /* The kind of move expected now ("move"; Thue: "place" or "paint"; "over"). */
     const char *(*step)(const thue_gopt *opt, const void *st);
-    /* Most legal moves a state of these options can have (buffer size for legal_moves). */
+    /* Most legal moves any state of these options can have, positions read by
+     * position_parse included (the buffer size for legal_moves). */
     int (*max_moves)(const thue_gopt *opt);
     /* The legal moves of the player to move, in a fixed order, written to out[0..]
      * (at most max_moves); returns their count (0 once over). */

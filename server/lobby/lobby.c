@@ -585,6 +585,12 @@ session *lobby_session_for_account(thue_lobby *l, account *a)
 
 static bool same_queue(const thue_room_options *a, const thue_room_options *b)
 {
+    if (a->has_game || b->has_game) /* the same game with the same (canonical) options */
+        return a->has_game && b->has_game && strcmp(a->game, b->game) == 0 &&
+               strcmp(a->game_options, b->game_options) == 0 && a->rated == b->rated &&
+               a->clock.present == b->clock.present &&
+               (!a->clock.present || (a->clock.initial_ms == b->clock.initial_ms &&
+                                      a->clock.increment_ms == b->clock.increment_ms));
     return a->variant == b->variant && a->k == b->k && a->limit == b->limit &&
            a->rated == b->rated &&
            a->clock.present == b->clock.present &&
@@ -672,6 +678,15 @@ static int cmd_queue_join(request *rq)
     opt.clock = cmd->u.queue_join.clock;
     opt.rated = cmd->u.queue_join.rated;
     opt.first = THUE_FIRST_RANDOM;
+    const thue_gamedef *game;
+    thue_gopt gopt;
+    int gerr = room_game_options(rq, cmd->u.queue_join.has_game ? cmd->u.queue_join.game : NULL,
+                                 cmd->u.queue_join.has_game_options
+                                     ? cmd->u.queue_join.game_options
+                                     : NULL,
+                                 cmd->u.queue_join.rated, &opt, &game, &gopt);
+    if (gerr)
+        return gerr;
     queue_remove(s);
     /* A server without room for a match says so now rather than queue the player for
      * nothing. */

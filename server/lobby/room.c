@@ -426,6 +426,16 @@ static room *room_new(thue_lobby *l, const thue_room_options *opt, bool with_inv
         return NULL;
     r->lobby = l;
     r->opt = *opt;
+    if (opt->has_game) {
+        /* The options are the game's canonical text (room_game_options made them). */
+        r->game = thue_game_find(opt->game);
+        if (r->game == NULL ||
+            thue_game_options_text(r->game, opt->game_options, &r->gopt, NULL) != 0) {
+            thue_log(THUE_LOG_ERROR, "room for %s: its options do not parse again", opt->game);
+            free(r);
+            return NULL;
+        }
+    }
     r->status = THUE_STATUS_WAITING;
     r->clock_running = -1;
     r->thinking = -1;
@@ -1250,8 +1260,6 @@ int room_create(request *rq)
     room *r = room_new(l, &opt, cr->is_private);
     if (r == NULL)
         return THUE_PERR_INTERNAL;
-    r->game = game;
-    r->gopt = gopt;
     if (cr->has_name)
         snprintf(r->name, sizeof r->name, "%s", cr->name);
     else

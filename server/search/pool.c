@@ -644,7 +644,7 @@ static void worker(void *arg)
     thue_pool *pool = t->pool;
     /* Searches are background work: at nice 10 (this thread only, on Linux) they yield
      * the cores to the loop thread when a message arrives, which halves the p99 of a
-     * move's round trip while every worker searches (README, bench-rtt.mjs). Failing
+     * move's round trip while every worker searches (docs/bench.md, bench-rtt.mjs). Failing
      * to lower the priority changes nothing else. */
     (void)setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), WORKER_NICE);
     uv_mutex_lock(&pool->lock);

@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { Client, player, run, startServer, test } from "./lib.mjs";
 
 // PROTOCOL.md section 10's codes, and those this server cannot send: not_available only
-// comes from a lobby without a database (test_lobby covers it; the server always has
+// comes from a lobby without a database (test_lobby_matches covers it; the server always has
 // one), bad_chat is for a rule beyond the text's form, which the server has none of yet,
 // and internal is a bug.
 const ALL_CODES = [

@@ -155,4 +155,32 @@ test("resigning a Nim match ends it for the other seat", async () => {
   }
 });
 
+test("quick match pairs players of the same game and options only", async () => {
+  const server = await startServer();
+  try {
+    const ann = await player(server, "Ann");
+    const bob = await player(server, "Bob");
+    const cyd = await player(server, "Cyd");
+    await ann.ok({ type: "queue_join", game: "nim", game_options: { heaps: [4, 5] } });
+    // Another game's options, and Thue, are other queues.
+    await bob.ok({ type: "queue_join", game: "nim", game_options: { heaps: [4, 6] } });
+    await cyd.ok({ type: "queue_join", variant: "square", k: 3 });
+    // The same options written otherwise (defaults spelled out) are the same queue.
+    const dan = await player(server, "Dan");
+    await dan.ok({ type: "queue_join", game: "nim", game_options: { misere: false, heaps: [4, 5] } });
+    const found = await ann.next("match_found");
+    const s = await ann.state(found.room);
+    assert.equal(s.options.game, "nim");
+    assert.deepEqual(s.options.game_options, { heaps: [4, 5], misere: false });
+    assert.deepEqual(s.players.map((p) => p.name).sort(), ["Ann", "Dan"]);
+    assert.equal(s.status, "playing");
+    const bad = await bob.request({ type: "queue_join", game: "nim", game_options: { heaps: [0] } });
+    assert.equal(bad.code, "bad_options");
+    const none = await bob.request({ type: "queue_join", game: "go" });
+    assert.equal(none.code, "unknown_game");
+  } finally {
+    await server.stop();
+  }
+});
+
 await run();

@@ -181,6 +181,26 @@ function shapes(docs, node, base, out = [], seen = 0) {
   return out;
 }
 
+// Whether value meets an "if" of the simple kind the schemas use: required members, and
+// the same rule for members' own "properties"/"required".
+function meetsIf(node, value) {
+  if (node === true) return true;
+  if (value === null || typeof value !== "object" || Array.isArray(value)) return false;
+  for (const k of node.required || []) if (!Object.prototype.hasOwnProperty.call(value, k)) return false;
+  for (const [k, sub] of Object.entries(node.properties || {})) {
+    if (sub !== true && Object.prototype.hasOwnProperty.call(value, k) && !meetsIf(sub, value[k])) return false;
+  }
+  return true;
+}
+
+// The member schemas that an object schema's if/then/else adds for this value (a room of
+// another game than Thue describes its match in "then").
+function branchProperties(node, value) {
+  if (!node.if) return {};
+  const branch = meetsIf(node.if, value) ? node.then : node.else;
+  return (branch && branch.properties) || {};
+}
+
 // The canonical form (PROTOCOL.md "The canonical form") of a parsed message, as the schemas
 // describe it: members in the order of "properties", defaults written out, unknown members
 // and members without a value or default left out, nested objects alike.
@@ -198,7 +218,9 @@ function canonicalize(docs, value, node, base) {
   const c = cands.find((x) => x.node.properties);
   if (!c) return value;
   const out = {};
-  for (const [k, sub] of Object.entries(c.node.properties)) {
+  const cond = branchProperties(c.node, value);
+  for (const [k, sub0] of Object.entries(c.node.properties)) {
+    const sub = cond[k] !== undefined && cond[k] !== true ? cond[k] : sub0;
     if (sub === false) continue;
     if (Object.prototype.hasOwnProperty.call(value, k)) {
       out[k] = canonicalize(docs, value[k], sub, c.base);

@@ -1,4 +1,4 @@
-/* ladder_moved_hook.h: test_lobby's way into the lobby's internals (which its own names
+/* ladder_moved_hook.h: the lobby tests' way into the lobby's internals (which its own names
  * would shadow): sets two accounts' ratings in a pool as a rated match does, and moves
  * their rows in the cached ladders with ladder_moved. */
 #ifndef THUE_TESTS_LADDER_MOVED_HOOK_H

@@ -157,8 +157,9 @@ static json_t *nim_state_json(const thue_gopt *o, const void *st)
 {
     (void)o;
     const thue_nim_state *s = st;
+    /* to_move is kept once over too: who faces the empty heaps decides the winner. */
     return json_pack("{s:o,s:i,s:i,s:i}", "heaps", heaps_json(s->heaps, s->n), "to_move",
-                     all_empty(s) ? -1 : s->to_move, "moves", s->moves, "nim_sum", nim_sum(s));
+                     s->to_move, "moves", s->moves, "nim_sum", nim_sum(s));
 }
 
 static int nim_to_move(const thue_gopt *o, const void *st)
@@ -175,10 +176,9 @@ static const char *nim_step(const thue_gopt *o, const void *st)
 
 static int nim_max_moves(const thue_gopt *o)
 {
-    int total = 0;
-    for (int i = 0; i < OPT(o)->n; i++)
-        total += OPT(o)->heaps[i];
-    return total;
+    /* Any position position_parse accepts, not only those the options start from. */
+    (void)o;
+    return THUE_NIM_HEAPS_MAX * THUE_NIM_HEAP_MAX;
 }
 
 static int nim_legal_moves(const thue_gopt *o, const void *st, thue_gmove *out)
