@@ -436,7 +436,11 @@ async function createRoom(ev) {
 
 async function quickMatch(ev) {
   ev.preventDefault();
-  const r = await send({ type: "queue_join", variant: $("q-variant").value, k: Number($("q-k").value), bot_after_s: Number($("q-bot").value) });
+  const game = $("q-game").value;
+  const bot = Number($("q-bot").value);
+  // Another game's queue pairs players of its default options (PROTOCOL.md, queue_join).
+  const r = await send(game === "thue" ? { type: "queue_join", variant: $("q-variant").value, k: Number($("q-k").value), bot_after_s: bot }
+    : { type: "queue_join", game, bot_after_s: bot });
   if (!r) return;
   ui.room = null;
   $("quick-status").textContent = "Waiting for an opponent…";
@@ -1181,8 +1185,9 @@ function botChoices(game) {
 }
 
 function wireGames() {
+  const quickGame = () => { for (const e of document.querySelectorAll("#quick-form .q-thue-only")) e.hidden = $("q-game").value !== "thue"; };
   const fill = () => {
-    for (const id of ["c-game", "l-game"]) {
+    for (const id of ["c-game", "l-game", "q-game"]) {
       const sel = $(id);
       const keep = sel.value;
       sel.textContent = "";
@@ -1191,11 +1196,14 @@ function wireGames() {
       sel.value = [...sel.options].some((x) => x.value === keep) ? keep : "thue";
     }
     renderGameOptionsForm();
+    quickGame();
   };
   fill();
-  loadGames().then(fill);
+  const before = JSON.stringify(games());
+  loadGames().then(() => { if (JSON.stringify(games()) !== before) fill(); }); // the server's list
   $("c-game").addEventListener("change", renderGameOptionsForm);
   $("l-game").addEventListener("change", refreshRooms);
+  $("q-game").addEventListener("change", quickGame);
   $("gboard").addEventListener("keydown", (ev) => {
     boardKey(ev, $("gboard"), () => {
       if (!ui.gsel) return false;

@@ -177,4 +177,28 @@ test("the create form checks the options as the server does and shows the server
   await tid(dana, "room-info").filter({ hasText: "heaps 1 2 3, misère" }).waitFor();
 }));
 
+test("quick match per game: two people waiting for Nim are paired into a Nim room", () => withWorld(async (browser, server) => {
+  const eve = await newPage(browser, server, "eve");
+  const finn = await newPage(browser, server, "finn");
+  await enter(eve, "Eve");
+  await enter(finn, "Finn");
+  for (const p of [eve, finn]) {
+    await tid(p, "q-game").selectOption("nim");
+    assert(await tid(p, "q-k").isHidden(), "Thue's k hides for Nim");
+    await tid(p, "q-bot").fill("0");
+    await tid(p, "quick").click();
+    if (p === eve) await tid(p, "quick-status").filter({ hasText: "Waiting" }).waitFor();
+  }
+  for (const p of [eve, finn]) {
+    await tid(p, "game").waitFor();
+    await p.locator("[data-testid=game][data-game=nim]").waitFor();
+    await waitHeaps(p, [3, 4, 5]);
+  }
+  const room = await eve.locator("[data-testid=game]").getAttribute("data-room");
+  assert(room === await finn.locator("[data-testid=game]").getAttribute("data-room"), "one room for both");
+  // Paired players are seated and ready: one of them has the move.
+  const turns = await Promise.all([eve, finn].map((p) => p.locator("[data-testid=gboard]").getAttribute("data-turn")));
+  assert(turns.filter((t) => t === "mine").length === 1, `exactly one may move: ${turns}`);
+}));
+
 await run();

@@ -4,22 +4,57 @@
 // who keeps playing legal moves when they cannot win; the result and its reason shown.
 // Run:
 //   node tests/e2e/games_play.test.mjs --server build/server/thue-server [--only NAME-PART]
-import { test, run, newPage, enter, shot, tid, assert, withWorld } from "./lib.mjs";
+import { test, run, newPage, enter, shot, tid, assert, withWorld, startServer } from "./lib.mjs";
+import { player } from "../integration/lib.mjs";
 import { createGameRoom, playGameToEnd } from "./gameslib.mjs";
 
-// The games on the server, with small boards so that a match by clicks stays short.
+// The games on the server, with small boards so that a match by clicks stays short. The
+// people play from a set start (opts, where the game has one) and begin with a click the
+// rules refuse (illegal: the test ids clicked, on the first mover's page); the bot
+// matches start from random positions (botOpts).
 const GAMES = [
   ["nim", { heaps: "3 4 5" }],
   ["nim", { heaps: "2 3 4", misere: true }],
   ["rims", { heaps: "4 5" }],
-  ["northcott", { rows: 3, cols: 5 }],
-  ["circle", { fields: 8, white: 2, black: 2, move_cap: 40 }],
+  // Row 1: white on column 1, black on 3: column 4 is past the black piece.
+  ["northcott", { rows: 3, cols: 5, start: "[[0,2],[1,4],[3,0]]" }, ["sq-0-0", "sq-0-3"], { rows: 3, cols: 5 }],
+  // White on 0 and 5, black on 3 and 7: from 0, field 4 is behind the black piece on 3
+  // one way and behind the one on 7 the other way.
+  ["circle", { fields: 8, start: "W..B.W.B", move_cap: 40 }, ["field-0", "field-4"], { fields: 8, white: 2, black: 2, move_cap: 40 }],
 ];
-const WITH_BOTS = process.env.THUE_GAME_BOTS !== "0";
+/** Which of the games this server hosts, and whether it seats their bots: the games land
+ * on the server one by one (Nim first), so the file plays each one the server has (Nim
+ * must be there) and says which it left out. Asked once, over a WebSocket, before the
+ * browser tests. */
+async function probe() {
+  const server = await startServer();
+  try {
+    const c = await player(server, "Probe");
+    const have = new Set();
+    for (const game of new Set(GAMES.map(([g]) => g))) {
+      const r = await c.request({ type: "create_room", game });
+      if (r.type !== "error") { have.add(game); await c.request({ type: "leave", room: r.room }); }
+      else assert(r.code === "unknown_game", `${game}: ${r.code} ${r.message}`);
+    }
+    const r = await c.request({ type: "create_room", game: "nim" });
+    const bot = await c.request({ type: "seat_bot", room: r.room, bot: "perfect", think_ms: 20 });
+    await c.close();
+    return { have, bots: bot.type !== "error" };
+  } finally {
+    await server.stop();
+  }
+}
+
+const found = await probe();
+assert(found.have.has("nim"), "the server hosts Nim");
+const WITH_BOTS = process.env.THUE_GAME_BOTS !== "0" && found.bots;
+const missing = GAMES.filter(([g]) => !found.have.has(g)).map(([g]) => g);
+console.log(`games on this server: ${[...found.have].join(", ")}${missing.length ? `; not yet: ${missing.join(", ")}` : ""}; ` +
+  `their bots: ${found.bots ? "yes" : "not yet (seat_bot answers not_available)"}`);
 
 const REASONS = /has no move left|took the last token|Draw: the move cap/;
 
-for (const [game, opts] of GAMES) {
+for (const [game, opts, illegal, botOpts] of GAMES.filter(([g]) => found.have.has(g))) {
   const label = `${game}${opts.misere ? " (misère)" : ""}`;
   test(`two people play ${label} to its end by clicks`, () => withWorld(async (browser, server) => {
     const ann = await newPage(browser, server, "ann");
@@ -32,6 +67,17 @@ for (const [game, opts] of GAMES) {
     await tid(bob, "game").waitFor();
     await tid(ann, "ready").click();
     await tid(bob, "ready").click();
+    if (illegal) {
+      // A click the rules refuse: the server's sentence shows, and the move is still Ann's.
+      await ann.locator("[data-testid=gboard][data-turn=mine]").waitFor();
+      for (const id of illegal) await tid(ann, id).click();
+      await tid(ann, "error").filter({ hasText: "(illegal move)" }).waitFor();
+      const said = await tid(ann, "gboard-hint").textContent();
+      assert(said.length > 10, `the refusal under the board: ${said}`);
+      await ann.locator("[data-testid=gboard][data-turn=mine][data-moves='0']").waitFor();
+      await shot(ann, `gp-${game}-illegal`);
+      console.log(`     ${game}: a refused click: ${said}`);
+    }
     const [a, b] = await Promise.all([playGameToEnd(ann), playGameToEnd(bob)]);
     const ra = await tid(ann, "result").textContent();
     const rb = await tid(bob, "result").textContent();
@@ -49,7 +95,7 @@ for (const [game, opts] of GAMES) {
   test(`a person plays ${label} against the perfect bot to its end`, () => withWorld(async (browser, server) => {
     const cleo = await newPage(browser, server, "cleo");
     await enter(cleo, "Cleo");
-    await createGameRoom(cleo, game, opts);
+    await createGameRoom(cleo, game, botOpts || opts);
     await tid(cleo, "bot-spec").selectOption("perfect");
     await tid(cleo, "bot-think").fill("20");
     await tid(cleo, "seat-bot").click();
