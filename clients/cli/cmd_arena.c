@@ -34,6 +34,7 @@
 #include <uv.h>
 
 #include "cli.h"
+#include "cli_game.h"
 #include "engine/errors.h"
 #include "engine/match.h"
 #include "svg.h"
@@ -89,6 +90,9 @@ static const char usage[] =
     "Progress (games done, elapsed time, an estimate of the rest) goes to stderr: a bar\n"
     "redrawn in place on a terminal, otherwise a line at every 10%. The table or the\n"
     "JSON goes to stdout.\n"
+    "\n"
+    "--game G (another game than thue, e.g. nim; 'thue games' lists them) has a form\n"
+    "of its own: 'thue arena --game G --help'. --game thue is this form.\n"
     "\n"
     "Exit status: 0, 1 failure (cannot write, a bot failed or played outside the rules),\n"
     "2 bad arguments.\n";
@@ -809,6 +813,10 @@ static int write_outputs(const arena *a, FILE *files[F_N], char paths[F_N][4200]
 
 int cmd_arena(int argc, char **argv)
 {
+    /* --game G other than thue: the game's own form (cmd_game.c, cmd_game_play.c). */
+    const char *gname = cli_take_game("arena", &argc, argv);
+    if (gname != NULL && strcmp(gname, "thue") != 0)
+        return cmd_arena_game(gname, argc, argv);
     const char *ktext = NULL, *variant = NULL, *btext = NULL, *ptext = NULL, *gtext = NULL,
                *seedtext = NULL, *think = NULL, *ltext = NULL, *thtext = NULL, *outdir = NULL,
                *pos[1];

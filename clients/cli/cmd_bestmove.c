@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cli_game.h"
 #include "engine/errors.h"
 #include "search/uct.h"
 
@@ -35,6 +36,9 @@ static const char usage[] =
     "  --json          print {\"move\":N,\"ms\":T,\"nodes\":X,\"exact\":B,\"depth\":D,\n"
     "                  \"value\":V,\"iterations\":I,\"stopped\":B}\n"
     "\n"
+    "--game G (another game than thue, e.g. nim; 'thue games' lists them) has a form\n"
+    "of its own: 'thue bestmove --game G --help'. --game thue is this form.\n"
+    "\n"
     "Exit status: 0, 1 failure (out of memory, cannot write the tree), 2 bad arguments.\n";
 
 /* perfect's time when no limit is given (see below). */
@@ -42,6 +46,10 @@ static const char usage[] =
 
 int cmd_bestmove(int argc, char **argv)
 {
+    /* --game G other than thue: the game's own form (cmd_game.c, cmd_game_play.c). */
+    const char *gname = cli_take_game("bestmove", &argc, argv);
+    if (gname != NULL && strcmp(gname, "thue") != 0)
+        return cmd_bestmove_game(gname, argc, argv);
     const char *variant = NULL, *ktext = NULL, *role = NULL, *itext = NULL, *bot = NULL,
                *think = NULL, *ntext = NULL, *seedtext = NULL, *remtext = NULL, *thtext = NULL,
                *tree = NULL, *pos[1];

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cli_game.h"
 #include "engine/errors.h"
 #include "engine/match.h"
 
@@ -73,6 +74,9 @@ static const char usage[] =
     "\n"
     "At any prompt 'resign' gives the match up to the opponent and 'help' explains.\n"
     "End of input abandons the match for the (human) player to move.\n"
+    "\n"
+    "--game G (another game than thue, e.g. nim; 'thue games' lists them) has a form\n"
+    "of its own: 'thue local --game G --help'. --game thue is this form.\n"
     "\n"
     "Exit status: 0 the match ended (on points or by resignation), 1 abandoned at end\n"
     "of input or a failure (such as an unwritable --out), 2 bad arguments.\n";
@@ -617,6 +621,10 @@ static int parse_seat(const char *opt, const char *text, thue_bot_spec *spec)
 
 int cmd_local(int argc, char **argv)
 {
+    /* --game G other than thue: the game's own form (cmd_game.c, cmd_game_play.c). */
+    const char *gname = cli_take_game("local", &argc, argv);
+    if (gname != NULL && strcmp(gname, "thue") != 0)
+        return cmd_local_game(gname, argc, argv);
     const char *ktext = NULL, *variant = NULL, *limit = NULL, *first = NULL, *seed = NULL,
                *names = NULL, *builder = NULL, *painter = NULL, *think = NULL, *thtext = NULL,
                *outdir = NULL, *pos[1];

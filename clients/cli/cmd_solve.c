@@ -6,6 +6,7 @@
 #include <uv.h>
 
 #include "cli.h"
+#include "cli_game.h"
 #include "engine/errors.h"
 #include "search/solve.h"
 
@@ -30,6 +31,9 @@ static const char usage[] =
     "  --json          print {\"value\":N,\"exact\":B,\"states\":S,\"pv\":[[i,c],...],\"ms\":T,\n"
     "                  \"depth\":D,\"nodes\":X}; pv is (position, symbol) insertions, ending\n"
     "                  with the one that makes the repetition when exact\n"
+    "\n"
+    "--game G (another game than thue, e.g. nim; 'thue games' lists them) has a form\n"
+    "of its own: 'thue solve --game G --help'. --game thue is this form.\n"
     "\n"
     "Exit status: 0 (exact or not), 1 out of memory, 2 bad arguments.\n";
 
@@ -77,6 +81,10 @@ static void run_share(void *arg)
 
 int cmd_solve(int argc, char **argv)
 {
+    /* --game G other than thue: the game's own form (cmd_game.c, cmd_game_play.c). */
+    const char *gname = cli_take_game("solve", &argc, argv);
+    if (gname != NULL && strcmp(gname, "thue") != 0)
+        return cmd_solve_game(gname, argc, argv);
     const char *variant = NULL, *ktext = NULL, *dtext = NULL, *ntext = NULL, *ttext = NULL, *pos[1];
     int json = 0, np;
     cli_opt opts[] = {{"variant", 1, &variant, NULL}, {"k", 1, &ktext, NULL},

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cli_game.h"
 
 static const char usage[] =
     "Usage: thue COMMAND [ARGS] [--json] [--help]\n"
@@ -13,6 +14,7 @@ static const char usage[] =
     "The online Thue game: tools over the thue-server game engine.\n"
     "\n"
     "Commands:\n"
+    "  games [--json]                   the games (thue, nim, ...), their options and bots\n"
     "  check WORD [--variant V]         the first square/overlap in WORD, if any\n"
     "  moves WORD --k K [--variant V]   the legal-move map: safe symbols at every position\n"
     "  local [--k K] [--variant V] ...  a match for two players on one terminal\n"
@@ -29,7 +31,8 @@ static const char usage[] =
     "\n"
     "WORD is digits (0121, for symbols below 10) or comma-separated numbers (0,1,12),\n"
     "optionally in brackets; a one-symbol word above 9 is written [12].\n"
-    "V is 'square' (default) or 'overlap'. Run 'thue COMMAND --help' for details.\n"
+    "V is 'square' (default) or 'overlap'. bestmove, solve, local and arena also take\n"
+    "--game G for the other games ('thue games'). Run 'thue COMMAND --help' for details.\n"
     "Exit status: 0 success, 1 failure, 2 bad arguments.\n";
 
 int main(int argc, char **argv)
@@ -47,6 +50,8 @@ int main(int argc, char **argv)
         puts("thue " THUE_VERSION); /* CMakeLists.txt's project() version */
         return 0;
     }
+    if (strcmp(cmd, "games") == 0)
+        return cmd_games(argc - 1, argv + 1);
     if (strcmp(cmd, "check") == 0)
         return cmd_check(argc - 1, argv + 1);
     if (strcmp(cmd, "moves") == 0)

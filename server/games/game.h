@@ -121,8 +121,9 @@ typedef struct thue_gamedef {
     int (*move_parse)(const thue_gopt *opt, const json_t *j, thue_gmove *m, thue_gerr *e);
     /* New reference. */
     json_t *(*move_json)(const thue_gopt *opt, const thue_gmove *m);
-    /* Player `player` plays m. 0, or THUE_EOVER, THUE_EPLAYER, THUE_ETURN, THUE_ESTEP or
-     * THUE_EILLEGAL with e filled; a refused move changes nothing. */
+    /* Player `player` plays m. 0, or THUE_EOVER, THUE_EPLAYER, THUE_ETURN or THUE_EILLEGAL
+     * (Thue says which rule: THUE_ESTEP, THUE_EPOSITION, THUE_ESYMBOL, the wire's words
+     * since its first client) with e filled; a refused move changes nothing. */
     int (*apply)(const thue_gopt *opt, void *st, int player, const thue_gmove *m, thue_gerr *e);
     void (*result)(const thue_gopt *opt, const void *st, thue_gresult *r);
     /* A hash of the position (for transposition tables); equal states hash equal. */

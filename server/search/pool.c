@@ -60,6 +60,12 @@
  * paused part is handed its slot under the mutex, so what it wrote before pausing and
  * what it reads after are ordered as well.
  *
+ * Game jobs (thue_pool_submit_game) go through the same queues, slots and registry as
+ * one-part jobs: their private part (gjob: the game, its options, a copy of the state, the
+ * spec and the result) hangs off the job, and their worker runs thue_gbot_choose with the
+ * same limits and yield hook instead of a Thue search. A job is a game job exactly when
+ * j->game is set; the Thue path pays one pointer test per part and per delivery.
+ *
  * The async handle is referenced only while a job is pending, so that a loop with nothing
  * else to do runs until every pending result is delivered, as with uv_queue_work.
  */
@@ -80,6 +86,7 @@
 #define THREADS_MAX_LIMIT 4096
 
 typedef struct job job;
+typedef struct gjob gjob;
 typedef struct owner owner;
 typedef struct wthread wthread;
 
@@ -111,6 +118,21 @@ struct job {
     /* Written by the worker that ends the last part, before posting. */
     int err;
     thue_bot_result result;
+
+    gjob *game; /* a game job's own part; NULL for a Thue job */
+};
+
+/* A game job's request (copied at submission, read-only afterwards) and its result
+ * (written by its worker before the part ends). */
+struct gjob {
+    const thue_gamedef *g;
+    thue_gopt opt;
+    void *state;
+    thue_gbot_spec spec;
+    uint64_t seed;
+    void (*cb)(const thue_game_job_result *res, void *data);
+    int err;
+    thue_gbot_result res;
 };
 
 enum { LIST_NONE, LIST_FRESH, LIST_RING };
@@ -177,6 +199,10 @@ struct thue_pool {
 static void job_free(job *j)
 {
     thue_bot_search_free(j->search);
+    if (j->game) {
+        free(j->game->state);
+        free(j->game);
+    }
     free(j);
 }
 
@@ -622,7 +648,9 @@ static void part_ended(thue_pool *pool, wthread *t)
     owner_release(pool, o);
     j->t_end = thue_now_ns();
     thue_bot_search *s = j->search;
-    if (!j->cancelled) {
+    if (j->game) {
+        j->err = j->game->err; /* the worker searched already; nothing to merge */
+    } else if (!j->cancelled) {
         uv_mutex_unlock(&pool->lock);
         j->err = thue_bot_search_finish(s, &j->result);
         thue_bot_search_free(s);
@@ -661,7 +689,13 @@ static void worker(void *arg)
 
         lim.yield = yield_hook;
         lim.yield_arg = t;
-        thue_bot_search_run_part(s, part, &lim);
+        if (j->game == NULL) {
+            thue_bot_search_run_part(s, part, &lim);
+        } else {
+            gjob *gj = j->game;
+            gj->err = thue_gbot_choose(gj->g, &gj->opt, gj->state, &gj->spec, gj->seed, &lim,
+                                       &gj->res);
+        }
 
         uv_mutex_lock(&pool->lock);
         part_ended(pool, t);
@@ -674,9 +708,31 @@ static void worker(void *arg)
 
 /* ---- the loop thread ------------------------------------------------------------- */
 
+static void deliver_game(thue_pool *pool, job *j)
+{
+    thue_game_job_result res;
+    memset(&res, 0, sizeof res);
+    res.id = j->id;
+    res.err = j->err;
+    res.bot = j->game->res;
+    res.queue_ms = (double)(j->t_start - j->t_submit) / 1e6;
+    res.run_ms = (double)(j->t_end - j->t_start) / 1e6;
+    uv_mutex_lock(&pool->lock);
+    if (j->err)
+        pool->stats.failed++;
+    else
+        pool->stats.completed++;
+    uv_mutex_unlock(&pool->lock);
+    j->game->cb(&res, j->data);
+}
+
 static void deliver(thue_pool *pool, job *j)
 {
     reg_remove(pool, j);
+    if (j->game) {
+        deliver_game(pool, j);
+        return;
+    }
     thue_job_result res;
     res.id = j->id;
     res.err = j->err;
@@ -795,6 +851,8 @@ thue_pool *thue_pool_new(uv_loop_t *loop, int threads)
     return thue_pool_new_config(loop, &cfg);
 }
 
+static int enqueue(thue_pool *pool, job *j, const char *key, uint64_t *id);
+
 /* The earliest of a job's deadlines, as its search computes them (bot.c). */
 static int64_t due_of(const thue_job_request *req, int64_t t0)
 {
@@ -842,6 +900,12 @@ int thue_pool_submit(thue_pool *pool, const thue_job_request *req, uint64_t *id)
     j->limits.stop = &j->stop;
     j->t_submit = thue_now_ns();
     j->due_ns = due_of(req, j->t_submit);
+    return enqueue(pool, j, key, id);
+}
+
+/* Queues a job whose search and limits are set: 0, or THUE_ENOMEM (then j is freed). */
+static int enqueue(thue_pool *pool, job *j, const char *key, uint64_t *id)
+{
     uv_mutex_lock(&pool->lock);
     owner *o = owner_get(pool, key);
     if (o == NULL) {
@@ -864,6 +928,54 @@ int thue_pool_submit(thue_pool *pool, const thue_job_request *req, uint64_t *id)
     if (id)
         *id = j->id;
     return 0;
+}
+
+int thue_pool_submit_game(thue_pool *pool, const thue_game_job_request *req, uint64_t *id)
+{
+    if (pool == NULL || req == NULL || req->cb == NULL || req->state == NULL ||
+        thue_gbot_spec_check(req->game, &req->spec) != 0)
+        return THUE_EINVAL;
+    if (pool->closing)
+        return THUE_EOVER;
+    const char *key = req->owner ? req->owner : "";
+    if (strlen(key) > THUE_POOL_OWNER_MAX)
+        return THUE_EINVAL;
+    size_t sz = req->game->state_size(&req->opt);
+    job *j = calloc(1, sizeof *j);
+    gjob *gj = calloc(1, sizeof *gj);
+    void *st = malloc(sz ? sz : 1);
+    if (j == NULL || gj == NULL || st == NULL) {
+        free(j);
+        free(gj);
+        free(st);
+        return THUE_ENOMEM;
+    }
+    memcpy(st, req->state, sz);
+    gj->g = req->game;
+    gj->opt = req->opt;
+    gj->state = st;
+    gj->spec = req->spec;
+    gj->seed = req->seed;
+    gj->cb = req->cb;
+    j->game = gj;
+    j->nparts = 1;
+    j->data = req->data;
+    atomic_init(&j->stop, 0);
+    j->t_submit = thue_now_ns();
+    /* think_ms and the spec's own time count from submission, as a Thue job's do: they
+     * become an absolute deadline here (thue_gbot_choose would count from its start). */
+    int64_t due = req->deadline_ns > 0 ? req->deadline_ns : 0;
+    int64_t ms = req->think_ms > 0 ? req->think_ms : 0;
+    if (req->spec.kind == THUE_GBOT_UCT && req->spec.time_ms > 0 &&
+        (ms == 0 || req->spec.time_ms < ms))
+        ms = req->spec.time_ms;
+    if (ms > 0 && (due == 0 || j->t_submit + ms * 1000000 < due))
+        due = j->t_submit + ms * 1000000;
+    j->limits.deadline_ns = due;
+    j->limits.node_budget = req->node_budget;
+    j->limits.stop = &j->stop;
+    j->due_ns = due;
+    return enqueue(pool, j, key, id);
 }
 
 int thue_pool_cancel(thue_pool *pool, uint64_t id)

@@ -5,6 +5,10 @@
  * (think time, node budget, absolute deadline), a stop flag and an owner. A job may be
  * split into parts (root parallelism, bot.h); each part is a task.
  *
+ * Two kinds of job share the queues, the fairness, the time slices, the id space and
+ * cancel: Thue jobs (thue_pool_submit, bot.h's bots) and game jobs (thue_pool_submit_game,
+ * gbot.h's bots over any game of game.h). A game job is always one part.
+ *
  * Fair by owner. The owner is whoever the work is for (the server uses the account, or
  * a guest's address). Each owner has a FIFO of jobs; owners are served round-robin, so
  * one owner's backlog never delays another owner's job by more than one turn of the
@@ -47,6 +51,7 @@
 #include <uv.h>
 
 #include "search/bot.h"
+#include "search/gbot.h"
 
 typedef struct thue_pool thue_pool;
 
@@ -126,8 +131,45 @@ thue_pool *thue_pool_new_config(uv_loop_t *loop, const thue_pool_config *cfg);
  */
 int thue_pool_submit(thue_pool *pool, const thue_job_request *req, uint64_t *id);
 
+/* ---- game jobs ------------------------------------------------------------------------ */
+
+struct thue_game_job_result;
+
+typedef struct thue_game_job_request {
+    const thue_gamedef *game; /* borrowed; must outlive the job (the registry's are static) */
+    thue_gopt opt;            /* the game's parsed options (copied) */
+    const void *state;        /* copied at submission: game->state_size(&opt) bytes */
+    thue_gbot_spec spec;
+    uint64_t seed;
+    int64_t think_ms;     /* <= 0: none; counted from submission, queue time included */
+    uint64_t node_budget; /* 0: none (perfect then uses its own, gbot.h) */
+    int64_t deadline_ns;  /* absolute thue_now_ns() time; 0: none */
+    const char *owner;    /* as thue_job_request's */
+    void (*cb)(const struct thue_game_job_result *res, void *data); /* required */
+    void *data;
+} thue_game_job_request;
+
+typedef struct thue_game_job_result {
+    uint64_t id;
+    int err;              /* 0, or thue_gbot_choose's error (THUE_EOVER: the position is
+                             over; THUE_ETOOBIG: perfect could not decide in time or was
+                             stopped; THUE_ENOMEM); then `bot` is not valid */
+    thue_gbot_result bot; /* the move and its cost */
+    double queue_ms, run_ms; /* as thue_job_result's */
+} thue_game_job_result;
+
 /*
- * Cancels job `id`: 0 when it was queued, running or finished but not yet delivered
+ * Queues a game job (copying the request, the options and the state). 0 and *id set
+ * (the same id space as thue_pool_submit's), or THUE_EINVAL (no callback, no game or
+ * state, a spec the game cannot play: gbot.h's thue_gbot_spec_check), THUE_ENOMEM, or
+ * THUE_EOVER when the pool is closing. The search itself runs on a worker, so a position
+ * that is over is reported through the callback (err = THUE_EOVER). Costs the loop
+ * thread a copy of the state.
+ */
+int thue_pool_submit_game(thue_pool *pool, const thue_game_job_request *req, uint64_t *id);
+
+/*
+ * Cancels job `id` (of either kind): 0 when it was queued, running or finished but not yet delivered
  * (its callback will never be called), THUE_EINVAL when no such job is pending (unknown,
  * already delivered or already cancelled).
  */

@@ -110,9 +110,10 @@ static void nim_start(const thue_gopt *o, uint64_t seed, void *st)
     memcpy(s->heaps, OPT(o)->heaps, sizeof s->heaps);
 }
 
+static int nim_max_moves(const thue_gopt *o);
+
 static int nim_position_parse(const thue_gopt *o, const json_t *j, void *st, thue_gerr *e)
 {
-    (void)o;
     thue_nim_state s;
     memset(&s, 0, sizeof s);
     static const char *const keys[] = {"heaps", "to_move", "moves", "nim_sum", NULL};
@@ -126,6 +127,15 @@ static int nim_position_parse(const thue_gopt *o, const json_t *j, void *st, thu
     /* An empty position is a real one (the game is over), so all zeros are allowed. */
     if (parse_heaps(h, s.heaps, &s.n, true, THUE_ESTATE, "heaps", e) != 0)
         return THUE_ESTATE;
+    /* legal_moves writes one move per token into a buffer of max_moves. */
+    int total = 0;
+    for (int i = 0; i < s.n; i++)
+        total += s.heaps[i];
+    if (total > nim_max_moves(o))
+        return thue_gerr_set(e, THUE_ESTATE, "heaps",
+                             "the heaps hold %d tokens, more than these options allow (%d): "
+                             "give options with bigger heaps",
+                             total, nim_max_moves(o));
     long long v;
     if (thue_gjson_int(j, "to_move", 0, 1, 0, &v, THUE_ESTATE, e) != 0)
         return THUE_ESTATE;
@@ -176,9 +186,10 @@ static const char *nim_step(const thue_gopt *o, const void *st)
 
 static int nim_max_moves(const thue_gopt *o)
 {
-    /* Any position position_parse accepts, not only those the options start from. */
-    (void)o;
-    return THUE_NIM_HEAPS_MAX * THUE_NIM_HEAP_MAX;
+    int total = 0;
+    for (int i = 0; i < OPT(o)->n; i++)
+        total += OPT(o)->heaps[i];
+    return total > THUE_NIM_MOVES_FLOOR ? total : THUE_NIM_MOVES_FLOOR;
 }
 
 static int nim_legal_moves(const thue_gopt *o, const void *st, thue_gmove *out)
@@ -196,9 +207,10 @@ static int nim_move_parse(const thue_gopt *o, const json_t *j, thue_gmove *m, th
 {
     (void)o;
     static const char *const keys[] = {"heap", "take", NULL};
-    if (!json_is_object(j) || thue_gjson_only(j, keys, THUE_EMOVE, e) != 0)
-        return thue_gerr_set(e, THUE_EMOVE, e != NULL ? e->field : "",
-                             "a Nim move is {\"heap\":I,\"take\":N}");
+    if (!json_is_object(j))
+        return thue_gerr_set(e, THUE_EMOVE, "", "a Nim move is {\"heap\":I,\"take\":N}");
+    if (thue_gjson_only(j, keys, THUE_EMOVE, e) != 0)
+        return THUE_EMOVE; /* e names the unknown member */
     const json_t *h = json_object_get(j, "heap"), *t = json_object_get(j, "take");
     if (!json_is_integer(h) || !json_is_integer(t))
         return thue_gerr_set(e, THUE_EMOVE, h == NULL || !json_is_integer(h) ? "heap" : "take",

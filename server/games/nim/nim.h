@@ -9,6 +9,9 @@
 
 #define THUE_NIM_HEAPS_MAX 16
 #define THUE_NIM_HEAP_MAX 1000
+/* max_moves is the options' token count, and never below this, so that positions read
+ * by position_parse may hold more tokens than the options' heaps (up to this many). */
+#define THUE_NIM_MOVES_FLOOR 1024
 
 typedef struct thue_nim_state {
     int n;
