@@ -1904,6 +1904,10 @@ function wire() {
 }
 
 // For tests and the curious: drop the connection as a network failure would.
-window.thueClient = { dropConnection: () => { if (conn.ws) conn.ws.close(); } };
+window.thueClient = {
+  dropConnection: () => { if (conn.ws) conn.ws.close(); },
+  // Another game's states this page kept for the room on screen (the replay's steps).
+  keptStates: () => (ui.state ? keptStates(ui.state) : []),
+};
 
 wire();

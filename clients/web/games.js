@@ -56,7 +56,8 @@ let known = FALLBACK_GAMES;
  * is a formula ("10 * rows * cols") is null (left to the server). */
 function defaultValue(d) {
   if (typeof d !== "string") return d === undefined ? null : d;
-  try { return JSON.parse(d); } catch { return null; }
+  try { return JSON.parse(d); } catch { /* a word or a formula */ }
+  return /^[a-z]+$/i.test(d) ? d : null;
 }
 
 /** Reads GET /api/games (every game but Thue); keeps the fallback list when the server
@@ -228,6 +229,36 @@ export function circleTargets(board, from) {
     }
   }
   return out;
+}
+
+/**
+ * The state after `mv` (a move the server accepted) from `st`, as the server writes it
+ * (state_json): for the stored matches' replay, which has only the start and the moves.
+ * The tests hold it against every state a match's room_state brought.
+ */
+export function applyMove(game, st, mv) {
+  const next = { ...st, to_move: 1 - st.to_move, moves: st.moves + 1 };
+  if (game === "nim") {
+    next.heaps = st.heaps.slice();
+    next.heaps[mv.heap] -= mv.take;
+    next.nim_sum = next.heaps.reduce((a, b) => a ^ b, 0);
+  } else if (game === "rims") {
+    // The regions stay canonical: empty ones dropped, the rest in non-increasing order.
+    const rest = st.heaps[mv.heap] - mv.take;
+    const split = mv.split || 0;
+    const heaps = st.heaps.filter((_, i) => i !== mv.heap).concat([split, rest - split]);
+    next.heaps = heaps.filter((h) => h > 0).sort((a, b) => b - a);
+  } else if (game === "northcott") {
+    const side = st.to_move === 0 ? "white" : "black";
+    next[side] = st[side].slice();
+    next[side][mv.row] = mv.to;
+  } else if (game === "circle") {
+    const b = st.board.split("");
+    b[mv.to] = b[mv.from];
+    b[mv.from] = ".";
+    next.board = b.join("");
+  }
+  return next;
 }
 
 export const COLOUR = ["white", "black"];
@@ -421,6 +452,8 @@ function circleBoard(box, view) {
   const targets = sel !== null ? circleTargets(board, sel) : new Map();
   const last = view.last;
   const ring = el("div", { class: "circle-board", role: "group", label: `${n} fields on a circle, field 0 at the top, numbers growing clockwise` });
+  // Many fields: smaller ones, so that neighbours do not overlap on a phone.
+  ring.style.setProperty("--field", `${Math.min(2.75, 52 / n).toFixed(2)}rem`);
   if (view.sel && view.sel.kind === "dir") {
     const { from, to } = view.sel;
     box.append(el("div", { class: "split", testid: "dir-choice" },

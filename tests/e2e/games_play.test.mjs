@@ -85,6 +85,21 @@ for (const [game, opts, illegal, botOpts] of GAMES.filter(([g]) => found.have.ha
     assert(ra.replace(/^You (win!|lose\.) /, "") === rb.replace(/^You (win!|lose\.) /, ""), `both see one result: ${ra} / ${rb}`);
     assert(Math.abs(a - b) <= 1, `the players alternated: ${a} and ${b} moves`);
     await shot(ann, `gp-${game}-people`);
+    // The client's own rules (games.js applyMove, which replays stored matches) agree
+    // with the server on every state of the match.
+    const check = await bob.evaluate(async (g) => {
+      const { applyMove } = await import("/games.js");
+      const canon = (v) => JSON.stringify(v, (k, x) => (x && typeof x === "object" && !Array.isArray(x) ? Object.fromEntries(Object.entries(x).sort()) : x));
+      const list = window.thueClient.keptStates();
+      const wrong = [];
+      for (let i = 1; i < list.length; i++) {
+        const got = applyMove(g, list[i - 1].state, list[i].last.move);
+        if (canon(got) !== canon(list[i].state)) wrong.push(`${canon(list[i - 1].state)} + ${canon(list[i].last.move)}: ${canon(got)}, server ${canon(list[i].state)}`);
+      }
+      return { n: list.length, wrong };
+    }, game);
+    assert(check.n === a + b + 1, `Bob's page kept every state: ${check.n} for ${a + b} moves`);
+    assert(check.wrong.length === 0, `applyMove agrees with the server: ${check.wrong.join("; ")}`);
     // The finished match replays from its first state.
     await tid(bob, "g-replay-first").click();
     await tid(bob, "g-replay-pos").filter({ hasText: "move 0 of" }).waitFor();
