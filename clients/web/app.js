@@ -8,7 +8,7 @@ import { Connection } from "./conn.js";
 import { losingSymbols, symbolColour } from "./rules.js";
 import { noticeTurn, setSound, soundWanted } from "./notify.js";
 import {
-  boardKey, checkOptions, COLOUR, drawBoard, fieldText, gameInfo, gameTitle, games, loadGames,
+  applyMove, boardKey, checkOptions, COLOUR, drawBoard, fieldText, gameInfo, gameTitle, games, loadGames,
   moveHint, moveText, optionsText, resultWords,
 } from "./games.js";
 
@@ -766,8 +766,8 @@ async function pageMatches(body, name, page = 1) {
   body.append(ms.length === 0 ? el("p", { class: "empty", testid: "matches" }, "No stored matches.")
     : el("div", { class: "table-wrap", testid: "matches" }, table(["Players", "Game", "Result", "Ended", ""], ms.map((m) => [
       m.players.map((p) => p.name).join(" vs "),
-      `${m.variant}, k=${m.k}${m.rated ? ", rated" : ""}`,
-      resultText(m.result, m.players, m.points),
+      isGameRecord(m) ? optionsText(m.game, m.game_options) : `${m.variant}, k=${m.k}${m.rated ? ", rated" : ""}`,
+      isGameRecord(m) ? resultWords(m.result, m.players.map(playerName)) : resultText(m.result, m.players, m.points),
       m.ended_at ? new Date(m.ended_at).toLocaleString() : "",
       link(`#/match/${enc(m.match)}`, "Replay", `replay-${m.match}`),
     ]))));
@@ -804,6 +804,7 @@ async function pageMatch(body, id) {
   const rec = await getJSON(`/api/matches/${enc(id)}`);
   replay.rec = rec;
   replay.step = rec.moves.length;
+  if (isGameRecord(rec)) { pageGameMatch(body, rec); return; }
   const o = rec.options;
   body.append(el("h2", {}, `Match ${rec.match}: ${rec.players.map((p) => playerName(p)).join(" vs ")}`),
     el("p", { class: "small", title: POINTS_HELP }, `${o.variant}-free, k = ${o.k}, rounds end at ${o.limit} points${o.rated ? " · rated" : ""}${rec.tournament ? ` · tournament ${rec.tournament}, round ${rec.tournament_round}` : ""}`),
@@ -839,6 +840,7 @@ function wordTiles(box, word, k, rep) {
 }
 
 function renderReplay() {
+  if (isGameRecord(replay.rec)) { renderGameRecord(); return; }
   const rec = replay.rec;
   if (!rec || !ui.page || ui.page.what !== "match" || !$("replay-word")) return;
   const n = rec.moves.length;
@@ -1094,6 +1096,49 @@ function onGameReplayKey(ev) {
   ui.greplay = { room: s.room, number: s.match.number, step: Math.max(0, Math.min(n, k)) };
   renderGameRoom();
   return true;
+}
+
+// A stored match of another game (GET /api/matches/ID: start, moves, final; PROTOCOL.md
+// section 13): its states are rebuilt from the start by games.js applyMove, and shown on
+// the same board as in a room, stepped as Thue's replay is.
+
+function isGameRecord(rec) {
+  return Boolean(rec && rec.game && rec.game !== "thue");
+}
+
+function pageGameMatch(body, rec) {
+  const states = [rec.start];
+  for (const mv of rec.moves) states.push(applyMove(rec.game, states[states.length - 1], mv.move));
+  replay.states = states;
+  const names = rec.players.map(playerName);
+  const white = names[rec.first];
+  body.append(el("h2", {}, `Match ${rec.match}: ${names.join(" vs ")}`),
+    el("p", { class: "small" }, `${optionsText(rec.game, rec.game_options)} · ${white} white, moving first${rec.tournament ? ` · tournament ${rec.tournament}` : ""}`),
+    el("p", { testid: "replay-result" }, resultWords(rec.result, names)));
+  const btn = (tid, text, fn) => el("button", { type: "button", testid: tid, onclick: () => { fn(); renderReplay(); } }, text);
+  const n = rec.moves.length;
+  body.append(el("div", { class: "actions" },
+    btn("replay-first", "« First", () => (replay.step = 0)),
+    btn("replay-prev", "◀ Previous", () => (replay.step = Math.max(0, replay.step - 1))),
+    btn("replay-next", "Next ▶", () => (replay.step = Math.min(n, replay.step + 1))),
+    btn("replay-last", "Last »", () => (replay.step = n))),
+  el("p", { class: "small" }, "Arrow keys step, Home and End jump."),
+  el("p", { id: "replay-pos", testid: "replay-pos" }),
+  el("div", { id: "replay-board", class: "gboard", testid: "replay-board" }),
+  el("p", { id: "replay-final", class: "small", testid: "replay-final" }),
+  el("p", {}, link(`/api/matches/${enc(rec.match)}/moves.csv`, "moves.csv")));
+}
+
+function renderGameRecord() {
+  const rec = replay.rec;
+  if (!ui.page || ui.page.what !== "match" || !$("replay-board")) return;
+  const i = replay.step;
+  const mv = i > 0 ? rec.moves[i - 1] : null;
+  const names = rec.players.map(playerName);
+  $("replay-pos").textContent = `Move ${i} of ${rec.moves.length}${mv ? ` · ${names[mv.seat]} ${moveText(rec.game, mv.move, replay.states[i - 1])} (${fmtThink(mv.think_ms)})` : " · the start"}`;
+  $("replay-pos").dataset.step = String(i);
+  drawBoard($("replay-board"), { game: rec.game, state: replay.states[i], player: null, active: false, over: true, last: mv ? mv.move : null, prev: i > 0 ? replay.states[i - 1] : null, sel: null, onMove: () => {}, onSelect: () => {} });
+  $("replay-final").textContent = i === rec.moves.length ? `Final: ${resultWords(rec.result, names)}` : "";
 }
 
 // The create form's fields for another game: one per option, from the game's list.
@@ -1559,7 +1604,7 @@ function renderRounds() {
 
 function renderResultExtra(me) {
   const box = $("result");
-  if (me.match_id && !me.game) box.append(el("div", {}, el("a", { href: `#/match/${encodeURIComponent(me.match_id)}`, testid: "replay-link" }, "Replay this match")));
+  if (me.match_id) box.append(el("div", {}, el("a", { href: `#/match/${encodeURIComponent(me.match_id)}`, testid: "replay-link" }, "Replay this match")));
   if (me.ratings && ui.state && ui.state.you !== null) {
     const r = me.ratings[ui.state.you];
     box.append(el("div", { class: "small" }, `Your rating: ${Math.round(r.before)} → ${Math.round(r.after)}`));

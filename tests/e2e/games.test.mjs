@@ -177,6 +177,49 @@ test("the create form checks the options as the server does and shows the server
   await tid(dana, "room-info").filter({ hasText: "heaps 1 2 3, misère" }).waitFor();
 }));
 
+test("a stored Nim match: the result links its replay, stepped on the board; the matches list names the game", () => withWorld(async (browser, server) => {
+  // Other games' matches are stored where the server says so: GET /api/games came with
+  // them (PROTOCOL.md section 13). A server without either has nothing to show here.
+  const games = await fetch(`${server.url}/api/games`);
+  if (games.status === 404) { console.log("     (this server stores no other games' matches yet: GET /api/games is 404)"); return; }
+  assert(games.ok, `GET /api/games: ${games.status}`);
+  const gus = await newPage(browser, server, "gus");
+  const hal = await newPage(browser, server, "hal");
+  await enter(gus, "Gus");
+  await enter(hal, "Hal");
+  // The form's game list is the server's now.
+  const listed = await tid(gus, "c-game").locator("option").allTextContents();
+  assert(listed[0] === "Thue" && listed.includes("Nim"), `the games from /api/games: ${listed}`);
+  const room = await createGameRoom(gus, "nim", { heaps: "1 2" });
+  await tid(hal, "join-room").fill(room);
+  await tid(hal, "join").click();
+  await tid(gus, "ready").click();
+  await tid(hal, "ready").click();
+  await waitMyTurn(gus);
+  await gus.locator("[data-testid=token-1-1]").click(); // 1 1
+  await waitMyTurn(hal);
+  await hal.locator("[data-testid=token-0-0]").click(); // 0 1
+  await waitMyTurn(gus);
+  await gus.locator("[data-testid=token-1-0]").click(); // 0 0: Hal cannot move
+  await tid(hal, "result").filter({ hasText: "Gus wins: Hal has no move left." }).waitFor();
+  await tid(hal, "replay-link").click();
+  await tid(hal, "replay-result").filter({ hasText: "Gus wins: Hal has no move left." }).waitFor();
+  const heaps = () => hal.locator("[data-testid=replay-board] .heap").evaluateAll((hs) => hs.map((h) => Number(h.dataset.size)).join(","));
+  assert(await heaps() === "0,0", "the replay opens on the final position");
+  await tid(hal, "replay-first").click();
+  assert(await heaps() === "1,2", "the start");
+  await tid(hal, "replay-next").click();
+  assert(await heaps() === "1,1", "after Gus's first move");
+  assert((await tid(hal, "replay-pos").textContent()).includes("Gus took 1 from heap 2"), "the move in words");
+  await hal.keyboard.press("ArrowRight");
+  await hal.locator("[data-testid=replay-pos][data-step='2']").waitFor();
+  assert(await heaps() === "0,1", "the arrow key steps");
+  await shot(hal, "g3-hal-record");
+  await hal.goto(`${server.url}/#/matches/Hal`);
+  await tid(hal, "matches").filter({ hasText: "Nim: heaps 1 2" }).waitFor();
+  assert((await tid(hal, "matches").textContent()).includes("Gus wins"), "the list words the result");
+}));
+
 test("quick match per game: two people waiting for Nim are paired into a Nim room", () => withWorld(async (browser, server) => {
   const eve = await newPage(browser, server, "eve");
   const finn = await newPage(browser, server, "finn");
