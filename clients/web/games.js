@@ -453,7 +453,10 @@ function circleBoard(box, view) {
   const last = view.last;
   const ring = el("div", { class: "circle-board", role: "group", label: `${n} fields on a circle, field 0 at the top, numbers growing clockwise` });
   // Many fields: smaller ones, so that neighbours do not overlap on a phone.
-  ring.style.setProperty("--field", `${Math.min(2.75, 52 / n).toFixed(2)}rem`);
+  // The fields stand 2 pi 0.42 / n of the ring's width apart; a field takes at most 0.68
+  // of that, so that even diagonal neighbours' boxes stay apart.
+  ring.style.setProperty("--field", `min(2.75rem, ${(179 / n).toFixed(2)}%)`);
+  ring.classList.toggle("crowded", n > 24);
   if (view.sel && view.sel.kind === "dir") {
     const { from, to } = view.sel;
     box.append(el("div", { class: "split", testid: "dir-choice" },

@@ -220,6 +220,43 @@ test("a stored Nim match: the result links its replay, stepped on the board; the
   assert((await tid(hal, "matches").textContent()).includes("Gus wins"), "the list words the result");
 }));
 
+test("every game's board fits a 375 px phone without sideways scrolling", () => withWorld(async (browser, server) => {
+  const ivy = await newPage(browser, server, "ivy");
+  const jon = await newPage(browser, server, "jon");
+  await ivy.setViewportSize({ width: 375, height: 812 });
+  await enter(ivy, "Ivy");
+  await enter(jon, "Jon");
+  const boards = [
+    ["nim", { heaps: "30 7 1000" }], ["rims", { heaps: "12 5" }],
+    ["northcott", { rows: 16, cols: 32 }], ["northcott", { rows: 8, cols: 8 }],
+    ["circle", { fields: 64, white: 20, black: 20 }], ["circle", { fields: 12 }],
+  ];
+  for (const [game, opts] of boards) {
+    await fillGameForm(ivy, game, opts);
+    const made = await Promise.race([
+      tid(ivy, "game").waitFor().then(() => true),
+      tid(ivy, "c-error").filter({ hasText: "unknown game" }).waitFor().then(() => false),
+    ]);
+    if (!made) { console.log(`     (${game}: not on this server)`); continue; }
+    const room = await ivy.locator("[data-testid=game]").getAttribute("data-room");
+    await tid(jon, "join-room").fill(room);
+    await tid(jon, "join").click();
+    await tid(ivy, "ready").click();
+    await tid(jon, "ready").click();
+    await ivy.locator("[data-testid=gboard][data-moves='0'] button").first().waitFor();
+    const wide = await ivy.evaluate(() => document.documentElement.scrollWidth);
+    assert(wide <= 375, `${game} ${JSON.stringify(opts)}: the page is ${wide} px wide`);
+    // Neighbouring fields on the circle do not overlap (each stays clickable).
+    const overlap = await ivy.evaluate(() => {
+      const fs = [...document.querySelectorAll("[data-testid=gboard] .field")].map((f) => f.getBoundingClientRect());
+      return fs.some((a, i) => { const b = fs[(i + 1) % fs.length]; return fs.length > 1 && a.right > b.left && b.right > a.left && a.bottom > b.top && b.bottom > a.top; });
+    });
+    assert(!overlap, `${game}: neighbouring fields overlap`);
+    await shot(ivy, `g4-phone-${game}-${Object.values(opts).join("-").replace(/\s+/g, "_")}`);
+    for (const p of [ivy, jon]) { await tid(p, "leave").click(); await tid(p, "refresh").waitFor(); }
+  }
+}));
+
 test("quick match per game: two people waiting for Nim are paired into a Nim room", () => withWorld(async (browser, server) => {
   const eve = await newPage(browser, server, "eve");
   const finn = await newPage(browser, server, "finn");
