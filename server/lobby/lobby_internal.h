@@ -25,11 +25,13 @@
 #include "lobby/lobby.h"
 #include "quota.h"
 #include "search/bot.h"
+#include "search/gbot.h"
 #include "store/store.h"
 
 #define LOBBY_BUCKETS 4096 /* hash buckets of the room and session tables */
 #define ABUSE_REJECTIONS 50
 #define QUICK_BOT_SPEC "nested:1"
+#define QUICK_GBOT_SPEC "uct:iterations=2000" /* quick match's bot in other games */
 #define ROOM_LIST_MAX 500
 #define LOBBY_LIMIT_KEYS 65536 /* addresses (and accounts) a limiter tracks at once */
 
@@ -141,7 +143,8 @@ typedef struct room_seat {
     account *bot_acct; /* a bot's account (rated rooms), or NULL */
     char bot_name[THUE_PROTO_NAME_MAX + 1];
     char bot_spec_text[THUE_PROTO_SPEC_MAX + 1];
-    thue_bot_spec spec;
+    thue_bot_spec spec;   /* Thue's bots */
+    thue_gbot_spec gspec; /* another game's (search/gbot.h) */
     int think_ms;
     /* Whom a bot's searches are for (the pool's fair shares): the account, or a guest's
      * address key. A bot seated with seat_bot (owner_limited) is counted in

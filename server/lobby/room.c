@@ -917,10 +917,84 @@ static void bot_done(const thue_job_result *res, void *data)
     after_move(r);
 }
 
+static void gbot_done(const thue_game_job_result *res, void *data)
+{
+    room *r = data;
+    thue_lobby *l = r->lobby;
+    int seat = r->thinking;
+    r->job = 0;
+    r->thinking = -1;
+    if (seat < 0 || !match_running(r))
+        return;
+    thue_histogram_observe(&l->metrics->pool_queue_wait, res->queue_ms / 1000.0);
+    thue_gmove m = res->bot.move;
+    if (res->err == THUE_ETOOBIG) {
+        /* The perfect bot could not decide in time (a position beyond its solver):
+         * it plays the first legal move rather than forfeit. */
+        thue_gmove *moves = malloc(sizeof *moves * (size_t)r->game->max_moves(&r->gopt));
+        int n = moves != NULL ? r->game->legal_moves(&r->gopt, r->gstate, moves) : 0;
+        if (n > 0)
+            m = moves[0];
+        free(moves);
+        thue_log(THUE_LOG_WARN, "room %s: bot %s could not decide; it plays a legal move", r->id,
+                 r->seats[seat].bot_spec_text);
+        if (n <= 0) {
+            forfeit(r, seat, THUE_END_ABANDON);
+            return;
+        }
+    } else if (res->err) {
+        thue_log(THUE_LOG_ERROR, "room %s: bot %s failed: %s; it forfeits", r->id,
+                 r->seats[seat].bot_spec_text, thue_strerror(res->err));
+        forfeit(r, seat, THUE_END_ABANDON);
+        return;
+    } else {
+        thue_histogram_observe(&l->metrics->bot_think, res->bot.ms / 1000.0);
+    }
+    thue_gerr e;
+    int err = apply_gmove(r, seat, &m, &e);
+    if (err == THUE_EOVER && !match_running(r))
+        return; /* its flag fell first */
+    if (err) {
+        thue_log(THUE_LOG_ERROR, "room %s: bot %s made an illegal move (%s); it forfeits", r->id,
+                 r->seats[seat].bot_spec_text, e.msg);
+        forfeit(r, seat, THUE_END_ABANDON);
+        return;
+    }
+    after_move(r);
+}
+
+/* Another game's bot to move: a game job in the pool, like a Thue bot's. */
 static void gsubmit_bot(room *r, int seat)
 {
-    (void)seat;
-    thue_log(THUE_LOG_ERROR, "room %s: no bots for %s yet", r->id, r->game->name);
+    thue_lobby *l = r->lobby;
+    const room_seat *st = &r->seats[seat];
+    thue_game_job_request req;
+    memset(&req, 0, sizeof req);
+    req.game = r->game;
+    req.opt = r->gopt;
+    req.state = r->gstate;
+    req.spec = st->gspec;
+    req.seed = thue_gmix64(r->game_seed ^ (uint64_t)r->nmoves);
+    req.think_ms = st->think_ms;
+    if (r->opt.clock.present) {
+        int64_t left = clock_left(r, seat);
+        int64_t margin = left / 20 > 10000000 ? left / 20 : 10000000;
+        int64_t budget = left - margin > 1000000 ? left - margin : 1000000;
+        req.deadline_ns = thue_now_ns() + budget;
+    }
+    req.owner = st->owner;
+    req.cb = gbot_done;
+    req.data = r;
+    uint64_t id;
+    int err = thue_pool_submit_game(l->pool, &req, &id);
+    if (err) {
+        thue_log(THUE_LOG_ERROR, "room %s: cannot start bot %s: %s", r->id, st->bot_spec_text,
+                 thue_strerror(err));
+        return;
+    }
+    r->job = id;
+    r->thinking = seat;
+    l->metrics->bot_jobs_submitted++;
 }
 
 static void submit_bot(room *r, int seat)
@@ -989,6 +1063,21 @@ static int seat_bot(room *r, room_seat *st, const thue_bot_spec *spec, int think
                                           stored name (older uct bots' accounts: Bot-...) */
     *st = bot;
     return 0;
+}
+
+/* Seats another game's bot (those games are not rated: no account). */
+static void seat_gbot(room_seat *st, const thue_gbot_spec *spec, int think_ms)
+{
+    room_seat bot;
+    memset(&bot, 0, sizeof bot);
+    bot.bot = true;
+    bot.gspec = *spec;
+    thue_gbot_spec_format(spec, bot.bot_spec_text, sizeof bot.bot_spec_text);
+    bot_name_of(bot.bot_spec_text, bot.bot_name, sizeof bot.bot_name);
+    bot.think_ms = think_ms;
+    bot.ready = true;
+    bot.rematch = true;
+    *st = bot;
 }
 
 /*
@@ -1464,13 +1553,11 @@ int room_seat_bot(request *rq)
     }
     if (match_running(r))
         return THUE_PERR_NOT_RUNNING;
-    if (r->game != NULL) {
-        snprintf(rq->message, sizeof rq->message, "no bots for %s yet", r->game->title);
-        return THUE_PERR_NOT_AVAILABLE;
-    }
     thue_bot_spec spec;
+    thue_gbot_spec gspec;
     char why[THUE_PROTO_TEXT_MAX + 1];
-    if (thue_bot_spec_parse(a->bot, &spec, why, sizeof why) != 0) {
+    if (r->game != NULL ? thue_gbot_spec_parse(r->game, a->bot, &gspec, why, sizeof why) != 0
+                        : thue_bot_spec_parse(a->bot, &spec, why, sizeof why) != 0) {
         snprintf(rq->field, sizeof rq->field, "bot");
         snprintf(rq->message, sizeof rq->message, "%s", why);
         return THUE_PERR_BOT;
@@ -1482,7 +1569,9 @@ int room_seat_bot(request *rq)
     owner_of(s, rq->c->peer, owner, sizeof owner);
     if ((err = bot_seat_allowed(rq, r, seat, a->think_ms, owner)) != 0)
         return err;
-    if (seat_bot(r, &r->seats[seat], &spec, a->think_ms) != 0)
+    if (r->game != NULL)
+        seat_gbot(&r->seats[seat], &gspec, a->think_ms);
+    else if (seat_bot(r, &r->seats[seat], &spec, a->think_ms) != 0)
         return THUE_PERR_INTERNAL;
     snprintf(r->seats[seat].owner, sizeof r->seats[seat].owner, "%s", owner);
     r->seats[seat].owner_limited = true;
@@ -1654,6 +1743,11 @@ room *room_quick(thue_lobby *l, session *a, session *b, const thue_room_options 
     if (b) {
         r->seats[1].s = b;
         r->seats[1].ready = true;
+    } else if (r->game != NULL) {
+        thue_gbot_spec gspec;
+        thue_gbot_spec_parse(r->game, QUICK_GBOT_SPEC, &gspec, NULL, 0);
+        seat_gbot(&r->seats[1], &gspec, l->cfg.bot_think_ms);
+        owner_of(a, NULL, r->seats[1].owner, sizeof r->seats[1].owner);
     } else {
         thue_bot_spec spec;
         thue_bot_spec_parse(QUICK_BOT_SPEC, &spec, NULL, 0);

@@ -2,7 +2,7 @@
 // server: a Nim match between two people to its end, the errors a move can get, the
 // room lists per game, and Thue's messages unchanged for clients that name no game.
 import assert from "node:assert/strict";
-import { player, run, startServer, test } from "./lib.mjs";
+import { account, player, run, startServer, test } from "./lib.mjs";
 
 /** Ann creates a room of `game` with options, Bob joins, both are ready; resolves to
  * {room, s} with the first playing state as Ann sees it. */
@@ -178,6 +178,79 @@ test("quick match pairs players of the same game and options only", async () => 
     assert.equal(bad.code, "bad_options");
     const none = await bob.request({ type: "queue_join", game: "go" });
     assert.equal(none.code, "unknown_game");
+  } finally {
+    await server.stop();
+  }
+});
+
+test("a person plays Nim against the perfect bot, which wins when the nim-sum says it can", async () => {
+  const server = await startServer();
+  try {
+    const ann = await player(server, "Ann");
+    // Ann moves first from [1,2,3] (nim-sum 0): whatever she does, the bot wins.
+    const created = await ann.ok({ type: "create_room", game: "nim", game_options: { heaps: [1, 2, 3] }, first_builder: "creator" });
+    const room = created.room;
+    const seated = await ann.request({ type: "seat_bot", room, bot: "perfect", think_ms: 1000 });
+    assert.equal(seated.type, "ok", JSON.stringify(seated));
+    await ann.ok({ type: "ready", room });
+    let s = await ann.state(room, (x) => x.status === "playing");
+    assert.equal(s.players[1].bot, "perfect");
+    for (let moves = 0; moves < 20 && s.status === "playing"; moves++) {
+      if (s.match.to_move === 0) {
+        const heaps = s.match.state.heaps;
+        const heap = heaps.findIndex((h) => h > 0);
+        await ann.ok({ type: "move", room, move: { heap, take: 1 } });
+      }
+      s = await ann.state(room, (x) => x.status === "finished" || (x.match.to_move === 0 && x.match.thinking === null));
+      if (s.status === "playing") assert.equal(s.match.state.nim_sum, 0, "the bot leaves nim-sum 0");
+    }
+    assert.equal(s.status, "finished");
+    assert.equal(s.match.result.winner, 1);
+    assert.equal(s.match.result.reason, "no_moves");
+    const bad = await ann.request({ type: "seat_bot", room, bot: "nested:2" });
+    assert.equal(bad.type, "error");
+  } finally {
+    await server.stop();
+  }
+});
+
+test("bots play every game to its end while a spectator watches", async () => {
+  const server = await startServer();
+  try {
+    const ann = await account(server, "Ann");
+    const games = [
+      ["nim", { heaps: [3, 4, 5], misere: true }],
+      ["northcott", { rows: 3, cols: 5 }],
+      ["rims", { heaps: [4, 3] }],
+    ];
+    for (const [game, game_options] of games) {
+      const created = await ann.ok({ type: "create_room", game, game_options, seat: false });
+      const room = created.room;
+      await ann.ok({ type: "spectate", room });
+      await ann.ok({ type: "seat_bot", room, bot: "perfect", think_ms: 500, seat: 0 });
+      await ann.ok({ type: "seat_bot", room, bot: "random", think_ms: 500, seat: 1 });
+      const end = await ann.next((m) => m.type === "match_end" && m.room === room, `${game}'s match_end`, 30000);
+      assert.equal(end.game, game);
+      assert.ok(["no_moves", "took_last", "move_cap"].includes(end.result.reason), end.result.reason);
+      const s = await ann.state(room, (x) => x.status === "finished");
+      assert.ok(s.match.moves > 0);
+      assert.deepEqual(end.state, s.match.state);
+      await ann.ok({ type: "leave", room }); /* its bots stop counting against Ann */
+    }
+  } finally {
+    await server.stop();
+  }
+});
+
+test("quick match with bot_after_s seats the game's bot", async () => {
+  const server = await startServer();
+  try {
+    const ann = await player(server, "Ann");
+    await ann.ok({ type: "queue_join", game: "rims", game_options: { heaps: [2, 2] }, bot_after_s: 1 });
+    const found = await ann.next("match_found", undefined, 5000);
+    const s = await ann.state(found.room);
+    assert.equal(s.options.game, "rims");
+    assert.equal(s.players.filter((p) => p.kind === "bot").length, 1);
   } finally {
     await server.stop();
   }
