@@ -9,7 +9,7 @@ import { losingSymbols, symbolColour } from "./rules.js";
 import { noticeTurn, setSound, soundWanted } from "./notify.js";
 import {
   applyMove, boardKey, checkOptions, COLOUR, drawBoard, fieldText, gameInfo, gameTitle, games, loadGames,
-  moveHint, moveText, optionsText, resultWords,
+  moveHint, moveText, optionsText, resultWords, serverListsGames,
 } from "./games.js";
 
 const $ = (id) => document.getElementById(id);
@@ -1604,7 +1604,7 @@ function renderRounds() {
 
 function renderResultExtra(me) {
   const box = $("result");
-  if (me.match_id) box.append(el("div", {}, el("a", { href: `#/match/${encodeURIComponent(me.match_id)}`, testid: "replay-link" }, "Replay this match")));
+  if (me.match_id && (!me.game || serverListsGames())) box.append(el("div", {}, el("a", { href: `#/match/${encodeURIComponent(me.match_id)}`, testid: "replay-link" }, "Replay this match")));
   if (me.ratings && ui.state && ui.state.you !== null) {
     const r = me.ratings[ui.state.you];
     box.append(el("div", { class: "small" }, `Your rating: ${Math.round(r.before)} → ${Math.round(r.after)}`));

@@ -51,6 +51,7 @@ export const FALLBACK_GAMES = [
 ];
 
 let known = FALLBACK_GAMES;
+let fromServer = false; // GET /api/games answered: the server stores these games' matches too
 
 /** An option's default from /api/games: JSON text ("[3,4,5]") or a value; a default that
  * is a formula ("10 * rows * cols") is null (left to the server). */
@@ -80,11 +81,16 @@ export async function loadGames() {
       games.push({ name: g.name, title: String(g.title || (fb && fb.title) || g.name), summary: String(g.summary || (fb && fb.summary) || ""), move: String(g.move || g.move_doc || (fb && fb.move) || ""), options });
     }
     if (games.length > 0) known = games;
+    fromServer = true;
   } catch { /* no endpoint yet: the fallback list */ }
   return known;
 }
 
 export function games() { return known; }
+
+/** Whether the server listed its games (GET /api/games, PROTOCOL.md section 13), and so
+ * stores their matches in their own terms: only then does a result link its replay. */
+export function serverListsGames() { return fromServer; }
 
 export function gameInfo(name) {
   return known.find((g) => g.name === name) || FALLBACK_GAMES.find((g) => g.name === name) || { name, title: name, summary: "", options: [] };

@@ -102,7 +102,11 @@ export async function playGameToEnd(page, { maxMoves = 400, onMove } = {}) {
     // Rims asks how the rest splits (when two dots or more are left); the circle, which
     // way, when both reach the field.
     const asked = await page.locator("[data-testid=split], [data-testid=dir-choice]").count();
-    if (asked) await page.locator("[data-testid=split-1], [data-testid=split-0], [data-testid=dir-1]").first().click();
+    if (asked) {
+      const answer = await page.locator("[data-testid=split-1]").count() ? "split-1"
+        : await page.locator("[data-testid=dir-1]").count() ? "dir-1" : "split-0";
+      await tid(page, answer).click();
+    }
     await page.waitForFunction((m) => {
       const b = document.querySelector("[data-testid=gboard]");
       const r = document.querySelector("[data-testid=result]");
