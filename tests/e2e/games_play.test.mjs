@@ -77,6 +77,12 @@ for (const [game, opts, illegal, botOpts] of GAMES.filter(([g]) => found.have.ha
       await ann.locator("[data-testid=gboard][data-turn=mine][data-moves='0']").waitFor();
       await shot(ann, `gp-${game}-illegal`);
       console.log(`     ${game}: a refused click: ${said}`);
+      // Escape drops a chosen piece (keyboard: the board keeps the focus).
+      await tid(ann, illegal[0]).click();
+      await ann.locator("[data-testid=gboard] .selected").waitFor();
+      assert(await ann.locator("[data-testid=gboard] .target").count() > 0, "the reachable squares or fields are marked");
+      await ann.keyboard.press("Escape");
+      await ann.locator("[data-testid=gboard] .selected").waitFor({ state: "detached" });
     }
     const [a, b] = await Promise.all([playGameToEnd(ann), playGameToEnd(bob)]);
     const ra = await tid(ann, "result").textContent();
@@ -110,7 +116,7 @@ for (const [game, opts, illegal, botOpts] of GAMES.filter(([g]) => found.have.ha
   test(`a person plays ${label} against the perfect bot to its end`, () => withWorld(async (browser, server) => {
     const cleo = await newPage(browser, server, "cleo");
     await enter(cleo, "Cleo");
-    await createGameRoom(cleo, game, botOpts || opts);
+    await createGameRoom(cleo, game, botOpts || opts, { clockMinutes: 5 });
     await tid(cleo, "bot-spec").selectOption("perfect");
     await tid(cleo, "bot-think").fill("20");
     await tid(cleo, "seat-bot").click();
@@ -121,6 +127,10 @@ for (const [game, opts, illegal, botOpts] of GAMES.filter(([g]) => found.have.ha
     assert(REASONS.test(text), `the result with its reason: ${text}`);
     assert(/^You (win|lose)/.test(text), `the result is Cleo's: ${text}`);
     assert((await tid(cleo, "last-move").textContent()).startsWith("Last move:"), "the last move is shown");
+    for (const seat of [0, 1]) {
+      const c = await tid(cleo, `clock-${seat}`).textContent();
+      assert(/^[0-5]:\d\d/.test(c) && c !== "5:00", `seat ${seat + 1}'s clock ran: ${c}`);
+    }
     await shot(cleo, `gp-${game}-bot`);
     console.log(`     ${label} against perfect: Cleo made ${n} moves; ${text}`);
   }));

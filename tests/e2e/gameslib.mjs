@@ -5,7 +5,7 @@
 import { tid, assert } from "./lib.mjs";
 
 /** Fills the create form for `game` (options: name -> text or boolean) and submits it. */
-export async function fillGameForm(page, game, options = {}, { first = "creator", seat = true } = {}) {
+export async function fillGameForm(page, game, options = {}, { first = "creator", seat = true, clockMinutes = 0 } = {}) {
   await tid(page, "c-game").selectOption(game);
   for (const [name, value] of Object.entries(options)) {
     const f = tid(page, `go-${name}`);
@@ -13,6 +13,7 @@ export async function fillGameForm(page, game, options = {}, { first = "creator"
     else await f.fill(String(value));
   }
   await tid(page, "c-first").selectOption(first);
+  await tid(page, "c-clock").fill(String(clockMinutes));
   if (!seat) await tid(page, "c-seat").uncheck();
   await tid(page, "create").click();
 }
