@@ -260,6 +260,41 @@ test("every game's board fits a 375 px phone without sideways scrolling", () => 
   }
 }));
 
+test("a reload mid-match keeps the seat and the board; the replay starts where the page came in", () => withWorld(async (browser, server) => {
+  const kim = await newPage(browser, server, "kim");
+  const lou = await newPage(browser, server, "lou");
+  await enter(kim, "Kim");
+  await enter(lou, "Lou");
+  const room = await createGameRoom(kim, "nim", { heaps: "2 2 3" });
+  await tid(lou, "join-room").fill(room);
+  await tid(lou, "join").click();
+  await tid(kim, "ready").click();
+  await tid(lou, "ready").click();
+  await waitMyTurn(kim);
+  await kim.locator("[data-testid=token-2-2]").click(); // 2 2 2
+  await waitMyTurn(lou);
+  await lou.locator("[data-testid=token-0-0]").click(); // 0 2 2
+  await waitHeaps(kim, [0, 2, 2]);
+
+  await kim.reload();
+  await tid(kim, "game").waitFor();
+  assert(await kim.locator("[data-testid=game]").getAttribute("data-room") === room, "the same room after the reload");
+  await waitHeaps(kim, [0, 2, 2]);
+  assert((await tid(kim, "seat-0").textContent()).includes("(you)"), "Kim keeps seat 1");
+  await waitMyTurn(kim);
+  await kim.locator("[data-testid=token-1-0]").click(); // 0 0 2
+  await waitMyTurn(lou);
+  await lou.locator("[data-testid=token-2-0]").click(); // 0 0 0: Kim cannot move
+  await tid(kim, "result").filter({ hasText: "Lou wins" }).waitFor();
+  // Kim's page saw the match from move 2 on; Lou's from its start.
+  await tid(kim, "g-replay-pos").filter({ hasText: "this page saw the match from move 2" }).waitFor();
+  await tid(kim, "g-replay-first").click();
+  await waitHeaps(kim, [0, 2, 2]);
+  await tid(lou, "g-replay-first").click();
+  await waitHeaps(lou, [2, 2, 3]);
+  assert(!(await tid(lou, "g-replay-pos").textContent()).includes("saw the match from"), "Lou's page saw it all");
+}));
+
 test("quick match per game: two people waiting for Nim are paired into a Nim room", () => withWorld(async (browser, server) => {
   const eve = await newPage(browser, server, "eve");
   const finn = await newPage(browser, server, "finn");
