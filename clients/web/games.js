@@ -359,6 +359,7 @@ function heapsBoard(box, view) {
   const unit = view.game === "nim" ? "token" : "dot";
   const heapWord = view.game === "nim" ? "Heap" : "Region";
   const last = view.last && view.game === "nim" ? view.last : null;
+  const fresh = view.game === "rims" ? rimsLeft(view.prev, view.last, st.heaps) : new Set();
   st.heaps.forEach((h, i) => {
     const row = el("div", { class: "heap", testid: `heap-${i}` });
     row.dataset.size = String(h);
@@ -381,11 +382,27 @@ function heapsBoard(box, view) {
       for (let j = 0; j < last.take; j++) tokens.append(el("span", { class: "htoken ghost", testid: `ghost-${i}-${j}`, title: "taken by the last move" }));
       row.classList.add("last");
     }
+    if (fresh.has(i)) { row.classList.add("last"); row.title = "left by the last move"; }
     if (h === 0 && !(last && last.heap === i)) tokens.append(el("span", { class: "small" }, "(empty)"));
     row.append(tokens);
     box.append(row);
   });
   if (view.game === "rims" && view.sel && view.sel.kind === "rims") box.append(splitChooser(view));
+}
+
+/** Rims: the regions the last move left (what remained of the region it took from, split
+ * or not), as indices into the new, sorted heaps: the new heaps less the untouched ones
+ * (as a multiset). Empty without the state before the move. */
+function rimsLeft(prev, mv, heaps) {
+  const out = new Set();
+  if (!prev || !mv) return out;
+  const kept = new Map();
+  prev.heaps.forEach((h, i) => { if (i !== mv.heap && h > 0) kept.set(h, (kept.get(h) || 0) + 1); });
+  heaps.forEach((h, i) => {
+    if (kept.get(h)) kept.set(h, kept.get(h) - 1);
+    else out.add(i);
+  });
+  return out;
 }
 
 function pickHeap(view, heap, take) {

@@ -295,6 +295,33 @@ test("a reload mid-match keeps the seat and the board; the replay starts where t
   assert(!(await tid(lou, "g-replay-pos").textContent()).includes("saw the match from"), "Lou's page saw it all");
 }));
 
+test("Rims: a click asks how the rest splits; the regions the move left are marked", () => withWorld(async (browser, server) => {
+  const max = await newPage(browser, server, "max");
+  const noa = await newPage(browser, server, "noa");
+  await enter(max, "Max");
+  await enter(noa, "Noa");
+  const room = await createGameRoom(max, "rims", { heaps: "5 3" });
+  await tid(noa, "join-room").fill(room);
+  await tid(noa, "join").click();
+  await tid(max, "ready").click();
+  await tid(noa, "ready").click();
+  await waitMyTurn(max);
+  // The third dot of region 1 takes 3 of its 5: the other 2 may split 1 + 1.
+  await max.locator("[data-testid=token-0-2]").click();
+  await tid(max, "split").filter({ hasText: "Take 3 from region 1" }).waitFor();
+  assert((await tid(max, "split").locator("button").allTextContents()).join("|") === "keep 2 together|1 + 1|cancel", "the choices");
+  await tid(max, "split-cancel").click();
+  await tid(max, "split").waitFor({ state: "detached" });
+  await waitHeaps(max, [5, 3]);
+  await max.locator("[data-testid=token-0-2]").click();
+  await tid(max, "split-1").click();
+  await waitHeaps(noa, [3, 1, 1]);
+  await tid(noa, "last-move").filter({ hasText: "Max took 3 from region 1 (of 5) and split the rest 1 + 1" }).waitFor();
+  const marked = await noa.locator("[data-testid=gboard] .heap.last").evaluateAll((hs) => hs.map((h) => h.dataset.testid));
+  assert(marked.join(",") === "heap-1,heap-2", `the two new regions are marked: ${marked}`);
+  await shot(noa, "g5-rims-split");
+}));
+
 test("quick match per game: two people waiting for Nim are paired into a Nim room", () => withWorld(async (browser, server) => {
   const eve = await newPage(browser, server, "eve");
   const finn = await newPage(browser, server, "finn");
