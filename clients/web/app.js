@@ -191,7 +191,7 @@ function onEvent(m) {
       break;
     case "match_end":
       ui.ends[m.room] = m;
-      if (m.game && m.state) keepGameState({ room: m.room, match: { number: m.number, moves: m.state.moves, state: m.state, last_move: null, step: "over" } });
+      if (m.game && m.game !== "thue" && m.state) keepGameState({ room: m.room, match: { number: m.number, moves: m.state.moves, state: m.state, last_move: null, step: "over" } });
       if (m.room === ui.room && ui.state) renderGame(); // the result, and the seats' new ratings
       break;
     case "match_found":
@@ -388,7 +388,7 @@ async function refreshRooms() {
     const free = s.players.some((p) => p === null) && s.status === "waiting";
     body.append(el("tr", { testid: `room-${s.room}` },
       el("td", {}, s.name),
-      s.game ? el("td", { testid: `room-game-${s.room}` }, `${optionsText(s.game, s.game_options)}${clock}`)
+      s.game && s.game !== "thue" ? el("td", { testid: `room-game-${s.room}` }, `${optionsText(s.game, s.game_options)}${clock}`)
         : el("td", { title: POINTS_HELP }, `${s.variant}, k=${s.k}, to ${s.limit} points${clock}${s.rated ? " · rated" : ""}`),
       el("td", {}, s.players.map(playerName).join(" vs ")),
       el("td", {}, s.status),
@@ -1604,7 +1604,7 @@ function renderRounds() {
 
 function renderResultExtra(me) {
   const box = $("result");
-  if (me.match_id && (!me.game || serverListsGames())) box.append(el("div", {}, el("a", { href: `#/match/${encodeURIComponent(me.match_id)}`, testid: "replay-link" }, "Replay this match")));
+  if (me.match_id && (!me.game || me.game === "thue" || serverListsGames())) box.append(el("div", {}, el("a", { href: `#/match/${encodeURIComponent(me.match_id)}`, testid: "replay-link" }, "Replay this match")));
   if (me.ratings && ui.state && ui.state.you !== null) {
     const r = me.ratings[ui.state.you];
     box.append(el("div", { class: "small" }, `Your rating: ${Math.round(r.before)} → ${Math.round(r.after)}`));
