@@ -375,6 +375,8 @@ function heapsBoard(box, view) {
         disabled: view.player === null || view.over,
         onclick: () => pickHeap(view, i, take),
       });
+      b.dataset.row = String(i);
+      b.dataset.col = String(j);
       tokens.append(b);
     }
     // Nim keeps its heaps in place: the tokens the last move took show as ghosts.
@@ -459,6 +461,8 @@ function gridBoard(box, view) {
         },
       });
       if (who !== null) b.append(el("span", { class: "disc", "aria-hidden": "true" }));
+      b.dataset.row = String(r);
+      b.dataset.col = String(c);
       row.append(b);
     }
     grid.append(row);
@@ -519,21 +523,34 @@ function circleBoard(box, view) {
   box.append(ring);
 }
 
-/** Arrow keys on a board: move the focus among its buttons (in reading order; on the
- * circle, around it), Home and End to the first and last; Escape drops a selection
- * (onEscape returns whether there was one: if not, Escape goes on to leave the board). */
+/** Arrow keys on a board: on the heaps and the grid, Left and Right move the focus along
+ * a row and Up and Down to the nearest button of the row above or below; on the circle
+ * every arrow goes around it. Home and End go to the first and last button; Escape drops
+ * a selection (onEscape returns whether there was one: if not, Escape goes on to leave
+ * the board). */
 export function boardKey(ev, box, onEscape) {
-  const buttons = [...box.querySelectorAll("button:not([disabled])")];
   if (ev.key === "Escape") { if (onEscape()) { ev.preventDefault(); ev.stopPropagation(); return true; } return false; }
-  if (buttons.length === 0) return false;
-  const i = buttons.indexOf(document.activeElement);
-  let j;
-  if (ev.key === "ArrowRight" || ev.key === "ArrowDown") j = i < 0 ? 0 : (i + 1) % buttons.length;
-  else if (ev.key === "ArrowLeft" || ev.key === "ArrowUp") j = i < 0 ? buttons.length - 1 : (i - 1 + buttons.length) % buttons.length;
-  else if (ev.key === "Home") j = 0;
-  else if (ev.key === "End") j = buttons.length - 1;
-  else return false;
+  const buttons = [...box.querySelectorAll("button:not([disabled])")];
+  if (buttons.length === 0 || !["ArrowRight", "ArrowDown", "ArrowLeft", "ArrowUp", "Home", "End"].includes(ev.key)) return false;
+  const cur = document.activeElement;
+  const i = buttons.indexOf(cur);
+  const fwd = ev.key === "ArrowRight" || ev.key === "ArrowDown";
+  let next;
+  if (ev.key === "Home") next = buttons[0];
+  else if (ev.key === "End") next = buttons[buttons.length - 1];
+  else if (i < 0) next = fwd ? buttons[0] : buttons[buttons.length - 1];
+  else if ((ev.key === "ArrowUp" || ev.key === "ArrowDown") && cur.dataset.row !== undefined) {
+    // The nearest column in the next row (in that direction) that has buttons.
+    const r = Number(cur.dataset.row), c = Number(cur.dataset.col);
+    const rows = [...new Set(buttons.filter((b) => b.dataset.row !== undefined).map((b) => Number(b.dataset.row)))].sort((a, b) => a - b);
+    const to = fwd ? rows.find((x) => x > r) : rows.reverse().find((x) => x < r);
+    if (to === undefined) next = cur;
+    else {
+      const inRow = buttons.filter((b) => Number(b.dataset.row) === to);
+      next = inRow.reduce((best, b) => (Math.abs(Number(b.dataset.col) - c) < Math.abs(Number(best.dataset.col) - c) ? b : best));
+    }
+  } else next = buttons[(i + (fwd ? 1 : -1) + buttons.length) % buttons.length];
   ev.preventDefault();
-  buttons[j].focus();
+  next.focus();
   return true;
 }

@@ -322,6 +322,40 @@ test("Rims: a click asks how the rest splits; the regions the move left are mark
   await shot(noa, "g5-rims-split");
 }));
 
+test("Northcott's game by keyboard: arrows across the grid, Enter chooses the piece and its square", () => withWorld(async (browser, server) => {
+  const pat = await newPage(browser, server, "pat");
+  const quin = await newPage(browser, server, "quin");
+  await enter(pat, "Pat");
+  await enter(quin, "Quin");
+  // Row 1: white on column 1, black on 4; row 2: white on 2, black on 3.
+  const room = await createGameRoom(pat, "northcott", { rows: 2, cols: 4, start: "[[0,3],[1,2]]" });
+  await tid(quin, "join-room").fill(room);
+  await tid(quin, "join").click();
+  await tid(pat, "ready").click();
+  await tid(quin, "ready").click();
+  await waitMyTurn(pat);
+  const focused = () => pat.evaluate(() => document.activeElement.dataset.testid || document.activeElement.id);
+  await tid(pat, "gboard").focus();
+  await pat.keyboard.press("ArrowRight");
+  assert(await focused() === "sq-0-0", "Right enters the grid at its first square");
+  await pat.keyboard.press("ArrowDown");
+  assert(await focused() === "sq-1-0", "Down goes to the row below");
+  await pat.keyboard.press("ArrowUp");
+  await pat.keyboard.press("Enter");
+  await pat.locator("[data-testid=sq-0-0].selected").waitFor();
+  const targets = await pat.locator("[data-testid=gboard] .target").evaluateAll((t) => t.map((x) => x.dataset.testid));
+  assert(targets.join(",") === "sq-0-1,sq-0-2", `the reachable squares: ${targets}`);
+  assert(await focused() === "sq-0-0", "the focus stays on the chosen piece");
+  await pat.keyboard.press("ArrowRight");
+  await pat.keyboard.press("ArrowRight");
+  assert(await focused() === "sq-0-2", "Right along the row");
+  await pat.keyboard.press("Enter");
+  await quin.locator("[data-testid=sq-0-2].white").waitFor();
+  await tid(quin, "last-move").filter({ hasText: "Pat moved in row 1 from column 1 to column 3" }).waitFor();
+  assert(await quin.locator("[data-testid=sq-0-2].last-to").count() === 1, "the square it went to is marked");
+  assert(await quin.locator("[data-testid=sq-0-0].last-from").count() === 1, "and the one it came from");
+}));
+
 test("quick match per game: two people waiting for Nim are paired into a Nim room", () => withWorld(async (browser, server) => {
   const eve = await newPage(browser, server, "eve");
   const finn = await newPage(browser, server, "finn");
