@@ -406,8 +406,7 @@ static void cmd_members(thue__io *o, thue_cmd *c)
         thue__io_bool_def(o, "private", &c->u.create_room.is_private, 0);
         IO_STR_OPT(o, "name", &c->u.create_room.has_name, c->u.create_room.name, THUE__S_TITLE);
         thue__io_bool_def(o, "seat", &c->u.create_room.seat, 1);
-        io_game(o, &c->u.create_room.has_game, c->u.create_room.game,
-                sizeof c->u.create_room.game);
+        io_game(o, &c->u.create_room.has_game, c->u.create_room.game, sizeof c->u.create_room.game);
         thue__io_raw(o, "game_options", THUE__OPT, &c->u.create_room.has_game_options,
                      c->u.create_room.game_options, sizeof c->u.create_room.game_options);
         break;
@@ -492,8 +491,15 @@ static void cmd_members(thue__io *o, thue_cmd *c)
     case THUE_CMD_CREATE_TOURNAMENT: {
         IO_STR(o, "name", c->u.create_tournament.name, THUE__S_TITLE);
         IO_ENUM(o, "format", c->u.create_tournament.format, format_names);
-        IO_ENUM(o, "variant", c->u.create_tournament.variant, variant_names);
-        thue__io_int(o, "k", &c->u.create_tournament.k, 2, 64);
+        io_game(o, &c->u.create_tournament.has_game, c->u.create_tournament.game,
+                sizeof c->u.create_tournament.game);
+        thue__io_raw(o, "game_options", THUE__OPT, &c->u.create_tournament.has_game_options,
+                     c->u.create_tournament.game_options,
+                     sizeof c->u.create_tournament.game_options);
+        if (!c->u.create_tournament.has_game) {
+            IO_ENUM(o, "variant", c->u.create_tournament.variant, variant_names);
+            thue__io_int(o, "k", &c->u.create_tournament.k, 2, 64);
+        }
         thue__io_int_def(o, "limit", &c->u.create_tournament.limit, THUE_LIMIT_MIN, THUE_LIMIT_MAX,
                          THUE_LIMIT_DEFAULT);
         io_clock(o, "clock", THUE__OPT, &c->u.create_tournament.clock);
@@ -546,8 +552,7 @@ static void options_members(thue__io *o, thue_room_options *op)
 {
     io_game(o, &op->has_game, op->game, sizeof op->game);
     if (op->has_game) {
-        thue__io_raw(o, "game_options", THUE__REQ, NULL, op->game_options,
-                     sizeof op->game_options);
+        thue__io_raw(o, "game_options", THUE__REQ, NULL, op->game_options, sizeof op->game_options);
     } else {
         IO_ENUM(o, "variant", op->variant, variant_names);
         thue__io_int(o, "k", &op->k, 2, 64);
@@ -655,8 +660,13 @@ static void tsummary_members(thue__io *o, thue_tournament_summary *t)
     IO_STR(o, "tournament", t->tournament, THUE__S_KEY);
     IO_STR(o, "name", t->name, THUE__S_TITLE);
     IO_ENUM(o, "format", t->format, format_names);
-    IO_ENUM(o, "variant", t->variant, variant_names);
-    thue__io_int(o, "k", &t->k, 2, 64);
+    io_game(o, &t->has_game, t->game, sizeof t->game);
+    if (t->has_game) {
+        thue__io_raw(o, "game_options", THUE__REQ, NULL, t->game_options, sizeof t->game_options);
+    } else {
+        IO_ENUM(o, "variant", t->variant, variant_names);
+        thue__io_int(o, "k", &t->k, 2, 64);
+    }
     thue__io_enum(o, "status", THUE__REQ, NULL, &t->status, tstatus_names,
                   THUE__NELEM(tstatus_names), 0);
     thue__io_int(o, "players", &t->players, 0, INT_MAX);
@@ -752,7 +762,8 @@ static void tournament_members(thue__io *o, thue_msg *m)
     void *mem;
     int n;
     tsummary_members(o, &m->u.tournament.summary);
-    thue__io_int(o, "limit", &m->u.tournament.limit, THUE_LIMIT_MIN, THUE_LIMIT_MAX);
+    if (!m->u.tournament.summary.has_game)
+        thue__io_int(o, "limit", &m->u.tournament.limit, THUE_LIMIT_MIN, THUE_LIMIT_MAX);
     io_clock(o, "clock", THUE__NULL, &m->u.tournament.clock);
     n = thue__io_list(o, "entrants", THUE__REQ, m->u.tournament.entrants,
                       &m->u.tournament.nentrants, sizeof(thue_player), 0, INT_MAX, &mem);
@@ -869,8 +880,7 @@ static void msg_members(thue__io *o, thue_msg *m)
             io_gresult(o, "result", THUE__REQ, NULL, &m->u.match_end.winner, m->u.match_end.why,
                        sizeof m->u.match_end.why);
         else
-            io_result(o, "result", THUE__REQ, NULL, &m->u.match_end.winner,
-                      &m->u.match_end.reason);
+            io_result(o, "result", THUE__REQ, NULL, &m->u.match_end.winner, &m->u.match_end.reason);
         if (thue__io_arr(o, "players", 2)) {
             for (int i = 0; i < 2; i++)
                 io_player(o, NULL, THUE__REQ, NULL, &m->u.match_end.players[i]);

@@ -59,9 +59,9 @@
 #define THUE_PROTO_TEXT_MAX 200  /* a human sentence (error and goodbye messages) */
 /* Games other than Thue (server/games/game.h): their payloads travel as compact JSON
  * objects that the envelope does not describe (the game checks them). */
-#define THUE_PROTO_GAME_MAX 32    /* a game's name: as a room id */
-#define THUE_PROTO_GOPT_MAX 1024  /* a game's options object, in bytes */
-#define THUE_PROTO_GMOVE_MAX 256  /* a game's move object, in bytes */
+#define THUE_PROTO_GAME_MAX 32     /* a game's name: as a room id */
+#define THUE_PROTO_GOPT_MAX 1024   /* a game's options object, in bytes */
+#define THUE_PROTO_GMOVE_MAX 256   /* a game's move object, in bytes */
 #define THUE_PROTO_GSTATE_MAX 4096 /* a game's state object, in bytes */
 
 /* ---- error codes ------------------------------------------------------------------- */
@@ -254,10 +254,10 @@ typedef struct thue_cmd {
         struct {
             thue_variant variant;
             int k;
-            int limit;        /* default 100 */
-            thue_clock clock; /* default none */
-            int rated;        /* default 0 */
-            int bot_after_s;  /* default 0: never */
+            int limit;                      /* default 100 */
+            thue_clock clock;               /* default none */
+            int rated;                      /* default 0 */
+            int bot_after_s;                /* default 0: never */
             int has_game, has_game_options; /* another game (variant and k unused) */
             char game[THUE_PROTO_GAME_MAX + 1];
             char game_options[THUE_PROTO_GOPT_MAX + 1];
@@ -294,8 +294,11 @@ typedef struct thue_cmd {
             int limit;        /* default 100 */
             thue_clock clock; /* default none */
             int has_rounds;
-            int rounds;      /* Swiss: 1..50 */
-            int max_players; /* 2..256 */
+            int rounds;                     /* Swiss: 1..50 */
+            int max_players;                /* 2..256 */
+            int has_game, has_game_options; /* another game (variant and k unused) */
+            char game[THUE_PROTO_GAME_MAX + 1];
+            char game_options[THUE_PROTO_GOPT_MAX + 1];
         } create_tournament;
     } u;
 } thue_cmd;
@@ -384,8 +387,8 @@ typedef struct thue_seat {
     int connected, ready;
     int has_rating;
     double rating;
-    int rematch;                 /* asked for a rematch (written only when true) */
-    int has_away, away_left_ms;  /* while a player's connection is lost: the grace left */
+    int rematch;                /* asked for a rematch (written only when true) */
+    int has_away, away_left_ms; /* while a player's connection is lost: the grace left */
 } thue_seat;
 
 typedef struct thue_round_info {
@@ -428,12 +431,12 @@ typedef struct thue_match_info {
     /* Another game than Thue (the room's options have has_game): these members instead
      * of round, builder, painter, step, word, placed, rounds, points and last_move's
      * kind/value. */
-    int first;                            /* the seat that is the game's player 0 */
-    char gstep[THUE_PROTO_KEY_MAX + 1];   /* the game's step name: "move", "over" */
-    char state[THUE_PROTO_GSTATE_MAX + 1]; /* the game's state object */
-    int moves;                             /* moves played */
+    int first;                                 /* the seat that is the game's player 0 */
+    char gstep[THUE_PROTO_KEY_MAX + 1];        /* the game's step name: "move", "over" */
+    char state[THUE_PROTO_GSTATE_MAX + 1];     /* the game's state object */
+    int moves;                                 /* moves played */
     char last_gmove[THUE_PROTO_GMOVE_MAX + 1]; /* last_move's move object */
-    char why[THUE_PROTO_KEY_MAX + 1];      /* result's reason: the game's or a forfeit's */
+    char why[THUE_PROTO_KEY_MAX + 1];          /* result's reason: the game's or a forfeit's */
 } thue_match_info;
 
 /* Why a rated room's match was not rated (match_end's unrated_reason, PROTOCOL.md
@@ -465,6 +468,9 @@ typedef struct thue_tournament_summary {
     int k;
     int status; /* 0 open, 1 running, 2 finished */
     int players, max_players, round, rounds;
+    int has_game; /* another game than Thue: its name and options instead of variant and k */
+    char game[THUE_PROTO_GAME_MAX + 1];
+    char game_options[THUE_PROTO_GOPT_MAX + 1];
 } thue_tournament_summary;
 
 typedef struct thue_standing {

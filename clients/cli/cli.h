@@ -56,7 +56,7 @@ void json_word(FILE *f, const uint8_t *sym, int n);
 void json_repetition(FILE *f, const thue_repetition *rep);
 void json_mask(FILE *f, uint64_t mask);
 /* Writes s as a JSON string literal (quotes and escapes). */
-void json_string(FILE *f, const char *s);
+void cli_json_string(FILE *f, const char *s);
 
 /* Prints the word in the console layout: gap indices on one line, symbols between them
  * on the next, so a builder can read off positions. Highlights [lo, hi) with brackets

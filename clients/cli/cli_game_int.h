@@ -1,15 +1,10 @@
 /*
  * cli_game_int.h: what cmd_game.c and cmd_game_play.c share (not for the Thue commands).
- *
- * game.h brings jansson.h, whose json_string clashes with cli.h's JSON helper of the same
- * name; these two files include cli.h through cli_game_cli below, which renames cli.h's.
  */
 #ifndef THUE_CLI_GAME_INT_H
 #define THUE_CLI_GAME_INT_H
 
-#define json_string cli__json_string_unused /* cli.h's; jansson's is the one used here */
 #include "cli.h"
-#undef json_string
 
 #include <string.h>
 
@@ -17,12 +12,10 @@
 #include "games/game.h"
 #include "search/gbot.h"
 
-/* A JSON string (new reference). Not jansson's json_string: the `thue` executable
- * defines a json_string of its own (output.c), which the dynamic linker would bind every
- * call of that name to; json_stringn is another symbol. */
+/* A JSON string (new reference). */
 static inline json_t *jstr(const char *s)
 {
-    return json_stringn(s, strlen(s));
+    return json_string(s);
 }
 
 /* The game named text, or a usage error listing the games. */

@@ -546,7 +546,7 @@ static void json_names(FILE *f, const bot_list *l)
     for (int i = 0; i < l->n; i++) {
         if (i)
             fputc(',', f);
-        json_string(f, l->name[i]);
+        cli_json_string(f, l->name[i]);
     }
     fputc(']', f);
 }
@@ -572,9 +572,9 @@ static void write_json(FILE *f, const arena *a)
         cell_of(a, c, &ki, &bi, &pi);
         cell_stats s = stats_of(a, c);
         fprintf(f, "%s{\"k\":%d,\"builder\":", c ? "," : "", a->ks[ki]);
-        json_string(f, a->builders.name[bi]);
+        cli_json_string(f, a->builders.name[bi]);
         fputs(",\"painter\":", f);
-        json_string(f, a->painters.name[pi]);
+        cli_json_string(f, a->painters.name[pi]);
         fprintf(f,
                 ",\"games\":%d,\"length\":{\"min\":%d,\"mean\":%.4f,\"max\":%d},"
                 "\"at_limit\":%d,\"lengths\":[",

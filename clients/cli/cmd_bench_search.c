@@ -26,10 +26,7 @@
 #include <uv.h>
 
 #include "baseline_bots.h"
-/* pool.h brings game.h and jansson, whose json_string clashes with cli.h's (unused here). */
-#define json_string cli__json_string_unused
 #include "cli.h"
-#undef json_string
 #include "engine/errors.h"
 #include "search/pool.h"
 

@@ -162,9 +162,9 @@ static int on_end(bot *b, const thue_msg *m)
     const char *reason = cli_reason_name(m->u.match_end.reason);
     if (b->json) {
         printf("{\"game\":%d,\"room\":", b->played);
-        json_string(stdout, b->room);
+        cli_json_string(stdout, b->room);
         printf(",\"seat\":%d,\"opponent\":", you);
-        json_string(stdout, opp);
+        cli_json_string(stdout, opp);
         printf(",\"result\":\"%s\",\"reason\":\"%s\",\"points\":[%d,%d]}\n", res, reason, pf, pa);
     } else {
         printf("game %d: room %s seat %d vs %s: %s (%s), points %d-%d\n", b->played, b->room, you,

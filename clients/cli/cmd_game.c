@@ -3,9 +3,8 @@
  * games' tables (game.h) and the generic bots (gbot.h); plus the helpers every --game
  * command shares (cli_game.h).
  *
- * Thue is not behind the table yet: `thue games` lists it first from the hand-written
- * entry below (thue_builtin), with the options of today's `thue local`. Once a "thue"
- * table is registered, games_list uses it instead and the entry can go.
+ * Thue is listed from its table (server/games/thue/thue.c) like every game, but its
+ * commands keep their own forms (WORD, --k, --role) and its own bots (bot.h).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -147,54 +146,28 @@ static const char games_usage[] =
     "\n"
     "  --json   print {\"games\":[{\"name\":N,\"title\":T,\"summary\":S,\"options\":[{\"name\":O,\n"
     "           \"type\":T,\"default\":V,\"help\":H},...],\"move\":M,\"position\":P,\n"
-    "           \"acyclic\":B,\"draws\":B,\"bots\":[...],\"table\":B},...]}; table is false for\n"
-    "           an entry not (yet) read from the game's table of functions\n"
+    "           \"acyclic\":B,\"draws\":B,\"bots\":[...]},...]}\n"
     "\n"
     "Exit status: 0, 2 bad arguments.\n";
 
-/* Thue, by hand until it is behind game.h (its options are `thue local`'s). */
-static const thue_goption_doc thue_builtin_options[] = {
-    {"variant", "string", "\"square\"",
-     "square: the word must stay free of squares uu; overlap: free of overlaps (length 2p+1 "
-     "with period p)"},
-    {"k", "integer", "3", "number of symbols, 2..64"},
-    {"limit", "integer", "100",
-     "a round also ends when the painter reaches this many points, 1..10000"},
-};
-
-static const thue_gamedef thue_builtin = {
-    .name = "thue",
-    .title = "Thue",
-    .summary = "Two rounds; each player builds in one and paints in the other: the builder "
-               "picks where the next symbol goes, the painter which symbol, and every "
-               "symbol that keeps the word free of repetitions scores the painter a point. "
-               "More points over both rounds wins.",
-    .move_doc = "builder: a position 0..n (the gap for the next symbol); painter: a symbol "
-                "0..k-1",
-    .position_doc = "WORD with --k K --role builder|painter [--index I] (thue bestmove)",
-    .options = thue_builtin_options,
-    .noptions = (int)(sizeof thue_builtin_options / sizeof thue_builtin_options[0]),
-    .flags = THUE_GAME_DRAWS,
-};
-
-/* The games in `thue games` order: Thue first (its table when registered, else the
- * hand-written entry), then the registry's. *table[i] says which. */
-static int games_list(const thue_gamedef **out, int *table, int max)
+/* The games in `thue games` order: the registry's (Thue first). */
+static int games_list(const thue_gamedef **out, int max)
 {
-    int n, k = 0;
+    int n;
     const thue_gamedef *const *list = thue_game_list(&n);
-    const thue_gamedef *t = thue_game_find("thue");
-    out[k] = t != NULL ? t : &thue_builtin;
-    table[k++] = t != NULL;
-    for (int i = 0; i < n && k < max; i++)
-        if (list[i] != t) {
-            out[k] = list[i];
-            table[k++] = 1;
-        }
-    return k;
+    for (int i = 0; i < n && i < max; i++)
+        out[i] = list[i];
+    return n < max ? n : max;
 }
 
-static json_t *game_entry(const thue_gamedef *g, int table)
+/* Thue is played by its own bots (bot.h) in `thue bestmove`, `thue local` and the
+ * server's Thue rooms; every other game by the generic ones (gbot.h). */
+static bool own_bots(const thue_gamedef *g)
+{
+    return strcmp(g->name, "thue") == 0;
+}
+
+static json_t *game_entry(const thue_gamedef *g)
 {
     json_t *opts = json_array();
     for (int i = 0; i < g->noptions; i++) {
@@ -204,7 +177,7 @@ static json_t *game_entry(const thue_gamedef *g, int table)
                                               "default", dv ? dv : json_null(), "help", d->help));
     }
     json_t *bots = json_array();
-    if (!table) {
+    if (own_bots(g)) {
         static const char *const thue_bots[] = {"greedy", "nested", "uct", "perfect"};
         for (int i = 0; i < 4; i++)
             json_array_append_new(bots, jstr(thue_bots[i]));
@@ -214,10 +187,10 @@ static json_t *game_entry(const thue_gamedef *g, int table)
         if (thue_gbot_has_perfect(g))
             json_array_append_new(bots, jstr("perfect"));
     }
-    return json_pack("{s:s,s:s,s:s,s:o,s:s,s:s,s:b,s:b,s:o,s:b}", "name", g->name, "title",
+    return json_pack("{s:s,s:s,s:s,s:o,s:s,s:s,s:b,s:b,s:o}", "name", g->name, "title",
                      g->title, "summary", g->summary, "options", opts, "move", g->move_doc,
                      "position", g->position_doc, "acyclic", (g->flags & THUE_GAME_ACYCLIC) != 0,
-                     "draws", (g->flags & THUE_GAME_DRAWS) != 0, "bots", bots, "table", table);
+                     "draws", (g->flags & THUE_GAME_DRAWS) != 0, "bots", bots);
 }
 
 int cmd_games(int argc, char **argv)
@@ -227,12 +200,11 @@ int cmd_games(int argc, char **argv)
     cli_opt opts[] = {{"json", 0, NULL, &json}, {NULL, 0, NULL, NULL}};
     cli_parse("games", games_usage, argc, argv, opts, pos, 0, 0, &np);
     const thue_gamedef *list[64];
-    int table[64];
-    int n = games_list(list, table, 64);
+    int n = games_list(list, 64);
     if (json) {
         json_t *arr = json_array();
         for (int i = 0; i < n; i++)
-            json_array_append_new(arr, game_entry(list[i], table[i]));
+            json_array_append_new(arr, game_entry(list[i]));
         char *s = cli_json_text(json_pack("{s:o}", "games", arr));
         puts(s);
         free(s);
@@ -245,11 +217,12 @@ int cmd_games(int argc, char **argv)
         printf("  %s; %s\n",
                g->flags & THUE_GAME_ACYCLIC ? "every line of play ends" : "play need not end",
                g->flags & THUE_GAME_DRAWS ? "draws possible" : "no draws");
-        if (table[i])
+        if (!own_bots(g))
             printf("  bots: random, uct%s\n", thue_gbot_has_perfect(g) ? ", perfect" : "");
         else
             printf("  bots: greedy, nested:L, uct, perfect (docs/bots.md)\n");
-        printf("  options%s:\n", table[i] ? " (--options JSON)" : " (thue local's flags)");
+        printf("  options%s:\n", own_bots(g) ? " (thue local's --variant, --k, --limit)"
+                                              : " (--options JSON)");
         for (int o = 0; o < g->noptions; o++)
             printf("    %-8s %s, default %s: %s\n", g->options[o].name, g->options[o].type,
                    g->options[o].deflt, g->options[o].help);

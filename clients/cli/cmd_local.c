@@ -376,16 +376,16 @@ static void write_json(const game *g, FILE *f, int record)
     const thue_match *m = &g->m;
     fprintf(f, "{\"variant\":\"%s\",\"k\":%d,\"limit\":%d,\"players\":[",
             thue_variant_name(m->opt.variant), m->opt.k, m->opt.limit);
-    json_string(f, g->name[0]);
+    cli_json_string(f, g->name[0]);
     fputc(',', f);
-    json_string(f, g->name[1]);
+    cli_json_string(f, g->name[1]);
     fputs("],\"rounds\":[", f);
     for (int r = 0; r < 2; r++) {
         const thue_round *rd = &m->rounds[r];
         fputs(r ? ",{\"builder\":" : "{\"builder\":", f);
-        json_string(f, g->name[rd->builder]);
+        cli_json_string(f, g->name[rd->builder]);
         fputs(",\"painter\":", f);
-        json_string(f, g->name[1 - rd->builder]);
+        cli_json_string(f, g->name[1 - rd->builder]);
         fprintf(f, ",\"points\":%d,\"end\":\"%s\",\"repetition\":", rd->points,
                 thue_round_end_name(rd->end));
         json_repetition(f, rd->end == THUE_ROUND_REPETITION ? &rd->rep : NULL);
@@ -401,7 +401,7 @@ static void write_json(const game *g, FILE *f, int record)
     if (m->winner < 0)
         fputs("null", f);
     else
-        json_string(f, g->name[m->winner]);
+        cli_json_string(f, g->name[m->winner]);
     fprintf(f, ",\"reason\":\"%s\"}", thue_end_reason_name(m->reason));
     if (record) {
         fprintf(f, ",\"seed\":%llu,\"bots\":[", (unsigned long long)g->seed);
@@ -411,7 +411,7 @@ static void write_json(const game *g, FILE *f, int record)
                 fputc(',', f);
             if (g->is_bot[p]) {
                 thue_bot_spec_format(&g->bot[p], spec, sizeof spec);
-                json_string(f, spec);
+                cli_json_string(f, spec);
             } else {
                 fputs("null", f);
             }
@@ -420,7 +420,7 @@ static void write_json(const game *g, FILE *f, int record)
         for (int x = 0; x < g->nmoves; x++) {
             const move_rec *mv = &g->moves[x];
             fprintf(f, "%s{\"round\":%d,\"player\":", x ? "," : "", mv->round + 1);
-            json_string(f, g->name[mv->player]);
+            cli_json_string(f, g->name[mv->player]);
             fprintf(f, ",\"role\":\"%s\",\"move\":%d,\"ms\":%.3f}",
                     mv->role == THUE_ROLE_BUILDER ? "builder" : "painter", mv->value, mv->ms);
         }

@@ -33,7 +33,7 @@ void json_mask(FILE *f, uint64_t mask)
     fputc(']', f);
 }
 
-void json_string(FILE *f, const char *s)
+void cli_json_string(FILE *f, const char *s)
 {
     fputc('"', f);
     for (const unsigned char *p = (const unsigned char *)s; *p; p++) {

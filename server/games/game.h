@@ -77,9 +77,9 @@ enum {
 };
 
 typedef struct thue_gamedef {
-    const char *name;    /* the wire name: "thue", "nim", ... */
-    const char *title;   /* "Nim" */
-    const char *summary; /* one sentence on the rules */
+    const char *name;         /* the wire name: "thue", "nim", ... */
+    const char *title;        /* "Nim" */
+    const char *summary;      /* one sentence on the rules */
     const char *move_doc;     /* the move's JSON shape, e.g. {"heap":I,"take":N} */
     const char *position_doc; /* the position's JSON shape (for --position) */
     const thue_goption_doc *options;
@@ -148,8 +148,7 @@ int thue_gerr_set(thue_gerr *e, int code, const char *field, const char *fmt, ..
 
 /* Helpers over any game. */
 /* Options from JSON text (NULL or "" = defaults). 0 or THUE_EOPTIONS (bad JSON too). */
-int thue_game_options_text(const thue_gamedef *g, const char *text, thue_gopt *opt,
-                           thue_gerr *e);
+int thue_game_options_text(const thue_gamedef *g, const char *text, thue_gopt *opt, thue_gerr *e);
 /* A move from JSON text, checked and applied: 0 or the error of move_parse or apply. */
 int thue_game_apply_text(const thue_gamedef *g, const thue_gopt *opt, void *st, int player,
                          const char *text, thue_gerr *e);
@@ -168,8 +167,8 @@ static inline uint64_t thue_gmix64(uint64_t x)
 
 /* Integer member helpers for parsers: reads j[key] as an integer in lo..hi (absent:
  * *out = dflt). 0 or THUE_EOPTIONS / the given code with e. */
-int thue_gjson_int(const json_t *obj, const char *key, long long lo, long long hi,
-                   long long dflt, long long *out, int code, thue_gerr *e);
+int thue_gjson_int(const json_t *obj, const char *key, long long lo, long long hi, long long dflt,
+                   long long *out, int code, thue_gerr *e);
 /* Refuses members of obj not in keys (NULL-terminated): 0 or code with e. */
 int thue_gjson_only(const json_t *obj, const char *const *keys, int code, thue_gerr *e);
 

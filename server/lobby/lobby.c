@@ -232,7 +232,7 @@ static void session_handle_closed(uv_handle_t *h)
 
 static session *find_by_name(thue_lobby *l, const char *name)
 {
-    char key[sizeof ((session *)0)->key];
+    char key[sizeof((session *)0)->key];
     lobby_name_key(name, key, sizeof key);
     for (session *s = l->by_name[lobby_hash(key) % LOBBY_BUCKETS]; s; s = s->name_next)
         if (strcmp(s->key, key) == 0)
@@ -433,7 +433,7 @@ static void send_welcome(thue_lobby *l, thue_client *c, const thue_msg_id *id, b
     memcpy(msg.u.welcome.resume, s->resume, sizeof msg.u.welcome.resume);
     msg.u.welcome.grace_s = l->cfg.grace_s;
     msg.u.welcome.resumed = resumed;
-    msg.u.welcome.rooms = (const char(*)[THUE_PROTO_KEY_MAX + 1])ids;
+    msg.u.welcome.rooms = (const char(*)[THUE_PROTO_KEY_MAX + 1]) ids;
     msg.u.welcome.nrooms = n;
     msg.u.welcome.max_message = THUE_PROTO_MESSAGE_MAX;
     msg.u.welcome.rate = l->cfg.rate;
@@ -464,8 +464,7 @@ static int take_over(request *rq, session *s, bool resumed)
     thue_client *old = s->client;
     if (old != NULL) {
         old->s = NULL;
-        send_goodbye(l, old, "replaced", "this session was taken over by a new connection",
-                     1001);
+        send_goodbye(l, old, "replaced", "this session was taken over by a new connection", 1001);
     }
     uv_timer_stop(&s->grace_timer);
     s->client = c;
@@ -493,8 +492,7 @@ static int cmd_hello(request *rq)
         return THUE_PERR_ALREADY_HELLO;
     if (cmd->u.hello.protocol != THUE_PROTOCOL_VERSION) {
         snprintf(rq->message, sizeof rq->message,
-                 "this server speaks protocol version 1 (thue.v1), not %d",
-                 cmd->u.hello.protocol);
+                 "this server speaks protocol version 1 (thue.v1), not %d", cmd->u.hello.protocol);
         snprintf(rq->field, sizeof rq->field, "protocol");
         return THUE_PERR_PROTOCOL;
     }
@@ -526,8 +524,7 @@ static int cmd_hello(request *rq)
         if (squatter != NULL) {
             /* A guest took the account's name while its owner was away (possible only
              * for names claimed before: guests cannot take account names). */
-            snprintf(rq->message, sizeof rq->message, "a session named %s is connected",
-                     name);
+            snprintf(rq->message, sizeof rq->message, "a session named %s is connected", name);
             return THUE_PERR_NAME_TAKEN;
         }
     } else if (cmd->u.hello.has_name) {
@@ -538,8 +535,7 @@ static int cmd_hello(request *rq)
         }
         if (lobby_name_reserved(name)) {
             snprintf(rq->field, sizeof rq->field, "name");
-            snprintf(rq->message, sizeof rq->message, "the name \"%s\" is reserved for bots",
-                     name);
+            snprintf(rq->message, sizeof rq->message, "the name \"%s\" is reserved for bots", name);
             return THUE_PERR_NAME;
         }
         if (find_by_name(l, name) != NULL || account_by_name(l, name) != NULL) {
@@ -592,8 +588,7 @@ static bool same_queue(const thue_room_options *a, const thue_room_options *b)
                (!a->clock.present || (a->clock.initial_ms == b->clock.initial_ms &&
                                       a->clock.increment_ms == b->clock.increment_ms));
     return a->variant == b->variant && a->k == b->k && a->limit == b->limit &&
-           a->rated == b->rated &&
-           a->clock.present == b->clock.present &&
+           a->rated == b->rated && a->clock.present == b->clock.present &&
            (!a->clock.present || (a->clock.initial_ms == b->clock.initial_ms &&
                                   a->clock.increment_ms == b->clock.increment_ms));
 }
@@ -681,9 +676,8 @@ static int cmd_queue_join(request *rq)
     const thue_gamedef *game;
     thue_gopt gopt;
     int gerr = room_game_options(rq, cmd->u.queue_join.has_game ? cmd->u.queue_join.game : NULL,
-                                 cmd->u.queue_join.has_game_options
-                                     ? cmd->u.queue_join.game_options
-                                     : NULL,
+                                 cmd->u.queue_join.has_game_options ? cmd->u.queue_join.game_options
+                                                                    : NULL,
                                  cmd->u.queue_join.rated, &opt, &game, &gopt);
     if (gerr)
         return gerr;
@@ -723,8 +717,8 @@ static int cmd_queue_join(request *rq)
         }
         queue_remove(other);
         request_ok(rq);
-        thue_log(THUE_LOG_INFO, "quick match: %s and %s paired in room %s",
-                 other->player.name, s->player.name, r->id);
+        thue_log(THUE_LOG_INFO, "quick match: %s and %s paired in room %s", other->player.name,
+                 s->player.name, r->id);
         match_found(l, r, other, s);
         return 0;
     }
@@ -844,8 +838,8 @@ void thue_lobby_message(thue_lobby *l, thue_client *c, const char *text, size_t 
         const thue_msg_id *id = err == 0 ? &cmd.id : &derr.id;
         send_error(l, c, id, THUE_PERR_RATE, NULL, NULL);
         if (++c->rejections >= ABUSE_REJECTIONS) {
-            thue_log(THUE_LOG_WARN, "closing %s: %d messages in a row over the rate limit",
-                     c->peer, c->rejections);
+            thue_log(THUE_LOG_WARN, "closing %s: %d messages in a row over the rate limit", c->peer,
+                     c->rejections);
             send_goodbye(l, c, "abuse", "too many messages over the rate limit", 1008);
         }
         return;
@@ -1046,8 +1040,7 @@ char *thue_lobby_rooms_json(thue_lobby *l, const char *variant, int k, int statu
     cmd.type = THUE_CMD_LIST_ROOMS;
     if (variant) {
         cmd.u.list_rooms.has_variant = 1;
-        cmd.u.list_rooms.variant =
-            strcmp(variant, "overlap") == 0 ? THUE_OVERLAP : THUE_SQUARE;
+        cmd.u.list_rooms.variant = strcmp(variant, "overlap") == 0 ? THUE_OVERLAP : THUE_SQUARE;
     }
     if (k >= 0) {
         cmd.u.list_rooms.has_k = 1;

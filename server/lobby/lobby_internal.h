@@ -65,6 +65,9 @@ struct tournament {
     thue_tournament_format format;
     thue_variant variant;
     int k, limit;
+    /* another game than Thue: its table and canonical options (game NULL: Thue) */
+    const thue_gamedef *game;
+    char game_options[THUE_PROTO_GOPT_MAX + 1];
     thue_clock clock;
     int rounds_asked, max_players;
     int status; /* 0 open, 1 running, 2 finished */

@@ -1,21 +1,7 @@
 /*
- * room.c: rooms, seats, spectators and matches (PROTOCOL.md sections 4 to 8).
- *
- * Every move, a human's or a bot's, goes through apply_move and so through the engine's
- * match machine; a rejected move answers with the engine's code and changes nothing.
- * After every change the room's version grows and its full state goes to everyone in
- * it; a match's end is followed by match_end.
- *
- * Clocks: the seat to move has its clock running from the moment the previous move was
- * accepted (turn_start_ns); an accepted move charges the time taken, then adds the
- * increment. A timer armed for the running clock's remaining time makes the flag fall
- * even when nobody sends anything; a move that arrives after the time ran out, before the
- * timer fired, is refused the same way.
- *
- * Bots: when a bot's seat is to move, a job with a copy of the position goes to the pool,
- * with the bot's think time and, under a clock, a deadline a little before its flag
- * falls. The result comes back on the loop thread (bot_done) and is applied by
- * apply_move like a human's move. A room that ends, or a match that ends, cancels its job.
+ * room.c: rooms, seats and spectators (PROTOCOL.md sections 4 to 8): finding and making
+ * rooms, their state messages, and the commands; the match itself is the table's
+ * (table.c).
  *
  * Reaching rooms: a private room is no room at all to whoever is not in it and did not
  * make it, unless they give its invite code: every such answer is no_room's, the same as
@@ -28,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lobby_internal.h"
 #include "log.h"
+#include "table.h"
 
 /* ---- finding rooms and members -------------------------------------------------------- */
 
@@ -41,7 +27,7 @@ room *room_find(thue_lobby *l, const char *id)
     return NULL;
 }
 
-static int seat_of(const room *r, const session *s)
+int room_seat_of(const room *r, const session *s)
 {
     for (int i = 0; i < 2; i++)
         if (r->seats[i].s == s)
@@ -59,23 +45,23 @@ static int spect_index(const room *r, const session *s)
 
 bool room_has(const room *r, const session *s)
 {
-    return seat_of(r, s) >= 0 || spect_index(r, s) >= 0;
+    return room_seat_of(r, s) >= 0 || spect_index(r, s) >= 0;
 }
 
-static bool seat_taken(const room_seat *st)
+bool room_seat_taken(const room_seat *st)
 {
     return st->s != NULL || st->bot;
 }
 
-static bool match_running(const room *r)
+bool room_match_running(const room *r)
 {
     return r->has_match && (r->game != NULL ? !r->gover : !thue_match_over(&r->m));
 }
 
 /* The seat to move in a running match, -1 when none. */
-static int seat_to_move(const room *r)
+int room_seat_to_move(const room *r)
 {
-    if (!match_running(r))
+    if (!room_match_running(r))
         return -1;
     if (r->game == NULL)
         return thue_match_to_move(&r->m);
@@ -90,13 +76,13 @@ int room_winner(const room *r)
 
 /* No human seated, nobody watching and no creator around: nobody would notice the room.
  * A tournament's room is never empty: its game must be played. */
-static bool room_empty(const room *r)
+bool room_is_empty(const room *r)
 {
-    return r->seats[0].s == NULL && r->seats[1].s == NULL && r->nspect == 0 &&
-           r->creator == NULL && r->tournament[0] == '\0';
+    return r->seats[0].s == NULL && r->seats[1].s == NULL && r->nspect == 0 && r->creator == NULL &&
+           r->tournament[0] == '\0';
 }
 
-static uint64_t elapsed_ns(const room *r)
+uint64_t room_elapsed_ns(const room *r)
 {
     uint64_t now = uv_hrtime();
     return now > r->turn_start_ns ? now - r->turn_start_ns : 0;
@@ -104,17 +90,17 @@ static uint64_t elapsed_ns(const room *r)
 
 /* A seat's time left now, in ns (negative once it ran out). Clocks are kept in ns so
  * that rounding never gives anybody time. */
-static int64_t clock_left(const room *r, int seat)
+int64_t room_clock_left(const room *r, int seat)
 {
     int64_t left = r->clock_ns[seat];
     if (r->clock_running == seat)
-        left -= (int64_t)elapsed_ns(r);
+        left -= (int64_t)room_elapsed_ns(r);
     return left;
 }
 
 /* ---- state messages --------------------------------------------------------------------- */
 
-static void player_of(const room_seat *st, thue_player *out)
+void room_player_of(const room_seat *st, thue_player *out)
 {
     memset(out, 0, sizeof *out);
     if (st->bot) {
@@ -125,7 +111,7 @@ static void player_of(const room_seat *st, thue_player *out)
     }
 }
 
-static void round_info(const room *r, int i, thue_round_info *out)
+void room_round_info(const room *r, int i, thue_round_info *out)
 {
     const thue_round *rd = &r->m.rounds[i];
     memset(out, 0, sizeof *out);
@@ -139,7 +125,7 @@ static void round_info(const room *r, int i, thue_round_info *out)
 }
 
 /* Writes a new JSON reference as text into buf (cap bytes); "{}" when it does not fit. */
-static void json_into(json_t *j, char *buf, size_t cap)
+void room_json_into(json_t *j, char *buf, size_t cap)
 {
     size_t n = j != NULL ? json_dumpb(j, buf, cap - 1, JSON_COMPACT | JSON_PRESERVE_ORDER) : 0;
     json_decref(j);
@@ -156,17 +142,17 @@ static void gfill_match(const room *r, thue_match_info *mi)
     g->result(&r->gopt, r->gstate, &res);
     mi->number = r->number;
     mi->first = r->gfirst;
-    int over = !match_running(r);
+    int over = !room_match_running(r);
     snprintf(mi->gstep, sizeof mi->gstep, "%s", over ? "over" : g->step(&r->gopt, r->gstate));
-    mi->to_move = seat_to_move(r);
-    json_into(g->state_json(&r->gopt, r->gstate), mi->state, sizeof mi->state);
+    mi->to_move = room_seat_to_move(r);
+    room_json_into(g->state_json(&r->gopt, r->gstate), mi->state, sizeof mi->state);
     mi->moves = r->nmoves;
     for (int p = 0; p < 2; p++)
         mi->points[r->gfirst ^ p] = res.score[p];
     mi->has_clocks = r->opt.clock.present;
     if (mi->has_clocks)
         for (int i = 0; i < 2; i++) {
-            int64_t left = clock_left(r, i);
+            int64_t left = room_clock_left(r, i);
             mi->clocks[i] = left > 0 ? left / 1000000 : 0;
         }
     mi->clock_running = r->clock_running;
@@ -191,10 +177,10 @@ static void fill_state(const room *r, thue_msg *msg, int you)
     for (int i = 0; i < 2; i++) {
         const room_seat *se = &r->seats[i];
         thue_seat *out = &st->seats[i];
-        if (!seat_taken(se))
+        if (!room_seat_taken(se))
             continue;
         out->present = 1;
-        player_of(se, &out->player);
+        room_player_of(se, &out->player);
         out->has_bot = se->bot;
         if (se->bot)
             snprintf(out->bot, sizeof out->bot, "%s", se->bot_spec_text);
@@ -241,13 +227,13 @@ static void fill_state(const room *r, thue_msg *msg, int you)
     mi->word_len = m->word.len;
     mi->placed = m->step == THUE_STEP_PAINT ? m->placed : -1;
     for (int i = 0; i < 2; i++) {
-        round_info(r, i, &mi->rounds[i]);
+        room_round_info(r, i, &mi->rounds[i]);
         mi->points[i] = thue_match_points(m, i);
     }
     mi->has_clocks = r->opt.clock.present;
     if (mi->has_clocks)
         for (int i = 0; i < 2; i++) {
-            int64_t left = clock_left(r, i);
+            int64_t left = room_clock_left(r, i);
             mi->clocks[i] = left > 0 ? left / 1000000 : 0;
         }
     mi->clock_running = r->clock_running;
@@ -261,7 +247,7 @@ static void fill_state(const room *r, thue_msg *msg, int you)
 void room_send_state(room *r, session *s)
 {
     thue_msg msg;
-    fill_state(r, &msg, seat_of(r, s));
+    fill_state(r, &msg, room_seat_of(r, s));
     lobby_send_msg(r->lobby, s, &msg);
 }
 
@@ -288,8 +274,6 @@ void room_broadcast(room *r, const thue_msg *msg)
     free(text);
 }
 
-static void cancel_job(room *r);
-
 static void linger_due(uv_timer_t *t)
 {
     room *r = t->data;
@@ -297,8 +281,6 @@ static void linger_due(uv_timer_t *t)
              r->status == THUE_STATUS_FINISHED ? "finished" : "empty");
     room_destroy(r);
 }
-
-static void submit_bot(room *r, int seat);
 
 /* The bots seated with seat_bot count against their owners' bot_seats while their room
  * has somebody in it (bots do not search for an empty room); on: count them, else not. */
@@ -323,7 +305,7 @@ static void check_linger(room *r)
 {
     if (r->ending || r->lobby->stopping)
         return;
-    bool empty = room_empty(r);
+    bool empty = room_is_empty(r);
     count_bots(r, !empty);
     if (empty && !r->has_match) {
         thue_log(THUE_LOG_INFO, "room %s removed (left before its first match)", r->id);
@@ -331,9 +313,9 @@ static void check_linger(room *r)
         return;
     }
     if (empty)
-        cancel_job(r);
-    else if (match_running(r) && r->job == 0 && r->seats[seat_to_move(r)].bot)
-        submit_bot(r, seat_to_move(r));
+        room_cancel_job(r);
+    else if (room_match_running(r) && r->job == 0 && r->seats[room_seat_to_move(r)].bot)
+        table_submit_bot(r, room_seat_to_move(r));
     bool due = r->status == THUE_STATUS_FINISHED || empty;
     bool armed = uv_is_active((uv_handle_t *)&r->linger_timer);
     if (due && !armed)
@@ -407,7 +389,7 @@ static void room_handle_closed(uv_handle_t *h)
     lobby_maybe_closed(l);
 }
 
-static void cancel_job(room *r)
+void room_cancel_job(room *r)
 {
     if (r->job == 0)
         return;
@@ -477,7 +459,7 @@ void room_destroy(room *r)
     if (r->ending)
         return;
     r->ending = true;
-    cancel_job(r);
+    room_cancel_job(r);
     count_bots(r, false);
     if (r->creator) {
         r->creator->rooms_created--;
@@ -501,584 +483,7 @@ void room_destroy(room *r)
     uv_close((uv_handle_t *)&r->linger_timer, room_handle_closed);
 }
 
-/* ---- matches ------------------------------------------------------------------------------ */
-
-static void start_turn(room *r);
-static void finish(room *r);
-static void gfinish(room *r);
-
-static int copy_word(uint8_t **dst, int *dst_len, const uint8_t *sym, int n)
-{
-    free(*dst);
-    *dst = malloc((size_t)n);
-    *dst_len = 0;
-    if (*dst == NULL)
-        return THUE_ENOMEM;
-    memcpy(*dst, sym, (size_t)n);
-    *dst_len = n;
-    return 0;
-}
-
-/* Another game's match: a fresh state from the game's start (a seeded position where the
- * options ask for one); `first` is the seat that is player 0. */
-static int gmatch_init(room *r, int first, uint64_t seed)
-{
-    if (r->gstate == NULL) {
-        r->gsize = r->game->state_size(&r->gopt);
-        r->gstate = malloc(r->gsize);
-        r->gstart = malloc(r->gsize);
-        if (r->gstate == NULL || r->gstart == NULL)
-            return THUE_ENOMEM;
-    }
-    r->game->start(&r->gopt, seed, r->gstate);
-    memcpy(r->gstart, r->gstate, r->gsize);
-    r->gfirst = first;
-    r->gover = false;
-    r->gwinner = -1;
-    r->gwhy[0] = '\0';
-    r->glast[0] = '\0';
-    return 0;
-}
-
-/* Starts match number+1 with `builder` building round 0 (another game: moving first). */
-static int match_start(room *r, int builder)
-{
-    thue_lobby *l = r->lobby;
-    if (r->game != NULL) {
-        uint64_t seed = lobby_random(l);
-        int err = gmatch_init(r, builder, seed);
-        if (err)
-            return err;
-        r->has_match = true;
-        r->number++;
-        r->first_builder = builder;
-        for (int i = 0; i < 2; i++) {
-            r->clock_ns[i] = r->opt.clock.initial_ms * 1000000;
-            r->seats[i].rematch = r->seats[i].bot;
-        }
-        memset(&r->last_move, 0, sizeof r->last_move);
-        r->nmoves = 0;
-        r->plies[0] = r->plies[1] = 0;
-        r->started_ms = lobby_now_ms();
-        r->game_seed = seed;
-        r->status = THUE_STATUS_PLAYING;
-        l->metrics->matches_started++;
-        thue_log(THUE_LOG_INFO, "room %s: %s match %d started", r->id, r->game->name, r->number);
-        start_turn(r);
-        return 0;
-    }
-    thue_match_options o = thue_match_defaults();
-    o.variant = r->opt.variant;
-    o.k = r->opt.k;
-    o.limit = r->opt.limit;
-    o.first_builder = builder;
-    thue_match m;
-    int err = thue_match_init(&m, &o);
-    if (err)
-        return err;
-    uint8_t *scratch = malloc((size_t)r->opt.limit + 2);
-    if (scratch == NULL) {
-        thue_match_free(&m);
-        return THUE_ENOMEM;
-    }
-    if (r->has_match)
-        thue_match_free(&r->m);
-    free(r->scratch);
-    r->scratch = scratch;
-    r->m = m;
-    r->has_match = true;
-    r->number++;
-    r->first_builder = builder;
-    for (int i = 0; i < 2; i++) {
-        free(r->round_word[i]);
-        r->round_word[i] = NULL;
-        r->round_len[i] = 0;
-        r->clock_ns[i] = r->opt.clock.initial_ms * 1000000;
-        r->seats[i].rematch = r->seats[i].bot; /* bots always agree */
-    }
-    memset(&r->last_move, 0, sizeof r->last_move);
-    r->nmoves = 0;
-    r->plies[0] = r->plies[1] = 0;
-    r->started_ms = lobby_now_ms();
-    r->game_seed = lobby_random(l);
-    r->status = THUE_STATUS_PLAYING;
-    l->metrics->matches_started++;
-    thue_log(THUE_LOG_INFO, "room %s: match %d started", r->id, r->number);
-    start_turn(r);
-    return 0;
-}
-
-/* Starts a match when both seats are filled and agree: ready before the first match,
- * rematch after one. */
-static void maybe_start(room *r)
-{
-    if (!seat_taken(&r->seats[0]) || !seat_taken(&r->seats[1]) || match_running(r))
-        return;
-    int builder;
-    if (r->status == THUE_STATUS_WAITING) {
-        if (!r->seats[0].ready || !r->seats[1].ready)
-            return;
-        int creator_seat = r->creator ? seat_of(r, r->creator) : -1;
-        if (creator_seat < 0)
-            creator_seat = 0;
-        switch (r->opt.first) {
-        case THUE_FIRST_CREATOR:
-            builder = creator_seat;
-            break;
-        case THUE_FIRST_OPPONENT:
-            builder = 1 - creator_seat;
-            break;
-        default:
-            builder = (int)(lobby_random(r->lobby) & 1);
-        }
-    } else {
-        if (!r->seats[0].rematch || !r->seats[1].rematch)
-            return;
-        builder = 1 - r->first_builder;
-    }
-    int err = match_start(r, builder);
-    if (err)
-        thue_log(THUE_LOG_ERROR, "room %s: cannot start a match: %s", r->id, thue_strerror(err));
-}
-
-static void clock_due(uv_timer_t *t);
-
-/* The step after a move (or the match's start): the clock of the seat to move runs, and a
- * bot to move starts thinking. */
-static void start_turn(room *r)
-{
-    r->turn_start_ns = uv_hrtime();
-    int to_move = seat_to_move(r);
-    if (to_move < 0)
-        return;
-    if (r->opt.clock.present) {
-        r->clock_running = to_move;
-        uv_timer_start(&r->clock_timer, clock_due, (uint64_t)(r->clock_ns[to_move] / 1000000 + 1),
-                       0);
-    }
-    if (r->seats[to_move].bot && !room_empty(r))
-        submit_bot(r, to_move);
-}
-
-/* Ends the match's bookkeeping once the engine says it is over: timers, jobs, the final
- * words, then the state and match_end for everyone. */
-static void finish(room *r)
-{
-    thue_lobby *l = r->lobby;
-    thue_match *m = &r->m;
-    uv_timer_stop(&r->clock_timer);
-    if (r->clock_running >= 0) {
-        int64_t left = clock_left(r, r->clock_running);
-        r->clock_ns[r->clock_running] = left > 0 ? left : 0;
-    }
-    r->clock_running = -1;
-    cancel_job(r);
-    if (r->game != NULL) {
-        gfinish(r);
-        return;
-    }
-    thue_round_end e = m->rounds[m->round].end;
-    if (r->round_word[m->round] == NULL &&
-        (e == THUE_ROUND_REPETITION || e == THUE_ROUND_LIMIT || e == THUE_ROUND_FORFEIT))
-        copy_word(&r->round_word[m->round], &r->round_len[m->round], m->word.sym, m->word.len);
-    r->status = THUE_STATUS_FINISHED;
-    l->metrics->matches_finished++;
-    thue_log(THUE_LOG_INFO, "room %s: match %d over (%s, winner %d, %d-%d)", r->id, r->number,
-             thue_end_reason_name(m->reason), m->winner, thue_match_points(m, 0),
-             thue_match_points(m, 1));
-    room_changed(r);
-    thue_msg msg;
-    memset(&msg, 0, sizeof msg);
-    msg.type = THUE_MSG_MATCH_END;
-    __typeof__(msg.u.match_end) *me = &msg.u.match_end;
-    snprintf(me->room, sizeof me->room, "%s", r->id);
-    me->number = r->number;
-    me->winner = m->winner;
-    me->reason = m->reason;
-    for (int i = 0; i < 2; i++) {
-        player_of(&r->seats[i], &me->players[i]);
-        me->points[i] = thue_match_points(m, i);
-        round_info(r, i, &me->rounds[i]);
-    }
-    record_match(r, &msg); /* which reports a tournament game's result once recorded */
-}
-
-/* The end of another game's match: the state and match_end for everyone. */
-static void gfinish(room *r)
-{
-    thue_lobby *l = r->lobby;
-    r->status = THUE_STATUS_FINISHED;
-    l->metrics->matches_finished++;
-    thue_log(THUE_LOG_INFO, "room %s: %s match %d over (%s, winner %d)", r->id, r->game->name,
-             r->number, r->gwhy, r->gwinner);
-    room_changed(r);
-    thue_msg msg;
-    memset(&msg, 0, sizeof msg);
-    msg.type = THUE_MSG_MATCH_END;
-    __typeof__(msg.u.match_end) *me = &msg.u.match_end;
-    snprintf(me->room, sizeof me->room, "%s", r->id);
-    me->number = r->number;
-    me->winner = r->gwinner;
-    me->has_game = 1;
-    snprintf(me->game, sizeof me->game, "%s", r->game->name);
-    snprintf(me->why, sizeof me->why, "%s", r->gwhy);
-    thue_gresult res;
-    r->game->result(&r->gopt, r->gstate, &res);
-    for (int i = 0; i < 2; i++)
-        player_of(&r->seats[i], &me->players[i]);
-    for (int p = 0; p < 2; p++)
-        me->points[r->gfirst ^ p] = res.score[p];
-    json_into(r->game->state_json(&r->gopt, r->gstate), me->state, sizeof me->state);
-    record_match(r, &msg);
-}
-
-static void forfeit(room *r, int seat, thue_end_reason why)
-{
-    if (!match_running(r))
-        return;
-    if (r->clock_running >= 0) {
-        int64_t left = clock_left(r, r->clock_running);
-        r->clock_ns[r->clock_running] = left > 0 ? left : 0;
-        r->turn_start_ns = uv_hrtime();
-    }
-    if (why == THUE_END_TIMEOUT)
-        r->clock_ns[seat] = 0;
-    if (r->game != NULL) {
-        r->gover = true;
-        r->gwinner = 1 - seat;
-        snprintf(r->gwhy, sizeof r->gwhy, "%s", thue_end_reason_name(why));
-        finish(r);
-        return;
-    }
-    if (thue_match_forfeit(&r->m, seat, why) == 0)
-        finish(r);
-}
-
-static void clock_due(uv_timer_t *t)
-{
-    room *r = t->data;
-    if (!match_running(r) || r->clock_running < 0)
-        return;
-    int64_t left = clock_left(r, r->clock_running);
-    if (left > 0) {
-        uv_timer_start(&r->clock_timer, clock_due, (uint64_t)(left / 1000000) + 1, 0);
-        return;
-    }
-    thue_log(THUE_LOG_INFO, "room %s: seat %d ran out of time", r->id, r->clock_running);
-    forfeit(r, r->clock_running, THUE_END_TIMEOUT);
-}
-
-/* Appends a move to the match's record (a move that cannot be logged for lack of memory
- * is left out of the record, and logged). */
-static void log_move(room *r, int round, int seat, bool paint, int value, double think_ms)
-{
-    if (r->nmoves == r->capmoves) {
-        int cap = r->capmoves ? 2 * r->capmoves : 64;
-        thue_move_row *grown = realloc(r->moves, (size_t)cap * sizeof *grown);
-        if (grown == NULL) {
-            thue_log(THUE_LOG_ERROR, "room %s: out of memory recording a move", r->id);
-            return;
-        }
-        r->moves = grown;
-        r->capmoves = cap;
-    }
-    r->moves[r->nmoves++] = (thue_move_row){round, r->plies[round]++, seat, paint, value, think_ms,
-                                            ""};
-}
-
-/*
- * Seat `seat` places at or paints `value`: the one path of every move. 0 or an engine
- * code (nothing changed then). On success the caller replies, then calls after_move.
- */
-static int apply_move(room *r, int seat, bool paint, int value)
-{
-    thue_lobby *l = r->lobby;
-    thue_match *m = &r->m;
-    if (match_running(r) && r->opt.clock.present && r->clock_running == seat &&
-        clock_left(r, seat) <= 0) {
-        forfeit(r, seat, THUE_END_TIMEOUT);
-        return THUE_EOVER;
-    }
-    int round = m->round;
-    if (paint && m->word.len <= r->opt.limit + 1)
-        memcpy(r->scratch, m->word.sym, (size_t)m->word.len);
-    int n = m->word.len, placed = m->placed;
-    uint64_t t0 = uv_hrtime();
-    int err = paint ? thue_match_paint(m, seat, value) : thue_match_place(m, seat, value);
-    thue_histogram_observe(&l->metrics->move_validation, (double)(uv_hrtime() - t0) * 1e-9);
-    if (err)
-        return err;
-    l->metrics->moves++;
-    uint64_t took = elapsed_ns(r);
-    if (r->opt.clock.present) {
-        r->clock_ns[seat] -= (int64_t)took;
-        r->clock_ns[seat] += r->opt.clock.increment_ms * 1000000;
-    }
-    r->last_move.present = 1;
-    r->last_move.seat = seat;
-    r->last_move.is_paint = paint;
-    r->last_move.value = value;
-    /* In ms to the microsecond: enough, and the codec writes such numbers quickly. */
-    double think_ms = (double)((took + 500) / 1000) / 1000.0;
-    r->last_move.think_ms = think_ms;
-    log_move(r, round, seat, paint, value, think_ms);
-    /* The paint that ended round 0 started round 1 in the engine's word: keep the final
-     * word (the word before the paint, with the symbol inserted). */
-    if (paint && round == 0 && m->rounds[0].end != THUE_ROUND_PLAYING) {
-        memmove(r->scratch + placed + 1, r->scratch + placed, (size_t)(n - placed));
-        r->scratch[placed] = (uint8_t)value;
-        copy_word(&r->round_word[0], &r->round_len[0], r->scratch, n + 1);
-    }
-    return 0;
-}
-
-/*
- * Seat `seat` plays another game's move m: the one path of every such move (people's and
- * bots'). 0, or the game's code with e filled (nothing changed then).
- */
-static int apply_gmove(room *r, int seat, const thue_gmove *m, thue_gerr *e)
-{
-    thue_lobby *l = r->lobby;
-    if (!match_running(r))
-        return thue_gerr_set(e, THUE_EOVER, "", "the match is over");
-    if (r->opt.clock.present && r->clock_running == seat && clock_left(r, seat) <= 0) {
-        forfeit(r, seat, THUE_END_TIMEOUT);
-        return thue_gerr_set(e, THUE_EOVER, "", "your time ran out");
-    }
-    uint64_t t0 = uv_hrtime();
-    int err = r->game->apply(&r->gopt, r->gstate, seat ^ r->gfirst, m, e);
-    thue_histogram_observe(&l->metrics->move_validation, (double)(uv_hrtime() - t0) * 1e-9);
-    if (err)
-        return err;
-    l->metrics->moves++;
-    uint64_t took = elapsed_ns(r);
-    if (r->opt.clock.present) {
-        r->clock_ns[seat] -= (int64_t)took;
-        r->clock_ns[seat] += r->opt.clock.increment_ms * 1000000;
-    }
-    r->last_move.present = 1;
-    r->last_move.seat = seat;
-    double think_ms = (double)((took + 500) / 1000) / 1000.0;
-    r->last_move.think_ms = think_ms;
-    json_into(r->game->move_json(&r->gopt, m), r->glast, sizeof r->glast);
-    log_move(r, 0, seat, false, 0, think_ms);
-    if (r->nmoves > 0 && r->moves[r->nmoves - 1].seat == seat)
-        snprintf(r->moves[r->nmoves - 1].gmove, sizeof r->moves[r->nmoves - 1].gmove, "%s",
-                 r->glast);
-    thue_gresult res;
-    r->game->result(&r->gopt, r->gstate, &res);
-    if (res.over) {
-        r->gover = true;
-        r->gwinner = res.winner < 0 ? -1 : r->gfirst ^ res.winner;
-        snprintf(r->gwhy, sizeof r->gwhy, "%s", res.why);
-    }
-    return 0;
-}
-
-/* After an accepted move: the next turn or the end, and the new state for everyone. */
-static void after_move(room *r)
-{
-    if (!match_running(r)) {
-        finish(r);
-        return;
-    }
-    start_turn(r);
-    room_changed(r);
-}
-
-/* ---- bots ---------------------------------------------------------------------------- */
-
-static void bot_done(const thue_job_result *res, void *data)
-{
-    room *r = data;
-    thue_lobby *l = r->lobby;
-    int seat = r->thinking;
-    r->job = 0;
-    r->thinking = -1;
-    if (seat < 0 || !match_running(r))
-        return;
-    thue_histogram_observe(&l->metrics->pool_queue_wait, res->queue_ms / 1000.0);
-    if (res->err) {
-        thue_log(THUE_LOG_ERROR, "room %s: bot %s failed: %s; it forfeits", r->id,
-                 r->seats[seat].bot_spec_text, thue_strerror(res->err));
-        forfeit(r, seat, THUE_END_ABANDON);
-        return;
-    }
-    thue_histogram_observe(&l->metrics->bot_think, res->bot.ms / 1000.0);
-    int err = apply_move(r, seat, r->m.step == THUE_STEP_PAINT, res->bot.move);
-    if (err == THUE_EOVER && !match_running(r))
-        return; /* its flag fell first */
-    if (err) {
-        thue_log(THUE_LOG_ERROR, "room %s: bot %s made an illegal move (%s); it forfeits", r->id,
-                 r->seats[seat].bot_spec_text, thue_strerror(err));
-        forfeit(r, seat, THUE_END_ABANDON);
-        return;
-    }
-    after_move(r);
-}
-
-static void gbot_done(const thue_game_job_result *res, void *data)
-{
-    room *r = data;
-    thue_lobby *l = r->lobby;
-    int seat = r->thinking;
-    r->job = 0;
-    r->thinking = -1;
-    if (seat < 0 || !match_running(r))
-        return;
-    thue_histogram_observe(&l->metrics->pool_queue_wait, res->queue_ms / 1000.0);
-    thue_gmove m = res->bot.move;
-    if (res->err == THUE_ETOOBIG) {
-        /* The perfect bot could not decide in time (a position beyond its solver):
-         * it plays the first legal move rather than forfeit. */
-        thue_gmove *moves = malloc(sizeof *moves * (size_t)r->game->max_moves(&r->gopt));
-        int n = moves != NULL ? r->game->legal_moves(&r->gopt, r->gstate, moves) : 0;
-        if (n > 0)
-            m = moves[0];
-        free(moves);
-        thue_log(THUE_LOG_WARN, "room %s: bot %s could not decide; it plays a legal move", r->id,
-                 r->seats[seat].bot_spec_text);
-        if (n <= 0) {
-            forfeit(r, seat, THUE_END_ABANDON);
-            return;
-        }
-    } else if (res->err) {
-        thue_log(THUE_LOG_ERROR, "room %s: bot %s failed: %s; it forfeits", r->id,
-                 r->seats[seat].bot_spec_text, thue_strerror(res->err));
-        forfeit(r, seat, THUE_END_ABANDON);
-        return;
-    } else {
-        thue_histogram_observe(&l->metrics->bot_think, res->bot.ms / 1000.0);
-    }
-    thue_gerr e;
-    int err = apply_gmove(r, seat, &m, &e);
-    if (err == THUE_EOVER && !match_running(r))
-        return; /* its flag fell first */
-    if (err) {
-        thue_log(THUE_LOG_ERROR, "room %s: bot %s made an illegal move (%s); it forfeits", r->id,
-                 r->seats[seat].bot_spec_text, e.msg);
-        forfeit(r, seat, THUE_END_ABANDON);
-        return;
-    }
-    after_move(r);
-}
-
-/* Another game's bot to move: a game job in the pool, like a Thue bot's. */
-static void gsubmit_bot(room *r, int seat)
-{
-    thue_lobby *l = r->lobby;
-    const room_seat *st = &r->seats[seat];
-    thue_game_job_request req;
-    memset(&req, 0, sizeof req);
-    req.game = r->game;
-    req.opt = r->gopt;
-    req.state = r->gstate;
-    req.spec = st->gspec;
-    req.seed = thue_gmix64(r->game_seed ^ (uint64_t)r->nmoves);
-    req.think_ms = st->think_ms;
-    if (r->opt.clock.present) {
-        int64_t left = clock_left(r, seat);
-        int64_t margin = left / 20 > 10000000 ? left / 20 : 10000000;
-        int64_t budget = left - margin > 1000000 ? left - margin : 1000000;
-        req.deadline_ns = thue_now_ns() + budget;
-    }
-    req.owner = st->owner;
-    req.cb = gbot_done;
-    req.data = r;
-    uint64_t id;
-    int err = thue_pool_submit_game(l->pool, &req, &id);
-    if (err) {
-        thue_log(THUE_LOG_ERROR, "room %s: cannot start bot %s: %s", r->id, st->bot_spec_text,
-                 thue_strerror(err));
-        return;
-    }
-    r->job = id;
-    r->thinking = seat;
-    l->metrics->bot_jobs_submitted++;
-}
-
-static void submit_bot(room *r, int seat)
-{
-    thue_lobby *l = r->lobby;
-    if (r->game != NULL) {
-        gsubmit_bot(r, seat);
-        return;
-    }
-    const thue_match *m = &r->m;
-    const room_seat *st = &r->seats[seat];
-    thue_job_request req;
-    memset(&req, 0, sizeof req);
-    req.spec = st->spec;
-    req.pos.variant = r->opt.variant;
-    req.pos.k = r->opt.k;
-    req.pos.sym = m->word.sym;
-    req.pos.n = m->word.len;
-    bool paint = m->step == THUE_STEP_PAINT;
-    req.pos.role = paint ? THUE_ROLE_PAINTER : THUE_ROLE_BUILDER;
-    req.pos.index = paint ? m->placed : 0;
-    req.pos.remaining = r->opt.limit - m->rounds[m->round].points;
-    req.seed = thue_bot_move_seed(r->game_seed, m->round, m->word.len - 1, req.pos.role);
-    req.think_ms = st->think_ms;
-    if (r->opt.clock.present) {
-        /* Stop a little before the flag: 5 % of what is left, at least 10 ms. */
-        int64_t left = clock_left(r, seat);
-        int64_t margin = left / 20 > 10000000 ? left / 20 : 10000000;
-        int64_t budget = left - margin > 1000000 ? left - margin : 1000000;
-        req.deadline_ns = thue_now_ns() + budget;
-    }
-    req.parts = 1;
-    req.owner = st->owner;
-    req.cb = bot_done;
-    req.data = r;
-    uint64_t id;
-    int err = thue_pool_submit(l->pool, &req, &id);
-    if (err) {
-        thue_log(THUE_LOG_ERROR, "room %s: cannot start bot %s: %s", r->id, st->bot_spec_text,
-                 thue_strerror(err));
-        return; /* its clock runs; without a clock the match waits for the room's end */
-    }
-    r->job = id;
-    r->thinking = seat;
-    l->metrics->bot_jobs_submitted++;
-}
-
-/* Seats a bot: its name is stable (bot_name_of), and in a rated room it plays as the
- * SPEC's account. 0, or -1 when the rated room's bot account cannot be made. */
-static int seat_bot(room *r, room_seat *st, const thue_bot_spec *spec, int think_ms)
-{
-    room_seat bot;
-    memset(&bot, 0, sizeof bot);
-    bot.bot = true;
-    bot.spec = *spec;
-    thue_bot_spec_format(spec, bot.bot_spec_text, sizeof bot.bot_spec_text);
-    bot_name_of(bot.bot_spec_text, bot.bot_name, sizeof bot.bot_name);
-    bot.think_ms = think_ms;
-    bot.ready = true;
-    bot.rematch = true;
-    if (r->opt.rated &&
-        (bot.bot_acct = account_bot(r->lobby, bot.bot_spec_text, bot.bot_name)) == NULL)
-        return -1;
-    if (bot.bot_acct && strlen(bot.bot_acct->name) < sizeof bot.bot_name)
-        memcpy(bot.bot_name, bot.bot_acct->name, strlen(bot.bot_acct->name) + 1); /* its
-                                          stored name (older uct bots' accounts: Bot-...) */
-    *st = bot;
-    return 0;
-}
-
-/* Seats another game's bot (those games are not rated: no account). */
-static void seat_gbot(room_seat *st, const thue_gbot_spec *spec, int think_ms)
-{
-    room_seat bot;
-    memset(&bot, 0, sizeof bot);
-    bot.bot = true;
-    bot.gspec = *spec;
-    thue_gbot_spec_format(spec, bot.bot_spec_text, sizeof bot.bot_spec_text);
-    bot_name_of(bot.bot_spec_text, bot.bot_name, sizeof bot.bot_name);
-    bot.think_ms = think_ms;
-    bot.ready = true;
-    bot.rematch = true;
-    *st = bot;
-}
+/* ---- commands ---------------------------------------------------------------------------- */
 
 /*
  * Whom a session's bots search for, the key of the pool's fair shares and of the bot
@@ -1109,8 +514,7 @@ static void owner_of(const session *s, const char *peer, char *out, size_t size)
  * and at most bot_seats_per_owner seated at once per owner (not_allowed). 0 or the code
  * with rq's field and message set.
  */
-static int bot_seat_allowed(request *rq, const room *r, int seat, int think_ms,
-                            const char *owner)
+static int bot_seat_allowed(request *rq, const room *r, int seat, int think_ms, const char *owner)
 {
     const thue_lobby_config *cfg = &rq->c->lobby->cfg;
     if (think_ms > cfg->bot_think_max_ms) {
@@ -1136,8 +540,6 @@ static int bot_seat_allowed(request *rq, const room *r, int seat, int think_ms,
     }
     return 0;
 }
-
-/* ---- commands ---------------------------------------------------------------------------- */
 
 /* The answer for a room a command cannot reach: the same code, field and sentence
  * whether no room has that id, or a private room's invite is missing or wrong, or a
@@ -1172,8 +574,7 @@ static bool room_visible(const room *r, const session *s)
 
 /* The room a command names, which s may reach: private rooms need the invite unless s is
  * already in them. */
-static int reach_room(request *rq, const char *id, bool has_invite, const char *invite,
-                      room **out)
+static int reach_room(request *rq, const char *id, bool has_invite, const char *invite, room **out)
 {
     room *r = room_find(rq->c->lobby, id);
     if (r == NULL || r->ending)
@@ -1194,7 +595,7 @@ static int member_room(request *rq, const char *id, room **out, int *seat_out)
     if (!room_has(r, rq->c->s))
         return THUE_PERR_NOT_IN_ROOM;
     *out = r;
-    *seat_out = seat_of(r, rq->c->s);
+    *seat_out = room_seat_of(r, rq->c->s);
     return 0;
 }
 
@@ -1210,7 +611,7 @@ static int seated_room(request *rq, const char *id, room **out, int *seat_out)
 static int pick_seat(request *rq, room *r, bool has_seat, int wanted, int *out)
 {
     if (has_seat) {
-        if (seat_taken(&r->seats[wanted])) {
+        if (room_seat_taken(&r->seats[wanted])) {
             snprintf(rq->field, sizeof rq->field, "seat");
             snprintf(rq->message, sizeof rq->message, "seat %d is taken", wanted);
             return THUE_PERR_ROOM_FULL;
@@ -1219,7 +620,7 @@ static int pick_seat(request *rq, room *r, bool has_seat, int wanted, int *out)
         return 0;
     }
     for (int i = 0; i < 2; i++)
-        if (!seat_taken(&r->seats[i])) {
+        if (!room_seat_taken(&r->seats[i])) {
             *out = i;
             return 0;
         }
@@ -1299,14 +700,13 @@ int room_game_options(request *rq, const char *name, const char *options, bool r
     memset(&e, 0, sizeof e);
     int err = thue_game_options_text(g, options, gopt, &e);
     if (err) {
-        snprintf(rq->field, sizeof rq->field, "game_options%s%s", e.field[0] ? "/" : "",
-                 e.field);
+        snprintf(rq->field, sizeof rq->field, "game_options%s%s", e.field[0] ? "/" : "", e.field);
         snprintf(rq->message, sizeof rq->message, "%s", e.msg);
         return err;
     }
     opt->has_game = 1;
     snprintf(opt->game, sizeof opt->game, "%s", g->name);
-    json_into(g->options_json(gopt), opt->game_options, sizeof opt->game_options);
+    room_json_into(g->options_json(gopt), opt->game_options, sizeof opt->game_options);
     *game = g;
     return 0;
 }
@@ -1403,8 +803,8 @@ char *room_list_text(thue_lobby *l, const thue_cmd *cmd)
         snprintf(o->game, sizeof o->game, "%s", r->opt.game);
         snprintf(o->game_options, sizeof o->game_options, "%s", r->opt.game_options);
         for (int i = 0; i < 2; i++) {
-            o->has_player[i] = seat_taken(&r->seats[i]);
-            player_of(&r->seats[i], &o->players[i]);
+            o->has_player[i] = room_seat_taken(&r->seats[i]);
+            room_player_of(&r->seats[i], &o->players[i]);
         }
         o->spectators = r->nspect;
     }
@@ -1434,7 +834,7 @@ static int reach_unseated(request *rq, room **out)
 {
     const __typeof__(rq->cmd->u.room) *a = &rq->cmd->u.room;
     int err = reach_room(rq, a->room, a->has_invite, a->invite, out);
-    if (err == 0 && seat_of(*out, rq->c->s) >= 0)
+    if (err == 0 && room_seat_of(*out, rq->c->s) >= 0)
         return THUE_PERR_SEATED;
     return err;
 }
@@ -1491,11 +891,11 @@ int room_spectate(request *rq)
 /* s leaves r: a running match is forfeited first. */
 static void leave(room *r, session *s)
 {
-    int seat = seat_of(r, s);
+    int seat = room_seat_of(r, s);
     if (seat >= 0) {
         /* A shutdown interrupts matches; it does not decide them. */
-        if (match_running(r) && !r->lobby->stopping)
-            forfeit(r, seat, THUE_END_ABANDON);
+        if (room_match_running(r) && !r->lobby->stopping)
+            table_forfeit(r, seat, THUE_END_ABANDON);
         memset(&r->seats[seat], 0, sizeof r->seats[seat]);
     }
     int si = spect_index(r, s);
@@ -1546,12 +946,12 @@ int room_seat_bot(request *rq)
     room *r = room_find(l, a->room);
     if (r == NULL || r->ending || !room_visible(r, s))
         return no_room(rq);
-    if (seat_of(r, s) < 0 && r->creator != s) {
+    if (room_seat_of(r, s) < 0 && r->creator != s) {
         snprintf(rq->message, sizeof rq->message,
                  "only a player seated in the room, or its creator, may seat a bot");
         return THUE_PERR_NOT_ALLOWED;
     }
-    if (match_running(r))
+    if (room_match_running(r))
         return THUE_PERR_NOT_RUNNING;
     thue_bot_spec spec;
     thue_gbot_spec gspec;
@@ -1570,16 +970,16 @@ int room_seat_bot(request *rq)
     if ((err = bot_seat_allowed(rq, r, seat, a->think_ms, owner)) != 0)
         return err;
     if (r->game != NULL)
-        seat_gbot(&r->seats[seat], &gspec, a->think_ms);
-    else if (seat_bot(r, &r->seats[seat], &spec, a->think_ms) != 0)
+        table_seat_gbot(&r->seats[seat], &gspec, a->think_ms);
+    else if (table_seat_bot(r, &r->seats[seat], &spec, a->think_ms) != 0)
         return THUE_PERR_INTERNAL;
     snprintf(r->seats[seat].owner, sizeof r->seats[seat].owner, "%s", owner);
     r->seats[seat].owner_limited = true;
-    count_bots(r, !room_empty(r));
+    count_bots(r, !room_is_empty(r));
     thue_log(THUE_LOG_INFO, "room %s: bot %s seated by %s", r->id, r->seats[seat].bot_spec_text,
              s->player.name);
     request_ok(rq);
-    maybe_start(r);
+    table_maybe_start(r);
     room_changed(r);
     return 0;
 }
@@ -1599,7 +999,7 @@ int room_ready(request *rq)
     }
     r->seats[seat].ready = true;
     request_ok(rq);
-    maybe_start(r);
+    table_maybe_start(r);
     room_changed(r);
     return 0;
 }
@@ -1620,11 +1020,10 @@ int room_move(request *rq, bool paint)
     if (!r->has_match)
         return THUE_PERR_NOT_RUNNING;
     int n = r->m.word.len;
-    err = apply_move(r, seat, paint, rq->cmd->u.move.value);
+    err = table_apply_move(r, seat, paint, rq->cmd->u.move.value);
     if (err == THUE_EPOSITION) {
         snprintf(rq->field, sizeof rq->field, "position");
-        snprintf(rq->message, sizeof rq->message,
-                 "position out of range: positions are 0..%d", n);
+        snprintf(rq->message, sizeof rq->message, "position out of range: positions are 0..%d", n);
     } else if (err == THUE_ESYMBOL) {
         snprintf(rq->field, sizeof rq->field, "symbol");
         snprintf(rq->message, sizeof rq->message, "symbol out of range: symbols are 0..%d",
@@ -1633,7 +1032,7 @@ int room_move(request *rq, bool paint)
     if (err)
         return err;
     request_ok(rq);
-    after_move(r);
+    table_after_move(r);
     return 0;
 }
 
@@ -1660,14 +1059,14 @@ int room_gmove(request *rq)
                     : thue_gerr_set(&e, THUE_EMOVE, "", "a move is an object");
     json_decref(j);
     if (err == 0)
-        err = apply_gmove(r, seat, &m, &e);
+        err = table_apply_gmove(r, seat, &m, &e);
     if (err) {
         snprintf(rq->field, sizeof rq->field, "move%s%s", e.field[0] ? "/" : "", e.field);
         snprintf(rq->message, sizeof rq->message, "%s", e.msg);
         return err;
     }
     request_ok(rq);
-    after_move(r);
+    table_after_move(r);
     return 0;
 }
 
@@ -1678,10 +1077,10 @@ int room_resign(request *rq)
     int err = seated_room(rq, rq->cmd->u.room.room, &r, &seat);
     if (err)
         return err;
-    if (!match_running(r))
+    if (!room_match_running(r))
         return THUE_PERR_NOT_RUNNING;
     request_ok(rq);
-    forfeit(r, seat, THUE_END_RESIGN);
+    table_forfeit(r, seat, THUE_END_RESIGN);
     return 0;
 }
 
@@ -1697,7 +1096,7 @@ int room_rematch(request *rq)
                  "no match has been played in this room yet: say ready to start one");
         return THUE_PERR_NOT_OVER;
     }
-    if (match_running(r))
+    if (room_match_running(r))
         return THUE_PERR_NOT_OVER;
     if (r->tournament[0]) {
         snprintf(rq->message, sizeof rq->message,
@@ -1706,7 +1105,7 @@ int room_rematch(request *rq)
     }
     r->seats[seat].rematch = true;
     request_ok(rq);
-    maybe_start(r);
+    table_maybe_start(r);
     room_changed(r);
     return 0;
 }
@@ -1746,18 +1145,18 @@ room *room_quick(thue_lobby *l, session *a, session *b, const thue_room_options 
     } else if (r->game != NULL) {
         thue_gbot_spec gspec;
         thue_gbot_spec_parse(r->game, QUICK_GBOT_SPEC, &gspec, NULL, 0);
-        seat_gbot(&r->seats[1], &gspec, l->cfg.bot_think_ms);
+        table_seat_gbot(&r->seats[1], &gspec, l->cfg.bot_think_ms);
         owner_of(a, NULL, r->seats[1].owner, sizeof r->seats[1].owner);
     } else {
         thue_bot_spec spec;
         thue_bot_spec_parse(QUICK_BOT_SPEC, &spec, NULL, 0);
-        if (seat_bot(r, &r->seats[1], &spec, l->cfg.bot_think_ms) != 0) {
+        if (table_seat_bot(r, &r->seats[1], &spec, l->cfg.bot_think_ms) != 0) {
             room_destroy(r);
             return NULL;
         }
         owner_of(a, NULL, r->seats[1].owner, sizeof r->seats[1].owner);
     }
-    if (match_start(r, (int)(lobby_random(l) & 1)) != 0) {
+    if (table_match_start(r, (int)(lobby_random(l) & 1)) != 0) {
         room_destroy(r);
         return NULL;
     }
@@ -1782,10 +1181,15 @@ room *room_for_tournament(thue_lobby *l, tournament *t, int board, const thue_ro
 int room_seat_tournament_bot(room *r, int seat, const char *spec_text, int think_ms)
 {
     thue_bot_spec spec;
-    if (thue_bot_spec_parse(spec_text, &spec, NULL, 0) != 0)
+    thue_gbot_spec gspec;
+    if (r->game != NULL) {
+        if (thue_gbot_spec_parse(r->game, spec_text, &gspec, NULL, 0) != 0)
+            return -1;
+        table_seat_gbot(&r->seats[seat], &gspec, think_ms);
+    } else if (thue_bot_spec_parse(spec_text, &spec, NULL, 0) != 0 ||
+               table_seat_bot(r, &r->seats[seat], &spec, think_ms) != 0) {
         return -1;
-    if (seat_bot(r, &r->seats[seat], &spec, think_ms) != 0)
-        return -1;
+    }
     /* A tournament's games share one owner: a big tournament is one fair share. */
     snprintf(r->seats[seat].owner, sizeof r->seats[seat].owner, "tour:%s", r->tournament);
     return 0;
@@ -1800,9 +1204,9 @@ void room_seat_session(room *r, int seat, session *s)
 
 void room_begin_if_full(room *r)
 {
-    if (!seat_taken(&r->seats[0]) || !seat_taken(&r->seats[1]))
+    if (!room_seat_taken(&r->seats[0]) || !room_seat_taken(&r->seats[1]))
         return;
-    if (match_start(r, 0) != 0) {
+    if (table_match_start(r, 0) != 0) {
         thue_log(THUE_LOG_ERROR, "room %s: cannot start a tournament game", r->id);
         return;
     }

@@ -136,6 +136,11 @@ static void summary_of(const tournament *t, thue_tournament_summary *o)
     o->format = t->format;
     o->variant = t->variant;
     o->k = t->k;
+    if (t->game != NULL) {
+        o->has_game = 1;
+        snprintf(o->game, sizeof o->game, "%s", t->game->name);
+        snprintf(o->game_options, sizeof o->game_options, "%s", t->game_options);
+    }
     o->status = t->status;
     o->players = t->n;
     o->max_players = t->max_players;
@@ -280,7 +285,8 @@ static void state_saved(int err, int64_t id, void *data)
     (void)id;
     l->store_pending--;
     if (err)
-        thue_log(THUE_LOG_ERROR, "the store could not save a tournament: %s", thue_store_strerror(err));
+        thue_log(THUE_LOG_ERROR, "the store could not save a tournament: %s",
+                 thue_store_strerror(err));
 }
 
 /* The tournament as JSON (what thue_lobby_load_tournament reads back). */
@@ -288,9 +294,9 @@ static char *state_json(const tournament *t)
 {
     json_t *ents = json_array(), *rounds = json_array();
     for (int i = 0; i < t->n; i++)
-        json_array_append_new(ents, json_pack("{s:s, s:i, s:s, s:i}", "name", t->e[i].name,
-                                              "kind", (int)t->e[i].kind, "bot", t->e[i].bot,
-                                              "seed", t->e[i].seed));
+        json_array_append_new(ents, json_pack("{s:s, s:i, s:s, s:i}", "name", t->e[i].name, "kind",
+                                              (int)t->e[i].kind, "bot", t->e[i].bot, "seed",
+                                              t->e[i].seed));
     for (int r = 0; r < t->round; r++) {
         json_t *games = json_array();
         for (int b = 0; b < t->nboards[r]; b++) {
@@ -309,6 +315,10 @@ static char *state_json(const tournament *t)
         rounds);
     if (o != NULL)
         json_object_set_new(o, "created_ms", json_integer((json_int_t)t->created_ms));
+    if (o != NULL && t->game != NULL) {
+        json_object_set_new(o, "game", json_string(t->game->name));
+        json_object_set_new(o, "game_options", json_string(t->game_options));
+    }
     char *text = o ? json_dumps(o, JSON_COMPACT) : NULL;
     json_decref(o);
     return text;
@@ -560,6 +570,16 @@ int cmd_create_tournament(request *rq)
         snprintf(rq->field, sizeof rq->field, "rounds");
         return THUE_PERR_MESSAGE;
     }
+    /* The game and its options, checked as create_room checks them. */
+    thue_room_options gro;
+    memset(&gro, 0, sizeof gro);
+    const thue_gamedef *game;
+    thue_gopt gopt;
+    int gerr =
+        room_game_options(rq, a->has_game ? a->game : NULL,
+                          a->has_game_options ? a->game_options : NULL, false, &gro, &game, &gopt);
+    if (gerr)
+        return gerr;
     char addr[THUE_LIMIT_KEY_MAX];
     thue_addr_key(rq->c->peer, addr, sizeof addr);
     trim_finished(l);
@@ -588,6 +608,8 @@ int cmd_create_tournament(request *rq)
     t->variant = a->variant;
     t->k = a->k;
     t->limit = a->limit;
+    t->game = game;
+    snprintf(t->game_options, sizeof t->game_options, "%s", gro.game_options);
     t->clock = a->clock;
     t->rounds_asked = a->format == THUE_FORMAT_SWISS ? a->rounds : 0;
     t->max_players = a->max_players;
@@ -600,8 +622,8 @@ int cmd_create_tournament(request *rq)
     memset(&msg, 0, sizeof msg);
     msg.type = THUE_MSG_TOURNAMENT_CREATED;
     msg.id = rq->cmd->id;
-    snprintf(msg.u.tournament_created.tournament, sizeof msg.u.tournament_created.tournament,
-             "%s", t->id);
+    snprintf(msg.u.tournament_created.tournament, sizeof msg.u.tournament_created.tournament, "%s",
+             t->id);
     lobby_send_msg(l, s, &msg);
     tournaments_arm(l);
     return 0;
@@ -626,20 +648,27 @@ static tournament *named(request *rq, int *err)
 }
 
 /* Who a join or leave is about: the session's account, or the bot SPEC given. */
-static int subject(request *rq, tournament_entrant *out)
+static int subject(request *rq, const tournament *t, tournament_entrant *out)
 {
     memset(out, 0, sizeof *out);
     session *s = rq->c->s;
     if (rq->cmd->u.tournament.has_bot) {
         thue_bot_spec spec;
+        thue_gbot_spec gspec;
         char why[THUE_PROTO_TEXT_MAX + 1];
-        if (thue_bot_spec_parse(rq->cmd->u.tournament.bot, &spec, why, sizeof why) != 0) {
+        if (t->game != NULL
+                ? thue_gbot_spec_parse(t->game, rq->cmd->u.tournament.bot, &gspec, why,
+                                       sizeof why) != 0
+                : thue_bot_spec_parse(rq->cmd->u.tournament.bot, &spec, why, sizeof why) != 0) {
             snprintf(rq->field, sizeof rq->field, "bot");
             snprintf(rq->message, sizeof rq->message, "%s", why);
             return THUE_PERR_BOT;
         }
         out->kind = THUE_KIND_BOT;
-        thue_bot_spec_format(&spec, out->bot, sizeof out->bot);
+        if (t->game != NULL)
+            thue_gbot_spec_format(&gspec, out->bot, sizeof out->bot);
+        else
+            thue_bot_spec_format(&spec, out->bot, sizeof out->bot);
         bot_name_of(out->bot, out->name, sizeof out->name);
         return 0;
     }
@@ -664,7 +693,7 @@ static tournament *open_entry(request *rq, tournament_entrant *e, int *err)
         *err = THUE_PERR_TOURNAMENT_CLOSED;
         return NULL;
     }
-    return (*err = subject(rq, e)) == 0 ? t : NULL;
+    return (*err = subject(rq, t, e)) == 0 ? t : NULL;
 }
 
 int cmd_join_tournament(request *rq)
@@ -793,7 +822,7 @@ void tournament_game_over(room *r)
     if (g->g.result != THUE_RESULT_NONE)
         return;
     /* The first builder sits in seat 0. */
-    g->g.result = first_wins(r->m.winner, 0);
+    g->g.result = first_wins(room_winner(r), 0);
     save(l, t);
     check_round(l, t);
 }
@@ -810,6 +839,11 @@ static void start_game(thue_lobby *l, tournament *t, int board, bool reserve)
     opt.limit = t->limit;
     opt.clock = t->clock;
     opt.first = THUE_FIRST_CREATOR;
+    if (t->game != NULL) {
+        opt.has_game = 1;
+        snprintf(opt.game, sizeof opt.game, "%s", t->game->name);
+        snprintf(opt.game_options, sizeof opt.game_options, "%s", t->game_options);
+    }
     int who[2] = {g->g.first, g->g.second};
     session *sess[2] = {NULL, NULL};
     bool absent[2] = {false, false};
@@ -828,14 +862,13 @@ static void start_game(thue_lobby *l, tournament *t, int board, bool reserve)
         g->g.result = absent[0] && absent[1] ? THUE_RESULT_DRAW
                       : absent[0]            ? THUE_RESULT_SECOND_WINS
                                              : THUE_RESULT_FIRST_WINS;
-        thue_log(THUE_LOG_INFO, "tournament %s: round %d board %d decided by absence",
-                 t->id, t->round, board + 1);
+        thue_log(THUE_LOG_INFO, "tournament %s: round %d board %d decided by absence", t->id,
+                 t->round, board + 1);
         return;
     }
     room *r = room_for_tournament(l, t, board, &opt);
     if (r == NULL) {
-        thue_log(THUE_LOG_ERROR, "tournament %s: no room for board %d: a draw", t->id,
-                 board + 1);
+        thue_log(THUE_LOG_ERROR, "tournament %s: no room for board %d: a draw", t->id, board + 1);
         g->g.result = THUE_RESULT_DRAW;
         return;
     }
@@ -896,8 +929,7 @@ static void announce_round(thue_lobby *l, tournament *t)
     for (int b = 0; rooms && b < n; b++)
         if (t->games[r][b].room[0])
             snprintf(rooms[nr++], sizeof rooms[0], "%s", t->games[r][b].room);
-    send_event(l, t, "round_started", t->round, (const char(*)[THUE_PROTO_KEY_MAX + 1])rooms,
-               nr);
+    send_event(l, t, "round_started", t->round, (const char(*)[THUE_PROTO_KEY_MAX + 1]) rooms, nr);
     free(rooms);
     begin_games(l, t);
     check_round(l, t);
@@ -960,8 +992,8 @@ static void start_round(thue_lobby *l, tournament *t)
     t->nboards[r] = n;
     for (int b = 0; b < n; b++)
         t->games[r][b].g = pairs[b];
-    thue_log(THUE_LOG_INFO, "tournament %s: round %d of %d, %d boards", t->id, t->round,
-             t->nrounds, n);
+    thue_log(THUE_LOG_INFO, "tournament %s: round %d of %d, %d boards", t->id, t->round, t->nrounds,
+             n);
     for (int b = 0; b < n; b++)
         if (pairs[b].second != THUE_SCHED_BYE)
             start_game(l, t, b, false);
@@ -988,7 +1020,9 @@ static void assign_seeds(tournament *t)
     seed_key keys[THUE_SCHED_PLAYERS_MAX];
     for (int i = 0; i < t->n; i++) {
         const tournament_entrant *e = &t->e[i];
-        const pool_rating *p = e->acct ? account_rating(e->acct, t->variant, t->k) : NULL;
+        /* Other games have no ratings yet: their entrants are seeded by name. */
+        const pool_rating *p =
+            e->acct && t->game == NULL ? account_rating(e->acct, t->variant, t->k) : NULL;
         keys[i] = (seed_key){i, p ? p->g.rating : THUE_GLICKO_INITIAL_RATING, e->name};
     }
     qsort(keys, (size_t)t->n, sizeof keys[0], seed_order);
@@ -1005,8 +1039,7 @@ int cmd_start_tournament(request *rq)
     if (t == NULL)
         return err;
     if (s->acct == NULL || strcmp(s->acct->name, t->creator) != 0) {
-        snprintf(rq->message, sizeof rq->message, "only its creator, %s, may start it",
-                 t->creator);
+        snprintf(rq->message, sizeof rq->message, "only its creator, %s, may start it", t->creator);
         return THUE_PERR_NOT_ALLOWED;
     }
     if (t->status != 0)
@@ -1058,13 +1091,14 @@ void thue_lobby_load_tournament(void *ctx, const char *id, const char *state)
     int format, variant, clock_on;
     json_int_t initial, increment;
     const char *name, *creator;
-    if (json_unpack(o, "{s:s, s:i, s:i, s:i, s:i, s:b, s:I, s:I, s:i, s:i, s:i, s:s, s:i, s:i, "
-                       "s:o, s:o}",
+    if (json_unpack(o,
+                    "{s:s, s:i, s:i, s:i, s:i, s:b, s:I, s:I, s:i, s:i, s:i, s:s, s:i, s:i, "
+                    "s:o, s:o}",
                     "name", &name, "format", &format, "variant", &variant, "k", &t->k, "limit",
                     &t->limit, "clock", &clock_on, "initial_ms", &initial, "increment_ms",
-                    &increment, "rounds_asked", &t->rounds_asked, "max_players",
-                    &t->max_players, "status", &t->status, "creator", &creator, "nrounds",
-                    &t->nrounds, "lot", &t->lot, "entrants", &ents, "rounds", &rounds) != 0)
+                    &increment, "rounds_asked", &t->rounds_asked, "max_players", &t->max_players,
+                    "status", &t->status, "creator", &creator, "nrounds", &t->nrounds, "lot",
+                    &t->lot, "entrants", &ents, "rounds", &rounds) != 0)
         goto bad;
     snprintf(t->id, sizeof t->id, "%s", id);
     snprintf(t->name, sizeof t->name, "%s", name);
@@ -1075,6 +1109,16 @@ void thue_lobby_load_tournament(void *ctx, const char *id, const char *state)
         json_is_integer(created) ? (int64_t)json_integer_value(created) : lobby_now_ms();
     t->format = (thue_tournament_format)format;
     t->variant = (thue_variant)variant;
+    json_t *game = json_object_get(o, "game");
+    if (game != NULL) {
+        const char *gopts = json_string_value(json_object_get(o, "game_options"));
+        thue_gopt gopt;
+        t->game = thue_game_find(json_string_value(game));
+        if (t->game == NULL || gopts == NULL ||
+            thue_game_options_text(t->game, gopts, &gopt, NULL) != 0)
+            goto bad;
+        snprintf(t->game_options, sizeof t->game_options, "%s", gopts);
+    }
     t->clock.present = clock_on;
     t->clock.initial_ms = initial;
     t->clock.increment_ms = increment;
@@ -1087,8 +1131,8 @@ void thue_lobby_load_tournament(void *ctx, const char *id, const char *state)
         tournament_entrant *e = &t->e[t->n++];
         const char *en, *eb;
         int kind;
-        if (json_unpack(v, "{s:s, s:i, s:s, s:i}", "name", &en, "kind", &kind, "bot", &eb,
-                        "seed", &e->seed) != 0)
+        if (json_unpack(v, "{s:s, s:i, s:s, s:i}", "name", &en, "kind", &kind, "bot", &eb, "seed",
+                        &e->seed) != 0)
             goto bad;
         snprintf(e->name, sizeof e->name, "%s", en);
         snprintf(e->bot, sizeof e->bot, "%s", eb);
@@ -1144,8 +1188,10 @@ void thue_lobby_recover_tournament_results(thue_lobby *l, thue_store *store)
             recovered++;
         }
         if (recovered)
-            thue_log(THUE_LOG_INFO, "tournament %s: %d results of round %d recovered from "
-                     "the stored matches", t->id, recovered, t->round);
+            thue_log(THUE_LOG_INFO,
+                     "tournament %s: %d results of round %d recovered from "
+                     "the stored matches",
+                     t->id, recovered, t->round);
     }
 }
 

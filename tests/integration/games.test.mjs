@@ -2,7 +2,7 @@
 // server: a Nim match between two people to its end, the errors a move can get, the
 // room lists per game, and Thue's messages unchanged for clients that name no game.
 import assert from "node:assert/strict";
-import { account, player, run, startServer, test } from "./lib.mjs";
+import { account, get, player, run, startServer, test } from "./lib.mjs";
 
 /** Ann creates a room of `game` with options, Bob joins, both are ready; resolves to
  * {room, s} with the first playing state as Ann sees it. */
@@ -251,6 +251,74 @@ test("quick match with bot_after_s seats the game's bot", async () => {
     const s = await ann.state(found.room);
     assert.equal(s.options.game, "rims");
     assert.equal(s.players.filter((p) => p.kind === "bot").length, 1);
+  } finally {
+    await server.stop();
+  }
+});
+
+test("a round robin of Northcott: a person and two bots play every game to standings", async () => {
+  const server = await startServer();
+  try {
+    const ann = await account(server, "Ann");
+    const bad = await ann.request({ type: "create_tournament", name: "N", format: "round_robin", game: "northcott", game_options: { rows: 0 }, max_players: 3 });
+    assert.equal(bad.code, "bad_options");
+    const { tournament } = await ann.ok({ type: "create_tournament", name: "Northcott cup", format: "round_robin", game: "northcott", game_options: { rows: 2, cols: 4, move_cap: 30 }, max_players: 3 });
+    await ann.ok({ type: "join_tournament", tournament });
+    await ann.ok({ type: "join_tournament", tournament, bot: "perfect" });
+    await ann.ok({ type: "join_tournament", tournament, bot: "random" });
+    const wrong = await ann.request({ type: "join_tournament", tournament, bot: "nested:1" });
+    assert.equal(wrong.code, "bad_bot");
+    await ann.ok({ type: "start_tournament", tournament });
+    // Ann plays her games: the first legal move of each state (a piece one square toward
+    // the other, else away).
+    let stopped = false;
+    (async () => {
+      while (!stopped) {
+        let st;
+        try {
+          st = await ann.next((m) => m.type === "room_state" && m.match && m.match.to_move === m.you && m.status === "playing", "a move", 60000);
+        } catch {
+          return;
+        }
+        const g = st.match.state;
+        const mine = st.match.first === st.you ? g.white : g.black;
+        const theirs = st.match.first === st.you ? g.black : g.white;
+        let move = null;
+        for (let row = 0; row < g.rows && !move; row++) {
+          for (const to of [mine[row] + (theirs[row] > mine[row] ? 1 : -1), mine[row] - (theirs[row] > mine[row] ? 1 : -1)]) {
+            if (to >= 0 && to < g.cols && to !== theirs[row]) {
+              move = { row, to };
+              break;
+            }
+          }
+        }
+        // A stale state is answered not_your_turn or illegal_move (fine: a newer one comes);
+        // a move refused for the connection's rate limit is sent again a moment later.
+        for (let tries = 0; tries < 20; tries++) {
+          const r = await ann.request({ type: "move", room: st.room, move });
+          if (r.type !== "error" || r.code !== "rate_limited") break;
+          await new Promise((res) => setTimeout(res, 250));
+        }
+      }
+    })();
+    const t0 = Date.now();
+    let t;
+    for (;;) {
+      t = (await get(server, `/api/tournaments/${tournament}`)).json;
+      if (t.status === "finished" || Date.now() - t0 > 20000) break;
+      await new Promise((res) => setTimeout(res, 100));
+    }
+    stopped = true;
+    assert.equal(t.status, "finished", JSON.stringify(t.round_list));
+    assert.equal(t.game, "northcott");
+    assert.deepEqual(t.game_options.rows, 2);
+    assert.equal(t.variant, undefined);
+    assert.equal(t.standings.length, 3);
+    const points = t.standings.reduce((a, x) => a + x.points, 0);
+    assert.equal(points, 6, "three games and three byes (three players), a point each");
+    // The perfect bot loses no game (draws by the move cap at worst).
+    const perfect = t.standings.find((x) => x.name === "perfect");
+    assert.ok(perfect.points >= 1, JSON.stringify(t.standings));
   } finally {
     await server.stop();
   }

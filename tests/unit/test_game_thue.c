@@ -40,9 +40,8 @@ static void crosscheck(const char *options, int games, uint64_t seed)
     assert_int_equal(thue_game_options_text(g, options, &o, &e), 0);
     json_t *oj = g->options_json(&o);
     thue_match_options mo = thue_match_defaults();
-    assert_int_equal(thue_variant_parse(json_string_value(json_object_get(oj, "variant")),
-                                        &mo.variant),
-                     0);
+    assert_int_equal(
+        thue_variant_parse(json_string_value(json_object_get(oj, "variant")), &mo.variant), 0);
     mo.k = (int)json_integer_value(json_object_get(oj, "k"));
     mo.limit = (int)json_integer_value(json_object_get(oj, "limit"));
     json_decref(oj);
@@ -64,8 +63,8 @@ static void crosscheck(const char *options, int games, uint64_t seed)
             int count = g->legal_moves(&o, st, moves);
             assert_int_equal(count, m.step == THUE_STEP_PLACE ? m.word.len + 1 : mo.k);
             thue_gmove mv = moves[rng_next(&seed) % (uint64_t)count];
-            int rc = mv.v[0] == 0 ? thue_match_place(&m, p, mv.v[1])
-                                  : thue_match_paint(&m, p, mv.v[1]);
+            int rc =
+                mv.v[0] == 0 ? thue_match_place(&m, p, mv.v[1]) : thue_match_paint(&m, p, mv.v[1]);
             assert_int_equal(rc, 0);
             assert_int_equal(g->apply(&o, st, p, &mv, &e), 0);
             plies++;
@@ -74,7 +73,8 @@ static void crosscheck(const char *options, int games, uint64_t seed)
             if (!thue_match_over(&m)) {
                 assert_int_equal((int)json_array_size(w), m.word.len);
                 for (int i = 0; i < m.word.len; i++)
-                    assert_int_equal(json_integer_value(json_array_get(w, (size_t)i)), m.word.sym[i]);
+                    assert_int_equal(json_integer_value(json_array_get(w, (size_t)i)),
+                                     m.word.sym[i]);
             }
             for (int r = 0; r < 2; r++) {
                 json_t *rd = json_array_get(json_object_get(sj, "rounds"), (size_t)r);
@@ -122,8 +122,8 @@ static void test_thue_conformance(void **state)
     static const char *const opts[] = {NULL, "{\"k\":2,\"limit\":6}",
                                        "{\"variant\":\"overlap\",\"k\":3,\"limit\":8}"};
     for (size_t i = 0; i < sizeof opts / sizeof opts[0]; i++) {
-        game_check_cfg cfg = {.options = opts[i], .seeds = 40, .max_plies = 500,
-                              .moves_per_state = 80};
+        game_check_cfg cfg = {
+            .options = opts[i], .seeds = 40, .max_plies = 500, .moves_per_state = 80};
         game_check_stats st;
         game_check(thue(), &cfg, &st);
         assert_true(st.states > 40);
@@ -139,8 +139,9 @@ static void test_thue_refusals(void **state)
     const thue_gamedef *g = thue();
     thue_gopt o;
     thue_gerr e;
-    static const char *const bad[] = {"{\"k\":1}", "{\"k\":65}", "{\"limit\":0}",
-                                      "{\"variant\":\"cube\"}", "{\"first\":0}", "[1]"};
+    static const char *const bad[] = {"{\"k\":1}",     "{\"k\":65}",
+                                      "{\"limit\":0}", "{\"variant\":\"cube\"}",
+                                      "{\"first\":0}", "[1]"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         assert_int_equal(thue_game_options_text(g, bad[i], &o, &e), THUE_EOPTIONS);
     assert_int_equal(thue_game_options_text(g, "{\"k\":3,\"limit\":5}", &o, &e), 0);

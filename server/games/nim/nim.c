@@ -217,12 +217,11 @@ static int nim_move_parse(const thue_gopt *o, const json_t *j, thue_gmove *m, th
                              "a Nim move is {\"heap\":I,\"take\":N} with integers I and N");
     if (json_integer_value(h) < 0 || json_integer_value(h) >= THUE_NIM_HEAPS_MAX ||
         json_integer_value(t) < 1 || json_integer_value(t) > THUE_NIM_HEAP_MAX)
-        return thue_gerr_set(e, THUE_EMOVE, json_integer_value(h) < 0 ||
-                                                    json_integer_value(h) >= THUE_NIM_HEAPS_MAX
-                                                ? "heap"
-                                                : "take",
-                             "heap is 0..%d and take 1..%d", THUE_NIM_HEAPS_MAX - 1,
-                             THUE_NIM_HEAP_MAX);
+        return thue_gerr_set(
+            e, THUE_EMOVE,
+            json_integer_value(h) < 0 || json_integer_value(h) >= THUE_NIM_HEAPS_MAX ? "heap"
+                                                                                     : "take",
+            "heap is 0..%d and take 1..%d", THUE_NIM_HEAPS_MAX - 1, THUE_NIM_HEAP_MAX);
     *m = (thue_gmove){{(int32_t)json_integer_value(h), (int32_t)json_integer_value(t), 0, 0}};
     return 0;
 }

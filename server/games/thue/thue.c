@@ -33,7 +33,7 @@ _Static_assert(sizeof(thue_opt) <= sizeof(thue_gopt), "Thue's options fit");
 
 typedef struct tround {
     int points;
-    int end;     /* thue_round_end */
+    int end; /* thue_round_end */
     thue_repetition rep;
 } tround;
 
@@ -55,9 +55,11 @@ typedef struct tstate {
 #define CWORD0(o, s) ((const uint8_t *)(s) + sizeof(tstate) + (size_t)OPT(o)->limit + 2)
 
 static const thue_goption_doc thue_options[] = {
-    {"variant", "string", "\"square\"", "\"square\" or \"overlap\": the repetition that ends a round"},
+    {"variant", "string", "\"square\"",
+     "\"square\" or \"overlap\": the repetition that ends a round"},
     {"k", "integer", "3", "the number of symbols, 2..64"},
-    {"limit", "integer", "100", "the length limit: a round ends when the painter reaches it, 1..10000"},
+    {"limit", "integer", "100",
+     "the length limit: a round ends when the painter reaches it, 1..10000"},
 };
 
 static int parse_options(const json_t *j, thue_gopt *o, thue_gerr *e)
@@ -69,7 +71,8 @@ static int parse_options(const json_t *j, thue_gopt *o, thue_gerr *e)
         return THUE_EOPTIONS;
     const json_t *v = j != NULL ? json_object_get(j, "variant") : NULL;
     opt->variant = THUE_SQUARE;
-    if (v != NULL && (!json_is_string(v) || thue_variant_parse(json_string_value(v), &opt->variant) != 0))
+    if (v != NULL &&
+        (!json_is_string(v) || thue_variant_parse(json_string_value(v), &opt->variant) != 0))
         return thue_gerr_set(e, THUE_EOPTIONS, "variant", "variant is \"square\" or \"overlap\"");
     long long k, limit;
     if (thue_gjson_int(j, "k", THUE_K_MIN, THUE_K_MAX, 3, &k, THUE_EOPTIONS, e) != 0 ||
@@ -83,8 +86,8 @@ static int parse_options(const json_t *j, thue_gopt *o, thue_gerr *e)
 
 static json_t *options_json(const thue_gopt *o)
 {
-    return json_pack("{s:s,s:i,s:i}", "variant", thue_variant_name(OPT(o)->variant), "k",
-                     OPT(o)->k, "limit", OPT(o)->limit);
+    return json_pack("{s:s,s:i,s:i}", "variant", thue_variant_name(OPT(o)->variant), "k", OPT(o)->k,
+                     "limit", OPT(o)->limit);
 }
 
 static void pool_key(const thue_gopt *o, char *out, size_t size)
@@ -199,8 +202,8 @@ static int apply(const thue_gopt *o, void *st, int player, const thue_gmove *m, 
     }
     int c = m->v[1];
     if (c < 0 || c >= OPT(o)->k)
-        return thue_gerr_set(e, THUE_ESYMBOL, "paint",
-                             "symbol out of range: symbols are 0..%d", OPT(o)->k - 1);
+        return thue_gerr_set(e, THUE_ESYMBOL, "paint", "symbol out of range: symbols are 0..%d",
+                             OPT(o)->k - 1);
     thue_repetition rep;
     int found = thue_check_insert(WORD(s), s->len, OPT(o)->variant, s->placed, c, &rep);
     if (found < 0)
@@ -272,13 +275,13 @@ static json_t *state_json(const thue_gopt *o, const void *st)
                           ? json_pack("{s:i,s:i,s:i}", "start", rd->rep.start, "period",
                                       rd->rep.period, "length", rd->rep.length)
                           : json_null();
-        json_t *word = r == 0 && s->len0 > 0 ? word_json(CWORD0(o, s), s->len0)
+        json_t *word = r == 0 && s->len0 > 0                 ? word_json(CWORD0(o, s), s->len0)
                        : r == 1 && s->step == THUE_STEP_OVER ? word_json(CWORD(s), s->len)
-                                                              : json_null();
-        json_array_append_new(rounds, json_pack("{s:i,s:i,s:s,s:o,s:o}", "builder", r, "points",
-                                                rd->points, "end",
-                                                thue_round_end_name((thue_round_end)rd->end),
-                                                "repetition", rep, "word", word));
+                                                             : json_null();
+        json_array_append_new(rounds,
+                              json_pack("{s:i,s:i,s:s,s:o,s:o}", "builder", r, "points", rd->points,
+                                        "end", thue_round_end_name((thue_round_end)rd->end),
+                                        "repetition", rep, "word", word));
     }
     return json_pack("{s:i,s:s,s:o,s:o,s:o,s:i}", "round", s->round, "step",
                      thue_step_name((thue_step)s->step), "word", word_json(CWORD(s), s->len),
@@ -296,8 +299,7 @@ static int read_word(const thue_gopt *o, const json_t *a, uint8_t *w, const char
                              OPT(o)->limit + 1);
     for (size_t i = 0; i < json_array_size(a); i++) {
         const json_t *v = json_array_get(a, i);
-        if (!json_is_integer(v) || json_integer_value(v) < 0 ||
-            json_integer_value(v) >= OPT(o)->k)
+        if (!json_is_integer(v) || json_integer_value(v) < 0 || json_integer_value(v) >= OPT(o)->k)
             return thue_gerr_set(e, THUE_ESTATE, field, "%s/%zu: a symbol is 0..%d", field, i,
                                  OPT(o)->k - 1);
         w[i] = (uint8_t)json_integer_value(v);
@@ -320,8 +322,9 @@ static int read_round(const thue_gopt *o, const json_t *a, uint8_t *w, const cha
         return thue_gerr_set(e, THUE_ESTATE, field, "%s", thue_strerror(has));
     memset(rd, 0, sizeof *rd);
     rd->points = has ? n - 2 : n - 1;
-    rd->end = has ? THUE_ROUND_REPETITION : rd->points >= OPT(o)->limit ? THUE_ROUND_LIMIT
-                                                                        : THUE_ROUND_PLAYING;
+    rd->end = has                           ? THUE_ROUND_REPETITION
+              : rd->points >= OPT(o)->limit ? THUE_ROUND_LIMIT
+                                            : THUE_ROUND_PLAYING;
     if (has) {
         rd->rep = rep;
         /* Only the last insertion may have made it: the word before it was clean. */
@@ -351,7 +354,7 @@ static int position_parse(const thue_gopt *o, const json_t *j, void *st, thue_ge
         return THUE_ESTATE;
     const json_t *stp = json_object_get(j, "step");
     const char *sn = stp != NULL ? json_string_value(stp) : "place";
-    int stepv = sn == NULL ? -1
+    int stepv = sn == NULL                 ? -1
                 : strcmp(sn, "place") == 0 ? THUE_STEP_PLACE
                 : strcmp(sn, "paint") == 0 ? THUE_STEP_PAINT
                 : strcmp(sn, "over") == 0  ? THUE_STEP_OVER

@@ -1,0 +1,608 @@
+/*
+ * table.c: the table that runs a room's match (table.h): the match's start, whose turn it
+ * is, the clocks, every move, the bots, and the end (PROTOCOL.md sections 5 and 6).
+ *
+ * Every move, a person's or a bot's, goes through one function: Thue's through
+ * table_apply_move and so the engine's match machine, another game's through
+ * table_apply_gmove and so the game's table (server/games/game.h). A rejected move answers
+ * with the engine's or the game's code and changes nothing. After every change the room's
+ * version grows and its full state goes to everyone in it (room_changed); a match's end is
+ * followed by match_end (record.c sends it once the record is stored).
+ *
+ * Clocks: the seat to move has its clock running from the moment the previous move was
+ * accepted (turn_start_ns); an accepted move charges the time taken, then adds the
+ * increment. A timer armed for the running clock's remaining time makes the flag fall
+ * even when nobody sends anything; a move that arrives after the time ran out, before the
+ * timer fired, is refused the same way.
+ *
+ * Bots: when a bot's seat is to move, a job with a copy of the position goes to the pool,
+ * with the bot's think time and, under a clock, a deadline a little before its flag
+ * falls. The result comes back on the loop thread (bot_done, gbot_done) and is applied
+ * like a person's move. A room that ends, or a match that ends, cancels its job.
+ */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "table.h"
+
+/* ---- matches ------------------------------------------------------------------------------ */
+
+static void start_turn(room *r);
+static void finish(room *r);
+static void gfinish(room *r);
+
+static int copy_word(uint8_t **dst, int *dst_len, const uint8_t *sym, int n)
+{
+    free(*dst);
+    *dst = malloc((size_t)n);
+    *dst_len = 0;
+    if (*dst == NULL)
+        return THUE_ENOMEM;
+    memcpy(*dst, sym, (size_t)n);
+    *dst_len = n;
+    return 0;
+}
+
+/* Another game's match: a fresh state from the game's start (a seeded position where the
+ * options ask for one); `first` is the seat that is player 0. */
+static int gmatch_init(room *r, int first, uint64_t seed)
+{
+    if (r->gstate == NULL) {
+        r->gsize = r->game->state_size(&r->gopt);
+        r->gstate = malloc(r->gsize);
+        r->gstart = malloc(r->gsize);
+        if (r->gstate == NULL || r->gstart == NULL)
+            return THUE_ENOMEM;
+    }
+    r->game->start(&r->gopt, seed, r->gstate);
+    memcpy(r->gstart, r->gstate, r->gsize);
+    r->gfirst = first;
+    r->gover = false;
+    r->gwinner = -1;
+    r->gwhy[0] = '\0';
+    r->glast[0] = '\0';
+    return 0;
+}
+
+/* Starts match number+1 with `builder` building round 0 (another game: moving first). */
+int table_match_start(room *r, int builder)
+{
+    thue_lobby *l = r->lobby;
+    if (r->game != NULL) {
+        uint64_t seed = lobby_random(l);
+        int err = gmatch_init(r, builder, seed);
+        if (err)
+            return err;
+        r->has_match = true;
+        r->number++;
+        r->first_builder = builder;
+        for (int i = 0; i < 2; i++) {
+            r->clock_ns[i] = r->opt.clock.initial_ms * 1000000;
+            r->seats[i].rematch = r->seats[i].bot;
+        }
+        memset(&r->last_move, 0, sizeof r->last_move);
+        r->nmoves = 0;
+        r->plies[0] = r->plies[1] = 0;
+        r->started_ms = lobby_now_ms();
+        r->game_seed = seed;
+        r->status = THUE_STATUS_PLAYING;
+        l->metrics->matches_started++;
+        thue_log(THUE_LOG_INFO, "room %s: %s match %d started", r->id, r->game->name, r->number);
+        start_turn(r);
+        return 0;
+    }
+    thue_match_options o = thue_match_defaults();
+    o.variant = r->opt.variant;
+    o.k = r->opt.k;
+    o.limit = r->opt.limit;
+    o.first_builder = builder;
+    thue_match m;
+    int err = thue_match_init(&m, &o);
+    if (err)
+        return err;
+    uint8_t *scratch = malloc((size_t)r->opt.limit + 2);
+    if (scratch == NULL) {
+        thue_match_free(&m);
+        return THUE_ENOMEM;
+    }
+    if (r->has_match)
+        thue_match_free(&r->m);
+    free(r->scratch);
+    r->scratch = scratch;
+    r->m = m;
+    r->has_match = true;
+    r->number++;
+    r->first_builder = builder;
+    for (int i = 0; i < 2; i++) {
+        free(r->round_word[i]);
+        r->round_word[i] = NULL;
+        r->round_len[i] = 0;
+        r->clock_ns[i] = r->opt.clock.initial_ms * 1000000;
+        r->seats[i].rematch = r->seats[i].bot; /* bots always agree */
+    }
+    memset(&r->last_move, 0, sizeof r->last_move);
+    r->nmoves = 0;
+    r->plies[0] = r->plies[1] = 0;
+    r->started_ms = lobby_now_ms();
+    r->game_seed = lobby_random(l);
+    r->status = THUE_STATUS_PLAYING;
+    l->metrics->matches_started++;
+    thue_log(THUE_LOG_INFO, "room %s: match %d started", r->id, r->number);
+    start_turn(r);
+    return 0;
+}
+
+/* Starts a match when both seats are filled and agree: ready before the first match,
+ * rematch after one. */
+void table_maybe_start(room *r)
+{
+    if (!room_seat_taken(&r->seats[0]) || !room_seat_taken(&r->seats[1]) || room_match_running(r))
+        return;
+    int builder;
+    if (r->status == THUE_STATUS_WAITING) {
+        if (!r->seats[0].ready || !r->seats[1].ready)
+            return;
+        int creator_seat = r->creator ? room_seat_of(r, r->creator) : -1;
+        if (creator_seat < 0)
+            creator_seat = 0;
+        switch (r->opt.first) {
+        case THUE_FIRST_CREATOR:
+            builder = creator_seat;
+            break;
+        case THUE_FIRST_OPPONENT:
+            builder = 1 - creator_seat;
+            break;
+        default:
+            builder = (int)(lobby_random(r->lobby) & 1);
+        }
+    } else {
+        if (!r->seats[0].rematch || !r->seats[1].rematch)
+            return;
+        builder = 1 - r->first_builder;
+    }
+    int err = table_match_start(r, builder);
+    if (err)
+        thue_log(THUE_LOG_ERROR, "room %s: cannot start a match: %s", r->id, thue_strerror(err));
+}
+
+static void clock_due(uv_timer_t *t);
+
+/* The step after a move (or the match's start): the clock of the seat to move runs, and a
+ * bot to move starts thinking. */
+static void start_turn(room *r)
+{
+    r->turn_start_ns = uv_hrtime();
+    int to_move = room_seat_to_move(r);
+    if (to_move < 0)
+        return;
+    if (r->opt.clock.present) {
+        r->clock_running = to_move;
+        uv_timer_start(&r->clock_timer, clock_due, (uint64_t)(r->clock_ns[to_move] / 1000000 + 1),
+                       0);
+    }
+    if (r->seats[to_move].bot && !room_is_empty(r))
+        table_submit_bot(r, to_move);
+}
+
+/* Ends the match's bookkeeping once the engine says it is over: timers, jobs, the final
+ * words, then the state and match_end for everyone. */
+static void finish(room *r)
+{
+    thue_lobby *l = r->lobby;
+    thue_match *m = &r->m;
+    uv_timer_stop(&r->clock_timer);
+    if (r->clock_running >= 0) {
+        int64_t left = room_clock_left(r, r->clock_running);
+        r->clock_ns[r->clock_running] = left > 0 ? left : 0;
+    }
+    r->clock_running = -1;
+    room_cancel_job(r);
+    if (r->game != NULL) {
+        gfinish(r);
+        return;
+    }
+    thue_round_end e = m->rounds[m->round].end;
+    if (r->round_word[m->round] == NULL &&
+        (e == THUE_ROUND_REPETITION || e == THUE_ROUND_LIMIT || e == THUE_ROUND_FORFEIT))
+        copy_word(&r->round_word[m->round], &r->round_len[m->round], m->word.sym, m->word.len);
+    r->status = THUE_STATUS_FINISHED;
+    l->metrics->matches_finished++;
+    thue_log(THUE_LOG_INFO, "room %s: match %d over (%s, winner %d, %d-%d)", r->id, r->number,
+             thue_end_reason_name(m->reason), m->winner, thue_match_points(m, 0),
+             thue_match_points(m, 1));
+    room_changed(r);
+    thue_msg msg;
+    memset(&msg, 0, sizeof msg);
+    msg.type = THUE_MSG_MATCH_END;
+    __typeof__(msg.u.match_end) *me = &msg.u.match_end;
+    snprintf(me->room, sizeof me->room, "%s", r->id);
+    me->number = r->number;
+    me->winner = m->winner;
+    me->reason = m->reason;
+    for (int i = 0; i < 2; i++) {
+        room_player_of(&r->seats[i], &me->players[i]);
+        me->points[i] = thue_match_points(m, i);
+        room_round_info(r, i, &me->rounds[i]);
+    }
+    record_match(r, &msg); /* which reports a tournament game's result once recorded */
+}
+
+/* The end of another game's match: the state and match_end for everyone. */
+static void gfinish(room *r)
+{
+    thue_lobby *l = r->lobby;
+    r->status = THUE_STATUS_FINISHED;
+    l->metrics->matches_finished++;
+    thue_log(THUE_LOG_INFO, "room %s: %s match %d over (%s, winner %d)", r->id, r->game->name,
+             r->number, r->gwhy, r->gwinner);
+    room_changed(r);
+    thue_msg msg;
+    memset(&msg, 0, sizeof msg);
+    msg.type = THUE_MSG_MATCH_END;
+    __typeof__(msg.u.match_end) *me = &msg.u.match_end;
+    snprintf(me->room, sizeof me->room, "%s", r->id);
+    me->number = r->number;
+    me->winner = r->gwinner;
+    me->has_game = 1;
+    snprintf(me->game, sizeof me->game, "%s", r->game->name);
+    snprintf(me->why, sizeof me->why, "%s", r->gwhy);
+    thue_gresult res;
+    r->game->result(&r->gopt, r->gstate, &res);
+    for (int i = 0; i < 2; i++)
+        room_player_of(&r->seats[i], &me->players[i]);
+    for (int p = 0; p < 2; p++)
+        me->points[r->gfirst ^ p] = res.score[p];
+    room_json_into(r->game->state_json(&r->gopt, r->gstate), me->state, sizeof me->state);
+    record_match(r, &msg);
+}
+
+void table_forfeit(room *r, int seat, thue_end_reason why)
+{
+    if (!room_match_running(r))
+        return;
+    if (r->clock_running >= 0) {
+        int64_t left = room_clock_left(r, r->clock_running);
+        r->clock_ns[r->clock_running] = left > 0 ? left : 0;
+        r->turn_start_ns = uv_hrtime();
+    }
+    if (why == THUE_END_TIMEOUT)
+        r->clock_ns[seat] = 0;
+    if (r->game != NULL) {
+        r->gover = true;
+        r->gwinner = 1 - seat;
+        snprintf(r->gwhy, sizeof r->gwhy, "%s", thue_end_reason_name(why));
+        finish(r);
+        return;
+    }
+    if (thue_match_forfeit(&r->m, seat, why) == 0)
+        finish(r);
+}
+
+static void clock_due(uv_timer_t *t)
+{
+    room *r = t->data;
+    if (!room_match_running(r) || r->clock_running < 0)
+        return;
+    int64_t left = room_clock_left(r, r->clock_running);
+    if (left > 0) {
+        uv_timer_start(&r->clock_timer, clock_due, (uint64_t)(left / 1000000) + 1, 0);
+        return;
+    }
+    thue_log(THUE_LOG_INFO, "room %s: seat %d ran out of time", r->id, r->clock_running);
+    table_forfeit(r, r->clock_running, THUE_END_TIMEOUT);
+}
+
+/* Appends a move to the match's record (a move that cannot be logged for lack of memory
+ * is left out of the record, and logged). */
+static void log_move(room *r, int round, int seat, bool paint, int value, double think_ms)
+{
+    if (r->nmoves == r->capmoves) {
+        int cap = r->capmoves ? 2 * r->capmoves : 64;
+        thue_move_row *grown = realloc(r->moves, (size_t)cap * sizeof *grown);
+        if (grown == NULL) {
+            thue_log(THUE_LOG_ERROR, "room %s: out of memory recording a move", r->id);
+            return;
+        }
+        r->moves = grown;
+        r->capmoves = cap;
+    }
+    r->moves[r->nmoves++] =
+        (thue_move_row){round, r->plies[round]++, seat, paint, value, think_ms, ""};
+}
+
+/*
+ * Seat `seat` places at or paints `value`: the one path of every move. 0 or an engine
+ * code (nothing changed then). On success the caller replies, then calls after_move.
+ */
+int table_apply_move(room *r, int seat, bool paint, int value)
+{
+    thue_lobby *l = r->lobby;
+    thue_match *m = &r->m;
+    if (room_match_running(r) && r->opt.clock.present && r->clock_running == seat &&
+        room_clock_left(r, seat) <= 0) {
+        table_forfeit(r, seat, THUE_END_TIMEOUT);
+        return THUE_EOVER;
+    }
+    int round = m->round;
+    if (paint && m->word.len <= r->opt.limit + 1)
+        memcpy(r->scratch, m->word.sym, (size_t)m->word.len);
+    int n = m->word.len, placed = m->placed;
+    uint64_t t0 = uv_hrtime();
+    int err = paint ? thue_match_paint(m, seat, value) : thue_match_place(m, seat, value);
+    thue_histogram_observe(&l->metrics->move_validation, (double)(uv_hrtime() - t0) * 1e-9);
+    if (err)
+        return err;
+    l->metrics->moves++;
+    uint64_t took = room_elapsed_ns(r);
+    if (r->opt.clock.present) {
+        r->clock_ns[seat] -= (int64_t)took;
+        r->clock_ns[seat] += r->opt.clock.increment_ms * 1000000;
+    }
+    r->last_move.present = 1;
+    r->last_move.seat = seat;
+    r->last_move.is_paint = paint;
+    r->last_move.value = value;
+    /* In ms to the microsecond: enough, and the codec writes such numbers quickly. */
+    double think_ms = (double)((took + 500) / 1000) / 1000.0;
+    r->last_move.think_ms = think_ms;
+    log_move(r, round, seat, paint, value, think_ms);
+    /* The paint that ended round 0 started round 1 in the engine's word: keep the final
+     * word (the word before the paint, with the symbol inserted). */
+    if (paint && round == 0 && m->rounds[0].end != THUE_ROUND_PLAYING) {
+        memmove(r->scratch + placed + 1, r->scratch + placed, (size_t)(n - placed));
+        r->scratch[placed] = (uint8_t)value;
+        copy_word(&r->round_word[0], &r->round_len[0], r->scratch, n + 1);
+    }
+    return 0;
+}
+
+/*
+ * Seat `seat` plays another game's move m: the one path of every such move (people's and
+ * bots'). 0, or the game's code with e filled (nothing changed then).
+ */
+int table_apply_gmove(room *r, int seat, const thue_gmove *m, thue_gerr *e)
+{
+    thue_lobby *l = r->lobby;
+    if (!room_match_running(r))
+        return thue_gerr_set(e, THUE_EOVER, "", "the match is over");
+    if (r->opt.clock.present && r->clock_running == seat && room_clock_left(r, seat) <= 0) {
+        table_forfeit(r, seat, THUE_END_TIMEOUT);
+        return thue_gerr_set(e, THUE_EOVER, "", "your time ran out");
+    }
+    uint64_t t0 = uv_hrtime();
+    int err = r->game->apply(&r->gopt, r->gstate, seat ^ r->gfirst, m, e);
+    thue_histogram_observe(&l->metrics->move_validation, (double)(uv_hrtime() - t0) * 1e-9);
+    if (err)
+        return err;
+    l->metrics->moves++;
+    uint64_t took = room_elapsed_ns(r);
+    if (r->opt.clock.present) {
+        r->clock_ns[seat] -= (int64_t)took;
+        r->clock_ns[seat] += r->opt.clock.increment_ms * 1000000;
+    }
+    r->last_move.present = 1;
+    r->last_move.seat = seat;
+    double think_ms = (double)((took + 500) / 1000) / 1000.0;
+    r->last_move.think_ms = think_ms;
+    room_json_into(r->game->move_json(&r->gopt, m), r->glast, sizeof r->glast);
+    log_move(r, 0, seat, false, 0, think_ms);
+    if (r->nmoves > 0 && r->moves[r->nmoves - 1].seat == seat)
+        snprintf(r->moves[r->nmoves - 1].gmove, sizeof r->moves[r->nmoves - 1].gmove, "%s",
+                 r->glast);
+    thue_gresult res;
+    r->game->result(&r->gopt, r->gstate, &res);
+    if (res.over) {
+        r->gover = true;
+        r->gwinner = res.winner < 0 ? -1 : r->gfirst ^ res.winner;
+        snprintf(r->gwhy, sizeof r->gwhy, "%s", res.why);
+    }
+    return 0;
+}
+
+/* After an accepted move: the next turn or the end, and the new state for everyone. */
+void table_after_move(room *r)
+{
+    if (!room_match_running(r)) {
+        finish(r);
+        return;
+    }
+    start_turn(r);
+    room_changed(r);
+}
+
+/* ---- bots ---------------------------------------------------------------------------- */
+
+static void bot_done(const thue_job_result *res, void *data)
+{
+    room *r = data;
+    thue_lobby *l = r->lobby;
+    int seat = r->thinking;
+    r->job = 0;
+    r->thinking = -1;
+    if (seat < 0 || !room_match_running(r))
+        return;
+    thue_histogram_observe(&l->metrics->pool_queue_wait, res->queue_ms / 1000.0);
+    if (res->err) {
+        thue_log(THUE_LOG_ERROR, "room %s: bot %s failed: %s; it forfeits", r->id,
+                 r->seats[seat].bot_spec_text, thue_strerror(res->err));
+        table_forfeit(r, seat, THUE_END_ABANDON);
+        return;
+    }
+    thue_histogram_observe(&l->metrics->bot_think, res->bot.ms / 1000.0);
+    int err = table_apply_move(r, seat, r->m.step == THUE_STEP_PAINT, res->bot.move);
+    if (err == THUE_EOVER && !room_match_running(r))
+        return; /* its flag fell first */
+    if (err) {
+        thue_log(THUE_LOG_ERROR, "room %s: bot %s made an illegal move (%s); it forfeits", r->id,
+                 r->seats[seat].bot_spec_text, thue_strerror(err));
+        table_forfeit(r, seat, THUE_END_ABANDON);
+        return;
+    }
+    table_after_move(r);
+}
+
+static void gbot_done(const thue_game_job_result *res, void *data)
+{
+    room *r = data;
+    thue_lobby *l = r->lobby;
+    int seat = r->thinking;
+    r->job = 0;
+    r->thinking = -1;
+    if (seat < 0 || !room_match_running(r))
+        return;
+    thue_histogram_observe(&l->metrics->pool_queue_wait, res->queue_ms / 1000.0);
+    thue_gmove m = res->bot.move;
+    if (res->err == THUE_ETOOBIG) {
+        /* The perfect bot could not decide in time (a position beyond its solver):
+         * it plays the first legal move rather than forfeit. */
+        thue_gmove *moves = malloc(sizeof *moves * (size_t)r->game->max_moves(&r->gopt));
+        int n = moves != NULL ? r->game->legal_moves(&r->gopt, r->gstate, moves) : 0;
+        if (n > 0)
+            m = moves[0];
+        free(moves);
+        thue_log(THUE_LOG_WARN, "room %s: bot %s could not decide; it plays a legal move", r->id,
+                 r->seats[seat].bot_spec_text);
+        if (n <= 0) {
+            table_forfeit(r, seat, THUE_END_ABANDON);
+            return;
+        }
+    } else if (res->err) {
+        thue_log(THUE_LOG_ERROR, "room %s: bot %s failed: %s; it forfeits", r->id,
+                 r->seats[seat].bot_spec_text, thue_strerror(res->err));
+        table_forfeit(r, seat, THUE_END_ABANDON);
+        return;
+    } else {
+        thue_histogram_observe(&l->metrics->bot_think, res->bot.ms / 1000.0);
+    }
+    thue_gerr e;
+    int err = table_apply_gmove(r, seat, &m, &e);
+    if (err == THUE_EOVER && !room_match_running(r))
+        return; /* its flag fell first */
+    if (err) {
+        thue_log(THUE_LOG_ERROR, "room %s: bot %s made an illegal move (%s); it forfeits", r->id,
+                 r->seats[seat].bot_spec_text, e.msg);
+        table_forfeit(r, seat, THUE_END_ABANDON);
+        return;
+    }
+    table_after_move(r);
+}
+
+/* Another game's bot to move: a game job in the pool, like a Thue bot's. */
+static void gsubmit_bot(room *r, int seat)
+{
+    thue_lobby *l = r->lobby;
+    const room_seat *st = &r->seats[seat];
+    thue_game_job_request req;
+    memset(&req, 0, sizeof req);
+    req.game = r->game;
+    req.opt = r->gopt;
+    req.state = r->gstate;
+    req.spec = st->gspec;
+    req.seed = thue_gmix64(r->game_seed ^ (uint64_t)r->nmoves);
+    req.think_ms = st->think_ms;
+    if (r->opt.clock.present) {
+        int64_t left = room_clock_left(r, seat);
+        int64_t margin = left / 20 > 10000000 ? left / 20 : 10000000;
+        int64_t budget = left - margin > 1000000 ? left - margin : 1000000;
+        req.deadline_ns = thue_now_ns() + budget;
+    }
+    req.owner = st->owner;
+    req.cb = gbot_done;
+    req.data = r;
+    uint64_t id;
+    int err = thue_pool_submit_game(l->pool, &req, &id);
+    if (err) {
+        thue_log(THUE_LOG_ERROR, "room %s: cannot start bot %s: %s", r->id, st->bot_spec_text,
+                 thue_strerror(err));
+        return;
+    }
+    r->job = id;
+    r->thinking = seat;
+    l->metrics->bot_jobs_submitted++;
+}
+
+void table_submit_bot(room *r, int seat)
+{
+    thue_lobby *l = r->lobby;
+    if (r->game != NULL) {
+        gsubmit_bot(r, seat);
+        return;
+    }
+    const thue_match *m = &r->m;
+    const room_seat *st = &r->seats[seat];
+    thue_job_request req;
+    memset(&req, 0, sizeof req);
+    req.spec = st->spec;
+    req.pos.variant = r->opt.variant;
+    req.pos.k = r->opt.k;
+    req.pos.sym = m->word.sym;
+    req.pos.n = m->word.len;
+    bool paint = m->step == THUE_STEP_PAINT;
+    req.pos.role = paint ? THUE_ROLE_PAINTER : THUE_ROLE_BUILDER;
+    req.pos.index = paint ? m->placed : 0;
+    req.pos.remaining = r->opt.limit - m->rounds[m->round].points;
+    req.seed = thue_bot_move_seed(r->game_seed, m->round, m->word.len - 1, req.pos.role);
+    req.think_ms = st->think_ms;
+    if (r->opt.clock.present) {
+        /* Stop a little before the flag: 5 % of what is left, at least 10 ms. */
+        int64_t left = room_clock_left(r, seat);
+        int64_t margin = left / 20 > 10000000 ? left / 20 : 10000000;
+        int64_t budget = left - margin > 1000000 ? left - margin : 1000000;
+        req.deadline_ns = thue_now_ns() + budget;
+    }
+    req.parts = 1;
+    req.owner = st->owner;
+    req.cb = bot_done;
+    req.data = r;
+    uint64_t id;
+    int err = thue_pool_submit(l->pool, &req, &id);
+    if (err) {
+        thue_log(THUE_LOG_ERROR, "room %s: cannot start bot %s: %s", r->id, st->bot_spec_text,
+                 thue_strerror(err));
+        return; /* its clock runs; without a clock the match waits for the room's end */
+    }
+    r->job = id;
+    r->thinking = seat;
+    l->metrics->bot_jobs_submitted++;
+}
+
+/* Seats a bot: its name is stable (bot_name_of), and in a rated room it plays as the
+ * SPEC's account. 0, or -1 when the rated room's bot account cannot be made. */
+int table_seat_bot(room *r, room_seat *st, const thue_bot_spec *spec, int think_ms)
+{
+    room_seat bot;
+    memset(&bot, 0, sizeof bot);
+    bot.bot = true;
+    bot.spec = *spec;
+    thue_bot_spec_format(spec, bot.bot_spec_text, sizeof bot.bot_spec_text);
+    bot_name_of(bot.bot_spec_text, bot.bot_name, sizeof bot.bot_name);
+    bot.think_ms = think_ms;
+    bot.ready = true;
+    bot.rematch = true;
+    if (r->opt.rated &&
+        (bot.bot_acct = account_bot(r->lobby, bot.bot_spec_text, bot.bot_name)) == NULL)
+        return -1;
+    if (bot.bot_acct && strlen(bot.bot_acct->name) < sizeof bot.bot_name)
+        memcpy(bot.bot_name, bot.bot_acct->name, strlen(bot.bot_acct->name) + 1); /* its
+                                          stored name (older uct bots' accounts: Bot-...) */
+    *st = bot;
+    return 0;
+}
+
+/* Seats another game's bot (those games are not rated: no account). */
+void table_seat_gbot(room_seat *st, const thue_gbot_spec *spec, int think_ms)
+{
+    room_seat bot;
+    memset(&bot, 0, sizeof bot);
+    bot.bot = true;
+    bot.gspec = *spec;
+    thue_gbot_spec_format(spec, bot.bot_spec_text, sizeof bot.bot_spec_text);
+    bot_name_of(bot.bot_spec_text, bot.bot_name, sizeof bot.bot_name);
+    bot.think_ms = think_ms;
+    bot.ready = true;
+    bot.rematch = true;
+    *st = bot;
+}
