@@ -125,7 +125,7 @@ for (const [game, opts, illegal, botOpts] of GAMES.filter(([g]) => found.have.ha
     const n = await playGameToEnd(cleo);
     const text = await tid(cleo, "result").textContent();
     assert(REASONS.test(text), `the result with its reason: ${text}`);
-    assert(/^You (win|lose)/.test(text), `the result is Cleo's: ${text}`);
+    assert(/^(You (win!|lose\.)|Draw)/.test(text), `the result as Cleo sees it: ${text}`);
     assert((await tid(cleo, "last-move").textContent()).startsWith("Last move:"), "the last move is shown");
     for (const seat of [0, 1]) {
       const c = await tid(cleo, `clock-${seat}`).textContent();
