@@ -578,6 +578,19 @@ static void seat_members(thue__io *o, thue_seat *s)
         thue__io_bad_member(o, "bot", "a bot SPEC for a bot, and null for anyone else");
 }
 
+/* A match's clocks (each seat's ms left, or null) and whose clock runs. */
+static void io_clocks(thue__io *o, thue_match_info *m)
+{
+    if (thue__io_arrm(o, "clocks", THUE__NULL, &m->has_clocks, 2)) {
+        thue__io_i64(o, NULL, &m->clocks[0], 0, THUE__JS_INT_MAX);
+        thue__io_i64(o, NULL, &m->clocks[1], 0, THUE__JS_INT_MAX);
+        thue__io_end(o);
+    }
+    thue__io_int_nullv(o, "clock_running", &m->clock_running, 0, 1);
+}
+
+/* The match object of another game than Thue: the envelope's members, the game's state
+ * and last move as its own objects. */
 static void match_members(thue__io *o, thue_match_info *m)
 {
     thue__io_int(o, "number", &m->number, 1, INT_MAX);
@@ -590,12 +603,7 @@ static void match_members(thue__io *o, thue_match_info *m)
     thue__io_int_nullv(o, "placed", &m->placed, 0, THUE_LIMIT_MAX);
     io_rounds(o, "rounds", m->rounds);
     io_int_pair(o, "points", m->points, 0, INT_MAX);
-    if (thue__io_arrm(o, "clocks", THUE__NULL, &m->has_clocks, 2)) {
-        thue__io_i64(o, NULL, &m->clocks[0], 0, THUE__JS_INT_MAX);
-        thue__io_i64(o, NULL, &m->clocks[1], 0, THUE__JS_INT_MAX);
-        thue__io_end(o);
-    }
-    thue__io_int_nullv(o, "clock_running", &m->clock_running, 0, 1);
+    io_clocks(o, m);
     thue_last_move *lm = &m->last_move;
     if (thue__io_objm(o, "last_move", THUE__NULL, &lm->present)) {
         thue__io_int(o, "seat", &lm->seat, 0, 1);
@@ -620,8 +628,6 @@ static void match_members(thue__io *o, thue_match_info *m)
         thue__io_bad_member(o, "placed", "a position when step is \"paint\", and null otherwise");
 }
 
-/* The match object of another game than Thue: the envelope's members, the game's state
- * and last move as its own objects. */
 static void gmatch_members(thue__io *o, thue_match_info *m)
 {
     thue__io_int(o, "number", &m->number, 1, INT_MAX);
@@ -631,12 +637,7 @@ static void gmatch_members(thue__io *o, thue_match_info *m)
     thue__io_raw(o, "state", THUE__REQ, NULL, m->state, sizeof m->state);
     thue__io_int(o, "moves", &m->moves, 0, INT_MAX);
     io_int_pair(o, "points", m->points, 0, INT_MAX);
-    if (thue__io_arrm(o, "clocks", THUE__NULL, &m->has_clocks, 2)) {
-        thue__io_i64(o, NULL, &m->clocks[0], 0, THUE__JS_INT_MAX);
-        thue__io_i64(o, NULL, &m->clocks[1], 0, THUE__JS_INT_MAX);
-        thue__io_end(o);
-    }
-    thue__io_int_nullv(o, "clock_running", &m->clock_running, 0, 1);
+    io_clocks(o, m);
     thue_last_move *lm = &m->last_move;
     if (thue__io_objm(o, "last_move", THUE__NULL, &lm->present)) {
         thue__io_int(o, "seat", &lm->seat, 0, 1);

@@ -63,19 +63,17 @@ void thue_histogram_observe(thue_histogram *h, double seconds)
 
 /* ---- rendering ------------------------------------------------------------------- */
 
-
-
 static void metric(thue_strbuf *b, const char *name, const char *type, const char *help,
                    unsigned long long value)
 {
-    thue_strbuf_printf(b, "# HELP thue_%s %s\n# TYPE thue_%s %s\nthue_%s %llu\n", name, help, name, type,
-              name, value);
+    thue_strbuf_printf(b, "# HELP thue_%s %s\n# TYPE thue_%s %s\nthue_%s %llu\n", name, help, name,
+                       type, name, value);
 }
 
 static void gauge_signed(thue_strbuf *b, const char *name, const char *help, long long value)
 {
-    thue_strbuf_printf(b, "# HELP thue_%s %s\n# TYPE thue_%s gauge\nthue_%s %lld\n", name, help, name,
-              name, value);
+    thue_strbuf_printf(b, "# HELP thue_%s %s\n# TYPE thue_%s gauge\nthue_%s %lld\n", name, help,
+                       name, name, value);
 }
 
 static void histogram(thue_strbuf *b, const char *name, const char *help, const thue_histogram *h)
@@ -85,12 +83,12 @@ static void histogram(thue_strbuf *b, const char *name, const char *help, const 
     for (int i = 0; i < h->nbounds; i++) {
         cum += h->counts[i];
         thue_strbuf_printf(b, "thue_%s_bucket{le=\"%g\"} %llu\n", name, h->bounds[i],
-                  (unsigned long long)cum);
+                           (unsigned long long)cum);
     }
     cum += h->counts[h->nbounds];
     thue_strbuf_printf(b, "thue_%s_bucket{le=\"+Inf\"} %llu\n", name, (unsigned long long)cum);
     thue_strbuf_printf(b, "thue_%s_sum %.9g\nthue_%s_count %llu\n", name, h->sum, name,
-              (unsigned long long)h->count);
+                       (unsigned long long)h->count);
 }
 
 /* The codes of PROTOCOL.md's error table: the protocol's own and the engine's game codes. */
@@ -99,19 +97,18 @@ static const int table_codes[] = {
     THUE_PROTO_ERRNO_MAP(THUE__METRICS_CODE)
 #undef THUE__METRICS_CODE
         THUE_ETURN,
-    THUE_ESTEP, THUE_EPOSITION, THUE_ESYMBOL, THUE_EOVER};
+    THUE_ESTEP,
+    THUE_EPOSITION,
+    THUE_ESYMBOL,
+    THUE_EOVER,
+    THUE_EOPTIONS,
+    THUE_EMOVE,
+    THUE_EILLEGAL,
+    THUE_EGAME};
 
 static const char *code_name(int code)
 {
-    switch (code) {
-#define THUE__METRICS_NAME(name, value, wire, msg)                                                 \
-    case value:                                                                                    \
-        return wire;
-        THUE_PROTO_ERRNO_MAP(THUE__METRICS_NAME)
-#undef THUE__METRICS_NAME
-    default:
-        return thue_err_name(code);
-    }
+    return thue_err_name(code); /* the one list: engine, games, protocol and store */
 }
 
 static int in_table(int code)
@@ -122,7 +119,7 @@ static int in_table(int code)
     return 0;
 }
 
-char *thue_metrics_render(const thue_metrics *m, thue_pool *pool, size_t *len)
+char *thue_metrics_render(const thue_metrics *m, const thue_pool_stats *pool, size_t *len)
 {
     thue_strbuf b = {0};
     gauge_signed(&b, "connections", "Open WebSocket connections.", (long long)m->connections);
@@ -137,22 +134,21 @@ char *thue_metrics_render(const thue_metrics *m, thue_pool *pool, size_t *len)
            (unsigned long long)m->moves);
 
     thue_strbuf_printf(&b, "# HELP thue_errors_total Error replies sent to clients, by code.\n"
-                  "# TYPE thue_errors_total counter\n");
+                           "# TYPE thue_errors_total counter\n");
     for (size_t i = 0; i < sizeof table_codes / sizeof table_codes[0]; i++) {
         int code = table_codes[i];
         thue_strbuf_printf(&b, "thue_errors_total{code=\"%s\"} %llu\n", code_name(code),
-                  (unsigned long long)m->errors[-code]);
+                           (unsigned long long)m->errors[-code]);
     }
     for (int slot = 1; slot < THUE_METRICS_ERROR_SLOTS; slot++)
         if (m->errors[slot] && !in_table(-slot))
             thue_strbuf_printf(&b, "thue_errors_total{code=\"%s\"} %llu\n", code_name(-slot),
-                      (unsigned long long)m->errors[slot]);
+                               (unsigned long long)m->errors[slot]);
 
     metric(&b, "bot_jobs_submitted_total", "counter", "Bot moves submitted to the pool.",
            (unsigned long long)m->bot_jobs_submitted);
     if (pool) {
-        thue_pool_stats st;
-        thue_pool_stats_get(pool, &st);
+        const thue_pool_stats st = *pool;
         gauge_signed(&b, "bot_jobs_queued", "Bot jobs waiting for a worker.", st.queued);
         gauge_signed(&b, "bot_jobs_running", "Bot jobs being searched.", st.running);
         gauge_signed(&b, "bot_parts_paused", "Bot searches paused for another owner's turn.",

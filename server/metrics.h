@@ -28,8 +28,9 @@ typedef struct thue_histogram {
     uint64_t count;
 } thue_histogram;
 
-/* Error codes counted: engine codes (-1..-14) and protocol codes (-100..-127). */
-#define THUE_METRICS_ERROR_SLOTS 160
+/* Error codes counted: every code of engine/errors.h's THUE_ERRORS, whose three ranges
+ * (engine and games, protocol, store) end above -300. */
+#define THUE_METRICS_ERROR_SLOTS 300
 
 typedef struct thue_metrics {
     int64_t connections;
@@ -50,7 +51,9 @@ void thue_metrics_error(thue_metrics *m, int code);
 void thue_histogram_observe(thue_histogram *h, double seconds);
 
 /* The Prometheus text (text/plain; version=0.0.4) of m and, when pool is not NULL, the
- * pool's gauges. A new string (free it), *len its length; NULL when out of memory. */
-char *thue_metrics_render(const thue_metrics *m, thue_pool *pool, size_t *len);
+ * pool's gauges (the caller reads them with thue_pool_stats_get: the common library does
+ * not link the search library). A new string (free it), *len its length; NULL when out
+ * of memory. */
+char *thue_metrics_render(const thue_metrics *m, const thue_pool_stats *pool, size_t *len);
 
 #endif

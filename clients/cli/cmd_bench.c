@@ -21,6 +21,7 @@
 #include "baseline.h"
 #include "cli.h"
 #include "engine/errors.h"
+#include "engine/rng.h"
 
 static const char usage[] =
     "Usage: thue bench engine [--sizes LIST] [--k K] [--variant square|overlap] [--seed S]\n"
@@ -58,11 +59,7 @@ static double now_ns(void)
 
 static uint64_t rng_next(uint64_t *s)
 {
-    /* splitmix64 */
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
+    return thue_splitmix64(s);
 }
 
 static int rng_below(uint64_t *s, int n)

@@ -25,6 +25,7 @@
 #include "cli_game.h"
 #include "engine/errors.h"
 #include "engine/match.h"
+#include "engine/rng.h"
 
 static const char usage[] =
     "Usage: thue local [--k K] [--variant square|overlap] [--limit L]\n"
@@ -148,13 +149,11 @@ static void parse_names(game *g, const char *text)
         cli_usage_error("local", "--names: the two names must differ");
 }
 
-/* splitmix64: one well-mixed value per seed, so --seed S always gives the same toss. */
+/* One SplitMix64 step (engine/rng.h): one well-mixed value per seed, so --seed S always
+ * gives the same toss. */
 static uint64_t mix64(uint64_t x)
 {
-    x += 0x9e3779b97f4a7c15ULL;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-    return x ^ (x >> 31);
+    return thue_splitmix64(&x);
 }
 
 static uint64_t clock_seed(void)

@@ -1,4 +1,4 @@
-/* errors.c: messages and wire names of the THUE_E... codes (see errors.h). */
+/* errors.c: messages and names of every code of THUE_ERRORS (see errors.h). */
 #include "engine/errors.h"
 
 const char *thue_strerror(int err)
@@ -9,7 +9,7 @@ const char *thue_strerror(int err)
 #define THUE__ERR_MSG(name, value, wire, msg)                                                      \
     case value:                                                                                    \
         return msg;
-        THUE_ERRNO_MAP(THUE__ERR_MSG)
+        THUE_ERRORS(THUE__ERR_MSG)
 #undef THUE__ERR_MSG
     default:
         return "unknown error";
@@ -24,7 +24,7 @@ const char *thue_err_name(int err)
 #define THUE__ERR_NAME(name, value, wire, msg)                                                     \
     case value:                                                                                    \
         return wire;
-        THUE_ERRNO_MAP(THUE__ERR_NAME)
+        THUE_ERRORS(THUE__ERR_NAME)
 #undef THUE__ERR_NAME
     default:
         return "unknown_error";

@@ -34,6 +34,7 @@
 #include <stdint.h>
 
 #include "engine/errors.h"
+#include "engine/rng.h"
 
 /* Parsed options: each game casts it to its own struct (at most this big). */
 typedef union thue_gopt {
@@ -156,13 +157,11 @@ int thue_game_apply_text(const thue_gamedef *g, const thue_gopt *opt, void *st, 
  * j is NULL or out of memory. */
 char *thue_game_dump(json_t *j);
 
-/* SplitMix64 step, for games that need a seeded start position or a hash mixer. */
+/* One SplitMix64 step from state x (engine/rng.h): for games that need a seeded start
+ * position or a hash mixer. */
 static inline uint64_t thue_gmix64(uint64_t x)
 {
-    x += 0x9E3779B97F4A7C15ull;
-    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-    return x ^ (x >> 31);
+    return thue_splitmix64(&x);
 }
 
 /* Integer member helpers for parsers: reads j[key] as an integer in lo..hi (absent:

@@ -299,7 +299,7 @@ static void bot_saved(int err, int64_t id, void *data)
     l->store_pending--;
     if (err)
         thue_log(THUE_LOG_ERROR, "the store could not save bot account %lld: %s", (long long)id,
-                 thue_store_strerror(err));
+                 thue_strerror(err));
 }
 
 account *account_bot(thue_lobby *l, const char *spec_text, const char *bot_name)
@@ -350,7 +350,7 @@ static void claim_saved(int err, int64_t id, void *data)
     (void)id;
     if (err) {
         thue_log(THUE_LOG_ERROR, "the store could not save account %s: %s", a->name,
-                 thue_store_strerror(err));
+                 thue_strerror(err));
         if (s) {
             s->acct = NULL;
             s->player.kind = THUE_KIND_GUEST;

@@ -27,6 +27,7 @@
 #include <string.h>
 #include <sys/random.h>
 
+#include "engine/rng.h"
 #include "log.h"
 
 #define SERVER_NAME "thue-server " THUE_VERSION /* THUE_VERSION: CMakeLists.txt's project() */
@@ -35,10 +36,7 @@
 
 uint64_t lobby_random(thue_lobby *l)
 {
-    uint64_t z = (l->rng += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
+    return thue_splitmix64(&l->rng);
 }
 
 uint32_t lobby_hash(const char *s)

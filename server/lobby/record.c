@@ -61,7 +61,7 @@ static void saved(int err, int64_t id, void *data)
     p->l->store_pending--;
     if (err)
         thue_log(THUE_LOG_ERROR, "room %s: the store could not save a finished match: %s",
-                 p->room, thue_store_strerror(err));
+                 p->room, thue_strerror(err));
     /* Without its record the players still hear the result, with no match_id. */
     if (err)
         drop_match_id(p->text);
@@ -333,7 +333,7 @@ void record_match(room *r, thue_msg *end)
     int err = thue_store_save_match(l->store, &row, saved, p);
     if (err) {
         thue_log(THUE_LOG_ERROR, "room %s: cannot queue the match record: %s", r->id,
-                 thue_store_strerror(err));
+                 thue_strerror(err));
         /* The players still hear the result, without a record's id (the loss is logged). */
         free(text);
         free(p);

@@ -91,6 +91,17 @@ int table_match_start(room *r, int builder)
         r->status = THUE_STATUS_PLAYING;
         l->metrics->matches_started++;
         thue_log(THUE_LOG_INFO, "room %s: %s match %d started", r->id, r->game->name, r->number);
+        /* A start position may already be over (a random Northcott board where the first
+         * player has no move): the match ends at once, by the rules. */
+        thue_gresult res;
+        r->game->result(&r->gopt, r->gstate, &res);
+        if (res.over) {
+            r->gover = true;
+            r->gwinner = res.winner < 0 ? -1 : r->gfirst ^ res.winner;
+            snprintf(r->gwhy, sizeof r->gwhy, "%s", res.why);
+            finish(r);
+            return 0;
+        }
         start_turn(r);
         return 0;
     }
@@ -415,45 +426,60 @@ void table_after_move(room *r)
 
 /* ---- bots ---------------------------------------------------------------------------- */
 
-static void bot_done(const thue_job_result *res, void *data)
+/* A bot's job came back: the seat that was thinking, or -1 when its move no longer
+ * matters (the match ended meanwhile). The job is the room's no more. */
+static int job_back(room *r, double queue_ms)
 {
-    room *r = data;
-    thue_lobby *l = r->lobby;
     int seat = r->thinking;
     r->job = 0;
     r->thinking = -1;
     if (seat < 0 || !room_match_running(r))
-        return;
-    thue_histogram_observe(&l->metrics->pool_queue_wait, res->queue_ms / 1000.0);
-    if (res->err) {
-        thue_log(THUE_LOG_ERROR, "room %s: bot %s failed: %s; it forfeits", r->id,
-                 r->seats[seat].bot_spec_text, thue_strerror(res->err));
-        table_forfeit(r, seat, THUE_END_ABANDON);
-        return;
-    }
-    thue_histogram_observe(&l->metrics->bot_think, res->bot.ms / 1000.0);
-    int err = table_apply_move(r, seat, r->m.step == THUE_STEP_PAINT, res->bot.move);
+        return -1;
+    thue_histogram_observe(&r->lobby->metrics->pool_queue_wait, queue_ms / 1000.0);
+    return seat;
+}
+
+/* The bot's search failed (err), or its move was refused (err, why): it forfeits. */
+static void bot_forfeits(room *r, int seat, const char *what, const char *why)
+{
+    thue_log(THUE_LOG_ERROR, "room %s: bot %s %s (%s); it forfeits", r->id,
+             r->seats[seat].bot_spec_text, what, why);
+    table_forfeit(r, seat, THUE_END_ABANDON);
+}
+
+/* After a bot's move was applied (err its code): the next turn, or the forfeit. */
+static void bot_moved(room *r, int seat, int err, const char *why)
+{
     if (err == THUE_EOVER && !room_match_running(r))
         return; /* its flag fell first */
     if (err) {
-        thue_log(THUE_LOG_ERROR, "room %s: bot %s made an illegal move (%s); it forfeits", r->id,
-                 r->seats[seat].bot_spec_text, thue_strerror(err));
-        table_forfeit(r, seat, THUE_END_ABANDON);
+        bot_forfeits(r, seat, "made an illegal move", why);
         return;
     }
     table_after_move(r);
 }
 
+static void bot_done(const thue_job_result *res, void *data)
+{
+    room *r = data;
+    int seat = job_back(r, res->queue_ms);
+    if (seat < 0)
+        return;
+    if (res->err) {
+        bot_forfeits(r, seat, "failed", thue_strerror(res->err));
+        return;
+    }
+    thue_histogram_observe(&r->lobby->metrics->bot_think, res->bot.ms / 1000.0);
+    int err = table_apply_move(r, seat, r->m.step == THUE_STEP_PAINT, res->bot.move);
+    bot_moved(r, seat, err, thue_strerror(err));
+}
+
 static void gbot_done(const thue_game_job_result *res, void *data)
 {
     room *r = data;
-    thue_lobby *l = r->lobby;
-    int seat = r->thinking;
-    r->job = 0;
-    r->thinking = -1;
-    if (seat < 0 || !room_match_running(r))
+    int seat = job_back(r, res->queue_ms);
+    if (seat < 0)
         return;
-    thue_histogram_observe(&l->metrics->pool_queue_wait, res->queue_ms / 1000.0);
     thue_gmove m = res->bot.move;
     if (res->err == THUE_ETOOBIG) {
         /* The perfect bot could not decide in time (a position beyond its solver):
@@ -466,34 +492,50 @@ static void gbot_done(const thue_game_job_result *res, void *data)
         thue_log(THUE_LOG_WARN, "room %s: bot %s could not decide; it plays a legal move", r->id,
                  r->seats[seat].bot_spec_text);
         if (n <= 0) {
-            table_forfeit(r, seat, THUE_END_ABANDON);
+            bot_forfeits(r, seat, "has no move", "none is legal");
             return;
         }
     } else if (res->err) {
-        thue_log(THUE_LOG_ERROR, "room %s: bot %s failed: %s; it forfeits", r->id,
-                 r->seats[seat].bot_spec_text, thue_strerror(res->err));
-        table_forfeit(r, seat, THUE_END_ABANDON);
+        bot_forfeits(r, seat, "failed", thue_strerror(res->err));
         return;
     } else {
-        thue_histogram_observe(&l->metrics->bot_think, res->bot.ms / 1000.0);
+        thue_histogram_observe(&r->lobby->metrics->bot_think, res->bot.ms / 1000.0);
     }
     thue_gerr e;
+    memset(&e, 0, sizeof e);
     int err = table_apply_gmove(r, seat, &m, &e);
-    if (err == THUE_EOVER && !room_match_running(r))
-        return; /* its flag fell first */
+    bot_moved(r, seat, err, e.msg);
+}
+
+/* A bot's absolute deadline under a clock: a little before its flag falls (5 % of what
+ * is left, at least 10 ms); 0 without a clock. */
+static int64_t bot_deadline(const room *r, int seat)
+{
+    if (!r->opt.clock.present)
+        return 0;
+    int64_t left = room_clock_left(r, seat);
+    int64_t margin = left / 20 > 10000000 ? left / 20 : 10000000;
+    int64_t budget = left - margin > 1000000 ? left - margin : 1000000;
+    return thue_now_ns() + budget;
+}
+
+/* A job was submitted (err 0, its id) or not: the room's thinking seat, or the log. */
+static void job_started(room *r, int seat, int err, uint64_t id)
+{
     if (err) {
-        thue_log(THUE_LOG_ERROR, "room %s: bot %s made an illegal move (%s); it forfeits", r->id,
-                 r->seats[seat].bot_spec_text, e.msg);
-        table_forfeit(r, seat, THUE_END_ABANDON);
+        /* Its clock runs; without a clock the match waits for the room's end. */
+        thue_log(THUE_LOG_ERROR, "room %s: cannot start bot %s: %s", r->id,
+                 r->seats[seat].bot_spec_text, thue_strerror(err));
         return;
     }
-    table_after_move(r);
+    r->job = id;
+    r->thinking = seat;
+    r->lobby->metrics->bot_jobs_submitted++;
 }
 
 /* Another game's bot to move: a game job in the pool, like a Thue bot's. */
 static void gsubmit_bot(room *r, int seat)
 {
-    thue_lobby *l = r->lobby;
     const room_seat *st = &r->seats[seat];
     thue_game_job_request req;
     memset(&req, 0, sizeof req);
@@ -503,30 +545,17 @@ static void gsubmit_bot(room *r, int seat)
     req.spec = st->gspec;
     req.seed = thue_gmix64(r->game_seed ^ (uint64_t)r->nmoves);
     req.think_ms = st->think_ms;
-    if (r->opt.clock.present) {
-        int64_t left = room_clock_left(r, seat);
-        int64_t margin = left / 20 > 10000000 ? left / 20 : 10000000;
-        int64_t budget = left - margin > 1000000 ? left - margin : 1000000;
-        req.deadline_ns = thue_now_ns() + budget;
-    }
+    req.deadline_ns = bot_deadline(r, seat);
     req.owner = st->owner;
     req.cb = gbot_done;
     req.data = r;
-    uint64_t id;
-    int err = thue_pool_submit_game(l->pool, &req, &id);
-    if (err) {
-        thue_log(THUE_LOG_ERROR, "room %s: cannot start bot %s: %s", r->id, st->bot_spec_text,
-                 thue_strerror(err));
-        return;
-    }
-    r->job = id;
-    r->thinking = seat;
-    l->metrics->bot_jobs_submitted++;
+    uint64_t id = 0;
+    int err = thue_pool_submit_game(r->lobby->pool, &req, &id);
+    job_started(r, seat, err, id);
 }
 
 void table_submit_bot(room *r, int seat)
 {
-    thue_lobby *l = r->lobby;
     if (r->game != NULL) {
         gsubmit_bot(r, seat);
         return;
@@ -546,27 +575,14 @@ void table_submit_bot(room *r, int seat)
     req.pos.remaining = r->opt.limit - m->rounds[m->round].points;
     req.seed = thue_bot_move_seed(r->game_seed, m->round, m->word.len - 1, req.pos.role);
     req.think_ms = st->think_ms;
-    if (r->opt.clock.present) {
-        /* Stop a little before the flag: 5 % of what is left, at least 10 ms. */
-        int64_t left = room_clock_left(r, seat);
-        int64_t margin = left / 20 > 10000000 ? left / 20 : 10000000;
-        int64_t budget = left - margin > 1000000 ? left - margin : 1000000;
-        req.deadline_ns = thue_now_ns() + budget;
-    }
+    req.deadline_ns = bot_deadline(r, seat);
     req.parts = 1;
     req.owner = st->owner;
     req.cb = bot_done;
     req.data = r;
-    uint64_t id;
-    int err = thue_pool_submit(l->pool, &req, &id);
-    if (err) {
-        thue_log(THUE_LOG_ERROR, "room %s: cannot start bot %s: %s", r->id, st->bot_spec_text,
-                 thue_strerror(err));
-        return; /* its clock runs; without a clock the match waits for the room's end */
-    }
-    r->job = id;
-    r->thinking = seat;
-    l->metrics->bot_jobs_submitted++;
+    uint64_t id = 0;
+    int err = thue_pool_submit(r->lobby->pool, &req, &id);
+    job_started(r, seat, err, id);
 }
 
 /* Seats a bot: its name is stable (bot_name_of), and in a rated room it plays as the

@@ -286,7 +286,7 @@ static void state_saved(int err, int64_t id, void *data)
     l->store_pending--;
     if (err)
         thue_log(THUE_LOG_ERROR, "the store could not save a tournament: %s",
-                 thue_store_strerror(err));
+                 thue_strerror(err));
 }
 
 /* The tournament as JSON (what thue_lobby_load_tournament reads back). */
@@ -347,7 +347,7 @@ static void save_then(thue_lobby *l, tournament *t, round_wait *wait)
         return;
     }
     thue_log(THUE_LOG_ERROR, "tournament %s: cannot store its state: %s", t->id,
-             thue_store_strerror(err));
+             thue_strerror(err));
     if (wait) { /* play on: the state will be stored with the next result */
         l->store_pending++;
         round_stored(err, 0, wait);

@@ -226,7 +226,10 @@ static int http_healthz(thue_net *net, struct lws *wsi, pss *p, int head)
 static int http_metrics(thue_net *net, struct lws *wsi, pss *p, int head)
 {
     size_t len = 0;
-    char *text = thue_metrics_render(net->metrics, net->pool, &len);
+    thue_pool_stats st;
+    if (net->pool != NULL)
+        thue_pool_stats_get(net->pool, &st);
+    char *text = thue_metrics_render(net->metrics, net->pool != NULL ? &st : NULL, &len);
     if (text == NULL)
         return http_error(wsi, p, 500, "internal", "out of memory", head);
     if (net->store) {

@@ -40,7 +40,7 @@ uint64_t thue_bot_move_seed(uint64_t game_seed, int round, int ply, thue_role ro
 {
     uint64_t tag =
         ((uint64_t)(unsigned)round << 40) ^ ((uint64_t)(unsigned)ply << 1) ^ (uint64_t)role;
-    return thue__mix64(game_seed ^ thue__mix64(tag + 0x9e3779b97f4a7c15ULL));
+    return thue_mix64(game_seed ^ thue_mix64(tag + 0x9e3779b97f4a7c15ULL));
 }
 
 int thue_bot_tiebreak(uint64_t seed, int ties)

@@ -19,6 +19,8 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
+#include "engine/rng.h"
+
 #include <uv.h>
 
 #include "search/bot.h"
@@ -55,23 +57,11 @@ static inline int thue__tick(thue__ctl *ctl)
     return 0;
 }
 
-/* SplitMix64 (Steele, Lea and Flood): the generator of every random choice the bots
- * make. The state is a plain counter; each call advances it and returns a mixed value. */
-static inline uint64_t thue__mix64(uint64_t z)
-{
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-static inline uint64_t thue__rand(uint64_t *state)
-{
-    *state += 0x9e3779b97f4a7c15ULL;
-    return thue__mix64(*state);
-}
-/* A draw in [0, n) for n >= 1: the next value modulo n. */
+/* Every random choice the bots make comes from engine/rng.h's SplitMix64. A draw in
+ * [0, n) for n >= 1: the next value modulo n. */
 static inline int thue__rand_below(uint64_t *state, int n)
 {
-    return (int)(thue__rand(state) % (uint64_t)n);
+    return (int)(thue_splitmix64(state) % (uint64_t)n);
 }
 
 /* What one part found. Arrays indexed by root candidate (0..ncand-1). */

@@ -311,7 +311,7 @@ static int uct_choose(const thue_gamedef *g, const thue_gopt *opt, const void *r
     u.spec = spec;
     u.ctl = ctl;
     u.sz = g->state_size(opt);
-    u.rng = thue__mix64(seed ^ 0x75637421ull);
+    u.rng = thue_mix64(seed ^ 0x75637421ull);
     int maxm = g->max_moves(opt);
     u.moves = malloc((size_t)(maxm > 0 ? maxm : 1) * sizeof *u.moves);
     u.pathcap = 64;

@@ -393,7 +393,7 @@ void thue__uct_run(thue_bot_search *s, int p, thue__ctl *ctl)
     if (H > THUE_WORD_MAX - n) /* the engine checks words up to THUE_WORD_MAX */
         H = THUE_WORD_MAX - n;
     run r = {s, t, ctl, NULL, NULL, 0, H, s->spec.exploration, 0};
-    r.rng = thue__mix64(s->seed ^ (uint64_t)(p + 1) * 0x9e3779b97f4a7c15ULL);
+    r.rng = thue_mix64(s->seed ^ (uint64_t)(p + 1) * 0x9e3779b97f4a7c15ULL);
     r.w = malloc((size_t)n + (size_t)H + 1);
     r.path = malloc(((size_t)2 * (size_t)H + 2) * sizeof(uint32_t));
     if (r.w == NULL || r.path == NULL) {

@@ -768,16 +768,3 @@ void thue_store_health_get(thue_store *s, thue_store_health *out)
     out->write_failures = atomic_load(&s->write_failures);
 }
 
-const char *thue_store_strerror(int err)
-{
-    switch (err) {
-    case THUE_STORE_EIO:
-        return "the database failed (logged above)";
-    case THUE_STORE_EEXISTS:
-        return "the name is taken";
-    case THUE_STORE_ECLOSED:
-        return "the store is closing";
-    default:
-        return thue_strerror(err);
-    }
-}

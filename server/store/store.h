@@ -35,13 +35,10 @@
 
 #define THUE_STORE_SCHEMA_VERSION 1
 
-/* Errors beyond the engine's (THUE_EINVAL, THUE_ENOMEM): */
-#define THUE_STORE_EIO (-200)     /* SQLite failed (logged with its message) */
-#define THUE_STORE_EEXISTS (-201) /* the account name is taken (ignoring ASCII case) */
-#define THUE_STORE_ECLOSED (-202) /* the store is closing or not started */
-
-/* A short text for a store error or an engine one ("the database failed", ...). */
-const char *thue_store_strerror(int err);
+/* Errors: THUE_STORE_EIO (SQLite failed, logged with its message), THUE_STORE_EEXISTS
+ * (the account name is taken, ignoring ASCII case), THUE_STORE_ECLOSED (the store is
+ * closing or not started), from the one list of engine/errors.h (thue_strerror), and the
+ * engine's THUE_EINVAL and THUE_ENOMEM. */
 
 typedef struct thue_store thue_store;
 

@@ -54,6 +54,28 @@ test("two people play Nim to the end: the state follows every move, match_end na
   }
 });
 
+test("a start position that is already over ends the match at once, by the rules", async () => {
+  const server = await startServer();
+  try {
+    const ann = await player(server, "Ann");
+    const bob = await player(server, "Bob");
+    // One row, white on column 0 and black on column 1: white, to move, has no move.
+    const created = await ann.ok({ type: "create_room", game: "northcott", game_options: { rows: 1, cols: 2, start: [[0, 1]] }, first_builder: "creator" });
+    const room = created.room;
+    await bob.ok({ type: "join", room });
+    await ann.ok({ type: "ready", room });
+    await bob.ok({ type: "ready", room });
+    const end = await ann.next("match_end");
+    assert.equal(end.result.winner, 1);
+    assert.equal(end.result.reason, "no_moves");
+    const s = await ann.state(room, (x) => x.status === "finished");
+    assert.equal(s.match.moves, 0);
+    assert.equal(s.match.to_move, null);
+  } finally {
+    await server.stop();
+  }
+});
+
 test("a move's errors: shape, turn, the rules, the wrong kind of move; nothing changes", async () => {
   const server = await startServer();
   try {
@@ -222,6 +244,7 @@ test("bots play every game to its end while a spectator watches", async () => {
       ["nim", { heaps: [3, 4, 5], misere: true }],
       ["northcott", { rows: 3, cols: 5 }],
       ["rims", { heaps: [4, 3] }],
+      ["circle", { fields: 9, white: 3, black: 3 }],
     ];
     for (const [game, game_options] of games) {
       const created = await ann.ok({ type: "create_room", game, game_options, seat: false });

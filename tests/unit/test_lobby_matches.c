@@ -44,7 +44,9 @@ static void test_session_errors(void **st)
     assert_int_equal(h->metrics.errors[-(-109)], 1); /* name_taken */
     assert_int_equal(h->metrics.connections, 2);
     size_t len;
-    char *text = thue_metrics_render(&h->metrics, h->pool, &len);
+    thue_pool_stats ps;
+    thue_pool_stats_get(h->pool, &ps);
+    char *text = thue_metrics_render(&h->metrics, &ps, &len);
     assert_non_null(text);
     assert_int_equal(strlen(text), len);
     assert_non_null(strstr(text, "\nthue_errors_total{code=\"name_taken\"} 1\n"));

@@ -87,12 +87,43 @@ static void test_errors_stable_names(void **state)
 
 /* ---------------------------------------------------------------- main */
 
+/* The one list (THUE_ERRORS): the engine's and games', the protocol's and the store's
+ * codes, each in its range, every code, name and message distinct, and thue_strerror /
+ * thue_err_name answer for all of them. */
+static void test_errors_one_list(void **state)
+{
+    (void)state;
+    static const struct {
+        int code;
+        const char *wire, *msg;
+    } all[] = {
+#define ALL_ENTRY(name, value, wire, msg) {value, wire, msg},
+        THUE_ERRORS(ALL_ENTRY)
+#undef ALL_ENTRY
+    };
+    int n = (int)(sizeof all / sizeof all[0]), ranges[3] = {0, 0, 0};
+    for (int i = 0; i < n; i++) {
+        assert_true(all[i].code < 0 && all[i].code > -300);
+        ranges[(-all[i].code) / 100]++;
+        assert_string_equal(thue_err_name(all[i].code), all[i].wire);
+        assert_string_equal(thue_strerror(all[i].code), all[i].msg);
+        for (int j = 0; j < i; j++) {
+            assert_int_not_equal(all[i].code, all[j].code);
+            assert_string_not_equal(all[i].wire, all[j].wire);
+        }
+    }
+    assert_true(ranges[0] >= 20 && ranges[1] >= 28 && ranges[2] == 3);
+    assert_string_equal(thue_err_name(THUE_STORE_EIO), "store_failed");
+    assert_string_equal(thue_err_name(THUE_PERR_RATE), "rate_limited");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_errors_every_code),
         cmocka_unit_test(test_errors_ok_and_unknown),
         cmocka_unit_test(test_errors_stable_names),
+        cmocka_unit_test(test_errors_one_list),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
