@@ -7,6 +7,10 @@
 import { Connection } from "./conn.js";
 import { losingSymbols, symbolColour } from "./rules.js";
 import { noticeTurn, setSound, soundWanted } from "./notify.js";
+import {
+  applyMove, boardKey, checkOptions, COLOUR, drawBoard, fieldText, gameInfo, gameTitle, games, loadGames,
+  moveHint, moveText, optionsText, resultWords, serverListsGames,
+} from "./games.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -27,6 +31,9 @@ const ui = {
   notNow: new Set(),   // rooms whose banner was dismissed: not offered again
   tourRooms: {},       // room id -> tournament id (room_state.tournament, round_started)
   watchedTours: new Set(), // tournaments asked for over the WebSocket (their events come)
+  gstates: {},         // room id -> {number, list}: the states of another game's match seen here
+  gsel: null,          // another game's board: the piece or split being chosen, or null
+  greplay: null,       // {room, number, step}: the finished match's state on the board
 };
 
 /** A JSON value from this tab's sessionStorage, or null. */
@@ -167,7 +174,8 @@ function onEvent(m) {
       if (ui.state && ui.state.room === m.room && m.version < ui.state.version) return;
       if (!ui.state || ui.state.room !== m.room) followRoom(m.room); // entering a room: its address
       ui.room = m.room;
-      if (!ui.state || ui.state.room !== m.room || !sameMove(ui.state, m)) ui.cursor = defaultCursor(m);
+      if (!ui.state || ui.state.room !== m.room || !sameMove(ui.state, m)) { ui.cursor = defaultCursor(m); ui.gsel = null; }
+      keepGameState(m);
       noticeRoundEnd(ui.state, m);
       ui.state = m;
       ui.busy = false;
@@ -183,6 +191,7 @@ function onEvent(m) {
       break;
     case "match_end":
       ui.ends[m.room] = m;
+      if (m.game && m.game !== "thue" && m.state) keepGameState({ room: m.room, match: { number: m.number, moves: m.state.moves, state: m.state, last_move: null, step: "over" } });
       if (m.room === ui.room && ui.state) renderGame(); // the result, and the seats' new ratings
       break;
     case "match_found":
@@ -291,11 +300,12 @@ function onTournamentEvent(m) {
 }
 
 function sameMove(a, b) {
+  if (isGame(a) || isGame(b)) return a.match && b.match && a.match.number === b.match.number && a.match.moves === b.match.moves;
   return a.match && b.match && a.match.round === b.match.round && a.match.word.length === b.match.word.length;
 }
 
 function defaultCursor(s) {
-  return s.match ? s.match.word.length : 0;
+  return s.match && s.match.word ? s.match.word.length : 0;
 }
 
 // ---- views ----------------------------------------------------------------------------
@@ -361,7 +371,8 @@ async function openRoomRoute(r) {
 }
 
 async function refreshRooms() {
-  const r = await send({ type: "list_rooms" });
+  const game = $("l-game").value;
+  const r = await send(game === "thue" ? { type: "list_rooms" } : { type: "list_rooms", game });
   if (!r) return;
   const body = $("rooms-body");
   body.textContent = "";
@@ -377,7 +388,8 @@ async function refreshRooms() {
     const free = s.players.some((p) => p === null) && s.status === "waiting";
     body.append(el("tr", { testid: `room-${s.room}` },
       el("td", {}, s.name),
-      el("td", { title: POINTS_HELP }, `${s.variant}, k=${s.k}, to ${s.limit} points${clock}${s.rated ? " · rated" : ""}`),
+      s.game && s.game !== "thue" ? el("td", { testid: `room-game-${s.room}` }, `${optionsText(s.game, s.game_options)}${clock}`)
+        : el("td", { title: POINTS_HELP }, `${s.variant}, k=${s.k}, to ${s.limit} points${clock}${s.rated ? " · rated" : ""}`),
       el("td", {}, s.players.map(playerName).join(" vs ")),
       el("td", {}, s.status),
       el("td", {},
@@ -400,6 +412,7 @@ async function joinRoom(room, invite, how) {
 
 async function createRoom(ev) {
   ev.preventDefault();
+  if ($("c-game").value !== "thue") { createGameRoom(); return; }
   const msg = {
     type: "create_room",
     variant: $("c-variant").value,
@@ -423,7 +436,11 @@ async function createRoom(ev) {
 
 async function quickMatch(ev) {
   ev.preventDefault();
-  const r = await send({ type: "queue_join", variant: $("q-variant").value, k: Number($("q-k").value), bot_after_s: Number($("q-bot").value) });
+  const game = $("q-game").value;
+  const bot = Number($("q-bot").value);
+  // Another game's queue pairs players of its default options (PROTOCOL.md, queue_join).
+  const r = await send(game === "thue" ? { type: "queue_join", variant: $("q-variant").value, k: Number($("q-k").value), bot_after_s: bot }
+    : { type: "queue_join", game, bot_after_s: bot });
   if (!r) return;
   ui.room = null;
   $("quick-status").textContent = "Waiting for an opponent…";
@@ -749,8 +766,8 @@ async function pageMatches(body, name, page = 1) {
   body.append(ms.length === 0 ? el("p", { class: "empty", testid: "matches" }, "No stored matches.")
     : el("div", { class: "table-wrap", testid: "matches" }, table(["Players", "Game", "Result", "Ended", ""], ms.map((m) => [
       m.players.map((p) => p.name).join(" vs "),
-      `${m.variant}, k=${m.k}${m.rated ? ", rated" : ""}`,
-      resultText(m.result, m.players, m.points),
+      isGameRecord(m) ? optionsText(m.game, m.game_options) : `${m.variant}, k=${m.k}${m.rated ? ", rated" : ""}`,
+      isGameRecord(m) ? resultWords(m.result, m.players.map(playerName)) : resultText(m.result, m.players, m.points),
       m.ended_at ? new Date(m.ended_at).toLocaleString() : "",
       link(`#/match/${enc(m.match)}`, "Replay", `replay-${m.match}`),
     ]))));
@@ -787,6 +804,7 @@ async function pageMatch(body, id) {
   const rec = await getJSON(`/api/matches/${enc(id)}`);
   replay.rec = rec;
   replay.step = rec.moves.length;
+  if (isGameRecord(rec)) { pageGameMatch(body, rec); return; }
   const o = rec.options;
   body.append(el("h2", {}, `Match ${rec.match}: ${rec.players.map((p) => playerName(p)).join(" vs ")}`),
     el("p", { class: "small", title: POINTS_HELP }, `${o.variant}-free, k = ${o.k}, rounds end at ${o.limit} points${o.rated ? " · rated" : ""}${rec.tournament ? ` · tournament ${rec.tournament}, round ${rec.tournament_round}` : ""}`),
@@ -822,6 +840,7 @@ function wordTiles(box, word, k, rep) {
 }
 
 function renderReplay() {
+  if (isGameRecord(replay.rec)) { renderGameRecord(); return; }
   const rec = replay.rec;
   if (!rec || !ui.page || ui.page.what !== "match" || !$("replay-word")) return;
   const n = rec.moves.length;
@@ -867,6 +886,378 @@ function onReplayKey(ev) {
   ev.preventDefault();
   renderReplay();
   return true;
+}
+
+// ---- the other games (games.js): Nim, Rims, Northcott's game, the circle game ------------
+// A room of another game has options.game; its match carries the game's state, and a move
+// is {"type":"move","move":{...}}. The page keeps every state of the match it receives, so
+// a finished match can be stepped through on the board (First, Previous, Next, Last, or
+// the arrow keys).
+
+function isGame(s) {
+  return Boolean(s && s.options && s.options.game && s.options.game !== "thue");
+}
+
+/** Shows the Thue board's parts, or the other games' board. */
+function showThueParts(thue) {
+  for (const id of ["word", "palette", "digits", "rounds-section"]) $(id).hidden = !thue;
+  if (!thue) { $("mark-wrap").hidden = true; $("round-banner").hidden = true; }
+  for (const id of ["gboard", "gboard-hint"]) $(id).hidden = thue;
+  if (thue) $("greplay").hidden = true;
+}
+
+/** The player (0 white, moves first; 1 black) of a seat. */
+function playerOf(m, seat) {
+  return seat === m.first ? 0 : 1;
+}
+
+/** Keeps a state of another game's match (once per move number). */
+function keepGameState(s) {
+  const m = s.match;
+  if (!m || !m.state || (s.options && !isGame(s))) return;
+  let e = ui.gstates[s.room];
+  if (!e || e.number !== m.number) e = ui.gstates[s.room] = { number: m.number, list: [] };
+  const top = e.list[e.list.length - 1];
+  if (top && top.moves >= m.moves) return;
+  e.list.push({ moves: m.moves, state: m.state, last: m.last_move || null });
+}
+
+/** The kept states of the match on screen, or an empty list. */
+function keptStates(s) {
+  const e = ui.gstates[s.room];
+  return e && s.match && e.number === s.match.number ? e.list : [];
+}
+
+function renderGameRoom() {
+  const s = ui.state;
+  const o = s.options;
+  const m = s.match;
+  const game = o.game;
+  const clock = o.clock ? `clock ${fmtClock(o.clock.initial_ms)} + ${o.clock.increment_ms / 1000} s` : "no clock";
+  const code = ui.invites[s.room];
+  $("invite-box").hidden = !(o.private && code);
+  if (o.private && code) $("invite-link").value = inviteLink(s.room, code);
+  $("room-info").title = gameInfo(game).summary;
+  $("room-info").textContent = `Room ${s.room}${code ? ` · invite code ${code}` : ""} · ${optionsText(game, o.game_options)} · ${clock} · ${s.spectators} watching · ${s.you === null ? "you are watching" : `you are seat ${s.you + 1}`}`;
+  $("sound-wrap").hidden = s.you === null;
+
+  for (const seat of [0, 1]) {
+    const p = s.players[seat];
+    const box = $(`seat-${seat}`);
+    box.textContent = "";
+    box.classList.toggle("to-move", Boolean(m && m.to_move === seat));
+    box.classList.toggle("mine", s.you === seat);
+    box.append(el("div", { class: "seat-name" }, p ? `${p.name}${p.kind === "bot" ? " (bot)" : ""}${s.you === seat ? " (you)" : ""}` : "free seat"));
+    const bits = [];
+    if (m) bits.push(playerOf(m, seat) === 0 ? "white, moves first" : "black");
+    if (p && !p.connected) bits.push("disconnected");
+    if (p && !m && p.ready) bits.push("ready");
+    box.append(el("div", { class: "small", testid: `role-${seat}` }, bits.join(" · ")));
+    if (m) box.dataset.colour = COLOUR[playerOf(m, seat)];
+    if (p && !p.connected && p.away_left_ms !== undefined) box.append(el("div", { class: "away", testid: `away-${seat}`, id: `away-${seat}` }));
+    if (m) box.append(el("div", { class: "points", testid: `points-${seat}` }, `${m.points[seat]} pt`));
+    if (m && m.clocks) box.append(el("div", { class: "clock", testid: `clock-${seat}`, id: `clock-${seat}` }, fmtClock(m.clocks[seat])));
+  }
+
+  let turn;
+  const mine = myTurn("move");
+  if (!m) turn = s.players.every((p) => p) ? "Waiting for both players to be ready." : "Waiting for an opponent.";
+  else if (m.step === "over") turn = "The match is over.";
+  else if (mine) turn = `Your move (${COLOUR[playerOf(m, s.you)]}): ${moveHint(game)}.`;
+  else turn = `${playerName(s.players[m.to_move])} (${COLOUR[playerOf(m, m.to_move)]}) to move.`;
+  $("turn").textContent = turn;
+  $("turn").classList.toggle("yours", mine);
+  if (m && m.thinking !== null) $("turn").append(el("span", { class: "thinking", testid: "thinking" }, " thinking…"));
+  noticeTurn(s, mine);
+
+  const lm = m && m.last_move;
+  const before = lm ? keptStates(s).find((k) => k.moves === m.moves - 1) : null;
+  $("last-move").textContent = lm ? `Last move: ${playerName(s.players[lm.seat])} ${moveText(game, lm.move, before ? before.state : null)} (${fmtThink(lm.think_ms)})` : "";
+
+  if (!m || m.step !== "over") ui.greplay = null;
+  renderGameBoard();
+  renderButtons();
+  renderChat();
+  tickClocks();
+}
+
+/** What the board shows: the current state, or (after the match) the replay's step. */
+function shownGameState() {
+  const s = ui.state;
+  const m = s.match;
+  const list = keptStates(s);
+  if (m.step === "over" && ui.greplay && ui.greplay.room === s.room && ui.greplay.number === m.number && list[ui.greplay.step]) {
+    const i = ui.greplay.step;
+    return { state: list[i].state, last: list[i].last, prev: i > 0 && list[i - 1].moves === list[i].moves - 1 ? list[i - 1].state : null, replaying: i < list.length - 1 };
+  }
+  const i = list.findIndex((k) => k.moves === m.moves);
+  const prev = i > 0 && list[i - 1].moves === m.moves - 1 ? list[i - 1].state : null;
+  return { state: m.state, last: m.last_move, prev, replaying: false };
+}
+
+function renderGameBoard() {
+  const s = ui.state;
+  const m = s.match;
+  const box = $("gboard");
+  const focused = document.activeElement && box.contains(document.activeElement) ? document.activeElement.dataset.testid || "" : null;
+  renderGameReplay();
+  if (!m) { box.textContent = ""; box.append(el("p", { class: "small" }, "The board appears when both players are ready.")); return; }
+  const shown = shownGameState();
+  const game = s.options.game;
+  const active = myTurn("move");
+  if (!active && ui.gsel && m.step === "over") ui.gsel = null;
+  drawBoard(box, {
+    game, state: shown.state, player: s.you === null ? null : playerOf(m, s.you), active,
+    over: m.step === "over", last: shown.last ? shown.last.move : null, prev: shown.prev, sel: ui.gsel,
+    onMove: sendGameMove, onSelect: (sel) => { ui.gsel = sel; gameHint(); renderGameBoard(); },
+  });
+  box.dataset.turn = active ? "mine" : m.step === "over" ? "over" : "theirs";
+  box.dataset.moves = String(m.moves);
+  box.dataset.shown = String(shown.state.moves);
+  gameHint();
+  if (focused !== null) {
+    const again = focused ? box.querySelector(`[data-testid="${CSS.escape(focused)}"]:not([disabled])`) : null;
+    (again || box).focus();
+  }
+}
+
+function gameHint(text) {
+  const hint = $("gboard-hint");
+  if (text !== undefined) { hint.textContent = text; hint.dataset.kind = "error"; return; }
+  const sel = ui.gsel;
+  hint.dataset.kind = "";
+  hint.textContent = !sel ? ""
+    : sel.kind === "row" ? `Your piece in row ${sel.row + 1} is chosen: click a marked square in that row (Escape drops it).`
+    : sel.kind === "field" ? `Your piece on field ${sel.from} is chosen: click a marked field (Escape drops it).`
+    : sel.kind === "dir" ? `Field ${sel.to} can be reached both ways: choose one.`
+    : sel.kind === "rims" ? "Choose how the rest of the region splits." : "";
+}
+
+/** Sends another game's move; a refused one leaves the server's sentence under the board
+ * and at the top. */
+async function sendGameMove(mv) {
+  const s = ui.state;
+  if (!s || !s.match || s.match.step === "over" || s.you === null || ui.busy) return;
+  if (!mv) { gameHint("First click one of your pieces."); return; }
+  ui.gsel = null;
+  ui.busy = true;
+  renderGameBoard();
+  try {
+    await conn.request({ type: "move", room: ui.room, move: mv });
+  } catch (e) {
+    ui.busy = false;
+    showError(e);
+    if (ui.state) renderGame();
+    gameHint(e && e.message ? e.message : String(e));
+  }
+}
+
+/** After the match: step through the states this page kept. */
+function renderGameReplay() {
+  const s = ui.state;
+  const m = s.match;
+  const box = $("greplay");
+  const list = keptStates(s);
+  if (!m || m.step !== "over" || list.length < 2) { box.hidden = true; box.textContent = ""; return; }
+  const n = list.length - 1;
+  const step = ui.greplay && ui.greplay.room === s.room && ui.greplay.number === m.number ? ui.greplay.step : n;
+  const go = (k) => { ui.greplay = { room: s.room, number: m.number, step: Math.max(0, Math.min(n, k)) }; renderGameRoom(); };
+  box.hidden = false;
+  box.textContent = "";
+  const at = list[step];
+  const lm = at.last;
+  const who = lm ? playerName(s.players[lm.seat]) : "";
+  const prev = step > 0 ? list[step - 1].state : null;
+  box.append(el("div", { class: "actions" },
+    el("button", { type: "button", testid: "g-replay-first", disabled: step === 0, onclick: () => go(0) }, "« First"),
+    el("button", { type: "button", testid: "g-replay-prev", disabled: step === 0, onclick: () => go(step - 1) }, "◀ Previous"),
+    el("button", { type: "button", testid: "g-replay-next", disabled: step === n, onclick: () => go(step + 1) }, "Next ▶"),
+    el("button", { type: "button", testid: "g-replay-last", disabled: step === n, onclick: () => go(n) }, "Last »")),
+  el("p", { class: "small", testid: "g-replay-pos" },
+    `Replay: move ${at.moves} of ${list[n].moves}${lm ? `: ${who} ${moveText(s.options.game, lm.move, prev)}` : " (the start)"}` +
+    `${list[0].moves > 0 ? ` · this page saw the match from move ${list[0].moves}` : ""} · Left and Right step, Home and End jump.`));
+  box.dataset.step = String(at.moves);
+}
+
+function onGameReplayKey(ev) {
+  const s = ui.state;
+  if (!s || !isGame(s) || onPage() || $("game").hidden || !s.match || s.match.step !== "over" || $("greplay").hidden) return false;
+  const t = ev.target;
+  if (t && (t.tagName === "INPUT" || t.tagName === "SELECT" || t.tagName === "TEXTAREA")) return false;
+  const n = keptStates(s).length - 1;
+  const cur = ui.greplay && ui.greplay.room === s.room && ui.greplay.number === s.match.number ? ui.greplay.step : n;
+  let k;
+  if (ev.key === "ArrowLeft") k = cur - 1;
+  else if (ev.key === "ArrowRight") k = cur + 1;
+  else if (ev.key === "Home") k = 0;
+  else if (ev.key === "End") k = n;
+  else return false;
+  ev.preventDefault();
+  ui.greplay = { room: s.room, number: s.match.number, step: Math.max(0, Math.min(n, k)) };
+  renderGameRoom();
+  return true;
+}
+
+// A stored match of another game (GET /api/matches/ID: start, moves, final; PROTOCOL.md
+// section 13): its states are rebuilt from the start by games.js applyMove, and shown on
+// the same board as in a room, stepped as Thue's replay is.
+
+function isGameRecord(rec) {
+  return Boolean(rec && rec.game && rec.game !== "thue");
+}
+
+function pageGameMatch(body, rec) {
+  const states = [rec.start];
+  for (const mv of rec.moves) states.push(applyMove(rec.game, states[states.length - 1], mv.move));
+  replay.states = states;
+  const names = rec.players.map(playerName);
+  const white = names[rec.first];
+  body.append(el("h2", {}, `Match ${rec.match}: ${names.join(" vs ")}`),
+    el("p", { class: "small" }, `${optionsText(rec.game, rec.game_options)} · ${white} white, moving first${rec.tournament ? ` · tournament ${rec.tournament}` : ""}`),
+    el("p", { testid: "replay-result" }, resultWords(rec.result, names)));
+  const btn = (tid, text, fn) => el("button", { type: "button", testid: tid, onclick: () => { fn(); renderReplay(); } }, text);
+  const n = rec.moves.length;
+  body.append(el("div", { class: "actions" },
+    btn("replay-first", "« First", () => (replay.step = 0)),
+    btn("replay-prev", "◀ Previous", () => (replay.step = Math.max(0, replay.step - 1))),
+    btn("replay-next", "Next ▶", () => (replay.step = Math.min(n, replay.step + 1))),
+    btn("replay-last", "Last »", () => (replay.step = n))),
+  el("p", { class: "small" }, "Arrow keys step, Home and End jump."),
+  el("p", { id: "replay-pos", testid: "replay-pos" }),
+  el("div", { id: "replay-board", class: "gboard", testid: "replay-board" }),
+  el("p", { id: "replay-final", class: "small", testid: "replay-final" }),
+  el("p", {}, link(`/api/matches/${enc(rec.match)}/moves.csv`, "moves.csv")));
+}
+
+function renderGameRecord() {
+  const rec = replay.rec;
+  if (!ui.page || ui.page.what !== "match" || !$("replay-board")) return;
+  const i = replay.step;
+  const mv = i > 0 ? rec.moves[i - 1] : null;
+  const names = rec.players.map(playerName);
+  $("replay-pos").textContent = `Move ${i} of ${rec.moves.length}${mv ? ` · ${names[mv.seat]} ${moveText(rec.game, mv.move, replay.states[i - 1])} (${fmtThink(mv.think_ms)})` : " · the start"}`;
+  $("replay-pos").dataset.step = String(i);
+  drawBoard($("replay-board"), { game: rec.game, state: replay.states[i], player: null, active: false, over: true, last: mv ? mv.move : null, prev: i > 0 ? replay.states[i - 1] : null, sel: null, onMove: () => {}, onSelect: () => {} });
+  $("replay-final").textContent = i === rec.moves.length ? `Final: ${resultWords(rec.result, names)}` : "";
+}
+
+// The create form's fields for another game: one per option, from the game's list.
+function renderGameOptionsForm() {
+  const game = $("c-game").value;
+  const thue = game === "thue";
+  for (const e of document.querySelectorAll("#create-form .thue-only")) e.hidden = !thue;
+  $("c-first-label").textContent = thue ? "First builder" : "Moves first (white)";
+  $("c-error").textContent = "";
+  const box = $("c-game-options");
+  box.textContent = "";
+  box.hidden = thue;
+  if (thue) return;
+  const info = gameInfo(game);
+  if (info.summary) box.append(el("p", { class: "small form-help", testid: "c-game-summary" }, info.summary));
+  for (const o of info.options) {
+    const id = `go-${o.name}`;
+    const err = el("span", { class: "field-error", id: `${id}-err`, testid: `${id}-err` });
+    let input;
+    if (o.type === "boolean") {
+      input = el("input", { id, type: "checkbox", checked: Boolean(o.default) });
+      input.dataset.testid = id;
+      box.append(el("label", { class: "check", title: o.help }, input, ` ${o.name === "misere" ? "misère play" : o.name}`, err));
+      continue;
+    }
+    input = el("input", { id, value: fieldText(o), title: o.help, ...(o.type === "integer" ? { inputMode: "numeric" } : {}) });
+    input.dataset.testid = id;
+    input.setAttribute("aria-describedby", `${id}-err ${id}-help`);
+    const label = { heaps: game === "nim" ? "Heaps (numbers)" : "Regions' dots (numbers)", rows: "Rows", cols: "Columns", fields: "Fields", white: "White pieces", black: "Black pieces", start: "Start", move_cap: "Move cap (empty: default)" }[o.name] || o.name;
+    box.append(el("label", {}, label, input, el("span", { class: "small", id: `${id}-help` }, o.help), err));
+  }
+}
+
+/** The create form's values for another game, checked here first; the server's refusal
+ * shows beside its field too. */
+async function createGameRoom() {
+  const game = $("c-game").value;
+  const info = gameInfo(game);
+  const raw = {};
+  for (const o of info.options) {
+    const f = $(`go-${o.name}`);
+    if (f) raw[o.name] = f.type === "checkbox" ? f.checked : f.value;
+  }
+  const { options, errors } = checkOptions(game, raw);
+  for (const o of info.options) {
+    const e = $(`go-${o.name}-err`);
+    if (e) e.textContent = errors[o.name] || "";
+    const f = $(`go-${o.name}`);
+    if (f) { if (errors[o.name]) f.setAttribute("aria-invalid", "true"); else f.removeAttribute("aria-invalid"); }
+  }
+  const bad = Object.values(errors);
+  $("c-error").textContent = bad.length ? `Check the options: ${bad.join(" ")}` : "";
+  if (bad.length) return;
+  const msg = {
+    type: "create_room", game, game_options: options, first_builder: $("c-first").value,
+    private: $("c-private").checked, seat: $("c-seat").checked,
+  };
+  const minutes = Number($("c-clock").value);
+  if (minutes > 0) msg.clock = { initial_ms: Math.round(minutes * 60000), increment_ms: Math.round(Number($("c-inc").value) * 1000) };
+  if ($("c-name").value.trim()) msg.name = $("c-name").value.trim();
+  ui.room = null;
+  ui.state = null;
+  let r;
+  try {
+    r = await conn.request(msg);
+  } catch (e) {
+    showError(e);
+    $("c-error").textContent = `The server refused the room: ${e.message || e}`;
+    const field = e && typeof e.field === "string" ? e.field.replace(/^game_options\//, "").split("/")[0] : "";
+    const at = field && $(`go-${field}-err`);
+    if (at) at.textContent = e.message;
+    return;
+  }
+  if (r.invite) rememberInvite(r.room, r.invite);
+  ui.room = r.room;
+}
+
+const THUE_BOTS = ["greedy", "nested:1", "nested:2", "nested:3", "uct", "perfect"];
+const GAME_BOTS = ["perfect", "random", "uct:iterations=2000"];
+
+/** The bot form lists the bots of the room's kind. */
+function botChoices(game) {
+  const sel = $("bot-spec");
+  const want = game ? GAME_BOTS : THUE_BOTS;
+  if (sel.dataset.kind === (game ? "game" : "thue")) return;
+  sel.dataset.kind = game ? "game" : "thue";
+  sel.textContent = "";
+  for (const b of want) sel.append(el("option", { value: b, selected: b === (game ? "perfect" : "nested:1") }, b));
+}
+
+function wireGames() {
+  const quickGame = () => { for (const e of document.querySelectorAll("#quick-form .q-thue-only")) e.hidden = $("q-game").value !== "thue"; };
+  const fill = () => {
+    for (const id of ["c-game", "l-game", "q-game"]) {
+      const sel = $(id);
+      const keep = sel.value;
+      sel.textContent = "";
+      sel.append(el("option", { value: "thue" }, "Thue"));
+      for (const g of games()) sel.append(el("option", { value: g.name }, g.title));
+      sel.value = [...sel.options].some((x) => x.value === keep) ? keep : "thue";
+    }
+    renderGameOptionsForm();
+    quickGame();
+  };
+  fill();
+  const before = JSON.stringify(games());
+  loadGames().then(() => { if (JSON.stringify(games()) !== before) fill(); }); // the server's list
+  $("c-game").addEventListener("change", renderGameOptionsForm);
+  $("l-game").addEventListener("change", refreshRooms);
+  $("q-game").addEventListener("change", quickGame);
+  $("gboard").addEventListener("keydown", (ev) => {
+    boardKey(ev, $("gboard"), () => {
+      if (!ui.gsel) return false;
+      ui.gsel = null;
+      renderGameBoard();
+      $("gboard").focus();
+      return true;
+    });
+  });
 }
 
 // ---- accounts -------------------------------------------------------------------------
@@ -936,7 +1327,7 @@ const roundEnd = { key: null, until: 0, bannerUntil: 0 };
 /** Called with each room_state before it replaces prev: notices round 1's end. */
 function noticeRoundEnd(prev, next) {
   const a = prev && prev.match, b = next.match;
-  if (!a || !b || prev.room !== next.room || a.number !== b.number) return;
+  if (!a || !b || prev.room !== next.room || a.number !== b.number || isGame(next)) return;
   if (!(a.round === 0 && b.round === 1) && !(a.step !== "over" && b.step === "over")) return;
   const key = `${next.room}/${b.number}/${a.round}`;
   if (roundEnd.key === key) return;
@@ -987,6 +1378,9 @@ function renderGame() {
   $("room-title").textContent = s.name;
   $("game").dataset.room = s.room;
   $("game").dataset.status = s.status;
+  $("game").dataset.game = o.game || "thue";
+  showThueParts(!isGame(s));
+  if (isGame(s)) { renderGameRoom(); return; }
   const clock = o.clock ? `clock ${fmtClock(o.clock.initial_ms)} + ${o.clock.increment_ms / 1000} s` : "no clock";
   const invite = ui.invites[s.room] ? ` · invite code ${ui.invites[s.room]}` : "";
   const code = ui.invites[s.room];
@@ -1098,6 +1492,7 @@ function newestTile(s) {
 
 function renderWord() {
   const s = ui.state;
+  if (isGame(s)) { renderGameBoard(); return; }
   const m = s.match;
   const box = $("word");
   box.textContent = "";
@@ -1152,6 +1547,7 @@ function renderWord() {
 
 function renderPalette() {
   const s = ui.state;
+  if (isGame(s)) return;
   const m = s.match;
   const pal = $("palette");
   pal.textContent = "";
@@ -1184,6 +1580,7 @@ function renderPalette() {
 }
 
 function renderRounds() {
+  if (isGame(ui.state)) return;
   const m = ui.state.match;
   const box = $("rounds");
   box.textContent = "";
@@ -1207,7 +1604,7 @@ function renderRounds() {
 
 function renderResultExtra(me) {
   const box = $("result");
-  if (me.match_id) box.append(el("div", {}, el("a", { href: `#/match/${encodeURIComponent(me.match_id)}`, testid: "replay-link" }, "Replay this match")));
+  if (me.match_id && (!me.game || me.game === "thue" || serverListsGames())) box.append(el("div", {}, el("a", { href: `#/match/${encodeURIComponent(me.match_id)}`, testid: "replay-link" }, "Replay this match")));
   if (me.ratings && ui.state && ui.state.you !== null) {
     const r = me.ratings[ui.state.you];
     box.append(el("div", { class: "small" }, `Your rating: ${Math.round(r.before)} → ${Math.round(r.after)}`));
@@ -1226,13 +1623,15 @@ function renderButtons() {
   if (!over) $("rematch").textContent = "Rematch";
   $("resign").hidden = !seated || !m || over;
   const free = s.players.some((p) => p === null);
+  botChoices(isGame(s));
   $("bot-form").hidden = !(free && (!m || over) && (seated || s.players.every((p) => p === null)));
   const res = $("result");
   if (over && m.result) {
     res.hidden = false;
     res.textContent = "";
     const w = m.result.winner;
-    let text = `${resultText(m.result, s.players, m.points)}.`;
+    let text = isGame(s) ? resultWords(m.result, s.players.map(playerName)) : `${resultText(m.result, s.players, m.points)}.`;
+    res.dataset.reason = m.result.reason;
     if (s.you !== null && w !== null) text = (w === s.you ? "You win! " : "You lose. ") + text;
     // Green for a win (or a result watched), amber for a draw, red for your loss.
     res.dataset.outcome = w === null ? "draw" : s.you === null ? "watched" : w === s.you ? "win" : "loss";
@@ -1368,7 +1767,7 @@ function typeDigit(d) {
 }
 
 function onWordKey(ev) {
-  if (!ui.state || !ui.state.match) return;
+  if (!ui.state || !ui.state.match || isGame(ui.state)) return;
   const n = ui.state.match.word.length;
   let handled = true;
   if (ev.key === "ArrowLeft" || ev.key === "ArrowUp") ui.cursor = Math.max(0, ui.cursor - 1);
@@ -1382,6 +1781,7 @@ function onWordKey(ev) {
 
 function onGlobalKey(ev) {
   if (onReplayKey(ev)) return;
+  if (onGameReplayKey(ev)) return;
   if (ev.key === "Escape") { if (document.activeElement) document.activeElement.blur(); return; }
   const t = ev.target;
   if (t && (t.tagName === "INPUT" || t.tagName === "SELECT" || t.tagName === "TEXTAREA")) return;
@@ -1538,6 +1938,7 @@ function wire() {
   $("invite-copy").addEventListener("click", copyInvite);
   $("mark-losing").addEventListener("change", () => ui.state && renderPalette());
   $("word").addEventListener("keydown", onWordKey);
+  wireGames();
   document.addEventListener("keydown", onGlobalKey);
   $("home-link").addEventListener("click", (ev) => { ev.preventDefault(); if (ui.page) location.hash = "#/"; else showView(); });
   setInterval(tickClocks, 200);
@@ -1548,6 +1949,10 @@ function wire() {
 }
 
 // For tests and the curious: drop the connection as a network failure would.
-window.thueClient = { dropConnection: () => { if (conn.ws) conn.ws.close(); } };
+window.thueClient = {
+  dropConnection: () => { if (conn.ws) conn.ws.close(); },
+  // Another game's states this page kept for the room on screen (the replay's steps).
+  keptStates: () => (ui.state ? keptStates(ui.state) : []),
+};
 
 wire();

@@ -6,7 +6,7 @@ const BASE_TITLE = "Thue game";
 const SOUND_KEY = "thue.sound";
 
 let audio = null;       // the AudioContext, made on the first user gesture that turns sound on
-let lastTurnKey = null; // the turn last announced (room, match, round, word length, step)
+let lastTurnKey = null; // the turn last announced (room, match, round, word length or moves, step)
 let lastEndKey = null;  // the match end last announced
 
 export function soundWanted() {
@@ -50,7 +50,7 @@ export function noticeTurn(state, yours) {
   if (!state || !state.match) return;
   const m = state.match;
   if (yours) {
-    const key = `${state.room}/${m.number}/${m.round}/${m.word.length}/${m.step}`;
+    const key = `${state.room}/${m.number}/${m.round}/${m.word ? m.word.length : m.moves}/${m.step}`;
     if (key !== lastTurnKey && soundWanted()) chime("turn");
     lastTurnKey = key;
   }
