@@ -686,7 +686,7 @@ async function tournamentMatchIds(rounds) {
   const ids = {};
   await Promise.all([...want].map(async ([name, rooms]) => {
     for (let page = 1; page <= 5 && rooms.size > 0; page++) {
-      const j = await getJSON(`/api/matches?player=${enc(name)}&game=thue&page=${page}`).catch(() => null);
+      const j = await getJSON(`/api/matches?player=${enc(name)}&page=${page}`).catch(() => null);
       if (!j) return;
       for (const m of j.matches || []) if (rooms.delete(m.room)) ids[m.room] = m.match;
       if (page >= (j.pages || 1)) return;
@@ -753,7 +753,7 @@ function watchRoom(room) {
 async function pageMatches(body, name, page = 1) {
   body.append(el("h2", {}, name ? `Matches of ${name}` : "Matches"));
   if (!name) { body.append(el("p", { class: "empty" }, "Enter the lobby first.")); return; }
-  const j = await getJSON(`/api/matches?player=${enc(name)}&game=thue&page=${page}`);
+  const j = await getJSON(`/api/matches?player=${enc(name)}&page=${page}`);
   const ms = j.matches || [];
   const pages = j.pages || 1;
   if (pages > 1) {

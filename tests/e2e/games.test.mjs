@@ -181,7 +181,6 @@ test("a stored Nim match: the result links its replay, stepped on the board; the
   // Other games' matches are stored where the server says so: GET /api/games came with
   // them (PROTOCOL.md section 13). A server without either has nothing to show here.
   const games = await fetch(`${server.url}/api/games`);
-  if (games.status === 404) { console.log("     (this server stores no other games' matches yet: GET /api/games is 404)"); return; }
   assert(games.ok, `GET /api/games: ${games.status}`);
   const gus = await newPage(browser, server, "gus");
   const hal = await newPage(browser, server, "hal");
@@ -239,8 +238,7 @@ test("every game's board fits a 375 px phone without sideways scrolling", () => 
       return document.querySelector("[data-testid=c-error]").textContent || false;
     }).then((h) => h.jsonValue()).then((v) => v === "made");
     const refused = made ? "" : await tid(ivy, "c-error").textContent();
-    assert(made || /unknown game|no game/.test(refused), `${game}: ${refused}`);
-    if (!made) { console.log(`     (${game}: not on this server)`); continue; }
+    assert(made, `${game}: the room was not made: ${refused}`);
     const room = await ivy.locator("[data-testid=game]").getAttribute("data-room");
     await tid(jon, "join-room").fill(room);
     await tid(jon, "join").click();

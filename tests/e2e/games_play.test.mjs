@@ -46,9 +46,11 @@ async function probe() {
 }
 
 const found = await probe();
-assert(found.have.has("nim"), "the server hosts Nim");
-const WITH_BOTS = process.env.THUE_GAME_BOTS !== "0" && found.bots;
+// Every game of this client is on the server, with its bots: nothing is skipped.
 const missing = GAMES.filter(([g]) => !found.have.has(g)).map(([g]) => g);
+assert(missing.length === 0, `games missing on the server: ${missing.join(", ")}`);
+assert(found.bots, "seat_bot seats the perfect bot in a Nim room");
+const WITH_BOTS = process.env.THUE_GAME_BOTS !== "0";
 console.log(`games on this server: ${[...found.have].join(", ")}${missing.length ? `; not yet: ${missing.join(", ")}` : ""}; ` +
   `their bots: ${found.bots ? "yes" : "not yet (seat_bot answers not_available)"}`);
 
