@@ -163,8 +163,9 @@ static void test_thue_refusals(void **state)
     assert_int_equal(json_integer_value(json_object_get(r0, "points")), 0);
     json_decref(sj);
     /* A position with a repetition mid-round, and one at the limit, are refused. */
-    assert_int_equal(g->position_parse(&o, json_loads("{\"word\":[0,1,1]}", 0, NULL), st, &e),
-                     THUE_ESTATE);
+    json_t *bad_word = json_loads("{\"word\":[0,1,1]}", 0, NULL);
+    assert_int_equal(g->position_parse(&o, bad_word, st, &e), THUE_ESTATE);
+    json_decref(bad_word);
 }
 
 int main(void)
