@@ -393,12 +393,14 @@ typedef struct thue_match_info {
     /* Another game than Thue (the room's options have has_game): these members instead
      * of round, builder, painter, step, word, placed, rounds, points and last_move's
      * kind/value. */
-    int first;                                 /* the seat that is the game's player 0 */
-    char gstep[THUE_PROTO_KEY_MAX + 1];        /* the game's step name: "move", "over" */
-    char state[THUE_PROTO_GSTATE_MAX + 1];     /* the game's state object */
-    int moves;                                 /* moves played */
+    int first;                          /* the seat that is the game's player 0 */
+    int moves;                          /* moves played */
+    char gstep[THUE_PROTO_KEY_MAX + 1]; /* the game's step name: "move", "over" */
+    char why[THUE_PROTO_KEY_MAX + 1];   /* result's reason: the game's or a forfeit's */
+    /* The two big buffers last, so that a Thue room's state message need not zero them
+     * (room.c's fill_state). */
     char last_gmove[THUE_PROTO_GMOVE_MAX + 1]; /* last_move's move object */
-    char why[THUE_PROTO_KEY_MAX + 1];          /* result's reason: the game's or a forfeit's */
+    char state[THUE_PROTO_GSTATE_MAX + 1];     /* the game's state object */
 } thue_match_info;
 
 /* Why a rated room's match was not rated (match_end's unrated_reason, PROTOCOL.md

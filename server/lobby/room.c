@@ -10,6 +10,7 @@
  * (check_linger).
  */
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -178,7 +179,14 @@ static void gfill_match(const room *r, thue_match_info *mi)
 
 static void fill_state(const room *r, thue_msg *msg, int you)
 {
-    memset(msg, 0, sizeof *msg);
+    /* This runs after every move: the message is zeroed up to the match's two big text
+     * buffers (another game's last move and state, kilobytes a Thue room never uses),
+     * and those are made empty strings; the members after them are set below. */
+    memset(msg, 0, offsetof(thue_msg, u.room_state.match.last_gmove));
+    msg->u.room_state.match.last_gmove[0] = '\0';
+    msg->u.room_state.match.state[0] = '\0';
+    msg->u.room_state.has_tournament = 0;
+    msg->u.room_state.tournament[0] = '\0';
     msg->type = THUE_MSG_ROOM_STATE;
     __typeof__(msg->u.room_state) *st = &msg->u.room_state;
     snprintf(st->room, sizeof st->room, "%s", r->id);
