@@ -38,11 +38,16 @@ static void gfinish(room *r);
 static int gmatch_init(room *r, int first, uint64_t seed)
 {
     if (r->gstate == NULL) {
-        r->gsize = r->game->state_size(&r->gopt);
-        r->gstate = malloc(r->gsize);
-        r->gstart = malloc(r->gsize);
-        if (r->gstate == NULL || r->gstart == NULL)
+        size_t size = r->game->state_size(&r->gopt);
+        unsigned char *st = malloc(size), *start = malloc(size);
+        if (st == NULL || start == NULL) {
+            free(st);
+            free(start);
             return THUE_ENOMEM;
+        }
+        r->gsize = size;
+        r->gstate = st;
+        r->gstart = start;
     }
     r->game->start(&r->gopt, seed, r->gstate);
     memcpy(r->gstart, r->gstate, r->gsize);
