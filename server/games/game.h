@@ -168,6 +168,8 @@ static inline uint64_t thue_gmix64(uint64_t x)
  * *out = dflt). 0 or THUE_EOPTIONS / the given code with e. */
 int thue_gjson_int(const json_t *obj, const char *key, long long lo, long long hi, long long dflt,
                    long long *out, int code, thue_gerr *e);
+/* A JSON array of v[0..n-1] (new reference). */
+json_t *thue_gjson_ints(const int *v, int n);
 /* Refuses members of obj not in keys (NULL-terminated): 0 or code with e. */
 int thue_gjson_only(const json_t *obj, const char *const *keys, int code, thue_gerr *e);
 

@@ -122,3 +122,11 @@ int thue_gjson_only(const json_t *obj, const char *const *keys, int code, thue_g
     }
     return 0;
 }
+
+json_t *thue_gjson_ints(const int *v, int n)
+{
+    json_t *a = json_array();
+    for (int i = 0; a != NULL && i < n; i++)
+        json_array_append_new(a, json_integer(v[i]));
+    return a;
+}

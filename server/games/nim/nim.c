@@ -76,17 +76,9 @@ static int nim_parse_options(const json_t *j, thue_gopt *o, thue_gerr *e)
     return 0;
 }
 
-static json_t *heaps_json(const int *heaps, int n)
-{
-    json_t *a = json_array();
-    for (int i = 0; i < n; i++)
-        json_array_append_new(a, json_integer(heaps[i]));
-    return a;
-}
-
 static json_t *nim_options_json(const thue_gopt *o)
 {
-    return json_pack("{s:o,s:b}", "heaps", heaps_json(OPT(o)->heaps, OPT(o)->n), "misere",
+    return json_pack("{s:o,s:b}", "heaps", thue_gjson_ints(OPT(o)->heaps, OPT(o)->n), "misere",
                      OPT(o)->misere);
 }
 
@@ -168,7 +160,7 @@ static json_t *nim_state_json(const thue_gopt *o, const void *st)
     (void)o;
     const thue_nim_state *s = st;
     /* to_move is kept once over too: who faces the empty heaps decides the winner. */
-    return json_pack("{s:o,s:i,s:i,s:i}", "heaps", heaps_json(s->heaps, s->n), "to_move",
+    return json_pack("{s:o,s:i,s:i,s:i}", "heaps", thue_gjson_ints(s->heaps, s->n), "to_move",
                      s->to_move, "moves", s->moves, "nim_sum", nim_sum(s));
 }
 

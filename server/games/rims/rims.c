@@ -129,17 +129,9 @@ static int parse_options(const json_t *j, thue_gopt *o, thue_gerr *e)
     return 0;
 }
 
-static json_t *ints_json(const int *v, int n)
-{
-    json_t *a = json_array();
-    for (int i = 0; i < n; i++)
-        json_array_append_new(a, json_integer(v[i]));
-    return a;
-}
-
 static json_t *options_json(const thue_gopt *o)
 {
-    return json_pack("{s:o}", "heaps", ints_json(OPT(o)->heaps, OPT(o)->n));
+    return json_pack("{s:o}", "heaps", thue_gjson_ints(OPT(o)->heaps, OPT(o)->n));
 }
 
 static void pool_key(const thue_gopt *o, char *out, size_t size)
@@ -222,7 +214,7 @@ static json_t *state_json(const thue_gopt *o, const void *st)
 {
     (void)o;
     const rims_state *s = st;
-    json_t *a = json_array();
+    json_t *a = json_array(); /* its heaps are narrower than int */
     for (int i = 0; i < s->n; i++)
         json_array_append_new(a, json_integer(s->heaps[i]));
     return json_pack("{s:o,s:i,s:i}", "heaps", a, "to_move", s->to_move, "moves", (int)s->moves);
