@@ -388,7 +388,7 @@ async function refreshRooms() {
     const free = s.players.some((p) => p === null) && s.status === "waiting";
     body.append(el("tr", { testid: `room-${s.room}` },
       el("td", {}, s.name),
-      s.game && s.game !== "thue" ? el("td", { testid: `room-game-${s.room}` }, `${optionsText(s.game, s.game_options)}${clock}`)
+      s.game && s.game !== "thue" ? el("td", { testid: `room-game-${s.room}` }, `${optionsText(s.game, s.game_options)}${clock}${s.rated ? " · rated" : ""}`)
         : el("td", { title: POINTS_HELP }, `${s.variant}, k=${s.k}, to ${s.limit} points${clock}${s.rated ? " · rated" : ""}`),
       el("td", {}, s.players.map(playerName).join(" vs ")),
       el("td", {}, s.status),
@@ -439,8 +439,9 @@ async function quickMatch(ev) {
   const game = $("q-game").value;
   const bot = Number($("q-bot").value);
   // Another game's queue pairs players of its default options (PROTOCOL.md, queue_join).
-  const r = await send(game === "thue" ? { type: "queue_join", variant: $("q-variant").value, k: Number($("q-k").value), bot_after_s: bot }
-    : { type: "queue_join", game, bot_after_s: bot });
+  const rated = $("q-rated").checked;
+  const r = await send(game === "thue" ? { type: "queue_join", variant: $("q-variant").value, k: Number($("q-k").value), rated, bot_after_s: bot }
+    : { type: "queue_join", game, rated, bot_after_s: bot });
   if (!r) return;
   ui.room = null;
   $("quick-status").textContent = "Waiting for an opponent…";
@@ -474,7 +475,7 @@ function parseRoute() {
   const q = new URLSearchParams(query || "");
   const page = Math.max(1, parseInt(q.get("page"), 10) || 1);
   if (what === "room" && arg) return { what, arg, code: q.get("code") || "" };
-  if (what === "ladder") return { what, arg, page, variant: q.get("variant"), k: parseInt(q.get("k"), 10) || 0, kind: q.get("kind") };
+  if (what === "ladder") return { what, arg, page, variant: q.get("variant"), k: parseInt(q.get("k"), 10) || 0, kind: q.get("kind"), game: q.get("game"), query: q };
   if (["tournaments", "tournament", "match", "matches"].includes(what)) return { what, arg, page };
   return null;
 }
@@ -512,8 +513,50 @@ async function route() {
   real.dataset.loaded = "1";
 }
 
-const ladderQuery = { variant: "square", k: 3, kind: "all" };
-const ladderHash = (q) => `#/ladder?variant=${enc(q.variant)}&k=${q.k}&kind=${enc(q.kind)}`;
+// The ladder: one rating pool at a time. Thue's pools are (variant, k); another game's
+// pool is named by the options in its key (POOL_OPTIONS; the others do not split pools),
+// sent as game_options. Addresses: #/ladder?variant=square&k=3&kind=all for Thue,
+// #/ladder?game=nim&misere=1&kind=all (northcott: rows, cols; circle: fields; rims: none)
+// for another game; #/ladder?game=G&options=<JSON> is read too.
+const POOL_OPTIONS = { nim: ["misere"], northcott: ["rows", "cols"], circle: ["fields"], rims: [] };
+const poolOptionsOf = (game) => POOL_OPTIONS[game] || [];
+
+const ladderQuery = { game: "thue", variant: "square", k: 3, kind: "all", options: {} };
+
+function ladderHash(q) {
+  if (q.game === "thue") return `#/ladder?variant=${enc(q.variant)}&k=${q.k}&kind=${enc(q.kind)}`;
+  const opts = poolOptionsOf(q.game).filter((n) => q.options[n] !== undefined)
+    .map((n) => `&${n}=${enc(typeof q.options[n] === "boolean" ? (q.options[n] ? 1 : 0) : q.options[n])}`).join("");
+  return `#/ladder?game=${enc(q.game)}${opts}&kind=${enc(q.kind)}`;
+}
+
+/** The pool's options of another game from an address's query: options=<JSON>, or one
+ * parameter per pool option (a boolean as 1/0 or true/false, an integer as digits). */
+function poolOptionsFromQuery(game, query) {
+  let given = {};
+  if (query.get("options")) {
+    try { const j = JSON.parse(query.get("options")); if (j && typeof j === "object" && !Array.isArray(j)) given = j; } catch { /* ignored */ }
+  }
+  const out = {};
+  for (const o of gameInfo(game).options) {
+    if (!poolOptionsOf(game).includes(o.name)) continue;
+    let v = given[o.name];
+    const t = query.get(o.name);
+    if (t !== null) v = o.type === "boolean" ? ["1", "true", "yes", "on"].includes(t.toLowerCase()) : /^\d+$/.test(t) ? Number(t) : undefined;
+    if (o.type === "boolean" && v !== undefined) v = Boolean(v);
+    out[o.name] = v !== undefined && v !== null ? v : o.default;
+  }
+  return out;
+}
+
+/** A pool of another game in words ("Nim, misère play", "Northcott's game, 8 × 8"). */
+function poolText(game, o) {
+  const t = gameTitle(game);
+  if (game === "nim") return `${t}, ${o.misere ? "misère play" : "normal play"}`;
+  if (game === "northcott") return `${t}, ${o.rows} × ${o.cols}`;
+  if (game === "circle") return `${t}, ${o.fields} fields`;
+  return t;
+}
 
 /** The pool a bare #/ladder opens on: of a few usual pools, the one with the most
  * players (square-free k = 3 when all are empty). There is no list of pools to ask. */
@@ -529,44 +572,69 @@ async function busiestPool() {
 async function pageLadder(body, p) {
   const q = ladderQuery;
   // The pool is in the address; without one, open on a pool that has players.
+  const other = p.game && p.game !== "thue" && games().some((g) => g.name === p.game) ? p.game : null;
+  q.game = other || "thue";
+  if (other) q.options = poolOptionsFromQuery(other, p.query);
   if (p.variant === "square" || p.variant === "overlap") q.variant = p.variant;
   if (p.k >= 2 && p.k <= 64) q.k = p.k;
   if (["all", "human", "bot"].includes(p.kind)) q.kind = p.kind;
-  if (!p.variant || !p.k) {
+  if (!other && (!p.variant || !p.k)) {
     Object.assign(q, await busiestPool(), { kind: q.kind });
     if (parseRoute() && parseRoute().what === "ladder") history.replaceState(null, "", ladderHash(q));
   }
   const sel = (id, opts, val) => el("select", { id, testid: id }, ...opts.map(([v, t]) => el("option", { value: v, selected: v === val }, t)));
-  const form = el("form", { class: "row" },
+  const gameSel = sel("lp-game", [["thue", "Thue"], ...games().map((g) => [g.name, g.title])], q.game);
+  const thueFields = [
     el("label", {}, "Variant ", sel("lp-variant", [["square", "square-free"], ["overlap", "overlap-free"]], q.variant)),
     el("label", {}, "k ", el("input", { id: "lp-k", type: "number", min: 2, max: 64, value: q.k })),
+  ];
+  // The options that name another game's pool: the room form's widgets (gameOptionFields).
+  const poolBox = el("span", { class: "row", testid: "lp-pool-fields" });
+  const form = el("form", { class: "row" },
+    el("label", {}, "Game ", gameSel), ...(q.game === "thue" ? thueFields : [poolBox]),
     el("label", {}, "Players ", sel("lp-kind", [["all", "all"], ["human", "people"], ["bot", "bots"]], q.kind)),
     el("button", { type: "submit", testid: "lp-show" }, "Show"));
-  form.querySelector("#lp-k").dataset.testid = "lp-k";
+  if (q.game === "thue") form.querySelector("#lp-k").dataset.testid = "lp-k";
+  else gameOptionFields(poolBox, q.game, "lgo-", { only: poolOptionsOf(q.game), values: q.options, help: false });
+  const poolLine = el("p", { class: "small", testid: "ladder-pool" });
   const out = el("div", { class: "table-wrap", testid: "ladder" });
-  body.append(el("h2", {}, "Ladder"), form, out);
+  body.append(el("h2", {}, "Ladder"), form, poolLine, out);
   // A new pool is a new address (Back returns to the previous one).
   const show = () => {
-    q.variant = form.querySelector("#lp-variant").value;
-    q.k = Math.min(64, Math.max(2, Number(form.querySelector("#lp-k").value) || 3));
     q.kind = form.querySelector("#lp-kind").value;
+    const game = gameSel.value;
+    if (game !== q.game) { // another game: its default pool
+      q.game = game;
+      q.options = game === "thue" ? {} : poolOptionsFromQuery(game, new URLSearchParams());
+    } else if (game === "thue") {
+      q.variant = form.querySelector("#lp-variant").value;
+      q.k = Math.min(64, Math.max(2, Number(form.querySelector("#lp-k").value) || 3));
+    } else {
+      const { options, problems } = readGameOptions(game, "lgo-", form);
+      if (problems.length) return;
+      for (const n of poolOptionsOf(game)) if (options[n] !== undefined) q.options[n] = options[n];
+    }
     if (location.hash !== ladderHash(q)) location.hash = ladderHash(q);
     else load();
   };
   const load = async () => {
     out.textContent = "";
     out.dataset.loaded = "";
+    const path = q.game === "thue" ? `/api/ladder?variant=${enc(q.variant)}&k=${q.k}&kind=${enc(q.kind)}&count=100`
+      : `/api/ladder?game=${enc(q.game)}&game_options=${enc(JSON.stringify(q.options))}&kind=${enc(q.kind)}&count=100`;
+    poolLine.textContent = q.game === "thue" ? `Thue, ${q.variant}-free, k = ${q.k}` : poolText(q.game, q.options);
     try {
-      const j = await getJSON(`/api/ladder?variant=${enc(q.variant)}&k=${q.k}&kind=${enc(q.kind)}&count=100`);
+      const j = await getJSON(path);
+      if (q.game !== "thue" && typeof j.pool === "string") poolLine.textContent = `${poolText(q.game, q.options)} (pool ${j.pool})`;
       const entries = j.entries || [];
       out.append(entries.length === 0 ? el("p", { class: "empty" }, "Nobody is rated in this pool yet.")
         : table(["#", "Name", "Kind", "Rating", "RD", "Games", "W/D/L"], entries.map((e) =>
           [e.rank, link(`#/matches/${enc(e.name)}`, e.name), e.kind, `${Math.round(e.rating)}${e.provisional ? "?" : ""}`, Math.round(e.rd), e.games, `${e.wins}/${e.draws}/${e.losses}`]), "ladder-table"));
-    } catch (e) { out.append(el("p", { class: "empty" }, e.message || String(e))); }
+    } catch (e) { out.append(el("p", { class: "empty", testid: "ladder-error" }, e.message || String(e))); }
     out.dataset.loaded = "1";
   };
   form.addEventListener("submit", (ev) => { ev.preventDefault(); show(); });
-  for (const id of ["#lp-variant", "#lp-kind"]) form.querySelector(id).addEventListener("change", show);
+  for (const e of form.querySelectorAll("select, input[type=checkbox]")) e.addEventListener("change", show);
   await load();
 }
 
@@ -588,7 +656,16 @@ async function pageTournaments(body, page = 1) {
   }
   body.append(ts.length === 0 ? el("p", { class: "empty", testid: "tournaments" }, "No tournaments yet.")
     : el("div", { class: "table-wrap", testid: "tournaments" }, table(["Name", "Format", "Game", "Status", "Players", "Round"], ts.map((t) =>
-      [link(`#/tournament/${enc(t.tournament)}`, t.name, `tournament-${t.tournament}`), String(t.format).replace("_", " "), `${t.variant}, k=${t.k}`, t.status, `${t.players}/${t.max_players}`, `${t.round}/${t.rounds}`]))));
+      [link(`#/tournament/${enc(t.tournament)}`, t.name, `tournament-${t.tournament}`), String(t.format).replace("_", " "), tournamentGame(t), t.status, `${t.players}/${t.max_players}`, `${t.round}/${t.rounds}`]))));
+}
+
+/** A tournament's game in a few words: Thue's variant and k, or another game's options. */
+function tournamentGame(t) {
+  return isGameTournament(t) ? optionsText(t.game, t.game_options) : `${t.variant}, k=${t.k}`;
+}
+
+function isGameTournament(t) {
+  return Boolean(t.game && t.game !== "thue");
 }
 
 // Tournaments this browser created: their pages offer Start (the server checks anyway).
@@ -613,33 +690,67 @@ function tournamentForm() {
   const rounds = num("t-rounds", 1, 50, 3);
   const roundsLabel = el("label", {}, "Rounds (Swiss) ", rounds);
   const format = sel("t-format", [["round_robin", "round robin"], ["swiss", "Swiss"]]);
+  const game = sel("t-game", [["thue", "Thue"], ...games().map((g) => [g.name, g.title])]);
+  const thueOnly = [
+    el("label", {}, "Variant ", sel("t-variant", [["square", "square-free"], ["overlap", "overlap-free"]])),
+    el("label", {}, "Symbols k ", num("t-k", 2, 64, 3)),
+    el("label", { title: POINTS_HELP }, "Points limit ", num("t-limit", 1, 10000, 100)),
+  ];
+  // Another game's options: the room form's widgets (gameOptionFields), ids tgo-NAME.
+  const optionsBox = el("div", { class: "grid-span grid", testid: "t-game-options", hidden: true });
+  const error = el("p", { class: "field-error grid-span", testid: "t-error", role: "alert" });
   const form = el("form", { class: "grid", testid: "t-create" },
     el("label", {}, "Name ", el("input", { id: "t-name", testid: "t-name", maxLength: 40, required: true, placeholder: "e.g. Sunday cup" })),
     el("label", {}, "Format ", format),
     roundsLabel,
-    el("label", {}, "Variant ", sel("t-variant", [["square", "square-free"], ["overlap", "overlap-free"]])),
-    el("label", {}, "Symbols k ", num("t-k", 2, 64, 3)),
-    el("label", { title: POINTS_HELP }, "Points limit ", num("t-limit", 1, 10000, 100)),
+    el("label", {}, "Game ", game),
+    optionsBox,
+    ...thueOnly,
     el("label", {}, "Clock (minutes, 0 = none) ", num("t-clock", 0, 1440, 0, "any")),
     el("label", {}, "Increment (s) ", num("t-inc", 0, 600, 0, "any")),
     el("label", {}, "Players at most ", num("t-max", 2, 256, 8)),
     el("label", { class: "check" }, el("input", { id: "t-enter", testid: "t-enter", type: "checkbox", checked: true }), " enter it myself"),
-    el("button", { type: "submit", testid: "t-create-submit" }, "Create"));
+    el("button", { type: "submit", testid: "t-create-submit" }, "Create"),
+    error);
   const swiss = () => { roundsLabel.hidden = format.value !== "swiss"; };
   format.addEventListener("change", swiss);
   swiss();
+  const showGame = () => {
+    const thue = game.value === "thue";
+    for (const e of thueOnly) e.hidden = !thue;
+    optionsBox.textContent = "";
+    optionsBox.hidden = thue;
+    error.textContent = "";
+    if (thue) return;
+    const info = gameInfo(game.value);
+    if (info.summary) optionsBox.append(el("p", { class: "small form-help" }, info.summary));
+    gameOptionFields(optionsBox, game.value, "tgo-");
+  };
+  game.addEventListener("change", showGame);
+  showGame();
   form.addEventListener("submit", async (ev) => {
     ev.preventDefault();
     const v = (id) => form.querySelector(`#${id}`).value;
-    const msg = {
-      type: "create_tournament", name: v("t-name").trim(), format: v("t-format"), variant: v("t-variant"),
-      k: Number(v("t-k")), limit: Number(v("t-limit")), max_players: Number(v("t-max")),
-    };
+    const msg = { type: "create_tournament", name: v("t-name").trim(), format: v("t-format"), max_players: Number(v("t-max")) };
+    if (game.value === "thue") Object.assign(msg, { variant: v("t-variant"), k: Number(v("t-k")), limit: Number(v("t-limit")) });
+    else {
+      const { options, problems } = readGameOptions(game.value, "tgo-", form);
+      error.textContent = problems.length ? `Check the options: ${problems.join(" ")}` : "";
+      if (problems.length) return;
+      Object.assign(msg, { game: game.value, game_options: options });
+    }
     if (msg.format === "swiss") msg.rounds = Number(v("t-rounds"));
     const minutes = Number(v("t-clock"));
     if (minutes > 0) msg.clock = { initial_ms: Math.round(minutes * 60000), increment_ms: Math.round(Number(v("t-inc")) * 1000) };
-    const r = await send(msg);
-    if (!r) return;
+    let r;
+    try {
+      r = await conn.request(msg);
+    } catch (e) {
+      showError(e);
+      error.textContent = `The server refused the tournament: ${e.message || e}`;
+      showOptionError(e, "tgo-", form);
+      return;
+    }
     localStorage.setItem(MY_TOURNAMENTS, JSON.stringify([r.tournament, ...myTournaments()].slice(0, 50)));
     if (form.querySelector("#t-enter").checked) await send({ type: "join_tournament", tournament: r.tournament });
     location.hash = `#/tournament/${enc(r.tournament)}`;
@@ -661,7 +772,7 @@ function tournamentControls(t) {
   if (ui.me.kind !== "account") box.append(el("p", { class: "small", testid: "t-account-note" }, "Tournaments are for accounts: claim your name in the lobby to join."));
   else if (entered) box.append(el("button", { type: "button", testid: "t-leave", onclick: () => act({ type: "leave_tournament" }) }, "Leave"));
   else box.append(el("button", { type: "button", testid: "t-join", onclick: () => act({ type: "join_tournament" }) }, "Join"));
-  const bot = el("select", { testid: "t-bot" }, ...["greedy", "nested:1", "nested:2", "nested:3", "uct", "perfect"].map((b) => el("option", { value: b }, b)));
+  const bot = el("select", { testid: "t-bot" }, ...(isGameTournament(t) ? GAME_BOTS : THUE_BOTS).map((b) => el("option", { value: b }, b)));
   box.append(el("label", {}, "Bot ", bot),
     el("button", { type: "button", testid: "t-add-bot", onclick: () => act({ type: "join_tournament", bot: bot.value }) }, "Enter the bot"));
   if (myTournaments().includes(t.tournament)) {
@@ -704,7 +815,7 @@ async function pageTournament(body, id) {
   }
   const clock = t.clock ? ` · clock ${fmtClock(t.clock.initial_ms)} + ${t.clock.increment_ms / 1000} s` : "";
   body.append(el("h2", { testid: "tournament-name" }, t.name, " ", el("button", { type: "button", testid: "page-refresh", onclick: route }, "Refresh")),
-    el("p", { class: "small", testid: "tournament-info" }, `${String(t.format).replace("_", " ")} · ${t.variant}-free, k = ${t.k}, a round ends at ${t.limit} points${clock} · ${t.status} · round ${t.round}/${t.rounds} · ${t.players}/${t.max_players} players`),
+    el("p", { class: "small", testid: "tournament-info" }, `${String(t.format).replace("_", " ")} · ${isGameTournament(t) ? optionsText(t.game, t.game_options) : `${t.variant}-free, k = ${t.k}, a round ends at ${t.limit} points`}${clock} · ${t.status} · round ${t.round}/${t.rounds} · ${t.players}/${t.max_players} players`),
     tournamentControls(t),
     el("h3", {}, "Entrants"));
   const ents = t.entrants || [];
@@ -938,7 +1049,7 @@ function renderGameRoom() {
   $("invite-box").hidden = !(o.private && code);
   if (o.private && code) $("invite-link").value = inviteLink(s.room, code);
   $("room-info").title = gameInfo(game).summary;
-  $("room-info").textContent = `Room ${s.room}${code ? ` · invite code ${code}` : ""} · ${optionsText(game, o.game_options)} · ${clock} · ${s.spectators} watching · ${s.you === null ? "you are watching" : `you are seat ${s.you + 1}`}`;
+  $("room-info").textContent = `Room ${s.room}${code ? ` · invite code ${code}` : ""} · ${optionsText(game, o.game_options)} · ${clock}${o.rated ? " · rated" : ""} · ${s.spectators} watching · ${s.you === null ? "you are watching" : `you are seat ${s.you + 1}`}`;
   $("sound-wrap").hidden = s.you === null;
 
   for (const seat of [0, 1]) {
@@ -952,6 +1063,8 @@ function renderGameRoom() {
     if (m) bits.push(playerOf(m, seat) === 0 ? "white, moves first" : "black");
     if (p && !p.connected) bits.push("disconnected");
     if (p && !m && p.ready) bits.push("ready");
+    const rating = seatRating(s, seat);
+    if (rating) bits.push(rating);
     box.append(el("div", { class: "small", testid: `role-${seat}` }, bits.join(" · ")));
     if (m) box.dataset.colour = COLOUR[playerOf(m, seat)];
     if (p && !p.connected && p.away_left_ms !== undefined) box.append(el("div", { class: "away", testid: `away-${seat}`, id: `away-${seat}` }));
@@ -1113,8 +1226,9 @@ function pageGameMatch(body, rec) {
   const names = rec.players.map(playerName);
   const white = names[rec.first];
   body.append(el("h2", {}, `Match ${rec.match}: ${names.join(" vs ")}`),
-    el("p", { class: "small" }, `${optionsText(rec.game, rec.game_options)} · ${white} white, moving first${rec.tournament ? ` · tournament ${rec.tournament}` : ""}`),
+    el("p", { class: "small" }, `${optionsText(rec.game, rec.game_options)}${rec.rated ? " · rated" : ""} · ${white} white, moving first${rec.tournament ? ` · tournament ${rec.tournament}` : ""}`),
     el("p", { testid: "replay-result" }, resultWords(rec.result, names)));
+  if (rec.ratings) body.append(el("p", { class: "small" }, rec.ratings.map((r, i) => `${playerName(rec.players[i])}: ${Math.round(r.before)} → ${Math.round(r.after)}`).join(" · ")));
   const btn = (tid, text, fn) => el("button", { type: "button", testid: tid, onclick: () => { fn(); renderReplay(); } }, text);
   const n = rec.moves.length;
   body.append(el("div", { class: "actions" },
@@ -1141,7 +1255,64 @@ function renderGameRecord() {
   $("replay-final").textContent = i === rec.moves.length ? `Final: ${resultWords(rec.result, names)}` : "";
 }
 
-// The create form's fields for another game: one per option, from the game's list.
+// The fields of another game's options, one per option from the game's list: the room
+// form's (ids go-NAME), the tournament form's (tgo-NAME) and the ladder's pool (lgo-NAME,
+// only the options that name a pool). Each field has its error line (ID-err).
+
+/** Draws game's option fields into box with ids prefix + name: every option, or those
+ * named in only; a field starts from values[name] when given, else the default. */
+function gameOptionFields(box, game, prefix, { only = null, values = {}, help = true } = {}) {
+  const info = gameInfo(game);
+  for (const o of info.options) {
+    if (only && !only.includes(o.name)) continue;
+    const id = `${prefix}${o.name}`;
+    const err = el("span", { class: "field-error", id: `${id}-err`, testid: `${id}-err` });
+    const has = values[o.name] !== undefined;
+    let input;
+    if (o.type === "boolean") {
+      input = el("input", { id, type: "checkbox", checked: has ? Boolean(values[o.name]) : Boolean(o.default) });
+      input.dataset.testid = id;
+      box.append(el("label", { class: "check", title: o.help }, input, ` ${o.name === "misere" ? "misère play" : o.name}`, err));
+      continue;
+    }
+    input = el("input", { id, value: has ? String(values[o.name]) : fieldText(o), title: o.help, ...(o.type === "integer" ? { inputMode: "numeric" } : {}) });
+    input.dataset.testid = id;
+    input.setAttribute("aria-describedby", help ? `${id}-err ${id}-help` : `${id}-err`);
+    const label = { heaps: game === "nim" ? "Heaps (numbers)" : "Regions' dots (numbers)", rows: "Rows", cols: "Columns", fields: "Fields", white: "White pieces", black: "Black pieces", start: "Start", move_cap: "Move cap (empty: default)" }[o.name] || o.name;
+    box.append(el("label", {}, label, input, help ? el("span", { class: "small", id: `${id}-help` }, o.help) : null, err));
+  }
+}
+
+/** Reads and checks the fields gameOptionFields drew (in root, the document by default):
+ * {options, problems}, each problem also written beside its field. */
+function readGameOptions(game, prefix, root = document) {
+  const info = gameInfo(game);
+  const field = (name) => root.querySelector(`[id="${prefix}${name}"]`);
+  const raw = {};
+  for (const o of info.options) {
+    const f = field(o.name);
+    if (f) raw[o.name] = f.type === "checkbox" ? f.checked : f.value;
+  }
+  const { options, errors } = checkOptions(game, raw);
+  const problems = []; // only the fields drawn count (the ladder draws a pool's few)
+  for (const o of info.options) {
+    const f = field(o.name);
+    if (!f) continue;
+    const e = root.querySelector(`[id="${prefix}${o.name}-err"]`);
+    if (e) e.textContent = errors[o.name] || "";
+    if (errors[o.name]) { f.setAttribute("aria-invalid", "true"); problems.push(errors[o.name]); } else f.removeAttribute("aria-invalid");
+  }
+  return { options, problems };
+}
+
+/** Writes the server's refusal beside the option field it names (game_options/heaps). */
+function showOptionError(e, prefix, root = document) {
+  const name = e && typeof e.field === "string" ? e.field.replace(/^game_options\//, "").split("/")[0] : "";
+  const at = name && root.querySelector(`[id="${prefix}${name}-err"]`);
+  if (at) at.textContent = e.message;
+}
+
+// The room form's fields for another game.
 function renderGameOptionsForm() {
   const game = $("c-game").value;
   const thue = game === "thue";
@@ -1154,47 +1325,19 @@ function renderGameOptionsForm() {
   if (thue) return;
   const info = gameInfo(game);
   if (info.summary) box.append(el("p", { class: "small form-help", testid: "c-game-summary" }, info.summary));
-  for (const o of info.options) {
-    const id = `go-${o.name}`;
-    const err = el("span", { class: "field-error", id: `${id}-err`, testid: `${id}-err` });
-    let input;
-    if (o.type === "boolean") {
-      input = el("input", { id, type: "checkbox", checked: Boolean(o.default) });
-      input.dataset.testid = id;
-      box.append(el("label", { class: "check", title: o.help }, input, ` ${o.name === "misere" ? "misère play" : o.name}`, err));
-      continue;
-    }
-    input = el("input", { id, value: fieldText(o), title: o.help, ...(o.type === "integer" ? { inputMode: "numeric" } : {}) });
-    input.dataset.testid = id;
-    input.setAttribute("aria-describedby", `${id}-err ${id}-help`);
-    const label = { heaps: game === "nim" ? "Heaps (numbers)" : "Regions' dots (numbers)", rows: "Rows", cols: "Columns", fields: "Fields", white: "White pieces", black: "Black pieces", start: "Start", move_cap: "Move cap (empty: default)" }[o.name] || o.name;
-    box.append(el("label", {}, label, input, el("span", { class: "small", id: `${id}-help` }, o.help), err));
-  }
+  gameOptionFields(box, game, "go-");
 }
 
 /** The create form's values for another game, checked here first; the server's refusal
  * shows beside its field too. */
 async function createGameRoom() {
   const game = $("c-game").value;
-  const info = gameInfo(game);
-  const raw = {};
-  for (const o of info.options) {
-    const f = $(`go-${o.name}`);
-    if (f) raw[o.name] = f.type === "checkbox" ? f.checked : f.value;
-  }
-  const { options, errors } = checkOptions(game, raw);
-  for (const o of info.options) {
-    const e = $(`go-${o.name}-err`);
-    if (e) e.textContent = errors[o.name] || "";
-    const f = $(`go-${o.name}`);
-    if (f) { if (errors[o.name]) f.setAttribute("aria-invalid", "true"); else f.removeAttribute("aria-invalid"); }
-  }
-  const bad = Object.values(errors);
-  $("c-error").textContent = bad.length ? `Check the options: ${bad.join(" ")}` : "";
-  if (bad.length) return;
+  const { options, problems } = readGameOptions(game, "go-");
+  $("c-error").textContent = problems.length ? `Check the options: ${problems.join(" ")}` : "";
+  if (problems.length) return;
   const msg = {
     type: "create_room", game, game_options: options, first_builder: $("c-first").value,
-    private: $("c-private").checked, seat: $("c-seat").checked,
+    rated: $("c-rated").checked, private: $("c-private").checked, seat: $("c-seat").checked,
   };
   const minutes = Number($("c-clock").value);
   if (minutes > 0) msg.clock = { initial_ms: Math.round(minutes * 60000), increment_ms: Math.round(Number($("c-inc").value) * 1000) };
@@ -1207,9 +1350,7 @@ async function createGameRoom() {
   } catch (e) {
     showError(e);
     $("c-error").textContent = `The server refused the room: ${e.message || e}`;
-    const field = e && typeof e.field === "string" ? e.field.replace(/^game_options\//, "").split("/")[0] : "";
-    const at = field && $(`go-${field}-err`);
-    if (at) at.textContent = e.message;
+    showOptionError(e, "go-");
     return;
   }
   if (r.invite) rememberInvite(r.room, r.invite);
@@ -1302,10 +1443,12 @@ function renderMe() {
   $("me-kind").textContent = `(${ui.me.kind})`;
   $("claim").hidden = ui.me.kind !== "guest";
   $("my-matches").href = `#/matches/${enc(ui.me.name)}`;
-  const rated = $("c-rated");
-  rated.disabled = ui.me.kind !== "account";
-  if (rated.disabled) rated.checked = false;
-  rated.title = rated.disabled ? "Claim your name first: rated play is for accounts." : "";
+  for (const id of ["c-rated", "q-rated"]) { // every game may be rated; accounts only
+    const rated = $(id);
+    rated.disabled = ui.me.kind !== "account";
+    if (rated.disabled) rated.checked = false;
+    rated.title = rated.disabled ? "Claim your name first: rated play is for accounts." : "";
+  }
 }
 
 // ---- the game view --------------------------------------------------------------------
@@ -1469,7 +1612,7 @@ function seatRating(s, seat) {
     const d = Math.round(r.after) - Math.round(r.before);
     return `rating ${Math.round(r.after)} (${d >= 0 ? "+" : "−"}${Math.abs(d)})`;
   }
-  return p.rating !== null ? `rating ${Math.round(p.rating)}` : "";
+  return typeof p.rating === "number" ? `rating ${Math.round(p.rating)}` : "";
 }
 
 // Where the newest symbol went: the gap placed while a paint was awaited, remembered per
