@@ -877,7 +877,7 @@ async function pageMatches(body, name, page = 1) {
   body.append(ms.length === 0 ? el("p", { class: "empty", testid: "matches" }, "No stored matches.")
     : el("div", { class: "table-wrap", testid: "matches" }, table(["Players", "Game", "Result", "Ended", ""], ms.map((m) => [
       m.players.map((p) => p.name).join(" vs "),
-      isGameRecord(m) ? optionsText(m.game, m.game_options) : `${m.variant}, k=${m.k}${m.rated ? ", rated" : ""}`,
+      isGameRecord(m) ? `${optionsText(m.game, m.game_options)}${m.rated ? ", rated" : ""}` : `${m.variant}, k=${m.k}${m.rated ? ", rated" : ""}`,
       isGameRecord(m) ? resultWords(m.result, m.players.map(playerName)) : resultText(m.result, m.players, m.points),
       m.ended_at ? new Date(m.ended_at).toLocaleString() : "",
       link(`#/match/${enc(m.match)}`, "Replay", `replay-${m.match}`),

@@ -140,8 +140,11 @@ test("an account makes a Nim round robin with two bots from the form, plays it o
   const t = (await get(server, `/api/tournaments/${id}`)).json;
   assert(t.status === "finished" && t.round_list.length === 3 && t.standings.length === 3, `a finished 3-round round robin: ${JSON.stringify(t)}`);
   for (const r of t.round_list) for (const p of r.pairings) assert(p.result !== null, `every pairing has a result: ${JSON.stringify(p)}`);
-  // The page shows the final standings, as the server has them.
-  await ann.goto(`${server.url}/#/tournament/${id}`);
+  // Ann's last game is on screen: a result, no Rematch (a tournament game is played once),
+  // and the way to the standings, which the page shows as the server has them.
+  await tid(ann, "result").waitFor();
+  assert(await tid(ann, "rematch").isHidden(), "no rematch in a Nim tournament room");
+  await tid(ann, "tour-link").click();
   await tid(ann, "tournament-info").filter({ hasText: "finished" }).waitFor();
   await loaded(ann);
   const rows = await ann.locator("[data-testid=standings] tbody tr").allTextContents();
