@@ -101,6 +101,10 @@ async function playNimTournament(page, server, id) {
 test("an account makes a Nim round robin with two bots from the form, plays it on the Nim board, and sees the standings", () => withWorld(async (browser, server) => {
   const ann = await account(browser, server, "Ann");
   await fillNimForm(ann, { name: "Nim cup", heaps: "1 2" });
+  await ann.setViewportSize({ width: 375, height: 800 }); // the form with Nim's fields fits a phone
+  const wide = await ann.evaluate(() => document.documentElement.scrollWidth);
+  assert(wide <= 375, `the tournament form is ${wide} px wide on a 375 px phone`);
+  await ann.setViewportSize({ width: 900, height: 900 });
   // The game's own fields replace Thue's.
   assert(await tid(ann, "t-variant").isHidden() && await tid(ann, "t-k").isHidden() && await tid(ann, "t-limit").isHidden(), "Thue's fields hide for Nim");
   await tid(ann, "t-create-submit").click();
