@@ -229,6 +229,9 @@ typedef struct thue_cmd {
             char text[THUE_PROTO_CHAT_MAX * 4 + 1];
         } chat;
         struct {
+            int has_game, has_game_options; /* another game's pool (variant and k unused) */
+            char game[THUE_PROTO_GAME_MAX + 1];
+            char game_options[THUE_PROTO_GOPT_MAX + 1];
             thue_variant variant;
             int k;
             thue_ladder_kind kind; /* default all */
@@ -543,6 +546,12 @@ typedef struct thue_msg {
             char room[THUE_PROTO_KEY_MAX + 1];
         } match_found;
         struct {
+            /* Another game's pool: game, its canonical options and the pool's key
+             * instead of variant and k. */
+            int has_game;
+            char game[THUE_PROTO_GAME_MAX + 1];
+            char game_options[THUE_PROTO_GOPT_MAX + 1];
+            char pool[THUE_PROTO_KEY_MAX + 1];
             thue_variant variant;
             int k;
             thue_ladder_kind kind;

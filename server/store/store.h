@@ -34,7 +34,7 @@
 
 #include "../protocol/codec.h"
 
-#define THUE_STORE_SCHEMA_VERSION 2
+#define THUE_STORE_SCHEMA_VERSION 3
 
 /* Errors: THUE_STORE_EIO (SQLite failed, logged with its message), THUE_STORE_EEXISTS
  * (the account name is taken, ignoring ASCII case), THUE_STORE_ECLOSED (the store is
@@ -55,8 +55,8 @@ typedef struct thue_account_row {
 
 typedef struct thue_rating_row {
     int64_t account;
-    thue_variant variant;
-    int k;
+    char game[THUE_PROTO_GAME_MAX + 1]; /* the pool: a game's name and its pool key */
+    char pool[THUE_PROTO_KEY_MAX + 1];  /* (game.h's pool_key: Thue's "square-k5") */
     double rating, rd, vol;
     int games, wins, draws, losses;
 } thue_rating_row;
