@@ -240,8 +240,9 @@ void thue_lobby_load_rating(void *ctx, const thue_rating_row *row)
         return;
     pool_id pool = {thue_game_find(row->game), ""};
     if (pool.game == NULL || strlen(row->pool) >= sizeof pool.key) {
-        thue_log(THUE_LOG_WARN, "a stored rating of account %lld is of game \"%s\", pool \"%s\", "
-                 "which this server does not have: not loaded",
+        thue_log(THUE_LOG_WARN,
+                 "a stored rating of account %lld is of game \"%s\", pool \"%s\", which "
+                 "this server does not have: not loaded",
                  (long long)row->account, row->game, row->pool);
         return;
     }
@@ -510,9 +511,9 @@ static int ladder_order(const void *x, const void *y)
 }
 
 /*
- * The ladder cache: a pool's sorted rows per (variant, k, kind), built on the first
- * request and kept in order as matches move ratings (ladder_moved); dropped only when
- * accounts come or go or ratings are loaded (ladder_invalidate).
+ * The ladder cache: a pool's sorted rows per pool (a game and its pool key) and kind,
+ * built on the first request and kept in order as matches move ratings (ladder_moved);
+ * dropped only when accounts come or go or ratings are loaded (ladder_invalidate).
  * A page is then a slice: with 67k rated accounts a request cost ~9 ms of the loop thread
  * for the sort, and a flood of them slowed every game; now a request between two rating
  * changes costs its page only. Rows point into the accounts: an account is freed only

@@ -1,7 +1,7 @@
 /*
  * store.h: what thue-server keeps on disk: accounts (players who claimed a name, and one
  * per bot SPEC), ratings (one Glicko-2 record per account and pool, a pool being a
- * variant and k), finished matches with every move (Thue's and other games'), and
+ * game and its pool key), finished matches with every move (Thue's and other games'), and
  * tournaments. SQLite (WAL,
  * foreign keys on, synchronous FULL, versioned migrations applied when it opens,
  * prepared statements); ":memory:" for tests.

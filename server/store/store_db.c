@@ -554,8 +554,9 @@ static int load_ratings(thue__db *d, void (*rating)(void *, const thue_rating_ro
         const char *pool = (const char *)sqlite3_column_text(st, 2);
         if (game == NULL || pool == NULL || strlen(game) >= sizeof row.game ||
             strlen(pool) >= sizeof row.pool) {
-            thue_log(THUE_LOG_WARN, "store: %s: a rating of account %lld has no valid pool: skipped",
-                     d->path, (long long)row.account);
+            thue_log(THUE_LOG_WARN,
+                     "store: %s: a rating of account %lld has no valid pool: skipped", d->path,
+                     (long long)row.account);
             continue;
         }
         memcpy(row.game, game, strlen(game) + 1);

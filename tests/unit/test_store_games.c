@@ -2,9 +2,10 @@
  * test_store_games.c: other games' matches in the store (schemas 2 and 3, server/store): a Nim
  * match saved and read back (GET /api/matches/{id}'s JSON, moves.csv), the list of a
  * player's matches filtered by game (checked against a plain filter and sort of what was
- * saved), and a database of schema version 1 (a rated Thue match), made here with version 1's own SQL,
- * migrating in place with its Thue match intact and its JSON byte for byte what
- * version 1 served.
+ * saved), and a database of schema version 1 (a rated Thue match), made here with
+ * version 1's own SQL, migrating in place (through versions 2 and 3) with its Thue match
+ * intact, its JSON byte for byte what version 1 served, and its rating in pool
+ * ("thue", "square-k3").
  *
  * Nim matches are played with the game's own table (server/games), so the states and
  * moves stored are what the lobby would store. Waiting is running the uv loop: the store
