@@ -188,7 +188,7 @@ static const char *proto_msg(int err)
     }
 }
 
-/* 1 for the engine's codes (engine/errors.h). */
+/* 1 for the engine's codes (base/errors.h). */
 static int engine_code(int err)
 {
     switch (err) {

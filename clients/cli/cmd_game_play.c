@@ -24,7 +24,7 @@
 #include <unistd.h>
 
 #include "cli_game_int.h"
-#include "engine/errors.h"
+#include "base/errors.h"
 
 #define NAME_LEN 40
 #define LINE_BUF 1024

@@ -27,7 +27,7 @@
 #include <string.h>
 #include <sys/random.h>
 
-#include "engine/rng.h"
+#include "base/rng.h"
 #include "log.h"
 
 #define SERVER_NAME "thue-server " THUE_VERSION /* THUE_VERSION: CMakeLists.txt's project() */

@@ -17,7 +17,7 @@
 #include <stdint.h>
 
 #include "../protocol/codec.h"
-#include "engine/match.h"
+#include "games/thue/engine/match.h"
 #include "games/game.h"
 #include "games/thue/thue.h"
 #include "ladder/glicko2.h"
@@ -25,7 +25,7 @@
 #include "lobby/ids.h"
 #include "lobby/lobby.h"
 #include "quota.h"
-#include "search/bot.h"
+#include "games/thue/bots/bot.h"
 #include "search/gbot.h"
 #include "store/store.h"
 

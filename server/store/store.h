@@ -38,7 +38,7 @@
 
 /* Errors: THUE_STORE_EIO (SQLite failed, logged with its message), THUE_STORE_EEXISTS
  * (the account name is taken, ignoring ASCII case), THUE_STORE_ECLOSED (the store is
- * closing or not started), from the one list of engine/errors.h (thue_strerror), and the
+ * closing or not started), from the one list of base/errors.h (thue_strerror), and the
  * engine's THUE_EINVAL and THUE_ENOMEM. */
 
 typedef struct thue_store thue_store;

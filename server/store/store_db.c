@@ -37,7 +37,7 @@
 
 #include <jansson.h>
 
-#include "engine/errors.h"
+#include "base/errors.h"
 #include "log.h"
 #include "strbuf.h"
 #include "store/store_internal.h"

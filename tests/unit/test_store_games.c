@@ -27,7 +27,7 @@
 #include <sqlite3.h>
 #include <uv.h>
 
-#include "engine/errors.h"
+#include "base/errors.h"
 #include "games/game.h"
 #include "store/store.h"
 
