@@ -188,7 +188,7 @@ static const char *proto_msg(int err)
     }
 }
 
-/* 1 for the engine's codes (engine/errors.h). */
+/* 1 for the engine's codes (base/errors.h). */
 static int engine_code(int err)
 {
     switch (err) {
@@ -326,6 +326,13 @@ static void io_game(thue__io *o, int *has, char *game, size_t cap)
     thue__io_str(o, "game", THUE__OPT, has, game, cap, THUE__S_KEY);
 }
 
+/* Whether a command's game member names another game than Thue: then Thue's variant and
+ * k are not asked for ("game":"thue" asks for them as no game does). */
+static int is_other_game(int has_game, const char *game)
+{
+    return has_game && strcmp(game, "thue") != 0;
+}
+
 /* A round object. Across members: the repetition is given exactly when the round ended
  * with one, and the final word exactly when the round ended (not playing, not_played). */
 static void round_members(thue__io *o, thue_round_info *r)
@@ -456,7 +463,7 @@ static void cmd_members(thue__io *o, thue_cmd *c)
         io_game(o, &c->u.queue_join.has_game, c->u.queue_join.game, sizeof c->u.queue_join.game);
         thue__io_raw(o, "game_options", THUE__OPT, &c->u.queue_join.has_game_options,
                      c->u.queue_join.game_options, sizeof c->u.queue_join.game_options);
-        if (!c->u.queue_join.has_game) {
+        if (!is_other_game(c->u.queue_join.has_game, c->u.queue_join.game)) {
             IO_ENUM(o, "variant", c->u.queue_join.variant, variant_names);
             thue__io_int(o, "k", &c->u.queue_join.k, 2, 64);
         }
@@ -472,8 +479,13 @@ static void cmd_members(thue__io *o, thue_cmd *c)
         IO_STR(o, "text", c->u.chat.text, THUE__S_CHAT);
         break;
     case THUE_CMD_GET_LADDER: {
-        IO_ENUM(o, "variant", c->u.get_ladder.variant, variant_names);
-        thue__io_int(o, "k", &c->u.get_ladder.k, 2, 64);
+        io_game(o, &c->u.get_ladder.has_game, c->u.get_ladder.game, sizeof c->u.get_ladder.game);
+        thue__io_raw(o, "game_options", THUE__OPT, &c->u.get_ladder.has_game_options,
+                     c->u.get_ladder.game_options, sizeof c->u.get_ladder.game_options);
+        if (!is_other_game(c->u.get_ladder.has_game, c->u.get_ladder.game)) {
+            IO_ENUM(o, "variant", c->u.get_ladder.variant, variant_names);
+            thue__io_int(o, "k", &c->u.get_ladder.k, 2, 64);
+        }
         IO_ENUM_DEF(o, "kind", c->u.get_ladder.kind, ladder_kind_names, THUE_LADDER_ALL);
         thue__io_int_def(o, "offset", &c->u.get_ladder.offset, 0, 100000, 0);
         thue__io_int_def(o, "count", &c->u.get_ladder.count, 1, 200, 50);
@@ -496,7 +508,7 @@ static void cmd_members(thue__io *o, thue_cmd *c)
         thue__io_raw(o, "game_options", THUE__OPT, &c->u.create_tournament.has_game_options,
                      c->u.create_tournament.game_options,
                      sizeof c->u.create_tournament.game_options);
-        if (!c->u.create_tournament.has_game) {
+        if (!is_other_game(c->u.create_tournament.has_game, c->u.create_tournament.game)) {
             IO_ENUM(o, "variant", c->u.create_tournament.variant, variant_names);
             thue__io_int(o, "k", &c->u.create_tournament.k, 2, 64);
         }
@@ -921,8 +933,15 @@ static void msg_members(thue__io *o, thue_msg *m)
         IO_STR(o, "room", m->u.match_found.room, THUE__S_KEY);
         break;
     case THUE_MSG_LADDER:
-        IO_ENUM(o, "variant", m->u.ladder.variant, variant_names);
-        thue__io_int(o, "k", &m->u.ladder.k, 2, 64);
+        io_game(o, &m->u.ladder.has_game, m->u.ladder.game, sizeof m->u.ladder.game);
+        if (m->u.ladder.has_game) {
+            thue__io_raw(o, "game_options", THUE__REQ, NULL, m->u.ladder.game_options,
+                         sizeof m->u.ladder.game_options);
+            IO_STR(o, "pool", m->u.ladder.pool, THUE__S_KEY);
+        } else {
+            IO_ENUM(o, "variant", m->u.ladder.variant, variant_names);
+            thue__io_int(o, "k", &m->u.ladder.k, 2, 64);
+        }
         IO_ENUM(o, "kind", m->u.ladder.kind, ladder_kind_names);
         thue__io_int(o, "offset", &m->u.ladder.offset, 0, 100000);
         thue__io_int(o, "total", &m->u.ladder.total, 0, INT_MAX);

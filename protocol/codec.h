@@ -39,9 +39,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "engine/errors.h"
-#include "engine/match.h"
-#include "engine/repetition.h"
+#include "base/errors.h"
+#include "games/thue/engine/match.h"
+#include "games/thue/engine/repetition.h"
 
 #define THUE_PROTOCOL_VERSION 1
 #define THUE_PROTO_MESSAGE_MAX 16384 /* bytes of a client message */
@@ -67,7 +67,7 @@
 /* ---- error codes ------------------------------------------------------------------- */
 
 /* The protocol's error codes (THUE_PROTO_ERRNO_MAP, thue_proto_error) are in the one list
- * of engine/errors.h, with the engine's and the store's. */
+ * of base/errors.h, with the engine's and the store's. */
 
 /* Wire name ("bad_json", "not_your_turn", ...) of a protocol or engine error code;
  * "internal" for anything unknown. Static string. */
@@ -229,6 +229,9 @@ typedef struct thue_cmd {
             char text[THUE_PROTO_CHAT_MAX * 4 + 1];
         } chat;
         struct {
+            int has_game, has_game_options; /* another game's pool (variant and k unused) */
+            char game[THUE_PROTO_GAME_MAX + 1];
+            char game_options[THUE_PROTO_GOPT_MAX + 1];
             thue_variant variant;
             int k;
             thue_ladder_kind kind; /* default all */
@@ -356,7 +359,7 @@ typedef struct thue_seat {
 typedef struct thue_round_info {
     int builder; /* seat */
     int points;
-    thue_round_end end; /* engine/match.h's names: playing, repetition, limit, ... */
+    thue_round_end end; /* games/thue/engine/match.h's names: playing, repetition, limit, ... */
     int has_repetition;
     thue_repetition repetition;
     const uint8_t *word; /* NULL: null (the round is being played or was not played) */
@@ -543,6 +546,12 @@ typedef struct thue_msg {
             char room[THUE_PROTO_KEY_MAX + 1];
         } match_found;
         struct {
+            /* Another game's pool: game, its canonical options and the pool's key
+             * instead of variant and k. */
+            int has_game;
+            char game[THUE_PROTO_GAME_MAX + 1];
+            char game_options[THUE_PROTO_GOPT_MAX + 1];
+            char pool[THUE_PROTO_KEY_MAX + 1];
             thue_variant variant;
             int k;
             thue_ladder_kind kind;

@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "../protocol/codec.h"
-#include "engine/errors.h"
+#include "base/errors.h"
 
 /* Upper bounds in seconds: 1 us .. 60 s. */
 static const double default_bounds[THUE_HISTOGRAM_BUCKETS] = {

@@ -28,7 +28,7 @@ typedef struct thue_histogram {
     uint64_t count;
 } thue_histogram;
 
-/* Error codes counted: every code of engine/errors.h's THUE_ERRORS, whose three ranges
+/* Error codes counted: every code of base/errors.h's THUE_ERRORS, whose three ranges
  * (engine and games, protocol, store) end above -300. */
 #define THUE_METRICS_ERROR_SLOTS 300
 

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "engine/errors.h"
+#include "base/errors.h"
 
 void cli_usage_error(const char *cmd, const char *fmt, ...)
 {

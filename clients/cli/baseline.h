@@ -11,7 +11,7 @@
 
 #include <stdint.h>
 
-#include "engine/repetition.h"
+#include "games/thue/engine/repetition.h"
 
 typedef struct baseline_buf {
     int *word;  /* the new word as a list */

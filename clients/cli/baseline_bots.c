@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "baseline.h"
-#include "engine/word.h"
+#include "games/thue/engine/word.h"
 
 typedef struct bl {
     baseline_buf buf;

@@ -16,7 +16,7 @@
 
 #include <stdint.h>
 
-#include "search/bot.h"
+#include "games/thue/bots/bot.h"
 
 /* The move of bot level `level` (0 = greedy) for the position; *nodes gets the work done.
  * 0, or -1 when out of memory. Only greedy and nested positions (no limits). */

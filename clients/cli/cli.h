@@ -10,9 +10,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "engine/repetition.h"
-#include "engine/word.h"
-#include "search/bot.h"
+#include "games/thue/engine/repetition.h"
+#include "games/thue/engine/word.h"
+#include "games/thue/bots/bot.h"
 
 #define THUE_EXIT_USAGE 2
 

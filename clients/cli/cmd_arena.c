@@ -35,8 +35,8 @@
 
 #include "cli.h"
 #include "cli_game.h"
-#include "engine/errors.h"
-#include "engine/match.h"
+#include "base/errors.h"
+#include "games/thue/engine/match.h"
 #include "svg.h"
 
 static const char usage[] =

@@ -20,8 +20,8 @@
 
 #include "baseline.h"
 #include "cli.h"
-#include "engine/errors.h"
-#include "engine/rng.h"
+#include "base/errors.h"
+#include "base/rng.h"
 
 static const char usage[] =
     "Usage: thue bench engine [--sizes LIST] [--k K] [--variant square|overlap] [--seed S]\n"

@@ -27,7 +27,7 @@
 
 #include "baseline_bots.h"
 #include "cli.h"
-#include "engine/errors.h"
+#include "base/errors.h"
 #include "search/pool.h"
 
 static const char usage[] =

@@ -4,8 +4,8 @@
 
 #include "cli.h"
 #include "cli_game.h"
-#include "engine/errors.h"
-#include "search/uct.h"
+#include "base/errors.h"
+#include "games/thue/bots/uct.h"
 
 static const char usage[] =
     "Usage: thue bestmove WORD --k K --role builder|painter [--index I] --bot SPEC\n"

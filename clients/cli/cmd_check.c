@@ -2,7 +2,7 @@
 #include <stdlib.h>
 
 #include "cli.h"
-#include "engine/errors.h"
+#include "base/errors.h"
 
 static const char usage[] =
     "Usage: thue check WORD [--variant square|overlap] [--json]\n"

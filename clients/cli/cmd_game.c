@@ -10,8 +10,8 @@
 #include <string.h>
 
 #include "cli_game_int.h"
-#include "engine/errors.h"
-#include "engine/match.h"
+#include "base/errors.h"
+#include "games/thue/engine/match.h"
 
 /* ---- shared helpers ------------------------------------------------------------------- */
 

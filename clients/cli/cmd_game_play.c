@@ -24,7 +24,7 @@
 #include <unistd.h>
 
 #include "cli_game_int.h"
-#include "engine/errors.h"
+#include "base/errors.h"
 
 #define NAME_LEN 40
 #define LINE_BUF 1024
@@ -332,7 +332,9 @@ static void set_names(match *m, const char *names)
         if (!m->seat[p].bot || strlen(spec) > NAME_LEN ||
             (p == 1 && strcmp(spec, m->seat[0].name) == 0))
             snprintf(spec, sizeof spec, "%s", p == 0 ? "White" : "Black");
-        snprintf(m->seat[p].name, sizeof m->seat[p].name, "%s", spec);
+        /* spec fits (checked above); the precision says so to the compiler too */
+        snprintf(m->seat[p].name, sizeof m->seat[p].name, "%.*s",
+                 (int)(sizeof m->seat[p].name - 1), spec);
     }
 }
 

@@ -23,9 +23,9 @@
 
 #include "cli.h"
 #include "cli_game.h"
-#include "engine/errors.h"
-#include "engine/match.h"
-#include "engine/rng.h"
+#include "base/errors.h"
+#include "games/thue/engine/match.h"
+#include "base/rng.h"
 
 static const char usage[] =
     "Usage: thue local [--k K] [--variant square|overlap] [--limit L]\n"
@@ -149,7 +149,7 @@ static void parse_names(game *g, const char *text)
         cli_usage_error("local", "--names: the two names must differ");
 }
 
-/* One SplitMix64 step (engine/rng.h): one well-mixed value per seed, so --seed S always
+/* One SplitMix64 step (base/rng.h): one well-mixed value per seed, so --seed S always
  * gives the same toss. */
 static uint64_t mix64(uint64_t x)
 {

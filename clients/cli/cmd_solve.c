@@ -7,8 +7,8 @@
 
 #include "cli.h"
 #include "cli_game.h"
-#include "engine/errors.h"
-#include "search/solve.h"
+#include "base/errors.h"
+#include "games/thue/bots/solve.h"
 
 static const char usage[] =
     "Usage: thue solve [WORD] --k K [--variant square|overlap] [--max-depth D]\n"

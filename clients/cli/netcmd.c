@@ -9,7 +9,7 @@
 #include <time.h>
 
 #include "cli.h"
-#include "engine/match.h"
+#include "games/thue/engine/match.h"
 
 int cli_hello(cli_net *n, const char *name, const char *resume, int timeout_ms, thue_msg *welcome,
               int *code, char *err, size_t errsize)

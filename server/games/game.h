@@ -33,8 +33,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "engine/errors.h"
-#include "engine/rng.h"
+#include "base/errors.h"
+#include "base/rng.h"
 
 /* Parsed options: each game casts it to its own struct (at most this big). */
 typedef union thue_gopt {
@@ -157,7 +157,7 @@ int thue_game_apply_text(const thue_gamedef *g, const thue_gopt *opt, void *st, 
  * j is NULL or out of memory. */
 char *thue_game_dump(json_t *j);
 
-/* One SplitMix64 step from state x (engine/rng.h): for games that need a seeded start
+/* One SplitMix64 step from state x (base/rng.h): for games that need a seeded start
  * position or a hash mixer. */
 static inline uint64_t thue_gmix64(uint64_t x)
 {

@@ -26,7 +26,7 @@
 #include <math.h>
 #include <stddef.h>
 
-#include "engine/errors.h"
+#include "base/errors.h"
 
 /* The Glicko-2 scale: 400 / ln(10), as rounded in the paper. */
 #define SCALE 173.7178

@@ -87,7 +87,7 @@ thue_glicko thue_glicko_initial(void);
  * period (each against the opponent's pre-period rating and RD) give *out. With n == 0
  * only the RD grows (step 6); the rating and volatility are copied.
  *
- * Returns 0, or THUE_EINVAL (engine/errors.h), writing nothing, when: player, out or tau
+ * Returns 0, or THUE_EINVAL (base/errors.h), writing nothing, when: player, out or tau
  * is bad (NULL; not finite; rating outside [THUE_GLICKO_RATING_MIN, _MAX]; rd not in
  * (0, THUE_GLICKO_RD_LIMIT]; vol not in (0, THUE_GLICKO_VOL_LIMIT]; tau not in
  * [THUE_GLICKO_TAU_MIN, _MAX]); n < 0; games is NULL while n > 0; a game's rating or RD is

@@ -12,7 +12,7 @@
  * builder of the match's first round, who plays the part White plays in chess), `second`
  * the other. Role balance means balancing who builds first.
  *
- * Errors: 0 or a count on success, else a negative code: THUE_EINVAL (engine/errors.h) for
+ * Errors: 0 or a count on success, else a negative code: THUE_EINVAL (base/errors.h) for
  * bad arguments, THUE_ENOMEM, or THUE_SCHED_ENOPAIRING from the list below. A call that
  * fails writes nothing the caller can rely on, and changes none of its inputs.
  */
@@ -21,7 +21,7 @@
 
 #include <stdint.h>
 
-#include "engine/errors.h"
+#include "base/errors.h"
 
 #define THUE_SCHED_PLAYERS_MAX 256
 #define THUE_SCHED_ROUNDS_MAX 50 /* a Swiss asks for 1..50 rounds (PROTOCOL.md 9) */
@@ -45,7 +45,7 @@ typedef enum {
 #undef THUE__SERR_ENUM
 } thue_sched_error;
 
-/* Message and stable snake_case name of a scheduler or engine code (engine/errors.h for
+/* Message and stable snake_case name of a scheduler or engine code (base/errors.h for
  * the latter). Static strings. */
 const char *thue_sched_strerror(int err);
 const char *thue_sched_err_name(int err);

@@ -96,7 +96,7 @@ static void account_free(account *a)
 /* Takes an account back out (its store write failed). */
 static void account_remove(thue_lobby *l, account *a)
 {
-    ladder_invalidate(l, 0, -1);
+    ladder_invalidate(l, NULL);
     account **pp;
     for (pp = &l->accounts; *pp && *pp != a; pp = &(*pp)->next)
         ;
@@ -117,7 +117,7 @@ static void account_remove(thue_lobby *l, account *a)
 
 void accounts_free(thue_lobby *l)
 {
-    ladder_invalidate(l, 0, -1);
+    ladder_invalidate(l, NULL);
     accounts_load_done(l);
     while (l->accounts) {
         account *a = l->accounts;
@@ -126,16 +126,27 @@ void accounts_free(thue_lobby *l)
     }
 }
 
-pool_rating *account_rating(account *a, thue_variant variant, int k)
+void pool_of(const thue_gamedef *game, const thue_gopt *opt, pool_id *out)
+{
+    memset(out, 0, sizeof *out);
+    out->game = game;
+    game->pool_key(opt, out->key, sizeof out->key);
+}
+
+bool pool_equal(const pool_id *a, const pool_id *b)
+{
+    return a->game == b->game && strcmp(a->key, b->key) == 0;
+}
+
+pool_rating *account_rating(account *a, const pool_id *pool)
 {
     for (pool_rating *p = a->ratings; p; p = p->next)
-        if (p->variant == variant && p->k == k)
+        if (pool_equal(&p->pool, pool))
             return p;
     pool_rating *p = calloc(1, sizeof *p);
     if (p == NULL)
         return NULL;
-    p->variant = variant;
-    p->k = k;
+    p->pool = *pool;
     p->g = thue_glicko_initial();
     p->next = a->ratings;
     a->ratings = p;
@@ -227,10 +238,19 @@ void thue_lobby_load_rating(void *ctx, const thue_rating_row *row)
             ;
     if (a == NULL)
         return;
-    pool_rating *p = account_rating(a, row->variant, row->k);
+    pool_id pool = {thue_game_find(row->game), ""};
+    if (pool.game == NULL || strlen(row->pool) >= sizeof pool.key) {
+        thue_log(THUE_LOG_WARN,
+                 "a stored rating of account %lld is of game \"%s\", pool \"%s\", which "
+                 "this server does not have: not loaded",
+                 (long long)row->account, row->game, row->pool);
+        return;
+    }
+    snprintf(pool.key, sizeof pool.key, "%s", row->pool);
+    pool_rating *p = account_rating(a, &pool);
     if (p == NULL)
         return;
-    ladder_invalidate(l, (int)row->variant, row->k);
+    ladder_invalidate(l, &pool);
     p->g.rating = row->rating;
     p->g.rd = row->rd;
     p->g.vol = row->vol;
@@ -491,28 +511,27 @@ static int ladder_order(const void *x, const void *y)
 }
 
 /*
- * The ladder cache: a pool's sorted rows per (variant, k, kind), built on the first
- * request and kept in order as matches move ratings (ladder_moved); dropped only when
- * accounts come or go or ratings are loaded (ladder_invalidate).
+ * The ladder cache: a pool's sorted rows per pool (a game and its pool key) and kind,
+ * built on the first request and kept in order as matches move ratings (ladder_moved);
+ * dropped only when accounts come or go or ratings are loaded (ladder_invalidate).
  * A page is then a slice: with 67k rated accounts a request cost ~9 ms of the loop thread
  * for the sort, and a flood of them slowed every game; now a request between two rating
  * changes costs its page only. Rows point into the accounts: an account is freed only
  * when its claim failed (account_remove), which drops the whole cache first.
  */
 struct ladder_cache {
-    thue_variant variant;
-    int k;
+    pool_id pool;
     thue_ladder_kind kind;
     ladder_row *rows;
     int n;
     struct ladder_cache *next;
 };
 
-void ladder_invalidate(thue_lobby *l, int variant, int k)
+void ladder_invalidate(thue_lobby *l, const pool_id *pool)
 {
     for (ladder_cache **pp = &l->ladders; *pp;) {
         ladder_cache *c = *pp;
-        if (k < 0 || ((int)c->variant == variant && c->k == k)) {
+        if (pool == NULL || pool_equal(&c->pool, pool)) {
             *pp = c->next;
             free(c->rows);
             free(c);
@@ -531,12 +550,12 @@ static bool in_ladder(thue_ladder_kind kind, const account *a)
 /* A rated match moves two rows: each is taken out, then put back where ladder_order
  * says (a binary search over the rows still in order), O(rows) for the moves of memory
  * instead of a rebuild's scan of every account and sort. */
-void ladder_moved(thue_lobby *l, int variant, int k, account *const *a, pool_rating *const *p,
+void ladder_moved(thue_lobby *l, const pool_id *pool, account *const *a, pool_rating *const *p,
                   int n)
 {
     for (ladder_cache **pp = &l->ladders; *pp;) {
         ladder_cache *c = *pp;
-        if ((int)c->variant != variant || c->k != k) {
+        if (!pool_equal(&c->pool, pool)) {
             pp = &c->next;
             continue;
         }
@@ -576,16 +595,15 @@ void ladder_moved(thue_lobby *l, int variant, int k, account *const *a, pool_rat
 }
 
 /* The pool's sorted rows, from the cache or built now; NULL when out of memory. */
-static ladder_cache *ladder_rows(thue_lobby *l, thue_variant variant, int k,
-                                 thue_ladder_kind kind)
+static ladder_cache *ladder_rows(thue_lobby *l, const pool_id *pool, thue_ladder_kind kind)
 {
     for (ladder_cache *c = l->ladders; c; c = c->next)
-        if (c->variant == variant && c->k == k && c->kind == kind)
+        if (pool_equal(&c->pool, pool) && c->kind == kind)
             return c;
     int n = 0;
     for (account *a = l->accounts; a; a = a->next)
         for (pool_rating *p = a->ratings; p; p = p->next)
-            if (p->variant == variant && p->k == k && p->games > 0)
+            if (pool_equal(&p->pool, pool) && p->games > 0)
                 n++;
     ladder_cache *c = calloc(1, sizeof *c);
     ladder_row *rows = calloc(n ? (size_t)n : 1, sizeof *rows);
@@ -599,12 +617,11 @@ static ladder_cache *ladder_rows(thue_lobby *l, thue_variant variant, int k,
         if (!in_ladder(kind, a))
             continue;
         for (pool_rating *p = a->ratings; p; p = p->next)
-            if (p->variant == variant && p->k == k && p->games > 0)
+            if (pool_equal(&p->pool, pool) && p->games > 0)
                 rows[total++] = (ladder_row){a, p};
     }
     qsort(rows, (size_t)total, sizeof *rows, ladder_order);
-    c->variant = variant;
-    c->k = k;
+    c->pool = *pool;
     c->kind = kind;
     c->rows = rows;
     c->n = total;
@@ -613,10 +630,59 @@ static ladder_cache *ladder_rows(thue_lobby *l, thue_variant variant, int k,
     return c;
 }
 
-char *ladder_text(thue_lobby *l, const thue_cmd *cmd)
+int ladder_query_of(const char *game, const char *options, thue_variant variant, int k,
+                    ladder_query *q, char *field, size_t fsize, char *message, size_t msize)
 {
-    const __typeof__(cmd->u.get_ladder) *q = &cmd->u.get_ladder;
-    ladder_cache *cache = ladder_rows(l, q->variant, q->k, q->kind);
+    thue_gopt gopt;
+    memset(&gopt, 0, sizeof gopt);
+    q->options[0] = '\0';
+    if (game == NULL || strcmp(game, "thue") == 0) {
+        if (options != NULL) {
+            snprintf(field, fsize, "game_options");
+            snprintf(message, msize,
+                     "Thue's pools are named by the members variant and k, not game_options");
+            return THUE_EOPTIONS;
+        }
+        /* The limit does not split Thue's pools: any valid one names the pool. */
+        if (thue_game_thue_options(variant, k, THUE_LIMIT_DEFAULT, &gopt) != 0) {
+            snprintf(field, fsize, "k");
+            snprintf(message, msize, "no rating pool for variant %s with k = %d",
+                     thue_variant_name(variant), k);
+            return THUE_EOPTIONS;
+        }
+        pool_of(&thue_game_thue, &gopt, &q->pool);
+        q->variant = variant;
+        q->k = k;
+        return 0;
+    }
+    const thue_gamedef *g = thue_game_find(game);
+    if (g == NULL) {
+        snprintf(field, fsize, "game");
+        snprintf(message, msize, "no game \"%s\" here: GET /api/games lists the games", game);
+        return THUE_EGAME;
+    }
+    thue_gerr e;
+    memset(&e, 0, sizeof e);
+    int err = thue_game_options_text(g, options, &gopt, &e);
+    if (err) {
+        snprintf(field, fsize, "game_options%s%s", e.field[0] ? "/" : "", e.field);
+        snprintf(message, msize, "%s", e.msg);
+        return err;
+    }
+    char *text = thue_game_dump(g->options_json(&gopt));
+    if (text == NULL || strlen(text) >= sizeof q->options) {
+        free(text);
+        return THUE_ENOMEM;
+    }
+    memcpy(q->options, text, strlen(text) + 1);
+    free(text);
+    pool_of(g, &gopt, &q->pool);
+    return 0;
+}
+
+char *ladder_text(thue_lobby *l, const ladder_query *q, const thue_msg_id *id)
+{
+    ladder_cache *cache = ladder_rows(l, &q->pool, q->kind);
     if (cache == NULL)
         return NULL;
     const ladder_row *rows = cache->rows;
@@ -643,14 +709,23 @@ char *ladder_text(thue_lobby *l, const thue_cmd *cmd)
     thue_msg msg;
     memset(&msg, 0, sizeof msg);
     msg.type = THUE_MSG_LADDER;
-    msg.id = cmd->id;
-    msg.u.ladder.variant = q->variant;
-    msg.u.ladder.k = q->k;
-    msg.u.ladder.kind = q->kind;
-    msg.u.ladder.offset = q->offset;
-    msg.u.ladder.total = total;
-    msg.u.ladder.entries = entries;
-    msg.u.ladder.nentries = count;
+    if (id)
+        msg.id = *id;
+    __typeof__(msg.u.ladder) *m = &msg.u.ladder;
+    if (q->pool.game == &thue_game_thue) {
+        m->variant = q->variant;
+        m->k = q->k;
+    } else {
+        m->has_game = 1;
+        snprintf(m->game, sizeof m->game, "%s", q->pool.game->name);
+        snprintf(m->game_options, sizeof m->game_options, "%s", q->options);
+        snprintf(m->pool, sizeof m->pool, "%s", q->pool.key);
+    }
+    m->kind = q->kind;
+    m->offset = q->offset;
+    m->total = total;
+    m->entries = entries;
+    m->nentries = count;
     char *text = thue_msg_encode(&msg, NULL);
     free(entries);
     return text;
@@ -664,7 +739,18 @@ int cmd_get_ladder(request *rq)
                  "this server runs without a database: ladders are off");
         return THUE_PERR_NOT_AVAILABLE;
     }
-    char *text = ladder_text(l, rq->cmd);
+    const __typeof__(rq->cmd->u.get_ladder) *c = &rq->cmd->u.get_ladder;
+    ladder_query q;
+    memset(&q, 0, sizeof q);
+    int err = ladder_query_of(c->has_game ? c->game : NULL,
+                              c->has_game_options ? c->game_options : NULL, c->variant, c->k, &q,
+                              rq->field, sizeof rq->field, rq->message, sizeof rq->message);
+    if (err)
+        return err;
+    q.kind = c->kind;
+    q.offset = c->offset;
+    q.count = c->count;
+    char *text = ladder_text(l, &q, &rq->cmd->id);
     if (text == NULL)
         return THUE_PERR_INTERNAL;
     lobby_send_text(l, rq->c, text);

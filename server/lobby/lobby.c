@@ -27,7 +27,7 @@
 #include <string.h>
 #include <sys/random.h>
 
-#include "engine/rng.h"
+#include "base/rng.h"
 #include "log.h"
 
 #define SERVER_NAME "thue-server " THUE_VERSION /* THUE_VERSION: CMakeLists.txt's project() */
@@ -678,7 +678,7 @@ static int cmd_queue_join(request *rq)
     int gerr = room_game_options(rq, cmd->u.queue_join.has_game ? cmd->u.queue_join.game : NULL,
                                  cmd->u.queue_join.has_game_options ? cmd->u.queue_join.game_options
                                                                     : NULL,
-                                 cmd->u.queue_join.rated, &opt, &game, &gopt);
+                                 &opt, &game, &gopt);
     if (gerr)
         return gerr;
     queue_remove(s);
@@ -957,20 +957,30 @@ int thue_lobby_store_pending(const thue_lobby *l)
     return l->store_pending;
 }
 
-char *thue_lobby_ladder_json(thue_lobby *l, thue_variant variant, int k, thue_ladder_kind kind,
-                             int offset, int count)
+int thue_lobby_ladder_json(thue_lobby *l, const thue_lobby_ladder_ask *ask, char **out,
+                           char *why, size_t whysize)
 {
-    if (l->store == NULL)
-        return NULL;
-    thue_cmd cmd;
-    memset(&cmd, 0, sizeof cmd);
-    cmd.type = THUE_CMD_GET_LADDER;
-    cmd.u.get_ladder.variant = variant;
-    cmd.u.get_ladder.k = k;
-    cmd.u.get_ladder.kind = kind;
-    cmd.u.get_ladder.offset = offset;
-    cmd.u.get_ladder.count = count;
-    return lobby_strip_type(ladder_text(l, &cmd));
+    *out = NULL;
+    if (l->store == NULL) {
+        snprintf(why, whysize, "this server runs without a database: no ladders");
+        return THUE_PERR_NOT_AVAILABLE;
+    }
+    ladder_query q;
+    memset(&q, 0, sizeof q);
+    char field[64];
+    int err = ladder_query_of(ask->game, ask->game_options, ask->variant, ask->k, &q, field,
+                              sizeof field, why, whysize);
+    if (err)
+        return err;
+    q.kind = ask->kind;
+    q.offset = ask->offset;
+    q.count = ask->count;
+    *out = lobby_strip_type(ladder_text(l, &q, NULL));
+    if (*out == NULL) {
+        snprintf(why, whysize, "out of memory");
+        return THUE_ENOMEM;
+    }
+    return 0;
 }
 
 void thue_lobby_set_hooks(thue_lobby *l, const thue_lobby_hooks *hooks)

@@ -111,10 +111,23 @@ int thue_lobby_store_pending(const thue_lobby *lobby);
  * unknown token, a bot, no store). For the HTTP API's `Authorization: Bearer TOKEN`. */
 int64_t thue_lobby_account_id(thue_lobby *lobby, const char *token);
 
-/* The body of GET /api/ladder: the members of PROTOCOL.md's `ladder` message without
- * type and id. NULL when out of memory or without a store. */
-char *thue_lobby_ladder_json(thue_lobby *lobby, thue_variant variant, int k,
-                             thue_ladder_kind kind, int offset, int count);
+/* What GET /api/ladder asks for: a pool (another game's name and options object text,
+ * options NULL for its defaults; or game NULL for Thue's pool of variant and k) and a
+ * page of one kind of player. */
+typedef struct thue_lobby_ladder_ask {
+    const char *game, *game_options;
+    thue_variant variant;
+    int k;
+    thue_ladder_kind kind;
+    int offset, count;
+} thue_lobby_ladder_ask;
+
+/* The body of GET /api/ladder in *out (malloc'd): the members of PROTOCOL.md's `ladder`
+ * message without type and id. 0, or a negative code with a sentence in why:
+ * unknown_game, bad_options (the pool's options), not_available (no store), or
+ * THUE_ENOMEM. */
+int thue_lobby_ladder_json(thue_lobby *lobby, const thue_lobby_ladder_ask *ask, char **out,
+                           char *why, size_t whysize);
 
 /* Start-up: a tournament's saved state (thue_store_load's tournament callback), and,
  * once the store is set, the replay of the games their current rounds were playing. */

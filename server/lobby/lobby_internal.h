@@ -17,7 +17,7 @@
 #include <stdint.h>
 
 #include "../protocol/codec.h"
-#include "engine/match.h"
+#include "games/thue/engine/match.h"
 #include "games/game.h"
 #include "games/thue/thue.h"
 #include "ladder/glicko2.h"
@@ -25,7 +25,7 @@
 #include "lobby/ids.h"
 #include "lobby/lobby.h"
 #include "quota.h"
-#include "search/bot.h"
+#include "games/thue/bots/bot.h"
 #include "search/gbot.h"
 #include "store/store.h"
 
@@ -86,10 +86,22 @@ struct tournament {
     tournament *next;
 };
 
+/* A rating pool: a game and its pool key (game.h's pool_key: Thue's "square-k5", Nim's
+ * "misere", Northcott's "8x8"), the options that split ratings; the others (Nim's heaps,
+ * Thue's limit, a clock) do not. */
+#define POOL_KEY_MAX (THUE_PROTO_KEY_MAX + 1)
+typedef struct pool_id {
+    const thue_gamedef *game;
+    char key[POOL_KEY_MAX];
+} pool_id;
+
+/* The pool of a game's options. */
+void pool_of(const thue_gamedef *game, const thue_gopt *opt, pool_id *out);
+bool pool_equal(const pool_id *a, const pool_id *b);
+
 /* One rating pool's record of an account. */
 typedef struct pool_rating {
-    thue_variant variant;
-    int k;
+    pool_id pool;
     thue_glicko g;
     int games, wins, draws, losses;
     struct pool_rating *next;
@@ -291,9 +303,8 @@ int rated_allowed(request *rq, const session *s);
 int room_create(request *rq);
 /* The game a command names (NULL or "thue": Thue) with its options object's text (NULL:
  * the defaults): 0 with opt's game members, *game (NULL for Thue) and *gopt filled, or
- * unknown_game, bad_options or not_available (rated: other games are not rated yet),
- * with rq's field and message set. */
-int room_game_options(request *rq, const char *name, const char *options, bool rated,
+ * unknown_game or bad_options, with rq's field and message set. */
+int room_game_options(request *rq, const char *name, const char *options,
                       thue_room_options *opt, const thue_gamedef **game, thue_gopt *gopt);
 int room_list(request *rq);
 int room_join(request *rq);
@@ -353,20 +364,35 @@ account *account_by_token(thue_lobby *l, const char *token);
 account *account_bot(thue_lobby *l, const char *spec_text, const char *bot_name);
 /* The account's record in a pool, made with the initial rating when new; NULL when out
  * of memory. */
-pool_rating *account_rating(account *a, thue_variant variant, int k);
+pool_rating *account_rating(account *a, const pool_id *pool);
 /* A bot's stable name: its SPEC when that fits a name, else "Bot-" and 8 hex digits of
  * the SPEC's SHA-256. */
 void bot_name_of(const char *spec_text, char *out, size_t size);
 int cmd_claim_name(request *rq);
 int cmd_get_ladder(request *rq);
-char *ladder_text(thue_lobby *l, const thue_cmd *cmd);
+/* One page of a pool's ladder, as get_ladder and /api/ladder ask for it. */
+typedef struct ladder_query {
+    pool_id pool;
+    thue_variant variant; /* Thue: the pool's variant and k (echoed) */
+    int k;
+    char options[THUE_PROTO_GOPT_MAX + 1]; /* another game: its canonical options (echoed) */
+    thue_ladder_kind kind;
+    int offset, count;
+} ladder_query;
+/* The pool a get_ladder-like request names: the game (NULL or "thue": Thue with variant
+ * and k), its options object's text (NULL: the defaults). 0, or unknown_game or
+ * bad_options with field and message (of fsize and msize bytes) set. */
+int ladder_query_of(const char *game, const char *options, thue_variant variant, int k,
+                    ladder_query *q, char *field, size_t fsize, char *message, size_t msize);
+/* The `ladder` message of a query, encoded (id NULL: none); NULL when out of memory. */
+char *ladder_text(thue_lobby *l, const ladder_query *q, const thue_msg_id *id);
 void accounts_free(thue_lobby *l);
-/* Drops the cached ladders of pool (variant, k), or every one when k < 0 (accounts.c):
- * after any change of a rating in that pool. */
-void ladder_invalidate(thue_lobby *l, int variant, int k);
-/* The n ratings p[i] (of accounts a[i]) of pool (variant, k) changed by a match: their
- * rows move to their new places in the pool's cached ladders (no rebuild). */
-void ladder_moved(thue_lobby *l, int variant, int k, account *const *a, pool_rating *const *p,
+/* Drops the cached ladders of a pool, or every one when pool is NULL (accounts.c): after
+ * any change of a rating in that pool. */
+void ladder_invalidate(thue_lobby *l, const pool_id *pool);
+/* The n ratings p[i] (of accounts a[i]) of a pool changed by a match: their rows move to
+ * their new places in the pool's cached ladders (no rebuild). */
+void ladder_moved(thue_lobby *l, const pool_id *pool, account *const *a, pool_rating *const *p,
                   int n);
 /* Loading is over: the start-up index of accounts by id goes. */
 void accounts_load_done(thue_lobby *l);

@@ -10,8 +10,8 @@
  *
  * Another game's match (opt.has_game) is recorded in its own terms: the game and its options,
  * the game's state at the start and the end, each move's JSON, the winner and the game's
- * reason text, and the game's scores as points. Only Thue is rated so far (create_room
- * refuses a rated room of another game), so such a record has no rating changes.
+ * reason text, and the game's scores as points. Every game is rated the same way, in the
+ * pool of its options (pool_of: Thue's (variant, k), Nim's normal or misere play, ...).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -89,10 +89,12 @@ static account *seat_account(const room_seat *st)
 static int rate(room *r, thue_rating_change out[2], thue_rating_row rows[2])
 {
     thue_lobby *l = r->lobby;
+    pool_id pool;
+    pool_of(r->game, &r->gopt, &pool);
     pool_rating *p[2];
     for (int i = 0; i < 2; i++) {
         account *a = seat_account(&r->seats[i]);
-        if (a == NULL || (p[i] = account_rating(a, r->opt.variant, r->opt.k)) == NULL)
+        if (a == NULL || (p[i] = account_rating(a, &pool)) == NULL)
             return -1;
         rows[i].account = a->id;
     }
@@ -114,8 +116,8 @@ static int rate(room *r, thue_rating_change out[2], thue_rating_row rows[2])
             p[i]->draws++;
         else
             p[i]->losses++;
-        rows[i].variant = r->opt.variant;
-        rows[i].k = r->opt.k;
+        snprintf(rows[i].game, sizeof rows[i].game, "%s", pool.game->name);
+        snprintf(rows[i].pool, sizeof rows[i].pool, "%s", pool.key);
         rows[i].rating = p[i]->g.rating;
         rows[i].rd = p[i]->g.rd;
         rows[i].vol = p[i]->g.vol;
@@ -125,7 +127,7 @@ static int rate(room *r, thue_rating_change out[2], thue_rating_row rows[2])
         rows[i].losses = p[i]->losses;
     }
     account *acct[2] = {seat_account(&r->seats[0]), seat_account(&r->seats[1])};
-    ladder_moved(l, (int)r->opt.variant, r->opt.k, acct, p, 2);
+    ladder_moved(l, &pool, acct, p, 2);
     return 0;
 }
 
@@ -324,12 +326,7 @@ void record_match(room *r, thue_msg *end)
     thue_match_row row;
     thue_rating_row ratings[2];
     memset(ratings, 0, sizeof ratings);
-    /* Only Thue has rating pools so far: create_room refuses a rated room of another
-     * game, and should one get here it is recorded unrated (and logged). */
-    bool rated = r->opt.rated && !r->opt.has_game;
-    if (r->opt.rated && r->opt.has_game)
-        thue_log(THUE_LOG_ERROR, "room %s: a rated %s match is recorded unrated", r->id,
-                 r->game->name);
+    bool rated = r->opt.rated;
     int why = rated ? unrated_reason(r) : 0;
     if (why) {
         me->has_unrated_reason = 1;

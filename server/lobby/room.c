@@ -215,7 +215,9 @@ static void fill_state(const room *r, thue_msg *msg, int you)
         }
         account *a = se->bot ? se->bot_acct : se->s->acct;
         if (r->opt.rated && a != NULL) {
-            pool_rating *p = account_rating(a, r->opt.variant, r->opt.k);
+            pool_id pool;
+            pool_of(r->game, &r->gopt, &pool);
+            pool_rating *p = account_rating(a, &pool);
             if (p != NULL) {
                 out->has_rating = 1;
                 out->rating = p->g.rating;
@@ -693,7 +695,7 @@ int room_allowed(thue_lobby *l, const char *peer, char *why, size_t size)
     return 0;
 }
 
-int room_game_options(request *rq, const char *name, const char *options, bool rated,
+int room_game_options(request *rq, const char *name, const char *options,
                       thue_room_options *opt, const thue_gamedef **game, thue_gopt *gopt)
 {
     *game = NULL;
@@ -713,12 +715,6 @@ int room_game_options(request *rq, const char *name, const char *options, bool r
         snprintf(rq->message, sizeof rq->message,
                  "no game \"%s\" here: GET /api/games lists the games", name);
         return THUE_EGAME;
-    }
-    if (rated) {
-        snprintf(rq->field, sizeof rq->field, "rated");
-        snprintf(rq->message, sizeof rq->message,
-                 "rated play of %s is not offered yet: only Thue is rated", g->title);
-        return THUE_PERR_NOT_AVAILABLE;
     }
     thue_gerr e;
     memset(&e, 0, sizeof e);
@@ -763,7 +759,7 @@ int room_create(request *rq)
     const thue_gamedef *game = NULL;
     thue_gopt gopt;
     int err = room_game_options(rq, cr->has_game ? cr->game : NULL,
-                                cr->has_game_options ? cr->game_options : NULL, cr->rated, &opt,
+                                cr->has_game_options ? cr->game_options : NULL, &opt,
                                 &game, &gopt);
     if (err)
         return err;
@@ -993,9 +989,8 @@ int room_seat_bot(request *rq)
     owner_of(s, rq->c->peer, owner, sizeof owner);
     if ((err = bot_seat_allowed(rq, r, seat, a->think_ms, owner)) != 0)
         return err;
-    if (r->opt.has_game)
-        table_seat_gbot(&r->seats[seat], &gspec, a->think_ms);
-    else if (table_seat_bot(r, &r->seats[seat], &spec, a->think_ms) != 0)
+    if (r->opt.has_game ? table_seat_gbot(r, &r->seats[seat], &gspec, a->think_ms)
+                        : table_seat_bot(r, &r->seats[seat], &spec, a->think_ms))
         return THUE_PERR_INTERNAL;
     snprintf(r->seats[seat].owner, sizeof r->seats[seat].owner, "%s", owner);
     r->seats[seat].owner_limited = true;
@@ -1168,15 +1163,15 @@ room *room_quick(thue_lobby *l, session *a, session *b, const thue_room_options 
     if (b) {
         r->seats[1].s = b;
         r->seats[1].ready = true;
-    } else if (r->opt.has_game) {
-        thue_gbot_spec gspec;
-        thue_gbot_spec_parse(r->game, QUICK_GBOT_SPEC, &gspec, NULL, 0);
-        table_seat_gbot(&r->seats[1], &gspec, l->cfg.bot_think_ms);
-        owner_of(a, NULL, r->seats[1].owner, sizeof r->seats[1].owner);
     } else {
+        thue_gbot_spec gspec;
         thue_bot_spec spec;
-        thue_bot_spec_parse(QUICK_BOT_SPEC, &spec, NULL, 0);
-        if (table_seat_bot(r, &r->seats[1], &spec, l->cfg.bot_think_ms) != 0) {
+        int err = r->opt.has_game
+                      ? (thue_gbot_spec_parse(r->game, QUICK_GBOT_SPEC, &gspec, NULL, 0) ||
+                         table_seat_gbot(r, &r->seats[1], &gspec, l->cfg.bot_think_ms))
+                      : (thue_bot_spec_parse(QUICK_BOT_SPEC, &spec, NULL, 0) ||
+                         table_seat_bot(r, &r->seats[1], &spec, l->cfg.bot_think_ms));
+        if (err) {
             room_destroy(r);
             return NULL;
         }
@@ -1208,14 +1203,11 @@ int room_seat_tournament_bot(room *r, int seat, const char *spec_text, int think
 {
     thue_bot_spec spec;
     thue_gbot_spec gspec;
-    if (r->opt.has_game) {
-        if (thue_gbot_spec_parse(r->game, spec_text, &gspec, NULL, 0) != 0)
-            return -1;
-        table_seat_gbot(&r->seats[seat], &gspec, think_ms);
-    } else if (thue_bot_spec_parse(spec_text, &spec, NULL, 0) != 0 ||
-               table_seat_bot(r, &r->seats[seat], &spec, think_ms) != 0) {
+    if (r->opt.has_game ? thue_gbot_spec_parse(r->game, spec_text, &gspec, NULL, 0) != 0 ||
+                              table_seat_gbot(r, &r->seats[seat], &gspec, think_ms) != 0
+                        : thue_bot_spec_parse(spec_text, &spec, NULL, 0) != 0 ||
+                              table_seat_bot(r, &r->seats[seat], &spec, think_ms) != 0)
         return -1;
-    }
     /* A tournament's games share one owner: a big tournament is one fair share. */
     snprintf(r->seats[seat].owner, sizeof r->seats[seat].owner, "tour:%s", r->tournament);
     return 0;

@@ -514,15 +514,12 @@ void table_submit_bot(room *r, int seat)
     job_started(r, seat, err, id);
 }
 
-/* Seats a bot: its name is stable (bot_name_of), and in a rated room it plays as the
- * SPEC's account. 0, or -1 when the rated room's bot account cannot be made. */
-int table_seat_bot(room *r, room_seat *st, const thue_bot_spec *spec, int think_ms)
+/* Seats a bot whose SPEC text is set: its name is stable (bot_name_of), and in a rated
+ * room it plays as the SPEC's account (one account per SPEC text, rated in each game's
+ * pools). 0, or -1 when the rated room's bot account cannot be made. */
+static int seat_bot(room *r, room_seat *st, room_seat bot, int think_ms)
 {
-    room_seat bot;
-    memset(&bot, 0, sizeof bot);
     bot.bot = true;
-    bot.spec = *spec;
-    thue_bot_spec_format(spec, bot.bot_spec_text, sizeof bot.bot_spec_text);
     bot_name_of(bot.bot_spec_text, bot.bot_name, sizeof bot.bot_name);
     bot.think_ms = think_ms;
     bot.ready = true;
@@ -537,17 +534,20 @@ int table_seat_bot(room *r, room_seat *st, const thue_bot_spec *spec, int think_
     return 0;
 }
 
-/* Seats another game's bot (those games are not rated: no account). */
-void table_seat_gbot(room_seat *st, const thue_gbot_spec *spec, int think_ms)
+int table_seat_bot(room *r, room_seat *st, const thue_bot_spec *spec, int think_ms)
 {
     room_seat bot;
     memset(&bot, 0, sizeof bot);
-    bot.bot = true;
+    bot.spec = *spec;
+    thue_bot_spec_format(spec, bot.bot_spec_text, sizeof bot.bot_spec_text);
+    return seat_bot(r, st, bot, think_ms);
+}
+
+int table_seat_gbot(room *r, room_seat *st, const thue_gbot_spec *spec, int think_ms)
+{
+    room_seat bot;
+    memset(&bot, 0, sizeof bot);
     bot.gspec = *spec;
     thue_gbot_spec_format(spec, bot.bot_spec_text, sizeof bot.bot_spec_text);
-    bot_name_of(bot.bot_spec_text, bot.bot_name, sizeof bot.bot_name);
-    bot.think_ms = think_ms;
-    bot.ready = true;
-    bot.rematch = true;
-    *st = bot;
+    return seat_bot(r, st, bot, think_ms);
 }

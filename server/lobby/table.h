@@ -30,10 +30,10 @@ int table_apply_gmove(room *r, int seat, const thue_gmove *m, thue_gerr *e);
 void table_after_move(room *r);
 /* The bot in `seat` is to move: its job goes to the pool. */
 void table_submit_bot(room *r, int seat);
-/* Seats a Thue bot: 0, or -1 when a rated room's bot account cannot be made. */
+/* Seats a Thue bot, or another game's: 0, or -1 when a rated room's bot account cannot be
+ * made (a bot in a rated room plays as its SPEC's account). */
 int table_seat_bot(room *r, room_seat *st, const thue_bot_spec *spec, int think_ms);
-/* Seats another game's bot (those games are not rated: no account). */
-void table_seat_gbot(room_seat *st, const thue_gbot_spec *spec, int think_ms);
+int table_seat_gbot(room *r, room_seat *st, const thue_gbot_spec *spec, int think_ms);
 
 /* ---- room.c, for the table -------------------------------------------------------------- */
 

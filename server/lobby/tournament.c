@@ -577,7 +577,7 @@ int cmd_create_tournament(request *rq)
     thue_gopt gopt;
     int gerr =
         room_game_options(rq, a->has_game ? a->game : NULL,
-                          a->has_game_options ? a->game_options : NULL, false, &gro, &game, &gopt);
+                          a->has_game_options ? a->game_options : NULL, &gro, &game, &gopt);
     if (gerr)
         return gerr;
     char addr[THUE_LIMIT_KEY_MAX];
@@ -1015,14 +1015,27 @@ static int seed_order(const void *x, const void *y)
     return strcmp(a->name, b->name);
 }
 
+/* The rating pool of the tournament's games (seeds come from it). */
+static void tournament_pool(const tournament *t, pool_id *out)
+{
+    thue_gopt gopt;
+    memset(&gopt, 0, sizeof gopt);
+    const thue_gamedef *g = t->game ? t->game : &thue_game_thue;
+    int err = t->game ? thue_game_options_text(t->game, t->game_options, &gopt, NULL)
+                      : thue_game_thue_options(t->variant, t->k, t->limit, &gopt);
+    if (err != 0) /* options it was created with: they parsed then */
+        thue_log(THUE_LOG_ERROR, "tournament %s: its options do not parse again", t->id);
+    pool_of(g, &gopt, out);
+}
+
 static void assign_seeds(tournament *t)
 {
     seed_key keys[THUE_SCHED_PLAYERS_MAX];
+    pool_id pool;
+    tournament_pool(t, &pool);
     for (int i = 0; i < t->n; i++) {
         const tournament_entrant *e = &t->e[i];
-        /* Other games have no ratings yet: their entrants are seeded by name. */
-        const pool_rating *p =
-            e->acct && t->game == NULL ? account_rating(e->acct, t->variant, t->k) : NULL;
+        const pool_rating *p = e->acct ? account_rating(e->acct, &pool) : NULL;
         keys[i] = (seed_key){i, p ? p->g.rating : THUE_GLICKO_INITIAL_RATING, e->name};
     }
     qsort(keys, (size_t)t->n, sizeof keys[0], seed_order);

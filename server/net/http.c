@@ -720,11 +720,15 @@ static int http_tournaments(thue_net *net, struct lws *wsi, pss *p, const char *
     return http_respond(wsi, p, 200, JSON_TYPE, text, strlen(text), head);
 }
 
-/* GET /api/ladder?variant=V&k=K[&kind=K][&offset=N][&count=N] */
+/* GET /api/ladder?variant=V&k=K[&kind=K][&offset=N][&count=N] (Thue's pools), or
+ * ?game=G[&game_options=JSON] with the same kind, offset and count (another game's pool:
+ * the one its options belong to; no options: the defaults'). */
 static int http_ladder(thue_net *net, struct lws *wsi, pss *p, int head)
 {
     static const char *const kinds[] = {"all", "human", "bot"};
-    char arg[256];
+    char arg[THUE_PROTO_GOPT_MAX + 64];
+    char game[THUE_PROTO_GAME_MAX + 1] = "", options[THUE_PROTO_GOPT_MAX + 1] = "";
+    bool has_options = false;
     int variant = -1, k = -1, kind = 0;
     long offset = 0, count = 50;
     const char *value;
@@ -734,7 +738,19 @@ static int http_ladder(thue_net *net, struct lws *wsi, pss *p, int head)
             break;
         if (r < 0)
             return http_error(wsi, p, 400, "bad_request", "query argument too long", head);
-        if (strcmp(arg, "variant") == 0) {
+        if (strcmp(arg, "game") == 0) {
+            if (strlen(value) >= sizeof game || !known_game(value)) {
+                char message[160];
+                unknown_game_message(message, sizeof message);
+                return http_error(wsi, p, 400, "bad_request", message, head);
+            }
+            snprintf(game, sizeof game, "%s", value);
+        } else if (strcmp(arg, "game_options") == 0) {
+            if (strlen(value) >= sizeof options)
+                return http_error(wsi, p, 400, "bad_request", "game_options is too long", head);
+            snprintf(options, sizeof options, "%s", value);
+            has_options = true;
+        } else if (strcmp(arg, "variant") == 0) {
             variant = strcmp(value, "square") == 0 ? THUE_SQUARE
                       : strcmp(value, "overlap") == 0 ? THUE_OVERLAP
                                                       : -2;
@@ -763,15 +779,25 @@ static int http_ladder(thue_net *net, struct lws *wsi, pss *p, int head)
                                   "count must be an integer from 1 to 200", head);
         }
     }
-    if (variant < 0 || k < 0)
-        return http_error(wsi, p, 400, "bad_request", "variant and k are required", head);
-    if (net->store == NULL)
-        return http_error(wsi, p, 404, "not_available",
-                          "this server runs without a database: no ladders", head);
-    char *text = thue_lobby_ladder_json(net->lobby, (thue_variant)variant, k,
-                                        (thue_ladder_kind)kind, (int)offset, (int)count);
-    if (text == NULL)
-        return http_error(wsi, p, 500, "internal", "out of memory", head);
+    bool thue = game[0] == '\0' || strcmp(game, "thue") == 0;
+    if (thue && (variant < 0 || k < 0))
+        return http_error(wsi, p, 400, "bad_request",
+                          "variant and k are required (or game, for another game's ladder)", head);
+    thue_lobby_ladder_ask ask = {thue ? NULL : game,
+                                 has_options ? options : NULL,
+                                 variant < 0 ? THUE_SQUARE : (thue_variant)variant,
+                                 k,
+                                 (thue_ladder_kind)kind,
+                                 (int)offset,
+                                 (int)count};
+    char *text = NULL, why[THUE_PROTO_TEXT_MAX + 1];
+    int err = thue_lobby_ladder_json(net->lobby, &ask, &text, why, sizeof why);
+    if (err == THUE_PERR_NOT_AVAILABLE)
+        return http_error(wsi, p, 404, "not_available", why, head);
+    if (err == THUE_ENOMEM)
+        return http_error(wsi, p, 500, "internal", why, head);
+    if (err)
+        return http_error(wsi, p, 400, thue_err_name(err), why, head);
     return http_respond(wsi, p, 200, JSON_TYPE, text, strlen(text), head);
 }
 

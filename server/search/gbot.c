@@ -25,7 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "search/bot_internal.h"
+#include "games/thue/bots/bot_internal.h"
 
 #define UCT_NODES_MAX (1u << 24)
 #define UCT_POLL_STEPS 256

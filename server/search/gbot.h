@@ -23,7 +23,7 @@
 #include <stdint.h>
 
 #include "games/game.h"
-#include "search/bot.h"
+#include "games/thue/bots/bot.h"
 
 typedef enum { THUE_GBOT_RANDOM = 0, THUE_GBOT_UCT, THUE_GBOT_PERFECT } thue_gbot_kind;
 

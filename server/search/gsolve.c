@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "search/bot_internal.h"
+#include "games/thue/bots/bot_internal.h"
 #include "search/gbot.h"
 
 enum { BOUND_EXACT = 1, BOUND_LOWER = 2, BOUND_UPPER = 3 };

@@ -80,7 +80,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/errors.h"
+#include "base/errors.h"
 
 #define OWNER_BUCKETS 256
 #define THREADS_MAX_LIMIT 4096

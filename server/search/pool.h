@@ -50,7 +50,7 @@
 
 #include <uv.h>
 
-#include "search/bot.h"
+#include "games/thue/bots/bot.h"
 #include "search/gbot.h"
 
 typedef struct thue_pool thue_pool;

@@ -38,7 +38,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "engine/errors.h"
+#include "base/errors.h"
 #include "log.h"
 #include "store/store_internal.h"
 

@@ -1,7 +1,7 @@
 /*
  * store.h: what thue-server keeps on disk: accounts (players who claimed a name, and one
  * per bot SPEC), ratings (one Glicko-2 record per account and pool, a pool being a
- * variant and k), finished matches with every move (Thue's and other games'), and
+ * game and its pool key), finished matches with every move (Thue's and other games'), and
  * tournaments. SQLite (WAL,
  * foreign keys on, synchronous FULL, versioned migrations applied when it opens,
  * prepared statements); ":memory:" for tests.
@@ -34,11 +34,11 @@
 
 #include "../protocol/codec.h"
 
-#define THUE_STORE_SCHEMA_VERSION 2
+#define THUE_STORE_SCHEMA_VERSION 3
 
 /* Errors: THUE_STORE_EIO (SQLite failed, logged with its message), THUE_STORE_EEXISTS
  * (the account name is taken, ignoring ASCII case), THUE_STORE_ECLOSED (the store is
- * closing or not started), from the one list of engine/errors.h (thue_strerror), and the
+ * closing or not started), from the one list of base/errors.h (thue_strerror), and the
  * engine's THUE_EINVAL and THUE_ENOMEM. */
 
 typedef struct thue_store thue_store;
@@ -55,8 +55,8 @@ typedef struct thue_account_row {
 
 typedef struct thue_rating_row {
     int64_t account;
-    thue_variant variant;
-    int k;
+    char game[THUE_PROTO_GAME_MAX + 1]; /* the pool: a game's name and its pool key */
+    char pool[THUE_PROTO_KEY_MAX + 1];  /* (game.h's pool_key: Thue's "square-k5") */
     double rating, rd, vol;
     int games, wins, draws, losses;
 } thue_rating_row;

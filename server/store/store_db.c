@@ -37,7 +37,7 @@
 
 #include <jansson.h>
 
-#include "engine/errors.h"
+#include "base/errors.h"
 #include "log.h"
 #include "strbuf.h"
 #include "store/store_internal.h"
@@ -142,6 +142,25 @@ static const migration migrations[] = {
         "ALTER TABLE matches ADD COLUMN final_state TEXT;"
         "ALTER TABLE moves ADD COLUMN move TEXT;"
         "CREATE INDEX matches_game ON matches (game, ended_ms);"},
+    /* Ratings of every game: a pool is a game and its pool key (Thue's (variant, k)
+     * becomes "square-k5"). The table is rebuilt, as SQLite cannot change a key. */
+    {3, "CREATE TABLE ratings3 ("
+        "  account INTEGER NOT NULL REFERENCES accounts (id),"
+        "  game    TEXT    NOT NULL,"
+        "  pool    TEXT    NOT NULL,"
+        "  rating  REAL    NOT NULL,"
+        "  rd      REAL    NOT NULL,"
+        "  vol     REAL    NOT NULL,"
+        "  games   INTEGER NOT NULL,"
+        "  wins    INTEGER NOT NULL,"
+        "  draws   INTEGER NOT NULL,"
+        "  losses  INTEGER NOT NULL,"
+        "  PRIMARY KEY (account, game, pool)"
+        ") WITHOUT ROWID;"
+        "INSERT INTO ratings3 SELECT account, 'thue', variant || '-k' || k, rating, rd, vol, "
+        "games, wins, draws, losses FROM ratings;"
+        "DROP TABLE ratings;"
+        "ALTER TABLE ratings3 RENAME TO ratings;"},
 };
 
 #define NMIGRATIONS ((int)(sizeof migrations / sizeof migrations[0]))
@@ -161,13 +180,13 @@ static const char *const stmt_sql[THUE__STMT_COUNT] = {
     [THUE__STMT_ACCOUNT_LOAD] =
         "SELECT id, name, kind, bot, token_hash, created_ms FROM accounts ORDER BY id",
     [THUE__STMT_RATING_UPSERT] =
-        "INSERT INTO ratings (account, variant, k, rating, rd, vol, games, wins, draws, losses) "
+        "INSERT INTO ratings (account, game, pool, rating, rd, vol, games, wins, draws, losses) "
         "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10) "
-        "ON CONFLICT (account, variant, k) DO UPDATE SET rating = excluded.rating, "
+        "ON CONFLICT (account, game, pool) DO UPDATE SET rating = excluded.rating, "
         "rd = excluded.rd, vol = excluded.vol, games = excluded.games, wins = excluded.wins, "
         "draws = excluded.draws, losses = excluded.losses",
-    [THUE__STMT_RATING_LOAD] = "SELECT account, variant, k, rating, rd, vol, games, wins, draws, "
-                               "losses FROM ratings ORDER BY account, variant, k",
+    [THUE__STMT_RATING_LOAD] = "SELECT account, game, pool, rating, rd, vol, games, wins, draws, "
+                               "losses FROM ratings ORDER BY account, game, pool",
     [THUE__STMT_TOURNAMENT_UPSERT] =
         "INSERT INTO tournaments (id, state, finished, updated_ms) VALUES (?1, ?2, ?3, ?4) "
         "ON CONFLICT (id) DO UPDATE SET state = excluded.state, finished = excluded.finished, "
@@ -531,13 +550,17 @@ static int load_ratings(thue__db *d, void (*rating)(void *, const thue_rating_ro
         thue_rating_row row;
         memset(&row, 0, sizeof row);
         row.account = sqlite3_column_int64(st, 0);
-        const char *variant = (const char *)sqlite3_column_text(st, 1);
-        if (variant == NULL || thue_variant_parse(variant, &row.variant) != 0) {
-            thue_log(THUE_LOG_WARN, "store: %s: a rating of account %lld has variant %s: skipped",
-                     d->path, (long long)row.account, variant ? variant : "NULL");
+        const char *game = (const char *)sqlite3_column_text(st, 1);
+        const char *pool = (const char *)sqlite3_column_text(st, 2);
+        if (game == NULL || pool == NULL || strlen(game) >= sizeof row.game ||
+            strlen(pool) >= sizeof row.pool) {
+            thue_log(THUE_LOG_WARN,
+                     "store: %s: a rating of account %lld has no valid pool: skipped", d->path,
+                     (long long)row.account);
             continue;
         }
-        row.k = sqlite3_column_int(st, 2);
+        memcpy(row.game, game, strlen(game) + 1);
+        memcpy(row.pool, pool, strlen(pool) + 1);
         row.rating = sqlite3_column_double(st, 3);
         row.rd = sqlite3_column_double(st, 4);
         row.vol = sqlite3_column_double(st, 5);
@@ -816,8 +839,8 @@ static int upsert_rating(thue__db *d, const thue_rating_row *r)
 {
     sqlite3_stmt *st = d->stmt[THUE__STMT_RATING_UPSERT];
     sqlite3_bind_int64(st, 1, r->account);
-    sqlite3_bind_text(st, 2, thue_variant_name(r->variant), -1, SQLITE_STATIC);
-    sqlite3_bind_int(st, 3, r->k);
+    sqlite3_bind_text(st, 2, r->game, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 3, r->pool, -1, SQLITE_STATIC);
     sqlite3_bind_double(st, 4, r->rating);
     sqlite3_bind_double(st, 5, r->rd);
     sqlite3_bind_double(st, 6, r->vol);

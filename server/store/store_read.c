@@ -24,7 +24,7 @@
 
 #include <jansson.h>
 
-#include "engine/errors.h"
+#include "base/errors.h"
 #include "log.h"
 #include "store/store_internal.h"
 #include "strbuf.h"

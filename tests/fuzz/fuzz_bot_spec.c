@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/errors.h"
-#include "search/bot.h"
+#include "base/errors.h"
+#include "games/thue/bots/bot.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

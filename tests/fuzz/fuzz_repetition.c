@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/repetition.h"
+#include "games/thue/engine/repetition.h"
 #include "naive.h"
 
 #define MAXN 256

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/errors.h"
-#include "engine/word.h"
+#include "base/errors.h"
+#include "games/thue/engine/word.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -300,7 +300,7 @@ db = sqlite3.connect(sys.argv[1]); n = int(sys.argv[2])
 db.execute("BEGIN")
 db.executemany("INSERT INTO accounts (id, name, name_key, kind, bot, token_hash, created_ms) VALUES (?,?,?,1,NULL,?,1)",
   ((i, "Player%06d" % i, "player%06d" % i, os.urandom(32)) for i in range(1, n + 1)))
-db.executemany("INSERT INTO ratings (account, variant, k, rating, rd, vol, games, wins, draws, losses) VALUES (?, 'square', 3, ?, 80, 0.06, 1, 1, 0, 0)",
+db.executemany("INSERT INTO ratings (account, game, pool, rating, rd, vol, games, wins, draws, losses) VALUES (?, 'thue', 'square-k3', ?, 80, 0.06, 1, 1, 0, 0)",
   ((i, 1500.0 + (i * 7919) % 997) for i in range(1, n + 1)))
 db.commit()
 `;

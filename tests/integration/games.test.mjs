@@ -111,7 +111,7 @@ test("a move's errors: shape, turn, the rules, the wrong kind of move; nothing c
   }
 });
 
-test("create_room refuses an unknown game, bad options, Thue with game_options, rated play", async () => {
+test("create_room refuses an unknown game, bad options, Thue with game_options, a guest's rated play", async () => {
   const server = await startServer();
   try {
     const ann = await player(server, "Ann");
@@ -122,7 +122,7 @@ test("create_room refuses an unknown game, bad options, Thue with game_options, 
       [{ game: "nim", game_options: { misere: 1 } }, "bad_options", "game_options/misere"],
       [{ game: "nim", game_options: { size: 3 } }, "bad_options", "game_options/size"],
       [{ game: "thue", game_options: { k: 3 } }, "bad_options", "game_options"],
-      [{ game: "nim", rated: true }, null, null],
+      [{ game: "nim", rated: true }, "not_allowed", null], // rated play is for accounts
     ];
     for (const [extra, code, field] of cases) {
       const r = await ann.request({ type: "create_room", ...extra });

@@ -105,9 +105,9 @@ static int fill(const char *path, long n, long r)
                       "prepare accounts");
     bad = bad || sql_ok(db,
                         sqlite3_prepare_v2(db,
-                                           "INSERT INTO ratings (account, variant, k, rating, rd, "
+                                           "INSERT INTO ratings (account, game, pool, rating, rd, "
                                            "vol, games, wins, draws, losses) VALUES "
-                                           "(?, 'square', ?, ?, 80, 0.06, 1, 1, 0, 0)",
+                                           "(?, 'thue', 'square-k' || ?, ?, 80, 0.06, 1, 1, 0, 0)",
                                            -1, &rat, NULL),
                         "prepare ratings");
     for (long i = 1; i <= n && !bad; i++) {
@@ -142,7 +142,9 @@ static int fill(const char *path, long n, long r)
 /* The ladder's "total" for square k (the players of that pool), or -1. */
 static long ladder_total(thue_lobby *lobby, int k)
 {
-    char *text = thue_lobby_ladder_json(lobby, THUE_SQUARE, k, THUE_LADDER_ALL, 0, 1);
+    thue_lobby_ladder_ask ask = {NULL, NULL, THUE_SQUARE, k, THUE_LADDER_ALL, 0, 1};
+    char *text = NULL, why[200];
+    thue_lobby_ladder_json(lobby, &ask, &text, why, sizeof why);
     const char *t = text ? strstr(text, "\"total\":") : NULL;
     long total = t ? strtol(t + 8, NULL, 10) : -1;
     free(text);

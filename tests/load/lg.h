@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "engine/repetition.h"
+#include "games/thue/engine/repetition.h"
 
 typedef struct lg_opts {
     char server[512];

@@ -182,9 +182,11 @@ function shapes(docs, node, base, out = [], seen = 0) {
 }
 
 // Whether value meets an "if" of the simple kind the schemas use: required members, and
-// the same rule for members' own "properties"/"required".
+// the same rule for members' own "properties"/"required", "const" and "not".
 function meetsIf(node, value) {
   if (node === true) return true;
+  if (Object.prototype.hasOwnProperty.call(node, "const")) return value === node.const;
+  if (node.not !== undefined) return !meetsIf(node.not, value);
   if (value === null || typeof value !== "object" || Array.isArray(value)) return false;
   for (const k of node.required || []) if (!Object.prototype.hasOwnProperty.call(value, k)) return false;
   for (const [k, sub] of Object.entries(node.properties || {})) {

@@ -13,7 +13,7 @@
 #include <cmocka.h>
 
 #include "bots_ref.h"
-#include "engine/errors.h"
+#include "base/errors.h"
 #include "naive.h"
 
 /* ---- small tools ------------------------------------------------------------------- */

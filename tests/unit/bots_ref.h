@@ -14,8 +14,8 @@
 
 #include <stdint.h>
 
-#include "engine/repetition.h"
-#include "search/bot.h"
+#include "games/thue/engine/repetition.h"
+#include "games/thue/bots/bot.h"
 
 #define LEN(a) (sizeof(a) / sizeof((a)[0]))
 

@@ -12,7 +12,7 @@
 #include <cmocka.h>
 #include <math.h>
 #include <string.h>
-#include "engine/errors.h"
+#include "base/errors.h"
 #include "ladder/glicko2.h"
 
 #define SCALE 173.7178

@@ -13,10 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
-#include "engine/errors.h"
-#include "engine/match.h"
-#include "engine/repetition.h"
-#include "engine/word.h"
+#include "base/errors.h"
+#include "games/thue/engine/match.h"
+#include "games/thue/engine/repetition.h"
+#include "games/thue/engine/word.h"
 
 /*
  * Definition-level repetition check, period by period: a square of period p is a run of

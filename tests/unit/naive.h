@@ -1,14 +1,14 @@
 /*
  * naive.h: a deliberately naive reference for the repetition queries, straight from
  * the definitions of RULES.md, used to check the engine's clever code. Nothing here
- * shares code with server/engine/repetition.c.
+ * shares code with server/games/thue/engine/repetition.c.
  */
 #ifndef THUE_TEST_NAIVE_H
 #define THUE_TEST_NAIVE_H
 
 #include <stdint.h>
 
-#include "engine/repetition.h"
+#include "games/thue/engine/repetition.h"
 
 /* The reference is not the code under test: keep sanitizer instrumentation out of it so
  * that the exhaustive checks stay affordable in the ASan/UBSan build. */

@@ -1,7 +1,7 @@
 /*
  * pool_helpers.c: the worker pool tests' shared helpers (pool_helpers.h).
  */
-#include "engine/rng.h"
+#include "base/rng.h"
 #include "pool_helpers.h"
 
 /* ---- helpers ----------------------------------------------------------------------- */

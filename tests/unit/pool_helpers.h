@@ -20,8 +20,8 @@
 
 #include <uv.h>
 
-#include "engine/errors.h"
-#include "search/bot.h"
+#include "base/errors.h"
+#include "games/thue/bots/bot.h"
 #include "search/pool.h"
 
 #define SLOTS_MAX 400

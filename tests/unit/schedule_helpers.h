@@ -16,7 +16,7 @@
 #include <string.h>
 #include <time.h>
 #include <cmocka.h>
-#include "engine/errors.h"
+#include "base/errors.h"
 #include "ladder/schedule.h"
 
 extern uint64_t rng_state;

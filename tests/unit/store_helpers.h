@@ -21,7 +21,7 @@
 #include <jansson.h>
 #include <sqlite3.h>
 #include <uv.h>
-#include "engine/errors.h"
+#include "base/errors.h"
 #include "store/store.h"
 
 /* ---- fixtures ------------------------------------------------------------------------ */

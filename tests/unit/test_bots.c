@@ -24,9 +24,9 @@
 #include <cmocka.h>
 
 #include "bots_ref.h"
-#include "engine/errors.h"
-#include "engine/repetition.h"
-#include "search/bot.h"
+#include "base/errors.h"
+#include "games/thue/engine/repetition.h"
+#include "games/thue/bots/bot.h"
 
 /* ---- tests: seeds, specs, positions ------------------------------------------------ */
 

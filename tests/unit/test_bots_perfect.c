@@ -25,9 +25,9 @@
 #include <uv.h>
 
 #include "bots_ref.h"
-#include "engine/errors.h"
-#include "engine/repetition.h"
-#include "search/bot.h"
+#include "base/errors.h"
+#include "games/thue/engine/repetition.h"
+#include "games/thue/bots/bot.h"
 
 /* ---- tests: perfect ------------------------------------------------------------------ */
 

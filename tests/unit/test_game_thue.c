@@ -1,6 +1,6 @@
 /*
  * test_game_thue.c: the Thue game behind the game table (server/games/thue/thue.c),
- * checked move for move against the engine's match machine (engine/match.c), which the
+ * checked move for move against the engine's match machine (games/thue/engine/match.c), which the
  * server's Thue rooms run, and by the conformance checker (game_check.c).
  */
 #include <setjmp.h>
@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "engine/match.h"
+#include "games/thue/engine/match.h"
 #include "game_check.h"
 #include "games/game.h"
 

@@ -24,7 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/errors.h"
+#include "base/errors.h"
 #include "games/game.h"
 #include "games/nim/nim.h"
 #include "search/gbot.h"

@@ -273,7 +273,9 @@ static void test_ladder_after_rated_match(void **st)
     assert_int_equal(json_integer_value(json_object_get(l, "total")), 1);
     assert_non_null(ladder_entry(l, bot));
     /* the HTTP API's ladder says the same */
-    char *text = thue_lobby_ladder_json(h->lobby, THUE_SQUARE, 3, THUE_LADDER_ALL, 0, 50);
+    thue_lobby_ladder_ask ask = {NULL, NULL, THUE_SQUARE, 3, THUE_LADDER_ALL, 0, 50};
+    char *text = NULL, why[200];
+    assert_int_equal(thue_lobby_ladder_json(h->lobby, &ask, &text, why, sizeof why), 0);
     assert_non_null(text);
     assert_non_null(strstr(text, "\"total\":2"));
     assert_non_null(strstr(text, "\"name\":\"Ann\""));

@@ -220,7 +220,9 @@ static void check_ladder(harness *h, const naive_row *all, int n, thue_ladder_ki
             want[m++] = all[i];
     qsort(want, (size_t)m, sizeof *want, naive_order);
     for (int offset = 0; offset <= m; offset += 37) {
-        char *text = thue_lobby_ladder_json(h->lobby, THUE_SQUARE, 5, kind, offset, 37);
+        thue_lobby_ladder_ask ask = {NULL, NULL, THUE_SQUARE, 5, kind, offset, 37};
+        char *text = NULL, why[200];
+        assert_int_equal(thue_lobby_ladder_json(h->lobby, &ask, &text, why, sizeof why), 0);
         assert_non_null(text);
         json_error_t e;
         json_t *j = json_loads(text, 0, &e);
@@ -240,6 +242,44 @@ static void check_ladder(harness *h, const naive_row *all, int n, thue_ladder_ki
         free(text);
     }
     free(want);
+}
+
+/* The other pools of test_ladder_cache: Nim's misere pool holds the even accounts (rated
+ * 2500 + i), its normal pool nobody; unknown games and bad options are refused. */
+static void check_other_pools(harness *h, const naive_row *rows, int n)
+{
+    char *text = NULL, why[200];
+    thue_lobby_ladder_ask ask = {"nim", "{\"misere\":true}", THUE_SQUARE, 0, THUE_LADDER_ALL, 0, 3};
+    assert_int_equal(thue_lobby_ladder_json(h->lobby, &ask, &text, why, sizeof why), 0);
+    json_t *j = json_loads(text, 0, NULL);
+    free(text);
+    assert_non_null(j);
+    assert_string_equal(str(j, "game"), "nim");
+    assert_string_equal(str(j, "pool"), "misere");
+    assert_null(json_object_get(j, "variant"));
+    assert_true(json_is_true(json_object_get(json_object_get(j, "game_options"), "misere")));
+    assert_int_equal(json_integer_value(json_object_get(j, "total")), (n + 1) / 2);
+    json_t *entries = json_object_get(j, "entries");
+    assert_int_equal((int)json_array_size(entries), 3);
+    for (int r = 0; r < 3; r++) /* best first: the largest even i */
+        assert_string_equal(str(json_array_get(entries, (size_t)r), "name"),
+                            rows[(n - 1) / 2 * 2 - 2 * r].name);
+    json_decref(j);
+    ask.game_options = NULL; /* the defaults: normal play, nobody rated */
+    assert_int_equal(thue_lobby_ladder_json(h->lobby, &ask, &text, why, sizeof why), 0);
+    j = json_loads(text, 0, NULL);
+    free(text);
+    assert_string_equal(str(j, "pool"), "normal");
+    assert_int_equal(json_integer_value(json_object_get(j, "total")), 0);
+    json_decref(j);
+    ask.game_options = "{\"misere\":3}";
+    assert_int_equal(thue_lobby_ladder_json(h->lobby, &ask, &text, why, sizeof why), THUE_EOPTIONS);
+    assert_null(text);
+    assert_true(strlen(why) > 0);
+    ask.game = "chess";
+    assert_int_equal(thue_lobby_ladder_json(h->lobby, &ask, &text, why, sizeof why), THUE_EGAME);
+    ask.game = NULL; /* Thue's pools are named by variant and k only */
+    assert_int_equal(thue_lobby_ladder_json(h->lobby, &ask, &text, why, sizeof why), THUE_EOPTIONS);
 }
 
 static void test_ladder_cache(void **st)
@@ -270,16 +310,25 @@ static void test_ladder_cache(void **st)
         r->rd = 50 + i;
         r->games = i % 11 == 0 ? 0 : 1 + (int)(x % 5);
         thue_rating_row g = {.account = a.id,
-                             .variant = THUE_SQUARE,
-                             .k = 5,
+                             .game = "thue",
+                             .pool = "square-k5",
                              .rating = r->rating,
                              .rd = r->rd,
                              .vol = 0.06,
                              .games = r->games};
         thue_lobby_load_rating(h->lobby, &g);
+        /* Other pools beside it (Thue's k = 4, Nim's misere play) stay out of its ladder. */
+        thue_rating_row other = g;
+        snprintf(other.pool, sizeof other.pool, "%s", i % 2 ? "square-k4" : "misere");
+        if (i % 2 == 0)
+            snprintf(other.game, sizeof other.game, "nim");
+        other.rating = 2500 + i;
+        other.games = 1;
+        thue_lobby_load_rating(h->lobby, &other);
     }
     for (int kind = THUE_LADDER_ALL; kind <= THUE_LADDER_BOT; kind++)
         check_ladder(h, rows, N, (thue_ladder_kind)kind);
+    check_other_pools(h, rows, N);
     /* Changes (as a rated match makes them) drop the cache: pages follow. */
     for (int round = 0; round < 3; round++) {
         for (int i = round; i < N; i += 5) {
@@ -287,8 +336,8 @@ static void test_ladder_cache(void **st)
             rows[i].rating = 1000 + (double)((x >> 33) % 900);
             rows[i].games++;
             thue_rating_row g = {.account = 1000 + i,
-                                 .variant = THUE_SQUARE,
-                                 .k = 5,
+                                 .game = "thue",
+                                 .pool = "square-k5",
                                  .rating = rows[i].rating,
                                  .rd = rows[i].rd,
                                  .vol = 0.06,

@@ -404,7 +404,9 @@ static void test_swiss_of_people_and_bots(void **st)
     assert_int_equal(check_seated(bob, "Bob", t), e[ib].games);
     assert_true(e[ia].games >= 2 && e[ib].games >= 2);
     /* tournament games are not rated: the ladder of square, 3 is empty */
-    char *text = thue_lobby_ladder_json(h->lobby, THUE_SQUARE, 3, THUE_LADDER_ALL, 0, 50);
+    thue_lobby_ladder_ask ask = {NULL, NULL, THUE_SQUARE, 3, THUE_LADDER_ALL, 0, 50};
+    char *text = NULL, why[200];
+    assert_int_equal(thue_lobby_ladder_json(h->lobby, &ask, &text, why, sizeof why), 0);
     assert_non_null(text);
     assert_non_null(strstr(text, "\"total\":0"));
     free(text);

@@ -1,5 +1,5 @@
 /*
- * test_match_init.c: the match state machine (engine/match.h) from its start: the
+ * test_match_init.c: the match state machine (games/thue/engine/match.h) from its start: the
  * defaults, every invalid option with its code, the boundaries, the state of a fresh
  * match, free on NULL, and the distinct names of results and reasons.
  */

@@ -1,6 +1,6 @@
 /*
  * test_match_model.c: random matches (valid and invalid calls from a fixed-seed
- * generator) played through engine/match.h and checked call by call against a plain
+ * generator) played through games/thue/engine/match.h and checked call by call against a plain
  * reference model of the rules, with a definition-level repetition check of its own
  * (nothing shared with repetition.c).
  */

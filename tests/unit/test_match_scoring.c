@@ -1,5 +1,5 @@
 /*
- * test_match_scoring.c: how a match (engine/match.h) ends: scoring, the role swap, the
+ * test_match_scoring.c: how a match (games/thue/engine/match.h) ends: scoring, the role swap, the
  * length limit (up to the maximum 10000), draws and wins, and forfeits by either player
  * in either round and step, for every reason.
  */

@@ -1,6 +1,6 @@
 /*
  * test_match_turns.c: the worked example of RULES.md played through the match machine
- * (engine/match.h), then turn order and every error path, each followed by a check that
+ * (games/thue/engine/match.h), then turn order and every error path, each followed by a check that
  * the whole match (round, step, placed, word, rounds[], reason, winner, forfeiter, moves)
  * is unchanged.
  */

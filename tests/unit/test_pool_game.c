@@ -25,10 +25,10 @@
 
 #include <uv.h>
 
-#include "engine/errors.h"
+#include "base/errors.h"
 #include "games/game.h"
 #include "games/nim/nim.h"
-#include "search/bot.h"
+#include "games/thue/bots/bot.h"
 #include "search/gbot.h"
 #include "search/pool.h"
 

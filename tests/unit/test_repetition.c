@@ -19,9 +19,9 @@
 
 #include <cmocka.h>
 
-#include "engine/errors.h"
-#include "engine/repetition.h"
-#include "engine/word.h"
+#include "base/errors.h"
+#include "games/thue/engine/repetition.h"
+#include "games/thue/engine/word.h"
 #include "naive.h"
 
 /* xorshift64*: a small deterministic generator for the random tests. */

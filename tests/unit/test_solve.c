@@ -18,10 +18,10 @@
 
 #include <cmocka.h>
 
-#include "engine/errors.h"
-#include "engine/repetition.h"
+#include "base/errors.h"
+#include "games/thue/engine/repetition.h"
 #include "naive.h"
-#include "search/solve.h"
+#include "games/thue/bots/solve.h"
 
 /* ---- the reference: memoised minimax on exact words -------------------------------- */
 

@@ -1,10 +1,11 @@
 /*
- * test_store_games.c: other games' matches in the store (schema 2, server/store): a Nim
+ * test_store_games.c: other games' matches in the store (schemas 2 and 3, server/store): a Nim
  * match saved and read back (GET /api/matches/{id}'s JSON, moves.csv), the list of a
  * player's matches filtered by game (checked against a plain filter and sort of what was
- * saved), and a database of schema version 1, made here with version 1's own SQL,
- * migrating in place with its Thue match intact and its JSON byte for byte what
- * version 1 served.
+ * saved), and a database of schema version 1 (a rated Thue match), made here with
+ * version 1's own SQL, migrating in place (through versions 2 and 3) with its Thue match
+ * intact, its JSON byte for byte what version 1 served, and its rating in pool
+ * ("thue", "square-k3").
  *
  * Nim matches are played with the game's own table (server/games), so the states and
  * moves stored are what the lobby would store. Waiting is running the uv loop: the store
@@ -26,7 +27,7 @@
 #include <sqlite3.h>
 #include <uv.h>
 
-#include "engine/errors.h"
+#include "base/errors.h"
 #include "games/game.h"
 #include "store/store.h"
 
@@ -524,7 +525,7 @@ static void test_list_by_game(void **state)
     uv_loop_close(&loop);
 }
 
-/* ---- a version-1 database migrating to version 2 ------------------------------------------ */
+/* ---- a version-1 database migrating to version 3 ------------------------------------------ */
 
 /* Schema version 1 as it shipped (store_db.c's first migration), to make an old file. */
 static const char v1_schema[] =
@@ -618,9 +619,14 @@ static void load_account(void *ctx, const thue_account_row *row)
     (*(int *)ctx)++;
 }
 
+/* Ann's rating of pool (square, 3), which schema 3 keys as game "thue", pool "square-k3". */
 static void load_rating(void *ctx, const thue_rating_row *row)
 {
-    (void)row;
+    assert_int_equal(row->account, 1);
+    assert_string_equal(row->game, "thue");
+    assert_string_equal(row->pool, "square-k3");
+    assert_true(row->rating == 1662.5 && row->rd == 290.25 && row->vol == 0.06);
+    assert_true(row->games == 1 && row->wins == 1 && row->draws == 0 && row->losses == 0);
     (*(int *)ctx) += 100;
 }
 
@@ -645,7 +651,7 @@ static void test_v1_migrates(void **state)
     uv_loop_init(&loop);
     assert_int_equal(thue_store_start(s, &loop), 0);
     assert_int_equal(sql_int(t.path, "PRAGMA user_version"), THUE_STORE_SCHEMA_VERSION);
-    assert_int_equal(THUE_STORE_SCHEMA_VERSION, 2);
+    assert_int_equal(THUE_STORE_SCHEMA_VERSION, 3);
 
     /* The old match, whole, as Thue's. */
     char *body = match_text(s, &loop, "mold1", 200);
@@ -699,12 +705,15 @@ static void test_v1_migrates(void **state)
                                      "move LIKE '{\"heap\":%'"),
                      sql_int(t.path, "SELECT count(*) FROM moves WHERE match = 'mnew'"));
     assert_int_equal(sql_int(t.path, "SELECT count(*) FROM accounts"), 2);
-    assert_int_equal(sql_int(t.path, "SELECT games FROM ratings WHERE account = 1"), 1);
+    assert_int_equal(sql_int(t.path, "SELECT games FROM ratings WHERE account = 1 AND game = "
+                                     "'thue' AND pool = 'square-k3'"),
+                     1);
+    assert_int_equal(sql_int(t.path, "SELECT count(*) FROM ratings"), 1);
     /* Opening again changes nothing. */
     s = thue_store_open(t.path, err, sizeof err);
     assert_non_null(s);
     thue_store_close(s, NULL, NULL);
-    assert_int_equal(sql_int(t.path, "PRAGMA user_version"), 2);
+    assert_int_equal(sql_int(t.path, "PRAGMA user_version"), 3);
     assert_int_equal(sql_int(t.path, "SELECT count(*) FROM matches"), 2);
     tdir_remove(&t);
 }

@@ -296,8 +296,8 @@ static void rated(tmatch *m, int64_t a0, int64_t a1, double r0, double r1, int g
         c->rd_after = 290.25;
         thue_rating_row *r = &m->row.ratings[p];
         r->account = p ? a1 : a0;
-        r->variant = THUE_OVERLAP;
-        r->k = 4;
+        snprintf(r->game, sizeof r->game, "thue");
+        snprintf(r->pool, sizeof r->pool, "overlap-k4");
         r->rating = p ? r1 : r0;
         r->rd = 290.25;
         r->vol = 0.06;
@@ -348,8 +348,8 @@ static void test_store_rated_match_ratings(void **state)
     load_all(t.path, l);
     assert_int_equal(l->nratings, 2);
     assert_int_equal(l->ratings[0].account, 1);
-    assert_int_equal(l->ratings[0].variant, THUE_OVERLAP);
-    assert_int_equal(l->ratings[0].k, 4);
+    assert_string_equal(l->ratings[0].game, "thue");
+    assert_string_equal(l->ratings[0].pool, "overlap-k4");
     assert_true(l->ratings[0].rating == 1700.5);
     assert_true(l->ratings[0].rd == 290.25);
     assert_true(l->ratings[0].vol == 0.06);

@@ -1,5 +1,5 @@
 /*
- * test_uct_export.c: the uct bot's tree exports (server/search/uct.c, docs/uct.md): both
+ * test_uct_export.c: the uct bot's tree exports (server/games/thue/bots/uct.c, docs/uct.md): both
  * formats parsed back by small readers here and checked against each other, against the
  * tree's invariants and against the rules (every row's state follows from its parent's by
  * its move); bad arguments.

@@ -1,5 +1,5 @@
 /*
- * test_uct_search.c: the uct bot (server/search/uct.c, docs/uct.md): determinism for a
+ * test_uct_search.c: the uct bot (server/games/thue/bots/uct.c, docs/uct.md): determinism for a
  * fixed seed and iteration count; root parallelism (the iterations are shared out and the
  * root statistics merged); the iteration count, the node budget, the deadline and the
  * stop flag; legal moves on random positions (against the naive reference of naive.c),

@@ -1,5 +1,5 @@
 /*
- * test_uct_strength.c: the uct bot's (server/search/uct.c) strength on small k = 3 and
+ * test_uct_strength.c: the uct bot's (server/games/thue/bots/uct.c) strength on small k = 3 and
  * k = 4 positions against the exact solver, as builder and as painter.
  */
 #include "uct_helpers.h"

@@ -1,8 +1,8 @@
 /*
- * test_word_edit.c: words as growable arrays (engine/word.h): init/free, reserve, assign,
- * insert and remove at every place, every error path followed by a check that the word
- * is unchanged, the THUE_WORD_MAX limit, random edits against a plain array, check_k and
- * the largest symbol. Random data comes from a fixed-seed xorshift64.
+ * test_word_edit.c: words as growable arrays (games/thue/engine/word.h): init/free,
+ * reserve, assign, insert and remove at every place, every error path followed by a check
+ * that the word is unchanged, the THUE_WORD_MAX limit, random edits against a plain array,
+ * check_k and the largest symbol. Random data comes from a fixed-seed xorshift64.
  */
 #include "word_helpers.h"
 

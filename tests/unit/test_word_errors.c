@@ -1,5 +1,5 @@
 /*
- * test_word_errors.c: the X-macro error list (engine/errors.h): every code's name and
+ * test_word_errors.c: the X-macro error list (base/errors.h): every code's name and
  * message, "ok" and unknown codes, and the wire names that must never change.
  */
 #include "word_helpers.h"

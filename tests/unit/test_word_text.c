@@ -1,5 +1,5 @@
 /*
- * test_word_text.c: words' text forms (engine/word.h). Parse: every accepted form, and
+ * test_word_text.c: words' text forms (games/thue/engine/word.h). Parse: every accepted form, and
  * every rejected one with its code and the exact byte offset reported in err_at; a failed
  * parse leaves the word as it was. Format: styles, snprintf-like truncation,
  * parse(format(w)) == w on random words; a fuzz-style run of random byte strings through

@@ -13,14 +13,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
-#include "engine/errors.h"
-#include "engine/repetition.h"
-#include "engine/word.h"
+#include "base/errors.h"
+#include "games/thue/engine/repetition.h"
+#include "games/thue/engine/word.h"
 #include "naive.h"
-#include "search/bot.h"
-#include "search/bot_internal.h"
-#include "search/solve.h"
-#include "search/uct.h"
+#include "games/thue/bots/bot.h"
+#include "games/thue/bots/bot_internal.h"
+#include "games/thue/bots/solve.h"
+#include "games/thue/bots/uct.h"
 
 /* ---- helpers ----------------------------------------------------------------------- */
 

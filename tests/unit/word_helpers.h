@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
-#include "engine/errors.h"
-#include "engine/word.h"
+#include "base/errors.h"
+#include "games/thue/engine/word.h"
 
 extern uint64_t rng_state;
 

@@ -1,7 +1,7 @@
 /*
  * thue.c: the online Thue game behind the game table (game.h), over the engine's
- * repetition checks (engine/repetition.h), with the rules of RULES.md and
- * engine/match.h: two rounds; player 0 builds in round 0 and paints in round 1; each
+ * repetition checks (games/thue/engine/repetition.h), with the rules of RULES.md and
+ * games/thue/engine/match.h: two rounds; player 0 builds in round 0 and paints in round 1; each
  * round's word starts as [0]; the builder places (a position 0..n), then the painter
  * paints (a symbol 0..k-1); a paint that makes a repetition ends the round, otherwise the
  * painter scores a point, and the length limit ends the round too. More painter points
@@ -10,7 +10,7 @@
  * The state is flat (the table's rule): a header and two word buffers of limit + 2
  * symbols, the current round's word and round 0's final word, so that a state copies
  * with memcpy and its JSON shows both rounds' words. The match machine in
- * engine/match.c is the reference the tests hold this against, move for move.
+ * games/thue/engine/match.c is the reference the tests hold this against, move for move.
  *
  * Options: {"variant":"square","k":3,"limit":100}. Moves: {"place":I} (v[0] = 0,
  * v[1] = I) and {"paint":C} (v[0] = 1, v[1] = C). Every symbol is a legal paint (one
@@ -19,8 +19,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "engine/match.h"
-#include "engine/repetition.h"
+#include "games/thue/engine/match.h"
+#include "games/thue/engine/repetition.h"
 #include "games/game.h"
 #include "games/registry.h"
 #include "games/thue/thue.h"

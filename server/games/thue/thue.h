@@ -9,7 +9,7 @@
 
 #include <stdint.h>
 
-#include "engine/repetition.h"
+#include "games/thue/engine/repetition.h"
 #include "games/game.h"
 
 extern const thue_gamedef thue_game_thue;

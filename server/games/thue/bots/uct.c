@@ -32,15 +32,15 @@
  * the search's seed and the part's index, so a fixed seed and iteration count (or node
  * budget) give the same tree, move and node count on every machine.
  */
-#include "search/uct.h"
+#include "games/thue/bots/uct.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/errors.h"
-#include "engine/word.h"
-#include "search/bot_internal.h"
+#include "base/errors.h"
+#include "games/thue/engine/word.h"
+#include "games/thue/bots/bot_internal.h"
 
 /* Nodes all parts of one search may hold together (48 bytes each: about 200 MB). Past
  * its share a part stops expanding and goes on simulating from the tree's frontier. */

@@ -1,5 +1,5 @@
 /* errors.c: messages and names of every code of THUE_ERRORS (see errors.h). */
-#include "engine/errors.h"
+#include "base/errors.h"
 
 const char *thue_strerror(int err)
 {

@@ -6,7 +6,7 @@
  *            symbol loses and it plays 0.
  * No randomness, one legal-move map.
  */
-#include "search/bot_internal.h"
+#include "games/thue/bots/bot_internal.h"
 
 void thue__greedy_choose(const thue_bot_search *s, thue_bot_result *out)
 {

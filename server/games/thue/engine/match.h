@@ -19,8 +19,8 @@
 
 #include <stdbool.h>
 
-#include "engine/repetition.h"
-#include "engine/word.h"
+#include "games/thue/engine/repetition.h"
+#include "games/thue/engine/word.h"
 
 #define THUE_LIMIT_MIN 1
 #define THUE_LIMIT_MAX 10000

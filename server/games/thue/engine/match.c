@@ -5,11 +5,11 @@
  * rejected call leaves it exactly as it was. The word buffer is reserved for the
  * longest possible round (limit + 2 symbols) at init, so play never allocates.
  */
-#include "engine/match.h"
+#include "games/thue/engine/match.h"
 
 #include <string.h>
 
-#include "engine/errors.h"
+#include "base/errors.h"
 
 thue_match_options thue_match_defaults(void)
 {

@@ -7,7 +7,7 @@
 
 #include <stdio.h>
 
-#include "search/bot.h"
+#include "games/thue/bots/bot.h"
 
 typedef enum {
     THUE_TREE_CSV = 0, /* one row per node, depth-first */

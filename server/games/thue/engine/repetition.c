@@ -31,13 +31,13 @@
  * run lengths read off the bit sets (count-leading/trailing-zero instructions).
  * The full check uses the same bit sets: the first p whose Z_p has a run of W ones.
  */
-#include "engine/repetition.h"
+#include "games/thue/engine/repetition.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/errors.h"
-#include "engine/word.h"
+#include "base/errors.h"
+#include "games/thue/engine/word.h"
 
 #define PLANES_MAX 6 /* log2(THUE_K_MAX) */
 

@@ -22,7 +22,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
-#include "engine/repetition.h"
+#include "games/thue/engine/repetition.h"
 
 typedef struct thue_solve_limits {
     int max_depth;        /* insertions to look ahead; <= 0: no cap */

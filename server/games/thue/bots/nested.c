@@ -31,8 +31,8 @@
  */
 #include <stdlib.h>
 
-#include "engine/errors.h"
-#include "search/bot_internal.h"
+#include "base/errors.h"
+#include "games/thue/bots/bot_internal.h"
 
 typedef struct walk {
     const thue_bot_search *s;

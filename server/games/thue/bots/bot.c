@@ -2,7 +2,7 @@
  * bot.c: bot specs, positions, limits and the life of a (possibly split) search; the
  * bots themselves are in greedy.c, nested.c, uct.c and perfect.c.
  */
-#include "search/bot.h"
+#include "games/thue/bots/bot.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -13,10 +13,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "engine/errors.h"
-#include "engine/word.h"
-#include "search/bot_internal.h"
-#include "search/solve.h"
+#include "base/errors.h"
+#include "games/thue/engine/word.h"
+#include "games/thue/bots/bot_internal.h"
+#include "games/thue/bots/solve.h"
 
 const char *thue_role_name(thue_role r)
 {

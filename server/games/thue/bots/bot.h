@@ -29,7 +29,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "engine/repetition.h"
+#include "games/thue/engine/repetition.h"
 
 typedef enum { THUE_ROLE_BUILDER = 0, THUE_ROLE_PAINTER = 1 } thue_role;
 

@@ -23,14 +23,14 @@
  * V_d >= r gives V >= r; the table stores such bounds on V and so serves every cap.
  * Iterative deepening on d stops at the first d whose answer is below d (exact).
  */
-#include "search/solve.h"
+#include "games/thue/bots/solve.h"
 
 #include <stdlib.h>
 #include <time.h>
 #include <string.h>
 
-#include "engine/errors.h"
-#include "engine/word.h"
+#include "base/errors.h"
+#include "games/thue/engine/word.h"
 
 /* Longest word the solver handles (the table stores lengths in 16 bits). */
 #define SOLVE_MAXLEN 4096

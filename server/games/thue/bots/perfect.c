@@ -27,9 +27,9 @@
  */
 #include <stdlib.h>
 
-#include "engine/errors.h"
-#include "search/bot_internal.h"
-#include "search/solve.h"
+#include "base/errors.h"
+#include "games/thue/bots/bot_internal.h"
+#include "games/thue/bots/solve.h"
 
 static int min_cap(int a, int b)
 {

@@ -19,11 +19,11 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
-#include "engine/rng.h"
+#include "base/rng.h"
 
 #include <uv.h>
 
-#include "search/bot.h"
+#include "games/thue/bots/bot.h"
 
 #define THUE__POLL_EVERY 64
 
@@ -57,7 +57,7 @@ static inline int thue__tick(thue__ctl *ctl)
     return 0;
 }
 
-/* Every random choice the bots make comes from engine/rng.h's SplitMix64. A draw in
+/* Every random choice the bots make comes from base/rng.h's SplitMix64. A draw in
  * [0, n) for n >= 1: the next value modulo n. */
 static inline int thue__rand_below(uint64_t *state, int n)
 {

@@ -5,12 +5,12 @@
  * exactly when cap is 0. Parsing builds into a temporary buffer first so that a
  * failed parse leaves the word as it was.
  */
-#include "engine/word.h"
+#include "games/thue/engine/word.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/errors.h"
+#include "base/errors.h"
 
 void thue_word_init(thue_word *w)
 {
