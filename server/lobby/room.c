@@ -113,27 +113,25 @@ void room_player_of(const room_seat *st, thue_player *out)
 /* A Thue room's round i as its messages show it (PROTOCOL.md section 6): from the game's
  * state, and a forfeit's mark: the round being played when it came ends "forfeit" with
  * its word as it stood, and a round after it is "not_played". */
-void room_round_info(const room *r, int i, thue_round_info *out)
+void room_round_info(const room *r, const thue_thue_view *v, int i, thue_round_info *out)
 {
-    thue_thue_view v;
-    thue_game_thue_view(&r->gopt, r->gstate, &v);
     memset(out, 0, sizeof *out);
     out->builder = r->gfirst ^ i; /* player p builds round p */
-    out->points = v.rounds[i].points;
-    out->end = (thue_round_end)v.rounds[i].end;
+    out->points = v->rounds[i].points;
+    out->end = (thue_round_end)v->rounds[i].end;
     bool forfeit = r->gover && r->greason != THUE_END_SCORE;
-    if (forfeit && i == v.round && out->end == THUE_ROUND_PLAYING)
+    if (forfeit && i == v->round && out->end == THUE_ROUND_PLAYING)
         out->end = THUE_ROUND_FORFEIT;
-    else if (forfeit && i > v.round)
+    else if (forfeit && i > v->round)
         out->end = THUE_ROUND_NOT_PLAYED;
     out->has_repetition = out->end == THUE_ROUND_REPETITION;
-    out->repetition = v.rounds[i].rep;
-    if (i == 0 && v.word0 != NULL) {
-        out->word = v.word0;
-        out->word_len = v.len0;
-    } else if (i == v.round && (v.step == THUE_STEP_OVER || out->end == THUE_ROUND_FORFEIT)) {
-        out->word = v.word;
-        out->word_len = v.len;
+    out->repetition = v->rounds[i].rep;
+    if (i == 0 && v->word0 != NULL) {
+        out->word = v->word0;
+        out->word_len = v->len0;
+    } else if (i == v->round && (v->step == THUE_STEP_OVER || out->end == THUE_ROUND_FORFEIT)) {
+        out->word = v->word;
+        out->word_len = v->len;
     }
 }
 
@@ -249,7 +247,7 @@ static void fill_state(const room *r, thue_msg *msg, int you)
     mi->word_len = v.len;
     mi->placed = running && v.step == THUE_STEP_PAINT ? v.placed : -1;
     for (int i = 0; i < 2; i++) {
-        room_round_info(r, i, &mi->rounds[i]);
+        room_round_info(r, &v, i, &mi->rounds[i]);
         mi->points[r->gfirst ^ i] = v.rounds[1 - i].points; /* player p paints round 1-p */
     }
     mi->has_clocks = r->opt.clock.present;

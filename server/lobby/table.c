@@ -191,7 +191,7 @@ static void finish(room *r)
     for (int i = 0; i < 2; i++) {
         room_player_of(&r->seats[i], &me->players[i]);
         me->points[r->gfirst ^ i] = v.rounds[1 - i].points; /* player p paints round 1-p */
-        room_round_info(r, i, &me->rounds[i]);
+        room_round_info(r, &v, i, &me->rounds[i]);
     }
     thue_log(THUE_LOG_INFO, "room %s: match %d over (%s, winner %d, %d-%d)", r->id, r->number,
              thue_end_reason_name(r->greason), r->gwinner, me->points[0], me->points[1]);
