@@ -1026,6 +1026,18 @@ int room_ready(request *rq)
     return 0;
 }
 
+/* The tail of every move command, Thue's place and paint and another game's move: a
+ * refused move (err, with rq's field and message set) changes nothing; an accepted one is
+ * acknowledged first, then the table goes on (next turn or end, new state for all). */
+static int move_done(request *rq, room *r, int err)
+{
+    if (err)
+        return err;
+    request_ok(rq);
+    table_after_move(r);
+    return 0;
+}
+
 int room_move(request *rq, bool paint)
 {
     room *r;
@@ -1053,11 +1065,7 @@ int room_move(request *rq, bool paint)
         snprintf(rq->message, sizeof rq->message, "symbol out of range: symbols are 0..%d",
                  r->opt.k - 1);
     }
-    if (err)
-        return err;
-    request_ok(rq);
-    table_after_move(r);
-    return 0;
+    return move_done(rq, r, err);
 }
 
 int room_gmove(request *rq)
@@ -1087,11 +1095,8 @@ int room_gmove(request *rq)
     if (err) {
         snprintf(rq->field, sizeof rq->field, "move%s%s", e.field[0] ? "/" : "", e.field);
         snprintf(rq->message, sizeof rq->message, "%s", e.msg);
-        return err;
     }
-    request_ok(rq);
-    table_after_move(r);
-    return 0;
+    return move_done(rq, r, err);
 }
 
 int room_resign(request *rq)
