@@ -408,30 +408,20 @@ static void gbot_done(const thue_game_job_result *res, void *data)
     int seat = job_back(r, res->queue_ms);
     if (seat < 0)
         return;
-    thue_gmove m = res->bot.move;
-    if (res->err == THUE_ETOOBIG) {
-        /* The perfect bot could not decide in time (a position beyond its solver):
-         * it plays the first legal move rather than forfeit. */
-        thue_gmove *moves = malloc(sizeof *moves * (size_t)r->game->max_moves(&r->gopt));
-        int n = moves != NULL ? r->game->legal_moves(&r->gopt, r->gstate, moves) : 0;
-        if (n > 0)
-            m = moves[0];
-        free(moves);
-        thue_log(THUE_LOG_WARN, "room %s: bot %s could not decide; it plays a legal move", r->id,
-                 r->seats[seat].bot_spec_text);
-        if (n <= 0) {
-            bot_forfeits(r, seat, "has no move", "none is legal");
-            return;
-        }
-    } else if (res->err) {
+    if (res->err) {
         bot_forfeits(r, seat, "failed", thue_strerror(res->err));
         return;
-    } else {
-        thue_histogram_observe(&r->lobby->metrics->bot_think, res->bot.ms / 1000.0);
     }
+    if (r->seats[seat].gspec.kind == THUE_GBOT_PERFECT && !res->bot.exact)
+        /* The perfect bot could not decide in time (a position beyond its solver): it
+         * answered the first legal move rather than forfeit (gsubmit_bot asks for that). */
+        thue_log(THUE_LOG_WARN, "room %s: bot %s could not decide; it plays a legal move", r->id,
+                 r->seats[seat].bot_spec_text);
+    else
+        thue_histogram_observe(&r->lobby->metrics->bot_think, res->bot.ms / 1000.0);
     thue_gerr e;
     memset(&e, 0, sizeof e);
-    int err = table_apply_gmove(r, seat, &m, &e);
+    int err = table_apply_gmove(r, seat, &res->bot.move, &e);
     bot_moved(r, seat, err, e.msg);
 }
 
@@ -471,6 +461,7 @@ static void gsubmit_bot(room *r, int seat)
     req.opt = r->gopt;
     req.state = r->gstate;
     req.spec = st->gspec;
+    req.spec.legal_if_undecided = 1; /* a perfect bot that cannot decide still moves */
     req.seed = thue_gmix64(r->game_seed ^ (uint64_t)r->nmoves);
     req.think_ms = st->think_ms;
     req.deadline_ns = bot_deadline(r, seat);
