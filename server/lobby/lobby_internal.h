@@ -1,6 +1,7 @@
 /*
  * lobby_internal.h: the lobby's types, shared by lobby.c (connections, sessions, the
- * dispatch of commands, quick match) and room.c (rooms, seats, matches, clocks, bots).
+ * dispatch of commands), quickmatch.c (quick match) and room.c (rooms, seats, matches,
+ * clocks, bots).
  *
  * Ownership: the lobby owns every session and room. A session lives from its hello until
  * its grace period ends after its connection is lost (or the lobby closes). A room lives
@@ -343,6 +344,16 @@ void room_session_gone(room *r, session *s);
 /* Starts closing a room: cancels its bot job, closes its timers. */
 void room_destroy(room *r);
 room *room_find(thue_lobby *l, const char *id);
+
+/* ---- quickmatch.c ------------------------------------------------------------------- */
+
+/* queue_join: pairs the sender with the longest-waiting session of the same queue, or
+ * queues it (with a bot after bot_after_s when asked). */
+int cmd_queue_join(request *rq);
+/* queue_leave: out of the queue (also when not in it). */
+int cmd_queue_leave(request *rq);
+/* Takes a session out of the queue and stops its queue timer; a no-op when not queued. */
+void queue_remove(session *s);
 
 /* ---- accounts.c ---------------------------------------------------------------------- */
 
