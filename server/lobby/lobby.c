@@ -772,14 +772,14 @@ char *lobby_strip_type(char *text)
 
 char *thue_lobby_tournaments_json(thue_lobby *l, int status, int offset, int count)
 {
-    return lobby_strip_type(tournaments_text(l, NULL, status, offset, count));
+    return tournaments_text(l, NULL, status, offset, count);
 }
 
 char *thue_lobby_tournament_json(thue_lobby *l, const char *id, int *unknown)
 {
     tournament *t = tournament_find(l, id);
     *unknown = t == NULL;
-    return t ? lobby_strip_type(tournament_text(t, NULL)) : NULL;
+    return t ? tournament_text(t, NULL) : NULL;
 }
 
 void thue_lobby_set_store(thue_lobby *l, thue_store *store)
@@ -871,26 +871,25 @@ void thue_lobby_disconnected(thue_lobby *l, thue_client *c)
 
 char *thue_lobby_rooms_json(thue_lobby *l, const char *game, const char *variant, int k, int status)
 {
-    thue_cmd cmd;
-    memset(&cmd, 0, sizeof cmd);
-    cmd.type = THUE_CMD_LIST_ROOMS;
+    room_filter f;
+    memset(&f, 0, sizeof f);
     if (game) {
-        cmd.u.list_rooms.has_game = 1;
-        snprintf(cmd.u.list_rooms.game, sizeof cmd.u.list_rooms.game, "%s", game);
+        f.has_game = true;
+        snprintf(f.game, sizeof f.game, "%s", game);
     }
     if (variant) {
-        cmd.u.list_rooms.has_variant = 1;
-        cmd.u.list_rooms.variant = strcmp(variant, "overlap") == 0 ? THUE_OVERLAP : THUE_SQUARE;
+        f.has_variant = true;
+        f.variant = strcmp(variant, "overlap") == 0 ? THUE_OVERLAP : THUE_SQUARE;
     }
     if (k >= 0) {
-        cmd.u.list_rooms.has_k = 1;
-        cmd.u.list_rooms.k = k;
+        f.has_k = true;
+        f.k = k;
     }
     if (status >= 0) {
-        cmd.u.list_rooms.has_status = 1;
-        cmd.u.list_rooms.status = (thue_room_status)status;
+        f.has_status = true;
+        f.status = (thue_room_status)status;
     }
-    return lobby_strip_type(room_list_text(l, &cmd));
+    return room_list_text(l, &f, NULL);
 }
 
 void thue_lobby_shutdown(thue_lobby *l)

@@ -266,7 +266,8 @@ void lobby_session_rooms_changed(session *s);
 void lobby_reply_error(thue_lobby *l, session *s, const thue_msg_id *id, int code);
 void lobby_send_text(thue_lobby *l, thue_client *c, const char *text);
 /* Drops the leading "type" member of an encoded message (for the HTTP API); NULL in,
- * NULL out. */
+ * NULL out. Only the ladder's answer still uses it: rooms and tournaments are encoded
+ * with thue_msg_encode_members, which the ladder will use too. */
 char *lobby_strip_type(char *text);
 uint32_t lobby_hash(const char *s);
 /* Sends one encoded message to a session's connection (no-op while it is away). */
@@ -310,8 +311,19 @@ int room_winner(const room *r);
 int room_resign(request *rq);
 int room_rematch(request *rq);
 int room_chat(request *rq);
-/* The `rooms` message for a list_rooms command (filters only), encoded. */
-char *room_list_text(thue_lobby *l, const thue_cmd *cmd);
+/* Which rooms a list shows: list_rooms' filters, or /api/rooms' arguments. */
+typedef struct room_filter {
+    bool has_game; /* false: Thue's rooms only */
+    char game[THUE_PROTO_GAME_MAX + 1];
+    bool has_variant, has_k, has_status; /* variant and k: Thue's rooms only */
+    thue_variant variant;
+    int k;
+    thue_room_status status;
+} room_filter;
+/* The `rooms` message of the rooms f lets through, encoded: the reply to a list_rooms
+ * command with its id, or (id NULL) the HTTP API's answer, its members alone
+ * (thue_msg_encode_members). NULL when out of memory. */
+char *room_list_text(thue_lobby *l, const room_filter *f, const thue_msg_id *id);
 
 /* Whether the client at peer (its address text) may have a new room made now: 0, with
  * one room taken from its address's bucket; or server_busy (the server is at max_rooms)
@@ -391,8 +403,10 @@ int cmd_leave_tournament(request *rq);
 int cmd_start_tournament(request *rq);
 int cmd_list_tournaments(request *rq);
 int cmd_get_tournament(request *rq);
-/* The `tournaments` reply: status (-1: any), offset and count as list_tournaments. */
+/* The `tournaments` reply: status (-1: any), offset and count as list_tournaments. With
+ * id NULL, for the HTTP API: its members alone (thue_msg_encode_members), as for: */
 char *tournaments_text(thue_lobby *l, const thue_msg_id *id, int status, int offset, int count);
+/* The `tournament` reply (id NULL: the HTTP API's members alone). */
 char *tournament_text(tournament *t, const thue_msg_id *id);
 /* A tournament room's match ended (room.c's finish). */
 void tournament_game_over(room *r);

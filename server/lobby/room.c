@@ -796,9 +796,8 @@ int room_create(request *rq)
     return 0;
 }
 
-char *room_list_text(thue_lobby *l, const thue_cmd *cmd)
+char *room_list_text(thue_lobby *l, const room_filter *f, const thue_msg_id *id)
 {
-    const __typeof__(cmd->u.list_rooms) *f = &cmd->u.list_rooms;
     int cap = l->nrooms < ROOM_LIST_MAX ? l->nrooms : ROOM_LIST_MAX;
     thue_room_summary *list = calloc(cap > 0 ? (size_t)cap : 1, sizeof *list);
     if (list == NULL)
@@ -833,17 +832,29 @@ char *room_list_text(thue_lobby *l, const thue_cmd *cmd)
     thue_msg msg;
     memset(&msg, 0, sizeof msg);
     msg.type = THUE_MSG_ROOMS;
-    msg.id = cmd->id;
+    if (id)
+        msg.id = *id;
     msg.u.rooms.rooms = list;
     msg.u.rooms.nrooms = n;
-    char *text = thue_msg_encode(&msg, NULL);
+    char *text = id ? thue_msg_encode(&msg, NULL) : thue_msg_encode_members(&msg, NULL);
     free(list);
     return text;
 }
 
 int room_list(request *rq)
 {
-    char *text = room_list_text(rq->c->lobby, rq->cmd);
+    const __typeof__(rq->cmd->u.list_rooms) *a = &rq->cmd->u.list_rooms;
+    room_filter f;
+    memset(&f, 0, sizeof f);
+    f.has_game = a->has_game;
+    snprintf(f.game, sizeof f.game, "%s", a->game);
+    f.has_variant = a->has_variant;
+    f.variant = a->variant;
+    f.has_k = a->has_k;
+    f.k = a->k;
+    f.has_status = a->has_status;
+    f.status = a->status;
+    char *text = room_list_text(rq->c->lobby, &f, &rq->cmd->id);
     if (text == NULL)
         return THUE_PERR_INTERNAL;
     lobby_send_text(rq->c->lobby, rq->c, text);
