@@ -1271,3 +1271,20 @@ char *thue_msg_encode(const thue_msg *msg, thue_decode_error *err)
     msg_members(&o, (thue_msg *)(uintptr_t)msg); /* encoding only reads */
     return finish(&o);
 }
+
+char *thue_msg_encode_members(const thue_msg *msg, thue_decode_error *err)
+{
+    thue_decode_error scratch;
+    if (err == NULL)
+        err = &scratch;
+    memset(err, 0, sizeof *err);
+    thue__io o;
+    thue__io_init(&o, 1, err);
+    if (thue_msg_type_name(msg->type) == NULL) {
+        thue__io_fail(&o, THUE_PERR_TYPE, "type", "type must be a server message type");
+        return finish(&o);
+    }
+    thue__buf_putc(&o.out, '{'); /* o.first is still 1: no comma before the first member */
+    msg_members(&o, (thue_msg *)(uintptr_t)msg); /* encoding only reads */
+    return finish(&o);
+}

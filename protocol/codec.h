@@ -4,6 +4,7 @@
  * Four directions, so that the server and the C clients share one implementation:
  *   client commands:  thue_cmd_decode (text -> thue_cmd), thue_cmd_encode (thue_cmd -> text)
  *   server messages:  thue_msg_encode (thue_msg -> text), thue_msg_decode (text -> thue_msg)
+ * and, for the server's HTTP API, thue_msg_encode_members (a message's members alone).
  *
  * Decoding validates everything PROTOCOL.md says about a message: valid UTF-8, a JSON
  * object no deeper than THUE_PROTO_DEPTH_MAX, no repeated key, a known `type`, every
@@ -597,6 +598,12 @@ typedef struct thue_msg {
 /* The JSON text of a server message (NULL when out of memory or when a member is out of
  * the range PROTOCOL.md allows; then err, if not NULL, says which). */
 char *thue_msg_encode(const thue_msg *msg, thue_decode_error *err);
+
+/* The members of a server message alone, for the server's HTTP API (its /api answers are
+ * the messages' bodies): the canonical text of thue_msg_encode without `type` and `id`,
+ * so "{\"rooms\":[...]}" for a rooms message. msg->id is not read. NULL as for
+ * thue_msg_encode (an unknown type, a member out of range, out of memory). */
+char *thue_msg_encode_members(const thue_msg *msg, thue_decode_error *err);
 
 /*
  * Decodes a server message (for clients: the `thue` network commands, tests). Validation

@@ -726,7 +726,7 @@ char *ladder_text(thue_lobby *l, const ladder_query *q, const thue_msg_id *id)
     m->total = total;
     m->entries = entries;
     m->nentries = count;
-    char *text = thue_msg_encode(&msg, NULL);
+    char *text = id ? thue_msg_encode(&msg, NULL) : thue_msg_encode_members(&msg, NULL);
     free(entries);
     return text;
 }

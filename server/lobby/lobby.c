@@ -1,6 +1,6 @@
 /*
- * lobby.c: connections, sessions and the dispatch of client commands (lobby.h), plus
- * quick match. Rooms and matches are room.c's.
+ * lobby.c: connections, sessions and the dispatch of client commands (lobby.h). Rooms
+ * and matches are room.c's, quick match quickmatch.c's.
  *
  * A connection becomes a session with hello: a guest name (given or made up), a resume
  * token of 128 bits from getrandom (never logged) and the limits in force. When the
@@ -8,11 +8,6 @@
  * takes it back (a new token each time); when the period ends, the session forfeits its
  * running matches and leaves its rooms. A hello with the token of a session that is still
  * connected takes it over: the old connection gets goodbye (replaced) and close 1001.
- *
- * Quick match pairs the longest-waiting session of the same queue. Every room it makes
- * counts against the address of the player it is made for (room_allowed); when the room
- * cannot be made the player hears why (an error, or the event queue_failed) and nobody is
- * left waiting for a room that will not come.
  *
  * Every message passes the rate limit (a token bucket per connection) and the codec; a
  * message that fails either is answered with an error and changes nothing. Every command
@@ -305,8 +300,6 @@ static void unlink_name(thue_lobby *l, session *s)
 }
 
 static void grace_over(uv_timer_t *t);
-static void queue_bot_due(uv_timer_t *t);
-static void queue_remove(session *s);
 
 static session *session_new(thue_lobby *l, const char *name)
 {
@@ -577,161 +570,6 @@ session *lobby_session_for_account(thue_lobby *l, account *a)
     return s;
 }
 
-/* ---- quick match ----------------------------------------------------------------------- */
-
-static bool same_queue(const thue_room_options *a, const thue_room_options *b)
-{
-    if (a->has_game || b->has_game) /* the same game with the same (canonical) options */
-        return a->has_game && b->has_game && strcmp(a->game, b->game) == 0 &&
-               strcmp(a->game_options, b->game_options) == 0 && a->rated == b->rated &&
-               a->clock.present == b->clock.present &&
-               (!a->clock.present || (a->clock.initial_ms == b->clock.initial_ms &&
-                                      a->clock.increment_ms == b->clock.increment_ms));
-    return a->variant == b->variant && a->k == b->k && a->limit == b->limit &&
-           a->rated == b->rated && a->clock.present == b->clock.present &&
-           (!a->clock.present || (a->clock.initial_ms == b->clock.initial_ms &&
-                                  a->clock.increment_ms == b->clock.increment_ms));
-}
-
-static void queue_remove(session *s)
-{
-    if (!s->queued)
-        return;
-    s->queued = false;
-    uv_timer_stop(&s->queue_timer);
-}
-
-static void match_found(thue_lobby *l, room *r, session *a, session *b)
-{
-    thue_msg msg;
-    memset(&msg, 0, sizeof msg);
-    msg.type = THUE_MSG_MATCH_FOUND;
-    snprintf(msg.u.match_found.room, sizeof msg.u.match_found.room, "%s", r->id);
-    lobby_send_msg(l, a, &msg);
-    lobby_send_msg(l, b, &msg);
-    room_send_state(r, a);
-    if (b)
-        room_send_state(r, b);
-}
-
-/* Tells a session that quick match could not make its room (it is out of the queue):
- * the event queue_failed with the code and the sentence. */
-static void queue_failed(thue_lobby *l, session *s, int code, const char *why)
-{
-    thue_msg msg;
-    memset(&msg, 0, sizeof msg);
-    msg.type = THUE_MSG_QUEUE_FAILED;
-    msg.u.queue_failed.code = code;
-    snprintf(msg.u.queue_failed.message, sizeof msg.u.queue_failed.message, "%s", why);
-    thue_metrics_error(l->metrics, code);
-    lobby_send_msg(l, s, &msg);
-}
-
-static void queue_bot_due(uv_timer_t *t)
-{
-    session *s = t->data;
-    thue_lobby *l = s->lobby;
-    if (!s->queued)
-        return;
-    s->queued = false;
-    /* The room is made for this player: it counts against the player's address. */
-    char why[THUE_PROTO_TEXT_MAX + 1];
-    int err = room_allowed(l, s->client ? s->client->peer : NULL, why, sizeof why);
-    room *r = err ? NULL : room_quick(l, s, NULL, &s->queue_opt);
-    if (r == NULL) {
-        if (err == 0) {
-            err = THUE_PERR_INTERNAL;
-            snprintf(why, sizeof why,
-                     "the server could not make the room for your match "
-                     "with a bot; join the queue again");
-        }
-        thue_log(THUE_LOG_WARN, "quick match: no room for %s and a bot (%s)", s->player.name,
-                 thue_proto_err_name(err));
-        queue_failed(l, s, err, why);
-        return;
-    }
-    thue_log(THUE_LOG_INFO, "quick match: %s plays a bot in room %s", s->player.name, r->id);
-    match_found(l, r, s, NULL);
-}
-
-static int cmd_queue_join(request *rq)
-{
-    thue_client *c = rq->c;
-    thue_lobby *l = c->lobby;
-    session *s = c->s;
-    const thue_cmd *cmd = rq->cmd;
-    if (cmd->u.queue_join.rated) {
-        int err = rated_allowed(rq, s);
-        if (err)
-            return err;
-    }
-    thue_room_options opt;
-    memset(&opt, 0, sizeof opt);
-    opt.variant = cmd->u.queue_join.variant;
-    opt.k = cmd->u.queue_join.k;
-    opt.limit = cmd->u.queue_join.limit;
-    opt.clock = cmd->u.queue_join.clock;
-    opt.rated = cmd->u.queue_join.rated;
-    opt.first = THUE_FIRST_RANDOM;
-    const thue_gamedef *game;
-    thue_gopt gopt;
-    int gerr = room_game_options(rq, cmd->u.queue_join.has_game ? cmd->u.queue_join.game : NULL,
-                                 cmd->u.queue_join.has_game_options ? cmd->u.queue_join.game_options
-                                                                    : NULL,
-                                 &opt, &game, &gopt);
-    if (gerr)
-        return gerr;
-    queue_remove(s);
-    /* A server without room for a match says so now rather than queue the player for
-     * nothing. */
-    if (l->nrooms >= l->cfg.max_rooms) {
-        snprintf(rq->message, sizeof rq->message,
-                 "the server has as many rooms as it takes (%d): no room for a match; join the "
-                 "queue again in a minute",
-                 l->cfg.max_rooms);
-        return THUE_PERR_BUSY;
-    }
-    /* The longest-waiting session of the same queue, if any. */
-    session *other = NULL;
-    for (session *o = l->sessions; o; o = o->next)
-        if (o != s && o->queued && !o->ending && same_queue(&o->queue_opt, &opt) &&
-            (other == NULL || o->queue_seq < other->queue_seq))
-            other = o;
-    if (other != NULL) {
-        /* The room counts against the address of the player whose request makes it; a
-         * refusal leaves the waiting player in the queue. */
-        int err = room_allowed(l, c->peer, rq->message, sizeof rq->message);
-        if (err)
-            return err;
-        room *r = room_quick(l, other, s, &opt);
-        if (r == NULL) {
-            /* Neither can be paired now: both hear it, and nobody is left waiting. */
-            snprintf(rq->message, sizeof rq->message,
-                     "the server could not make the room for your match; join the queue "
-                     "again");
-            queue_remove(other);
-            thue_log(THUE_LOG_WARN, "quick match: no room for %s and %s", other->player.name,
-                     s->player.name);
-            queue_failed(l, other, THUE_PERR_INTERNAL, rq->message);
-            return THUE_PERR_INTERNAL;
-        }
-        queue_remove(other);
-        request_ok(rq);
-        thue_log(THUE_LOG_INFO, "quick match: %s and %s paired in room %s", other->player.name,
-                 s->player.name, r->id);
-        match_found(l, r, other, s);
-        return 0;
-    }
-    s->queued = true;
-    s->queue_opt = opt;
-    s->queue_seq = ++l->queue_seq;
-    if (cmd->u.queue_join.bot_after_s > 0)
-        uv_timer_start(&s->queue_timer, queue_bot_due,
-                       (uint64_t)cmd->u.queue_join.bot_after_s * 1000, 0);
-    request_ok(rq);
-    return 0;
-}
-
 /* ---- the dispatch ------------------------------------------------------------------------ */
 
 static int cmd_not_available(request *rq)
@@ -804,9 +642,7 @@ static int dispatch(request *rq)
     case THUE_CMD_START_TOURNAMENT:
         return cmd_start_tournament(rq);
     case THUE_CMD_QUEUE_LEAVE:
-        queue_remove(c->s);
-        request_ok(rq);
-        return 0;
+        return cmd_queue_leave(rq);
     default:
         return cmd_not_available(rq);
     }
@@ -921,29 +757,16 @@ thue_lobby *thue_lobby_new(uv_loop_t *loop, const thue_lobby_config *cfg, thue_p
     return l;
 }
 
-char *lobby_strip_type(char *text)
-{
-    /* {"type":"rooms","rooms":[...]} -> {"rooms":[...]}: the canonical form puts type
-     * first, and type names hold no quote. */
-    if (text == NULL || strncmp(text, "{\"type\":\"", 9) != 0)
-        return text;
-    char *end = strchr(text + 9, '"');
-    if (end == NULL || end[1] != ',')
-        return text;
-    memmove(text + 1, end + 2, strlen(end + 2) + 1);
-    return text;
-}
-
 char *thue_lobby_tournaments_json(thue_lobby *l, int status, int offset, int count)
 {
-    return lobby_strip_type(tournaments_text(l, NULL, status, offset, count));
+    return tournaments_text(l, NULL, status, offset, count);
 }
 
 char *thue_lobby_tournament_json(thue_lobby *l, const char *id, int *unknown)
 {
     tournament *t = tournament_find(l, id);
     *unknown = t == NULL;
-    return t ? lobby_strip_type(tournament_text(t, NULL)) : NULL;
+    return t ? tournament_text(t, NULL) : NULL;
 }
 
 void thue_lobby_set_store(thue_lobby *l, thue_store *store)
@@ -975,7 +798,7 @@ int thue_lobby_ladder_json(thue_lobby *l, const thue_lobby_ladder_ask *ask, char
     q.kind = ask->kind;
     q.offset = ask->offset;
     q.count = ask->count;
-    *out = lobby_strip_type(ladder_text(l, &q, NULL));
+    *out = ladder_text(l, &q, NULL);
     if (*out == NULL) {
         snprintf(why, whysize, "out of memory");
         return THUE_ENOMEM;
@@ -1045,26 +868,25 @@ void thue_lobby_disconnected(thue_lobby *l, thue_client *c)
 
 char *thue_lobby_rooms_json(thue_lobby *l, const char *game, const char *variant, int k, int status)
 {
-    thue_cmd cmd;
-    memset(&cmd, 0, sizeof cmd);
-    cmd.type = THUE_CMD_LIST_ROOMS;
+    room_filter f;
+    memset(&f, 0, sizeof f);
     if (game) {
-        cmd.u.list_rooms.has_game = 1;
-        snprintf(cmd.u.list_rooms.game, sizeof cmd.u.list_rooms.game, "%s", game);
+        f.has_game = true;
+        snprintf(f.game, sizeof f.game, "%s", game);
     }
     if (variant) {
-        cmd.u.list_rooms.has_variant = 1;
-        cmd.u.list_rooms.variant = strcmp(variant, "overlap") == 0 ? THUE_OVERLAP : THUE_SQUARE;
+        f.has_variant = true;
+        f.variant = strcmp(variant, "overlap") == 0 ? THUE_OVERLAP : THUE_SQUARE;
     }
     if (k >= 0) {
-        cmd.u.list_rooms.has_k = 1;
-        cmd.u.list_rooms.k = k;
+        f.has_k = true;
+        f.k = k;
     }
     if (status >= 0) {
-        cmd.u.list_rooms.has_status = 1;
-        cmd.u.list_rooms.status = (thue_room_status)status;
+        f.has_status = true;
+        f.status = (thue_room_status)status;
     }
-    return lobby_strip_type(room_list_text(l, &cmd));
+    return room_list_text(l, &f, NULL);
 }
 
 void thue_lobby_shutdown(thue_lobby *l)

@@ -1,6 +1,7 @@
 /*
  * lobby_internal.h: the lobby's types, shared by lobby.c (connections, sessions, the
- * dispatch of commands, quick match) and room.c (rooms, seats, matches, clocks, bots).
+ * dispatch of commands), quickmatch.c (quick match) and room.c (rooms, seats, matches,
+ * clocks, bots).
  *
  * Ownership: the lobby owns every session and room. A session lives from its hello until
  * its grace period ends after its connection is lost (or the lobby closes). A room lives
@@ -276,9 +277,6 @@ void session_rename(session *s, const char *name);
 void lobby_session_rooms_changed(session *s);
 void lobby_reply_error(thue_lobby *l, session *s, const thue_msg_id *id, int code);
 void lobby_send_text(thue_lobby *l, thue_client *c, const char *text);
-/* Drops the leading "type" member of an encoded message (for the HTTP API); NULL in,
- * NULL out. */
-char *lobby_strip_type(char *text);
 uint32_t lobby_hash(const char *s);
 /* Sends one encoded message to a session's connection (no-op while it is away). */
 void lobby_send_msg(thue_lobby *l, session *s, const thue_msg *msg);
@@ -320,8 +318,19 @@ int room_winner(const room *r);
 int room_resign(request *rq);
 int room_rematch(request *rq);
 int room_chat(request *rq);
-/* The `rooms` message for a list_rooms command (filters only), encoded. */
-char *room_list_text(thue_lobby *l, const thue_cmd *cmd);
+/* Which rooms a list shows: list_rooms' filters, or /api/rooms' arguments. */
+typedef struct room_filter {
+    bool has_game; /* false: Thue's rooms only */
+    char game[THUE_PROTO_GAME_MAX + 1];
+    bool has_variant, has_k, has_status; /* variant and k: Thue's rooms only */
+    thue_variant variant;
+    int k;
+    thue_room_status status;
+} room_filter;
+/* The `rooms` message of the rooms f lets through, encoded: the reply to a list_rooms
+ * command with its id, or (id NULL) the HTTP API's answer, its members alone
+ * (thue_msg_encode_members). NULL when out of memory. */
+char *room_list_text(thue_lobby *l, const room_filter *f, const thue_msg_id *id);
 
 /* Whether the client at peer (its address text) may have a new room made now: 0, with
  * one room taken from its address's bucket; or server_busy (the server is at max_rooms)
@@ -355,6 +364,16 @@ void room_session_gone(room *r, session *s);
 void room_destroy(room *r);
 room *room_find(thue_lobby *l, const char *id);
 
+/* ---- quickmatch.c ------------------------------------------------------------------- */
+
+/* queue_join: pairs the sender with the longest-waiting session of the same queue, or
+ * queues it (with a bot after bot_after_s when asked). */
+int cmd_queue_join(request *rq);
+/* queue_leave: out of the queue (also when not in it). */
+int cmd_queue_leave(request *rq);
+/* Takes a session out of the queue and stops its queue timer; a no-op when not queued. */
+void queue_remove(session *s);
+
 /* ---- accounts.c ---------------------------------------------------------------------- */
 
 account *account_by_name(thue_lobby *l, const char *name);
@@ -384,7 +403,8 @@ typedef struct ladder_query {
  * bad_options with field and message (of fsize and msize bytes) set. */
 int ladder_query_of(const char *game, const char *options, thue_variant variant, int k,
                     ladder_query *q, char *field, size_t fsize, char *message, size_t msize);
-/* The `ladder` message of a query, encoded (id NULL: none); NULL when out of memory. */
+/* The `ladder` message of a query, encoded; id NULL: the HTTP form, its members without
+ * type and id (thue_msg_encode_members). NULL when out of memory. */
 char *ladder_text(thue_lobby *l, const ladder_query *q, const thue_msg_id *id);
 void accounts_free(thue_lobby *l);
 /* Drops the cached ladders of a pool, or every one when pool is NULL (accounts.c): after
@@ -406,8 +426,10 @@ int cmd_leave_tournament(request *rq);
 int cmd_start_tournament(request *rq);
 int cmd_list_tournaments(request *rq);
 int cmd_get_tournament(request *rq);
-/* The `tournaments` reply: status (-1: any), offset and count as list_tournaments. */
+/* The `tournaments` reply: status (-1: any), offset and count as list_tournaments. With
+ * id NULL, for the HTTP API: its members alone (thue_msg_encode_members), as for: */
 char *tournaments_text(thue_lobby *l, const thue_msg_id *id, int status, int offset, int count);
+/* The `tournament` reply (id NULL: the HTTP API's members alone). */
 char *tournament_text(tournament *t, const thue_msg_id *id);
 /* A tournament room's match ended (room.c's finish). */
 void tournament_game_over(room *r);

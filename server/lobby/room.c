@@ -113,27 +113,25 @@ void room_player_of(const room_seat *st, thue_player *out)
 /* A Thue room's round i as its messages show it (PROTOCOL.md section 6): from the game's
  * state, and a forfeit's mark: the round being played when it came ends "forfeit" with
  * its word as it stood, and a round after it is "not_played". */
-void room_round_info(const room *r, int i, thue_round_info *out)
+void room_round_info(const room *r, const thue_thue_view *v, int i, thue_round_info *out)
 {
-    thue_thue_view v;
-    thue_game_thue_view(&r->gopt, r->gstate, &v);
     memset(out, 0, sizeof *out);
     out->builder = r->gfirst ^ i; /* player p builds round p */
-    out->points = v.rounds[i].points;
-    out->end = (thue_round_end)v.rounds[i].end;
+    out->points = v->rounds[i].points;
+    out->end = (thue_round_end)v->rounds[i].end;
     bool forfeit = r->gover && r->greason != THUE_END_SCORE;
-    if (forfeit && i == v.round && out->end == THUE_ROUND_PLAYING)
+    if (forfeit && i == v->round && out->end == THUE_ROUND_PLAYING)
         out->end = THUE_ROUND_FORFEIT;
-    else if (forfeit && i > v.round)
+    else if (forfeit && i > v->round)
         out->end = THUE_ROUND_NOT_PLAYED;
     out->has_repetition = out->end == THUE_ROUND_REPETITION;
-    out->repetition = v.rounds[i].rep;
-    if (i == 0 && v.word0 != NULL) {
-        out->word = v.word0;
-        out->word_len = v.len0;
-    } else if (i == v.round && (v.step == THUE_STEP_OVER || out->end == THUE_ROUND_FORFEIT)) {
-        out->word = v.word;
-        out->word_len = v.len;
+    out->repetition = v->rounds[i].rep;
+    if (i == 0 && v->word0 != NULL) {
+        out->word = v->word0;
+        out->word_len = v->len0;
+    } else if (i == v->round && (v->step == THUE_STEP_OVER || out->end == THUE_ROUND_FORFEIT)) {
+        out->word = v->word;
+        out->word_len = v->len;
     }
 }
 
@@ -251,7 +249,7 @@ static void fill_state(const room *r, thue_msg *msg, int you)
     mi->word_len = v.len;
     mi->placed = running && v.step == THUE_STEP_PAINT ? v.placed : -1;
     for (int i = 0; i < 2; i++) {
-        room_round_info(r, i, &mi->rounds[i]);
+        room_round_info(r, &v, i, &mi->rounds[i]);
         mi->points[r->gfirst ^ i] = v.rounds[1 - i].points; /* player p paints round 1-p */
     }
     mi->has_clocks = r->opt.clock.present;
@@ -794,9 +792,8 @@ int room_create(request *rq)
     return 0;
 }
 
-char *room_list_text(thue_lobby *l, const thue_cmd *cmd)
+char *room_list_text(thue_lobby *l, const room_filter *f, const thue_msg_id *id)
 {
-    const __typeof__(cmd->u.list_rooms) *f = &cmd->u.list_rooms;
     int cap = l->nrooms < ROOM_LIST_MAX ? l->nrooms : ROOM_LIST_MAX;
     thue_room_summary *list = calloc(cap > 0 ? (size_t)cap : 1, sizeof *list);
     if (list == NULL)
@@ -831,17 +828,29 @@ char *room_list_text(thue_lobby *l, const thue_cmd *cmd)
     thue_msg msg;
     memset(&msg, 0, sizeof msg);
     msg.type = THUE_MSG_ROOMS;
-    msg.id = cmd->id;
+    if (id)
+        msg.id = *id;
     msg.u.rooms.rooms = list;
     msg.u.rooms.nrooms = n;
-    char *text = thue_msg_encode(&msg, NULL);
+    char *text = id ? thue_msg_encode(&msg, NULL) : thue_msg_encode_members(&msg, NULL);
     free(list);
     return text;
 }
 
 int room_list(request *rq)
 {
-    char *text = room_list_text(rq->c->lobby, rq->cmd);
+    const __typeof__(rq->cmd->u.list_rooms) *a = &rq->cmd->u.list_rooms;
+    room_filter f;
+    memset(&f, 0, sizeof f);
+    f.has_game = a->has_game;
+    snprintf(f.game, sizeof f.game, "%s", a->game);
+    f.has_variant = a->has_variant;
+    f.variant = a->variant;
+    f.has_k = a->has_k;
+    f.k = a->k;
+    f.has_status = a->has_status;
+    f.status = a->status;
+    char *text = room_list_text(rq->c->lobby, &f, &rq->cmd->id);
     if (text == NULL)
         return THUE_PERR_INTERNAL;
     lobby_send_text(rq->c->lobby, rq->c, text);
@@ -1023,6 +1032,18 @@ int room_ready(request *rq)
     return 0;
 }
 
+/* The tail of every move command, Thue's place and paint and another game's move: a
+ * refused move (err, with rq's field and message set) changes nothing; an accepted one is
+ * acknowledged first, then the table goes on (next turn or end, new state for all). */
+static int move_done(request *rq, room *r, int err)
+{
+    if (err)
+        return err;
+    request_ok(rq);
+    table_after_move(r);
+    return 0;
+}
+
 int room_move(request *rq, bool paint)
 {
     room *r;
@@ -1050,11 +1071,7 @@ int room_move(request *rq, bool paint)
         snprintf(rq->message, sizeof rq->message, "symbol out of range: symbols are 0..%d",
                  r->opt.k - 1);
     }
-    if (err)
-        return err;
-    request_ok(rq);
-    table_after_move(r);
-    return 0;
+    return move_done(rq, r, err);
 }
 
 int room_gmove(request *rq)
@@ -1084,11 +1101,8 @@ int room_gmove(request *rq)
     if (err) {
         snprintf(rq->field, sizeof rq->field, "move%s%s", e.field[0] ? "/" : "", e.field);
         snprintf(rq->message, sizeof rq->message, "%s", e.msg);
-        return err;
     }
-    request_ok(rq);
-    table_after_move(r);
-    return 0;
+    return move_done(rq, r, err);
 }
 
 int room_resign(request *rq)

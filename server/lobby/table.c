@@ -191,7 +191,7 @@ static void finish(room *r)
     for (int i = 0; i < 2; i++) {
         room_player_of(&r->seats[i], &me->players[i]);
         me->points[r->gfirst ^ i] = v.rounds[1 - i].points; /* player p paints round 1-p */
-        room_round_info(r, i, &me->rounds[i]);
+        room_round_info(r, &v, i, &me->rounds[i]);
     }
     thue_log(THUE_LOG_INFO, "room %s: match %d over (%s, winner %d, %d-%d)", r->id, r->number,
              thue_end_reason_name(r->greason), r->gwinner, me->points[0], me->points[1]);
@@ -408,30 +408,20 @@ static void gbot_done(const thue_game_job_result *res, void *data)
     int seat = job_back(r, res->queue_ms);
     if (seat < 0)
         return;
-    thue_gmove m = res->bot.move;
-    if (res->err == THUE_ETOOBIG) {
-        /* The perfect bot could not decide in time (a position beyond its solver):
-         * it plays the first legal move rather than forfeit. */
-        thue_gmove *moves = malloc(sizeof *moves * (size_t)r->game->max_moves(&r->gopt));
-        int n = moves != NULL ? r->game->legal_moves(&r->gopt, r->gstate, moves) : 0;
-        if (n > 0)
-            m = moves[0];
-        free(moves);
-        thue_log(THUE_LOG_WARN, "room %s: bot %s could not decide; it plays a legal move", r->id,
-                 r->seats[seat].bot_spec_text);
-        if (n <= 0) {
-            bot_forfeits(r, seat, "has no move", "none is legal");
-            return;
-        }
-    } else if (res->err) {
+    if (res->err) {
         bot_forfeits(r, seat, "failed", thue_strerror(res->err));
         return;
-    } else {
-        thue_histogram_observe(&r->lobby->metrics->bot_think, res->bot.ms / 1000.0);
     }
+    if (r->seats[seat].gspec.kind == THUE_GBOT_PERFECT && !res->bot.exact)
+        /* The perfect bot could not decide in time (a position beyond its solver): it
+         * answered the first legal move rather than forfeit (gsubmit_bot asks for that). */
+        thue_log(THUE_LOG_WARN, "room %s: bot %s could not decide; it plays a legal move", r->id,
+                 r->seats[seat].bot_spec_text);
+    else
+        thue_histogram_observe(&r->lobby->metrics->bot_think, res->bot.ms / 1000.0);
     thue_gerr e;
     memset(&e, 0, sizeof e);
-    int err = table_apply_gmove(r, seat, &m, &e);
+    int err = table_apply_gmove(r, seat, &res->bot.move, &e);
     bot_moved(r, seat, err, e.msg);
 }
 
@@ -471,6 +461,7 @@ static void gsubmit_bot(room *r, int seat)
     req.opt = r->gopt;
     req.state = r->gstate;
     req.spec = st->gspec;
+    req.spec.legal_if_undecided = 1; /* a perfect bot that cannot decide still moves */
     req.seed = thue_gmix64(r->game_seed ^ (uint64_t)r->nmoves);
     req.think_ms = st->think_ms;
     req.deadline_ns = bot_deadline(r, seat);

@@ -49,7 +49,9 @@ uint64_t room_elapsed_ns(const room *r);
 /* A seat's time left now, in ns (negative once it ran out). */
 int64_t room_clock_left(const room *r, int seat);
 void room_player_of(const room_seat *st, thue_player *out);
-void room_round_info(const room *r, int i, thue_round_info *out);
+/* Round i (0 or 1) of a Thue room's match for its messages, from v: the view of the
+ * room's state, built once by the caller (thue_game_thue_view). */
+void room_round_info(const room *r, const thue_thue_view *v, int i, thue_round_info *out);
 /* Writes a new JSON reference as text into buf (cap bytes); "{}" when it does not fit. */
 void room_json_into(json_t *j, char *buf, size_t cap);
 /* Cancels the room's bot job, if any. */

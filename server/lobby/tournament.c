@@ -172,7 +172,7 @@ char *tournaments_text(thue_lobby *l, const thue_msg_id *id, int status, int off
     msg.u.tournaments.total = total;
     msg.u.tournaments.list = list;
     msg.u.tournaments.count = n;
-    char *text = thue_msg_encode(&msg, NULL);
+    char *text = id ? thue_msg_encode(&msg, NULL) : thue_msg_encode_members(&msg, NULL);
     free(list);
     return text;
 }
@@ -266,7 +266,7 @@ char *tournament_text(tournament *t, const thue_msg_id *id)
     msg.u.tournament.nstandings = nst;
     msg.u.tournament.round_list = rounds;
     msg.u.tournament.nrounds = t->round;
-    text = thue_msg_encode(&msg, NULL);
+    text = id ? thue_msg_encode(&msg, NULL) : thue_msg_encode_members(&msg, NULL);
 done:
     free(entrants);
     free(rows);

@@ -1,6 +1,7 @@
 /*
  * gbot.c: the generic bots of gbot.h: specs, the random bot, UCT, and the perfect bot's
- * choice between the game's own `perfect` member and the generic solver (gsolve.c).
+ * choice between the game's own `perfect` member and the generic solver (gsolve.c), with
+ * its fallback when neither decides in time (the first legal move, if the spec asks).
  *
  * uct's specs are Thue's: the text after "uct" is parsed by bot.c's parser, so the keys,
  * ranges, defaults and error sentences are the same, and formatted back by bot.c too.
@@ -371,6 +372,59 @@ done:
     return err;
 }
 
+/* ---- perfect --------------------------------------------------------------------------- */
+
+/* The game's own solver, then (beyond it, on an acyclic game) the generic one: 0 with
+ * out's move, value and exact set, or THUE_ETOOBIG / THUE_ENOMEM. */
+static int perfect_choose(const thue_gamedef *g, const thue_gopt *opt, const void *st,
+                          const thue_bot_limits *lim, int64_t deadline, thue_gbot_result *out)
+{
+    int v = 0, err;
+    if (g->perfect != NULL) {
+        thue_gmove best = {{0, 0, 0, 0}};
+        err = g->perfect(opt, st, &best, &v);
+        out->nodes = 1;
+        if (err == 0) {
+            out->move = best;
+            out->value = v;
+            out->exact = 1;
+            return 0;
+        }
+        if (err != THUE_ETOOBIG || (g->flags & THUE_GAME_ACYCLIC) == 0)
+            return err;
+        /* Beyond the game's own solver: try the generic one. */
+    }
+    uint64_t nodes = 0;
+    int stopped = 0;
+    err = thue__gsolve(g, opt, st, lim, deadline, &out->move, &v, &nodes, &stopped);
+    out->nodes += nodes;
+    out->stopped = stopped;
+    if (err == 0) {
+        out->value = v;
+        out->exact = 1;
+    }
+    return err;
+}
+
+/* An undecided perfect's answer (spec legal_if_undecided): the first of legal_moves, not
+ * exact, its value unknown. 0; THUE_ETOOBIG still when the table gives no legal move (an
+ * inconsistent table: there is nothing better to say), THUE_ENOMEM. */
+static int first_legal(const thue_gamedef *g, const thue_gopt *opt, const void *st,
+                       thue_gbot_result *out)
+{
+    int maxm = g->max_moves(opt);
+    thue_gmove *mv = malloc((size_t)(maxm > 0 ? maxm : 1) * sizeof *mv);
+    if (mv == NULL)
+        return THUE_ENOMEM;
+    int k = g->legal_moves(opt, st, mv);
+    if (k > 0)
+        out->move = mv[0];
+    free(mv);
+    out->exact = 0;
+    out->value = -2;
+    return k > 0 ? 0 : THUE_ETOOBIG;
+}
+
 /* ---- choose ---------------------------------------------------------------------------- */
 
 int thue_gbot_choose(const thue_gamedef *g, const thue_gopt *opt, const void *st,
@@ -428,33 +482,11 @@ int thue_gbot_choose(const thue_gamedef *g, const thue_gopt *opt, const void *st
         out->nodes = ctl.nodes;
         out->stopped = ctl.stopped;
         break;
-    case THUE_GBOT_PERFECT: {
-        int v = 0;
-        if (g->perfect != NULL) {
-            thue_gmove best = {{0, 0, 0, 0}};
-            err = g->perfect(opt, st, &best, &v);
-            out->nodes = 1;
-            if (err == 0) {
-                out->move = best;
-                out->value = v;
-                out->exact = 1;
-                break;
-            }
-            if (err != THUE_ETOOBIG || (g->flags & THUE_GAME_ACYCLIC) == 0)
-                break;
-            /* Beyond the game's own solver: try the generic one. */
-        }
-        uint64_t nodes = 0;
-        int stopped = 0;
-        err = thue__gsolve(g, opt, st, lim, deadline, &out->move, &v, &nodes, &stopped);
-        out->nodes += nodes;
-        out->stopped = stopped;
-        if (err == 0) {
-            out->value = v;
-            out->exact = 1;
-        }
+    case THUE_GBOT_PERFECT:
+        err = perfect_choose(g, opt, st, lim, deadline, out);
+        if (err == THUE_ETOOBIG && spec->legal_if_undecided)
+            err = first_legal(g, opt, st, out);
         break;
-    }
     }
     out->ms = (double)(thue_now_ns() - t0) / 1e6;
     return err;

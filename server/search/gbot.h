@@ -8,7 +8,8 @@
  *   perfect  the game's own `perfect` member when it has one; else, for a game marked
  *            THUE_GAME_ACYCLIC, an exact negamax with alpha-beta and a transposition
  *            table (gsolve.c), which gives up (THUE_ETOOBIG) past its node or memory
- *            budget or the limits.
+ *            budget or the limits; a spec with legal_if_undecided then plays the first
+ *            legal move instead, marked not exact.
  *
  * The bots call the game only through its table (legal_moves, apply, result, to_move,
  * hash, perfect) and copy states with memcpy, as game.h allows. Nothing here touches
@@ -33,6 +34,11 @@ typedef struct thue_gbot_spec {
     int time_ms;         /* uct: the spec's own time limit per move, 0 = none */
     int playout_limit;   /* uct: moves per playout, 1..100000 */
     double exploration;  /* uct: the constant c of UCB1, 0..1000 */
+    int legal_if_undecided; /* perfect: when it cannot decide (its budget, the limits or
+                               the stop flag), answer the first legal move with exact 0
+                               rather than THUE_ETOOBIG (a server's bot must move; the
+                               command line's bestmove reports the failure instead).
+                               Not part of the text: parse leaves it 0, format omits it. */
 } thue_gbot_spec;
 
 /*
@@ -79,7 +85,9 @@ typedef struct thue_gbot_result {
  * stop flag, yield hook; lim may be NULL). Borrowed: g, opt, st, spec, lim.
  * Returns 0 and *out filled, THUE_EINVAL (bad spec or arguments), THUE_EOVER (the game
  * is over: no move), THUE_ETOOBIG (perfect could not decide within its budget or the
- * limits) or THUE_ENOMEM.
+ * limits, and spec->legal_if_undecided is 0 or the game's table gave no legal move) or
+ * THUE_ENOMEM. With legal_if_undecided, an undecided perfect answers 0 with the first
+ * of legal_moves, exact 0 and value -2.
  */
 int thue_gbot_choose(const thue_gamedef *g, const thue_gopt *opt, const void *st,
                      const thue_gbot_spec *spec, uint64_t seed, const thue_bot_limits *lim,

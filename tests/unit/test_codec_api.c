@@ -1,6 +1,7 @@
 /*
  * test_codec_api.c: the wire protocol's codec (protocol/codec.h), beyond decoding:
  * - the request id echoed in errors, defaults and canonical forms, server round trips;
+ * - the members-only encoding of the HTTP API (checked against the full one);
  * - thue_msg_clear on decoded, failed and caller-filled messages;
  * - the encoders refusing structs that hold values decoding would refuse;
  * - the error codes of both lists (names, sentences and codes round trip), the names of
@@ -135,6 +136,92 @@ static void test_codec_server_roundtrips(void **state)
     assert_msg_canonical("{\"type\":\"tournament_event\",\"tournament\":\"t5\",\"event\":"
                          "\"joined\",\"round\":null,\"rooms\":[]}",
                          NULL);
+}
+
+/* thue_msg_encode_members(m) against the full encoding: the full text with its "type"
+ * (and "id") taken out by a plain reading of it: the same members, the same bytes after
+ * them, and jansson agreeing on the values. */
+static void check_members(const thue_msg *m)
+{
+    char *full = thue_msg_encode(m, NULL), *members = thue_msg_encode_members(m, NULL);
+    assert_non_null(full);
+    assert_non_null(members);
+    size_t nf = strlen(full), nm = strlen(members);
+    assert_true(nm >= 2 && nm < nf);
+    assert_int_equal(members[0], '{');
+    assert_null(strstr(members, "\"type\":\"")); /* no sample nests a "type" member */
+    /* After the opening brace, the members are the full text's tail: its first
+     * member after type and id on. */
+    const char *tail = full + nf - (nm - 1);
+    assert_string_equal(tail, members + 1);
+    assert_true(tail[-1] == ',' || nm == 2);
+    json_t *jf = json_loads(full, 0, NULL), *jm = json_loads(members, 0, NULL);
+    assert_non_null(jf);
+    assert_non_null(jm);
+    assert_string_equal(json_string_value(json_object_get(jf, "type")),
+                        thue_msg_type_name(m->type));
+    json_object_del(jf, "type");
+    json_object_del(jf, "id");
+    assert_true(json_equal(jf, jm));
+    json_decref(jf);
+    json_decref(jm);
+    free(full);
+    free(members);
+}
+
+/* The HTTP API's form of a message: its members without type and id. */
+static void test_codec_encode_members(void **state)
+{
+    (void)state;
+    const char *samples[] = {welcome_text,    room_state_text, match_end_text,
+                             tournament_text, ladder_text,     rooms_text};
+    for (size_t i = 0; i < sizeof samples / sizeof samples[0]; i++) {
+        thue_msg m;
+        assert_int_equal(msg_decode(samples[i], &m, NULL), 0);
+        check_members(&m);
+        /* With an id of either kind, which the members leave out as well. */
+        if (!(m.type == THUE_MSG_ROOMS || m.type == THUE_MSG_LADDER ||
+              m.type == THUE_MSG_TOURNAMENT)) {
+            thue_msg_clear(&m);
+            continue;
+        }
+        char *before = thue_msg_encode_members(&m, NULL);
+        m.id.kind = THUE_ID_INT;
+        m.id.num = 42;
+        check_members(&m);
+        m.id.kind = THUE_ID_STR;
+        strcpy(m.id.str, "q,\"type\"");
+        check_members(&m);
+        char *after = thue_msg_encode_members(&m, NULL);
+        assert_string_equal(before, after);
+        free(before);
+        free(after);
+        thue_msg_clear(&m);
+    }
+    /* Exact bytes: a rooms message, and one with no member at all. */
+    thue_msg m;
+    memset(&m, 0, sizeof m);
+    m.type = THUE_MSG_ROOMS;
+    m.id.kind = THUE_ID_INT;
+    m.id.num = 9;
+    char *out = thue_msg_encode_members(&m, NULL);
+    assert_string_equal(out, "{\"rooms\":[]}");
+    free(out);
+    m.type = THUE_MSG_OK;
+    out = thue_msg_encode_members(&m, NULL);
+    assert_string_equal(out, "{}");
+    free(out);
+    /* Refused like thue_msg_encode: no type, or a member out of range. */
+    thue_decode_error e;
+    m.type = THUE_MSG_COUNT;
+    assert_null(thue_msg_encode_members(&m, &e));
+    assert_int_equal(e.code, THUE_PERR_TYPE);
+    memset(&m, 0, sizeof m);
+    m.type = THUE_MSG_ERROR;
+    m.u.error.code = THUE_EINVAL; /* an engine code the table does not have */
+    assert_null(thue_msg_encode(&m, NULL));
+    assert_null(thue_msg_encode_members(&m, &e));
+    assert_int_not_equal(e.code, 0);
 }
 
 static void test_codec_msg_clear(void **state)
@@ -638,6 +725,7 @@ int main(void)
         cmocka_unit_test(test_codec_id_echo),
         cmocka_unit_test(test_codec_defaults),
         cmocka_unit_test(test_codec_server_roundtrips),
+        cmocka_unit_test(test_codec_encode_members),
         cmocka_unit_test(test_codec_msg_clear),
         cmocka_unit_test(test_codec_cmd_encode_refuses),
         cmocka_unit_test(test_codec_msg_encode_refuses),

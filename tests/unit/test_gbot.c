@@ -11,7 +11,9 @@
  * state is what keeps its answers right.
  *
  * UCT is checked to find the only winning move of small Nim positions; every bot is
- * checked to be deterministic for a seed, and to stop on the stop flag.
+ * checked to be deterministic for a seed, and to stop on the stop flag. A perfect bot
+ * that cannot decide (budget, stop flag, a game's solver giving up) answers the first
+ * legal move when its spec asks (legal_if_undecided, the server's bots), else fails.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -388,6 +390,83 @@ static void test_gsolve_budget_and_stop(void **state)
     assert_int_equal(res.exact, 0);
 }
 
+/* A `perfect` member that can never decide (a game beyond its own solver). */
+static int perfect_never(const thue_gopt *opt, const void *st, thue_gmove *best, int *value)
+{
+    (void)opt;
+    (void)st;
+    (void)best;
+    (void)value;
+    return THUE_ETOOBIG;
+}
+
+/* Whether m is one of the k moves of list (a plain scan). */
+static bool move_listed(const thue_gmove *m, const thue_gmove *list, int k)
+{
+    for (int i = 0; i < k; i++)
+        if (memcmp(m, &list[i], sizeof *m) == 0)
+            return true;
+    return false;
+}
+
+/* Positions too big for the perfect bot's budget (the generic solver's node budget, the
+ * stop flag, a game's own solver that gives up and is not backed by the generic one):
+ * with legal_if_undecided the bot answers 0 with the first legal move, not exact, value
+ * unknown, and the move applies; without it, THUE_ETOOBIG as before. */
+static void test_perfect_undecided_plays_legal(void **state)
+{
+    (void)state;
+    thue_gopt opt;
+    nim_opt(&opt, false, "[9,10,11,12,13]");
+    int heaps[5] = {9, 10, 11, 12, 13};
+    thue_nim_state s;
+    nim_pos(&s, heaps, 5, 1);
+    thue_gamedef generic = *nim(); /* the generic solver only */
+    generic.perfect = NULL;
+    thue_gamedef own = *nim(); /* its own solver only, which gives up */
+    own.perfect = perfect_never;
+    own.flags &= ~THUE_GAME_ACYCLIC;
+    atomic_int stop = 1;
+    thue_bot_limits budget = {0}, stopped = {0};
+    budget.node_budget = 1000;
+    stopped.stop = &stop;
+    struct {
+        const thue_gamedef *g;
+        const thue_bot_limits *lim;
+    } cases[] = {{&generic, &budget}, {&generic, &stopped}, {&own, NULL}, {&own, &budget}};
+    thue_gmove legal[64];
+    int k = nim()->legal_moves(&opt, &s, legal);
+    assert_true(k > 1 && k <= 64);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        thue_gbot_spec spec = thue_gbot_spec_default(THUE_GBOT_PERFECT);
+        thue_gbot_result res;
+        assert_int_equal(thue_gbot_choose(cases[i].g, &opt, &s, &spec, 1, cases[i].lim, &res),
+                         THUE_ETOOBIG);
+        spec.legal_if_undecided = 1;
+        memset(&res, 0x5a, sizeof res);
+        assert_int_equal(thue_gbot_choose(cases[i].g, &opt, &s, &spec, 1, cases[i].lim, &res), 0);
+        assert_int_equal(res.exact, 0);
+        assert_int_equal(res.value, -2);
+        assert_true(move_listed(&res.move, legal, k));
+        assert_memory_equal(&res.move, &legal[0], sizeof res.move);
+        thue_nim_state after = s;
+        assert_int_equal(nim()->apply(&opt, &after, 1, &res.move, NULL), 0);
+        /* The spec's text does not carry the flag. */
+        char text[32];
+        thue_gbot_spec_format(&spec, text, sizeof text);
+        assert_string_equal(text, "perfect");
+    }
+    /* A position the solver decides is answered exactly, flag or not. */
+    int small[2] = {2, 3};
+    nim_pos(&s, small, 2, 0);
+    thue_gbot_spec spec = thue_gbot_spec_default(THUE_GBOT_PERFECT);
+    spec.legal_if_undecided = 1;
+    thue_gbot_result res;
+    assert_int_equal(thue_gbot_choose(&generic, &opt, &s, &spec, 1, &budget, &res), 0);
+    assert_int_equal(res.exact, 1);
+    assert_int_equal(res.value, nim_value(&opt, &s));
+}
+
 /* ---- uct ------------------------------------------------------------------------------- */
 
 static int nim_sum3(const int *h, int n)
@@ -643,6 +722,7 @@ int main(void)
         cmocka_unit_test(test_gsolve_chain_minimax),
         cmocka_unit_test(test_gsolve_chain_colliding_hash),
         cmocka_unit_test(test_gsolve_budget_and_stop),
+        cmocka_unit_test(test_perfect_undecided_plays_legal),
         cmocka_unit_test(test_uct_finds_unique_winning_move),
         cmocka_unit_test(test_bots_deterministic),
         cmocka_unit_test(test_stop_flag),

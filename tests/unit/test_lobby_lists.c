@@ -1,7 +1,8 @@
 /*
  * test_lobby_lists.c: the lobby's (server/lobby) limits and lists, through
  * lobby_harness.h: tournament limits, pages and expiry, loading many tournaments from the
- * store, and the ladder cache (every page against a plain sort of the accounts).
+ * store, the ladder cache (every page against a plain sort of the accounts), and the
+ * HTTP API's room and tournament bodies (each the matching reply without type and id).
  */
 #include "lobby_harness.h"
 
@@ -192,6 +193,79 @@ static void test_tournament_load_many(void **st)
     h_free_store(h, store);
 }
 
+/* ---- the HTTP API's bodies --------------------------------------------------------- */
+
+/* An /api body is the matching reply's members: the reply (as the client got it) with
+ * its type and id taken out, written back compactly in its order, byte for byte. */
+static void check_api_body(char *api, json_t *reply_msg)
+{
+    assert_non_null(api);
+    json_t *want = json_deep_copy(reply_msg);
+    json_object_del(want, "type");
+    json_object_del(want, "id");
+    char *text = json_dumps(want, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    assert_string_equal(api, text);
+    free(text);
+    json_decref(want);
+    free(api);
+}
+
+/* /api/rooms under each filter, and /api/tournaments (a page, one tournament), against
+ * list_rooms, list_tournaments and get_tournament. */
+static void test_api_bodies(void **st)
+{
+    (void)st;
+    harness *h = h_new(60, 1000, 1000);
+    thue_store *store = h_store(h);
+    thue_conn *ann = h_account(h, "Ann", "198.51.100.1");
+    thue_conn *bob = h_account(h, "Bob", "198.51.100.2");
+    h_room(h, ann, "");
+    h_room(h, bob, ",\"variant\":\"overlap\",\"clock\":{\"initial_ms\":60000,\"increment_ms\":500}");
+    const char *nim = h_room(h, bob, ",\"game\":\"nim\"");
+    h_send(h, bob, "{\"type\":\"seat_bot\",\"room\":\"%s\",\"bot\":\"random\"}", nim);
+    expect_ok(bob, "ok");
+    struct {
+        const char *cmd, *game, *variant;
+        int k, status;
+    } lists[] = {
+        {"", NULL, NULL, -1, -1},
+        {",\"k\":3", NULL, NULL, 3, -1},
+        {",\"k\":4", NULL, NULL, 4, -1},
+        {",\"variant\":\"overlap\"", NULL, "overlap", -1, -1},
+        {",\"status\":\"waiting\"", NULL, NULL, -1, 0},
+        {",\"status\":\"playing\"", NULL, NULL, -1, 1},
+        {",\"game\":\"nim\"", "nim", NULL, -1, -1},
+        {",\"game\":\"thue\",\"k\":3", "thue", NULL, 3, -1},
+    };
+    for (size_t i = 0; i < sizeof lists / sizeof lists[0]; i++) {
+        h_send(h, ann, "{\"type\":\"list_rooms\",\"id\":%d%s}", (int)i, lists[i].cmd);
+        json_t *r = reply(ann);
+        assert_string_equal(str(r, "type"), "rooms");
+        check_api_body(thue_lobby_rooms_json(h->lobby, lists[i].game, lists[i].variant,
+                                             lists[i].k, lists[i].status),
+                       r);
+    }
+    const char *code;
+    char id[40];
+    snprintf(id, sizeof id, "%s", h_tournament(h, ann, &code));
+    h_tournament(h, ann, &code);
+    h_send(h, bob, "{\"type\":\"join_tournament\",\"tournament\":\"%s\"}", id);
+    expect_ok(bob, "ok");
+    h_send(h, ann, "{\"type\":\"list_tournaments\",\"id\":\"t\",\"offset\":1,\"count\":5}");
+    check_api_body(thue_lobby_tournaments_json(h->lobby, -1, 1, 5), reply(ann));
+    h_send(h, ann, "{\"type\":\"list_tournaments\",\"status\":\"open\"}");
+    check_api_body(thue_lobby_tournaments_json(h->lobby, 0, 0, 50), reply(ann));
+    h_send(h, bob, "{\"type\":\"get_tournament\",\"id\":5,\"tournament\":\"%s\"}", id);
+    json_t *r = reply(bob);
+    assert_string_equal(str(r, "type"), "tournament");
+    int unknown = 1;
+    check_api_body(thue_lobby_tournament_json(h->lobby, id, &unknown), r);
+    assert_int_equal(unknown, 0);
+    assert_null(thue_lobby_tournament_json(h->lobby, "tnope", &unknown));
+    assert_int_equal(unknown, 1);
+    h_free_store(h, store);
+}
+
 /* ---- the ladder cache, against a plain sort ------------------------------------------- */
 
 typedef struct naive_row {
@@ -377,7 +451,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_tournament_limits), cmocka_unit_test(test_tournament_pages),
         cmocka_unit_test(test_tournament_expiry), cmocka_unit_test(test_tournament_load_many),
-        cmocka_unit_test(test_ladder_cache),
+        cmocka_unit_test(test_ladder_cache), cmocka_unit_test(test_api_bodies),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -32,6 +32,8 @@
 #include "search/gbot.h"
 #include "search/pool.h"
 
+#include "pool_order.h"
+
 #define SLOTS_MAX 128
 
 typedef struct tctx tctx;
@@ -412,27 +414,6 @@ static void test_pool_game_and_thue_interleave(void **state)
     assert_int_equal(thue_pool_cancel(t->pool, gb->id), 0);
     assert_int_equal(uv_run(&t->loop, UV_RUN_DEFAULT), 0);
     teardown(t);
-}
-
-/* The naive round-robin over owners in order of first appearance (test_pool.c's). */
-static void reference_order(const int *owner_of, int n, int *order)
-{
-    int first[16], nfirst = 0, taken[64] = {0}, k = 0;
-    for (int j = 0; j < n; j++) {
-        int seen = 0;
-        for (int f = 0; f < nfirst; f++)
-            seen |= first[f] == owner_of[j];
-        if (!seen)
-            first[nfirst++] = owner_of[j];
-    }
-    while (k < n)
-        for (int f = 0; f < nfirst; f++)
-            for (int j = 0; j < n; j++)
-                if (!taken[j] && owner_of[j] == first[f]) {
-                    taken[j] = 1;
-                    order[k++] = j;
-                    break;
-                }
 }
 
 /* One slot held by a game blocker while owners queue game and Thue jobs mixed: once it

@@ -5,6 +5,7 @@
  * thread limits, and closing with paused and queued searches. Helpers: pool_helpers.c.
  */
 #include "pool_helpers.h"
+#include "pool_order.h"
 
 /* ---- owners and time slices --------------------------------------------------------- */
 
@@ -28,28 +29,6 @@ static void wait_paused(thue_pool *pool, int paused)
             fail_msg("never %d parts paused", paused);
         sched_yield();
     }
-}
-
-/* The naive reference: owners in the order of their first job, each in turn giving its
- * next job, until none is left. order[] gets indices into owner_of[]. */
-static void reference_order(const int *owner_of, int n, int *order)
-{
-    int first[16], nfirst = 0, taken[64] = {0}, k = 0;
-    for (int j = 0; j < n; j++) {
-        int seen = 0;
-        for (int f = 0; f < nfirst; f++)
-            seen |= first[f] == owner_of[j];
-        if (!seen)
-            first[nfirst++] = owner_of[j];
-    }
-    while (k < n)
-        for (int f = 0; f < nfirst; f++)
-            for (int j = 0; j < n; j++)
-                if (!taken[j] && owner_of[j] == first[f]) {
-                    taken[j] = 1;
-                    order[k++] = j;
-                    break;
-                }
 }
 
 /* One slot held by a blocker while random owners queue jobs: once it is cancelled, the
