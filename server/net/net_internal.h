@@ -4,7 +4,8 @@
  *   net.c    the lws callback, the WebSocket handshake, start-up and shutdown
  *   ws.c     WebSocket connections: send queues, held writes, reassembly, closing,
  *            the send bounds (slow readers) and the keep-alive (on keepalive.c's wheel)
- *   http.c   HTTP requests: /healthz, /metrics, /api/..., static files
+ *   http.c   HTTP requests: the router, responses, /healthz, /metrics, static files
+ *   api.c    the /api endpoints (their JSON in one place each)
  *   peer.c   peer addresses: every connection counted per address, the request
  *            deadline, trusted proxies' X-Forwarded-For
  *   rxguard.c the bytes lws reads: request heads and client frames checked first
@@ -146,6 +147,23 @@ typedef struct net_link {
 /* lws's per-connection user data (zeroed by lws; reallocated when a connection is
  * upgraded to WebSocket). */
 typedef struct deferred deferred;
+
+/*
+ * A response the store thread produces (GET /api/matches...): the request waits, the
+ * store's callback fills this in on the loop and asks for HTTP_WRITEABLE, which sends
+ * it. If the connection goes first, wsi is cleared and the callback only frees.
+ */
+struct deferred {
+    struct lws *wsi;
+    int head;
+    const char *type;
+    int done, status;
+    char *body;
+    size_t len;
+    int64_t viewer; /* the account asking (Authorization: Bearer TOKEN), 0 for none */
+    char game[THUE_PROTO_GAME_MAX + 1]; /* /api/matches?game=G: G, "" for every game */
+};
+
 
 typedef struct pss {
     thue_conn *conn; /* WebSocket */
@@ -332,5 +350,18 @@ int thue__http_refuse_method(struct lws *wsi, pss *p);
 int thue__http_security_headers(struct lws *wsi, unsigned char **q, unsigned char *end);
 /* The same as raw "name: value\r\n" lines. */
 extern const char thue__http_security_raw[];
+/* Answers with status and body (owned: freed, may be NULL with len 0), head: headers
+ * only. 0, or -1 to close the connection. */
+int thue__http_respond(struct lws *wsi, pss *p, unsigned status, const char *type, char *body,
+                       size_t len, int head);
+/* {"error":{"code":...,"message":...}} with status (code and message: no escaping). */
+int thue__http_error(struct lws *wsi, pss *p, unsigned status, const char *code,
+                     const char *message, int head);
+/* True when uri is prefix itself or below it ("/api/matches" and "/api/matches/7"). */
+int thue__http_path_under(const char *uri, const char *prefix);
+
+/* api.c: one /api request (uri under /api, its token taken): answered now, or queued
+ * for the store (pss.wait). 0, or -1 to close. */
+int thue__api_request(thue_net *net, struct lws *wsi, pss *p, const char *uri, int head);
 
 #endif
