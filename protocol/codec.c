@@ -1234,14 +1234,18 @@ static char *finish(thue__io *o)
     return o->out.p;
 }
 
+/* An encoder's start: err (the caller's, or a scratch one) cleared. */
+static void encode_init(thue__io *o, thue_decode_error *err)
+{
+    memset(err, 0, sizeof *err);
+    thue__io_init(o, 1, err);
+}
+
 char *thue_cmd_encode(const thue_cmd *cmd, thue_decode_error *err)
 {
     thue_decode_error scratch;
-    if (err == NULL)
-        err = &scratch;
-    memset(err, 0, sizeof *err);
     thue__io o;
-    thue__io_init(&o, 1, err);
+    encode_init(&o, err ? err : &scratch);
     const char *name = thue_cmd_type_name(cmd->type);
     if (name == NULL) {
         thue__io_fail(&o, THUE_PERR_TYPE, "type", "type must be a client message type");
@@ -1255,11 +1259,8 @@ char *thue_cmd_encode(const thue_cmd *cmd, thue_decode_error *err)
 char *thue_msg_encode(const thue_msg *msg, thue_decode_error *err)
 {
     thue_decode_error scratch;
-    if (err == NULL)
-        err = &scratch;
-    memset(err, 0, sizeof *err);
     thue__io o;
-    thue__io_init(&o, 1, err);
+    encode_init(&o, err ? err : &scratch);
     const char *name = thue_msg_type_name(msg->type);
     if (name == NULL) {
         thue__io_fail(&o, THUE_PERR_TYPE, "type", "type must be a server message type");
@@ -1275,11 +1276,8 @@ char *thue_msg_encode(const thue_msg *msg, thue_decode_error *err)
 char *thue_msg_encode_members(const thue_msg *msg, thue_decode_error *err)
 {
     thue_decode_error scratch;
-    if (err == NULL)
-        err = &scratch;
-    memset(err, 0, sizeof *err);
     thue__io o;
-    thue__io_init(&o, 1, err);
+    encode_init(&o, err ? err : &scratch);
     if (thue_msg_type_name(msg->type) == NULL) {
         thue__io_fail(&o, THUE_PERR_TYPE, "type", "type must be a server message type");
         return finish(&o);

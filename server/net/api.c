@@ -67,21 +67,21 @@ static int parse_k(const char *s)
     return (int)parse_range(s, 2, 64);
 }
 
-/* Whether name is a game's wire name ("thue", or one of the registry's). */
-static int known_game(const char *name)
+/* A game= argument: the game's wire name ("thue", or one of the registry's) into out
+ * (size >= THUE_PROTO_GAME_MAX + 1): 0, or -1 with the 400 message in why ("game must be
+ * one of thue, nim, ...", the registry's names in its order). */
+static int game_arg(const char *value, char *out, size_t size, char *why, size_t whysize)
 {
-    return strcmp(name, "thue") == 0 || thue_game_find(name) != NULL;
-}
-
-/* The 400 message for a game= that names no game: "game must be one of thue, nim, ...",
- * the registry's names in its order. */
-static void unknown_game_message(char *out, size_t size)
-{
+    if (strlen(value) < size && (strcmp(value, "thue") == 0 || thue_game_find(value) != NULL)) {
+        snprintf(out, size, "%s", value);
+        return 0;
+    }
     int n;
     const thue_gamedef *const *list = thue_game_list(&n);
-    size_t at = (size_t)snprintf(out, size, "game must be one of");
-    for (int i = 0; i < n && at < size; i++)
-        at += (size_t)snprintf(out + at, size - at, "%s %s", i ? "," : "", list[i]->name);
+    size_t at = (size_t)snprintf(why, whysize, "game must be one of");
+    for (int i = 0; i < n && at < whysize; i++)
+        at += (size_t)snprintf(why + at, whysize - at, "%s %s", i ? "," : "", list[i]->name);
+    return -1;
 }
 
 /* GET /api/rooms?game=G&variant=V&k=K&status=S (no game: Thue's rooms) */
@@ -100,12 +100,9 @@ static int http_rooms(thue_net *net, struct lws *wsi, pss *p, int head)
         if (r < 0)
             return thue__http_error(wsi, p, 400, "bad_request", "query argument too long", head);
         if (strcmp(arg, "game") == 0) {
-            if (strlen(value) >= sizeof game_buf || !known_game(value)) {
-                char message[160];
-                unknown_game_message(message, sizeof message);
-                return thue__http_error(wsi, p, 400, "bad_request", message, head);
-            }
-            snprintf(game_buf, sizeof game_buf, "%s", value);
+            char why[160];
+            if (game_arg(value, game_buf, sizeof game_buf, why, sizeof why) != 0)
+                return thue__http_error(wsi, p, 400, "bad_request", why, head);
             game = strcmp(value, "thue") == 0 ? NULL : game_buf;
         } else if (strcmp(arg, "variant") == 0) {
             if (strcmp(value, "square") != 0 && strcmp(value, "overlap") != 0)
@@ -269,12 +266,9 @@ static int http_matches(thue_net *net, struct lws *wsi, pss *p, const char *uri,
                                   head);
             snprintf(player, sizeof player, "%s", value);
         } else if (strcmp(arg, "game") == 0) {
-            if (strlen(value) >= sizeof game || !known_game(value)) {
-                char message[160];
-                unknown_game_message(message, sizeof message);
-                return thue__http_error(wsi, p, 400, "bad_request", message, head);
-            }
-            snprintf(game, sizeof game, "%s", value);
+            char why[160];
+            if (game_arg(value, game, sizeof game, why, sizeof why) != 0)
+                return thue__http_error(wsi, p, 400, "bad_request", why, head);
         } else if (strcmp(arg, "page") == 0) {
             page = parse_range(value, 1, 1000000);
             if (page < 0)
@@ -361,12 +355,9 @@ static int http_ladder(thue_net *net, struct lws *wsi, pss *p, int head)
         if (r < 0)
             return thue__http_error(wsi, p, 400, "bad_request", "query argument too long", head);
         if (strcmp(arg, "game") == 0) {
-            if (strlen(value) >= sizeof game || !known_game(value)) {
-                char message[160];
-                unknown_game_message(message, sizeof message);
-                return thue__http_error(wsi, p, 400, "bad_request", message, head);
-            }
-            snprintf(game, sizeof game, "%s", value);
+            char why[160];
+            if (game_arg(value, game, sizeof game, why, sizeof why) != 0)
+                return thue__http_error(wsi, p, 400, "bad_request", why, head);
         } else if (strcmp(arg, "game_options") == 0) {
             if (strlen(value) >= sizeof options)
                 return thue__http_error(wsi, p, 400, "bad_request", "game_options is too long", head);
