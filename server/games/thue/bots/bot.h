@@ -22,8 +22,8 @@
  * searches may run at once on different threads. The engine's rules are not repeated
  * here: a bot's move is validated by the match machine like anyone's.
  */
-#ifndef THUE_SEARCH_BOT_H
-#define THUE_SEARCH_BOT_H
+#ifndef THUE_GAMES_THUE_BOTS_BOT_H
+#define THUE_GAMES_THUE_BOTS_BOT_H
 
 #include <stdatomic.h>
 #include <stddef.h>

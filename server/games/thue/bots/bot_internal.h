@@ -13,8 +13,8 @@
  * node counter with a budget, the deadline and the stop flag, polled every
  * THUE__POLL_EVERY nodes so that the clock and the atomic are read rarely.
  */
-#ifndef THUE_SEARCH_BOT_INTERNAL_H
-#define THUE_SEARCH_BOT_INTERNAL_H
+#ifndef THUE_GAMES_THUE_BOTS_BOT_INTERNAL_H
+#define THUE_GAMES_THUE_BOTS_BOT_INTERNAL_H
 
 #include <stdatomic.h>
 #include <stdint.h>

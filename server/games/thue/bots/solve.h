@@ -16,8 +16,8 @@
  * is bounded (about a million positions, some 80 MB): past that, positions are still
  * searched exactly but no longer remembered.
  */
-#ifndef THUE_SEARCH_SOLVE_H
-#define THUE_SEARCH_SOLVE_H
+#ifndef THUE_GAMES_THUE_BOTS_SOLVE_H
+#define THUE_GAMES_THUE_BOTS_SOLVE_H
 
 #include <stdatomic.h>
 #include <stdint.h>
