@@ -6,8 +6,8 @@
  * their stable wire names (sent to clients by the server, so never renamed) and their
  * messages come from the one list below.
  */
-#ifndef THUE_ENGINE_ERRORS_H
-#define THUE_ENGINE_ERRORS_H
+#ifndef THUE_BASE_ERRORS_H
+#define THUE_BASE_ERRORS_H
 
 /* X(NAME, value, "wire_name", "message") */
 #define THUE_ERRNO_MAP(X)                                                                          \

@@ -9,8 +9,8 @@
  * the result. thue_mix64 alone is the mixer (a bijection of 64-bit values, good as a
  * hash finaliser).
  */
-#ifndef THUE_ENGINE_RNG_H
-#define THUE_ENGINE_RNG_H
+#ifndef THUE_BASE_RNG_H
+#define THUE_BASE_RNG_H
 
 #include <stdint.h>
 

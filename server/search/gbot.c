@@ -3,8 +3,9 @@
  * choice between the game's own `perfect` member and the generic solver (gsolve.c), with
  * its fallback when neither decides in time (the first legal move, if the spec asks).
  *
- * uct's specs are Thue's: the text after "uct" is parsed by bot.c's parser, so the keys,
- * ranges, defaults and error sentences are the same, and formatted back by bot.c too.
+ * uct's specs are Thue's: the text after "uct" is parsed and formatted back by
+ * search/uctspec.c, which Thue's spec parser (bot.c) uses too, so the keys, ranges,
+ * defaults and error sentences are the same.
  *
  * UCT's tree is one array of nodes (indices, not pointers, so it can grow by realloc);
  * a node's children are made all at once, in the order of legal_moves, the first time a
@@ -26,7 +27,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "games/thue/bots/bot_internal.h"
+#include "base/errors.h"
+#include "search/limits.h"
+#include "search/uctspec.h"
 
 #define UCT_NODES_MAX (1u << 24)
 #define UCT_POLL_STEPS 256
@@ -89,8 +92,8 @@ int thue_gbot_spec_parse(const thue_gamedef *g, const char *text, thue_gbot_spec
         return 0;
     }
     if (nlen == 3 && strncmp(text, "uct", 3) == 0) {
-        thue_bot_spec b;
-        int e = thue_bot_spec_parse(text, &b, err, errsize);
+        thue_uct_spec b;
+        int e = thue_uct_spec_parse(colon ? colon + 1 : NULL, &b, err, errsize);
         if (e != 0)
             return e;
         thue_gbot_spec s = thue_gbot_spec_default(THUE_GBOT_UCT);
@@ -114,12 +117,12 @@ int thue_gbot_spec_format(const thue_gbot_spec *s, char *buf, size_t size)
     case THUE_GBOT_PERFECT:
         return snprintf(buf, size, "perfect");
     case THUE_GBOT_UCT: {
-        thue_bot_spec b = thue_bot_spec_default(THUE_BOT_UCT);
+        thue_uct_spec b = thue_uct_spec_default();
         b.iterations = s->iterations;
         b.time_ms = s->time_ms;
         b.playout_limit = s->playout_limit;
         b.exploration = s->exploration;
-        return thue_bot_spec_format(&b, buf, size);
+        return thue_uct_spec_format(&b, buf, size);
     }
     }
     return snprintf(buf, size, "?");

@@ -24,7 +24,7 @@
 #include <stdint.h>
 
 #include "games/game.h"
-#include "games/thue/bots/bot.h"
+#include "search/limits.h"
 
 typedef enum { THUE_GBOT_RANDOM = 0, THUE_GBOT_UCT, THUE_GBOT_PERFECT } thue_gbot_kind;
 
@@ -81,7 +81,7 @@ typedef struct thue_gbot_result {
 
 /*
  * One move for the player to move in st (a copy is searched; st is not changed), under
- * lim (bot.h's thue_bot_limits: think_ms counted from this call, deadline_ns, node_budget,
+ * lim (limits.h's thue_bot_limits: think_ms counted from this call, deadline_ns, node_budget,
  * stop flag, yield hook; lim may be NULL). Borrowed: g, opt, st, spec, lim.
  * Returns 0 and *out filled, THUE_EINVAL (bad spec or arguments), THUE_EOVER (the game
  * is over: no move), THUE_ETOOBIG (perfect could not decide within its budget or the

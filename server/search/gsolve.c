@@ -23,8 +23,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "games/thue/bots/bot_internal.h"
+#include "base/errors.h"
 #include "search/gbot.h"
+#include "search/limits.h"
 
 enum { BOUND_EXACT = 1, BOUND_LOWER = 2, BOUND_UPPER = 3 };
 

@@ -11,7 +11,7 @@
  *
  * Threads, slots and parts. Every part that has started is bound to one thread until it
  * ends. A thread is idle (no part), running (its part holds one of the `threads` slots)
- * or paused (its part waits for a slot, blocked inside the search's poll: bot.h's yield
+ * or paused (its part waits for a slot, blocked inside the search's poll: limits.h's yield
  * hook). Searches are resumed exactly where they paused, so pausing costs a search
  * nothing but time. Threads are started as parts need them, up to threads_max, and live
  * until the pool closes.

@@ -1,13 +1,14 @@
 /*
- * bots_ref.h: references for the bot tests (test_bots.c, test_bots_perfect.c), written
- * straight from the "Bots" section of RULES.md. They share no code with server/search:
- * safe symbols come from the naive rescan of naive.c (one full repetition check per
- * position and symbol), simulation(m) is the recursion of RULES.md word for word, and
- * perfect play is the minimax of the values in bot.h memoised on exact words (no symmetry,
- * no move ordering; only the cap is tightened and raised step by step, which keeps its
- * results those of the recursion). The one thing taken from the bots' side is the
- * tie-break draw, thue_bot_tiebreak, which bot.h makes part of the contract (test_bots
- * checks it against SplitMix64 written out here). Include after <cmocka.h>.
+ * bots_ref.h: references for the bot tests (test_bots.c, test_bots_specs.c,
+ * test_bots_perfect.c), written straight from the "Bots" section of RULES.md. They share
+ * no code with Thue's bots (server/games/thue/bots/): safe symbols come from the naive
+ * rescan of naive.c (one full repetition check per position and symbol), simulation(m) is
+ * the recursion of RULES.md word for word, and perfect play is the minimax of the values
+ * in bot.h memoised on exact words (no symmetry, no move ordering; only the cap is
+ * tightened and raised step by step, which keeps its results those of the recursion). The
+ * one thing taken from the bots' side is the tie-break draw, thue_bot_tiebreak, which
+ * bot.h makes part of the contract (test_bots_specs checks it against SplitMix64 written
+ * out here). Include after <cmocka.h>.
  */
 #ifndef THUE_TESTS_BOTS_REF_H
 #define THUE_TESTS_BOTS_REF_H

@@ -1,22 +1,22 @@
 /*
- * bot.c: bot specs, positions, limits and the life of a (possibly split) search; the
- * bots themselves are in greedy.c, nested.c, uct.c and perfect.c.
+ * bot.c: bot specs, positions and the life of a (possibly split) search; the bots
+ * themselves are in greedy.c, nested.c, uct.c and perfect.c. uct's options, the limits,
+ * the clock and the polls every search shares are in server/search/ (uctspec.c, limits.c).
  */
 #include "games/thue/bots/bot.h"
 
-#include <errno.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "base/errors.h"
 #include "games/thue/engine/word.h"
 #include "games/thue/bots/bot_internal.h"
 #include "games/thue/bots/solve.h"
+#include "search/uctspec.h"
 
 const char *thue_role_name(thue_role r)
 {
@@ -27,13 +27,6 @@ const char *thue_role_name(thue_role r)
         return "painter";
     }
     return NULL;
-}
-
-int64_t thue_now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
 uint64_t thue_bot_move_seed(uint64_t game_seed, int round, int ply, thue_role role)
@@ -78,41 +71,7 @@ static int spec_error(char *err, size_t errsize, const char *fmt, ...)
     return THUE_EINVAL;
 }
 
-/* A whole decimal number in [lo, hi] from text[0..len). */
-static int parse_int(const char *text, size_t len, long long lo, long long hi, long long *out)
-{
-    char buf[32];
-    if (len == 0 || len >= sizeof buf)
-        return -1;
-    memcpy(buf, text, len);
-    buf[len] = '\0';
-    for (size_t i = 0; i < len; i++)
-        if (buf[i] < '0' || buf[i] > '9')
-            return -1;
-    errno = 0;
-    long long v = strtoll(buf, NULL, 10);
-    if (errno == ERANGE || v < lo || v > hi)
-        return -1;
-    *out = v;
-    return 0;
-}
-
-static int parse_real(const char *text, size_t len, double lo, double hi, double *out)
-{
-    char buf[48], *end;
-    if (len == 0 || len >= sizeof buf)
-        return -1;
-    memcpy(buf, text, len);
-    buf[len] = '\0';
-    errno = 0;
-    double v = strtod(buf, &end);
-    if (*end != '\0' || errno == ERANGE || !isfinite(v) || v < lo || v > hi)
-        return -1;
-    *out = v;
-    return 0;
-}
-
-/* KEY=VALUE,... for uct and perfect. */
+/* KEY=VALUE,... for perfect (uct's are search/uctspec.c's). */
 static int parse_options(const char *name, const char *opts, thue_bot_spec *s, char *err,
                          size_t errsize)
 {
@@ -126,45 +85,20 @@ static int parse_options(const char *name, const char *opts, thue_bot_spec *s, c
         size_t klen = (size_t)(eq - p), vlen = len - klen - 1;
         const char *val = eq + 1;
         long long iv;
-        double dv;
 #define KEY_IS(str) (klen == strlen(str) && strncmp(p, str, klen) == 0)
-        if (s->kind == THUE_BOT_UCT && (KEY_IS("iterations") || KEY_IS("iters"))) {
-            if (parse_int(val, vlen, 0, 1000000000000LL, &iv))
-                return spec_error(err, errsize, "uct iterations must be 0..10^12, got '%.*s'",
-                                  (int)vlen, val);
-            s->iterations = (uint64_t)iv;
-        } else if (s->kind == THUE_BOT_UCT && KEY_IS("ms")) {
-            if (parse_int(val, vlen, 0, 86400000, &iv))
-                return spec_error(err, errsize, "uct ms must be 0..86400000, got '%.*s'", (int)vlen,
-                                  val);
-            s->time_ms = (int)iv;
-        } else if (s->kind == THUE_BOT_UCT && KEY_IS("playout")) {
-            if (parse_int(val, vlen, 1, 100000, &iv))
-                return spec_error(err, errsize, "uct playout must be 1..100000, got '%.*s'",
-                                  (int)vlen, val);
-            s->playout_limit = (int)iv;
-        } else if (s->kind == THUE_BOT_UCT && KEY_IS("c")) {
-            if (parse_real(val, vlen, 0.0, 1000.0, &dv))
-                return spec_error(err, errsize, "uct c must be a number in 0..1000, got '%.*s'",
-                                  (int)vlen, val);
-            s->exploration = dv;
-        } else if (s->kind == THUE_BOT_PERFECT && KEY_IS("depth")) {
-            if (parse_int(val, vlen, 0, 10000, &iv))
+        if (s->kind == THUE_BOT_PERFECT && KEY_IS("depth")) {
+            if (thue__spec_int(val, vlen, 0, 10000, &iv))
                 return spec_error(err, errsize, "perfect depth must be 0..10000, got '%.*s'",
                                   (int)vlen, val);
             s->max_depth = (int)iv;
         } else {
-            return spec_error(err, errsize, "%s has no option '%.*s' (%s)", name, (int)klen, p,
-                              s->kind == THUE_BOT_UCT ? "iterations, ms, playout, c" : "depth");
+            return spec_error(err, errsize, "%s has no option '%.*s' (depth)", name, (int)klen, p);
         }
 #undef KEY_IS
         if (end == NULL)
             break;
         p = end + 1;
     }
-    if (s->kind == THUE_BOT_UCT && s->iterations == 0 && s->time_ms == 0)
-        return spec_error(err, errsize,
-                          "uct with iterations=0 needs ms=T (it would never stop otherwise)");
     return 0;
 }
 
@@ -179,7 +113,7 @@ int thue_bot_spec_parse(const char *text, thue_bot_spec *out, char *err, size_t 
     const char *arg = colon ? colon + 1 : NULL;
     thue_bot_spec s;
     long long lv;
-    if (parse_int(text, nlen, 0, 1000000, &lv) == 0 && colon == NULL) {
+    if (thue__spec_int(text, nlen, 0, 1000000, &lv) == 0 && colon == NULL) {
         if (lv > THUE_NESTED_MAX)
             return spec_error(err, errsize, "bot level %lld is out of range 0..%d", lv,
                               THUE_NESTED_MAX);
@@ -190,18 +124,27 @@ int thue_bot_spec_parse(const char *text, thue_bot_spec *out, char *err, size_t 
             return spec_error(err, errsize, "greedy takes no options");
         s = thue_bot_spec_default(THUE_BOT_GREEDY);
     } else if (nlen == 6 && strncmp(text, "nested", 6) == 0) {
-        if (arg == NULL || parse_int(arg, strlen(arg), 0, THUE_NESTED_MAX, &lv) != 0)
+        if (arg == NULL || thue__spec_int(arg, strlen(arg), 0, THUE_NESTED_MAX, &lv) != 0)
             return spec_error(err, errsize, "nested needs a level: nested:L with L = 0..%d",
                               THUE_NESTED_MAX);
         s = thue_bot_spec_default(lv == 0 ? THUE_BOT_GREEDY : THUE_BOT_NESTED);
         s.level = (int)lv;
-    } else if ((nlen == 3 && strncmp(text, "uct", 3) == 0) ||
-               (nlen == 7 && strncmp(text, "perfect", 7) == 0)) {
-        s = thue_bot_spec_default(nlen == 3 ? THUE_BOT_UCT : THUE_BOT_PERFECT);
+    } else if (nlen == 3 && strncmp(text, "uct", 3) == 0) {
+        thue_uct_spec u;
+        int e = thue_uct_spec_parse(arg, &u, err, errsize);
+        if (e)
+            return e;
+        s = thue_bot_spec_default(THUE_BOT_UCT);
+        s.iterations = u.iterations;
+        s.time_ms = u.time_ms;
+        s.playout_limit = u.playout_limit;
+        s.exploration = u.exploration;
+    } else if (nlen == 7 && strncmp(text, "perfect", 7) == 0) {
+        s = thue_bot_spec_default(THUE_BOT_PERFECT);
         if (arg != NULL) {
             if (arg[0] == '\0')
                 return spec_error(err, errsize, "empty option list after '%.*s:'", (int)nlen, text);
-            int e = parse_options(nlen == 3 ? "uct" : "perfect", arg, &s, err, errsize);
+            int e = parse_options("perfect", arg, &s, err, errsize);
             if (e)
                 return e;
         }
@@ -222,15 +165,8 @@ int thue_bot_spec_format(const thue_bot_spec *s, char *buf, size_t size)
     case THUE_BOT_NESTED:
         return snprintf(buf, size, "nested:%d", s->level);
     case THUE_BOT_UCT: {
-        char ms[32] = "", c[40];
-        if (s->time_ms > 0)
-            snprintf(ms, sizeof ms, ",ms=%d", s->time_ms);
-        /* The shortest of %g and %.17g that reads back as the same number. */
-        snprintf(c, sizeof c, "%g", s->exploration);
-        if (strtod(c, NULL) != s->exploration)
-            snprintf(c, sizeof c, "%.17g", s->exploration);
-        return snprintf(buf, size, "uct:iterations=%llu%s,playout=%d,c=%s",
-                        (unsigned long long)s->iterations, ms, s->playout_limit, c);
+        thue_uct_spec u = {s->iterations, s->time_ms, s->playout_limit, s->exploration};
+        return thue_uct_spec_format(&u, buf, size);
     }
     case THUE_BOT_PERFECT:
         if (s->max_depth > 0)
@@ -293,13 +229,6 @@ int thue_position_check(const thue_position *pos)
 }
 
 /* ---- the control block ------------------------------------------------------------- */
-
-int thue__ctl_poll(thue__ctl *ctl)
-{
-    if (thue_search_must_stop(ctl->stop, ctl->yield, ctl->yield_arg, ctl->deadline_ns))
-        ctl->stopped = 1;
-    return ctl->stopped;
-}
 
 void thue__insert(uint8_t *w, int n, int i, int c)
 {

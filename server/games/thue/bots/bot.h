@@ -22,14 +22,16 @@
  * searches may run at once on different threads. The engine's rules are not repeated
  * here: a bot's move is validated by the match machine like anyone's.
  */
-#ifndef THUE_SEARCH_BOT_H
-#define THUE_SEARCH_BOT_H
+#ifndef THUE_GAMES_THUE_BOTS_BOT_H
+#define THUE_GAMES_THUE_BOTS_BOT_H
 
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "games/thue/engine/repetition.h"
+#include "search/limits.h"  /* thue_bot_limits, thue_now_ns: shared by every search */
+#include "search/uctspec.h" /* THUE_UCT_*_DEFAULT, uct's options */
 
 typedef enum { THUE_ROLE_BUILDER = 0, THUE_ROLE_PAINTER = 1 } thue_role;
 
@@ -44,9 +46,6 @@ typedef enum {
 } thue_bot_kind;
 
 #define THUE_NESTED_MAX 9
-#define THUE_UCT_ITERATIONS_DEFAULT 10000
-#define THUE_UCT_PLAYOUT_DEFAULT 100
-#define THUE_UCT_C_DEFAULT 1.4142135623730951
 
 typedef struct thue_bot_spec {
     thue_bot_kind kind;
@@ -98,20 +97,6 @@ typedef struct thue_position {
  * THUE_EPOSITION (index), THUE_EINVAL (role, remaining) or THUE_EREPEAT (the word
  * holds a repetition). Every entry point below runs this first. */
 int thue_position_check(const thue_position *pos);
-
-typedef struct thue_bot_limits {
-    int64_t think_ms;       /* time for this move, <= 0: none */
-    int64_t deadline_ns;    /* absolute, on thue_now_ns()'s clock; 0: none */
-    uint64_t node_budget;   /* 0: none */
-    const atomic_int *stop; /* another thread sets it to stop the search; NULL: none */
-    /* Cooperative time-slicing (the pool, pool.h): called whenever the search polls its
-     * limits (every few dozen nodes), with the time now. It may block, and the search
-     * then pauses where it is, its state intact; it returns 1 when it did (the search
-     * reads the clock and the stop flag again), else 0. NULL: none. Pausing never
-     * changes what a search computes, only when. */
-    int (*yield)(void *arg, int64_t now_ns);
-    void *yield_arg;
-} thue_bot_limits;
 
 typedef struct thue_bot_result {
     int move;            /* a position 0..n (builder) or a symbol 0..k-1 (painter) */

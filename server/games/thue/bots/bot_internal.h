@@ -1,5 +1,5 @@
 /*
- * bot_internal.h: what the bots of thue_search share (not a public header).
+ * bot_internal.h: what Thue's bots (thue_bots) share (not a public header).
  *
  * A thue_bot_search holds a private copy of the position, its root legal-move map (made
  * by the first part to run, not by the creator, so that the caller's thread never pays
@@ -9,12 +9,12 @@
  * need no locks; thue_bot_search_finish reads everything after all parts ran (the caller's thread
  * join or mutex orders the memory).
  *
- * Limits reach the bots as a thue__ctl: a node counter with a budget, the deadline and
- * the stop flag, polled every THUE__POLL_EVERY nodes so that the clock and the atomic
- * are read rarely.
+ * Limits reach the bots as a thue__ctl (search/limits.h, shared with the generic bots): a
+ * node counter with a budget, the deadline and the stop flag, polled every
+ * THUE__POLL_EVERY nodes so that the clock and the atomic are read rarely.
  */
-#ifndef THUE_SEARCH_BOT_INTERNAL_H
-#define THUE_SEARCH_BOT_INTERNAL_H
+#ifndef THUE_GAMES_THUE_BOTS_BOT_INTERNAL_H
+#define THUE_GAMES_THUE_BOTS_BOT_INTERNAL_H
 
 #include <stdatomic.h>
 #include <stdint.h>
@@ -24,45 +24,7 @@
 #include <uv.h>
 
 #include "games/thue/bots/bot.h"
-
-#define THUE__POLL_EVERY 64
-
-typedef struct thue__ctl {
-    const atomic_int *stop;
-    int (*yield)(void *arg, int64_t now_ns); /* thue_bot_limits.yield; NULL: none */
-    void *yield_arg;
-    int64_t deadline_ns; /* 0: none */
-    uint64_t budget;     /* nodes this part may visit; 0: no limit */
-    uint64_t nodes;
-    int stopped;
-} thue__ctl;
-
-/* Reads the stop flag and the clock (and offers the pool to pause the search there:
- * ctl->yield); sets and returns ctl->stopped. */
-int thue__ctl_poll(thue__ctl *ctl);
-
-/* Counts one node. Returns 1 when the search must stop (then the node is not counted
- * and whatever it would have computed is not to be used). */
-static inline int thue__tick(thue__ctl *ctl)
-{
-    if (ctl->stopped)
-        return 1;
-    if (ctl->budget && ctl->nodes >= ctl->budget) {
-        ctl->stopped = 1;
-        return 1;
-    }
-    if ((ctl->nodes % THUE__POLL_EVERY) == 0 && thue__ctl_poll(ctl))
-        return 1;
-    ctl->nodes++;
-    return 0;
-}
-
-/* Every random choice the bots make comes from base/rng.h's SplitMix64. A draw in
- * [0, n) for n >= 1: the next value modulo n. */
-static inline int thue__rand_below(uint64_t *state, int n)
-{
-    return (int)(thue_splitmix64(state) % (uint64_t)n);
-}
+#include "search/limits.h" /* thue__ctl, thue__tick, thue__ctl_poll, thue__rand_below */
 
 /* What one part found. Arrays indexed by root candidate (0..ncand-1). */
 typedef struct thue__part {

@@ -26,7 +26,6 @@
 #include "games/thue/bots/solve.h"
 
 #include <stdlib.h>
-#include <time.h>
 #include <string.h>
 
 #include "base/errors.h"
@@ -258,30 +257,6 @@ static void insert_at(uint8_t *w, int n, int i, int c)
 static void remove_at(uint8_t *w, int n, int i)
 {
     memmove(w + i, w + i + 1, (size_t)(n - i - 1));
-}
-
-static int64_t mono_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-int thue_search_must_stop(const atomic_int *stop, int (*yield)(void *arg, int64_t now_ns),
-                          void *yield_arg, int64_t deadline_ns)
-{
-    if (stop != NULL && atomic_load_explicit(stop, memory_order_relaxed))
-        return 1;
-    if (deadline_ns == 0 && yield == NULL)
-        return 0;
-    int64_t now = mono_ns();
-    if (yield != NULL && yield(yield_arg, now)) {
-        /* Paused: the flag may have been raised and the deadline passed meanwhile. */
-        if (stop != NULL && atomic_load_explicit(stop, memory_order_relaxed))
-            return 1;
-        now = mono_ns();
-    }
-    return deadline_ns != 0 && now >= deadline_ns;
 }
 
 static int out_of_time(const thue_solver *s)

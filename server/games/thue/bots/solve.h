@@ -16,13 +16,14 @@
  * is bounded (about a million positions, some 80 MB): past that, positions are still
  * searched exactly but no longer remembered.
  */
-#ifndef THUE_SEARCH_SOLVE_H
-#define THUE_SEARCH_SOLVE_H
+#ifndef THUE_GAMES_THUE_BOTS_SOLVE_H
+#define THUE_GAMES_THUE_BOTS_SOLVE_H
 
 #include <stdatomic.h>
 #include <stdint.h>
 
 #include "games/thue/engine/repetition.h"
+#include "search/limits.h" /* thue_search_must_stop */
 
 typedef struct thue_solve_limits {
     int max_depth;        /* insertions to look ahead; <= 0: no cap */
@@ -40,15 +41,6 @@ typedef struct thue_solve_limits {
      * value of that share (the true value is the minimum over the shares). */
     int root_part, root_parts;
 } thue_solve_limits;
-
-/*
- * One poll of a search (the solver's and every bot's): the stop flag, then, when there is
- * a deadline or a pause offer, the clock (CLOCK_MONOTONIC, as thue_now_ns): yield may
- * pause the search there (the pool's fair share), after which the flag and the clock are
- * read again. 1 when the search must stop.
- */
-int thue_search_must_stop(const atomic_int *stop, int (*yield)(void *arg, int64_t now_ns),
-                          void *yield_arg, int64_t deadline_ns);
 
 #define THUE_SOLVE_PV_MAX 256
 

@@ -2,8 +2,8 @@
  * uct.h: exporting the tree of a finished uct search, in the UCT thesis's two formats
  * (docs/uct.md describes both byte by byte).
  */
-#ifndef THUE_SEARCH_UCT_H
-#define THUE_SEARCH_UCT_H
+#ifndef THUE_GAMES_THUE_BOTS_UCT_H
+#define THUE_GAMES_THUE_BOTS_UCT_H
 
 #include <stdio.h>
 

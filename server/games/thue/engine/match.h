@@ -14,8 +14,8 @@
  * nothing. The match owns one word buffer, allocated by thue_match_init for the longest
  * possible word, so play allocates nothing.
  */
-#ifndef THUE_ENGINE_MATCH_H
-#define THUE_ENGINE_MATCH_H
+#ifndef THUE_GAMES_THUE_ENGINE_MATCH_H
+#define THUE_GAMES_THUE_ENGINE_MATCH_H
 
 #include <stdbool.h>
 

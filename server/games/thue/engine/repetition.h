@@ -12,8 +12,8 @@
  * "clean word" require that sym[0..n-1] holds no repetition of the variant; they do not
  * check it (that is what makes them fast).
  */
-#ifndef THUE_ENGINE_REPETITION_H
-#define THUE_ENGINE_REPETITION_H
+#ifndef THUE_GAMES_THUE_ENGINE_REPETITION_H
+#define THUE_GAMES_THUE_ENGINE_REPETITION_H
 
 #include <stdint.h>
 

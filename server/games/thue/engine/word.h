@@ -9,8 +9,8 @@
  * A word never holds a symbol >= THUE_K_MAX; symbols against a particular k are
  * checked by the caller that knows k (thue_word_check_k).
  */
-#ifndef THUE_ENGINE_WORD_H
-#define THUE_ENGINE_WORD_H
+#ifndef THUE_GAMES_THUE_ENGINE_WORD_H
+#define THUE_GAMES_THUE_ENGINE_WORD_H
 
 #include <stddef.h>
 #include <stdint.h>
