@@ -23,6 +23,7 @@
 #include "accounts.h"
 #include "log.h"
 #include "room.h"
+#include "roomstate.h"
 #include "table.h"
 #include "util.h"
 

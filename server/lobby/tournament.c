@@ -39,6 +39,7 @@
 #include "ladder/schedule.h"
 #include "accounts.h"
 #include "room.h"
+#include "roomstate.h"
 #include "tournament.h"
 #include "util.h"
 #include "log.h"
