@@ -13,10 +13,10 @@
  * message that fails either is answered with an error and changes nothing. Every command
  * gets exactly one direct reply, sent before the events it causes.
  *
- * This is the top of the lobby's modules (lobby_types.h): it calls quickmatch.c,
- * tournament.c, room.c, account_cmds.c, accounts.c, record.c (freeing) and util.c, and
- * nobody calls it but through the hooks it sets in the lobby (maybe_closed,
- * session_for_account) and session.h's helpers for account_cmds.c.
+ * This is the top of the lobby's modules (lobby_types.h): it calls account_cmds.c,
+ * session.c (the session tables), quickmatch.c, tournament.c, room.c, accounts.c,
+ * record.c (freeing), util.c and names.c; no module calls it but through the two hooks
+ * it sets in the lobby (maybe_closed, session_for_account).
  */
 #include "account_cmds.h"
 #include "accounts.h"
