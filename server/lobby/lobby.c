@@ -12,9 +12,20 @@
  * Every message passes the rate limit (a token bucket per connection) and the codec; a
  * message that fails either is answered with an error and changes nothing. Every command
  * gets exactly one direct reply, sent before the events it causes.
+ *
+ * This is the top of the lobby's modules (lobby_types.h): it calls account_cmds.c,
+ * session.c (the session tables), quickmatch.c, tournament.c, room.c, accounts.c,
+ * record.c (freeing), util.c and names.c; no module calls it but through the two hooks
+ * it sets in the lobby (maybe_closed, session_for_account).
  */
-#include "lobby_internal.h"
+#include "account_cmds.h"
+#include "accounts.h"
 #include "names.h"
+#include "quickmatch.h"
+#include "record.h"
+#include "room.h"
+#include "session.h"
+#include "tournament.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -29,64 +40,6 @@
 
 /* ---- small helpers ---------------------------------------------------------------- */
 
-uint64_t lobby_random(thue_lobby *l)
-{
-    return thue_splitmix64(&l->rng);
-}
-
-uint32_t lobby_hash(const char *s)
-{
-    uint32_t h = 2166136261u;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 16777619u;
-    return h;
-}
-
-int lobby_random_bytes(unsigned char *b, size_t size)
-{
-    size_t got = 0;
-    while (got < size) {
-        ssize_t n = getrandom(b + got, size - got, 0);
-        if (n < 0) {
-            if (errno == EINTR)
-                continue;
-            return -1;
-        }
-        got += (size_t)n;
-    }
-    return 0;
-}
-
-int lobby_random_key(char *out, int len, const char *alphabet)
-{
-    /* A byte at or above the largest multiple of n below 256 is thrown away: taking
-     * b % n of every byte would make the first 256 % n characters more likely. */
-    unsigned n = (unsigned)strlen(alphabet);
-    unsigned limit = 256 - 256 % n;
-    unsigned char b[64];
-    size_t have = 0, at = 0;
-    for (int i = 0; i < len;) {
-        if (at == have) {
-            have = (size_t)len - (size_t)i + 8 < sizeof b ? (size_t)len - (size_t)i + 8 : sizeof b;
-            if (lobby_random_bytes(b, have) != 0)
-                return -1;
-            at = 0;
-        }
-        unsigned v = b[at++];
-        if (v < limit)
-            out[i++] = alphabet[v % n];
-    }
-    out[len] = '\0';
-    return 0;
-}
-
-int64_t lobby_now_ms(void)
-{
-    uv_timeval64_t tv;
-    uv_gettimeofday(&tv);
-    return tv.tv_sec * 1000 + tv.tv_usec / 1000;
-}
-
 static int random_token(char out[THUE_PROTO_RESUME_LEN + 1])
 {
     unsigned char b[16];
@@ -95,57 +48,6 @@ static int random_token(char out[THUE_PROTO_RESUME_LEN + 1])
     for (int i = 0; i < 16; i++)
         snprintf(out + 2 * i, 3, "%02x", b[i]);
     return 0;
-}
-
-/* The name as compared for uniqueness: names.h's key (NFKC, case folded, confusables'
- * skeleton), so that look-alikes are one name. */
-void lobby_name_key(const char *name, char *key, size_t size)
-{
-    char k[THUE_NAME_KEY_SIZE];
-    thue_name_key(name, k);
-    snprintf(key, size, "%s", k);
-}
-
-void lobby_send_text(thue_lobby *l, thue_client *c, const char *text)
-{
-    if (c != NULL && !c->closing)
-        l->hooks.send(l->hooks.ctx, c->conn, text, strlen(text));
-}
-
-static void send_text(thue_lobby *l, thue_client *c, const thue_msg *msg)
-{
-    if (c == NULL || c->closing)
-        return;
-    char *text = thue_msg_encode(msg, NULL);
-    if (text == NULL) {
-        thue_log(THUE_LOG_ERROR, "cannot encode a %s message", thue_msg_type_name(msg->type));
-        return;
-    }
-    l->hooks.send(l->hooks.ctx, c->conn, text, strlen(text));
-    free(text);
-}
-
-void lobby_send_msg(thue_lobby *l, session *s, const thue_msg *msg)
-{
-    if (s != NULL)
-        send_text(l, s->client, msg);
-}
-
-static void send_error(thue_lobby *l, thue_client *c, const thue_msg_id *id, int code,
-                       const char *field, const char *message)
-{
-    thue_msg msg;
-    memset(&msg, 0, sizeof msg);
-    msg.type = THUE_MSG_ERROR;
-    if (id)
-        msg.id = *id;
-    msg.u.error.code = code;
-    snprintf(msg.u.error.message, sizeof msg.u.error.message, "%s",
-             message && *message ? message : thue_proto_strerror(code));
-    if (field)
-        snprintf(msg.u.error.field, sizeof msg.u.error.field, "%s", field);
-    thue_metrics_error(l->metrics, code);
-    send_text(l, c, &msg);
 }
 
 static void send_goodbye(thue_lobby *l, thue_client *c, const char *reason, const char *text,
@@ -158,31 +60,16 @@ static void send_goodbye(thue_lobby *l, thue_client *c, const char *reason, cons
     msg.type = THUE_MSG_GOODBYE;
     snprintf(msg.u.goodbye.reason, sizeof msg.u.goodbye.reason, "%s", reason);
     snprintf(msg.u.goodbye.message, sizeof msg.u.goodbye.message, "%s", text);
-    send_text(l, c, &msg);
+    lobby_send_client_msg(l, c, &msg);
     c->closing = true;
     l->hooks.close(l->hooks.ctx, c->conn, close_code, reason);
 }
 
-void lobby_reply_error(thue_lobby *l, session *s, const thue_msg_id *id, int code)
-{
-    if (s != NULL)
-        send_error(l, s->client, id, code, NULL, NULL);
-}
-
-void request_ok(request *rq)
-{
-    /* After every move: `ok` has no members, so only its type and id are set (zeroing a
-     * whole thue_msg, kilobytes since other games' states travel in it, cost the move
-     * path about 5 %). */
-    thue_msg msg;
-    msg.type = THUE_MSG_OK;
-    msg.id = rq->cmd->id;
-    send_text(rq->c->lobby, rq->c, &msg);
-}
-
 /* ---- lifetime of rooms' and sessions' handles ------------------------------------- */
 
-void lobby_maybe_closed(thue_lobby *l)
+/* Once closing: frees the lobby and calls back when no room, session or handle is
+ * left (also the lobby's maybe_closed hook, for room.c). */
+static void lobby_maybe_closed(thue_lobby *l)
 {
     if (l->closed != NULL && l->handles == 0 && l->rooms == NULL && l->sessions == NULL) {
         void (*cb)(void *) = l->closed;
@@ -225,80 +112,6 @@ static void session_handle_closed(uv_handle_t *h)
 
 /* ---- sessions ------------------------------------------------------------------------ */
 
-static session *find_by_name(thue_lobby *l, const char *name)
-{
-    char key[sizeof((session *)0)->key];
-    lobby_name_key(name, key, sizeof key);
-    for (session *s = l->by_name[lobby_hash(key) % LOBBY_BUCKETS]; s; s = s->name_next)
-        if (strcmp(s->key, key) == 0)
-            return s;
-    return NULL;
-}
-
-session *lobby_session_by_name(thue_lobby *l, const char *name)
-{
-    return find_by_name(l, name);
-}
-
-static session *find_by_token(thue_lobby *l, const char *token)
-{
-    for (session *s = l->by_token[lobby_hash(token) % LOBBY_BUCKETS]; s; s = s->token_next)
-        if (strcmp(s->resume, token) == 0)
-            return s;
-    return NULL;
-}
-
-static void unlink_token(thue_lobby *l, session *s)
-{
-    session **pp = &l->by_token[lobby_hash(s->resume) % LOBBY_BUCKETS];
-    while (*pp && *pp != s)
-        pp = &(*pp)->token_next;
-    if (*pp)
-        *pp = s->token_next;
-    s->token_next = NULL;
-}
-
-static void link_token(thue_lobby *l, session *s)
-{
-    session **head = &l->by_token[lobby_hash(s->resume) % LOBBY_BUCKETS];
-    s->token_next = *head;
-    *head = s;
-}
-
-static void link_name(thue_lobby *l, session *s)
-{
-    session **head = &l->by_name[lobby_hash(s->key) % LOBBY_BUCKETS];
-    s->name_next = *head;
-    *head = s;
-}
-
-static void unlink_name(thue_lobby *l, session *s);
-
-void session_rename(session *s, const char *name)
-{
-    unlink_name(s->lobby, s);
-    snprintf(s->player.name, sizeof s->player.name, "%s", name);
-    lobby_name_key(name, s->key, sizeof s->key);
-    link_name(s->lobby, s);
-}
-
-void lobby_session_rooms_changed(session *s)
-{
-    for (room *r = s->lobby->rooms; r; r = r->next)
-        if (room_has(r, s))
-            room_changed(r);
-}
-
-static void unlink_name(thue_lobby *l, session *s)
-{
-    session **pp = &l->by_name[lobby_hash(s->key) % LOBBY_BUCKETS];
-    while (*pp && *pp != s)
-        pp = &(*pp)->name_next;
-    if (*pp)
-        *pp = s->name_next;
-    s->name_next = NULL;
-}
-
 static void grace_over(uv_timer_t *t);
 
 static session *session_new(thue_lobby *l, const char *name)
@@ -323,8 +136,8 @@ static session *session_new(thue_lobby *l, const char *name)
     if (l->sessions)
         l->sessions->prev = s;
     l->sessions = s;
-    link_name(l, s);
-    link_token(l, s);
+    session_link_name(l, s);
+    session_link_token(l, s);
     return s;
 }
 
@@ -346,8 +159,8 @@ static void session_end(session *s)
         s->client->s = NULL;
     if (s->acct && s->acct->session == s)
         s->acct->session = NULL;
-    unlink_name(l, s);
-    unlink_token(l, s);
+    session_unlink_name(l, s);
+    session_unlink_token(l, s);
     if (s->prev)
         s->prev->next = s->next;
     else
@@ -373,34 +186,10 @@ static int guest_name(thue_lobby *l, char *out, size_t size)
         uint64_t mod = attempt < 16 ? 10000 : 100000000;
         snprintf(out, size, "Guest-%0*llu", attempt < 16 ? 4 : 8,
                  (unsigned long long)(lobby_random(l) % mod));
-        if (find_by_name(l, out) == NULL && account_by_name(l, out) == NULL)
+        if (lobby_session_by_name(l, out) == NULL && account_by_name(l, out) == NULL)
             return 0;
     }
     return -1;
-}
-
-/* A name that reads as a bot SPEC in any case ("greedy", "GREEDY", "Nested", "3"), looks
- * like one of the bots' words, or is a bot's made-up name ("Bot-1a2b3c4d") is the bots':
- * a person holding it would take the bot's account name. */
-bool lobby_name_reserved(const char *name)
-{
-    char low[THUE_PROTO_NAME_MAX * 4 + 1];
-    size_t i = 0;
-    for (; name[i] && i + 1 < sizeof low; i++)
-        low[i] = (name[i] >= 'A' && name[i] <= 'Z') ? (char)(name[i] - 'A' + 'a') : name[i];
-    low[i] = '\0';
-    thue_bot_spec spec;
-    if (thue_bot_spec_parse(low, &spec, NULL, 0) == 0 || strncmp(low, "bot-", 4) == 0)
-        return true;
-    static const char *const words[] = {"greedy", "nested", "uct", "perfect", "bot"};
-    char key[THUE_NAME_KEY_SIZE], wkey[THUE_NAME_KEY_SIZE];
-    thue_name_key(name, key);
-    for (size_t w = 0; w < sizeof words / sizeof words[0]; w++) {
-        thue_name_key(words[w], wkey);
-        if (strcmp(key, wkey) == 0)
-            return true;
-    }
-    return false;
 }
 
 static void send_welcome(thue_lobby *l, thue_client *c, const thue_msg_id *id, bool resumed)
@@ -437,7 +226,7 @@ static void send_welcome(thue_lobby *l, thue_client *c, const thue_msg_id *id, b
     msg.u.welcome.ping_s = l->cfg.ping_s;
     msg.u.welcome.has_idle_s = l->cfg.idle_s > 0;
     msg.u.welcome.idle_s = l->cfg.idle_s;
-    send_text(l, c, &msg);
+    lobby_send_client_msg(l, c, &msg);
     free(ids);
 }
 
@@ -451,9 +240,9 @@ static int take_over(request *rq, session *s, bool resumed)
     char fresh[THUE_PROTO_RESUME_LEN + 1];
     if (random_token(fresh) != 0)
         return THUE_PERR_INTERNAL;
-    unlink_token(l, s);
+    session_unlink_token(l, s);
     memcpy(s->resume, fresh, sizeof fresh);
-    link_token(l, s);
+    session_link_token(l, s);
     thue_client *old = s->client;
     if (old != NULL) {
         old->s = NULL;
@@ -490,7 +279,7 @@ static int cmd_hello(request *rq)
         return THUE_PERR_PROTOCOL;
     }
     if (cmd->u.hello.has_resume) {
-        session *s = find_by_token(l, cmd->u.hello.resume);
+        session *s = lobby_session_by_token(l, cmd->u.hello.resume);
         if (s == NULL || s->ending) {
             snprintf(rq->field, sizeof rq->field, "resume");
             return THUE_PERR_RESUME;
@@ -513,7 +302,7 @@ static int cmd_hello(request *rq)
         if (a->session != NULL && !a->session->ending)
             return take_over(rq, a->session, false);
         snprintf(name, sizeof name, "%s", a->name);
-        session *squatter = find_by_name(l, name);
+        session *squatter = lobby_session_by_name(l, name);
         if (squatter != NULL) {
             /* A guest took the account's name while its owner was away (possible only
              * for names claimed before: guests cannot take account names). */
@@ -531,7 +320,7 @@ static int cmd_hello(request *rq)
             snprintf(rq->message, sizeof rq->message, "the name \"%s\" is reserved for bots", name);
             return THUE_PERR_NAME;
         }
-        if (find_by_name(l, name) != NULL || account_by_name(l, name) != NULL) {
+        if (lobby_session_by_name(l, name) != NULL || account_by_name(l, name) != NULL) {
             snprintf(rq->field, sizeof rq->field, "name");
             return THUE_PERR_NAME_TAKEN;
         }
@@ -554,11 +343,14 @@ static int cmd_hello(request *rq)
     return 0;
 }
 
-session *lobby_session_for_account(thue_lobby *l, account *a)
+/* A session for an account whose owner is not connected (a tournament game waits for
+ * them after a restart): it is away, and its grace period runs. The lobby's
+ * session_for_account hook, for tournament.c. */
+static session *lobby_session_for_account(thue_lobby *l, account *a)
 {
     if (a->session != NULL)
         return a->session;
-    if (find_by_name(l, a->name) != NULL)
+    if (lobby_session_by_name(l, a->name) != NULL)
         return NULL;
     session *s = session_new(l, a->name);
     if (s == NULL)
@@ -589,7 +381,7 @@ static int dispatch(request *rq)
         memset(&msg, 0, sizeof msg);
         msg.type = THUE_MSG_PONG;
         msg.id = cmd->id;
-        send_text(c->lobby, c, &msg);
+        lobby_send_client_msg(c->lobby, c, &msg);
         return 0;
     }
     if (cmd->type == THUE_CMD_HELLO)
@@ -672,7 +464,7 @@ void thue_lobby_message(thue_lobby *l, thue_client *c, const char *text, size_t 
     int err = thue_cmd_decode(text, len, &cmd, &derr);
     if (!take_token(l, c)) {
         const thue_msg_id *id = err == 0 ? &cmd.id : &derr.id;
-        send_error(l, c, id, THUE_PERR_RATE, NULL, NULL);
+        lobby_send_error(l, c, id, THUE_PERR_RATE, NULL, NULL);
         if (++c->rejections >= ABUSE_REJECTIONS) {
             thue_log(THUE_LOG_WARN, "closing %s: %d messages in a row over the rate limit", c->peer,
                      c->rejections);
@@ -682,7 +474,7 @@ void thue_lobby_message(thue_lobby *l, thue_client *c, const char *text, size_t 
     }
     c->rejections = 0;
     if (err != 0) {
-        send_error(l, c, &derr.id, err, derr.field[0] ? derr.field : NULL, derr.message);
+        lobby_send_error(l, c, &derr.id, err, derr.field[0] ? derr.field : NULL, derr.message);
         return;
     }
     request rq;
@@ -691,7 +483,7 @@ void thue_lobby_message(thue_lobby *l, thue_client *c, const char *text, size_t 
     rq.cmd = &cmd;
     err = dispatch(&rq);
     if (err != 0)
-        send_error(l, c, &cmd.id, err, rq.field[0] ? rq.field : NULL, rq.message);
+        lobby_send_error(l, c, &cmd.id, err, rq.field[0] ? rq.field : NULL, rq.message);
 }
 
 /* ---- connections --------------------------------------------------------------------------- */
@@ -703,6 +495,8 @@ thue_lobby *thue_lobby_new(uv_loop_t *loop, const thue_lobby_config *cfg, thue_p
     if (l == NULL)
         return NULL;
     l->loop = loop;
+    l->maybe_closed = lobby_maybe_closed;
+    l->session_for_account = lobby_session_for_account;
     l->cfg = *cfg;
     l->pool = pool;
     l->metrics = metrics;

@@ -1,5 +1,5 @@
 /*
- * quickmatch.c: quick match (lobby_internal.h, "quickmatch.c"): the queue_join and
+ * quickmatch.c: quick match (quickmatch.h): the queue_join and
  * queue_leave commands, the queue each session waits in, the pairing, and the bot a
  * player gets after waiting bot_after_s. Split from lobby.c, which dispatches the two
  * commands here and takes a session that ends out of the queue (queue_remove); rooms are
@@ -12,7 +12,9 @@
  * for a room that will not come. A session's queue timer (its handle is the session's,
  * opened and closed in lobby.c) fires queue_bot_due for the match with a bot.
  */
-#include "lobby_internal.h"
+#include "quickmatch.h"
+#include "room.h"
+#include "util.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -6,7 +6,10 @@
  * whole record (players, options, every move with its think time, rounds, result, rating
  * changes) for the store. match_end, which names the record's id and the rating changes,
  * goes out only when the store has committed it: a client never hears of a match the
- * server could lose. Without a store, match_end goes out at once with no id.
+ * server could lose. Without a store, match_end goes out at once with no id. What "goes
+ * out" means is the caller's: record_match calls its record_done_fn (the table's, which
+ * sends match_end to the room and tells a tournament room's tournament), so that this file
+ * calls neither room.c nor tournament.c.
  *
  * Another game's match (opt.has_game) is recorded in its own terms: the game and its options,
  * the game's state at the start and the end, each move's JSON, the winner and the game's
@@ -17,29 +20,29 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lobby_internal.h"
+#include "accounts.h"
 #include "log.h"
+#include "record.h"
+#include "roomstate.h"
+#include "util.h"
 
 typedef struct pending_end {
     thue_lobby *l;
     char room[THUE_PROTO_KEY_MAX + 1];
     char *text; /* the encoded match_end */
+    record_done_fn done;
 } pending_end;
 
-/* Sends an encoded message to everyone in the room (if the room still exists). */
-static void broadcast_text(thue_lobby *l, const char *room_id, const char *text)
+/* match_end goes out now (no store, no record id, or the record could not be queued):
+ * encoded here, then the caller's callback as for a committed record. */
+static void done_now(room *r, const thue_msg *end, record_done_fn done)
 {
-    room *r = room_find(l, room_id);
-    if (r != NULL && !r->ending)
-        room_broadcast_text(r, text);
-}
-
-/* A tournament hears of its game's result after the players have heard of it. */
-static void tell_tournament(thue_lobby *l, const char *room_id)
-{
-    room *r = room_find(l, room_id);
-    if (r != NULL && !r->ending && r->tournament[0])
-        tournament_game_over(r);
+    char *text = thue_msg_encode(end, NULL);
+    if (text == NULL)
+        thue_log(THUE_LOG_ERROR, "room %s: cannot encode a %s message", r->id,
+                 thue_msg_type_name(end->type));
+    done(r->lobby, r->id, text);
+    free(text);
 }
 
 /* The same match_end with "match_id":null, for a record that could not be saved. The id
@@ -70,8 +73,7 @@ static void saved(int err, int64_t id, void *data)
     /* Without its record the players still hear the result, with no match_id. */
     if (err)
         drop_match_id(p->text);
-    broadcast_text(p->l, p->room, p->text);
-    tell_tournament(p->l, p->room);
+    p->done(p->l, p->room, p->text);
     free(p->text);
     free(p);
 }
@@ -314,13 +316,12 @@ static void fill_row(room *r, const thue_msg *end, thue_match_row *row, char *gs
         fill_game(r, row, gstates);
 }
 
-void record_match(room *r, thue_msg *end)
+void record_match(room *r, thue_msg *end, record_done_fn done)
 {
     thue_lobby *l = r->lobby;
     __typeof__(end->u.match_end) *me = &end->u.match_end;
     if (l->store == NULL) {
-        room_broadcast(r, end);
-        tell_tournament(l, r->id);
+        done_now(r, end, done);
         return;
     }
     thue_match_row row;
@@ -346,8 +347,7 @@ void record_match(room *r, thue_msg *end)
                  "is not recorded",
                  r->id);
         me->has_match_id = 0;
-        room_broadcast(r, end);
-        tell_tournament(l, r->id);
+        done_now(r, end, done);
         return;
     }
     char *gstates[2] = {NULL, NULL};
@@ -367,6 +367,7 @@ void record_match(room *r, thue_msg *end)
     p->l = l;
     snprintf(p->room, sizeof p->room, "%s", r->id);
     p->text = text;
+    p->done = done;
     int err = thue_store_save_match(l->store, &row, saved, p);
     free(gstates[0]); /* the store made its own copies */
     free(gstates[1]);
@@ -377,8 +378,7 @@ void record_match(room *r, thue_msg *end)
         free(text);
         free(p);
         me->has_match_id = 0;
-        room_broadcast(r, end);
-        tell_tournament(l, r->id);
+        done_now(r, end, done);
         return;
     }
     l->store_pending++;

@@ -6,8 +6,10 @@
  * table_apply_gmove, and so the game's table (server/games/game.h; Thue's is
  * games/thue/thue.c, whose place and paint table_apply_move wraps). A rejected move
  * answers with the game's code and changes nothing. After every change the room's
- * version grows and its full state goes to everyone in it (room_changed); a match's end is
- * followed by match_end (record.c sends it once the record is stored).
+ * version grows and its full state goes to everyone in it (the room's `changed` hook,
+ * room.c's room_changed); a match's end is followed by match_end, which match_recorded
+ * sends once record.c has stored the record, and then a tournament room's `game_over`
+ * hook (tournament.c's) hears of the result.
  *
  * Clocks: the seat to move has its clock running from the moment the previous move was
  * accepted (turn_start_ns); an accepted move charges the time taken, then adds the
@@ -25,8 +27,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "accounts.h"
 #include "log.h"
+#include "record.h"
 #include "table.h"
+#include "util.h"
 
 /* ---- matches ------------------------------------------------------------------------------ */
 
@@ -160,6 +165,20 @@ static void start_turn(room *r)
         table_submit_bot(r, to_move);
 }
 
+/* record.c's callback once a match's record is committed: match_end to everyone in the
+ * room (if it still exists), then a tournament hears of its game's result, after the
+ * players have heard of it. */
+static void match_recorded(thue_lobby *l, const char *room_id, const char *text)
+{
+    room *r = room_find(l, room_id);
+    if (r == NULL || r->ending)
+        return;
+    if (text != NULL)
+        room_broadcast_text(r, text);
+    if (r->tournament[0] && r->game_over != NULL)
+        r->game_over(r);
+}
+
 /* Ends the match's bookkeeping once it is over (the rules or a forfeit): timers, jobs,
  * then the state and match_end for everyone. */
 static void finish(room *r)
@@ -195,8 +214,8 @@ static void finish(room *r)
     }
     thue_log(THUE_LOG_INFO, "room %s: match %d over (%s, winner %d, %d-%d)", r->id, r->number,
              thue_end_reason_name(r->greason), r->gwinner, me->points[0], me->points[1]);
-    room_changed(r);
-    record_match(r, &msg); /* which reports a tournament game's result once recorded */
+    r->changed(r); /* room.c's room_changed */
+    record_match(r, &msg, match_recorded);
 }
 
 /* The end of another game's match: the state and match_end for everyone. */
@@ -207,7 +226,7 @@ static void gfinish(room *r)
     l->metrics->matches_finished++;
     thue_log(THUE_LOG_INFO, "room %s: %s match %d over (%s, winner %d)", r->id, r->game->name,
              r->number, r->gwhy, r->gwinner);
-    room_changed(r);
+    r->changed(r); /* room.c's room_changed */
     thue_msg msg;
     memset(&msg, 0, sizeof msg);
     msg.type = THUE_MSG_MATCH_END;
@@ -225,7 +244,7 @@ static void gfinish(room *r)
     for (int p = 0; p < 2; p++)
         me->points[r->gfirst ^ p] = res.score[p];
     room_json_into(r->game->state_json(&r->gopt, r->gstate), me->state, sizeof me->state);
-    record_match(r, &msg);
+    record_match(r, &msg, match_recorded);
 }
 
 void table_forfeit(room *r, int seat, thue_end_reason why)
@@ -347,7 +366,7 @@ void table_after_move(room *r)
         return;
     }
     start_turn(r);
-    room_changed(r);
+    r->changed(r); /* room.c's room_changed */
 }
 
 /* ---- bots ---------------------------------------------------------------------------- */

@@ -17,6 +17,11 @@
  *
  * Tournament games are not rated.
  *
+ * Calls go down: tournament.c calls room.c (its games' rooms), accounts.c, roomstate.c
+ * and util.c. No room, table or record module calls it: a game's end comes back through
+ * the room's game_over hook set here (tournament_game_over), and a session for an absent
+ * account through the lobby's session_for_account hook (lobby.c's).
+ *
  * Limits (docs/tournaments.md): open and running tournaments in all, open ones per
  * account and per address (counted from the list itself, so they cannot drift), and an
  * hourly creation bucket per account and per address (lobby->tour_rate). An open
@@ -32,7 +37,11 @@
 #include <jansson.h>
 
 #include "ladder/schedule.h"
-#include "lobby_internal.h"
+#include "accounts.h"
+#include "room.h"
+#include "roomstate.h"
+#include "tournament.h"
+#include "util.h"
 #include "log.h"
 
 /* ---- finding ------------------------------------------------------------------------- */
@@ -810,7 +819,7 @@ static void check_round(thue_lobby *l, tournament *t)
     start_round(l, t);
 }
 
-void tournament_game_over(room *r)
+static void tournament_game_over(room *r)
 {
     thue_lobby *l = r->lobby;
     tournament *t = tournament_find(l, r->tournament);
@@ -855,7 +864,7 @@ static void start_game(thue_lobby *l, tournament *t, int board, bool reserve)
         /* After a restart the owner may not be back yet: a session waits for them (its
          * grace period runs; hello with their token takes it over). */
         if (sess[i] == NULL && reserve && e->acct != NULL)
-            sess[i] = lobby_session_for_account(l, e->acct);
+            sess[i] = l->session_for_account(l, e->acct); /* lobby.c's */
         absent[i] = sess[i] == NULL;
     }
     if (absent[0] || absent[1]) {
@@ -872,6 +881,7 @@ static void start_game(thue_lobby *l, tournament *t, int board, bool reserve)
         g->g.result = THUE_RESULT_DRAW;
         return;
     }
+    r->game_over = tournament_game_over; /* the table calls it once the record is committed */
     snprintf(g->room, sizeof g->room, "%s", r->id);
     for (int i = 0; i < 2; i++) {
         const tournament_entrant *e = &t->e[who[i]];

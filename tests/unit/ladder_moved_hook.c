@@ -1,7 +1,7 @@
 /* ladder_moved_hook.c: see ladder_moved_hook.h. */
 #include "ladder_moved_hook.h"
 
-#include "lobby/lobby_internal.h"
+#include "lobby/accounts.h"
 
 int ladder_rate_pair(thue_lobby *l, thue_variant variant, int k, int64_t id0, double rating0,
                      int games0, int64_t id1, double rating1, int games1)

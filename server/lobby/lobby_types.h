@@ -1,7 +1,18 @@
 /*
- * lobby_internal.h: the lobby's types, shared by lobby.c (connections, sessions, the
- * dispatch of commands), quickmatch.c (quick match) and room.c (rooms, seats, matches,
- * clocks, bots).
+ * lobby_types.h: the lobby's types (structs only), shared by every lobby module. What a
+ * module offers the others is in its own header: util.h (the bottom layer), roomstate.h,
+ * accounts.h, record.h, table.h, room.h, quickmatch.h, tournament.h, session.h,
+ * account_cmds.h; lobby.c (connections, sessions, dispatch) offers nothing but lobby.h.
+ * Calls go one way, downwards (docs/architecture.md, "The lobby's modules"):
+ *
+ *   lobby.c -> account_cmds.c -> session.c, quickmatch.c, tournament.c -> room.c
+ *           -> table.c -> record.c -> accounts.c, roomstate.c -> util.c -> names.c
+ *
+ * (each may call any module further right). The few calls upwards are hooks, function
+ * pointers a higher module sets: a room's `changed` (room.c's room_changed, for the
+ * table), a tournament room's `game_over` (tournament.c's, called by the table once the
+ * record is committed), record_match's callback (record.h), and the lobby's
+ * `maybe_closed` and `session_for_account` (lobby.c's, for rooms and tournaments).
  *
  * Ownership: the lobby owns every session and room. A session lives from its hello until
  * its grace period ends after its connection is lost (or the lobby closes). A room lives
@@ -11,8 +22,8 @@
  * room. Rooms and sessions embed libuv timers, so they are freed in the timers' close
  * callbacks (`handles` counts the open ones).
  */
-#ifndef THUE_SERVER_LOBBY_INTERNAL_H
-#define THUE_SERVER_LOBBY_INTERNAL_H
+#ifndef THUE_SERVER_LOBBY_TYPES_H
+#define THUE_SERVER_LOBBY_TYPES_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -95,10 +106,6 @@ typedef struct pool_id {
     const thue_gamedef *game;
     char key[POOL_KEY_MAX];
 } pool_id;
-
-/* The pool of a game's options. */
-void pool_of(const thue_gamedef *game, const thue_gopt *opt, pool_id *out);
-bool pool_equal(const pool_id *a, const pool_id *b);
 
 /* One rating pool's record of an account. */
 typedef struct pool_rating {
@@ -215,6 +222,11 @@ struct room {
     int thinking; /* seat whose bot is searching, or -1 */
     uint64_t job; /* its pool job, 0: none */
     char tournament[THUE_PROTO_KEY_MAX + 1]; /* "" unless a tournament game */
+    /* Hooks, so that the lower module calls no higher one: room.c's room_changed (the
+     * table pushes the new state through it), and, in a tournament's room, tournament.c's
+     * tournament_game_over (told once the match's record is committed; NULL otherwise). */
+    void (*changed)(room *r);
+    void (*game_over)(room *r);
     int tour_round, tour_board;
     uv_timer_t clock_timer, linger_timer;
     int handles;
@@ -258,33 +270,12 @@ struct thue_lobby {
     int handles; /* open handles of ending rooms and sessions, while closing */
     void (*closed)(void *data);
     void *closed_data;
+    /* Hooks of lobby.c, set by thue_lobby_new, for the modules below it: lobby_maybe_closed
+     * (a room's last handle closed) and lobby_session_for_account (a tournament's game
+     * waits for an account that has no session). */
+    void (*maybe_closed)(thue_lobby *l);
+    session *(*session_for_account)(thue_lobby *l, account *a);
 };
-
-/* ---- lobby.c ------------------------------------------------------------------------ */
-
-uint64_t lobby_random(thue_lobby *l);
-/* size bytes from the kernel's generator; 0 or -1. */
-int lobby_random_bytes(unsigned char *b, size_t size);
-
-int64_t lobby_now_ms(void);
-/* The name as compared for uniqueness (ASCII letters folded). */
-void lobby_name_key(const char *name, char *key, size_t size);
-bool lobby_name_reserved(const char *name);
-session *lobby_session_by_name(thue_lobby *l, const char *name);
-/* A new name for a session (claim_name). */
-void session_rename(session *s, const char *name);
-/* Pushes the state of every room the session is in (its name or kind changed). */
-void lobby_session_rooms_changed(session *s);
-void lobby_reply_error(thue_lobby *l, session *s, const thue_msg_id *id, int code);
-void lobby_send_text(thue_lobby *l, thue_client *c, const char *text);
-uint32_t lobby_hash(const char *s);
-/* Sends one encoded message to a session's connection (no-op while it is away). */
-void lobby_send_msg(thue_lobby *l, session *s, const thue_msg *msg);
-/* Once closing: frees the lobby and calls back when no room, session or handle is
- * left. */
-void lobby_maybe_closed(thue_lobby *l);
-
-/* ---- room.c ------------------------------------------------------------------------- */
 
 /* The direct reply goes first: handlers send it through this, then push events. */
 typedef struct request {
@@ -293,162 +284,5 @@ typedef struct request {
     char field[64];
     char message[THUE_PROTO_TEXT_MAX + 1]; /* "" = the code's usual sentence */
 } request;
-
-void request_ok(request *rq);
-/* 0 when s may play rated, else the error (with rq's message set). */
-int rated_allowed(request *rq, const session *s);
-
-int room_create(request *rq);
-/* The game a command names (NULL or "thue": Thue) with its options object's text (NULL:
- * the defaults): 0 with opt's game members, *game (NULL for Thue) and *gopt filled, or
- * unknown_game or bad_options, with rq's field and message set. */
-int room_game_options(request *rq, const char *name, const char *options,
-                      thue_room_options *opt, const thue_gamedef **game, thue_gopt *gopt);
-int room_list(request *rq);
-int room_join(request *rq);
-int room_spectate(request *rq);
-int room_leave(request *rq);
-int room_seat_bot(request *rq);
-int room_ready(request *rq);
-int room_move(request *rq, bool paint);
-/* `move`: a move of another game than Thue. */
-int room_gmove(request *rq);
-/* The winner of the room's match that is over: a seat, or -1 for a draw. */
-int room_winner(const room *r);
-int room_resign(request *rq);
-int room_rematch(request *rq);
-int room_chat(request *rq);
-/* Which rooms a list shows: list_rooms' filters, or /api/rooms' arguments. */
-typedef struct room_filter {
-    bool has_game; /* false: Thue's rooms only */
-    char game[THUE_PROTO_GAME_MAX + 1];
-    bool has_variant, has_k, has_status; /* variant and k: Thue's rooms only */
-    thue_variant variant;
-    int k;
-    thue_room_status status;
-} room_filter;
-/* The `rooms` message of the rooms f lets through, encoded: the reply to a list_rooms
- * command with its id, or (id NULL) the HTTP API's answer, its members alone
- * (thue_msg_encode_members). NULL when out of memory. */
-char *room_list_text(thue_lobby *l, const room_filter *f, const thue_msg_id *id);
-
-/* Whether the client at peer (its address text) may have a new room made now: 0, with
- * one room taken from its address's bucket; or server_busy (the server is at max_rooms)
- * or rate_limited (the address made cfg.room_rate_per_ip rooms in the last minute), with
- * a sentence in why that says when to try again. */
-int room_allowed(thue_lobby *l, const char *peer, char *why, size_t size);
-/* A room made by quick match for two sessions (b NULL: a bot in the other seat); both
- * are seated and ready and the match starts. NULL when the server is at its room limit
- * or out of memory. */
-room *room_quick(thue_lobby *l, session *a, session *b, const thue_room_options *opt);
-/* Pushes the room's state to everyone in it (after a version bump). */
-void room_changed(room *r);
-/* Sends msg (encoded once), or an encoded text, to everyone in the room. */
-void room_broadcast(room *r, const thue_msg *msg);
-void room_broadcast_text(room *r, const char *text);
-/* record.c: rates a finished match, queues its record and sends match_end (end, filled
- * by the caller with the round words still borrowed) once the record is committed. */
-void record_match(room *r, thue_msg *end);
-/* Frees the rated pairs' log (record.c). */
-void record_pairs_free(thue_lobby *l);
-/* Sends the room's state to one session. */
-void room_send_state(room *r, session *s);
-/* Whether s is seated in or watching r. */
-bool room_has(const room *r, const session *s);
-/* The session's connection came or went: the seats' `connected` changed. */
-void room_presence(room *r, session *s);
-/* The session ends (grace period over, or the lobby closes): it forfeits its running
- * matches, leaves its seats and stops watching. */
-void room_session_gone(room *r, session *s);
-/* Starts closing a room: cancels its bot job, closes its timers. */
-void room_destroy(room *r);
-room *room_find(thue_lobby *l, const char *id);
-
-/* ---- quickmatch.c ------------------------------------------------------------------- */
-
-/* queue_join: pairs the sender with the longest-waiting session of the same queue, or
- * queues it (with a bot after bot_after_s when asked). */
-int cmd_queue_join(request *rq);
-/* queue_leave: out of the queue (also when not in it). */
-int cmd_queue_leave(request *rq);
-/* Takes a session out of the queue and stops its queue timer; a no-op when not queued. */
-void queue_remove(session *s);
-
-/* ---- accounts.c ---------------------------------------------------------------------- */
-
-account *account_by_name(thue_lobby *l, const char *name);
-account *account_by_token(thue_lobby *l, const char *token);
-/* The bot account of a SPEC's canonical text, made (and queued for the store) when new;
- * NULL without a store or memory. */
-account *account_bot(thue_lobby *l, const char *spec_text, const char *bot_name);
-/* The account's record in a pool, made with the initial rating when new; NULL when out
- * of memory. */
-pool_rating *account_rating(account *a, const pool_id *pool);
-/* A bot's stable name: its SPEC when that fits a name, else "Bot-" and 8 hex digits of
- * the SPEC's SHA-256. */
-void bot_name_of(const char *spec_text, char *out, size_t size);
-int cmd_claim_name(request *rq);
-int cmd_get_ladder(request *rq);
-/* One page of a pool's ladder, as get_ladder and /api/ladder ask for it. */
-typedef struct ladder_query {
-    pool_id pool;
-    thue_variant variant; /* Thue: the pool's variant and k (echoed) */
-    int k;
-    char options[THUE_PROTO_GOPT_MAX + 1]; /* another game: its canonical options (echoed) */
-    thue_ladder_kind kind;
-    int offset, count;
-} ladder_query;
-/* The pool a get_ladder-like request names: the game (NULL or "thue": Thue with variant
- * and k), its options object's text (NULL: the defaults). 0, or unknown_game or
- * bad_options with field and message (of fsize and msize bytes) set. */
-int ladder_query_of(const char *game, const char *options, thue_variant variant, int k,
-                    ladder_query *q, char *field, size_t fsize, char *message, size_t msize);
-/* The `ladder` message of a query, encoded; id NULL: the HTTP form, its members without
- * type and id (thue_msg_encode_members). NULL when out of memory. */
-char *ladder_text(thue_lobby *l, const ladder_query *q, const thue_msg_id *id);
-void accounts_free(thue_lobby *l);
-/* Drops the cached ladders of a pool, or every one when pool is NULL (accounts.c): after
- * any change of a rating in that pool. */
-void ladder_invalidate(thue_lobby *l, const pool_id *pool);
-/* The n ratings p[i] (of accounts a[i]) of a pool changed by a match: their rows move to
- * their new places in the pool's cached ladders (no rebuild). */
-void ladder_moved(thue_lobby *l, const pool_id *pool, account *const *a, pool_rating *const *p,
-                  int n);
-/* Loading is over: the start-up index of accounts by id goes. */
-void accounts_load_done(thue_lobby *l);
-
-/* ---- tournament.c --------------------------------------------------------------------- */
-
-tournament *tournament_find(thue_lobby *l, const char *id);
-int cmd_create_tournament(request *rq);
-int cmd_join_tournament(request *rq);
-int cmd_leave_tournament(request *rq);
-int cmd_start_tournament(request *rq);
-int cmd_list_tournaments(request *rq);
-int cmd_get_tournament(request *rq);
-/* The `tournaments` reply: status (-1: any), offset and count as list_tournaments. With
- * id NULL, for the HTTP API: its members alone (thue_msg_encode_members), as for: */
-char *tournaments_text(thue_lobby *l, const thue_msg_id *id, int status, int offset, int count);
-/* The `tournament` reply (id NULL: the HTTP API's members alone). */
-char *tournament_text(tournament *t, const thue_msg_id *id);
-/* A tournament room's match ended (room.c's finish). */
-void tournament_game_over(room *r);
-void tournament_session_gone(thue_lobby *l, session *s);
-void tournaments_free(thue_lobby *l);
-/* Open tournaments that were never started expire after cfg.tournament_expire_s: arms
- * the lobby's tour_timer for the next one (stops it when none is open). */
-void tournaments_arm(thue_lobby *l);
-
-/* room.c, for tournaments: a room for one game (no creator, not listed as anyone's),
- * its seats, and the match's start once both are filled (seat 0 builds first). */
-room *room_for_tournament(thue_lobby *l, tournament *t, int board,
-                          const thue_room_options *opt);
-int room_seat_tournament_bot(room *r, int seat, const char *spec, int think_ms);
-void room_seat_session(room *r, int seat, session *s);
-void room_begin_if_full(room *r);
-
-/* lobby.c: a session for an account whose owner is not connected (a tournament game
- * waits for them after a restart): it is away, and its grace period runs. */
-session *lobby_session_for_account(thue_lobby *l, account *a);
 
 #endif

@@ -1,0 +1,18 @@
+/*
+ * quickmatch.h: the quick-match queue (quickmatch.c); called by lobby.c's dispatch, it
+ * calls room.c (room_quick) and util.c. Loop thread only.
+ */
+#ifndef THUE_SERVER_LOBBY_QUICKMATCH_H
+#define THUE_SERVER_LOBBY_QUICKMATCH_H
+
+#include "lobby_types.h"
+
+/* queue_join: pairs the sender with the longest-waiting session of the same queue, or
+ * queues it (with a bot after bot_after_s when asked). */
+int cmd_queue_join(request *rq);
+/* queue_leave: out of the queue (also when not in it). */
+int cmd_queue_leave(request *rq);
+/* Takes a session out of the queue and stops its queue timer; a no-op when not queued. */
+void queue_remove(session *s);
+
+#endif

@@ -1,0 +1,79 @@
+/*
+ * room.h: rooms, seats, spectators and the room commands (room.c); called by lobby.c's
+ * dispatch, quickmatch.c and tournament.c. room.c calls the table (table.h), accounts.c,
+ * roomstate.c and util.c; it reaches lobby.c only through the lobby's maybe_closed hook.
+ * Loop thread only.
+ */
+#ifndef THUE_SERVER_LOBBY_ROOM_H
+#define THUE_SERVER_LOBBY_ROOM_H
+
+#include "lobby_types.h"
+#include "roomstate.h"
+
+/* 0 when s may play rated, else the error (with rq's message set). */
+int rated_allowed(request *rq, const session *s);
+
+int room_create(request *rq);
+/* The game a command names (NULL or "thue": Thue) with its options object's text (NULL:
+ * the defaults): 0 with opt's game members, *game (NULL for Thue) and *gopt filled, or
+ * unknown_game or bad_options, with rq's field and message set. */
+int room_game_options(request *rq, const char *name, const char *options,
+                      thue_room_options *opt, const thue_gamedef **game, thue_gopt *gopt);
+int room_list(request *rq);
+int room_join(request *rq);
+int room_spectate(request *rq);
+int room_leave(request *rq);
+int room_seat_bot(request *rq);
+int room_ready(request *rq);
+int room_move(request *rq, bool paint);
+/* `move`: a move of another game than Thue. */
+int room_gmove(request *rq);
+int room_resign(request *rq);
+int room_rematch(request *rq);
+int room_chat(request *rq);
+/* Which rooms a list shows: list_rooms' filters, or /api/rooms' arguments. */
+typedef struct room_filter {
+    bool has_game; /* false: Thue's rooms only */
+    char game[THUE_PROTO_GAME_MAX + 1];
+    bool has_variant, has_k, has_status; /* variant and k: Thue's rooms only */
+    thue_variant variant;
+    int k;
+    thue_room_status status;
+} room_filter;
+/* The `rooms` message of the rooms f lets through, encoded: the reply to a list_rooms
+ * command with its id, or (id NULL) the HTTP API's answer, its members alone
+ * (thue_msg_encode_members). NULL when out of memory. */
+char *room_list_text(thue_lobby *l, const room_filter *f, const thue_msg_id *id);
+
+/* Whether the client at peer (its address text) may have a new room made now: 0, with
+ * one room taken from its address's bucket; or server_busy (the server is at max_rooms)
+ * or rate_limited (the address made cfg.room_rate_per_ip rooms in the last minute), with
+ * a sentence in why that says when to try again. */
+int room_allowed(thue_lobby *l, const char *peer, char *why, size_t size);
+/* A room made by quick match for two sessions (b NULL: a bot in the other seat); both
+ * are seated and ready and the match starts. NULL when the server is at its room limit
+ * or out of memory. */
+room *room_quick(thue_lobby *l, session *a, session *b, const thue_room_options *opt);
+/* Pushes the room's state to everyone in it (after a version bump). */
+void room_changed(room *r);
+/* Sends the room's state to one session. */
+void room_send_state(room *r, session *s);
+/* Whether s is seated in or watching r. */
+bool room_has(const room *r, const session *s);
+/* The session's connection came or went: the seats' `connected` changed. */
+void room_presence(room *r, session *s);
+/* The session ends (grace period over, or the lobby closes): it forfeits its running
+ * matches, leaves its seats and stops watching. */
+void room_session_gone(room *r, session *s);
+/* Starts closing a room: cancels its bot job, closes its timers. */
+void room_destroy(room *r);
+
+/* room.c, for tournaments: a room for one game (no creator, not listed as anyone's),
+ * its seats, and the match's start once both are filled (seat 0 builds first). */
+room *room_for_tournament(thue_lobby *l, tournament *t, int board,
+                          const thue_room_options *opt);
+int room_seat_tournament_bot(room *r, int seat, const char *spec, int think_ms);
+void room_seat_session(room *r, int seat, session *s);
+void room_begin_if_full(room *r);
+
+#endif
