@@ -174,17 +174,21 @@ server_died() {
 start_server() {
   local log=$1
   SERVER_LOG=$log
-  # The bot phases' watcher is a guest that seats bots against bots (an older server has
-  # no such limits, nor their flags).
+  # The bot phases' watcher is a guest that seats bots against bots, and every match is
+  # a room made from one address (an older server, one to compare with, has no such
+  # limits, nor their flags).
   local extra=()
   local help
   help=$("$SERVER_BIN" --help 2>/dev/null || true)
   if [[ $help == *--guest-bot-vs-bot* ]]; then
     extra=(--guest-bot-vs-bot 1 --bot-seats-per-owner 1000)
   fi
+  if [[ $help == *--room-rate-per-ip* ]]; then
+    extra+=(--room-rate-per-ip 1000000)
+  fi
   "$SERVER_BIN" --port "$PORT" --bind 127.0.0.1 --db :memory: --log-level warn \
     --max-connections 100000 --max-connections-per-ip 100000 \
-    --max-rooms 100000 --room-rate-per-ip 1000000 --rate 10000 --burst 10000 \
+    --max-rooms 100000 --rate 10000 --burst 10000 \
     --ping-s 5 --idle-s 15 "${extra[@]}" >"$log" 2>&1 &
   SERVER_PID=$!
   SERVER_PORT=""
