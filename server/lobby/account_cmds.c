@@ -167,7 +167,7 @@ int cmd_get_ladder(request *rq)
                               c->has_game_options ? c->game_options : NULL, c->variant, c->k, &q,
                               rq->field, sizeof rq->field, rq->message, sizeof rq->message);
     if (err)
-        return err;
+        return err == THUE_ENOMEM ? THUE_PERR_INTERNAL : err;
     q.kind = c->kind;
     q.offset = c->offset;
     q.count = c->count;

@@ -34,7 +34,7 @@ typedef struct ladder_query {
 } ladder_query;
 /* The pool a get_ladder-like request names: the game (NULL or "thue": Thue with variant
  * and k), its options object's text (NULL: the defaults). 0, or unknown_game or
- * bad_options with field and message (of fsize and msize bytes) set. */
+ * bad_options with field and message (of fsize and msize bytes) set, or THUE_ENOMEM. */
 int ladder_query_of(const char *game, const char *options, thue_variant variant, int k,
                     ladder_query *q, char *field, size_t fsize, char *message, size_t msize);
 /* The `ladder` message of a query, encoded; id NULL: the HTTP form, its members without
