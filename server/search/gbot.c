@@ -22,7 +22,6 @@
 #include "search/gbot.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,19 +34,6 @@
 #define UCT_POLL_STEPS 256
 
 /* ---- specs ---------------------------------------------------------------------------- */
-
-static int spec_error(char *err, size_t errsize, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static int spec_error(char *err, size_t errsize, const char *fmt, ...)
-{
-    if (err != NULL && errsize > 0) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errsize, fmt, ap);
-        va_end(ap);
-    }
-    return THUE_EINVAL;
-}
 
 int thue_gbot_has_perfect(const thue_gamedef *g)
 {
@@ -71,20 +57,20 @@ int thue_gbot_spec_parse(const thue_gamedef *g, const char *text, thue_gbot_spec
     if (err != NULL && errsize > 0)
         err[0] = '\0';
     if (text == NULL || text[0] == '\0')
-        return spec_error(err, errsize, "empty bot spec (try random, uct or perfect)");
+        return thue_spec_error(err, errsize, "empty bot spec (try random, uct or perfect)");
     const char *colon = strchr(text, ':');
     size_t nlen = colon ? (size_t)(colon - text) : strlen(text);
     if (nlen == 6 && strncmp(text, "random", 6) == 0) {
         if (colon)
-            return spec_error(err, errsize, "random takes no options");
+            return thue_spec_error(err, errsize, "random takes no options");
         *out = thue_gbot_spec_default(THUE_GBOT_RANDOM);
         return 0;
     }
     if (nlen == 7 && strncmp(text, "perfect", 7) == 0) {
         if (colon)
-            return spec_error(err, errsize, "perfect takes no options in a game other than thue");
+            return thue_spec_error(err, errsize, "perfect takes no options in a game other than thue");
         if (!thue_gbot_has_perfect(g))
-            return spec_error(err, errsize,
+            return thue_spec_error(err, errsize,
                               "%s has no perfect bot: it has no solver of its own and its "
                               "lines of play need not end, so plain minimax may never stop",
                               g != NULL ? g->name : "this game");
@@ -104,7 +90,7 @@ int thue_gbot_spec_parse(const thue_gamedef *g, const char *text, thue_gbot_spec
         *out = s;
         return 0;
     }
-    return spec_error(err, errsize, "unknown bot '%.*s' for %s (random, uct[:...]%s)", (int)nlen,
+    return thue_spec_error(err, errsize, "unknown bot '%.*s' for %s (random, uct[:...]%s)", (int)nlen,
                       text, g != NULL ? g->name : "this game",
                       thue_gbot_has_perfect(g) ? ", perfect" : "");
 }

@@ -15,9 +15,7 @@
 
 #include "base/errors.h"
 
-static int spec_error(char *err, size_t errsize, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static int spec_error(char *err, size_t errsize, const char *fmt, ...)
+int thue_spec_error(char *err, size_t errsize, const char *fmt, ...)
 {
     if (err != NULL && errsize > 0) {
         va_list ap;
@@ -77,14 +75,14 @@ int thue_uct_spec_parse(const char *opts, thue_uct_spec *s, char *err, size_t er
     if (opts == NULL)
         return 0;
     if (opts[0] == '\0')
-        return spec_error(err, errsize, "empty option list after 'uct:'");
+        return thue_spec_error(err, errsize, "empty option list after 'uct:'");
     const char *p = opts;
     while (1) {
         const char *end = strchr(p, ',');
         size_t len = end ? (size_t)(end - p) : strlen(p);
         const char *eq = memchr(p, '=', len);
         if (eq == NULL)
-            return spec_error(err, errsize, "uct option '%.*s' is not KEY=VALUE", (int)len, p);
+            return thue_spec_error(err, errsize, "uct option '%.*s' is not KEY=VALUE", (int)len, p);
         size_t klen = (size_t)(eq - p), vlen = len - klen - 1;
         const char *val = eq + 1;
         long long iv;
@@ -92,26 +90,26 @@ int thue_uct_spec_parse(const char *opts, thue_uct_spec *s, char *err, size_t er
 #define KEY_IS(str) (klen == strlen(str) && strncmp(p, str, klen) == 0)
         if (KEY_IS("iterations") || KEY_IS("iters")) {
             if (thue__spec_int(val, vlen, 0, 1000000000000LL, &iv))
-                return spec_error(err, errsize, "uct iterations must be 0..10^12, got '%.*s'",
+                return thue_spec_error(err, errsize, "uct iterations must be 0..10^12, got '%.*s'",
                                   (int)vlen, val);
             s->iterations = (uint64_t)iv;
         } else if (KEY_IS("ms")) {
             if (thue__spec_int(val, vlen, 0, 86400000, &iv))
-                return spec_error(err, errsize, "uct ms must be 0..86400000, got '%.*s'", (int)vlen,
+                return thue_spec_error(err, errsize, "uct ms must be 0..86400000, got '%.*s'", (int)vlen,
                                   val);
             s->time_ms = (int)iv;
         } else if (KEY_IS("playout")) {
             if (thue__spec_int(val, vlen, 1, 100000, &iv))
-                return spec_error(err, errsize, "uct playout must be 1..100000, got '%.*s'",
+                return thue_spec_error(err, errsize, "uct playout must be 1..100000, got '%.*s'",
                                   (int)vlen, val);
             s->playout_limit = (int)iv;
         } else if (KEY_IS("c")) {
             if (parse_real(val, vlen, 0.0, 1000.0, &dv))
-                return spec_error(err, errsize, "uct c must be a number in 0..1000, got '%.*s'",
+                return thue_spec_error(err, errsize, "uct c must be a number in 0..1000, got '%.*s'",
                                   (int)vlen, val);
             s->exploration = dv;
         } else {
-            return spec_error(err, errsize, "uct has no option '%.*s' (iterations, ms, playout, c)",
+            return thue_spec_error(err, errsize, "uct has no option '%.*s' (iterations, ms, playout, c)",
                               (int)klen, p);
         }
 #undef KEY_IS
@@ -120,7 +118,7 @@ int thue_uct_spec_parse(const char *opts, thue_uct_spec *s, char *err, size_t er
         p = end + 1;
     }
     if (s->iterations == 0 && s->time_ms == 0)
-        return spec_error(err, errsize,
+        return thue_spec_error(err, errsize,
                           "uct with iterations=0 needs ms=T (it would never stop otherwise)");
     return 0;
 }

@@ -47,4 +47,9 @@ int thue_uct_spec_format(const thue_uct_spec *s, char *buf, size_t size);
  * Shared with Thue's spec parser (levels, depths). */
 int thue__spec_int(const char *text, size_t len, long long lo, long long hi, long long *out);
 
+/* For every bot SPEC parser: writes the sentence into err (when err is not NULL) and
+ * returns THUE_EINVAL. */
+int thue_spec_error(char *err, size_t errsize, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
 #endif
