@@ -68,12 +68,13 @@ int thue_gbot_spec_parse(const thue_gamedef *g, const char *text, thue_gbot_spec
     }
     if (nlen == 7 && strncmp(text, "perfect", 7) == 0) {
         if (colon)
-            return thue_spec_error(err, errsize, "perfect takes no options in a game other than thue");
+            return thue_spec_error(err, errsize,
+                                   "perfect takes no options in a game other than thue");
         if (!thue_gbot_has_perfect(g))
             return thue_spec_error(err, errsize,
-                              "%s has no perfect bot: it has no solver of its own and its "
-                              "lines of play need not end, so plain minimax may never stop",
-                              g != NULL ? g->name : "this game");
+                                   "%s has no perfect bot: it has no solver of its own and its "
+                                   "lines of play need not end, so plain minimax may never stop",
+                                   g != NULL ? g->name : "this game");
         *out = thue_gbot_spec_default(THUE_GBOT_PERFECT);
         return 0;
     }
@@ -90,9 +91,9 @@ int thue_gbot_spec_parse(const thue_gamedef *g, const char *text, thue_gbot_spec
         *out = s;
         return 0;
     }
-    return thue_spec_error(err, errsize, "unknown bot '%.*s' for %s (random, uct[:...]%s)", (int)nlen,
-                      text, g != NULL ? g->name : "this game",
-                      thue_gbot_has_perfect(g) ? ", perfect" : "");
+    return thue_spec_error(err, errsize, "unknown bot '%.*s' for %s (random, uct[:...]%s)",
+                           (int)nlen, text, g != NULL ? g->name : "this game",
+                           thue_gbot_has_perfect(g) ? ", perfect" : "");
 }
 
 int thue_gbot_spec_format(const thue_gbot_spec *s, char *buf, size_t size)

@@ -69,6 +69,28 @@ thue_uct_spec thue_uct_spec_default(void)
     return s;
 }
 
+int thue__spec_option(const char **p, const char *name, thue__spec_kv *kv, char *err,
+                      size_t errsize)
+{
+    const char *at = *p, *end = strchr(at, ',');
+    size_t len = end ? (size_t)(end - at) : strlen(at);
+    const char *eq = memchr(at, '=', len);
+    if (eq == NULL)
+        return thue_spec_error(err, errsize, "%s option '%.*s' is not KEY=VALUE", name, (int)len,
+                               at);
+    kv->key = at;
+    kv->klen = (size_t)(eq - at);
+    kv->val = eq + 1;
+    kv->vlen = len - kv->klen - 1;
+    *p = end ? end + 1 : NULL;
+    return 0;
+}
+
+bool thue__spec_key_is(const thue__spec_kv *kv, const char *key)
+{
+    return kv->klen == strlen(key) && strncmp(kv->key, key, kv->klen) == 0;
+}
+
 int thue_uct_spec_parse(const char *opts, thue_uct_spec *s, char *err, size_t errsize)
 {
     *s = thue_uct_spec_default();
@@ -76,50 +98,45 @@ int thue_uct_spec_parse(const char *opts, thue_uct_spec *s, char *err, size_t er
         return 0;
     if (opts[0] == '\0')
         return thue_spec_error(err, errsize, "empty option list after 'uct:'");
-    const char *p = opts;
-    while (1) {
-        const char *end = strchr(p, ',');
-        size_t len = end ? (size_t)(end - p) : strlen(p);
-        const char *eq = memchr(p, '=', len);
-        if (eq == NULL)
-            return thue_spec_error(err, errsize, "uct option '%.*s' is not KEY=VALUE", (int)len, p);
-        size_t klen = (size_t)(eq - p), vlen = len - klen - 1;
-        const char *val = eq + 1;
+    for (const char *p = opts; p != NULL;) {
+        thue__spec_kv kv;
+        if (thue__spec_option(&p, "uct", &kv, err, errsize) != 0)
+            return THUE_EINVAL;
+        const char *val = kv.val;
+        size_t vlen = kv.vlen;
         long long iv;
         double dv;
-#define KEY_IS(str) (klen == strlen(str) && strncmp(p, str, klen) == 0)
+#define KEY_IS(str) thue__spec_key_is(&kv, str)
         if (KEY_IS("iterations") || KEY_IS("iters")) {
             if (thue__spec_int(val, vlen, 0, 1000000000000LL, &iv))
                 return thue_spec_error(err, errsize, "uct iterations must be 0..10^12, got '%.*s'",
-                                  (int)vlen, val);
+                                       (int)vlen, val);
             s->iterations = (uint64_t)iv;
         } else if (KEY_IS("ms")) {
             if (thue__spec_int(val, vlen, 0, 86400000, &iv))
-                return thue_spec_error(err, errsize, "uct ms must be 0..86400000, got '%.*s'", (int)vlen,
-                                  val);
+                return thue_spec_error(err, errsize, "uct ms must be 0..86400000, got '%.*s'",
+                                       (int)vlen, val);
             s->time_ms = (int)iv;
         } else if (KEY_IS("playout")) {
             if (thue__spec_int(val, vlen, 1, 100000, &iv))
                 return thue_spec_error(err, errsize, "uct playout must be 1..100000, got '%.*s'",
-                                  (int)vlen, val);
+                                       (int)vlen, val);
             s->playout_limit = (int)iv;
         } else if (KEY_IS("c")) {
             if (parse_real(val, vlen, 0.0, 1000.0, &dv))
-                return thue_spec_error(err, errsize, "uct c must be a number in 0..1000, got '%.*s'",
-                                  (int)vlen, val);
+                return thue_spec_error(
+                    err, errsize, "uct c must be a number in 0..1000, got '%.*s'", (int)vlen, val);
             s->exploration = dv;
         } else {
-            return thue_spec_error(err, errsize, "uct has no option '%.*s' (iterations, ms, playout, c)",
-                              (int)klen, p);
+            return thue_spec_error(err, errsize,
+                                   "uct has no option '%.*s' (iterations, ms, playout, c)",
+                                   (int)kv.klen, kv.key);
         }
 #undef KEY_IS
-        if (end == NULL)
-            break;
-        p = end + 1;
     }
     if (s->iterations == 0 && s->time_ms == 0)
         return thue_spec_error(err, errsize,
-                          "uct with iterations=0 needs ms=T (it would never stop otherwise)");
+                               "uct with iterations=0 needs ms=T (it would never stop otherwise)");
     return 0;
 }
 

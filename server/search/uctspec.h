@@ -13,6 +13,7 @@
 #ifndef THUE_SEARCH_UCTSPEC_H
 #define THUE_SEARCH_UCTSPEC_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -46,6 +47,18 @@ int thue_uct_spec_format(const thue_uct_spec *s, char *buf, size_t size);
 /* A whole decimal number in [lo, hi] from text[0..len) (digits only): 0 and *out, or -1.
  * Shared with Thue's spec parser (levels, depths). */
 int thue__spec_int(const char *text, size_t len, long long lo, long long hi, long long *out);
+
+/* One KEY=VALUE of a comma-separated option list (a bot SPEC's options after ':'). */
+typedef struct thue__spec_kv {
+    const char *key, *val;
+    size_t klen, vlen;
+} thue__spec_kv;
+/* The option at *p into kv, and *p moved past it (NULL after the last one): 0, or
+ * THUE_EINVAL with "NAME option 'X' is not KEY=VALUE" in err. Shared with Thue's parser. */
+int thue__spec_option(const char **p, const char *name, thue__spec_kv *kv, char *err,
+                      size_t errsize);
+/* Whether the option's key is key. */
+bool thue__spec_key_is(const thue__spec_kv *kv, const char *key);
 
 /* For every bot SPEC parser: writes the sentence into err (when err is not NULL) and
  * returns THUE_EINVAL. */

@@ -61,29 +61,22 @@ thue_bot_spec thue_bot_spec_default(thue_bot_kind kind)
 static int parse_options(const char *name, const char *opts, thue_bot_spec *s, char *err,
                          size_t errsize)
 {
-    const char *p = opts;
-    while (1) {
-        const char *end = strchr(p, ',');
-        size_t len = end ? (size_t)(end - p) : strlen(p);
-        const char *eq = memchr(p, '=', len);
-        if (eq == NULL)
-            return thue_spec_error(err, errsize, "%s option '%.*s' is not KEY=VALUE", name, (int)len, p);
-        size_t klen = (size_t)(eq - p), vlen = len - klen - 1;
-        const char *val = eq + 1;
+    for (const char *p = opts; p != NULL;) {
+        thue__spec_kv kv;
+        if (thue__spec_option(&p, name, &kv, err, errsize) != 0)
+            return THUE_EINVAL;
+        const char *val = kv.val;
+        size_t vlen = kv.vlen;
         long long iv;
-#define KEY_IS(str) (klen == strlen(str) && strncmp(p, str, klen) == 0)
-        if (s->kind == THUE_BOT_PERFECT && KEY_IS("depth")) {
+        if (s->kind == THUE_BOT_PERFECT && thue__spec_key_is(&kv, "depth")) {
             if (thue__spec_int(val, vlen, 0, 10000, &iv))
                 return thue_spec_error(err, errsize, "perfect depth must be 0..10000, got '%.*s'",
-                                  (int)vlen, val);
+                                       (int)vlen, val);
             s->max_depth = (int)iv;
         } else {
-            return thue_spec_error(err, errsize, "%s has no option '%.*s' (depth)", name, (int)klen, p);
+            return thue_spec_error(err, errsize, "%s has no option '%.*s' (depth)", name,
+                                   (int)kv.klen, kv.key);
         }
-#undef KEY_IS
-        if (end == NULL)
-            break;
-        p = end + 1;
     }
     return 0;
 }
@@ -93,7 +86,8 @@ int thue_bot_spec_parse(const char *text, thue_bot_spec *out, char *err, size_t 
     if (err != NULL && errsize > 0)
         err[0] = '\0';
     if (text == NULL || text[0] == '\0')
-        return thue_spec_error(err, errsize, "empty bot spec (try greedy, nested:1, uct or perfect)");
+        return thue_spec_error(err, errsize,
+                               "empty bot spec (try greedy, nested:1, uct or perfect)");
     const char *colon = strchr(text, ':');
     size_t nlen = colon ? (size_t)(colon - text) : strlen(text);
     const char *arg = colon ? colon + 1 : NULL;
@@ -102,7 +96,7 @@ int thue_bot_spec_parse(const char *text, thue_bot_spec *out, char *err, size_t 
     if (thue__spec_int(text, nlen, 0, 1000000, &lv) == 0 && colon == NULL) {
         if (lv > THUE_NESTED_MAX)
             return thue_spec_error(err, errsize, "bot level %lld is out of range 0..%d", lv,
-                              THUE_NESTED_MAX);
+                                   THUE_NESTED_MAX);
         s = thue_bot_spec_default(lv == 0 ? THUE_BOT_GREEDY : THUE_BOT_NESTED);
         s.level = (int)lv;
     } else if (nlen == 6 && strncmp(text, "greedy", 6) == 0) {
@@ -112,7 +106,7 @@ int thue_bot_spec_parse(const char *text, thue_bot_spec *out, char *err, size_t 
     } else if (nlen == 6 && strncmp(text, "nested", 6) == 0) {
         if (arg == NULL || thue__spec_int(arg, strlen(arg), 0, THUE_NESTED_MAX, &lv) != 0)
             return thue_spec_error(err, errsize, "nested needs a level: nested:L with L = 0..%d",
-                              THUE_NESTED_MAX);
+                                   THUE_NESTED_MAX);
         s = thue_bot_spec_default(lv == 0 ? THUE_BOT_GREEDY : THUE_BOT_NESTED);
         s.level = (int)lv;
     } else if (nlen == 3 && strncmp(text, "uct", 3) == 0) {
@@ -129,15 +123,16 @@ int thue_bot_spec_parse(const char *text, thue_bot_spec *out, char *err, size_t 
         s = thue_bot_spec_default(THUE_BOT_PERFECT);
         if (arg != NULL) {
             if (arg[0] == '\0')
-                return thue_spec_error(err, errsize, "empty option list after '%.*s:'", (int)nlen, text);
+                return thue_spec_error(err, errsize, "empty option list after '%.*s:'", (int)nlen,
+                                       text);
             int e = parse_options("perfect", arg, &s, err, errsize);
             if (e)
                 return e;
         }
     } else {
-        return thue_spec_error(err, errsize,
-                          "unknown bot '%.*s' (greedy, nested:L, 0..%d, uct[:...], perfect[:...])",
-                          (int)nlen, text, THUE_NESTED_MAX);
+        return thue_spec_error(
+            err, errsize, "unknown bot '%.*s' (greedy, nested:L, 0..%d, uct[:...], perfect[:...])",
+            (int)nlen, text, THUE_NESTED_MAX);
     }
     *out = s;
     return 0;
