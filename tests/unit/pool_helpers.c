@@ -101,23 +101,6 @@ void teardown(tctx *t)
     assert_int_equal(t->forbidden, 0);
 }
 
-/* Polls the counters until queued and running reach the values given. The minute is no
- * timing assertion, only a watchdog: a state that is never reached fails the test rather
- * than leaving blockers to search (and grow their tables) until ctest's timeout. */
-void wait_counts(thue_pool *pool, int queued, int running)
-{
-    int64_t give_up = thue_now_ns() + 60 * 1000000000LL;
-    thue_pool_stats st;
-    for (;;) {
-        thue_pool_stats_get(pool, &st);
-        if (st.queued == queued && st.running == running)
-            return;
-        if (thue_now_ns() > give_up)
-            fail_msg("the pool never reached queued %d, running %d (it has %d, %d)", queued,
-                     running, st.queued, st.running);
-        sched_yield();
-    }
-}
 
 thue_pool_stats stats_of(thue_pool *pool)
 {

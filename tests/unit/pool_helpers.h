@@ -24,6 +24,8 @@
 #include "games/thue/bots/bot.h"
 #include "search/pool.h"
 
+#include "pool_order.h" /* wait_counts */
+
 #define SLOTS_MAX 400
 
 typedef struct tctx tctx;
@@ -64,7 +66,6 @@ void setup(tctx *t, int threads);
 void on_closed(void *data);
 void on_closed_int(void *data);
 void teardown(tctx *t);
-void wait_counts(thue_pool *pool, int queued, int running);
 thue_pool_stats stats_of(thue_pool *pool);
 void record_cb(const thue_job_result *res, void *data);
 void forbidden_cb(const thue_job_result *res, void *data);

@@ -97,21 +97,6 @@ static void teardown(tctx *t)
     free(t);
 }
 
-static void wait_counts(thue_pool *pool, int queued, int running)
-{
-    int64_t give_up = thue_now_ns() + 60 * 1000000000LL; /* a watchdog, not a timing check */
-    thue_pool_stats st;
-    for (;;) {
-        thue_pool_stats_get(pool, &st);
-        if (st.queued == queued && st.running == running)
-            return;
-        if (thue_now_ns() > give_up)
-            fail_msg("the pool never reached queued %d, running %d (it has %d, %d)", queued,
-                     running, st.queued, st.running);
-        sched_yield();
-    }
-}
-
 static slot *new_slot(tctx *t)
 {
     assert_true(t->nslots < SLOTS_MAX);
