@@ -67,6 +67,23 @@ static int parse_k(const char *s)
     return (int)parse_range(s, 2, 64);
 }
 
+/* offset= and count= of a page (as list_tournaments and get_ladder take them): 1 when arg
+ * is one of them and its value is good (stored), 0 when it is neither, -1 with the 400
+ * message in *why. */
+static int page_arg(const char *arg, const char *value, long *offset, long *count,
+                    const char **why)
+{
+    if (strcmp(arg, "offset") == 0) {
+        *why = "offset must be an integer from 0 to 100000";
+        return (*offset = parse_range(value, 0, 100000)) < 0 ? -1 : 1;
+    }
+    if (strcmp(arg, "count") == 0) {
+        *why = "count must be an integer from 1 to 200";
+        return (*count = parse_range(value, 1, 200)) < 0 ? -1 : 1;
+    }
+    return 0;
+}
+
 /* A game= argument: the game's wire name ("thue", or one of the registry's) into out
  * (size >= THUE_PROTO_GAME_MAX + 1): 0, or -1 with the 400 message in why ("game must be
  * one of thue, nim, ...", the registry's names in its order). */
@@ -297,6 +314,7 @@ static int http_tournaments(thue_net *net, struct lws *wsi, pss *p, const char *
         const char *value;
         int status = -1;
         long offset = 0, count = 50;
+        const char *bad = NULL;
         for (int i = 0;; i++) {
             int r = query_pair(wsi, i, arg, sizeof arg, &value);
             if (r > 0)
@@ -311,14 +329,8 @@ static int http_tournaments(thue_net *net, struct lws *wsi, pss *p, const char *
                 if (status < 0)
                     return thue__http_error(wsi, p, 400, "bad_request",
                                       "status must be open, running or finished", head);
-            } else if (strcmp(arg, "offset") == 0) {
-                if ((offset = parse_range(value, 0, 100000)) < 0)
-                    return thue__http_error(wsi, p, 400, "bad_request",
-                                      "offset must be an integer from 0 to 100000", head);
-            } else if (strcmp(arg, "count") == 0) {
-                if ((count = parse_range(value, 1, 200)) < 0)
-                    return thue__http_error(wsi, p, 400, "bad_request",
-                                      "count must be an integer from 1 to 200", head);
+            } else if (page_arg(arg, value, &offset, &count, &bad) < 0) {
+                return thue__http_error(wsi, p, 400, "bad_request", bad, head);
             }
         }
         text = thue_lobby_tournaments_json(net->lobby, status, (int)offset, (int)count);
@@ -347,6 +359,7 @@ static int http_ladder(thue_net *net, struct lws *wsi, pss *p, int head)
     bool has_options = false;
     int variant = -1, k = -1, kind = 0;
     long offset = 0, count = 50;
+    const char *bad = NULL;
     const char *value;
     for (int i = 0;; i++) {
         int r = query_pair(wsi, i, arg, sizeof arg, &value);
@@ -382,14 +395,8 @@ static int http_ladder(thue_net *net, struct lws *wsi, pss *p, int head)
             if (kind < 0)
                 return thue__http_error(wsi, p, 400, "bad_request", "kind must be all, human or bot",
                                   head);
-        } else if (strcmp(arg, "offset") == 0) {
-            if ((offset = parse_range(value, 0, 100000)) < 0)
-                return thue__http_error(wsi, p, 400, "bad_request",
-                                  "offset must be an integer from 0 to 100000", head);
-        } else if (strcmp(arg, "count") == 0) {
-            if ((count = parse_range(value, 1, 200)) < 0)
-                return thue__http_error(wsi, p, 400, "bad_request",
-                                  "count must be an integer from 1 to 200", head);
+        } else if (page_arg(arg, value, &offset, &count, &bad) < 0) {
+            return thue__http_error(wsi, p, 400, "bad_request", bad, head);
         }
     }
     bool thue = game[0] == '\0' || strcmp(game, "thue") == 0;
