@@ -99,7 +99,7 @@ int thue_uct_spec_parse(const char *opts, thue_uct_spec *s, char *err, size_t er
     if (opts[0] == '\0')
         return thue_spec_error(err, errsize, "empty option list after 'uct:'");
     for (const char *p = opts; p != NULL;) {
-        thue__spec_kv kv;
+        thue__spec_kv kv = {NULL, NULL, 0, 0}; /* set by thue__spec_option (gcc -O3 cannot tell) */
         if (thue__spec_option(&p, "uct", &kv, err, errsize) != 0)
             return THUE_EINVAL;
         const char *val = kv.val;

@@ -62,7 +62,7 @@ static int parse_options(const char *name, const char *opts, thue_bot_spec *s, c
                          size_t errsize)
 {
     for (const char *p = opts; p != NULL;) {
-        thue__spec_kv kv;
+        thue__spec_kv kv = {NULL, NULL, 0, 0}; /* set by thue__spec_option (gcc -O3 cannot tell) */
         if (thue__spec_option(&p, name, &kv, err, errsize) != 0)
             return THUE_EINVAL;
         const char *val = kv.val;
