@@ -7,7 +7,8 @@
 // while the normal Nim ladder and the Thue ladder do not. A rated quick match of Nim
 // against the server's bot puts both on normal Nim's ladder.
 //   node tests/e2e/ladder_games.test.mjs --server build/server/thue-server [--only NAME-PART]
-import { test, run, newPage, enter, tid, assert, withWorld as world } from "./lib.mjs";
+import * as lib from "./lib.mjs";
+import { test, run, newPage, tid, assert, withWorld as world } from "./lib.mjs";
 import { get } from "../integration/lib.mjs";
 import { createGameRoom, playGameToEnd } from "./gameslib.mjs";
 
@@ -109,14 +110,8 @@ test("the ladder page chooses a game and its pool by its form and its address", 
   assert(await tid(page, "lp-game").inputValue() === "circle", "the form says the circle game");
 }));
 
-/** A fresh account's page. */
-async function account(browser, server, name) {
-  const page = await newPage(browser, server, name);
-  await enter(page, name);
-  await tid(page, "claim").click();
-  await tid(page, "me-kind").filter({ hasText: "account" }).waitFor();
-  return page;
-}
+/** A fresh account's page (this test moves between pages by address). */
+const account = (browser, server, name) => lib.account(browser, server, name, { noReload: false });
 
 /** The names and ratings of a page's ladder table. */
 const ladderRows = (page) => page.locator("[data-testid=ladder-table] tbody tr").evaluateAll((rows) =>

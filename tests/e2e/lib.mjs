@@ -44,6 +44,20 @@ export async function enter(page, name) {
 
 export const tid = (page, id) => page.getByTestId(id);
 
+/** A fresh page in the lobby as name, which it claims (an account). noReload marks the
+ * document, so that a reload (which would lose the account's session) fails the test. */
+export async function account(browser, server, name, { noReload = true } = {}) {
+  const page = await newPage(browser, server, name);
+  await enter(page, name);
+  await tid(page, "claim").click();
+  await tid(page, "me-kind").filter({ hasText: "account" }).waitFor();
+  if (noReload) await page.evaluate(() => { window.thueNoReload = true; });
+  return page;
+}
+
+/** Waits until an HTTP page (#/tournaments, #/ladder, ...) has loaded its data. */
+export const pageLoaded = (page) => page.waitForFunction(() => document.getElementById("page-body").dataset.loaded === "1");
+
 /** Creates a room from the lobby form; resolves to its id once the game view shows. */
 export async function createRoom(page, { k = 3, limit = 5, first = "creator", variant = "square", isPrivate = false, seat = true, clockMinutes = 0, incrementS = 0 } = {}) {
   await tid(page, "c-variant").selectOption(variant);

@@ -8,7 +8,7 @@
 // With THUE_SHOTS=DIR, each new screen is also saved there at 1280x800 and 390x844.
 import fs from "node:fs";
 import path from "node:path";
-import { test, run, newPage, enter, tid, assert, withWorld as world } from "./lib.mjs";
+import { test, run, newPage, enter, tid, assert, account, pageLoaded, withWorld as world } from "./lib.mjs";
 import { get } from "../integration/lib.mjs";
 
 const LIFTS = ["--claims-per-ip", "100", "--tournaments-per-account", "100", "--tournaments-per-ip", "100",
@@ -34,17 +34,7 @@ async function shots(page, name) {
   await page.setViewportSize(was);
 }
 
-/** Enters the lobby as name, claims it and marks the document: a reload would lose it. */
-async function account(browser, server, name) {
-  const page = await newPage(browser, server, name);
-  await enter(page, name);
-  await tid(page, "claim").click();
-  await tid(page, "me-kind").filter({ hasText: "account" }).waitFor();
-  await page.evaluate(() => { window.thueNoReload = true; });
-  return page;
-}
-
-const loaded = (page) => page.waitForFunction(() => document.getElementById("page-body").dataset.loaded === "1");
+const loaded = pageLoaded;
 
 /** From the lobby to a tournament's page by its links. */
 async function openTournament(page, id) {

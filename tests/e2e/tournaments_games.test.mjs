@@ -6,7 +6,7 @@
 // tournament's page shows the standings. The list and the page name the game and its
 // options; a bad option is refused beside its field before anything is sent.
 //   node tests/e2e/tournaments_games.test.mjs --server build/server/thue-server [--only NAME-PART]
-import { test, run, newPage, enter, tid, assert, withWorld as world } from "./lib.mjs";
+import { test, run, tid, assert, account, pageLoaded, withWorld as world } from "./lib.mjs";
 import { get } from "../integration/lib.mjs";
 
 const LIFTS = ["--claims-per-ip", "100", "--tournaments-per-account", "100", "--tournaments-per-ip", "100",
@@ -14,17 +14,7 @@ const LIFTS = ["--claims-per-ip", "100", "--tournaments-per-account", "100", "--
 
 const withWorld = (fn) => world(fn, LIFTS);
 
-/** Enters the lobby as name and claims it (the document is marked: a reload would lose it). */
-async function account(browser, server, name) {
-  const page = await newPage(browser, server, name);
-  await enter(page, name);
-  await tid(page, "claim").click();
-  await tid(page, "me-kind").filter({ hasText: "account" }).waitFor();
-  await page.evaluate(() => { window.thueNoReload = true; });
-  return page;
-}
-
-const loaded = (page) => page.waitForFunction(() => document.getElementById("page-body").dataset.loaded === "1");
+const loaded = pageLoaded;
 
 /** Opens #/tournaments from the lobby's link and fills the form for a Nim round robin. */
 async function fillNimForm(page, { name, heaps, misere = false, enterMe = true }) {
