@@ -78,8 +78,13 @@ static void fill_state(const room *r, thue_msg *msg, int you)
 {
     /* This runs after every move: the message is zeroed up to the match's two big text
      * buffers (another game's last move and state, kilobytes a Thue room never uses),
-     * and those are made empty strings; the members after them are set below. */
-    memset(msg, 0, offsetof(thue_msg, u.room_state.match.last_gmove));
+     * and those are made empty strings; the members after them are set below. The
+     * options are copied, not zeroed first (room_options_copy leaves out the kilobyte of
+     * a Thue room's empty game options). */
+    size_t opt_at = offsetof(thue_msg, u.room_state.options);
+    size_t opt_end = opt_at + sizeof msg->u.room_state.options;
+    memset(msg, 0, opt_at);
+    memset((char *)msg + opt_end, 0, offsetof(thue_msg, u.room_state.match.last_gmove) - opt_end);
     msg->u.room_state.match.last_gmove[0] = '\0';
     msg->u.room_state.match.state[0] = '\0';
     msg->u.room_state.has_tournament = 0;
@@ -90,7 +95,7 @@ static void fill_state(const room *r, thue_msg *msg, int you)
     st->version = r->version;
     snprintf(st->name, sizeof st->name, "%s", r->name);
     st->status = r->status;
-    st->options = r->opt;
+    room_options_copy(&st->options, &r->opt);
     for (int i = 0; i < 2; i++) {
         const room_seat *se = &r->seats[i];
         thue_seat *out = &st->seats[i];
@@ -926,13 +931,13 @@ int room_move(request *rq, bool paint)
     }
     if (!r->has_match)
         return THUE_PERR_NOT_RUNNING;
-    thue_thue_view v;
-    thue_game_thue_view(&r->gopt, r->gstate, &v);
-    int n = v.len;
     err = table_apply_move(r, seat, paint, rq->cmd->u.move.value);
-    if (err == THUE_EPOSITION) {
+    if (err == THUE_EPOSITION) { /* a refused move changed nothing: the word is as it was */
+        thue_thue_view v;
+        thue_game_thue_view(&r->gopt, r->gstate, &v);
         snprintf(rq->field, sizeof rq->field, "position");
-        snprintf(rq->message, sizeof rq->message, "position out of range: positions are 0..%d", n);
+        snprintf(rq->message, sizeof rq->message, "position out of range: positions are 0..%d",
+                 v.len);
     } else if (err == THUE_ESYMBOL) {
         snprintf(rq->field, sizeof rq->field, "symbol");
         snprintf(rq->message, sizeof rq->message, "symbol out of range: symbols are 0..%d",

@@ -6,6 +6,7 @@
  */
 #include "roomstate.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,6 +75,18 @@ int64_t room_clock_left(const room *r, int seat)
     if (r->clock_running == seat)
         left -= (int64_t)room_elapsed_ns(r);
     return left;
+}
+
+/* *out = *in, but for the text of the game's name and options only as far as it goes (a
+ * room's state is built after every move; a Thue room's options text is empty). */
+void room_options_copy(thue_room_options *out, const thue_room_options *in)
+{
+    memcpy(out, in, offsetof(thue_room_options, game));
+    memcpy(out->game, in->game, strnlen(in->game, sizeof in->game - 1) + 1);
+    out->game[sizeof out->game - 1] = '\0';
+    size_t n = strnlen(in->game_options, sizeof in->game_options - 1);
+    memcpy(out->game_options, in->game_options, n);
+    out->game_options[n] = '\0';
 }
 
 void room_player_of(const room_seat *st, thue_player *out)

@@ -23,6 +23,8 @@ bool room_is_empty(const room *r);
 uint64_t room_elapsed_ns(const room *r);
 /* A seat's time left now, in ns (negative once it ran out). */
 int64_t room_clock_left(const room *r, int seat);
+/* *out = *in, the game's name and options text only as far as it goes. */
+void room_options_copy(thue_room_options *out, const thue_room_options *in);
 void room_player_of(const room_seat *st, thue_player *out);
 /* Round i (0 or 1) of a Thue room's match for its messages, from v: the view of the
  * room's state, built once by the caller (thue_game_thue_view). */

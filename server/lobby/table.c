@@ -293,8 +293,15 @@ static void log_move(room *r, int round, int seat, bool paint, int value, double
         r->moves = grown;
         r->capmoves = cap;
     }
-    r->moves[r->nmoves++] =
-        (thue_move_row){round, r->plies[round]++, seat, paint, value, think_ms, ""};
+    /* Member by member: a compound literal would zero the whole move text buffer. */
+    thue_move_row *mv = &r->moves[r->nmoves++];
+    mv->round = round;
+    mv->ply = r->plies[round]++;
+    mv->seat = seat;
+    mv->is_paint = paint;
+    mv->value = value;
+    mv->think_ms = think_ms;
+    mv->gmove[0] = '\0';
 }
 
 /*
