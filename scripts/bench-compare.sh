@@ -1,0 +1,179 @@
+#!/usr/bin/env bash
+# Before and after: builds two revisions of thue-server (Release, in git worktrees of their
+# own) and runs the same benches on both, alternately, in one run: `thue bench engine`,
+# `thue bench search` and the load bench's `play` phase (scripts/bench.sh). It prints each
+# round's figures and, for each bench, the ratio of the second revision to the first
+# (above 1: the second is faster). Timings on a shared machine move by up to 3x from day
+# to day; alternating in one run is what makes the ratio mean something (docs/bench.md).
+#
+#   bash scripts/bench-compare.sh                        # 30c38e6 (before the game interface) vs HEAD
+#   bash scripts/bench-compare.sh --base v1 --head main --rounds 5
+#
+# Options:
+#   --base REV        the revision measured first (default 30c38e6: the last commit before
+#                     the game interface of issue 17)
+#   --head REV        the revision compared with it (default HEAD)
+#   --rounds N        1..50 alternations (default 3; about 2 minutes each)
+#   --benches LIST    a comma-separated subset of engine,search,load (default all three)
+#   --work DIR        where the worktrees and builds go (default /tmp/thue-bench-compare);
+#                     a revision already built there is not built again
+#   --json            also print the summary as one JSON line
+#
+# The load bench runs the load generator of the working tree for both servers (the same
+# client for both), through this checkout's scripts/bench.sh.
+# Exit status: 0 when every bench ran, 1 when one failed, 2 on a bad option.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+ROOT=$PWD
+
+BASE=30c38e6
+HEAD=HEAD
+ROUNDS=3
+BENCHES="engine,search,load"
+WORK=/tmp/thue-bench-compare
+JSON=0
+
+usage() { sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d' | sed 's/^# \{0,1\}//'; }
+die_usage() {
+  echo "bench-compare.sh: $*" >&2
+  usage >&2
+  exit 2
+}
+
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --json) JSON=1 ;;
+    --base|--head|--rounds|--benches|--work)
+      [ $# -ge 2 ] || die_usage "$1 needs a value"
+      case "$1" in
+        --base) BASE=$2 ;;
+        --head) HEAD=$2 ;;
+        --rounds) ROUNDS=$2 ;;
+        --benches) BENCHES=$2 ;;
+        --work) WORK=$2 ;;
+      esac
+      shift ;;
+    -h|--help) usage; exit 0 ;;
+    *) die_usage "unknown option '$1'" ;;
+  esac
+  shift
+done
+case "$ROUNDS" in ''|*[!0-9]*) die_usage "--rounds must be 1..50" ;; esac
+[ "$ROUNDS" -ge 1 ] && [ "$ROUNDS" -le 50 ] || die_usage "--rounds must be 1..50"
+IFS=',' read -r -a BENCH_LIST <<< "$BENCHES"
+[ "${#BENCH_LIST[@]}" -gt 0 ] || die_usage "--benches is empty"
+for b in "${BENCH_LIST[@]}"; do
+  case "$b" in engine|search|load) ;; *) die_usage "unknown bench '$b' (engine, search, load)" ;; esac
+done
+command -v python3 >/dev/null || { echo "bench-compare.sh: python3 is needed" >&2; exit 1; }
+
+resolve() {
+  git -C "$ROOT" rev-parse --verify --quiet "$1^{commit}" ||
+    { echo "bench-compare.sh: '$1' is not a revision of this repository" >&2; exit 2; }
+}
+BASE_SHA=$(resolve "$BASE")
+HEAD_SHA=$(resolve "$HEAD")
+mkdir -p "$WORK"
+
+# build SHA: a Release build of thue-server and thue at $WORK/build-SHA (kept for reruns).
+build() {
+  local sha=$1 src="$WORK/src-$1" out="$WORK/build-$1"
+  if [ -x "$out/server/thue-server" ] && [ -x "$out/clients/cli/thue" ]; then
+    return 0
+  fi
+  echo "bench-compare.sh: building ${sha:0:10} (Release) in $out..." >&2
+  if [ ! -d "$src" ]; then
+    git -C "$ROOT" worktree add --detach "$src" "$sha" >/dev/null 2>&1 ||
+      { echo "bench-compare.sh: cannot make a worktree of $sha at $src" >&2; exit 1; }
+  fi
+  cmake -S "$src" -B "$out" -DCMAKE_BUILD_TYPE=Release -DTHUE_TESTS=OFF >"$WORK/cmake-$sha.log" 2>&1 &&
+    cmake --build "$out" -j"$(nproc 2>/dev/null || echo 2)" --target thue-server thue \
+      >"$WORK/build-$sha.log" 2>&1 ||
+    { echo "bench-compare.sh: the build of $sha failed (see $WORK/build-$sha.log)" >&2; exit 1; }
+}
+build "$BASE_SHA"
+build "$HEAD_SHA"
+
+# The load generator: the working tree's (same client for both servers).
+LG_DIR=build/tests/load
+for b in "${BENCH_LIST[@]}"; do
+  if [ "$b" = load ] && [ ! -x "$LG_DIR/thue-loadgen" ]; then
+    echo "bench-compare.sh: building the load generator (scripts/build.sh)..." >&2
+    bash scripts/build.sh >/dev/null
+  fi
+done
+
+OUT="$WORK/run-$(date +%Y%m%d-%H%M%S)"
+mkdir -p "$OUT"
+
+# One bench of one revision: its figure on stdout (higher is better for every one).
+#   engine: checks per second at n = 100, 400 and 1600 (the sum of the three rates)
+#   search: 1000 / the ms of the six bot games (games per second, x1000)
+#   load:   confirmed moves per second
+measure() {
+  local bench=$1 sha=$2 round=$3 dir="$WORK/build-$2" f
+  f="$OUT/$bench-${sha:0:10}-$round.txt"
+  case "$bench" in
+    engine)
+      "$dir/clients/cli/thue" bench engine --sizes 100,400,1600 --engine-ms 300 --baseline-ms 20 \
+        --json >"$f" 2>&1 ;;
+    search)
+      "$dir/clients/cli/thue" bench search --no-baseline --json >"$f" 2>&1 ;;
+    load)
+      bash scripts/bench.sh --no-build --phases play --server-bin "$dir/server/thue-server" \
+        --loadgen-bin "$LG_DIR/thue-loadgen" --json >"$f" 2>&1 ;;
+  esac || { echo "bench-compare.sh: $bench of ${sha:0:10} failed (see $f)" >&2; return 1; }
+  python3 - "$bench" "$f" <<'EOF'
+import json, sys
+bench, path = sys.argv[1], sys.argv[2]
+docs = []
+for line in open(path, encoding="utf-8", errors="replace"):
+    line = line.strip()
+    if line.startswith("{"):
+        try:
+            docs.append(json.loads(line))
+        except ValueError:
+            pass
+if bench == "engine":
+    d = docs[-1]
+    print(sum(1e9 / r["engine_ns"] for r in d["rows"]))
+elif bench == "search":
+    d = docs[-1]
+    print(1000.0 / sum(g["ms"] for g in d["games"]))
+else:
+    d = [x for x in docs if x.get("phase") == "play"][-1]
+    print(d["moves_per_s"])
+EOF
+}
+
+printf '%-7s %-6s %14s %14s %8s\n' bench round "${BASE:0:14}" "${HEAD:0:14}" ratio
+: >"$OUT/figures.tsv"
+for round in $(seq 1 "$ROUNDS"); do
+  for bench in "${BENCH_LIST[@]}"; do
+    a=$(measure "$bench" "$BASE_SHA" "$round") || exit 1
+    b=$(measure "$bench" "$HEAD_SHA" "$round") || exit 1
+    printf '%s\t%s\t%s\t%s\n' "$bench" "$round" "$a" "$b" >>"$OUT/figures.tsv"
+    python3 -c "import sys; a,b=float(sys.argv[3]),float(sys.argv[4]); print('%-7s %-6s %14.1f %14.1f %8.3f' % (sys.argv[1], sys.argv[2], a, b, b/a))" \
+      "$bench" "$round" "$a" "$b"
+  done
+done
+
+python3 - "$OUT/figures.tsv" "$BASE_SHA" "$HEAD_SHA" "$ROUNDS" "$JSON" <<'EOF'
+import json, sys
+path, base, head, rounds, want_json = sys.argv[1:6]
+sums = {}
+for line in open(path):
+    bench, _, a, b = line.split("\t")
+    s = sums.setdefault(bench, [0.0, 0.0])
+    s[0] += float(a)
+    s[1] += float(b)
+print()
+print("ratio of %s to %s over %s rounds (the sums' ratio; above 1: faster):" % (head[:10], base[:10], rounds))
+summary = {"base": base, "head": head, "rounds": int(rounds), "ratios": {}}
+for bench, (a, b) in sums.items():
+    summary["ratios"][bench] = round(b / a, 4)
+    print("  %-7s %.3f" % (bench, b / a))
+if want_json == "1":
+    print(json.dumps(summary))
+EOF
+echo "bench-compare.sh: the raw outputs are in $OUT" >&2
