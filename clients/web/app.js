@@ -189,6 +189,9 @@ function onEvent(m) {
     case "tournament_event":
       onTournamentEvent(m);
       break;
+    case "analysis_tree":
+      if (analysis) analysis.analysisEvent(m);
+      break;
     case "match_end":
       ui.ends[m.room] = m;
       if (m.game && m.game !== "thue" && m.state) keepGameState({ room: m.room, match: { number: m.number, moves: m.state.moves, state: m.state, last_move: null, step: "over" } });
@@ -477,7 +480,24 @@ function parseRoute() {
   if (what === "room" && arg) return { what, arg, code: q.get("code") || "" };
   if (what === "ladder") return { what, arg, page, variant: q.get("variant"), k: parseInt(q.get("k"), 10) || 0, kind: q.get("kind"), game: q.get("game"), query: q };
   if (["tournaments", "tournament", "match", "matches"].includes(what)) return { what, arg, page };
+  if (what === "analysis") return { what, arg, query: q };
   return null;
+}
+
+// The analysis page (analysis.js) loads on its first visit, one module at a time: the
+// server sends at most 4 files at once to an address, and the first screen needs its own.
+let analysis = null;
+async function loadAnalysis() {
+  if (!analysis) { await import("./treelayout.js"); await import("./treefile.js"); analysis = await import("./analysis.js"); }
+  return analysis;
+}
+
+/** The analysis page's address for a position (its links travel with the position). */
+function analysisHash(game, options, position) {
+  const q = new URLSearchParams({ game });
+  if (options && Object.keys(options).length) q.set("options", JSON.stringify(options));
+  if (position) q.set("position", JSON.stringify(position));
+  return `#/analysis?${q.toString()}`;
 }
 
 let routeGen = 0;
@@ -485,6 +505,7 @@ let routeGen = 0;
 async function route() {
   const gen = ++routeGen;
   ui.page = parseRoute();
+  if (analysis && (!ui.page || ui.page.what !== "analysis")) analysis.analysisLeave(); // its live search closed
   showView();
   if (!ui.page) { if (conn.welcomed) refreshRooms(); return; }
   if (ui.page.what === "room") {
@@ -502,6 +523,7 @@ async function route() {
     else if (p.what === "tournament") await pageTournament(body, p.arg);
     else if (p.what === "match") await pageMatch(body, p.arg);
     else if (p.what === "matches") await pageMatches(body, p.arg || (ui.me ? ui.me.name : ""), p.page);
+    else if (p.what === "analysis") (await loadAnalysis()).pageAnalysis(body, p.query, { el, conn, gameOptionFields, readGameOptions, showOptionError, analysisHash });
   } catch (e) {
     body.append(el("p", { class: "empty", testid: "page-error" }, e && e.message ? e.message : String(e)));
   }
@@ -935,7 +957,7 @@ async function pageMatch(body, id) {
   el("div", { id: "replay-word", class: "word", testid: "replay-word" }),
   el("p", { id: "replay-rep", class: "small", testid: "replay-rep" }),
   el("div", { id: "replay-scores", testid: "replay-scores" }),
-  el("p", {}, link(`/api/matches/${enc(rec.match)}/moves.csv`, "moves.csv")));
+  el("p", {}, link(`/api/matches/${enc(rec.match)}/moves.csv`, "moves.csv"), " · ", link("#/analysis", "Analyse this position", "replay-analyse")));
   renderReplay();
 }
 
@@ -982,6 +1004,21 @@ function renderReplay() {
     sc.append(el("div", { class: "small", testid: `replay-score-${i}` }, `Round ${i + 1}: ${playerName(rec.players[1 - rr.builder])} paints: ${done ? `${rr.points} pt` : "…"} (${playerName(rec.players[rr.builder])} builds)`));
   });
   if (replay.step === n) sc.append(el("div", {}, el("strong", { testid: "replay-final" }, `Final: ${resultText(rec.result, rec.players, rec.points)}`)));
+  const o = rec.options;
+  document.querySelector("[data-testid=replay-analyse]").href = analysisHash("thue", { variant: o.variant, k: o.k, limit: o.limit }, thuePosition(rec, replay.step));
+}
+
+/** Thue's position (docs/games.md) after the first `step` moves of a record; between the
+ * rounds, round 1's start. */
+function thuePosition(rec, step) {
+  const at = replayAt(rec, step);
+  const first1 = rec.moves.findIndex((mv) => mv.round === 1);
+  const over = step === rec.moves.length || (rec.moves[step] && rec.moves[step].round !== at.round);
+  const word0 = () => replayAt(rec, first1 < 0 ? step : first1).word;
+  if (over && at.round === 0) return { round: 1, step: "place", word: [0], placed: null, rounds: [{ word: word0() }] };
+  const pos = { round: at.round, step: over ? "over" : at.placed !== null ? "paint" : "place", word: at.word, placed: at.placed };
+  if (at.round === 1) pos.rounds = [{ word: word0() }];
+  return pos;
 }
 
 function onReplayKey(ev) {
@@ -1240,7 +1277,7 @@ function pageGameMatch(body, rec) {
   el("p", { id: "replay-pos", testid: "replay-pos" }),
   el("div", { id: "replay-board", class: "gboard", testid: "replay-board" }),
   el("p", { id: "replay-final", class: "small", testid: "replay-final" }),
-  el("p", {}, link(`/api/matches/${enc(rec.match)}/moves.csv`, "moves.csv")));
+  el("p", {}, link(`/api/matches/${enc(rec.match)}/moves.csv`, "moves.csv"), " · ", link("#/analysis", "Analyse this position", "replay-analyse")));
 }
 
 function renderGameRecord() {
@@ -1253,6 +1290,7 @@ function renderGameRecord() {
   $("replay-pos").dataset.step = String(i);
   drawBoard($("replay-board"), { game: rec.game, state: replay.states[i], player: null, active: false, over: true, last: mv ? mv.move : null, prev: i > 0 ? replay.states[i - 1] : null, sel: null, onMove: () => {}, onSelect: () => {} });
   $("replay-final").textContent = i === rec.moves.length ? `Final: ${resultWords(rec.result, names)}` : "";
+  document.querySelector("[data-testid=replay-analyse]").href = analysisHash(rec.game, rec.game_options, replay.states[i]);
 }
 
 // The fields of another game's options, one per option from the game's list: the room
@@ -1765,6 +1803,12 @@ function renderButtons() {
   $("rematch").hidden = !seated || !over || Boolean(tour);
   if (!over) $("rematch").textContent = "Rematch";
   $("resign").hidden = !seated || !m || over;
+  // Analysis: spectators any time, players once the match is over (the server says so too).
+  $("analyse").hidden = !m || (seated && !over);
+  if (m) {
+    $("analyse").href = isGame(s) ? analysisHash(s.options.game, s.options.game_options, shownGameState().state)
+      : analysisHash("thue", { variant: s.options.variant, k: s.options.k, limit: s.options.limit }, { round: m.round, step: m.step, word: m.word, placed: m.step === "paint" ? m.placed : null, ...(m.round === 1 ? { rounds: [{ word: m.rounds[0].word }] } : {}) });
+  }
   const free = s.players.some((p) => p === null);
   botChoices(isGame(s));
   $("bot-form").hidden = !(free && (!m || over) && (seated || s.players.every((p) => p === null)));

@@ -1,0 +1,784 @@
+// analysis.js: the analysis page (#/analysis): a UCT search tree drawn on a canvas. The
+// tree comes from a file (docs/uct.md's CSV or binary .tree, read by treefile.js) or live
+// from the server (PROTOCOL.md "analyze": the search runs in the worker pool and streams
+// `analysis_tree` events, each a whole capped tree). The drawing is treelayout.js's
+// Buchheim-Jünger-Leipert layout: y by depth, the radius by the square root of the visits,
+// the colour by the value, the best line (most visited children from the root) marked.
+// Click a node for its details (click it again, or Enter, to collapse or expand its
+// subtree); drag to pan; the wheel, a pinch or the +/- buttons zoom; "Fit" shows it all.
+// Trees of 50,000 nodes and more: one canvas, one pass per frame over the laid-out nodes,
+// off-screen ones culled, fills batched by colour; no DOM element per node.
+//
+// The page's state lives in `A`; a node of the shown tree is {key, move, moveJson, state,
+// visits, visits2, payoff, toMove, hidden, children}: move is the move name (the files'
+// names; for a live tree the move's compact JSON with every `"` removed), key the path of
+// move names from the root, which is what the collapsed set and the selection remember
+// across live updates. Nothing from a file or the server is put in the page as HTML.
+import { layoutTree } from "./treelayout.js";
+import { preorder, readTree, writeBinary, writeCsv } from "./treefile.js";
+import { drawBoard, gameInfo, games } from "./games.js";
+
+/** The analyze parameters: [least, greatest, default] (the server checks them too). */
+export const PARAMS = {
+  iterations: [1, 1000000, 20000],
+  playout: [1, 100000, 100],
+  c: [0, 1000, Math.SQRT2],
+  seed: [0, 9007199254740991, null],
+  max_nodes: [1, 50000, 5000],
+};
+
+const SEP_PX = 28;    // the layout's unit: the least distance of two nodes at one depth
+const LEVEL_PX = 72;  // from one depth to the next
+const R_MIN = 2.5, R_MAX = 12; // radius of an unvisited node, of the most visited one
+const ZOOM_STEP = 1.25;
+
+let ctx = null; // from app.js: {el, conn, gameOptionFields, readGameOptions, showOptionError, analysisHash}
+const A = {
+  root: null, source: "", format: "",  // the tree shown, where it came from
+  byKey: new Map(), collapsed: new Set(), selected: "", best: new Set(),
+  L: null, wx: null, wy: null, maxVisits: 1,   // the layout, in world coordinates
+  view: { scale: 1, yscale: 1, yfit: 1, tx: 0, ty: 0 }, fitted: false,
+  canvas: null, frame: 0, pointers: new Map(), drag: null,
+  live: null,  // {key, seq, status, game, options, position, params}
+};
+
+const $ = (id) => document.getElementById(id);
+const moveName = (mv) => JSON.stringify(mv).replace(/"/g, "");
+
+// ---- the tree model ----------------------------------------------------------------------
+
+/** Gives every node of a tree its key (iteratively: a path can be very deep). */
+function keyTree(root) {
+  root.key = "";
+  const stack = [root];
+  A.byKey = new Map();
+  while (stack.length) {
+    const v = stack.pop();
+    A.byKey.set(v.key, v);
+    for (const c of v.children) { c.key = `${v.key}/${c.move}`; stack.push(c); }
+  }
+  return root;
+}
+
+/** A live NODE of the protocol as a model node (an explicit stack, no recursion). */
+function fromLive(node) {
+  const conv = (n) => ({ move: n.move === null ? null : moveName(n.move), moveJson: n.move, state: n.name,
+    visits: n.visits, visits2: n.ended, payoff: n.value, toMove: n.to_move, hidden: n.hidden || 0, children: [], src: n });
+  const root = conv(node);
+  const stack = [root];
+  while (stack.length) {
+    const v = stack.pop();
+    for (const c of v.src.children || []) { const m = conv(c); v.children.push(m); stack.push(m); }
+    delete v.src;
+  }
+  return root;
+}
+
+/** The most visited child (the first of equals, as the children's order goes), or null. */
+function bestChild(v) {
+  let b = null;
+  for (const c of v.children) if (!b || c.visits > b.visits) b = c;
+  return b;
+}
+
+function subtreeSize(v) {
+  let n = 0;
+  const stack = [v];
+  while (stack.length) { const w = stack.pop(); n++; for (const c of w.children) stack.push(c); }
+  return n;
+}
+
+/** Shows a tree (from a file or the server); keeps the collapsed nodes and the selection
+ * that still exist, and the view unless it is a new tree. */
+function setTree(root, source, format, keepView) {
+  A.root = keyTree(root);
+  A.source = source;
+  A.format = format;
+  for (const k of [...A.collapsed]) if (!A.byKey.has(k)) A.collapsed.delete(k);
+  if (!A.byKey.has(A.selected)) A.selected = "";
+  A.best = new Set([""]);
+  for (let v = bestChild(root); v; v = bestChild(v)) A.best.add(v.key);
+  if (!keepView) A.fitted = false;
+  relayout();
+  renderStatus();
+  renderDetails();
+}
+
+function relayout() {
+  if (!A.root) { A.L = null; draw(); return; }
+  A.L = layoutTree(A.root, { children: (v) => (A.collapsed.has(v.key) ? [] : v.children) });
+  const n = A.L.nodes.length;
+  A.wx = new Float64Array(n);
+  A.wy = new Float64Array(n);
+  A.maxVisits = 1;
+  for (let i = 0; i < n; i++) {
+    A.wx[i] = A.L.x[i] * SEP_PX;
+    A.wy[i] = A.L.depth[i] * LEVEL_PX;
+    if (A.L.nodes[i].visits > A.maxVisits) A.maxVisits = A.L.nodes[i].visits;
+  }
+  if (!A.fitted) fit();
+  draw();
+}
+
+// ---- drawing -----------------------------------------------------------------------------
+
+const radius = (v) => R_MIN + (R_MAX - R_MIN) * Math.sqrt(Math.max(0, v.visits) / A.maxVisits);
+/** The colour of a value in 0..1: red (0), amber (0.5), green (1); grey when unvisited. */
+export function valueColour(x, dark = false) {
+  const t = Math.max(0, Math.min(1, x));
+  return `hsl(${Math.round(t * 120)}, ${dark ? 60 : 70}%, ${dark ? 55 : 42}%)`;
+}
+const BUCKETS = 21;
+const isDark = () => window.matchMedia && window.matchMedia("(prefers-color-scheme: dark)").matches;
+
+function canvasSize() {
+  const c = A.canvas;
+  const w = c.clientWidth || 300, h = c.clientHeight || 300;
+  const dpr = window.devicePixelRatio || 1;
+  if (c.width !== Math.round(w * dpr) || c.height !== Math.round(h * dpr)) {
+    c.width = Math.round(w * dpr);
+    c.height = Math.round(h * dpr);
+  }
+  return { w, h, dpr };
+}
+
+/** Draws on the next frame (many events in one frame make one drawing). */
+function draw() {
+  if (!A.canvas || A.frame) return;
+  A.frame = requestAnimationFrame(() => { A.frame = 0; paint(); });
+}
+
+function paint() {
+  const c = A.canvas;
+  if (!c || !c.isConnected) return;
+  const { w, h, dpr } = canvasSize();
+  const g = c.getContext("2d");
+  const dark = isDark();
+  g.setTransform(dpr, 0, 0, dpr, 0, 0);
+  g.clearRect(0, 0, w, h);
+  if (!A.L) {
+    g.fillStyle = dark ? "#a0a4a8" : "#5f6368";
+    g.font = "15px system-ui, sans-serif";
+    g.fillText("No tree yet: load a file or run an analysis.", 16, 28);
+    c.dataset.drawn = "0";
+    return;
+  }
+  const { scale, yscale, tx, ty } = A.view;
+  const L = A.L, n = L.nodes.length;
+  const sx = (i) => A.wx[i] * scale + tx, sy = (i) => A.wy[i] * yscale + ty;
+  const pad = R_MAX * scale + 2;
+  const inView = (x, y) => x >= -pad && x <= w + pad && y >= -pad && y <= h + pad;
+  // Edges: one path; an edge is drawn when its box meets the screen.
+  g.lineWidth = 1;
+  g.strokeStyle = dark ? "#4a4f55" : "#c4c4bc";
+  g.beginPath();
+  const bestEdges = [];
+  for (let i = 1; i < n; i++) {
+    const p = L.parent[i];
+    const x1 = sx(p), y1 = sy(p), x2 = sx(i), y2 = sy(i);
+    if (Math.max(x1, x2) < 0 || Math.min(x1, x2) > w || y2 < 0 || y1 > h) continue;
+    if (A.best.has(L.nodes[i].key)) { bestEdges.push(x1, y1, x2, y2); continue; }
+    g.moveTo(x1, y1);
+    g.lineTo(x2, y2);
+  }
+  g.stroke();
+  if (bestEdges.length) {
+    g.lineWidth = Math.max(2, Math.min(6, 3 * scale));
+    g.strokeStyle = dark ? "#8ab4e0" : "#2f5d8a";
+    g.beginPath();
+    for (let k = 0; k < bestEdges.length; k += 4) { g.moveTo(bestEdges[k], bestEdges[k + 1]); g.lineTo(bestEdges[k + 2], bestEdges[k + 3]); }
+    g.stroke();
+  }
+  // Nodes: batched by colour bucket; tiny ones as squares (cheaper than arcs).
+  const buckets = Array.from({ length: BUCKETS + 1 }, () => []);
+  let drawn = 0;
+  for (let i = 0; i < n; i++) {
+    const x = sx(i), y = sy(i);
+    if (!inView(x, y)) continue;
+    const v = L.nodes[i];
+    buckets[v.visits > 0 ? Math.round(Math.max(0, Math.min(1, v.payoff)) * (BUCKETS - 1)) : BUCKETS].push(i);
+    drawn++;
+  }
+  for (let b = 0; b <= BUCKETS; b++) {
+    const list = buckets[b];
+    if (!list.length) continue;
+    g.fillStyle = b === BUCKETS ? "#9aa0a6" : valueColour(b / (BUCKETS - 1), dark);
+    g.beginPath();
+    for (const i of list) {
+      const r = Math.max(0.8, radius(L.nodes[i]) * scale);
+      const x = sx(i), y = sy(i);
+      if (r < 1.5) g.rect(x - r, y - r, 2 * r, 2 * r);
+      else { g.moveTo(x + r, y); g.arc(x, y, r, 0, 2 * Math.PI); }
+    }
+    g.fill();
+  }
+  // Rings: the best line, the collapsed nodes (dashed, with their hidden count), the selection.
+  g.lineWidth = 2;
+  for (let i = 0; i < n; i++) {
+    const v = L.nodes[i];
+    const best = A.best.has(v.key), folded = A.collapsed.has(v.key) && v.children.length, sel = v.key === A.selected;
+    if (!best && !folded && !sel && !v.hidden) continue;
+    const x = sx(i), y = sy(i);
+    if (!inView(x, y)) continue;
+    const r = Math.max(0.8, radius(v) * scale);
+    if (best) { g.strokeStyle = dark ? "#8ab4e0" : "#2f5d8a"; g.setLineDash([]); ring(g, x, y, r + 2); }
+    if (folded || v.hidden) {
+      g.strokeStyle = dark ? "#e4e4e0" : "#1d1f21";
+      g.setLineDash([3, 3]);
+      ring(g, x, y, r + 5);
+      g.setLineDash([]);
+      if (scale > 0.5) {
+        g.fillStyle = dark ? "#e4e4e0" : "#1d1f21";
+        g.font = "11px system-ui, sans-serif";
+        g.fillText(folded ? `+${subtreeSize(v) - 1}` : `(${v.hidden} not sent)`, x + r + 7, y + 4);
+      }
+    }
+    if (sel) { g.strokeStyle = dark ? "#ffffff" : "#000000"; g.lineWidth = 3; ring(g, x, y, r + 4); g.lineWidth = 2; }
+  }
+  // Move names beside the nodes once there is room for them.
+  if (scale >= 0.9) {
+    g.fillStyle = dark ? "#e4e4e0" : "#1d1f21";
+    g.font = "11px system-ui, sans-serif";
+    g.textAlign = "center";
+    for (let i = 1; i < n; i++) {
+      const x = sx(i), y = sy(i);
+      if (!inView(x, y)) continue;
+      const v = L.nodes[i];
+      g.fillText(v.move.length > 14 ? `${v.move.slice(0, 13)}…` : v.move, x, y - radius(v) * scale - 4);
+    }
+    g.textAlign = "start";
+  }
+  c.dataset.drawn = String(drawn);
+}
+
+function ring(g, x, y, r) {
+  g.beginPath();
+  g.arc(x, y, r, 0, 2 * Math.PI);
+  g.stroke();
+}
+
+// ---- the view: fit, zoom, pan ------------------------------------------------------------
+
+function fit() {
+  if (!A.L || !A.canvas) return;
+  const { w, h } = canvasSize();
+  const ww = A.L.width * SEP_PX + 2 * (R_MAX + 8), wh = A.L.height * LEVEL_PX + 2 * (R_MAX + 20);
+  // Across and down apart: a wide tree is squeezed sideways, its depths still spread.
+  const s = Math.min(2, w / ww, h / wh);
+  const ys = Math.max(s, Math.min(2, h / wh));
+  A.view.scale = s;
+  A.view.yscale = ys;
+  A.view.yfit = ys;
+  A.view.tx = (w - A.L.width * SEP_PX * s) / 2;
+  A.view.ty = (R_MAX + 20) * ys + Math.max(0, (h - wh * ys) / 2);
+  A.fitted = true;
+  draw();
+}
+
+/** Zooms by factor around the screen point (px, py) (the centre by default). */
+function zoom(factor, px, py) {
+  const { w, h } = canvasSize();
+  if (px === undefined) { px = w / 2; py = h / 2; }
+  const s = Math.max(1e-4, Math.min(20, A.view.scale * factor));
+  const f = s / A.view.scale;
+  // Down the tree the scale stays the fitted one until the x scale passes it.
+  const ys = Math.max(s, A.view.yfit);
+  A.view.tx = px - (px - A.view.tx) * f;
+  A.view.ty = py - (py - A.view.ty) * (ys / A.view.yscale);
+  A.view.scale = s;
+  A.view.yscale = ys;
+  draw();
+}
+
+/** The laid-out node under the screen point, or -1. */
+function hit(px, py) {
+  if (!A.L) return -1;
+  const { scale, yscale, tx, ty } = A.view;
+  let best = -1, bestD = Infinity;
+  for (let i = 0; i < A.L.nodes.length; i++) {
+    const dx = A.wx[i] * scale + tx - px, dy = A.wy[i] * yscale + ty - py;
+    const d = dx * dx + dy * dy;
+    const r = Math.max(radius(A.L.nodes[i]) * scale, 0.8) + 6;
+    if (d <= r * r && d < bestD) { best = i; bestD = d; }
+  }
+  return best;
+}
+
+/** Puts the selected node on screen (after a keyboard step). */
+function showSelected() {
+  const i = A.L ? A.L.nodes.findIndex((v) => v.key === A.selected) : -1;
+  if (i < 0) return;
+  const { w, h } = canvasSize();
+  const x = A.wx[i] * A.view.scale + A.view.tx, y = A.wy[i] * A.view.yscale + A.view.ty;
+  if (x < 20 || x > w - 20) A.view.tx += w / 2 - x;
+  if (y < 20 || y > h - 20) A.view.ty += h / 2 - y;
+}
+
+function select(key, toggle) {
+  const v = A.byKey.get(key);
+  if (!v) return;
+  if (toggle && A.selected === key) { toggleCollapse(v); return; }
+  A.selected = key;
+  renderDetails();
+  draw();
+}
+
+function toggleCollapse(v) {
+  if (!v.children.length) return;
+  const before = nodeAt(v.key);
+  if (A.collapsed.has(v.key)) A.collapsed.delete(v.key);
+  else A.collapsed.add(v.key);
+  relayout();
+  // The node stays where it was on the screen (the layout around it changed).
+  const after = nodeAt(v.key);
+  if (before && after) { A.view.tx += before.x - after.x; A.view.ty += before.y - after.y; draw(); }
+  renderDetails();
+  renderStatus();
+}
+
+function wireCanvas(c) {
+  c.addEventListener("wheel", (ev) => {
+    ev.preventDefault();
+    const b = c.getBoundingClientRect();
+    zoom(Math.exp(-ev.deltaY * (ev.deltaMode === 1 ? 0.05 : 0.0015)), ev.clientX - b.left, ev.clientY - b.top);
+  }, { passive: false });
+  c.addEventListener("pointerdown", (ev) => {
+    c.setPointerCapture(ev.pointerId);
+    const b = c.getBoundingClientRect();
+    A.pointers.set(ev.pointerId, { x: ev.clientX - b.left, y: ev.clientY - b.top });
+    A.drag = A.pointers.size === 1 ? { x: ev.clientX - b.left, y: ev.clientY - b.top, moved: 0 } : null;
+  });
+  c.addEventListener("pointermove", (ev) => {
+    const p = A.pointers.get(ev.pointerId);
+    if (!p) return;
+    const b = c.getBoundingClientRect();
+    const x = ev.clientX - b.left, y = ev.clientY - b.top;
+    if (A.pointers.size === 2) { // a pinch: zoom by the change of the fingers' distance, pan by their middle
+      const [a, q] = [...A.pointers.values()];
+      const other = a === p ? q : a;
+      const d0 = Math.hypot(p.x - other.x, p.y - other.y), d1 = Math.hypot(x - other.x, y - other.y);
+      A.view.tx += (x - p.x) / 2;
+      A.view.ty += (y - p.y) / 2;
+      if (d0 > 0 && d1 > 0) zoom(d1 / d0, (x + other.x) / 2, (y + other.y) / 2);
+    } else if (A.drag) {
+      A.view.tx += x - p.x;
+      A.view.ty += y - p.y;
+      A.drag.moved += Math.abs(x - p.x) + Math.abs(y - p.y);
+      draw();
+    }
+    p.x = x;
+    p.y = y;
+  });
+  const up = (ev) => {
+    if (!A.pointers.has(ev.pointerId)) return;
+    A.pointers.delete(ev.pointerId);
+    if (ev.type === "pointerup" && A.drag && A.drag.moved < 6) {
+      const i = hit(A.drag.x, A.drag.y);
+      if (i >= 0) select(A.L.nodes[i].key, true);
+    }
+    A.drag = null;
+  };
+  c.addEventListener("pointerup", up);
+  c.addEventListener("pointercancel", up);
+  c.addEventListener("keydown", onCanvasKey);
+  if (window.ResizeObserver) new ResizeObserver(() => { if (!A.fitted) fit(); draw(); }).observe(c);
+}
+
+/** The canvas's keys: arrows walk the tree (Up: parent, Down: the most visited shown
+ * child, Left/Right: siblings), Enter or Space collapses or expands, + and - zoom, F or 0
+ * fits, and W A S D pan. */
+function onCanvasKey(ev) {
+  if (!A.root) return;
+  const v = A.byKey.get(A.selected) || A.root;
+  const parentKey = (k) => k.slice(0, k.lastIndexOf("/"));
+  let to = null;
+  switch (ev.key) {
+    case "ArrowUp": to = v === A.root ? v : A.byKey.get(parentKey(v.key)); break;
+    case "ArrowDown": to = A.collapsed.has(v.key) ? v : bestChild(v) || v; break;
+    case "ArrowLeft": case "ArrowRight": {
+      if (v === A.root) { to = v; break; }
+      const sib = A.byKey.get(parentKey(v.key)).children;
+      const k = sib.indexOf(v) + (ev.key === "ArrowLeft" ? -1 : 1);
+      to = sib[Math.max(0, Math.min(sib.length - 1, k))];
+      break;
+    }
+    case "Enter": case " ": toggleCollapse(v); ev.preventDefault(); return;
+    case "+": case "=": zoom(ZOOM_STEP); break;
+    case "-": case "_": zoom(1 / ZOOM_STEP); break;
+    case "f": case "F": case "0": fit(); break;
+    case "w": A.view.ty += 40; draw(); break;
+    case "s": A.view.ty -= 40; draw(); break;
+    case "a": A.view.tx += 40; draw(); break;
+    case "d": A.view.tx -= 40; draw(); break;
+    default: return;
+  }
+  ev.preventDefault();
+  if (to) { A.selected = to.key; showSelected(); renderDetails(); draw(); }
+}
+
+// ---- the panels --------------------------------------------------------------------------
+
+function fmtValue(x) { return Number.isFinite(x) ? x.toFixed(4) : String(x); }
+
+function renderStatus() {
+  const box = $("an-status");
+  if (!box) return;
+  const c = A.canvas;
+  if (!A.root) { box.textContent = "No tree loaded."; delete c.dataset.nodes; return; }
+  const total = A.byKey.size;
+  const shown = A.L ? A.L.nodes.length : 0;
+  const best = bestChild(A.root);
+  box.textContent = `${A.source}: ${total} node${total === 1 ? "" : "s"}${shown < total ? ` (${shown} drawn, the rest collapsed)` : ""} · root visits ${A.root.visits} · best move ${best ? best.move : "none"} (${best ? best.visits : 0} visits)`;
+  c.dataset.nodes = String(total);
+  c.dataset.rootVisits = String(A.root.visits);
+  c.dataset.best = best ? best.move : "";
+  c.dataset.shown = String(shown);
+}
+
+function renderDetails() {
+  const box = $("an-details");
+  if (!box) return;
+  const refocus = document.activeElement && box.contains(document.activeElement); // the toggle, pressed by keyboard
+  box.textContent = "";
+  const v = A.byKey.get(A.selected);
+  if (!v) { box.append(ctx.el("p", { class: "small" }, "Click a node (or focus the tree and use the arrow keys) for its details.")); return; }
+  const depth = v.key ? v.key.split("/").length - 1 : 0;
+  const rows = [
+    ["Move", v.move === null ? "(the root)" : v.move],
+    ["State", v.state],
+    ["Visits", String(v.visits)],
+    ["Ended", `${v.visits2}${v.visits ? ` (${(100 * v.visits2 / v.visits).toFixed(1)} %)` : ""}`],
+    ["Value", fmtValue(v.payoff)],
+    ["To move", v.toMove === undefined ? "(not in the file)" : v.toMove === -1 ? "nobody: the game is over" : `player ${v.toMove}`],
+    ["Children", `${v.children.length}${v.hidden ? ` (+${v.hidden} not sent)` : ""}${A.collapsed.has(v.key) ? ", collapsed" : ""}`],
+    ["Depth", String(depth)],
+    ["Subtree", `${subtreeSize(v)} nodes`],
+    ["Path", v.key ? v.key.slice(1).split("/").join(" → ") : "(the root)"],
+  ];
+  const dl = ctx.el("dl", { class: "an-dl", testid: "an-details-list" });
+  for (const [k, val] of rows) dl.append(ctx.el("dt", {}, k), ctx.el("dd", { testid: `an-d-${k.toLowerCase().replace(/ /g, "-")}` }, val));
+  box.append(dl);
+  if (v.children.length) {
+    const b = ctx.el("button", { type: "button", testid: "an-toggle", onclick: () => toggleCollapse(v) },
+      A.collapsed.has(v.key) ? "Expand this subtree" : "Collapse this subtree");
+    box.append(b);
+    if (refocus) b.focus();
+  } else if (refocus) A.canvas.focus();
+}
+
+/** The value legend: a colour ramp drawn on a small canvas. */
+function legendRamp() {
+  const c = ctx.el("canvas", { class: "an-ramp", width: 160, height: 12 });
+  const g = c.getContext("2d");
+  for (let x = 0; x < 160; x++) { g.fillStyle = valueColour(x / 159, isDark()); g.fillRect(x, 0, 1, 12); }
+  return c;
+}
+
+// ---- files -------------------------------------------------------------------------------
+
+async function loadFile(file) {
+  const err = $("an-file-error");
+  err.textContent = "";
+  try {
+    const bytes = new Uint8Array(await file.arrayBuffer());
+    const { format, root } = readTree(bytes);
+    A.collapsed.clear();
+    A.selected = "";
+    setTree(root, `${file.name} (${format === "csv" ? "CSV" : "binary"})`, format, false);
+  } catch (e) {
+    err.textContent = `${file.name}: ${e.message}`; // the tree on screen stays
+  }
+}
+
+function download(name, bytes, type) {
+  const url = URL.createObjectURL(new Blob([bytes], { type }));
+  const a = ctx.el("a", { href: url, download: name });
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10000);
+}
+
+function exportTree(format) {
+  const err = $("an-file-error");
+  err.textContent = "";
+  if (!A.root) { err.textContent = "There is no tree to export yet."; return; }
+  const base = (A.live && A.live.game ? `analysis-${A.live.game}` : A.source.replace(/ \(.*\)$/, "").replace(/\.(csv|tree)$/, "")) || "tree";
+  try {
+    if (format === "csv") download(`${base}.csv`, writeCsv(A.root), "text/csv");
+    else download(`${base}.tree`, writeBinary(A.root), "application/octet-stream");
+  } catch (e) {
+    err.textContent = `Cannot export: ${e.message}`;
+  }
+}
+
+// ---- the live analysis -------------------------------------------------------------------
+
+/** Reads the form: {msg} to send, or {problems} (each also written beside its field). */
+function readForm() {
+  const problems = [];
+  const game = $("an-game").value;
+  const msg = { type: "analyze", game };
+  const fieldErr = (id, text) => { $(`${id}-err`).textContent = text; if (text) problems.push(text); };
+  if (game === "thue") {
+    const t = $("an-thue-options").value.trim();
+    fieldErr("an-thue-options", "");
+    if (t) {
+      try { msg.game_options = JSON.parse(t); } catch { fieldErr("an-thue-options", "Thue's options are not JSON, e.g. {\"variant\":\"square\",\"k\":3,\"limit\":100}."); }
+    } else msg.game_options = {};
+  } else {
+    const { options, problems: p } = ctx.readGameOptions(game, "ao-", $("an-form"));
+    problems.push(...p);
+    msg.game_options = options;
+  }
+  const pos = $("an-position").value.trim();
+  fieldErr("an-position", "");
+  if (pos) {
+    try { msg.position = JSON.parse(pos); } catch { fieldErr("an-position", "The position is not JSON (leave it empty for the game's start)."); }
+    if (msg.position !== undefined && (msg.position === null || typeof msg.position !== "object" || Array.isArray(msg.position))) fieldErr("an-position", "The position is a JSON object, the shape of the game's state.");
+  }
+  for (const [name, [lo, hi]] of Object.entries(PARAMS)) {
+    const id = `an-${name.replace("_", "-")}`;
+    const t = $(id).value.trim();
+    fieldErr(id, "");
+    if (t === "") continue; // the server's default
+    const x = Number(t);
+    const whole = name !== "c";
+    if (!Number.isFinite(x) || (whole && !Number.isInteger(x)) || x < lo || x > hi) {
+      fieldErr(id, `${name} is ${whole ? "a whole number" : "a number"} from ${lo} to ${hi}.`);
+      continue;
+    }
+    msg[name] = x;
+  }
+  return { msg, problems };
+}
+
+async function startLive(ev) {
+  if (ev) ev.preventDefault();
+  const { msg, problems } = readForm();
+  const err = $("an-live-error");
+  err.textContent = problems.length ? `Check the form: ${problems.join(" ")}` : "";
+  if (problems.length) return;
+  if (!ctx.conn.welcomed) { err.textContent = "Not connected: enter a name on the first screen (a guest name will do), then come back."; return; }
+  let r;
+  try {
+    r = await ctx.conn.request(msg);
+  } catch (e) {
+    err.textContent = `The server refused the analysis: ${e.message || e}${e.field ? ` (${e.field})` : ""}`;
+    const f = typeof e.field === "string" ? e.field : "";
+    if (f.startsWith("game_options")) ctx.showOptionError(e, "ao-", $("an-form"));
+    else if (f.startsWith("position")) $("an-position-err").textContent = e.message;
+    else if (PARAMS[f]) $(`an-${f.replace("_", "-")}-err`).textContent = e.message;
+    return;
+  }
+  A.live = { key: r.analysis, seq: 0, status: "running", game: r.game, options: r.game_options, position: r.position, params: r, iterations: 0, nodes: 0, shown: 0, best: null };
+  A.collapsed.clear();
+  A.selected = "";
+  A.fitted = false;
+  // The address now names this position, so the page can be linked or reloaded.
+  history.replaceState(null, "", ctx.analysisHash(r.game, r.game_options, r.position));
+  $("an-seed").placeholder = `random (this one: ${r.seed})`;
+  renderBoard(r.game, r.position);
+  renderLive();
+}
+
+/** An analysis_tree event (app.js passes every one here). */
+export function analysisEvent(m) {
+  const L = A.live;
+  if (!L || m.analysis !== L.key || m.seq <= L.seq) return;
+  Object.assign(L, { seq: m.seq, status: m.status, iterations: m.iterations, nodes: m.nodes, shown: m.shown, best: m.best });
+  if (!A.canvas || !A.canvas.isConnected) return;
+  setTree(fromLive(m.tree), `Live analysis of ${gameLabel(L.game)}`, "live", L.seq > 1);
+  renderLive();
+}
+
+async function liveCommand(type, extra = {}) {
+  const L = A.live;
+  if (!L) return;
+  const err = $("an-live-error");
+  err.textContent = "";
+  try {
+    await ctx.conn.request({ type, analysis: L.key, ...extra });
+  } catch (e) {
+    err.textContent = `${e.message || e}`;
+    if (e.code === "not_found") { A.live = null; renderLive(); }
+    return;
+  }
+  if (type === "analyze_close") A.live = null;
+  else if (type === "analyze_resume") L.status = "running";
+  renderLive();
+}
+
+function resume() {
+  const t = $("an-more").value.trim();
+  $("an-more-err").textContent = "";
+  if (t === "") { liveCommand("analyze_resume"); return; }
+  const x = Number(t);
+  const [lo, hi] = PARAMS.iterations;
+  if (!Number.isInteger(x) || x < lo || x > hi) { $("an-more-err").textContent = `More iterations: a whole number from ${lo} to ${hi} (empty: the rest of the budget).`; return; }
+  liveCommand("analyze_resume", { iterations: x });
+}
+
+function renderLive() {
+  const L = A.live;
+  const st = $("an-live-status");
+  if (!st) return;
+  $("an-stop").disabled = !L || L.status !== "running";
+  $("an-resume").disabled = !L || L.status === "running";
+  $("an-close").disabled = !L;
+  if (!L) { st.textContent = "No analysis running."; st.dataset.status = "none"; return; }
+  const p = L.params;
+  st.dataset.status = L.status;
+  st.textContent = `${L.status === "running" ? "Running" : L.status === "stopped" ? "Stopped" : "Done"} · iterations ${L.iterations} of ${p.iterations} · nodes ${L.nodes} · shown ${L.shown} · best move ${L.best === null ? "none yet" : moveName(L.best)} · seed ${p.seed}, playout ${p.playout}, c ${p.c}, max_nodes ${p.max_nodes}`;
+  st.dataset.best = L.best === null ? "" : moveName(L.best);
+  st.dataset.iterations = String(L.iterations);
+}
+
+/** Leaving the page: the live analysis is closed (the server frees it). */
+export function analysisLeave() {
+  if (A.live && ctx && ctx.conn.welcomed) ctx.conn.request({ type: "analyze_close", analysis: A.live.key }).catch(() => {});
+  A.live = null;
+  A.canvas = null;
+}
+
+const gameLabel = (g) => (g === "thue" ? "Thue" : gameInfo(g).title || g);
+
+function renderBoard(game, position) {
+  const box = $("an-board");
+  if (!box) return;
+  box.textContent = "";
+  if (!position) { box.append(ctx.el("p", { class: "small" }, "The game's start (seed 0).")); return; }
+  if (game === "thue") {
+    box.append(ctx.el("p", { class: "small", testid: "an-board-text" }, `Round ${(position.round || 0) + 1}, ${position.step || "place"} step, word ${(position.word || []).join(" ")}${position.placed !== null && position.placed !== undefined ? `, the painter paints at ${position.placed}` : ""}`));
+    return;
+  }
+  try {
+    drawBoard(box, { game, state: position, player: null, active: false, over: true, last: null, prev: null, sel: null, onMove: () => {}, onSelect: () => {} });
+  } catch {
+    box.textContent = "";
+    box.append(ctx.el("p", { class: "small" }, "This position cannot be drawn here; the server reads it."));
+  }
+}
+
+// ---- the page ----------------------------------------------------------------------------
+
+function renderOptionFields(values) {
+  const game = $("an-game").value;
+  const box = $("an-options");
+  box.textContent = "";
+  $("an-thue-wrap").hidden = game !== "thue";
+  if (game !== "thue") ctx.gameOptionFields(box, game, "ao-", { values: values || {}, help: false });
+}
+
+/**
+ * Builds the page into body. query: the address's URLSearchParams (game, options,
+ * position, the parameters). app: what the page borrows from app.js (see ctx).
+ */
+export function pageAnalysis(body, query, app) {
+  ctx = app;
+  if (A.live) analysisLeave();
+  const el = ctx.el;
+  const num = (name, label, help) => {
+    const id = `an-${name.replace("_", "-")}`;
+    const [lo, hi, def] = PARAMS[name];
+    return el("label", {}, label,
+      el("input", { id, testid: id, inputMode: name === "c" ? "decimal" : "numeric", value: query.get(name) || "", placeholder: def === null ? "random" : String(name === "c" ? "1.41421" : def), title: `${help} (${lo}..${hi})` }),
+      el("span", { class: "field-error", id: `${id}-err`, testid: `${id}-err` }));
+  };
+  const fieldErr = (id) => el("span", { class: "field-error", id: `${id}-err`, testid: `${id}-err` });
+  let game = query.get("game") || "nim";
+  const known = ["thue", ...games().map((g) => g.name)];
+  const problems = [];
+  if (!known.includes(game)) { problems.push(`The address names no game ${JSON.stringify(game)}.`); game = "nim"; }
+  const parseQ = (name) => {
+    const t = query.get(name);
+    if (!t) return undefined;
+    try { return JSON.parse(t); } catch { problems.push(`The address's ${name} is not JSON.`); return undefined; }
+  };
+  const options = parseQ("options");
+  const position = parseQ("position");
+
+  const gameSel = el("select", { id: "an-game", testid: "an-game" },
+    ...known.map((g) => el("option", { value: g, selected: g === game }, gameLabel(g))));
+  const canvas = el("canvas", { id: "an-canvas", class: "an-canvas", testid: "an-canvas", tabIndex: 0 });
+  canvas.setAttribute("role", "img");
+  canvas.setAttribute("aria-label", "The search tree. Arrow keys walk it, Enter collapses or expands, + and - zoom, F fits, W A S D pan.");
+  A.canvas = canvas;
+  const fileInput = el("input", { type: "file", id: "an-file", testid: "an-file", accept: ".csv,.tree,text/csv,application/octet-stream", onchange: (ev) => { if (ev.target.files[0]) loadFile(ev.target.files[0]); ev.target.value = ""; } });
+  const btn = (testid, text, onclick, title) => el("button", { type: "button", testid, id: testid, onclick, ...(title ? { title } : {}) }, text);
+
+  body.append(
+    el("h2", {}, "Analysis: the UCT search tree"),
+    el("p", { class: "small" }, "Run UCT on any position of any game and watch its tree grow, or open a tree file saved by ",
+      el("code", {}, "thue bestmove … --tree FILE"), " or by this page."),
+    el("form", { id: "an-form", class: "an-form", testid: "an-form", onsubmit: startLive },
+      el("div", { class: "grid" },
+        el("label", {}, "Game", gameSel),
+        num("iterations", "Iterations", "playouts in all"),
+        num("playout", "Playout limit", "moves a playout may make before it is scored"),
+        num("c", "Exploration c", "UCB1's constant; empty: √2"),
+        num("seed", "Seed", "empty: a random seed, reported back"),
+        num("max_nodes", "Nodes shown", "the most visited nodes sent to this page")),
+      el("div", { id: "an-thue-wrap", hidden: game !== "thue" },
+        el("label", {}, "Thue's options (JSON; empty: the defaults)",
+          el("input", { id: "an-thue-options", testid: "an-thue-options", value: game === "thue" && options ? JSON.stringify(options) : "", placeholder: "{\"variant\":\"square\",\"k\":3,\"limit\":100}" }),
+          fieldErr("an-thue-options"))),
+      el("div", { id: "an-options", class: "grid", testid: "an-options" }),
+      el("label", {}, "Position (the game's state JSON; empty: the start)",
+        el("textarea", { id: "an-position", testid: "an-position", rows: 2, value: position ? JSON.stringify(position) : "" }),
+        fieldErr("an-position")),
+      el("div", { id: "an-board", class: "gboard an-board", testid: "an-board" }),
+      el("div", { class: "actions" },
+        el("button", { type: "submit", testid: "an-start" }, "Analyse"),
+        btn("an-stop", "Stop", () => liveCommand("analyze_stop")),
+        el("label", { class: "inline" }, "More iterations", el("input", { id: "an-more", testid: "an-more", inputMode: "numeric", placeholder: "the rest" }), fieldErr("an-more")),
+        btn("an-resume", "Resume", resume),
+        btn("an-close", "Close", () => liveCommand("analyze_close"))),
+      el("p", { id: "an-live-status", class: "small", testid: "an-live-status", role: "status" }),
+      el("p", { id: "an-live-error", class: "field-error", testid: "an-live-error", role: "alert" })),
+    el("div", { class: "actions an-tools" },
+      el("label", { class: "an-filebtn" }, "Open a tree file (.csv, .tree)", fileInput),
+      btn("an-export-csv", "Export CSV", () => exportTree("csv")),
+      btn("an-export-tree", "Export .tree", () => exportTree("tree")),
+      btn("an-zoom-in", "+", () => zoom(ZOOM_STEP), "Zoom in (+)"),
+      btn("an-zoom-out", "−", () => zoom(1 / ZOOM_STEP), "Zoom out (-)"),
+      btn("an-fit", "Fit", fit, "Show the whole tree (F)"),
+      btn("an-expand", "Expand all", () => { A.collapsed.clear(); relayout(); renderStatus(); renderDetails(); })),
+    el("p", { id: "an-file-error", class: "field-error", testid: "an-file-error", role: "alert" }),
+    el("p", { id: "an-status", class: "small", testid: "an-status", role: "status" }),
+    el("div", { class: "an-view" }, canvas,
+      el("div", { class: "an-side" },
+        el("div", { class: "an-legend small", testid: "an-legend" },
+          el("div", {}, "Colour: the value, the mean reward (0..1) for the player who made the move into the node (at the root: the player to move; in Thue's files: the painter's)."),
+          el("div", { class: "an-ramp-row" }, el("span", {}, "0"), legendRamp(), el("span", {}, "1")),
+          el("div", {}, "Size: the radius grows with the square root of the visits (the largest is the most visited node). Grey: no visits."),
+          el("div", {}, "Thick blue: the best line, the most visited child from the root down. Dashed ring: a collapsed subtree (+ its nodes), or children the server did not send.")),
+        el("div", { id: "an-details", class: "an-details", testid: "an-details" }))),
+    el("p", { class: "small" }, "Click a node for its details; click it again to collapse or expand its subtree. Drag to pan, the wheel or a pinch to zoom."));
+  for (const e of problems) body.append(el("p", { class: "field-error", testid: "an-address-error" }, e));
+  gameSel.addEventListener("change", () => { renderOptionFields(); $("an-position").value = ""; renderBoard($("an-game").value, null); });
+  wireCanvas(canvas);
+  // The fields need the page in the document: drawn once route() has put it there.
+  setTimeout(() => {
+    if (!canvas.isConnected) return;
+    renderOptionFields(game === "thue" ? null : options);
+    renderBoard(game, position || null);
+    renderLive();
+    if (A.root) setTree(A.root, A.source, A.format, false);
+    else { renderStatus(); renderDetails(); draw(); }
+    canvas.dataset.ready = "1";
+  }, 0);
+}
+
+/** For the tests: the shown tree's numbers. */
+export function analysisInfo() {
+  return A.root ? { nodes: A.byKey.size, rootVisits: A.root.visits, best: bestChild(A.root) ? bestChild(A.root).move : null, drawn: A.L ? A.L.nodes.length : 0, all: preorder(A.root).length } : null;
+}
+
+/** For tests and the curious: where a node (by key; "" is the root) is drawn, in CSS
+ * pixels from the canvas's top left corner, or null when it is not laid out. */
+function nodeAt(key) {
+  const i = A.L ? A.L.nodes.findIndex((v) => v.key === key) : -1;
+  return i < 0 ? null : { x: A.wx[i] * A.view.scale + A.view.tx, y: A.wy[i] * A.view.yscale + A.view.ty };
+}
+window.thueAnalysis = { info: analysisInfo, nodeAt };

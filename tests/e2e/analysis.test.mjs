@@ -1,0 +1,191 @@
+// analysis.test.mjs: the analysis page (#/analysis, clients/web/analysis.js) in Chromium,
+// with tree files: docs/uct.md's CSV example and a 20,000-iteration tree made here by
+// the CLI (`thue bestmove ... --tree`, in both formats). The page must show the file's
+// own node count, root visits and best move (the CLI's move), export the very bytes it
+// loaded (CSV and .tree, and the CSV of a binary file equal to the CLI's CSV), refuse a
+// broken file naming the byte while keeping its tree, walk and fold the tree by keyboard
+// and mouse, and fit a desktop and a phone screen (screenshots written). The live part
+// (the server's `analyze`) is tests/e2e/analysis_live.test.mjs. Run:
+//   node tests/e2e/analysis.test.mjs --server build/server/thue-server
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { test, run, tid, SHOTS, withWorld } from "./lib.mjs";
+import { SERVER } from "../integration/lib.mjs";
+
+const CLI = process.env.THUE_CLI || (SERVER ? path.resolve(path.dirname(SERVER), "..", "clients", "cli", "thue") : "");
+const DIR = process.env.THUE_SHOTS || SHOTS;
+const WORK = fs.mkdtempSync(path.join(os.tmpdir(), "thue-analysis-"));
+const DOC = fs.readFileSync(new URL("../../docs/uct.md", import.meta.url), "utf8");
+
+/** docs/uct.md's CSV example (the indented block after "Example (`thue bestmove"). */
+function docCsv() {
+  const at = DOC.indexOf("    move,visits,visits2,payoff,state,children", DOC.indexOf("Example (`thue bestmove"));
+  const lines = [];
+  for (const l of DOC.slice(at).split("\n")) { if (!l.startsWith("    ")) break; lines.push(l.slice(4)); }
+  return lines.join("\n") + "\n";
+}
+
+/** A tree from the CLI: {json, file}; the same search for the same seed every time. */
+function cliTree(name) {
+  assert.ok(CLI && fs.existsSync(CLI), `the thue CLI at ${CLI} (next to the server's build)`);
+  const file = path.join(WORK, name);
+  const r = spawnSync(CLI, ["bestmove", "0102", "--k", "5", "--role", "builder", "--bot", "uct:iterations=20000", "--seed", "7", "--tree", file, "--json"], { encoding: "utf8" });
+  assert.equal(r.status, 0, r.stderr);
+  return { json: JSON.parse(r.stdout), file };
+}
+
+/** The CSV's own numbers, read without the page's code: rows, root visits, the root's most
+ * visited child (rows at depth 1 follow from the child counts). */
+function csvFacts(text) {
+  const rows = text.trim().split("\n").slice(1).map((l) => {
+    const f = l.match(/("[^"]*"|[^,]*)(?:,|$)/g).map((x) => x.replace(/,$/, "").replace(/^"|"$/g, ""));
+    return { move: f[0], visits: Number(f[1]), children: Number(f[5]) };
+  });
+  const depth1 = [];
+  const stack = [];
+  rows.forEach((r, i) => {
+    if (i > 0) {
+      if (stack.length === 1) depth1.push(r);
+      stack[stack.length - 1]--;
+    }
+    if (r.children) stack.push(r.children);
+    while (stack.length && stack[stack.length - 1] === 0) stack.pop();
+  });
+  const best = depth1.reduce((b, r) => (!b || r.visits > b.visits ? r : b), null);
+  return { nodes: rows.length, rootVisits: rows[0].visits, best: best ? best.move : "", bestVisits: best ? best.visits : 0 };
+}
+
+async function openPage(browser, server, { width = 1280, height = 800, touch = false } = {}) {
+  const context = await browser.newContext({ viewport: { width, height }, hasTouch: touch, isMobile: touch, acceptDownloads: true });
+  const page = await context.newPage();
+  page.setDefaultTimeout(15000);
+  page.on("pageerror", (e) => console.log(`[analysis] page error: ${e.message}`));
+  await page.goto(server.url + "/#/analysis");
+  await page.locator("[data-testid=an-canvas][data-ready='1']").waitFor();
+  return page;
+}
+
+async function load(page, file) {
+  const before = await tid(page, "an-status").textContent();
+  await tid(page, "an-file").setInputFiles(file);
+  await page.waitForFunction((b) => document.querySelector("[data-testid=an-status]").textContent !== b ||
+    document.querySelector("[data-testid=an-file-error]").textContent !== "", before);
+}
+
+async function shown(page) {
+  return page.locator("[data-testid=an-canvas]").evaluate((c) => ({ nodes: Number(c.dataset.nodes), rootVisits: Number(c.dataset.rootVisits), best: c.dataset.best, drawn: Number(c.dataset.shown) }));
+}
+
+async function exported(page, which) {
+  const [dl] = await Promise.all([page.waitForEvent("download"), tid(page, which).click()]);
+  return fs.readFileSync(await dl.path());
+}
+
+test("tree files: the counts, root visits and best move shown are the file's; export gives back its bytes", () => withWorld(async (browser, server) => {
+  const page = await openPage(browser, server);
+  // docs/uct.md's example.
+  const doc = path.join(WORK, "tiny.csv");
+  fs.writeFileSync(doc, docCsv());
+  await load(page, doc);
+  assert.deepEqual(await shown(page), { nodes: 4, rootVisits: 3, best: "s1", drawn: 4 });
+  assert.match(await tid(page, "an-status").textContent(), /tiny\.csv \(CSV\): 4 nodes · root visits 3 · best move s1/);
+  assert.deepEqual(await exported(page, "an-export-csv"), fs.readFileSync(doc));
+
+  // 20,000 iterations from the CLI, in both formats.
+  const csv = cliTree("t.csv");
+  const bin = cliTree("t.tree");
+  const text = fs.readFileSync(csv.file, "utf8");
+  const facts = csvFacts(text);
+  const want = { nodes: facts.nodes, rootVisits: facts.rootVisits, best: facts.best, drawn: facts.nodes };
+  assert.equal(facts.nodes, csv.json.nodes, "the CLI's node count is the file's rows");
+  assert.equal(facts.rootVisits, 20000);
+  assert.equal(facts.best, `p${csv.json.move}`, "the file's most visited root child is the CLI's move");
+  await load(page, csv.file);
+  assert.deepEqual(await shown(page), want);
+  assert.deepEqual(await exported(page, "an-export-csv"), fs.readFileSync(csv.file));
+  // (Its .tree is not the CLI's: the CSV holds payoffs to 6 decimals, the .tree exactly.)
+  await load(page, bin.file);
+  assert.deepEqual(await shown(page), want);
+  assert.match(await tid(page, "an-status").textContent(), /t\.tree \(binary\): 20001 nodes/);
+  assert.deepEqual(await exported(page, "an-export-tree"), fs.readFileSync(bin.file));
+  assert.deepEqual(await exported(page, "an-export-csv"), fs.readFileSync(csv.file), "the binary tree as CSV is the CLI's CSV");
+
+  // A broken file: refused with its byte named, the tree on screen kept.
+  const broken = path.join(WORK, "broken.tree");
+  fs.writeFileSync(broken, fs.readFileSync(bin.file).subarray(0, 1000));
+  await load(page, broken);
+  assert.match(await tid(page, "an-file-error").textContent(), /^broken\.tree: byte \d+: /);
+  assert.equal((await shown(page)).nodes, facts.nodes);
+  const junk = path.join(WORK, "junk.csv");
+  fs.writeFileSync(junk, "move,visits,visits2,payoff,state,children\nroot,1,0,0.5,x,1\n");
+  await load(page, junk);
+  assert.match(await tid(page, "an-file-error").textContent(), /^junk\.csv: line 3: the file ends with 1 node missing/);
+
+  // The keyboard: the tree walks from the root down the best line, Enter folds a subtree.
+  await page.locator("[data-testid=an-canvas]").focus();
+  await page.keyboard.press("ArrowDown");
+  assert.equal(await tid(page, "an-d-move").textContent(), facts.best);
+  assert.equal(await tid(page, "an-d-visits").textContent(), String(facts.bestVisits));
+  await page.keyboard.press("Enter");
+  const folded = await shown(page);
+  assert.ok(folded.drawn < facts.nodes && folded.drawn > 1, `folding the best child draws fewer nodes (${folded.drawn})`);
+  assert.equal(folded.nodes, facts.nodes, "folding hides, it does not drop");
+  assert.match(await tid(page, "an-toggle").textContent(), /Expand/);
+  await tid(page, "an-toggle").click();
+  assert.equal((await shown(page)).drawn, facts.nodes);
+  assert.match(await tid(page, "an-toggle").textContent(), /Collapse/);
+  await page.locator("[data-testid=an-canvas]").focus();
+  await page.keyboard.press("ArrowUp");
+  assert.equal(await tid(page, "an-d-move").textContent(), "(the root)");
+  assert.equal(await tid(page, "an-d-visits").textContent(), "20000");
+
+  // The mouse: with the best child selected (keyboard), a click on the root shows its
+  // details, a second click folds it (one node drawn), a third unfolds it.
+  await page.keyboard.press("ArrowDown");
+  const canvas = page.locator("[data-testid=an-canvas]");
+  await canvas.scrollIntoViewIfNeeded();
+  await tid(page, "an-zoom-in").click();
+  await tid(page, "an-fit").click();
+  const box = await canvas.boundingBox();
+  const at = (key) => page.evaluate((k) => window.thueAnalysis.nodeAt(k), key);
+  const root = await at("");
+  assert.ok(root.x > 0 && root.x < box.width && root.y > 0 && root.y < box.height, "the fitted root is on the canvas");
+  assert.equal(await tid(page, "an-d-move").textContent(), facts.best);
+  await page.mouse.click(box.x + root.x, box.y + root.y);
+  assert.equal(await tid(page, "an-d-move").textContent(), "(the root)");
+  await page.mouse.click(box.x + root.x, box.y + root.y);
+  assert.equal((await shown(page)).drawn, 1, "a second click folds the root");
+  await page.mouse.click(box.x + root.x, box.y + root.y);
+  assert.equal((await shown(page)).drawn, facts.nodes, "a third unfolds it");
+  // A drag pans: the root moves with the mouse.
+  await page.mouse.move(box.x + 50, box.y + 50);
+  await page.mouse.down();
+  await page.mouse.move(box.x + 90, box.y + 70, { steps: 4 });
+  await page.mouse.up();
+  const moved = await at("");
+  assert.ok(Math.abs(moved.x - root.x - 40) < 1 && Math.abs(moved.y - root.y - 20) < 1, `the drag moved the root by (40, 20): ${JSON.stringify([root, moved])}`);
+  assert.equal(await tid(page, "an-d-move").textContent(), "(the root)", "a drag selects nothing");
+  await page.context().close();
+}));
+
+test("the page fits a desktop and a phone screen (screenshots written)", () => withWorld(async (browser, server) => {
+  const csv = cliTree("s.csv");
+  for (const [label, width, height, touch] of [["desktop", 1280, 800, false], ["phone", 390, 844, true]]) {
+    const page = await openPage(browser, server, { width, height, touch });
+    await load(page, csv.file);
+    await page.locator("[data-testid=an-canvas]").focus();
+    await page.keyboard.press("ArrowDown");
+    await page.waitForFunction(() => Number(document.querySelector("[data-testid=an-canvas]").dataset.drawn) > 0);
+    const r = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, width: innerWidth }));
+    assert.ok(r.scroll <= r.width, `analysis (${label}): ${r.scroll} px wide on a ${r.width} px screen`);
+    fs.mkdirSync(DIR, { recursive: true });
+    await page.screenshot({ path: path.join(DIR, `screen-analysis-${label}.png`), fullPage: true });
+    await page.context().close();
+  }
+  console.log(`     screenshots in ${DIR}`);
+}));
+
+await run();
