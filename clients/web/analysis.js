@@ -518,9 +518,12 @@ function exportTree(format) {
 function readForm() {
   const problems = [];
   const game = $("an-game").value;
-  const msg = { type: "analyze", game };
   const fieldErr = (id, text) => { $(`${id}-err`).textContent = text; if (text) problems.push(text); };
-  if (game === "thue") {
+  const useRoom = $("an-use-room") && $("an-use-room").checked;
+  const msg = useRoom ? { type: "analyze", room: $("an-use-room").value } : { type: "analyze", game };
+  if (useRoom) {
+    // The room's current position, as the server has it (it also says who may).
+  } else if (game === "thue") {
     const t = $("an-thue-options").value.trim();
     fieldErr("an-thue-options", "");
     if (t) {
@@ -531,7 +534,7 @@ function readForm() {
     problems.push(...p);
     msg.game_options = options;
   }
-  const pos = $("an-position").value.trim();
+  const pos = useRoom ? "" : $("an-position").value.trim();
   fieldErr("an-position", "");
   if (pos) {
     try { msg.position = JSON.parse(pos); } catch { fieldErr("an-position", "The position is not JSON (leave it empty for the game's start)."); }
@@ -667,7 +670,15 @@ function renderOptionFields(values) {
   const box = $("an-options");
   box.textContent = "";
   $("an-thue-wrap").hidden = game !== "thue";
-  if (game !== "thue") ctx.gameOptionFields(box, game, "ao-", { values: values || {}, help: false });
+  if (game === "thue") return;
+  // The address's values as the fields write them: a list of numbers spaced, a list of
+  // lists (a start) as JSON, a null (a formula's default) empty.
+  const text = {};
+  for (const [k, v] of Object.entries(values || {})) {
+    if (Array.isArray(v)) text[k] = v.every((x) => typeof x === "number") ? v.join(" ") : JSON.stringify(v);
+    else text[k] = v === null ? "" : v;
+  }
+  ctx.gameOptionFields(box, game, "ao-", { values: text, help: false });
 }
 
 /**
@@ -696,6 +707,7 @@ export function pageAnalysis(body, query, app) {
     try { return JSON.parse(t); } catch { problems.push(`The address's ${name} is not JSON.`); return undefined; }
   };
   const options = parseQ("options");
+  const room = query.get("room") || "";
   const position = parseQ("position");
 
   const gameSel = el("select", { id: "an-game", testid: "an-game" },
@@ -724,6 +736,8 @@ export function pageAnalysis(body, query, app) {
           el("input", { id: "an-thue-options", testid: "an-thue-options", value: game === "thue" && options ? JSON.stringify(options) : "", placeholder: "{\"variant\":\"square\",\"k\":3,\"limit\":100}" }),
           fieldErr("an-thue-options"))),
       el("div", { id: "an-options", class: "grid", testid: "an-options" }),
+      room ? el("label", { class: "check" }, el("input", { type: "checkbox", id: "an-use-room", testid: "an-use-room", value: room, checked: true }),
+        ` Analyse room ${room}'s current position (the fields below are ignored while this is ticked)`) : null,
       el("label", {}, "Position (the game's state JSON; empty: the start)",
         el("textarea", { id: "an-position", testid: "an-position", rows: 2, value: position ? JSON.stringify(position) : "" }),
         fieldErr("an-position")),

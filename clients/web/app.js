@@ -492,9 +492,11 @@ async function loadAnalysis() {
   return analysis;
 }
 
-/** The analysis page's address for a position (its links travel with the position). */
-function analysisHash(game, options, position) {
+/** The analysis page's address for a position (its links travel with the position); with
+ * room, the page offers to analyse that room's current position instead. */
+function analysisHash(game, options, position, room = "") {
   const q = new URLSearchParams({ game });
+  if (room) q.set("room", room);
   if (options && Object.keys(options).length) q.set("options", JSON.stringify(options));
   if (position) q.set("position", JSON.stringify(position));
   return `#/analysis?${q.toString()}`;
@@ -1806,8 +1808,9 @@ function renderButtons() {
   // Analysis: spectators any time, players once the match is over (the server says so too).
   $("analyse").hidden = !m || (seated && !over);
   if (m) {
-    $("analyse").href = isGame(s) ? analysisHash(s.options.game, s.options.game_options, shownGameState().state)
-      : analysisHash("thue", { variant: s.options.variant, k: s.options.k, limit: s.options.limit }, { round: m.round, step: m.step, word: m.word, placed: m.step === "paint" ? m.placed : null, ...(m.round === 1 ? { rounds: [{ word: m.rounds[0].word }] } : {}) });
+    const room = over ? "" : s.room; // a running match: the server's current position (and its say on who may)
+    $("analyse").href = isGame(s) ? analysisHash(s.options.game, s.options.game_options, shownGameState().state, room)
+      : analysisHash("thue", { variant: s.options.variant, k: s.options.k, limit: s.options.limit }, { round: m.round, step: m.step, word: m.word, placed: m.step === "paint" ? m.placed : null, ...(m.round === 1 ? { rounds: [{ word: m.rounds[0].word }] } : {}) }, room);
   }
   const free = s.players.some((p) => p === null);
   botChoices(isGame(s));

@@ -12,8 +12,9 @@ import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { test, run, tid, SHOTS, withWorld } from "./lib.mjs";
-import { SERVER } from "../integration/lib.mjs";
+import { test, run, tid, SHOTS, withWorld, newPage, enter } from "./lib.mjs";
+import { SERVER, player } from "../integration/lib.mjs";
+import { createGameRoom } from "./gameslib.mjs";
 
 const CLI = process.env.THUE_CLI || (SERVER ? path.resolve(path.dirname(SERVER), "..", "clients", "cli", "thue") : "");
 const DIR = process.env.THUE_SHOTS || SHOTS;
@@ -186,6 +187,81 @@ test("the page fits a desktop and a phone screen (screenshots written)", () => w
     await page.context().close();
   }
   console.log(`     screenshots in ${DIR}`);
+}));
+
+/** The analysis address's query: game, options, position (parsed) and room. */
+async function analyseLink(page, testid) {
+  const href = await tid(page, testid).getAttribute("href");
+  assert.match(href, /^#\/analysis\?/);
+  const q = new URLSearchParams(href.split("?")[1]);
+  return { href, game: q.get("game"), options: q.get("options") && JSON.parse(q.get("options")), position: q.get("position") && JSON.parse(q.get("position")), room: q.get("room") };
+}
+
+test("entry points: a spectator's Analyse link, a player's only after the match, the replay's at any move", () => withWorld(async (browser, server) => {
+  const ann = await player(server, "Ann");
+  const room = (await ann.ok({ type: "create_room", game: "nim", game_options: { heaps: [3, 4, 5] } })).room;
+  const bobPage = await newPage(browser, server, "Bob");
+  await enter(bobPage, "Bob");
+  await bobPage.evaluate((r) => { location.hash = `#/room/${r}`; }, room); // no invite: Bob watches
+  await tid(bobPage, "game").waitFor();
+  assert.equal(await tid(bobPage, "analyse").isHidden(), true, "no match yet, nothing to analyse");
+  const sue = await player(server, "Sue");
+  await sue.ok({ type: "join", room });
+  await ann.ok({ type: "ready", room });
+  await sue.ok({ type: "ready", room });
+  await ann.ok({ type: "move", room, move: { heap: 0, take: 1 } });
+  await bobPage.waitForFunction(() => document.querySelector("[data-testid=gboard]").dataset.moves === "1");
+  const spect = await analyseLink(bobPage, "analyse");
+  assert.equal(spect.game, "nim");
+  assert.equal(spect.room, room, "a running match: the room's own position is offered");
+  assert.deepEqual(spect.options, { heaps: [3, 4, 5], misere: false });
+  assert.deepEqual(spect.position.heaps, [2, 4, 5]);
+  assert.equal(spect.position.moves, 1);
+  await tid(bobPage, "analyse").click();
+  await bobPage.locator("[data-testid=an-canvas][data-ready='1']").waitFor();
+  assert.equal(await tid(bobPage, "an-use-room").isChecked(), true);
+  assert.equal(await tid(bobPage, "an-use-room").getAttribute("value"), room);
+  assert.deepEqual(JSON.parse(await tid(bobPage, "an-position").inputValue()), spect.position);
+  assert.equal(await tid(bobPage, "an-game").inputValue(), "nim");
+  assert.equal(await tid(bobPage, "ao-heaps").inputValue(), "3 4 5");
+  assert.ok(await bobPage.locator("[data-testid=an-board] *").count() > 3, "the position drawn");
+
+  // A player: no link while the match runs; after it (Ann resigns), the final position.
+  const annPage = await newPage(browser, server, "Cid");
+  await enter(annPage, "Cid");
+  const room2 = await createGameRoom(annPage, "nim", { heaps: "1 2" });
+  const cid = await player(server, "Dee");
+  await cid.ok({ type: "join", room: room2 });
+  await tid(annPage, "ready").click();
+  await cid.ok({ type: "ready", room: room2 });
+  await annPage.waitForFunction(() => document.querySelector("[data-testid=gboard]") && !document.querySelector("[data-testid=gboard]").hidden && document.querySelector("[data-testid=gboard]").dataset.moves === "0");
+  assert.equal(await tid(annPage, "analyse").isHidden(), true, "a player may not analyse a running match");
+  await cid.ok({ type: "resign", room: room2 });
+  await tid(annPage, "result").waitFor();
+  await tid(annPage, "analyse").waitFor();
+  const after = await analyseLink(annPage, "analyse");
+  assert.equal(after.room, null, "a finished match: its position, no room");
+  assert.deepEqual(after.position.heaps, [1, 2]);
+
+  // The replay of a stored match: the link follows the step.
+  await cid.ok({ type: "leave", room: room2 });
+  await ann.ok({ type: "resign", room });
+  const me = await ann.next((m) => m.type === "match_end" && m.room === room, "match_end");
+  assert.ok(me.match_id, "the match is stored");
+  await bobPage.evaluate((id) => { location.hash = `#/match/${id}`; }, me.match_id);
+  await tid(bobPage, "replay-board").waitFor();
+  const last = await analyseLink(bobPage, "replay-analyse");
+  assert.deepEqual(last.position.heaps, [2, 4, 5], "the last step: Ann's move only");
+  await tid(bobPage, "replay-first").click();
+  const first = await analyseLink(bobPage, "replay-analyse");
+  assert.deepEqual(first.position.heaps, [3, 4, 5]);
+  assert.equal(first.position.moves, 0);
+  assert.deepEqual(first.options, { heaps: [3, 4, 5], misere: false });
+  await tid(bobPage, "replay-analyse").click();
+  await bobPage.locator("[data-testid=an-canvas][data-ready='1']").waitFor();
+  assert.equal(await bobPage.locator("[data-testid=an-use-room]").count(), 0);
+  assert.deepEqual(JSON.parse(await tid(bobPage, "an-position").inputValue()), first.position);
+  await ann.close(); await sue.close(); await cid.close();
 }));
 
 await run();
