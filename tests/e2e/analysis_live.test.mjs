@@ -1,0 +1,116 @@
+// analysis_live.test.mjs: the analysis page's live part in Chromium against the real
+// server (PROTOCOL.md "analyze"): a Nim position analysed with a fixed seed and iteration
+// count shows the root visits and best move of `thue bestmove --game nim ... --seed S
+// --json` (the same search), its tree exports as CSV with the live tree's numbers; a long
+// analysis stops, resumes for more iterations and closes from the buttons; a seated
+// player of a running match is refused with the server's words; a bad field is refused
+// by the page naming it. Needs the server's analysis commands. Run:
+//   node tests/e2e/analysis_live.test.mjs --server build/server/thue-server
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { test, run, tid, withWorld, newPage, enter } from "./lib.mjs";
+import { SERVER, player } from "../integration/lib.mjs";
+import { createGameRoom } from "./gameslib.mjs";
+
+const CLI = process.env.THUE_CLI || (SERVER ? path.resolve(path.dirname(SERVER), "..", "clients", "cli", "thue") : "");
+const POSITION = { heaps: [3, 4, 5] };
+const ITERATIONS = 3000;
+const SEED = 5;
+
+function cliMove() {
+  assert.ok(CLI && fs.existsSync(CLI), `the thue CLI at ${CLI}`);
+  const r = spawnSync(CLI, ["bestmove", "--game", "nim", "--position", JSON.stringify(POSITION), "--bot", `uct:iterations=${ITERATIONS}`, "--seed", String(SEED), "--json"], { encoding: "utf8" });
+  assert.equal(r.status, 0, r.stderr);
+  return JSON.parse(r.stdout).move;
+}
+
+const moveName = (mv) => JSON.stringify(mv).replace(/"/g, "");
+const status = (page) => page.locator("[data-testid=an-live-status]").evaluate((e) => ({ status: e.dataset.status, best: e.dataset.best, iterations: Number(e.dataset.iterations) }));
+const waitStatus = (page, want) => page.waitForFunction((w) => document.querySelector("[data-testid=an-live-status]").dataset.status === w, want, { timeout: 60000 });
+
+async function analysisPage(browser, server, name, hash) {
+  const page = await newPage(browser, server, name);
+  await enter(page, name);
+  await page.evaluate((h) => { location.hash = h; }, hash);
+  await page.locator("[data-testid=an-canvas][data-ready='1']").waitFor();
+  return page;
+}
+
+test("a Nim position with a fixed seed: the CLI's root visits and best move; its export; stop, resume, close", () => withWorld(async (browser, server) => {
+  const want = cliMove();
+  const page = await analysisPage(browser, server, "Ann", `#/analysis?game=nim&position=${encodeURIComponent(JSON.stringify(POSITION))}`);
+  await tid(page, "an-iterations").fill(String(ITERATIONS));
+  await tid(page, "an-seed").fill(String(SEED));
+  await tid(page, "an-start").click();
+  await waitStatus(page, "done");
+  const st = await status(page);
+  assert.equal(st.iterations, ITERATIONS);
+  assert.equal(st.best, moveName(want), "the server's best move is the CLI's");
+  const shown = await page.locator("[data-testid=an-canvas]").evaluate((c) => ({ rootVisits: Number(c.dataset.rootVisits), best: c.dataset.best, nodes: Number(c.dataset.nodes) }));
+  assert.equal(shown.rootVisits, ITERATIONS, "the root's visits are the iterations");
+  assert.equal(shown.best, moveName(want), "the tree's most visited root child is the CLI's move");
+  assert.ok(shown.nodes > 1 && shown.nodes <= 5000, `the capped tree (${shown.nodes} nodes)`);
+  assert.match(page.url(), /#\/analysis\?game=nim&options=.*&position=/, "the address names the analysed position");
+  // The live tree as CSV: the same numbers, move names without quotes (quoted fields: they hold commas).
+  const [dl] = await Promise.all([page.waitForEvent("download"), tid(page, "an-export-csv").click()]);
+  const rows = fs.readFileSync(await dl.path(), "utf8").trim().split("\n");
+  assert.equal(rows[0], "move,visits,visits2,payoff,state,children");
+  assert.equal(rows.length - 1, shown.nodes);
+  assert.match(rows[1], new RegExp(`^root,${ITERATIONS},`));
+  assert.ok(rows.some((r) => r.startsWith(`"${moveName(want)}",`)), "the best move's row");
+
+  // A long analysis: stopped, resumed for 500 more iterations, closed.
+  await tid(page, "an-iterations").fill("1000000");
+  await tid(page, "an-start").click();
+  await page.waitForFunction(() => Number(document.querySelector("[data-testid=an-live-status]").dataset.iterations) > 0, null, { timeout: 30000 });
+  assert.equal((await status(page)).status, "running");
+  await tid(page, "an-stop").click();
+  await waitStatus(page, "stopped");
+  const stopped = await status(page);
+  assert.ok(stopped.iterations > 0 && stopped.iterations < 1000000, `stopped after ${stopped.iterations} iterations`);
+  assert.equal(await tid(page, "an-stop").isDisabled(), true);
+  await tid(page, "an-more").fill("500");
+  await tid(page, "an-resume").click();
+  await waitStatus(page, "done");
+  assert.equal((await status(page)).iterations, stopped.iterations + 500, "the same tree grew by 500 iterations");
+  assert.equal(Number(await page.locator("[data-testid=an-canvas]").getAttribute("data-root-visits")), stopped.iterations + 500);
+  await tid(page, "an-close").click();
+  await waitStatus(page, "none");
+  assert.equal(await tid(page, "an-close").isDisabled(), true);
+
+  // A bad field: named by the page, nothing sent.
+  await tid(page, "an-seed").fill("-1");
+  await tid(page, "an-start").click();
+  assert.match(await tid(page, "an-seed-err").textContent(), /seed is a whole number from 0 to 9007199254740991/);
+  assert.equal((await status(page)).status, "none");
+}));
+
+test("a seated player of a running match is refused the room's analysis; a spectator is not", () => withWorld(async (browser, server) => {
+  const page = await newPage(browser, server, "Cid");
+  await enter(page, "Cid");
+  const room = await createGameRoom(page, "nim", { heaps: "3 4 5" });
+  const dee = await player(server, "Dee");
+  await dee.ok({ type: "join", room });
+  await tid(page, "ready").click();
+  await dee.ok({ type: "ready", room });
+  await page.waitForFunction(() => document.querySelector("[data-testid=gboard]").dataset.moves === "0");
+  await page.evaluate((r) => { location.hash = `#/analysis?game=nim&room=${r}`; }, room);
+  await page.locator("[data-testid=an-canvas][data-ready='1']").waitFor();
+  await tid(page, "an-iterations").fill("200");
+  await tid(page, "an-start").click();
+  await page.locator("[data-testid=an-live-error]").filter({ hasText: /players may analyse once the match is over/ }).waitFor();
+  assert.equal((await status(page)).status, "none");
+
+  const spectator = await analysisPage(browser, server, "Eve", `#/analysis?game=nim&room=${room}`);
+  await tid(spectator, "an-iterations").fill("200");
+  await tid(spectator, "an-seed").fill("1");
+  await tid(spectator, "an-start").click();
+  await waitStatus(spectator, "done");
+  assert.equal(Number(await spectator.locator("[data-testid=an-canvas]").getAttribute("data-root-visits")), 200);
+  assert.deepEqual(JSON.parse(new URLSearchParams(spectator.url().split("?")[1]).get("position")).heaps, [3, 4, 5]);
+  await dee.close();
+}));
+
+await run();
