@@ -55,7 +55,18 @@ function keyTree(root) {
   while (stack.length) {
     const v = stack.pop();
     A.byKey.set(v.key, v);
-    for (const c of v.children) { c.key = `${v.key}/${c.move}`; stack.push(c); }
+    let seen = null; // sibling move names (a file may repeat one: the later ones get #2, #3...)
+    for (const c of v.children) {
+      let k = `${v.key}/${c.move}`;
+      if (v.children.length > 1) {
+        seen = seen || new Map();
+        const n = (seen.get(c.move) || 0) + 1;
+        seen.set(c.move, n);
+        if (n > 1) k += `#${n}`;
+      }
+      c.key = k;
+      stack.push(c);
+    }
   }
   return root;
 }
@@ -111,10 +122,21 @@ function relayout() {
   A.wx = new Float64Array(n);
   A.wy = new Float64Array(n);
   A.maxVisits = 1;
+  A.rad = new Float32Array(n);
+  A.flag = new Uint8Array(n);   // 1: on the best line, 2: folded, 4: children not sent
+  A.bucket = new Uint8Array(n); // the colour: the value in BUCKETS steps, BUCKETS when unvisited
   for (let i = 0; i < n; i++) {
+    const v = A.L.nodes[i];
+    v.li = i;
     A.wx[i] = A.L.x[i] * SEP_PX;
     A.wy[i] = A.L.depth[i] * LEVEL_PX;
-    if (A.L.nodes[i].visits > A.maxVisits) A.maxVisits = A.L.nodes[i].visits;
+    if (v.visits > A.maxVisits) A.maxVisits = v.visits;
+  }
+  for (let i = 0; i < n; i++) {
+    const v = A.L.nodes[i];
+    A.rad[i] = radius(v);
+    A.flag[i] = (A.best.has(v.key) ? 1 : 0) | (v.children.length && A.collapsed.has(v.key) ? 2 : 0) | (v.hidden ? 4 : 0);
+    A.bucket[i] = v.visits > 0 ? Math.round(Math.max(0, Math.min(1, v.payoff)) * (BUCKETS - 1)) : BUCKETS;
   }
   if (!A.fitted) fit();
   draw();
@@ -165,9 +187,13 @@ function paint() {
   }
   const { scale, yscale, tx, ty } = A.view;
   const L = A.L, n = L.nodes.length;
-  const sx = (i) => A.wx[i] * scale + tx, sy = (i) => A.wy[i] * yscale + ty;
+  const { wx, wy, rad, flag, bucket } = A;
   const pad = R_MAX * scale + 2;
-  const inView = (x, y) => x >= -pad && x <= w + pad && y >= -pad && y <= h + pad;
+  // Where something tiny was drawn already, in whole pixels: a zoomed-out tree of 250,000
+  // nodes is a few ten thousand pixels, drawn once each (edges likewise, by their child).
+  const W = Math.ceil(w) + 1, H = Math.ceil(h) + 1;
+  const taken = new Uint8Array(W * H);
+  const pixel = (x, y) => (x >= 0 && y >= 0 && x < W && y < H ? (y | 0) * W + (x | 0) : -1);
   // Edges: one path; an edge is drawn when its box meets the screen.
   g.lineWidth = 1;
   g.strokeStyle = dark ? "#4a4f55" : "#c4c4bc";
@@ -175,9 +201,11 @@ function paint() {
   const bestEdges = [];
   for (let i = 1; i < n; i++) {
     const p = L.parent[i];
-    const x1 = sx(p), y1 = sy(p), x2 = sx(i), y2 = sy(i);
-    if (Math.max(x1, x2) < 0 || Math.min(x1, x2) > w || y2 < 0 || y1 > h) continue;
-    if (A.best.has(L.nodes[i].key)) { bestEdges.push(x1, y1, x2, y2); continue; }
+    const x1 = wx[p] * scale + tx, y1 = wy[p] * yscale + ty, x2 = wx[i] * scale + tx, y2 = wy[i] * yscale + ty;
+    if ((x1 < 0 && x2 < 0) || (x1 > w && x2 > w) || y2 < 0 || y1 > h) continue;
+    if (flag[i] & 1) { bestEdges.push(x1, y1, x2, y2); continue; }
+    if (Math.abs(x2 - x1) < 1) { const k = pixel(x2, y2); if (k >= 0) { if (taken[k] & 1) continue; taken[k] |= 1; } }
+    else if (rad[i] * scale < 1) { const k = pixel(x2, y2); if (k >= 0) { if (taken[k] & 2) continue; taken[k] |= 2; } }
     g.moveTo(x1, y1);
     g.lineTo(x2, y2);
   }
@@ -189,40 +217,42 @@ function paint() {
     for (let k = 0; k < bestEdges.length; k += 4) { g.moveTo(bestEdges[k], bestEdges[k + 1]); g.lineTo(bestEdges[k + 2], bestEdges[k + 3]); }
     g.stroke();
   }
-  // Nodes: batched by colour bucket; tiny ones as squares (cheaper than arcs).
-  const buckets = Array.from({ length: BUCKETS + 1 }, () => []);
+  // Nodes: batched by colour bucket; tiny ones as one pixel square each (no arcs).
+  const lists = Array.from({ length: BUCKETS + 1 }, () => []);
+  const rings = [];
   let drawn = 0;
   for (let i = 0; i < n; i++) {
-    const x = sx(i), y = sy(i);
-    if (!inView(x, y)) continue;
-    const v = L.nodes[i];
-    buckets[v.visits > 0 ? Math.round(Math.max(0, Math.min(1, v.payoff)) * (BUCKETS - 1)) : BUCKETS].push(i);
+    const x = wx[i] * scale + tx, y = wy[i] * yscale + ty;
+    if (x < -pad || x > w + pad || y < -pad || y > h + pad) continue;
     drawn++;
+    if (flag[i]) rings.push(i);
+    if (rad[i] * scale < 1) { const k = pixel(x, y); if (k >= 0) { if (taken[k] & 4) continue; taken[k] |= 4; } }
+    lists[bucket[i]].push(i);
   }
   for (let b = 0; b <= BUCKETS; b++) {
-    const list = buckets[b];
+    const list = lists[b];
     if (!list.length) continue;
     g.fillStyle = b === BUCKETS ? "#9aa0a6" : valueColour(b / (BUCKETS - 1), dark);
     g.beginPath();
     for (const i of list) {
-      const r = Math.max(0.8, radius(L.nodes[i]) * scale);
-      const x = sx(i), y = sy(i);
+      const r = Math.max(0.8, rad[i] * scale);
+      const x = wx[i] * scale + tx, y = wy[i] * yscale + ty;
       if (r < 1.5) g.rect(x - r, y - r, 2 * r, 2 * r);
       else { g.moveTo(x + r, y); g.arc(x, y, r, 0, 2 * Math.PI); }
     }
     g.fill();
   }
   // Rings: the best line, the collapsed nodes (dashed, with their hidden count), the selection.
+  const sel = A.byKey.get(A.selected);
+  if (sel && L.nodes[sel.li] === sel) rings.push(sel.li);
   g.lineWidth = 2;
-  for (let i = 0; i < n; i++) {
+  for (const i of rings) {
     const v = L.nodes[i];
-    const best = A.best.has(v.key), folded = A.collapsed.has(v.key) && v.children.length, sel = v.key === A.selected;
-    if (!best && !folded && !sel && !v.hidden) continue;
-    const x = sx(i), y = sy(i);
-    if (!inView(x, y)) continue;
-    const r = Math.max(0.8, radius(v) * scale);
-    if (best) { g.strokeStyle = dark ? "#8ab4e0" : "#2f5d8a"; g.setLineDash([]); ring(g, x, y, r + 2); }
-    if (folded || v.hidden) {
+    const x = wx[i] * scale + tx, y = wy[i] * yscale + ty;
+    const r = Math.max(0.8, rad[i] * scale);
+    if (v === sel) { g.strokeStyle = dark ? "#ffffff" : "#000000"; g.lineWidth = 3; ring(g, x, y, r + 4); g.lineWidth = 2; continue; }
+    if (flag[i] & 1) { g.strokeStyle = dark ? "#8ab4e0" : "#2f5d8a"; ring(g, x, y, r + 2); }
+    if (flag[i] & 6) {
       g.strokeStyle = dark ? "#e4e4e0" : "#1d1f21";
       g.setLineDash([3, 3]);
       ring(g, x, y, r + 5);
@@ -230,10 +260,9 @@ function paint() {
       if (scale > 0.5) {
         g.fillStyle = dark ? "#e4e4e0" : "#1d1f21";
         g.font = "11px system-ui, sans-serif";
-        g.fillText(folded ? `+${subtreeSize(v) - 1}` : `(${v.hidden} not sent)`, x + r + 7, y + 4);
+        g.fillText(flag[i] & 2 ? `+${subtreeSize(v) - 1}` : `(${v.hidden} not sent)`, x + r + 7, y + 4);
       }
     }
-    if (sel) { g.strokeStyle = dark ? "#ffffff" : "#000000"; g.lineWidth = 3; ring(g, x, y, r + 4); g.lineWidth = 2; }
   }
   // Move names beside the nodes once there is room for them.
   if (scale >= 0.9) {
@@ -241,10 +270,10 @@ function paint() {
     g.font = "11px system-ui, sans-serif";
     g.textAlign = "center";
     for (let i = 1; i < n; i++) {
-      const x = sx(i), y = sy(i);
-      if (!inView(x, y)) continue;
+      const x = wx[i] * scale + tx, y = wy[i] * yscale + ty;
+      if (x < -pad || x > w + pad || y < -pad || y > h + pad) continue;
       const v = L.nodes[i];
-      g.fillText(v.move.length > 14 ? `${v.move.slice(0, 13)}…` : v.move, x, y - radius(v) * scale - 4);
+      g.fillText(v.move.length > 14 ? `${v.move.slice(0, 13)}…` : v.move, x, y - rad[i] * scale - 4);
     }
     g.textAlign = "start";
   }
@@ -298,7 +327,7 @@ function hit(px, py) {
   for (let i = 0; i < A.L.nodes.length; i++) {
     const dx = A.wx[i] * scale + tx - px, dy = A.wy[i] * yscale + ty - py;
     const d = dx * dx + dy * dy;
-    const r = Math.max(radius(A.L.nodes[i]) * scale, 0.8) + 6;
+    const r = Math.max(A.rad[i] * scale, 0.8) + 6;
     if (d <= r * r && d < bestD) { best = i; bestD = d; }
   }
   return best;

@@ -172,6 +172,39 @@ test("tree files: the counts, root visits and best move shown are the file's; ex
   await page.context().close();
 }));
 
+test("a tree of 50,000 nodes (a path 5,000 deep among them): loaded, drawn, folded, exported", () => withWorld(async (browser, server) => {
+  // Made here with treefile.js's writer (its bytes are checked against the docs' in treefile.test.mjs).
+  const { writeBinary } = await import("../../clients/web/treefile.js");
+  let seed = 3;
+  const rand = () => { seed = (seed * 1103515245 + 12345) % 2147483648; return seed / 2147483648; };
+  const root = { move: null, state: "root", visits: 0, visits2: 0, payoff: 0.5, children: [] };
+  const all = [root];
+  for (let i = 1; i < 50000; i++) {
+    const parent = i < 5000 ? all[i - 1] : all[Math.floor(rand() * all.length)];
+    const v = { move: `m${parent.children.length}`, state: `s${i}`, visits: 1 + Math.floor(rand() * 100), visits2: 0, payoff: rand(), children: [] };
+    parent.children.push(v);
+    all.push(v);
+  }
+  root.visits = root.children.reduce((t, c) => t + c.visits, 0);
+  const file = path.join(WORK, "big.tree");
+  fs.writeFileSync(file, writeBinary(root));
+  const page = await openPage(browser, server);
+  await load(page, file);
+  const s = await shown(page);
+  assert.equal(s.nodes, 50000);
+  assert.equal(s.drawn, 50000);
+  assert.equal(s.rootVisits, root.visits);
+  assert.ok(Number(await page.locator("[data-testid=an-canvas]").getAttribute("data-drawn")) > 0, "something is on the canvas");
+  await page.locator("[data-testid=an-canvas]").focus();
+  await page.keyboard.press("ArrowDown");
+  await page.keyboard.press("Enter");
+  assert.ok((await shown(page)).drawn < 50000, "folding the best child hides its subtree");
+  assert.deepEqual(await exported(page, "an-export-tree"), fs.readFileSync(file));
+  const csv = await exported(page, "an-export-csv");
+  assert.equal(csv.toString().split("\n").length - 2, 50000);
+  await page.context().close();
+}));
+
 test("the page fits a desktop and a phone screen (screenshots written)", () => withWorld(async (browser, server) => {
   const csv = cliTree("s.csv");
   for (const [label, width, height, touch] of [["desktop", 1280, 800, false], ["phone", 390, 844, true]]) {
@@ -199,7 +232,7 @@ async function analyseLink(page, testid) {
 
 test("entry points: a spectator's Analyse link, a player's only after the match, the replay's at any move", () => withWorld(async (browser, server) => {
   const ann = await player(server, "Ann");
-  const room = (await ann.ok({ type: "create_room", game: "nim", game_options: { heaps: [3, 4, 5] } })).room;
+  const room = (await ann.ok({ type: "create_room", game: "nim", game_options: { heaps: [3, 4, 5] }, first_builder: "creator" })).room;
   const bobPage = await newPage(browser, server, "Bob");
   await enter(bobPage, "Bob");
   await bobPage.evaluate((r) => { location.hash = `#/room/${r}`; }, room); // no invite: Bob watches
