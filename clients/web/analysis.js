@@ -85,10 +85,17 @@ function fromLive(node) {
   return root;
 }
 
-/** The most visited child (the first of equals, as the children's order goes), or null. */
+/** The most visited child, or null. Ties as the uct bots break them: the better mean for
+ * the player to move at v (a live tree's values are the mover's, higher is better; in
+ * Thue's files the payoff is the painter's: a builder node, "/b", wants the lower), then
+ * the earlier child. */
 function bestChild(v) {
+  const lower = v.toMove === undefined && /\/b$/.test(v.state);
   let b = null;
-  for (const c of v.children) if (!b || c.visits > b.visits) b = c;
+  for (const c of v.children) {
+    if (!b || c.visits > b.visits) b = c;
+    else if (c.visits === b.visits && (lower ? c.payoff < b.payoff : c.payoff > b.payoff)) b = c;
+  }
   return b;
 }
 
@@ -557,7 +564,7 @@ function readForm() {
     fieldErr("an-thue-options", "");
     if (t) {
       try { msg.game_options = JSON.parse(t); } catch { fieldErr("an-thue-options", "Thue's options are not JSON, e.g. {\"variant\":\"square\",\"k\":3,\"limit\":100}."); }
-    } else msg.game_options = {};
+    } // empty: the server's defaults
   } else {
     const { options, problems: p } = ctx.readGameOptions(game, "ao-", $("an-form"));
     problems.push(...p);

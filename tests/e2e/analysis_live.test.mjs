@@ -28,7 +28,13 @@ function cliMove() {
 
 const moveName = (mv) => JSON.stringify(mv).replace(/"/g, "");
 const status = (page) => page.locator("[data-testid=an-live-status]").evaluate((e) => ({ status: e.dataset.status, best: e.dataset.best, iterations: Number(e.dataset.iterations) }));
-const waitStatus = (page, want) => page.waitForFunction((w) => document.querySelector("[data-testid=an-live-status]").dataset.status === w, want, { timeout: 60000 });
+/** Waits for the live status `want`; a refusal shown meanwhile fails at once, with its words. */
+async function waitStatus(page, want) {
+  await page.waitForFunction((w) => document.querySelector("[data-testid=an-live-status]").dataset.status === w ||
+    document.querySelector("[data-testid=an-live-error]").textContent !== "", want, { timeout: 60000 });
+  const err = await tid(page, "an-live-error").textContent();
+  assert.equal(err, "", `waiting for "${want}", the page says: ${err}`);
+}
 
 async function analysisPage(browser, server, name, hash) {
   const page = await newPage(browser, server, name);
