@@ -10,7 +10,7 @@ import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { test, run, tid, withWorld, newPage, enter } from "./lib.mjs";
+import { test, run, tid, withWorld, newPage, enter, createRoom, playToEnd } from "./lib.mjs";
 import { SERVER, player } from "../integration/lib.mjs";
 import { createGameRoom } from "./gameslib.mjs";
 
@@ -117,6 +117,40 @@ test("a seated player of a running match is refused the room's analysis; a spect
   assert.equal(Number(await spectator.locator("[data-testid=an-canvas]").getAttribute("data-root-visits")), 200);
   assert.deepEqual(JSON.parse(new URLSearchParams(spectator.url().split("?")[1]).get("position")).heaps, [3, 4, 5]);
   await dee.close();
+}));
+
+test("Thue: every step of a replay analyses (its position as position_parse reads it), and a finished room's", () => withWorld(async (browser, server) => {
+  const page = await newPage(browser, server, "Tia");
+  await enter(page, "Tia");
+  await createRoom(page, { k: 3, limit: 5, first: "creator" });
+  await tid(page, "bot-spec").selectOption("greedy");
+  await tid(page, "bot-think").fill("10");
+  await tid(page, "seat-bot").click();
+  await tid(page, "seat-1").filter({ hasText: "greedy" }).waitFor();
+  await tid(page, "ready").click();
+  await playToEnd(page);
+  // The finished room: its final position.
+  await tid(page, "analyse").waitFor();
+  const roomHref = await tid(page, "analyse").getAttribute("href");
+  await tid(page, "replay-link").click();
+  await tid(page, "replay-final").waitFor();
+  const n = Number(await tid(page, "replay-pos").getAttribute("data-step"));
+  const hrefs = new Set([roomHref]);
+  for (let step = n; step >= 0; step--) {
+    hrefs.add(await tid(page, "replay-analyse").getAttribute("href"));
+    if (step) await tid(page, "replay-prev").click();
+  }
+  assert.ok(hrefs.size >= n, `${hrefs.size} positions for ${n + 1} steps`);
+  for (const href of hrefs) {
+    await page.evaluate((h) => { location.hash = h; }, href);
+    await page.locator("[data-testid=an-canvas][data-ready='1']").waitFor();
+    await tid(page, "an-iterations").fill("30");
+    await tid(page, "an-start").click();
+    await page.waitForFunction(() => ["done", "none"].includes(document.querySelector("[data-testid=an-live-status]").dataset.status) &&
+      (document.querySelector("[data-testid=an-live-status]").dataset.status === "done" || document.querySelector("[data-testid=an-live-error]").textContent !== ""), null, { timeout: 30000 });
+    assert.equal(await tid(page, "an-live-error").textContent(), "", `${decodeURIComponent(href)}`);
+    await page.evaluate(() => { location.hash = "#/"; });
+  }
 }));
 
 await run();
