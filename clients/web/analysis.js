@@ -379,7 +379,7 @@ function wireCanvas(c) {
     zoom(Math.exp(-ev.deltaY * (ev.deltaMode === 1 ? 0.05 : 0.0015)), ev.clientX - b.left, ev.clientY - b.top);
   }, { passive: false });
   c.addEventListener("pointerdown", (ev) => {
-    c.setPointerCapture(ev.pointerId);
+    try { c.setPointerCapture(ev.pointerId); } catch { /* a synthetic pointer: moves come to the canvas anyway */ }
     const b = c.getBoundingClientRect();
     A.pointers.set(ev.pointerId, { x: ev.clientX - b.left, y: ev.clientY - b.top });
     A.drag = A.pointers.size === 1 ? { x: ev.clientX - b.left, y: ev.clientY - b.top, moved: 0 } : null;

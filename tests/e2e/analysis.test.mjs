@@ -169,6 +169,22 @@ test("tree files: the counts, root visits and best move shown are the file's; ex
   const moved = await at("");
   assert.ok(Math.abs(moved.x - root.x - 40) < 1 && Math.abs(moved.y - root.y - 20) < 1, `the drag moved the root by (40, 20): ${JSON.stringify([root, moved])}`);
   assert.equal(await tid(page, "an-d-move").textContent(), "(the root)", "a drag selects nothing");
+  // A pinch (two pointers moving apart) zooms about their middle; the wheel zooms too.
+  const dist = async () => { const [r0, c0] = [await at(""), await at(`/${facts.best}`)]; return Math.abs(c0.x - r0.x); };
+  const d0 = await dist();
+  await canvas.evaluate((c) => {
+    const b = c.getBoundingClientRect();
+    const ev = (type, id, x, y) => c.dispatchEvent(new PointerEvent(type, { pointerId: id, clientX: b.left + x, clientY: b.top + y, bubbles: true, isPrimary: id === 1, pointerType: "touch" }));
+    ev("pointerdown", 1, 200, 200); ev("pointerdown", 2, 300, 200);
+    ev("pointermove", 2, 400, 200); // the fingers' distance doubles
+    ev("pointerup", 1, 200, 200); ev("pointerup", 2, 400, 200);
+  });
+  const d1 = await dist();
+  assert.ok(Math.abs(d1 / d0 - 2) < 0.01, `the pinch doubled the zoom across (${d0} -> ${d1})`);
+  await page.mouse.move(box.x + 100, box.y + 100);
+  await page.mouse.wheel(0, 200);
+  // (The wheel's event arrives on its own time: wait for the zoom it makes.)
+  await page.waitForFunction(([k, d]) => { const a = window.thueAnalysis.nodeAt(""), b = window.thueAnalysis.nodeAt(k); return Math.abs(b.x - a.x) < d * 0.9; }, [`/${facts.best}`, d1]);
   await page.context().close();
 }));
 
