@@ -259,7 +259,7 @@ function paint() {
     const r = Math.max(0.8, rad[i] * scale);
     if (v === sel) { g.strokeStyle = dark ? "#ffffff" : "#000000"; g.lineWidth = 3; ring(g, x, y, r + 4); g.lineWidth = 2; continue; }
     if (flag[i] & 1) { g.strokeStyle = dark ? "#8ab4e0" : "#2f5d8a"; ring(g, x, y, r + 2); }
-    if (flag[i] & 6) {
+    if (flag[i] & 2) { // folded by the user: a dashed ring and the count it hides
       g.strokeStyle = dark ? "#e4e4e0" : "#1d1f21";
       g.setLineDash([3, 3]);
       ring(g, x, y, r + 5);
@@ -267,8 +267,19 @@ function paint() {
       if (scale > 0.5) {
         g.fillStyle = dark ? "#e4e4e0" : "#1d1f21";
         g.font = "11px system-ui, sans-serif";
-        g.fillText(flag[i] & 2 ? `+${subtreeSize(v) - 1}` : `(${v.hidden} not sent)`, x + r + 7, y + 4);
+        g.fillText(`+${subtreeSize(v) - 1}`, x + r + 7, y + 4);
       }
+    }
+    if ((flag[i] & 4) && scale > 0.3) { // children the server left out: a dotted stub below
+      g.strokeStyle = dark ? "#a0a4a8" : "#5f6368";
+      g.lineWidth = 1;
+      g.setLineDash([2, 2]);
+      g.beginPath();
+      g.moveTo(x, y + r);
+      g.lineTo(x, y + r + Math.min(14, LEVEL_PX * yscale * 0.3));
+      g.stroke();
+      g.setLineDash([]);
+      g.lineWidth = 2;
     }
   }
   // Move names beside the nodes once there is room for them.
@@ -518,6 +529,7 @@ async function loadFile(file) {
   try {
     const bytes = new Uint8Array(await file.arrayBuffer());
     const { format, root } = readTree(bytes);
+    if (A.live) await liveCommand("analyze_close"); // the file takes the canvas: the live search ends
     A.collapsed.clear();
     A.selected = "";
     setTree(root, `${file.name} (${format === "csv" ? "CSV" : "binary"})`, format, false);
@@ -802,7 +814,7 @@ export function pageAnalysis(body, query, app) {
           el("div", {}, "Colour: the value, the mean reward (0..1) for the player who made the move into the node (at the root: the player to move; in Thue's files: the painter's)."),
           el("div", { class: "an-ramp-row" }, el("span", {}, "0"), legendRamp(), el("span", {}, "1")),
           el("div", {}, "Size: the radius grows with the square root of the visits (the largest is the most visited node). Grey: no visits."),
-          el("div", {}, "Thick blue: the best line, the most visited child from the root down. Dashed ring: a collapsed subtree (+ its nodes), or children the server did not send.")),
+          el("div", {}, "Thick blue: the best line, the most visited child from the root down. Dashed ring: a folded subtree (+ its nodes). Dotted stub below a node: children the server did not send (the cap).")),
         el("div", { id: "an-details", class: "an-details", testid: "an-details" }))),
     el("p", { class: "small" }, "Click a node for its details; click it again to collapse or expand its subtree. Drag to pan, the wheel or a pinch to zoom."));
   for (const e of problems) body.append(el("p", { class: "field-error", testid: "an-address-error" }, e));
