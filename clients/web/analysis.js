@@ -37,7 +37,7 @@ const A = {
   root: null, source: "", format: "",  // the tree shown, where it came from
   byKey: new Map(), collapsed: new Set(), selected: "", best: new Set(),
   L: null, wx: null, wy: null, maxVisits: 1,   // the layout, in world coordinates
-  view: { scale: 1, yscale: 1, yfit: 1, tx: 0, ty: 0 }, fitted: false,
+  view: { scale: 1, yscale: 1, yfit: 1, tx: 0, ty: 0 }, fitted: false, follow: true,
   canvas: null, frame: 0, pointers: new Map(), drag: null,
   live: null,  // {key, seq, status, game, options, position, params}
 };
@@ -116,7 +116,7 @@ function setTree(root, source, format, keepView) {
   if (!A.byKey.has(A.selected)) A.selected = "";
   A.best = new Set([""]);
   for (let v = bestChild(root); v; v = bestChild(v)) A.best.add(v.key);
-  if (!keepView) A.fitted = false;
+  if (!keepView || A.follow) A.fitted = false; // a growing tree stays fitted until the view is moved
   relayout();
   renderStatus();
   renderDetails();
@@ -319,6 +319,7 @@ function fit() {
   A.view.tx = (w - A.L.width * SEP_PX * s) / 2;
   A.view.ty = (R_MAX + 20) * ys + Math.max(0, (h - wh * ys) / 2);
   A.fitted = true;
+  A.follow = true;
   draw();
 }
 
@@ -326,6 +327,7 @@ function fit() {
 function zoom(factor, px, py) {
   const { w, h } = canvasSize();
   if (px === undefined) { px = w / 2; py = h / 2; }
+  A.follow = false;
   const s = Math.max(1e-4, Math.min(20, A.view.scale * factor));
   const f = s / A.view.scale;
   // Down the tree the scale stays the fitted one until the x scale passes it.
@@ -357,8 +359,8 @@ function showSelected() {
   if (i < 0) return;
   const { w, h } = canvasSize();
   const x = A.wx[i] * A.view.scale + A.view.tx, y = A.wy[i] * A.view.yscale + A.view.ty;
-  if (x < 20 || x > w - 20) A.view.tx += w / 2 - x;
-  if (y < 20 || y > h - 20) A.view.ty += h / 2 - y;
+  if (x < 20 || x > w - 20) { A.view.tx += w / 2 - x; A.follow = false; }
+  if (y < 20 || y > h - 20) { A.view.ty += h / 2 - y; A.follow = false; }
 }
 
 function select(key, toggle) {
@@ -408,6 +410,7 @@ function wireCanvas(c) {
       A.view.ty += (y - p.y) / 2;
       if (d0 > 0 && d1 > 0) zoom(d1 / d0, (x + other.x) / 2, (y + other.y) / 2);
     } else if (A.drag) {
+      A.follow = false;
       A.view.tx += x - p.x;
       A.view.ty += y - p.y;
       A.drag.moved += Math.abs(x - p.x) + Math.abs(y - p.y);
@@ -429,6 +432,14 @@ function wireCanvas(c) {
   c.addEventListener("pointercancel", up);
   c.addEventListener("keydown", onCanvasKey);
   if (window.ResizeObserver) new ResizeObserver(() => { if (!A.fitted) fit(); draw(); }).observe(c);
+}
+
+function pan(key) {
+  if (key === "w") A.view.ty += 40;
+  else if (key === "s") A.view.ty -= 40;
+  else if (key === "a") A.view.tx += 40;
+  else A.view.tx -= 40;
+  draw();
 }
 
 /** The canvas's keys: arrows walk the tree (Up: parent, Down: the most visited shown
@@ -453,10 +464,7 @@ function onCanvasKey(ev) {
     case "+": case "=": zoom(ZOOM_STEP); break;
     case "-": case "_": zoom(1 / ZOOM_STEP); break;
     case "f": case "F": case "0": fit(); break;
-    case "w": A.view.ty += 40; draw(); break;
-    case "s": A.view.ty -= 40; draw(); break;
-    case "a": A.view.tx += 40; draw(); break;
-    case "d": A.view.tx -= 40; draw(); break;
+    case "w": case "s": case "a": case "d": A.follow = false; pan(ev.key); break;
     default: return;
   }
   ev.preventDefault();
@@ -626,6 +634,7 @@ async function startLive(ev) {
   A.collapsed.clear();
   A.selected = "";
   A.fitted = false;
+  A.follow = true;
   // The address now names this position, so the page can be linked or reloaded.
   history.replaceState(null, "", ctx.analysisHash(r.game, r.game_options, r.position));
   $("an-seed").placeholder = `random (this one: ${r.seed})`;
