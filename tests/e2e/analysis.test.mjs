@@ -311,6 +311,13 @@ test("entry points: a spectator's Analyse link, a player's only after the match,
   assert.equal(await bobPage.locator("[data-testid=an-use-room]").count(), 0);
   assert.deepEqual(JSON.parse(await tid(bobPage, "an-position").inputValue()), first.position);
   await ann.close(); await sue.close(); await cid.close();
+
+  // A broken address: each problem said, the blank form shown.
+  await bobPage.evaluate(() => { location.hash = "#/analysis?game=chess&options=%7Bx&position=%5B1"; });
+  await bobPage.locator("[data-testid=an-canvas][data-ready='1']").waitFor();
+  assert.deepEqual(await tid(bobPage, "an-address-error").allTextContents(),
+    ["The address names no game \"chess\".", "The address's options is not JSON.", "The address's position is not JSON."]);
+  assert.equal(await tid(bobPage, "an-game").inputValue(), "nim");
 }));
 
 await run();

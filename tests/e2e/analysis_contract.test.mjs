@@ -62,6 +62,19 @@ test("the page follows the contract: analyze, trees by seq, stop, resume, close,
   const live = () => page.locator("[data-testid=an-live-status]").evaluate((e) => ({ status: e.dataset.status, best: e.dataset.best, iterations: Number(e.dataset.iterations), text: e.textContent }));
   const canvas = () => page.locator("[data-testid=an-canvas]").evaluate((c) => ({ nodes: Number(c.dataset.nodes), rootVisits: Number(c.dataset.rootVisits), best: c.dataset.best, drawn: Number(c.dataset.shown) }));
 
+  // Bad fields: named beside them, nothing sent.
+  await tid(page, "an-iterations").fill("abc");
+  await tid(page, "an-c").fill("1001");
+  await tid(page, "an-position").fill("{heaps:");
+  await tid(page, "an-start").click();
+  assert.match(await tid(page, "an-iterations-err").textContent(), /^iterations is a whole number from 1 to 1000000\.$/);
+  assert.match(await tid(page, "an-c-err").textContent(), /^c is a number from 0 to 1000\.$/);
+  assert.match(await tid(page, "an-position-err").textContent(), /not JSON/);
+  assert.match(await tid(page, "an-live-error").textContent(), /^Check the form: /);
+  assert.equal(sent.length, 0, "nothing sent");
+  await tid(page, "an-c").fill("");
+  await tid(page, "an-position").fill("");
+
   // A refusal naming a field: written beside it.
   await tid(page, "an-iterations").fill("13");
   await tid(page, "an-start").click();
