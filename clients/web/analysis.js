@@ -504,7 +504,8 @@ function renderDetails() {
     ["Visits", String(v.visits)],
     ["Ended", `${v.visits2}${v.visits ? ` (${(100 * v.visits2 / v.visits).toFixed(1)} %)` : ""}`],
     ["Value", fmtValue(v.payoff)],
-    ["To move", v.toMove === undefined ? "(not in the file)" : v.toMove === -1 ? "nobody: the game is over" : `player ${v.toMove}`],
+    ["To move", v.toMove !== undefined ? (v.toMove === -1 ? "nobody: the game is over" : `player ${v.toMove}`)
+      : /\/b$/.test(v.state) ? "the builder (by the state name)" : /\/p@\d+$/.test(v.state) ? "the painter (by the state name)" : "(not in the file)"],
     ["Children", `${v.children.length}${v.hidden ? ` (+${v.hidden} not sent)` : ""}${A.collapsed.has(v.key) ? ", collapsed" : ""}`],
     ["Depth", String(depth)],
     ["Subtree", `${subtreeSize(v)} nodes`],

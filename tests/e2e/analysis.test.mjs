@@ -130,6 +130,7 @@ test("tree files: the counts, root visits and best move shown are the file's; ex
   await page.keyboard.press("ArrowDown");
   assert.equal(await tid(page, "an-d-move").textContent(), facts.best);
   assert.equal(await tid(page, "an-d-visits").textContent(), String(facts.bestVisits));
+  assert.equal(await tid(page, "an-d-to-move").textContent(), "the painter (by the state name)");
   await page.keyboard.press("Enter");
   const folded = await shown(page);
   assert.ok(folded.drawn < facts.nodes && folded.drawn > 1, `folding the best child draws fewer nodes (${folded.drawn})`);
