@@ -79,6 +79,8 @@ size_t thue__str_rule_bytes(thue__str_rule r);
 /* 1 when the code point may appear in a player name besides space _ - . : Unicode letters
  * (General_Category L) and decimal digits (Nd). codec_unicode.c. */
 int thue__is_name_char(uint32_t cp);
+/* The same by binary search in the table alone (what thue__is_name_char does past ASCII). */
+int thue__name_char_search(uint32_t cp);
 
 /* ---- the scan before parsing ---------------------------------------------------------- */
 

@@ -26,6 +26,19 @@ const char *thue__enum_name(const char *const *names, int n, int v)
     return v >= 0 && v < n ? names[v] : NULL;
 }
 
+/* Appends key (n bytes) to the path. */
+static void path_push_n(thue__io *o, const char *key, size_t n)
+{
+    size_t at = o->plen;
+    if (at > 0 && at + 1 < sizeof o->path)
+        o->path[at++] = '/';
+    if (at + n >= sizeof o->path)
+        n = sizeof o->path - 1 - at;
+    memcpy(o->path + at, key, n);
+    o->plen = at + n;
+    o->path[o->plen] = '\0';
+}
+
 static void path_push(thue__io *o, const char *key)
 {
     char num[24];
@@ -35,14 +48,7 @@ static void path_push(thue__io *o, const char *key)
         num[sizeof num - 1] = '\0';
         key = thue__u64_digits(o->idx++, num + sizeof num - 1);
     }
-    size_t n = strlen(key), at = o->plen;
-    if (at > 0 && at + 1 < sizeof o->path)
-        o->path[at++] = '/';
-    if (at + n >= sizeof o->path)
-        n = sizeof o->path - 1 - at;
-    memcpy(o->path + at, key, n);
-    o->plen = at + n;
-    o->path[o->plen] = '\0';
+    path_push_n(o, key, strlen(key));
 }
 
 static void path_pop(thue__io *o, size_t plen)
@@ -104,22 +110,28 @@ static void put_key(thue__io *o, const char *key)
     if (!o->first)
         thue__buf_putc(&o->out, ',');
     o->first = 0;
-    if (key != NULL) {
-        /* The keys are the descriptions' own names: nothing in them needs escaping. */
-        size_t n = strlen(key);
-        char k[64];
-        if (n + 3 <= sizeof k) {
-            k[0] = '"';
-            memcpy(k + 1, key, n);
-            k[n + 1] = '"';
-            k[n + 2] = ':';
-            thue__buf_put(&o->out, k, n + 3);
-        } else {
-            thue__buf_json_str(&o->out, key, n);
-            thue__buf_putc(&o->out, ':');
-        }
+    if (key == NULL) {
+        path_push(o, NULL);
+        return;
     }
-    path_push(o, key);
+    /* The keys are the descriptions' own names: nothing in them needs escaping. One
+     * strlen serves the text and the path (this runs for every member of every message
+     * the server sends). */
+    size_t n = strlen(key);
+    thue__buf *b = &o->out;
+    if (!b->oom && n + 3 < b->cap - b->len) { /* straight into the buffer */
+        char *at = b->p + b->len;
+        at[0] = '"';
+        memcpy(at + 1, key, n);
+        at[n + 1] = '"';
+        at[n + 2] = ':';
+        at[n + 3] = '\0';
+        b->len += n + 3;
+    } else {
+        thue__buf_json_str(b, key, n);
+        thue__buf_putc(b, ':');
+    }
+    path_push_n(o, key, n);
 }
 
 /* Enters the container j (decoding) or the one just opened (encoding). */
