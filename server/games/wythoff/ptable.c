@@ -237,6 +237,52 @@ int thue_wythoff_partner(const thue_wythoff_cf *c, thue_u128 x, bool *is_a, thue
     return thue_wythoff_interp_p(c, &r, *is_a ? 1 : -1, other);
 }
 
+int thue_wythoff_winning_move(const thue_wythoff_cf *c, thue_u128 x, thue_u128 y, thue_u128 *tx,
+                              thue_u128 *ty)
+{
+    *tx = *ty = 0;
+    if (x > THUE_WYTHOFF_N_HUGE || y > THUE_WYTHOFF_N_HUGE)
+        return THUE_EINVAL;
+    bool swap = x > y;
+    if (swap) {
+        thue_u128 t = x;
+        x = y, y = t;
+    }
+    bool is_a;
+    thue_u128 other, take_lo = 0, take_hi = 0;
+    int err = thue_wythoff_partner(c, x, &is_a, &other);
+    if (err != 0)
+        return err;
+    if (!is_a) {
+        take_hi = y - other; /* x = B_m, other = A_m < x <= y */
+    } else if (y == other) {
+        return 0; /* (A_n, B_n), (0, 0) included */
+    } else if (y > other) {
+        take_hi = y - other;
+    } else {
+        thue_u128 m = (y - x) / (thue_u128)c->a, am, bm;
+        err = thue_wythoff_pair(c, m, &am, &bm);
+        if (err != 0)
+            return err;
+        take_lo = x - am, take_hi = y - bm;
+    }
+    *tx = swap ? take_hi : take_lo;
+    *ty = swap ? take_lo : take_hi;
+    return 1;
+}
+
+bool thue_wythoff_exact_is_p(int a, thue_u128 x, thue_u128 y)
+{
+    if (x > y) {
+        thue_u128 t = x;
+        x = y, y = t;
+    }
+    if ((y - x) % (thue_u128)a != 0)
+        return false;
+    thue_u128 n = (y - x) / (thue_u128)a;
+    return thue_wythoff_exact_a(a, n) == x;
+}
+
 /* The table: n = digit * q_k + rest with rest < q_k, so n's representation is the top
  * digit over rest's, and I_p(R_q(n)) = digit * p_k + I_p(R_q(rest)); the zeros at the
  * low end are k when rest is 0, rest's otherwise. A[rest] and one byte of zero count per

@@ -96,6 +96,21 @@ int thue_wythoff_pair(const thue_wythoff_cf *c, thue_u128 n, thue_u128 *A, thue_
  * THUE_EINVAL (x too big). O(log x). */
 int thue_wythoff_partner(const thue_wythoff_cf *c, thue_u128 x, bool *is_a, thue_u128 *other);
 
+/* Perfect play at heaps (x, y), any sizes up to THUE_WYTHOFF_N_HUGE: 1 when the player to
+ * move wins (an N-position) with *tx and *ty the tokens to take from x and from y (the
+ * move reaches a P-position); 0 on a P-position (every move loses; *tx = *ty = 0);
+ * THUE_EINVAL beyond the bound. O(log) (section 5 of the source, with the arithmetic
+ * method's partner and pair queries):
+ *   with x <= y: x = B_m: take y down to A_m. x = A_n: y = B_n is P; y > B_n: take y down
+ *   to B_n; x <= y < B_n: with d = y - x and m = floor(d / a) < n, move to
+ *   (A_m, B_m), taking x - A_m > 0 and y - B_m = d - am + (x - A_m) > 0 from both,
+ *   |d - am| < a. */
+int thue_wythoff_winning_move(const thue_wythoff_cf *c, thue_u128 x, thue_u128 y, thue_u128 *tx,
+                              thue_u128 *ty);
+/* Whether (x, y) is a P-position by the exact reference alone (no continued fraction):
+ * y - x = a n and floor(alpha n) = min. For the tests. */
+bool thue_wythoff_exact_is_p(int a, thue_u128 x, thue_u128 y);
+
 /* The algebraic method for one n in double (the source's) and long double. */
 void thue_wythoff_algebraic(int a, thue_u128 n, thue_u128 *A, thue_u128 *B);
 void thue_wythoff_algebraic_ld(int a, thue_u128 n, thue_u128 *A, thue_u128 *B);
