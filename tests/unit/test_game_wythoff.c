@@ -272,7 +272,7 @@ static void test_wythoff_options(void **state)
     game()->start(&opt, 99, &s1);
     assert_true(s1.heaps[0] == 9007199254740991ULL && s1.heaps[1] == 3);
     t = thue_game_dump(game()->state_json(&opt, &s1));
-    assert_string_equal(t, "{\"heaps\":[9007199254740991,3],\"to_move\":0,\"moves\":0}");
+    assert_string_equal(t, "{\"heaps\":[9007199254740991,3],\"to_move\":0,\"moves\":0,\"a\":7}");
     free(t);
     opts("{\"heaps\":[0,5],\"start\":\"heaps\"}", &opt);
     opts("{\"heaps\":null}", &opt);
@@ -346,6 +346,8 @@ static void test_wythoff_moves_and_positions(void **state)
         {"{\"heaps\":[1,2],\"moves\":-1}", "moves"},
         {"{\"heaps\":[1,-2]}", "heaps/1"},
         {"{\"heaps\":[1,2],\"nim_sum\":3}", "nim_sum"},
+        {"{\"heaps\":[1,2],\"a\":3}", "a"},
+        {"{\"heaps\":[1,2],\"a\":0}", "a"},
         {"[]", ""},
     };
     for (size_t i = 0; i < sizeof bad_pos / sizeof bad_pos[0]; i++) {
@@ -353,7 +355,7 @@ static void test_wythoff_moves_and_positions(void **state)
         assert_int_equal(parse_text(&opt, bad_pos[i].text, &e, false, &s), THUE_ESTATE);
         assert_string_equal(e.field, bad_pos[i].field);
     }
-    assert_int_equal(parse_text(&opt, "{\"heaps\":[0,0],\"to_move\":1}", &e, false, &s), 0);
+    assert_int_equal(parse_text(&opt, "{\"heaps\":[0,0],\"to_move\":1,\"a\":2}", &e, false, &s), 0);
     game()->result(&opt, &s, &r);
     assert_true(r.over && r.winner == 0);
 }

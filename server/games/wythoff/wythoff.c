@@ -151,10 +151,9 @@ static void wy_start(const thue_gopt *o, uint64_t seed, void *st)
 
 static int wy_position_parse(const thue_gopt *o, const json_t *j, void *st, thue_gerr *e)
 {
-    (void)o;
     thue_wythoff_state s;
     memset(&s, 0, sizeof s);
-    static const char *const keys[] = {"heaps", "to_move", "moves", NULL};
+    static const char *const keys[] = {"heaps", "to_move", "moves", "a", NULL};
     if (!json_is_object(j))
         return thue_gerr_set(e, THUE_ESTATE, "", "a Wythoff position is {\"heaps\":[x,y]}");
     if (thue_gjson_only(j, keys, THUE_ESTATE, e) != 0)
@@ -172,17 +171,26 @@ static int wy_position_parse(const thue_gopt *o, const json_t *j, void *st, thue
     if (thue_gjson_int(j, "moves", 0, 1 << 30, 0, &v, THUE_ESTATE, e) != 0)
         return THUE_ESTATE;
     s.moves = (int32_t)v;
+    /* "a" is written for clients; read back, it must be the options' own. */
+    if (thue_gjson_int(j, "a", 1, THUE_WYTHOFF_A_MAX, OPT(o)->a, &v, THUE_ESTATE, e) != 0)
+        return THUE_ESTATE;
+    if (v != OPT(o)->a)
+        return thue_gerr_set(e, THUE_ESTATE, "a",
+                             "a is %lld in the position but %d in the options: pass options "
+                             "with that a",
+                             v, OPT(o)->a);
     memcpy(st, &s, sizeof s);
     return 0;
 }
 
 static json_t *wy_state_json(const thue_gopt *o, const void *st)
 {
-    (void)o;
     const thue_wythoff_state *s = st;
-    /* to_move is kept once over too: who faces the empty heaps decides the winner. */
-    return json_pack("{s:[I,I],s:i,s:i}", "heaps", (json_int_t)s->heaps[0],
-                     (json_int_t)s->heaps[1], "to_move", s->to_move, "moves", s->moves);
+    /* to_move is kept once over too: who faces the empty heaps decides the winner. "a" is
+     * the options' (a board marks the reachable squares with it). */
+    return json_pack("{s:[I,I],s:i,s:i,s:i}", "heaps", (json_int_t)s->heaps[0],
+                     (json_int_t)s->heaps[1], "to_move", s->to_move, "moves", s->moves, "a",
+                     OPT(o)->a);
 }
 
 static bool over(const thue_wythoff_state *s)
