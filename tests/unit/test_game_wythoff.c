@@ -276,6 +276,9 @@ static void test_wythoff_options(void **state)
     free(t);
     opts("{\"heaps\":[0,5],\"start\":\"heaps\"}", &opt);
     opts("{\"heaps\":null}", &opt);
+    opts("{\"heaps\":[1,2],\"start\":null}", &opt);
+    game()->start(&opt, 5, &s1);
+    assert_true(s1.heaps[0] == 1 && s1.heaps[1] == 2);
 }
 
 static int parse_text(const thue_gopt *opt, const char *text, thue_gerr *e, bool move,

@@ -52,7 +52,7 @@ static const thue_goption_doc wy_options[] = {
      "null or absent: a random start"},
     {"start", "string", "\"random\"",
      "\"random\" (the seed gives each heap 10..30 tokens; the default without heaps) or "
-     "\"heaps\" (the given heaps; the default with them)"},
+     "\"heaps\" (the given heaps; the default with them; null: the default)"},
 };
 
 static int parse_heaps(const json_t *h, uint64_t *out, int code, thue_gerr *e)
@@ -91,7 +91,7 @@ static int wy_parse_options(const json_t *j, thue_gopt *o, thue_gerr *e)
         h = NULL;
     const json_t *s = j != NULL ? json_object_get(j, "start") : NULL;
     const char *start = h != NULL ? "heaps" : "random";
-    if (s != NULL) {
+    if (s != NULL && !json_is_null(s)) {
         if (!json_is_string(s) || (strcmp(json_string_value(s), "random") != 0 &&
                                    strcmp(json_string_value(s), "heaps") != 0))
             return thue_gerr_set(e, THUE_EOPTIONS, "start", "start is \"random\" or \"heaps\"");
