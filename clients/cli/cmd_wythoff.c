@@ -210,6 +210,7 @@ int cmd_wythoff(int argc, char **argv)
     run runs[3];
     long differ_at = -1;
     int differ_m = -1;
+    uint64_t differ_a = 0, differ_b = 0; /* the other table's pair there (A2 is reused) */
     for (int i = 0; i < nm; i++) {
         uint64_t *ta = i == 0 ? A : A2, *tb = i == 0 ? B : B2;
         /* Touch the pages first, so that no method pays the first write's page faults. */
@@ -227,6 +228,7 @@ int cmd_wythoff(int argc, char **argv)
             for (long n = 0; n <= N; n++)
                 if (ta[n] != A[n] || tb[n] != B[n]) {
                     differ_at = n, differ_m = methods[i];
+                    differ_a = ta[n], differ_b = tb[n];
                     break;
                 }
     }
@@ -243,8 +245,8 @@ int cmd_wythoff(int argc, char **argv)
                    "\"other\":[%llu,%llu]}",
                    differ_at, thue_wythoff_method_name((thue_wythoff_method)differ_m),
                    first_name, (unsigned long long)A[differ_at],
-                   (unsigned long long)B[differ_at], (unsigned long long)A2[differ_at],
-                   (unsigned long long)B2[differ_at]);
+                   (unsigned long long)B[differ_at], (unsigned long long)differ_a,
+                   (unsigned long long)differ_b);
         printf(",\"rows\":[");
         for (long n = from; n <= N; n++)
             printf("%s[%ld,%llu,%llu]", n > from ? "," : "", n, (unsigned long long)A[n],
@@ -262,7 +264,7 @@ int cmd_wythoff(int argc, char **argv)
             printf("the %s table differs from the %s table first at n = %ld: (%llu, %llu) "
                    "against (%llu, %llu)\n",
                    thue_wythoff_method_name((thue_wythoff_method)differ_m), first_name, differ_at,
-                   (unsigned long long)A2[differ_at], (unsigned long long)B2[differ_at],
+                   (unsigned long long)differ_a, (unsigned long long)differ_b,
                    (unsigned long long)A[differ_at], (unsigned long long)B[differ_at]);
         if (from <= N)
             printf("%12s %14s %14s\n", "n", "A_n", "B_n");
