@@ -117,7 +117,9 @@ static void print_powers(int a, int K, bool json)
             printf("%2d %33s %35s %5s %35s %35s%s\n", k, thue_u128_str(A, s[1]),
                    thue_u128_str(B, s[2]), exact_ok ? "=" : "NO", thue_u128_str(da, s[3]),
                    thue_u128_str(db, s[4]),
-                   alg_ok ? "" : k == first_k ? "  <- double first wrong here" : "  wrong");
+                   alg_ok         ? ""
+                   : k == first_k ? "  <- double first wrong here"
+                                  : "  wrong");
         }
     }
     const uint64_t limit = (uint64_t)1 << 31;
@@ -171,11 +173,10 @@ int cmd_wythoff(int argc, char **argv)
     const char *atext = NULL, *ntext = NULL, *mtext = NULL, *rtext = NULL, *ptext = NULL,
                *movetext = NULL, *pos[1];
     int json = 0, pairs = 0, np;
-    cli_opt opts[] = {{"a", 1, &atext, NULL},      {"n", 1, &ntext, NULL},
-                      {"method", 1, &mtext, NULL}, {"rows", 1, &rtext, NULL},
-                      {"powers", 1, &ptext, NULL}, {"move", 1, &movetext, NULL},
-                      {"pairs", 0, NULL, &pairs},  {"json", 0, NULL, &json},
-                      {NULL, 0, NULL, NULL}};
+    cli_opt opts[] = {
+        {"a", 1, &atext, NULL},     {"n", 1, &ntext, NULL},      {"method", 1, &mtext, NULL},
+        {"rows", 1, &rtext, NULL},  {"powers", 1, &ptext, NULL}, {"move", 1, &movetext, NULL},
+        {"pairs", 0, NULL, &pairs}, {"json", 0, NULL, &json},    {NULL, 0, NULL, NULL}};
     cli_parse("wythoff", usage, argc, argv, opts, pos, 0, 0, &np);
     int a = cli_int("wythoff", "a", atext, 1, THUE_WYTHOFF_A_MAX, 1);
     long N = parse_n(ntext);
@@ -243,18 +244,17 @@ int cmd_wythoff(int argc, char **argv)
         if (differ_at >= 0)
             printf(",\"first_difference\":{\"n\":%ld,\"method\":\"%s\",\"%s\":[%llu,%llu],"
                    "\"other\":[%llu,%llu]}",
-                   differ_at, thue_wythoff_method_name((thue_wythoff_method)differ_m),
-                   first_name, (unsigned long long)A[differ_at],
-                   (unsigned long long)B[differ_at], (unsigned long long)differ_a,
-                   (unsigned long long)differ_b);
+                   differ_at, thue_wythoff_method_name((thue_wythoff_method)differ_m), first_name,
+                   (unsigned long long)A[differ_at], (unsigned long long)B[differ_at],
+                   (unsigned long long)differ_a, (unsigned long long)differ_b);
         printf(",\"rows\":[");
         for (long n = from; n <= N; n++)
             printf("%s[%ld,%llu,%llu]", n > from ? "," : "", n, (unsigned long long)A[n],
                    (unsigned long long)B[n]);
         fputc(']', stdout);
     } else {
-        printf("Wythoff's game, a = %d: the P-table for n = 0..%ld\n%-11s %12s\n", a, N,
-               "method", "ms");
+        printf("Wythoff's game, a = %d: the P-table for n = 0..%ld\n%-11s %12s\n", a, N, "method",
+               "ms");
         for (int i = 0; i < nm; i++)
             printf("%-11s %12.3f\n", thue_wythoff_method_name((thue_wythoff_method)runs[i].method),
                    runs[i].ms);

@@ -30,8 +30,8 @@ static json_t *json_of(run_result *r)
 static void test_cli_wythoff_table_json(void **state)
 {
     (void)state;
-    run_result r = run("wythoff", "--a", "2", "--n", "10240", "--rows", "2", "--powers", "31",
-                       "--json", NULL);
+    run_result r =
+        run("wythoff", "--a", "2", "--n", "10240", "--rows", "2", "--powers", "31", "--json", NULL);
     json_t *j = json_of(&r);
     assert_int_equal(json_integer_value(json_object_get(j, "a")), 2);
     assert_true(json_is_true(json_object_get(j, "agree")));
@@ -62,8 +62,8 @@ static void test_cli_wythoff_table_json(void **state)
 static void test_cli_wythoff_move(void **state)
 {
     (void)state;
-    run_result r = run("wythoff", "--n", "0", "--move", "100000000000000000000000000000,7",
-                       "--json", NULL);
+    run_result r =
+        run("wythoff", "--n", "0", "--move", "100000000000000000000000000000,7", "--json", NULL);
     json_t *j = json_of(&r);
     json_t *m = json_object_get(j, "move");
     assert_true(json_is_false(json_object_get(m, "p_position")));

@@ -110,8 +110,7 @@ static void test_wythoff_perfect_brute_force(void **state)
                 }
             }
     }
-    print_message("wythoff: %ld winning moves reach a P-position, %ld P-positions\n", wins,
-                  losses);
+    print_message("wythoff: %ld winning moves reach a P-position, %ld P-positions\n", wins, losses);
 }
 
 static void test_wythoff_legal_moves_complete(void **state)
@@ -281,8 +280,7 @@ static void test_wythoff_options(void **state)
     assert_true(s1.heaps[0] == 1 && s1.heaps[1] == 2);
 }
 
-static int parse_text(const thue_gopt *opt, const char *text, thue_gerr *e, bool move,
-                      void *out)
+static int parse_text(const thue_gopt *opt, const char *text, thue_gerr *e, bool move, void *out)
 {
     json_t *j = json_loads(text, JSON_DECODE_ANY, NULL);
     assert_non_null(j);
@@ -301,9 +299,12 @@ static void test_wythoff_moves_and_positions(void **state)
     static const struct {
         const char *text, *field;
     } bad_moves[] = {
-        {"{\"take\":[1]}", "take"},       {"{\"take\":3}", "take"},
-        {"{\"take\":[-1,2]}", "take/0"},  {"{\"take\":[1,\"2\"]}", "take/1"},
-        {"{\"take\":[0,0]}", "take"},     {"{\"heap\":0,\"take\":[1,0]}", "heap"},
+        {"{\"take\":[1]}", "take"},
+        {"{\"take\":3}", "take"},
+        {"{\"take\":[-1,2]}", "take/0"},
+        {"{\"take\":[1,\"2\"]}", "take/1"},
+        {"{\"take\":[0,0]}", "take"},
+        {"{\"heap\":0,\"take\":[1,0]}", "heap"},
         {"[1,2]", ""},
     };
     for (size_t i = 0; i < sizeof bad_moves / sizeof bad_moves[0]; i++) {

@@ -115,9 +115,9 @@ static int wy_parse_options(const json_t *j, thue_gopt *o, thue_gerr *e)
 static json_t *wy_options_json(const thue_gopt *o)
 {
     const wy_opt *opt = OPT(o);
-    json_t *h = opt->random ? json_null()
-                            : json_pack("[I,I]", (json_int_t)opt->heaps[0],
-                                        (json_int_t)opt->heaps[1]);
+    json_t *h = opt->random
+                    ? json_null()
+                    : json_pack("[I,I]", (json_int_t)opt->heaps[0], (json_int_t)opt->heaps[1]);
     return json_pack("{s:i,s:o,s:s}", "a", opt->a, "heaps", h, "start",
                      opt->random ? "random" : "heaps");
 }
@@ -354,11 +354,10 @@ static int wy_apply(const thue_gopt *o, void *st, int player, const thue_gmove *
     if (!move_takes(m, &x, &y))
         return thue_gerr_set(e, THUE_EILLEGAL, "take", "take is [x,y] with 0 <= x, y");
     if (!legal(s, OPT(o)->a, x, y, &why))
-        return thue_gerr_set(e, THUE_EILLEGAL, "take",
-                             "take [%llu,%llu] from heaps [%llu,%llu] (a = %d): %s",
-                             (unsigned long long)x, (unsigned long long)y,
-                             (unsigned long long)s->heaps[0], (unsigned long long)s->heaps[1],
-                             OPT(o)->a, why);
+        return thue_gerr_set(
+            e, THUE_EILLEGAL, "take", "take [%llu,%llu] from heaps [%llu,%llu] (a = %d): %s",
+            (unsigned long long)x, (unsigned long long)y, (unsigned long long)s->heaps[0],
+            (unsigned long long)s->heaps[1], OPT(o)->a, why);
     s->heaps[0] -= x;
     s->heaps[1] -= y;
     s->to_move ^= 1;
