@@ -7,7 +7,8 @@
  *   - legal_moves against the rules' own enumeration on every position up to 24x24
  *     (a = 1..5): the same set of moves, no duplicates, fewest tokens first;
  *   - huge heaps (up to 2^53-1): the perfect move reaches a P-position by the exact
- *     integer reference (ptable.h), the cut list holds the winning move first;
+ *     integer reference (ptable.h), the cut list holds the winning move first; lists
+ *     just inside and past max_moves: whole, or exactly max_moves distinct legal moves;
  *   - options, positions and moves: each bad field named, a refused move changes
  *     nothing; the conformance checker (game_check.h) on a few option sets.
  */
@@ -216,6 +217,70 @@ static void test_wythoff_huge_heaps(void **state)
     free(mv);
 }
 
+static int cmp_move(const void *x, const void *y)
+{
+    return memcmp(x, y, sizeof(thue_gmove));
+}
+
+/* Positions just past the list's bound: exactly max_moves distinct legal moves, the
+ * winning one first, the rest in increasing tokens taken; and just inside it, the whole
+ * list (its count by the rules' formula). */
+static void test_wythoff_cut_list(void **state)
+{
+    (void)state;
+    thue_gmove *mv = malloc(THUE_WYTHOFF_MOVES_MAX * sizeof *mv);
+    assert_non_null(mv);
+    static const struct {
+        int a;
+        uint64_t x, y;
+    } cases[] = {{1, 2000, 2000}, {1, 1365, 1366}, {1, 1000, 1000}, {2, 700, 900},
+                 {3, 5000, 7},    {1000, 40, 50},  {1, 0, 5000}};
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        char text[32];
+        snprintf(text, sizeof text, "{\"a\":%d}", cases[k].a);
+        thue_gopt opt;
+        opts(text, &opt);
+        uint64_t x = cases[k].x, y = cases[k].y, a = (uint64_t)cases[k].a;
+        /* The count by the rules: x + y single-heap moves, and for each i <= x the j in
+         * 1..y with |i - j| < a. */
+        uint64_t count = x + y;
+        for (uint64_t i = 1; i <= x; i++) {
+            uint64_t lo = i + 1 > a ? i - a + 1 : 1, hi = i + a - 1 < y ? i + a - 1 : y;
+            if (lo < 1)
+                lo = 1;
+            count += hi >= lo ? hi - lo + 1 : 0;
+        }
+        thue_wythoff_state s, t;
+        position(&opt, x, y, 0, &s);
+        int n = game()->legal_moves(&opt, &s, mv);
+        if (count <= THUE_WYTHOFF_MOVES_MAX)
+            assert_int_equal(n, (int)count);
+        else
+            assert_int_equal(n, THUE_WYTHOFF_MOVES_MAX);
+        thue_gmove best;
+        int value;
+        assert_int_equal(game()->perfect(&opt, &s, &best, &value), 0);
+        bool cut = x + y > (uint64_t)THUE_WYTHOFF_MOVES_MAX / (2 * a + 1);
+        if (cut && value == 1)
+            assert_memory_equal(&mv[0], &best, sizeof best);
+        thue_gerr e;
+        uint64_t last = 0;
+        for (int m = 0; m < n; m++) {
+            t = s;
+            assert_int_equal(game()->apply(&opt, &t, 0, &mv[m], &e), 0);
+            uint64_t taken = (x - t.heaps[0]) + (y - t.heaps[1]);
+            if (m > 0 || !(cut && value == 1)) {
+                assert_true(taken >= last);
+                last = taken;
+            }
+        }
+        qsort(mv, (size_t)n, sizeof *mv, cmp_move);
+        for (int m = 1; m < n; m++)
+            assert_true(cmp_move(&mv[m - 1], &mv[m]) != 0);
+    }
+    free(mv);
+}
+
 static void expect_options_error(const char *text, const char *field)
 {
     thue_gopt opt;
@@ -384,6 +449,7 @@ int main(void)
         cmocka_unit_test(test_wythoff_perfect_brute_force),
         cmocka_unit_test(test_wythoff_legal_moves_complete),
         cmocka_unit_test(test_wythoff_huge_heaps),
+        cmocka_unit_test(test_wythoff_cut_list),
         cmocka_unit_test(test_wythoff_options),
         cmocka_unit_test(test_wythoff_moves_and_positions),
         cmocka_unit_test(test_wythoff_conformance),
