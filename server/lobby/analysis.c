@@ -11,7 +11,7 @@
  *
  * The loop thread never searches and never walks the tree: a slice's task, on its worker,
  * also builds the whole analysis_tree message text when one is due (250 ms after the last
- * one, at the end of the budget, or when a stop was asked for), and the loop only sends
+ * one plus 1 ms per KB of it, at the end of the budget, or when a stop was asked for), and the loop only sends
  * it. While a task is out, the worker owns the tree and the members it writes (seq,
  * text, sent_ns, ran); the loop touches them again only in the task's done callback (the
  * pool's lock orders the two). The loop's requests reach a running slice through two
@@ -67,6 +67,7 @@ struct analysis {
     /* Written by the worker while busy. */
     int64_t seq;
     int64_t sent_ns; /* when the last tree was built */
+    size_t sent_len; /* its bytes (a big tree waits longer for the next) */
     char *text;      /* the analysis_tree message to send, or NULL */
     int sent_status; /* the status in text */
     int err;
@@ -195,6 +196,7 @@ static void build_tree(analysis *a, int status)
     }
     a->sent_status = status;
     a->sent_ns = thue_now_ns();
+    a->sent_len = strlen(a->text);
 }
 
 /* One slice, on a worker. */
@@ -229,8 +231,10 @@ static int slice_run(void *data, const thue_bot_limits *lim)
         status = ST_DONE;
     else if (atomic_load(&a->stop))
         status = ST_STOPPED;
-    if (status != ST_RUNNING || a->sent_ns == 0 ||
-        thue_now_ns() - a->sent_ns >= (int64_t)TREE_EVERY_MS * 1000000)
+    /* Every 250 ms, plus 1 ms per KB of the last tree, so that a client on a slow link is
+     * not flooded by big trees. */
+    int64_t every = (int64_t)TREE_EVERY_MS * 1000000 + (int64_t)a->sent_len * 1000;
+    if (status != ST_RUNNING || a->sent_ns == 0 || thue_now_ns() - a->sent_ns >= every)
         build_tree(a, status);
     return a->err;
 }
