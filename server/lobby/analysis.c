@@ -87,15 +87,8 @@ typedef struct builder {
 /* The state's name: its compact JSON with every double quote removed. */
 static json_t *state_name(const analysis *a, const void *st)
 {
-    char *text = thue_game_dump(a->g->state_json(&a->opt, st));
-    if (text == NULL)
-        return NULL;
-    char *w = text;
-    for (const char *r = text; *r; r++)
-        if (*r != '"')
-            *w++ = *r;
-    *w = '\0';
-    json_t *j = json_string(text);
+    char *text = thue_guct_name(a->g->state_json(&a->opt, st));
+    json_t *j = text != NULL ? json_string(text) : NULL;
     free(text);
     return j;
 }

@@ -467,6 +467,103 @@ done:
     return ret;
 }
 
+/* ---- export ---------------------------------------------------------------------------- */
+
+char *thue_guct_name(json_t *j)
+{
+    char *text = thue_game_dump(j);
+    if (text == NULL)
+        return NULL;
+    char *w = text;
+    for (const char *r = text; *r; r++)
+        if (*r != '"')
+            *w++ = *r;
+    *w = '\0';
+    return text;
+}
+
+typedef struct exporter {
+    const thue_guct *t;
+    FILE *f;
+    thue_guct_format format;
+    int err;
+} exporter;
+
+static void put_int(FILE *f, uint64_t v)
+{
+    uint32_t x = v > INT32_MAX ? (uint32_t)INT32_MAX : (uint32_t)v;
+    unsigned char b[4] = {(unsigned char)x, (unsigned char)(x >> 8), (unsigned char)(x >> 16),
+                          (unsigned char)(x >> 24)};
+    fwrite(b, 1, 4, f);
+}
+
+static void put_double(FILE *f, double d)
+{
+    uint64_t x;
+    memcpy(&x, &d, sizeof x);
+    unsigned char b[8];
+    for (int i = 0; i < 8; i++)
+        b[i] = (unsigned char)(x >> (8 * i));
+    fwrite(b, 1, 8, f);
+}
+
+static void put_string(FILE *f, const char *s)
+{
+    put_int(f, strlen(s));
+    fwrite(s, 1, strlen(s), f);
+}
+
+static int export_node(void *arg, const thue_guct_view *v)
+{
+    exporter *x = arg;
+    const thue_gamedef *g = x->t->g;
+    char *state = thue_guct_name(g->state_json(x->t->opt, v->state));
+    char *move = v->move ? thue_guct_name(g->move_json(x->t->opt, v->move)) : NULL;
+    if (state == NULL || (v->move != NULL && move == NULL)) {
+        free(state);
+        free(move);
+        x->err = THUE_ENOMEM;
+        return 1;
+    }
+    if (x->format == THUE_GUCT_CSV) {
+        /* The state is quoted when it holds a comma; names never hold a quote. */
+        const char *q = strchr(state, ',') ? "\"" : "";
+        fprintf(x->f, "%s,%llu,%llu,%.6f,%s%s%s,%d\n", move ? move : "root",
+                (unsigned long long)v->visits, (unsigned long long)v->ended, v->value, q, state, q,
+                v->children);
+    } else {
+        if (move != NULL) {
+            put_string(x->f, move);
+            put_int(x->f, v->visits);
+            put_int(x->f, v->ended);
+            put_double(x->f, v->value);
+        }
+        put_string(x->f, state);
+        put_int(x->f, (uint64_t)v->children);
+    }
+    free(state);
+    free(move);
+    return 0;
+}
+
+int thue_guct_export(const thue_guct *t, uint32_t max_nodes, FILE *f, thue_guct_format format)
+{
+    if (t == NULL || f == NULL || max_nodes < 1 ||
+        (format != THUE_GUCT_CSV && format != THUE_GUCT_BINARY))
+        return THUE_EINVAL;
+    exporter x = {t, f, format, 0};
+    if (format == THUE_GUCT_CSV)
+        fputs("move,visits,visits2,payoff,state,children\n", f);
+    int rc = thue_guct_walk(t, max_nodes, export_node, &x, NULL);
+    if (x.err != 0)
+        return x.err;
+    if (rc != 0)
+        return rc;
+    if (fflush(f) != 0 || ferror(f))
+        return -1;
+    return 0;
+}
+
 int thue_guct_check(const thue_guct *t)
 {
     const unode *r = &t->nodes[0];

@@ -20,6 +20,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "games/game.h"
 #include "search/limits.h"
@@ -91,6 +92,23 @@ typedef struct thue_guct_view {
  */
 int thue_guct_walk(const thue_guct *t, uint32_t max_nodes,
                    int (*cb)(void *arg, const thue_guct_view *v), void *arg, uint32_t *shown);
+
+/* The tree formats of docs/uct.md. */
+typedef enum { THUE_GUCT_CSV = 0, THUE_GUCT_BINARY = 1 } thue_guct_format;
+
+/*
+ * Writes the snapshot of at most max_nodes nodes (as thue_guct_walk shows it; UINT32_MAX:
+ * the whole tree) to f in docs/uct.md's CSV or binary format, with the generic names: a
+ * state's name is its state JSON without double quotes, a move's name its move JSON
+ * without them; visits2 is `ended`, payoff the mean reward. A node's child count is the
+ * number of children written. 0, THUE_EINVAL (bad arguments), THUE_ENOMEM, or -1 when
+ * writing fails.
+ */
+int thue_guct_export(const thue_guct *t, uint32_t max_nodes, FILE *f, thue_guct_format format);
+
+/* A game's JSON (a new reference, released here) as a name: compact, without double
+ * quotes. malloc'd; NULL out of memory or when j is NULL. */
+char *thue_guct_name(json_t *j);
 
 /* Checks the visit invariants of docs/uct.md (for the tests): the root's visits are the
  * iterations and the sum of its children's; every node's visits are at least the sum of

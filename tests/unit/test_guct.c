@@ -14,6 +14,8 @@
  *   `hidden` counts the children left out.
  * - Against a naive minimax: on every small Nim position (3 heaps of 0..3) that the mover
  *   wins, the best move after enough iterations is a winning one.
+ * - The CSV and binary exports (docs/uct.md) read back, row for row, as the walk shows the
+ *   tree, with the generic names (JSON without double quotes).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -411,6 +413,161 @@ static void test_guct_small_nim_wins(void **state)
     assert_int_equal(checked, 64 - 16); /* nim-sum 0 loses: 16 of the 64 */
 }
 
+/* ---- export ---------------------------------------------------------------------------- */
+
+/* The walk's rows with their names, to compare the files with. */
+typedef struct named {
+    char move[64], state[256];
+    uint64_t visits, ended;
+    double value;
+    int children, depth;
+} named;
+
+typedef struct nameds {
+    const thue_gamedef *g;
+    const thue_gopt *opt;
+    named *r;
+    int n;
+} nameds;
+
+static int record_named(void *arg, const thue_guct_view *v)
+{
+    nameds *ns = arg;
+    named *r = &ns->r[ns->n++];
+    memset(r, 0, sizeof *r);
+    char *st = thue_guct_name(ns->g->state_json(ns->opt, v->state));
+    assert_non_null(st);
+    assert_null(strchr(st, '"'));
+    snprintf(r->state, sizeof r->state, "%s", st);
+    free(st);
+    if (v->move) {
+        char *mv = thue_guct_name(ns->g->move_json(ns->opt, v->move));
+        assert_non_null(mv);
+        snprintf(r->move, sizeof r->move, "%s", mv);
+        free(mv);
+    } else {
+        snprintf(r->move, sizeof r->move, "root");
+    }
+    r->visits = v->visits;
+    r->ended = v->ended;
+    r->value = v->value;
+    r->children = v->children;
+    r->depth = v->depth;
+    return 0;
+}
+
+static uint32_t rd_int(const unsigned char *b, size_t len, size_t *at)
+{
+    assert_true(*at + 4 <= len);
+    uint32_t x = (uint32_t)b[*at] | (uint32_t)b[*at + 1] << 8 | (uint32_t)b[*at + 2] << 16 |
+                 (uint32_t)b[*at + 3] << 24;
+    *at += 4;
+    return x;
+}
+
+static void rd_string(const unsigned char *b, size_t len, size_t *at, char *out, size_t cap)
+{
+    uint32_t n = rd_int(b, len, at);
+    assert_true(n < cap && *at + n <= len);
+    memcpy(out, b + *at, n);
+    out[n] = '\0';
+    *at += n;
+}
+
+/* Reads one binary node (its state and children) against rows[*k...]; the row of the node
+ * itself has been matched for its move and counters by the caller. */
+static void rd_node(const unsigned char *b, size_t len, size_t *at, const nameds *ns, int *k,
+                    int depth)
+{
+    const named *r = &ns->r[*k];
+    assert_int_equal(r->depth, depth);
+    char name[256];
+    rd_string(b, len, at, name, sizeof name);
+    assert_string_equal(name, r->state);
+    uint32_t nkids = rd_int(b, len, at);
+    assert_int_equal(nkids, r->children);
+    for (uint32_t i = 0; i < nkids; i++) {
+        ++*k;
+        const named *c = &ns->r[*k];
+        rd_string(b, len, at, name, sizeof name);
+        assert_string_equal(name, c->move);
+        assert_int_equal(rd_int(b, len, at), c->visits);
+        assert_int_equal(rd_int(b, len, at), c->ended);
+        uint64_t bits = 0;
+        assert_true(*at + 8 <= len);
+        for (int j = 0; j < 8; j++)
+            bits |= (uint64_t)b[*at + (size_t)j] << (8 * j);
+        *at += 8;
+        double d;
+        memcpy(&d, &bits, sizeof d);
+        assert_true(d == c->value);
+        rd_node(b, len, at, ns, k, depth + 1);
+    }
+}
+
+static void test_guct_export_formats(void **state)
+{
+    (void)state;
+    const thue_gamedef *g = game("nim");
+    thue_gopt opt;
+    options(g, "{\"heaps\":[3,4,5]}", &opt);
+    void *st = start(g, &opt);
+    thue_guct *t = tree(g, &opt, st, 100, 11);
+    assert_int_equal(thue_guct_run(t, 1500, NULL, NULL), 0);
+    nameds ns = {g, &opt, calloc(40, sizeof(named)), 0};
+    assert_non_null(ns.r);
+    assert_int_equal(thue_guct_walk(t, 40, record_named, &ns, NULL), 0);
+    assert_int_equal(ns.n, 40);
+
+    /* CSV: the header, then one row per node in preorder; a stack rebuilds the tree. */
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    assert_non_null(f);
+    assert_int_equal(thue_guct_export(t, 40, f, THUE_GUCT_CSV), 0);
+    fclose(f);
+    char *line = strtok(buf, "\n");
+    assert_string_equal(line, "move,visits,visits2,payoff,state,children");
+    int pending[64], top = 0;
+    for (int i = 0; i < ns.n; i++) {
+        line = strtok(NULL, "\n");
+        assert_non_null(line);
+        char want[512];
+        const char *q = strchr(ns.r[i].state, ',') ? "\"" : "";
+        snprintf(want, sizeof want, "%s,%llu,%llu,%.6f,%s%s%s,%d", ns.r[i].move,
+                 (unsigned long long)ns.r[i].visits, (unsigned long long)ns.r[i].ended,
+                 ns.r[i].value, q, ns.r[i].state, q, ns.r[i].children);
+        assert_string_equal(line, want);
+        /* the reader's stack: the depth of a row is the number of open parents */
+        while (top > 0 && pending[top - 1] == 0)
+            top--;
+        assert_int_equal(top, ns.r[i].depth);
+        if (top > 0)
+            pending[top - 1]--;
+        pending[top++] = ns.r[i].children;
+    }
+    assert_null(strtok(NULL, "\n"));
+    free(buf);
+
+    /* Binary: the root as a node, children with their move and counters first. */
+    buf = NULL;
+    f = open_memstream(&buf, &len);
+    assert_non_null(f);
+    assert_int_equal(thue_guct_export(t, 40, f, THUE_GUCT_BINARY), 0);
+    fclose(f);
+    size_t at = 0;
+    int k = 0;
+    rd_node((const unsigned char *)buf, len, &at, &ns, &k, 0);
+    assert_int_equal(k, ns.n - 1);
+    assert_int_equal(at, len);
+    free(buf);
+    assert_int_equal(thue_guct_export(t, 0, stdout, THUE_GUCT_CSV), THUE_EINVAL);
+    assert_int_equal(thue_guct_export(t, 5, stdout, (thue_guct_format)7), THUE_EINVAL);
+    free(ns.r);
+    thue_guct_free(t);
+    free(st);
+}
+
 static void test_guct_bad_arguments(void **state)
 {
     (void)state;
@@ -461,6 +618,7 @@ int main(void)
         cmocka_unit_test(test_guct_gbot_same_move),
         cmocka_unit_test(test_guct_snapshot_cap),
         cmocka_unit_test(test_guct_small_nim_wins),
+        cmocka_unit_test(test_guct_export_formats),
         cmocka_unit_test(test_guct_bad_arguments),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
