@@ -473,16 +473,16 @@ int cmd_analyze(request *rq)
     p.c = q->has_c ? q->c : sqrt(2.0);
     p.seed = q->has_seed ? (uint64_t)q->seed : (lobby_random(l) & SEED_MAX);
     p.nodes_max = (uint32_t)l->cfg.analysis_tree_nodes;
-    /* A new analysis replaces the session's old one (also when this one is refused for
-     * the server's limit: the old one counted against it). */
-    if (s->analysis != NULL)
-        analysis_close(s->analysis);
-    if (l->nanalyses >= l->cfg.max_analyses) {
+    /* The server's limit, the session's own analysis (which this one replaces) not
+     * counted. */
+    if (l->nanalyses - (s->analysis != NULL ? 1 : 0) >= l->cfg.max_analyses) {
         free(st);
         snprintf(rq->message, sizeof rq->message,
                  "the server runs %d analyses, its most; try again later", l->nanalyses);
         return THUE_PERR_BUSY;
     }
+    if (s->analysis != NULL)
+        analysis_close(s->analysis);
     analysis *a = calloc(1, sizeof *a);
     if (a == NULL) {
         free(st);

@@ -288,4 +288,17 @@ test("close frees an analysis, and so does the end of its connection", async () 
   }
 });
 
+test("shutdown while analyses search: the server stops them and exits cleanly", async () => {
+  const server = await startServer(["--log-level", "info"]);
+  const ann = await player(server, "Ann");
+  const bob = await player(server, "Bob");
+  const a = await ann.ok({ type: "analyze", game: "circle", iterations: 1000000, seed: 1 });
+  await bob.ok({ type: "analyze", game: "rims", iterations: 1000000, seed: 2 });
+  await tree(ann, a.analysis, ["running"]);
+  const { code } = await server.stop("SIGTERM");
+  assert.equal(code, 0);
+  assert.doesNotMatch(server.stderr(), /still open|closed with/);
+  assert.match(server.stderr(), /stopped/);
+});
+
 run();
