@@ -183,7 +183,7 @@ const char thue_config_usage[] =
     "                                         server (server_busy past it)\n"
     "  --analysis-iterations-max N 1000000    1..1000000000 iterations one analysis\n"
     "                                         may run in all, resumes included\n"
-    "  --analysis-tree-nodes N     2000000    1000..16777216 nodes an analysis's\n"
+    "  --analysis-tree-nodes N     1000000    1000..16777216 nodes an analysis's\n"
     "                                         tree may hold (about 56 bytes each)\n"
     "  --rate N                    20         1..10000 messages/s per connection\n"
     "  --burst N                   40         1..100000 messages sent at once\n"
@@ -623,7 +623,7 @@ void thue_config_defaults(thue_config *c)
     c->rated_pair_max = 5;
     c->max_analyses = 16;
     c->analysis_iterations_max = 1000000;
-    c->analysis_tree_nodes = 2000000;
+    c->analysis_tree_nodes = 1000000;
     c->glicko_tau = 0.5;
     c->request_timeout_s = 10;
     c->api_rate = 10;

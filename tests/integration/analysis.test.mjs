@@ -132,7 +132,11 @@ test("stop and resume grow one tree: seq and iterations go on, the final visits 
     assert.ok(stopped.seq > first.seq);
     assert.ok(stopped.iterations >= first.iterations && stopped.iterations < 1000000);
     assert.equal(stopped.tree.visits, stopped.iterations);
-    // A stopped analysis stays stopped: nothing more comes until the resume.
+    // A stopped analysis stays stopped: nothing more comes until the resume (running
+    // trees sent before the stopped one may still wait in the inbox: they are older).
+    assert.equal((await ann.request({ type: "ping" })).type, "pong");
+    assert.ok(ann.inbox.every((m) => m.type !== "analysis_tree" || (m.status === "running" && m.seq < stopped.seq)));
+    ann.inbox = ann.inbox.filter((m) => m.type !== "analysis_tree");
     assert.equal((await ann.request({ type: "ping" })).type, "pong");
     assert.equal(ann.inbox.filter((m) => m.type === "analysis_tree").length, 0);
     assert.equal((await ann.request({ type: "analyze_resume", analysis: started.analysis, iterations: 300 })).type, "ok");
