@@ -633,7 +633,8 @@ static int msg_is_event(thue_msg_type t)
 {
     return t == THUE_MSG_GOODBYE || t == THUE_MSG_ROOM_STATE || t == THUE_MSG_MATCH_END ||
            t == THUE_MSG_CHAT_MESSAGE || t == THUE_MSG_MATCH_FOUND ||
-           t == THUE_MSG_TOURNAMENT_EVENT || t == THUE_MSG_QUEUE_FAILED;
+           t == THUE_MSG_TOURNAMENT_EVENT || t == THUE_MSG_QUEUE_FAILED ||
+           t == THUE_MSG_ANALYSIS_TREE;
 }
 
 static void room_summary_members(thue__io *o, thue_room_summary *s)
@@ -1106,7 +1107,16 @@ static void msg_members(thue__io *o, thue_msg *m)
 /* ---- entry points --------------------------------------------------------------------- */
 
 /* Size, depth, JSON, object: the checks before any member is read. */
+static int parse_depth(const char *text, size_t len, size_t max, int depth, json_t **root,
+                       thue_decode_error *err);
+
 static int parse(const char *text, size_t len, size_t max, json_t **root, thue_decode_error *err)
+{
+    return parse_depth(text, len, max, THUE_PROTO_DEPTH_MAX, root, err);
+}
+
+static int parse_depth(const char *text, size_t len, size_t max, int depth, json_t **root,
+                       thue_decode_error *err)
 {
     thue__io o;
     thue__io_init(&o, 0, err);
@@ -1118,10 +1128,10 @@ static int parse(const char *text, size_t len, size_t max, json_t **root, thue_d
         return o.code;
     }
     thue__buf rw;
-    int rc = thue__json_prescan(text, len, THUE_PROTO_DEPTH_MAX, &rw);
+    int rc = thue__json_prescan(text, len, depth, &rw);
     if (rc == THUE__SCAN_DEEP) {
         thue__io_fail(&o, THUE_PERR_JSON, "", "objects and arrays may be nested at most %d deep",
-                      THUE_PROTO_DEPTH_MAX);
+                      depth);
         return o.code;
     }
     if (rc != 0) {
@@ -1300,7 +1310,14 @@ int thue_msg_decode(const char *text, size_t len, thue_msg *out, thue_decode_err
     memset(out, 0, sizeof *out);
     thue_codec_init();
     json_t *root;
-    int rc = parse(text, len, 0, &root, err);
+    /* analysis_tree carries a tree that may nest deeper than any other message (the
+     * server writes its type first, as every message's). */
+    static const char tree_prefix[] = "{\"type\":\"analysis_tree\"";
+    int depth = text != NULL && len >= sizeof tree_prefix - 1 &&
+                        memcmp(text, tree_prefix, sizeof tree_prefix - 1) == 0
+                    ? THUE_PROTO_TREE_DEPTH_MAX
+                    : THUE_PROTO_DEPTH_MAX;
+    int rc = parse_depth(text, len, 0, depth, &root, err);
     if (rc != 0)
         return rc;
     thue__io o;

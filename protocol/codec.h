@@ -47,6 +47,10 @@
 #define THUE_PROTOCOL_VERSION 1
 #define THUE_PROTO_MESSAGE_MAX 16384 /* bytes of a client message */
 #define THUE_PROTO_DEPTH_MAX 8
+/* analysis_tree (the server's canonical text, type first) may nest this deep: its tree
+ * shows at most THUE_PROTO_TREE_LEVELS_MAX levels below the root, two nestings each. */
+#define THUE_PROTO_TREE_LEVELS_MAX 400
+#define THUE_PROTO_TREE_DEPTH_MAX (2 * THUE_PROTO_TREE_LEVELS_MAX + 4)
 
 /* Lengths in Unicode code points; buffers hold up to 4 bytes per code point + NUL. */
 #define THUE_PROTO_ID_MAX 64     /* a string id: printable ASCII */

@@ -145,7 +145,10 @@ static void build_tree(analysis *a, int status)
     }
     b->a = a;
     uint32_t shown = 0;
-    int rc = thue_guct_walk(a->tree, (uint32_t)a->max_nodes, add_node, b, &shown);
+    /* At most THUE_PROTO_TREE_LEVELS_MAX levels, so that every decoder of the protocol's
+     * limits (codec.h) reads the message. */
+    int rc = thue_guct_walk_depth(a->tree, (uint32_t)a->max_nodes, THUE_PROTO_TREE_LEVELS_MAX,
+                                  add_node, b, &shown);
     char *tree = NULL;
     if (rc == 0 && !b->oom && b->root != NULL)
         tree = json_dumps(b->root, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));

@@ -19,6 +19,7 @@
 #include "search/guct.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -362,21 +363,31 @@ typedef struct frame {
 int thue_guct_walk(const thue_guct *t, uint32_t max_nodes,
                    int (*cb)(void *arg, const thue_guct_view *v), void *arg, uint32_t *shown)
 {
+    return thue_guct_walk_depth(t, max_nodes, INT32_MAX, cb, arg, shown);
+}
+
+int thue_guct_walk_depth(const thue_guct *t, uint32_t max_nodes, int max_depth,
+                         int (*cb)(void *arg, const thue_guct_view *v), void *arg,
+                         uint32_t *shown)
+{
     if (shown != NULL)
         *shown = 0;
-    if (t == NULL || cb == NULL || max_nodes < 1)
+    if (t == NULL || cb == NULL || max_nodes < 1 || max_depth < 0)
         return THUE_EINVAL;
     const unode *nodes = t->nodes;
     uint32_t want = max_nodes < t->n ? max_nodes : t->n;
     unsigned char *mark = calloc(t->n, 1);
     uint32_t *heap = malloc((size_t)t->n * sizeof *heap);
     int *nshown = calloc(t->n, sizeof *nshown);
-    if (mark == NULL || heap == NULL || nshown == NULL) {
+    int32_t *level = malloc((size_t)t->n * sizeof *level);
+    if (mark == NULL || heap == NULL || nshown == NULL || level == NULL) {
         free(mark);
         free(heap);
         free(nshown);
+        free(level);
         return THUE_ENOMEM;
     }
+    level[0] = 0;
     /* Best-first from the root: a node's visits never exceed its parent's, so the most
      * visited nodes with their parents are exactly the first `want` taken. */
     uint32_t hlen = 0, taken = 0;
@@ -385,10 +396,15 @@ int thue_guct_walk(const thue_guct *t, uint32_t max_nodes,
         uint32_t x = heap_pop(nodes, heap, &hlen);
         mark[x] = 1;
         taken++;
-        for (int32_t i = 0; i < nodes[x].nchild; i++)
+        if (level[x] >= max_depth)
+            continue;
+        for (int32_t i = 0; i < nodes[x].nchild; i++) {
+            level[nodes[x].first + i] = level[x] + 1;
             heap_push(nodes, heap, &hlen, (uint32_t)(nodes[x].first + i));
+        }
     }
     free(heap);
+    free(level);
     for (uint32_t x = 0; x < t->n; x++)
         for (int32_t i = 0; mark[x] && i < nodes[x].nchild; i++)
             nshown[x] += mark[nodes[x].first + i];

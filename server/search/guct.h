@@ -92,6 +92,12 @@ typedef struct thue_guct_view {
  */
 int thue_guct_walk(const thue_guct *t, uint32_t max_nodes,
                    int (*cb)(void *arg, const thue_guct_view *v), void *arg, uint32_t *shown);
+/* The same, showing no node deeper than max_depth levels below the root (>= 0): the cap
+ * then keeps the most visited nodes of those levels, and a node at max_depth shows its
+ * children as hidden. */
+int thue_guct_walk_depth(const thue_guct *t, uint32_t max_nodes, int max_depth,
+                         int (*cb)(void *arg, const thue_guct_view *v), void *arg,
+                         uint32_t *shown);
 
 /* The tree formats of docs/uct.md. */
 typedef enum { THUE_GUCT_CSV = 0, THUE_GUCT_BINARY = 1 } thue_guct_format;

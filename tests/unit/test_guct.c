@@ -11,7 +11,7 @@
  * - gbot's uct plays the tree's best move for the same seed and iterations.
  * - The snapshot cap against a reference computed from the whole tree: every node left
  *   out has no more visits than any node shown, a node is shown only with its parent,
- *   `hidden` counts the children left out.
+ *   `hidden` counts the children left out; the depth cap shows every node down to it.
  * - Against a naive minimax: on every small Nim position (3 heaps of 0..3) that the mover
  *   wins, the best move after enough iterations is a winning one.
  * - The CSV and binary exports (docs/uct.md) read back, row for row, as the walk shows the
@@ -366,6 +366,44 @@ static void test_guct_snapshot_cap(void **state)
     free(st);
 }
 
+static void test_guct_snapshot_depth(void **state)
+{
+    (void)state;
+    const thue_gamedef *g = game("nim");
+    thue_gopt opt;
+    options(g, "{\"heaps\":[4,5,6]}", &opt);
+    void *st = start(g, &opt);
+    thue_guct *t = tree(g, &opt, st, 100, 9);
+    assert_int_equal(thue_guct_run(t, 3000, NULL, NULL), 0);
+    rows all = walk_all(t, UINT32_MAX);
+    for (int depth = 0; depth <= 3; depth++) {
+        rows cut;
+        memset(&cut, 0, sizeof cut);
+        uint32_t shown = 0;
+        assert_int_equal(thue_guct_walk_depth(t, UINT32_MAX, depth, record, &cut, &shown), 0);
+        /* exactly the nodes of the whole tree down to that depth */
+        int want = 0;
+        for (int i = 0; i < all.n; i++)
+            want += all.r[i].depth <= depth;
+        assert_int_equal(cut.n, want);
+        assert_int_equal(shown, (uint32_t)want);
+        for (int i = 0; i < cut.n; i++) {
+            assert_true(cut.r[i].depth <= depth);
+            int j = find_key(&all, cut.r[i].key);
+            assert_true(j >= 0);
+            assert_int_equal(cut.r[i].children + cut.r[i].hidden, all.r[j].children);
+            if (cut.r[i].depth == depth)
+                assert_int_equal(cut.r[i].children, 0);
+        }
+        free(cut.r);
+    }
+    uint32_t shown = 0;
+    assert_int_equal(thue_guct_walk_depth(t, 5, -1, record, &(rows){0}, &shown), THUE_EINVAL);
+    free(all.r);
+    thue_guct_free(t);
+    free(st);
+}
+
 /* ---- against a naive minimax ---------------------------------------------------------- */
 
 /* 1 when the player to move in heaps a, b, c (normal play) wins. */
@@ -617,6 +655,7 @@ int main(void)
         cmocka_unit_test(test_guct_stopped_budget),
         cmocka_unit_test(test_guct_gbot_same_move),
         cmocka_unit_test(test_guct_snapshot_cap),
+        cmocka_unit_test(test_guct_snapshot_depth),
         cmocka_unit_test(test_guct_small_nim_wins),
         cmocka_unit_test(test_guct_export_formats),
         cmocka_unit_test(test_guct_bad_arguments),
