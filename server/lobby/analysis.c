@@ -2,9 +2,9 @@
  * analysis.c: the analysis view's server side (analysis.h, PROTOCOL.md "Analysis").
  *
  * An analysis is a persistent uct tree (search/guct.h) of one position of any game, the
- * session's only one. It grows in slices: one pool task at a time per analysis (so bots'
- * moves wait at most one slice behind it, and the pool's fair shares and time slices
- * apply to it like to a bot), each running at most SLICE_ITERATIONS iterations or
+ * session's only one. It grows in slices: one pool task at a time per analysis, and all
+ * analyses are one owner of the pool's (so together they take one fair share, and bots'
+ * moves wait at most about a slice behind them; the pool's time slices apply too), each running at most SLICE_ITERATIONS iterations or
  * SLICE_MS, whichever comes first. Slices are counted in iterations and the tree keeps its
  * random stream, so however the work was sliced, the tree after N iterations is the one
  * `thue bestmove --bot uct:iterations=N` grows for the same position and seed.
@@ -507,7 +507,10 @@ int cmd_analyze(request *rq)
     a->target = (uint64_t)iterations;
     a->last_budget = (uint64_t)iterations;
     a->max_nodes = q->has_max_nodes ? q->max_nodes : ANALYSIS_NODES_DEFAULT;
-    snprintf(a->owner, sizeof a->owner, "analysis:%.60s", s->key);
+    /* Every analysis is one owner of the pool's: together they get one fair share (at
+     * most owner_parts_max slices at once, FIFO among them), so that bots' moves, whose
+     * owners are their players, never queue behind many analyses. */
+    snprintf(a->owner, sizeof a->owner, "analyses");
     a->s = s;
     s->analysis = a;
     a->next = l->analyses;
