@@ -209,7 +209,9 @@ static int slice_run(void *data, const thue_bot_limits *lim)
     if (n > 0 && !atomic_load(&a->stop) && !atomic_load(&a->cancel)) {
         thue__ctl ctl;
         memset(&ctl, 0, sizeof ctl);
-        ctl.stop = &a->cancel; /* the pool's own flag is raised only at its close */
+        /* The search polls the analysis's cancel flag; the pool's own (raised at its
+         * close, or to free a thread) is read after it: a slice ends within SLICE_MS. */
+        ctl.stop = &a->cancel;
         ctl.yield = lim->yield;
         ctl.yield_arg = lim->yield_arg;
         ctl.deadline_ns = thue_now_ns() + (int64_t)SLICE_MS * 1000000;
