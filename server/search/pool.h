@@ -5,9 +5,11 @@
  * (think time, node budget, absolute deadline), a stop flag and an owner. A job may be
  * split into parts (root parallelism, bot.h); each part is a task.
  *
- * Two kinds of job share the queues, the fairness, the time slices, the id space and
- * cancel: Thue jobs (thue_pool_submit, bot.h's bots) and game jobs (thue_pool_submit_game,
- * gbot.h's bots over any game of game.h). A game job is always one part.
+ * Three kinds of job share the queues, the fairness, the time slices, the id space and
+ * cancel: Thue jobs (thue_pool_submit, bot.h's bots), game jobs (thue_pool_submit_game,
+ * gbot.h's bots over any game of game.h) and tasks (thue_pool_submit_task: a function of
+ * the caller's, such as one slice of an analysis). A game job or a task is always one
+ * part.
  *
  * Fair by owner. The owner is whoever the work is for (the server uses the account, or
  * a guest's address). Each owner has a FIFO of jobs; owners are served round-robin, so
