@@ -86,7 +86,7 @@ typedef struct thue_guct_view {
 /*
  * Walks the snapshot of at most max_nodes nodes (>= 1; the root always): the most visited
  * nodes, each shown only with its parent (best-first from the root; equal visits: the
- * earlier in preorder). cb gets them in depth-first preorder, children in the game's
+ * one made first). cb gets them in depth-first preorder, children in the game's
  * legal-move order; it returns 0 to go on, anything else stops the walk with that value.
  * *shown (may be NULL) gets the nodes shown. 0, cb's value, or THUE_ENOMEM.
  */
