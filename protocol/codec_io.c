@@ -479,6 +479,7 @@ static int wire_code(int err)
     case THUE_EMOVE:
     case THUE_EILLEGAL:
     case THUE_EGAME:
+    case THUE_ESTATE: /* analyze's position */
         return 1;
     default:
         return 0;
@@ -796,6 +797,42 @@ void thue__io_free_chunks(thue__chunk *c)
 /* A game's payload: an object the envelope does not describe, carried as its compact
  * JSON text (the game checks it). Encoding writes buf as it is (the server made it with
  * jansson); decoding writes the member's compact text into buf. */
+void thue__io_raw_ptr(thue__io *o, const char *key, const char **text)
+{
+    if (o->code != 0)
+        return;
+    size_t pl = o->plen;
+    int ok = 1, missing = 0;
+    if (o->enc) {
+        put_key(o, key);
+        if (*text == NULL || (*text)[0] != '{')
+            ok = 0;
+        else
+            thue__buf_puts(&o->out, *text);
+    } else {
+        json_t *j = at(o, key);
+        *text = NULL;
+        if (j == NULL) {
+            ok = 0, missing = 1;
+        } else if (!json_is_object(j)) {
+            ok = 0;
+        } else {
+            char *dump = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER);
+            char *mem = dump != NULL ? alloc(o, strlen(dump) + 1, 1) : NULL;
+            if (mem != NULL) {
+                memcpy(mem, dump, strlen(dump) + 1);
+                *text = mem;
+            } else if (dump == NULL) {
+                thue__io_oom(o);
+            }
+            free(dump);
+        }
+    }
+    if (!ok)
+        bad(o, missing, 0, "an object");
+    path_pop(o, pl);
+}
+
 void thue__io_raw(thue__io *o, const char *key, int mode, int *has, char *buf, size_t cap)
 {
     if (o->code != 0)
