@@ -9,10 +9,11 @@
 // writers loop with an explicit stack, so a path-shaped tree of any depth is fine.
 //
 // CSV: the header line, then one row per node: move, visits, visits2, payoff (%.6f, as C
-// prints it: the nearest, exact ties to even), state, children. A field holding a comma is
-// quoted (the C exporter quotes only states; a move name of another game, such as
-// {heap:0,take:2}, holds commas too, so it is quoted the same way). Names never hold a
-// double quote or a line break: the writers refuse such a name.
+// prints it: the nearest, exact ties to even), state, children. As the C exporters write
+// it, a state holding a comma is quoted and a move name never is, though another game's
+// ({heap:0,take:2}) holds commas: the reader takes a row's fields from the right, so the
+// move is what is left. Names never hold a double quote or a line break: the writers
+// refuse such a name.
 // Binary: little-endian; a node is its state (string), its child count (int) and per
 // child the move (string), visits, visits2 (ints, saturating at 2^31 - 1), payoff (double)
 // and the child node. The root's own counters are not in the file: a binary read gives
@@ -61,7 +62,7 @@ export function preorder(root) {
 
 // ---- CSV ---------------------------------------------------------------------------------
 
-const csvField = (s) => (s.includes(",") ? `"${s}"` : s);
+const quoted = (s) => (s.includes(",") ? `"${s}"` : s);
 
 /** The tree as CSV text. */
 export function writeCsv(root) {
@@ -70,7 +71,7 @@ export function writeCsv(root) {
     const move = v === root ? "root" : v.move;
     checkName(move, "a move name");
     checkName(v.state, "a state name");
-    lines.push(`${csvField(move)},${count(v.visits)},${count(v.visits2)},${fixed6(v.payoff)},${csvField(v.state)},${v.children.length}`);
+    lines.push(`${move},${count(v.visits)},${count(v.visits2)},${fixed6(v.payoff)},${quoted(v.state)},${v.children.length}`);
   }
   return lines.join("\n") + "\n";
 }
@@ -80,28 +81,35 @@ function count(v) {
   return String(v);
 }
 
-/** Splits one CSV row into fields; a quoted field runs to the next quote. */
+/** Splits one CSV row into its six fields, taken from the right: children, state (quoted
+ * when it holds a comma), payoff, visits2, visits, and the rest is the move name, which
+ * the C exporter writes as it is even when it holds commas ({heap:0,take:2}); a move in
+ * quotes is read too. */
 function splitRow(line, lineNo) {
   const fields = [];
-  let i = 0;
-  for (;;) {
-    if (line[i] === "\"") {
-      const end = line.indexOf("\"", i + 1);
-      if (end < 0) throw new Error(`line ${lineNo}: a quoted field is not closed`);
-      fields.push(line.slice(i + 1, end));
-      i = end + 1;
-      if (i < line.length && line[i] !== ",") throw new Error(`line ${lineNo}: text after a quoted field (column ${i + 1})`);
-    } else {
-      const end = line.indexOf(",", i);
-      const stop = end < 0 ? line.length : end;
-      const f = line.slice(i, stop);
-      if (f.includes("\"")) throw new Error(`line ${lineNo}: a double quote inside the field ${JSON.stringify(f)}`);
-      fields.push(f);
-      i = stop;
-    }
-    if (i >= line.length) return fields;
-    i++; // the comma
+  let rest = line;
+  const cut = (what) => {
+    const c = rest.lastIndexOf(",");
+    if (c < 0) throw new Error(`line ${lineNo}: no ${what} field: a row is move,visits,visits2,payoff,state,children`);
+    fields.unshift(rest.slice(c + 1));
+    rest = rest.slice(0, c);
+  };
+  cut("children");
+  if (rest.endsWith("\"")) {
+    const open = rest.lastIndexOf("\"", rest.length - 2);
+    if (open < 0) throw new Error(`line ${lineNo}: the state's closing double quote has no opening one`);
+    if (open === 0 || rest[open - 1] !== ",") throw new Error(`line ${lineNo}: text before the state's opening double quote (column ${open + 1})`);
+    fields.unshift(rest.slice(open + 1, -1));
+    rest = rest.slice(0, open - 1);
+  } else cut("state");
+  cut("payoff");
+  cut("visits2");
+  cut("visits");
+  fields.unshift(rest.length > 1 && rest.startsWith("\"") && rest.endsWith("\"") ? rest.slice(1, -1) : rest);
+  for (const [k, f] of [[0, "the move"], [4, "the state"]]) {
+    if (fields[k].includes("\"")) throw new Error(`line ${lineNo}: a stray double quote in ${f} ${JSON.stringify(fields[k])}`);
   }
+  return fields;
 }
 
 function csvCount(text, field, lineNo) {
@@ -125,7 +133,6 @@ export function readCsv(text) {
     const line = strip(lines[k]);
     if (root && !stack.length) throw new Error(`line ${lineNo}: a row after the tree is complete`);
     const f = splitRow(line, lineNo);
-    if (f.length !== 6) throw new Error(`line ${lineNo}: ${f.length} fields, not 6 (${CSV_HEADER})`);
     const [move, visitsT, visits2T, payoffT, state, childrenT] = f;
     const visits = csvCount(visitsT, "visits", lineNo);
     const visits2 = csvCount(visits2T, "visits2", lineNo);

@@ -164,11 +164,22 @@ test("malformed files are refused with the line or byte named", () => {
   bad("move,visits\nroot,1\n", /^Error: line 1: the header/);
   bad(csv.replace("s1,3,3", "s1,x,3"), /^Error: line 3: visits "x"/);
   bad(csv.replace("p0,1,1,0.020000,01/p@0,0", "p0,1,1,0.02z,01/p@0,0"), /^Error: line 4: payoff "0.02z"/);
-  bad(csv.replace("01/b,2", "01/b,2,9"), /^Error: line 3: 7 fields/);
+  bad(csv.replace("01/b,2", "01/b,2,9"), /^Error: line 3: visits2 "0.016667" is not a whole number/); // a field too many: all shift
+  bad(csv.replace("p0,1,1,0.020000,01/p@0,0", "p0,1,1,01/p@0,0"), /^Error: line 4: no visits field/); // one too few
   bad(csv.replace("01/p@2,0", "01/p@2,1"), /^Error: line 6: the file ends with 1 node missing/);
   bad(csv + "p3,1,1,0.0,x,0\n", /^Error: line 6: a row after the tree is complete/);
-  bad(csv.replace("0/p@1", "\"0/p@1"), /^Error: line 2: a quoted field is not closed/);
-  bad(csv.replace("01/b", "01\"/b"), /^Error: line 3: a double quote/);
+  bad(csv.replace("0/p@1", "\"0/p@1"), /^Error: line 2: a stray double quote in the state "\\"0\/p@1"/);
+  bad(csv.replace("0/p@1", "0/p@1\""), /^Error: line 2: the state's closing double quote has no opening one/);
+  bad(csv.replace("0/p@1", "x\"0/p@1\""), /^Error: line 2: text before the state's opening double quote \(column 20\)/);
+  bad(csv.replace("01/b", "01\"/b"), /^Error: line 3: a stray double quote in the state/);
+  bad(csv.replace("s1,", "s\"1,"), /^Error: line 3: a stray double quote in the move/);
+  // Another game's names, as the C exporter writes them: the move bare, the state quoted.
+  const nim = "move,visits,visits2,payoff,state,children\nroot,2,2,0.500000,\"{heaps:[1,2],to_move:0}\",1\n{heap:1,take:2},2,2,1.000000,\"{heaps:[1,0],to_move:1}\",0\n";
+  const t = readCsv(nim);
+  assert.equal(t.children[0].move, "{heap:1,take:2}");
+  assert.equal(t.children[0].state, "{heaps:[1,0],to_move:1}");
+  assert.equal(writeCsv(t), nim);
+  assert.equal(readCsv(nim.replace("{heap:1,take:2},", "\"{heap:1,take:2}\",")).children[0].move, "{heap:1,take:2}", "a quoted move is read too");
   const bin = docBinary();
   const badB = (bytes, re) => assert.throws(() => readBinary(bytes), re);
   badB(new Uint8Array(0), /empty/);
