@@ -127,5 +127,9 @@ int thue__dots_handed(const thue_dots_opt *o, const thue_dots_state *st, int l);
 /* The strong bot: the line it draws. must_stop (may be NULL) cuts its search short. */
 int thue__dots_strong(const thue_dots_opt *o, const thue_dots_state *st, uint64_t seed,
                       int (*must_stop)(void *arg), void *arg);
+/* The same with the exact search on (exact 1) or off (0: chains, loops and the model
+ * alone, as on big boards; the tests check that part against the exact values). */
+int thue__dots_strong_ex(const thue_dots_opt *o, const thue_dots_state *st, uint64_t seed,
+                         int exact, int (*must_stop)(void *arg), void *arg);
 
 #endif

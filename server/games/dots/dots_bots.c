@@ -338,13 +338,19 @@ static int chain_choice(const board *B)
 int thue__dots_strong(const thue_dots_opt *o, const thue_dots_state *st, uint64_t seed,
                       int (*must_stop)(void *arg), void *arg)
 {
+    return thue__dots_strong_ex(o, st, seed, 1, must_stop, arg);
+}
+
+int thue__dots_strong_ex(const thue_dots_opt *o, const thue_dots_state *st, uint64_t seed,
+                         int exact, int (*must_stop)(void *arg), void *arg)
+{
     board B;
     board_of(&B, o, st);
     uint64_t rng = seed ^ 0x57A0E6ull;
     int left = 0;
     for (int l = 0; l < B.nl; l++)
         left += !drawn(&B, l);
-    if (B.nl <= THUE_DOTS_SOLVE_LINES_MAX && left <= STRONG_EXACT_LINES) {
+    if (exact && B.nl <= THUE_DOTS_SOLVE_LINES_MAX && left <= STRONG_EXACT_LINES) {
         int net, best;
         if (thue__dots_solve(o, st->drawn[0], STRONG_EXACT_NODES, must_stop, arg, &net, &best,
                              NULL) == 0 &&
