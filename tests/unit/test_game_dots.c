@@ -334,6 +334,10 @@ static void test_dots_position_errors(void **state)
                                &s, &e),
                      0);
     assert_int_equal(s.to_move, 1);
+    /* No lines: the start. */
+    assert_int_equal(parse_pos(&opt, "{\"to_move\":1}", &s, &e), 0);
+    assert_int_equal(s.drawn[0], 0);
+    assert_int_equal(s.to_move, 1);
     struct {
         const char *text, *field;
     } bad[] = {

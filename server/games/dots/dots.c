@@ -381,14 +381,18 @@ static int dots_position_parse(const thue_gopt *go, const json_t *j, void *stv, 
     s.last = -1;
     const json_t *lines = json_object_get(j, "lines");
     static const char *const lkeys[] = {"h", "v", NULL};
-    if (!json_is_object(lines))
+    if (lines == NULL) {
+        /* No lines: the start of these options (the outline drawn where it is asked). */
+        dots_start(go, 0, &s);
+    } else if (!json_is_object(lines)) {
         return thue_gerr_set(e, THUE_ESTATE, "lines",
                              "lines is {\"h\":[[..]],\"v\":[[..]]}: -1 undrawn, 0 or 1 the "
                              "player who drew it, 2 drawn before play");
-    if (thue_gjson_only(lines, lkeys, THUE_ESTATE, e) != 0)
+    } else if (thue_gjson_only(lines, lkeys, THUE_ESTATE, e) != 0) {
         return THUE_ESTATE;
+    }
     int v[(THUE_DOTS_SIDE_MAX + 1) * (THUE_DOTS_SIDE_MAX + 1)];
-    for (int d = 0; d < 2; d++) {
+    for (int d = 0; d < 2 && lines != NULL; d++) {
         int nr = d == 0 ? R + 1 : R, nc = d == 0 ? C : C + 1;
         if (read_grid(json_object_get(lines, d == 0 ? "h" : "v"), nr, nc, -1, 2, v,
                       d == 0 ? "lines/h" : "lines/v", e) != 0)
