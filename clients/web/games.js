@@ -7,6 +7,8 @@
 // so a refused one comes back as the server's own sentence. Nothing from the server is
 // put in the page as HTML.
 
+import { DOTS_GAME, DOTS_HINT, dotsApply, dotsBoard, dotsCheckOptions, dotsMoveText, dotsOptionsText, dotsResultWords } from "./dots.js";
+
 const SPLIT_MAX_REGIONS = 64; // Rims: a split that makes a 65th region is refused
 
 /** The games this client knows how to draw, with their options as the server documents
@@ -48,6 +50,7 @@ export const FALLBACK_GAMES = [
       { name: "move_cap", type: "integer", default: null, help: "1..100000 (empty: 40 × fields): after that many moves the game is drawn" },
     ],
   },
+  DOTS_GAME,
 ];
 
 let known = FALLBACK_GAMES;
@@ -187,7 +190,7 @@ export function checkOptions(game, raw) {
       }
     }
     capCheck();
-  }
+  } else if (game === "dots") dotsCheckOptions(options, errors);
   return { options, errors };
 }
 
@@ -206,6 +209,7 @@ export function optionsText(game, o) {
   if (game === "rims") return `${t}: regions ${(o.heaps || []).join(" ")}`;
   if (game === "northcott") return `${t}: ${o.rows} × ${o.cols}, ${o.start === "random" ? "random start" : "set start"}, drawn after ${o.move_cap} moves`;
   if (game === "circle") return `${t}: ${o.fields} fields, ${o.start === "random" ? `${o.white} white and ${o.black} black at random` : "set start"}, drawn after ${o.move_cap} moves`;
+  if (game === "dots") return dotsOptionsText(t, o);
   return `${t}: ${JSON.stringify(o)}`;
 }
 
@@ -243,6 +247,7 @@ export function circleTargets(board, from) {
  * The tests hold it against every state a match's room_state brought.
  */
 export function applyMove(game, st, mv) {
+  if (game === "dots") return dotsApply(st, mv);
   const next = { ...st, to_move: 1 - st.to_move, moves: st.moves + 1 };
   if (game === "nim") {
     next.heaps = st.heaps.slice();
@@ -287,6 +292,7 @@ export function moveText(game, mv, prev) {
     const from = prev ? (prev.to_move === 0 ? prev.white : prev.black)[mv.row] : null;
     return `moved in row ${mv.row + 1}${from !== null && from !== undefined ? ` from column ${from + 1}` : ""} to column ${mv.to + 1}`;
   }
+  if (game === "dots") return dotsMoveText(mv, prev);
   if (game === "circle") return `moved from field ${mv.from} to field ${mv.to}${mv.dir === 1 ? " (clockwise)" : mv.dir === -1 ? " (counter-clockwise)" : ""}`;
   return JSON.stringify(mv);
 }
@@ -296,9 +302,11 @@ export function resultWords(result, names) {
   if (!result) return "";
   const w = result.winner;
   if (w === null || w === undefined) {
+    if (result.reason === "score") return dotsResultWords(result, names);
     return result.reason === "move_cap" ? "Draw: the move cap was reached (endless play is a draw)." : `Draw (${result.reason}).`;
   }
   const W = names[w], L = names[1 - w];
+  if (result.reason === "score") return dotsResultWords(result, names);
   switch (result.reason) {
     case "no_moves": return `${W} wins: ${L} has no move left.`;
     case "took_last": return `${W} wins: ${L} took the last token (misère).`;
@@ -316,6 +324,7 @@ export function moveHint(game) {
   if (game === "rims") return "click a dot to take it and every dot after it in its region, then choose the split";
   if (game === "northcott") return "click one of your pieces, then a square in its row";
   if (game === "circle") return "click one of your pieces, then a free field it can slide to";
+  if (game === "dots") return DOTS_HINT;
   return "make your move";
 }
 
@@ -351,6 +360,7 @@ export function drawBoard(box, view) {
   if (view.game === "nim" || view.game === "rims") heapsBoard(box, view);
   else if (view.game === "northcott") gridBoard(box, view);
   else if (view.game === "circle") circleBoard(box, view);
+  else if (view.game === "dots") dotsBoard(box, view, el, COLOUR);
   else box.append(el("pre", { class: "small" }, JSON.stringify(st)));
 }
 
