@@ -17,7 +17,10 @@
  *     (four of a loop) are declined (double-dealing: the line beyond them is drawn, the
  *     opponent gets them and must open the next chain) when the model below says that
  *     keeping control wins more;
- *   - while neutral lines remain, a neutral line (at random);
+ *   - while neutral lines remain, a neutral line: once few are left (14), the one a
+ *     negamax over the neutral lines alone picks, each end of that phase scored by the
+ *     model below for the player who must then open a chain (this steers the number of
+ *     long chains: the long-chain rule); with more, or past its node budget, at random;
  *   - when none is left, the chain or loop to open is chosen by the model: the position
  *     is cut into chains and loops (boxes with two undrawn sides, following their
  *     undrawn lines; boxes with three or four undrawn sides and the border end them),
@@ -288,6 +291,66 @@ static int model_of(const board *B, int *v, int *open)
     return 0;
 }
 
+/* ---- the neutral phase ------------------------------------------------------------------- */
+
+/* While neutral lines remain nobody takes a box, and whoever runs out of them first must
+ * open a chain: a negamax over the neutral lines alone, each leaf (no neutral line left)
+ * scored by the model for the player who must open. This is how the strong bot steers
+ * the number of long chains (the long-chain rule) before the endgame. */
+typedef struct neutral_search {
+    long nodes, budget;
+    int (*must_stop)(void *);
+    void *arg;
+    int stopped;
+} neutral_search;
+
+#define NEUTRAL_NODES 60000
+#define NEUTRAL_LINES_MAX 14
+
+static int neutral_lines(const board *B, int *cand)
+{
+    int n = 0;
+    for (int l = 0; l < B->nl; l++)
+        if (!drawn(B, l) && neutral(B, l))
+            cand[n++] = l;
+    return n;
+}
+
+static int neutral_value(const board *B, neutral_search *S, int alpha, int beta, int *best)
+{
+    if (S->stopped || ++S->nodes > S->budget ||
+        ((S->nodes & 1023) == 0 && S->must_stop && S->must_stop(S->arg))) {
+        S->stopped = 1;
+        return 0;
+    }
+    int cand[THUE_DOTS_LINES_MAX];
+    int n = neutral_lines(B, cand);
+    if (n == 0) {
+        int v;
+        if (model_of(B, &v, NULL) != 0)
+            v = 0;
+        return v;
+    }
+    int bv = -100000;
+    for (int i = 0; i < n; i++) {
+        board C = *B;
+        draw(&C, cand[i]);
+        int v = -neutral_value(&C, S, -beta, -alpha, NULL);
+        if (S->stopped)
+            return 0;
+        if (v > bv) {
+            bv = v;
+            if (best)
+                *best = cand[i];
+            if (v > alpha)
+                alpha = v;
+            if (alpha >= beta)
+                break;
+        }
+    }
+    return bv;
+}
+
 /* ---- strong ---------------------------------------------------------------------------- */
 
 /* The line to draw with a takeable box in B (none of them free): take, or double-deal. */
@@ -369,10 +432,15 @@ int thue__dots_strong_ex(const thue_dots_opt *o, const thue_dots_state *st, uint
     int l = chain_choice(&B);
     if (l >= 0)
         return l;
-    int cand[THUE_DOTS_LINES_MAX], n = 0;
-    for (int x = 0; x < B.nl; x++)
-        if (!drawn(&B, x) && neutral(&B, x))
-            cand[n++] = x;
+    int cand[THUE_DOTS_LINES_MAX];
+    int n = neutral_lines(&B, cand);
+    if (n > 0 && n <= NEUTRAL_LINES_MAX) {
+        neutral_search S = {0, NEUTRAL_NODES, must_stop, arg, 0};
+        int best = -1;
+        neutral_value(&B, &S, -100000, 100000, &best);
+        if (!S.stopped && best >= 0)
+            return best;
+    }
     if (n > 0)
         return pick(&rng, cand, n);
     int v, open;
