@@ -589,10 +589,10 @@ int cmd_arena_game(const char *game, int argc, char **argv)
             if (json)
                 json_array_append_new(
                     pairs, json_pack("{s:s,s:s,s:i,s:i,s:i,s:o,s:o,s:I,s:[I,I]}", "a", names[a],
-                                     "b", names[b], "wins", all.wins, "draws", all.draws,
-                                     "losses", all.losses, "first", tally_json(&side[0]),
-                                     "second", tally_json(&side[1]), "moves", (json_int_t)moves,
-                                     "points", (json_int_t)points[0], (json_int_t)points[1]));
+                                     "b", names[b], "wins", all.wins, "draws", all.draws, "losses",
+                                     all.losses, "first", tally_json(&side[0]), "second",
+                                     tally_json(&side[1]), "moves", (json_int_t)moves, "points",
+                                     (json_int_t)points[0], (json_int_t)points[1]));
             else
                 printf("%-*s  %-*s %6d %6d %6d %8ld %8ld\n", wd, names[a], wd, names[b], all.wins,
                        all.draws, all.losses, points[0], points[1]);

@@ -81,8 +81,8 @@ typedef struct thue_goption_doc {
 typedef struct thue_gamebot {
     const char *name; /* a spec's word: lower-case letters, not random, uct or perfect */
     const char *help; /* one line for `thue games` and docs */
-    int (*choose)(const thue_gopt *opt, const void *st, uint64_t seed,
-                  int (*must_stop)(void *arg), void *arg, thue_gmove *out);
+    int (*choose)(const thue_gopt *opt, const void *st, uint64_t seed, int (*must_stop)(void *arg),
+                  void *arg, thue_gmove *out);
 } thue_gamebot;
 
 enum {

@@ -29,7 +29,12 @@
 #include "games/game.h"
 #include "search/limits.h"
 
-typedef enum { THUE_GBOT_RANDOM = 0, THUE_GBOT_UCT, THUE_GBOT_PERFECT, THUE_GBOT_OWN } thue_gbot_kind;
+typedef enum {
+    THUE_GBOT_RANDOM = 0,
+    THUE_GBOT_UCT,
+    THUE_GBOT_PERFECT,
+    THUE_GBOT_OWN
+} thue_gbot_kind;
 
 typedef struct thue_gbot_spec {
     thue_gbot_kind kind;
@@ -42,8 +47,9 @@ typedef struct thue_gbot_spec {
                                rather than THUE_ETOOBIG (a server's bot must move; the
                                command line's bestmove reports the failure instead).
                                Not part of the text: parse leaves it 0, format omits it. */
-    int own;              /* own: the index in the game's `bots` (game.h) */
-    const char *own_name; /* own: that bot's name (static, the game's table) */
+    /* own: the index in the game's `bots` (game.h) and that bot's name (static). */
+    int own;
+    const char *own_name;
 } thue_gbot_spec;
 
 /*
@@ -60,9 +66,9 @@ typedef struct thue_gbot_spec {
 int thue_gbot_spec_parse(const thue_gamedef *g, const char *text, thue_gbot_spec *out, char *err,
                          size_t errsize);
 
-/* The canonical text ("random", "perfect", an own bot's name, "uct:iterations=10000,playout=100,c=1.414..."),
- * which parses back to the same spec. Returns the length the full text needs, like
- * snprintf. */
+/* The canonical text ("random", "perfect", an own bot's name,
+ * "uct:iterations=10000,playout=100,c=1.414..."), which parses back to the same spec.
+ * Returns the length the full text needs, like snprintf. */
 int thue_gbot_spec_format(const thue_gbot_spec *s, char *buf, size_t size);
 
 /* A spec with the defaults of its kind. */

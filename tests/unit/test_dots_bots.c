@@ -144,8 +144,8 @@ static int retro_start(int R, int C, bool outline)
     for (int b = 0; b < R * C; b++) {
         int s[4];
         thue_dots_sides(R, C, b, s);
-        box[b] = (uint64_t)1 << s[0] | (uint64_t)1 << s[1] | (uint64_t)1 << s[2] |
-                 (uint64_t)1 << s[3];
+        box[b] =
+            (uint64_t)1 << s[0] | (uint64_t)1 << s[1] | (uint64_t)1 << s[2] | (uint64_t)1 << s[3];
     }
     int lb[THUE_DOTS_SOLVE_LINES_MAX][2];
     for (int l = 0; l < n; l++)
@@ -179,8 +179,8 @@ static void test_dots_solver_start_values(void **state)
         int R, C;
         bool outline;
         int value; /* docs/games.md */
-    } cases[] = {{1, 1, false, -1}, {2, 2, false, 2},  {2, 3, false, -2}, {3, 2, false, -2},
-                 {3, 3, true, 7},   {2, 4, true, 0},   {3, 3, false, -3}};
+    } cases[] = {{1, 1, false, -1}, {2, 2, false, 2}, {2, 3, false, -2}, {3, 2, false, -2},
+                 {3, 3, true, 7},   {2, 4, true, 0},  {3, 3, false, -3}};
     for (int i = 0; i < 7; i++) {
         thue_dots_opt o = mkopt(cases[i].R, cases[i].C, cases[i].outline);
         uint64_t d = o.outline ? border_set(o.rows, o.cols) : 0;
@@ -236,8 +236,8 @@ static void test_dots_perfect_member(void **state)
 
 /* The test's own view of a line through the game's apply: boxes it takes, whether it
  * gives some box its third side, and the boxes the opponent then takes in a row. */
-static void judge(const thue_gopt *opt, const thue_dots_state *s, int l, int *takes,
-                  int *third, int *handed)
+static void judge(const thue_gopt *opt, const thue_dots_state *s, int l, int *takes, int *third,
+                  int *handed)
 {
     const thue_dots_opt *o = (const thue_dots_opt *)(const void *)opt;
     int R = o->rows, C = o->cols, H = (R + 1) * C;
@@ -349,8 +349,7 @@ static void test_dots_heuristic_rules(void **state)
     for (uint64_t seed = 2; seed < 40; seed++)
         other |= thue__dots_heuristic((const thue_dots_opt *)(const void *)&opt, &s, seed) != first;
     assert_true(other);
-    assert_int_equal(thue__dots_heuristic((const thue_dots_opt *)(const void *)&opt, &s, 1),
-                     first);
+    assert_int_equal(thue__dots_heuristic((const thue_dots_opt *)(const void *)&opt, &s, 1), first);
 }
 
 /* ---- the strong bot's endgame ------------------------------------------------------------ */

@@ -146,9 +146,10 @@ static void test_dots_again_and_double(void **state)
     thue_dots_state s;
     G->start(&opt, 1, &s);
     /* Box 0: top, bottom, left; box 1: top, bottom, right; the middle line is last. */
-    const char *six[] = {"{\"dir\":\"h\",\"row\":0,\"col\":0}", "{\"dir\":\"h\",\"row\":0,\"col\":1}",
-                         "{\"dir\":\"h\",\"row\":1,\"col\":0}", "{\"dir\":\"h\",\"row\":1,\"col\":1}",
-                         "{\"dir\":\"v\",\"row\":0,\"col\":0}", "{\"dir\":\"v\",\"row\":0,\"col\":2}"};
+    const char *six[] = {
+        "{\"dir\":\"h\",\"row\":0,\"col\":0}", "{\"dir\":\"h\",\"row\":0,\"col\":1}",
+        "{\"dir\":\"h\",\"row\":1,\"col\":0}", "{\"dir\":\"h\",\"row\":1,\"col\":1}",
+        "{\"dir\":\"v\",\"row\":0,\"col\":0}", "{\"dir\":\"v\",\"row\":0,\"col\":2}"};
     for (int i = 0; i < 6; i++) {
         assert_int_equal(G->to_move(&opt, &s), i % 2);
         must_play(&opt, &s, six[i]);
@@ -172,8 +173,9 @@ static void test_dots_again_and_double(void **state)
 
     /* The move-again turn: box 0 completed by player 1, who moves again; a draw 1-1. */
     G->start(&opt, 1, &s);
-    const char *seq[] = {"{\"dir\":\"h\",\"row\":0,\"col\":0}", "{\"dir\":\"h\",\"row\":1,\"col\":0}",
-                         "{\"dir\":\"v\",\"row\":0,\"col\":0}", "{\"dir\":\"v\",\"row\":0,\"col\":1}"};
+    const char *seq[] = {
+        "{\"dir\":\"h\",\"row\":0,\"col\":0}", "{\"dir\":\"h\",\"row\":1,\"col\":0}",
+        "{\"dir\":\"v\",\"row\":0,\"col\":0}", "{\"dir\":\"v\",\"row\":0,\"col\":1}"};
     for (int i = 0; i < 4; i++)
         must_play(&opt, &s, seq[i]);
     assert_int_equal(s.score[1], 1);
@@ -200,10 +202,11 @@ static void test_dots_draw_result(void **state)
     opts("{\"rows\":1,\"cols\":2}", &opt);
     thue_dots_state s;
     G->start(&opt, 1, &s);
-    const char *seq[] = {"{\"dir\":\"h\",\"row\":0,\"col\":1}", "{\"dir\":\"h\",\"row\":1,\"col\":1}",
-                         "{\"dir\":\"v\",\"row\":0,\"col\":2}", "{\"dir\":\"h\",\"row\":0,\"col\":0}",
-                         "{\"dir\":\"v\",\"row\":0,\"col\":1}", "{\"dir\":\"h\",\"row\":1,\"col\":0}",
-                         "{\"dir\":\"v\",\"row\":0,\"col\":0}"};
+    const char *seq[] = {
+        "{\"dir\":\"h\",\"row\":0,\"col\":1}", "{\"dir\":\"h\",\"row\":1,\"col\":1}",
+        "{\"dir\":\"v\",\"row\":0,\"col\":2}", "{\"dir\":\"h\",\"row\":0,\"col\":0}",
+        "{\"dir\":\"v\",\"row\":0,\"col\":1}", "{\"dir\":\"h\",\"row\":1,\"col\":0}",
+        "{\"dir\":\"v\",\"row\":0,\"col\":0}"};
     /* p0 h0,1; p1 h1,1; p0 v0,2 (box 1 has three sides); p1 h0,0 (leaves it); p0 v0,1
      * takes box 1 (box 0 now has two sides) and moves again: h1,0 gives box 0 its third
      * side; p1 v0,0 takes it: 1-1. */
@@ -330,9 +333,8 @@ static void test_dots_position_errors(void **state)
     thue_gerr e;
     assert_int_equal(parse_pos(&opt, "{\"lines\":{\"h\":[[0],[1]],\"v\":[[-1,2]]}}", &s, &e), 0);
     assert_int_equal(s.to_move, 0);
-    assert_int_equal(parse_pos(&opt, "{\"lines\":{\"h\":[[0],[1]],\"v\":[[-1,2]]},\"to_move\":1}",
-                               &s, &e),
-                     0);
+    assert_int_equal(
+        parse_pos(&opt, "{\"lines\":{\"h\":[[0],[1]],\"v\":[[-1,2]]},\"to_move\":1}", &s, &e), 0);
     assert_int_equal(s.to_move, 1);
     /* No lines: the start. */
     assert_int_equal(parse_pos(&opt, "{\"to_move\":1}", &s, &e), 0);

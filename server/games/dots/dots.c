@@ -229,8 +229,7 @@ static json_t *dots_move_json(const thue_gopt *go, const thue_gmove *m)
                      m->v[2]);
 }
 
-static int dots_apply(const thue_gopt *go, void *stv, int player, const thue_gmove *m,
-                      thue_gerr *e)
+static int dots_apply(const thue_gopt *go, void *stv, int player, const thue_gmove *m, thue_gerr *e)
 {
     const thue_dots_opt *o = OPT(go);
     thue_dots_state *s = stv;
@@ -312,7 +311,8 @@ static json_t *grid(const thue_dots_state *s, const thue_dots_opt *o, int dir)
     for (int r = 0; r < nr; r++) {
         int row[THUE_DOTS_SIDE_MAX + 1];
         for (int c = 0; c < nc; c++)
-            row[c] = drawer(s, dir == 0 ? thue_dots_hline(R, C, r, c) : thue_dots_vline(R, C, r, c));
+            row[c] =
+                drawer(s, dir == 0 ? thue_dots_hline(R, C, r, c) : thue_dots_vline(R, C, r, c));
         json_array_append_new(a, thue_gjson_ints(row, nc));
     }
     return a;
@@ -337,8 +337,8 @@ static json_t *dots_state_json(const thue_gopt *go, const void *stv)
     }
     int score[2] = {s->score[0], s->score[1]};
     return json_pack("{s:{s:o,s:o},s:o,s:o,s:i,s:o,s:b,s:i}", "lines", "h", grid(s, o, 0), "v",
-                     grid(s, o, 1), "owners", owners, "score", thue_gjson_ints(score, 2),
-                     "to_move", s->to_move, "last", last, "again", s->again, "moves", s->moves);
+                     grid(s, o, 1), "owners", owners, "score", thue_gjson_ints(score, 2), "to_move",
+                     s->to_move, "last", last, "again", s->again, "moves", s->moves);
 }
 
 /* Reads an array of nr arrays of nc integers in lo..hi into v (row-major). */
@@ -355,8 +355,8 @@ static int read_grid(const json_t *a, int nr, int nc, int lo, int hi, int *v, co
         for (int c = 0; c < nc; c++) {
             const json_t *x = json_array_get(row, (size_t)c);
             if (!json_is_integer(x) || json_integer_value(x) < lo || json_integer_value(x) > hi)
-                return thue_gerr_set(e, THUE_ESTATE, field, "%s/%d/%d is an integer %d..%d",
-                                     field, r, c, lo, hi);
+                return thue_gerr_set(e, THUE_ESTATE, field, "%s/%d/%d is an integer %d..%d", field,
+                                     r, c, lo, hi);
             v[r * nc + c] = (int)json_integer_value(x);
         }
     }
@@ -519,11 +519,13 @@ static int strong_choose(const thue_gopt *go, const void *st, uint64_t seed,
 }
 
 static const thue_gamebot dots_bots[] = {
-    {"heuristic", "the source's: take a box, else a line that gives no box a third side, "
-                  "else the line that hands over the fewest boxes",
+    {"heuristic",
+     "the source's: take a box, else a line that gives no box a third side, "
+     "else the line that hands over the fewest boxes",
      heuristic_choose},
-    {"strong", "chains and loops: the long-chain rule, double-dealing, and exact alpha-beta "
-               "once few enough lines are left",
+    {"strong",
+     "chains and loops: the long-chain rule, double-dealing, and exact alpha-beta "
+     "once few enough lines are left",
      strong_choose},
 };
 

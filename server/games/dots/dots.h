@@ -32,9 +32,9 @@ typedef struct thue_dots_opt {
 } thue_dots_opt;
 
 typedef struct thue_dots_state {
-    uint64_t drawn[THUE_DOTS_WORDS]; /* every drawn line */
-    uint64_t by1[THUE_DOTS_WORDS];   /* drawn by player 1 (the rest of drawn: player 0 or pre) */
-    uint64_t pre[THUE_DOTS_WORDS];   /* drawn before play (the outline; a position's "2") */
+    uint64_t drawn[THUE_DOTS_WORDS];   /* every drawn line */
+    uint64_t by1[THUE_DOTS_WORDS];     /* drawn by player 1 (the rest of drawn: player 0 or pre) */
+    uint64_t pre[THUE_DOTS_WORDS];     /* drawn before play (the outline; a position's "2") */
     int8_t owner[THUE_DOTS_BOXES_MAX]; /* -1 open, else the player who completed it */
     int16_t score[2];
     int16_t last; /* the last line drawn, -1 none */
@@ -115,8 +115,7 @@ int thue__dots_completes(const thue_dots_opt *o, const thue_dots_state *st, int 
  * *nodes (may be NULL) gets the positions searched. Allocates its table and frees it.
  */
 int thue__dots_solve(const thue_dots_opt *o, uint64_t drawn, uint64_t node_budget,
-                     int (*must_stop)(void *arg), void *arg, int *net, int *best,
-                     uint64_t *nodes);
+                     int (*must_stop)(void *arg), void *arg, int *net, int *best, uint64_t *nodes);
 /* The same value by plain minimax (no pruning, no table): the tests' reference. */
 int thue__dots_minimax(const thue_dots_opt *o, uint64_t drawn);
 

@@ -71,12 +71,12 @@ static int sides(const board *B, int b)
     return thue_dots_count(B->R, B->C, B->d, b);
 }
 /* The undrawn side of box b (with exactly one), or the first undrawn other than `not`. */
-static int undrawn_side(const board *B, int b, int not)
+static int undrawn_side(const board *B, int b, int not )
 {
     int s[4];
     thue_dots_sides(B->R, B->C, b, s);
     for (int i = 0; i < 4; i++)
-        if (!drawn(B, s[i]) && s[i] != not)
+        if (!drawn(B, s[i]) && s[i] != not )
             return s[i];
     return -1;
 }
@@ -174,9 +174,9 @@ int thue__dots_heuristic(const thue_dots_opt *o, const thue_dots_state *st, uint
 /* ---- the chain and loop model --------------------------------------------------------- */
 
 typedef struct comp {
-    int loop;         /* 1: a loop */
-    int n;            /* boxes */
-    int open_line;    /* the line that opens it as the model assumes */
+    int loop;      /* 1: a loop */
+    int n;         /* boxes */
+    int open_line; /* the line that opens it as the model assumes */
 } comp;
 
 /* The chains and loops of B (no box takeable): their count in c (at most max). Boxes with

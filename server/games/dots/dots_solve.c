@@ -306,8 +306,7 @@ static int search(solver *S, uint64_t drawn, int alpha, int beta, int *bestl)
 }
 
 int thue__dots_solve(const thue_dots_opt *o, uint64_t drawn, uint64_t node_budget,
-                     int (*must_stop)(void *arg), void *arg, int *net, int *best,
-                     uint64_t *nodes)
+                     int (*must_stop)(void *arg), void *arg, int *net, int *best, uint64_t *nodes)
 {
     if (nodes)
         *nodes = 0;
