@@ -11,7 +11,8 @@
  *   - the heuristic's three rules on random positions, each rule checked with the game's
  *     own apply (boxes taken, third sides given, the boxes the opponent then takes);
  *   - the strong bot without its exact search, in positions made only of chains and
- *     loops: every move it makes keeps the exact value.
+ *     loops: every move it makes keeps the exact value; and over whole 3x4 games it
+ *     beats the heuristic.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -428,6 +429,43 @@ static void test_dots_strong_endgame(void **state)
     assert_true(checked > 100);
 }
 
+/* The strong bot with its exact search off (chains, loops, the neutral-phase search and
+ * the model alone, as it plays big boards) against the heuristic on 3x4, sides
+ * alternating: it must win more games and take more boxes. */
+static void test_dots_strong_beats_heuristic(void **state)
+{
+    (void)state;
+    thue_gopt opt;
+    thue_gerr e;
+    assert_int_equal(thue_game_options_text(G, "{\"rows\":3,\"cols\":4}", &opt, &e), 0);
+    const thue_dots_opt *o = (const thue_dots_opt *)(const void *)&opt;
+    int R = o->rows, C = o->cols, H = (R + 1) * C;
+    int wins[2] = {0, 0}, boxes[2] = {0, 0};
+    uint64_t rng = 31337;
+    for (int game = 0; game < 16; game++) {
+        int strong_seat = game % 2;
+        thue_dots_state s;
+        G->start(&opt, 1, &s);
+        while (G->to_move(&opt, &s) >= 0) {
+            uint64_t seed = thue_splitmix64(&rng);
+            int l = s.to_move == strong_seat ? thue__dots_strong_ex(o, &s, seed, 0, NULL, NULL)
+                                             : thue__dots_heuristic(o, &s, seed);
+            thue_gmove m = l < H ? (thue_gmove){{0, l / C, l % C, 0}}
+                                 : (thue_gmove){{1, (l - H) / (C + 1), (l - H) % (C + 1), 0}};
+            assert_int_equal(G->apply(&opt, &s, s.to_move, &m, &e), 0);
+        }
+        boxes[0] += s.score[strong_seat];
+        boxes[1] += s.score[strong_seat ^ 1];
+        if (s.score[strong_seat] != s.score[strong_seat ^ 1])
+            wins[s.score[strong_seat] > s.score[strong_seat ^ 1] ? 0 : 1]++;
+    }
+    print_message("3x4, strong without exact search against heuristic: %d-%d in games, %d-%d in "
+                  "boxes\n",
+                  wins[0], wins[1], boxes[0], boxes[1]);
+    assert_true(wins[0] > wins[1]);
+    assert_true(boxes[0] > boxes[1]);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -437,6 +475,7 @@ int main(void)
         cmocka_unit_test(test_dots_perfect_member),
         cmocka_unit_test(test_dots_heuristic_rules),
         cmocka_unit_test(test_dots_strong_endgame),
+        cmocka_unit_test(test_dots_strong_beats_heuristic),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
