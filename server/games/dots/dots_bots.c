@@ -41,7 +41,7 @@
 
 /* Undrawn lines below which the strong bot asks the exact solver, and its budget. */
 #define STRONG_EXACT_LINES 34
-#define STRONG_EXACT_NODES 1500000ull
+#define STRONG_EXACT_NODES 3000000ull
 #define MODEL_COMPONENTS_MAX 24
 #define MODEL_CALLS_MAX 200000
 
@@ -190,7 +190,7 @@ static int components(const board *B, comp *c, int max)
         if (seen[b0] || sides(B, b0) != 2)
             continue;
         /* Walk both ways from b0: lines[] in order, boxes counted. */
-        int ends[2], n = 1, loop = 0;
+        int ends[2] = {-1, -1}, n = 1, loop = 0;
         seen[b0] = 1;
         int first = undrawn_side(B, b0, -1);
         int second = undrawn_side(B, b0, first);
