@@ -97,16 +97,21 @@ static const char *const cmd_names[THUE_CMD_COUNT] = {"hello",
                                                       "join_tournament",
                                                       "leave_tournament",
                                                       "start_tournament",
-                                                      "move"};
+                                                      "move",
+                                                      "analyze",
+                                                      "analyze_stop",
+                                                      "analyze_resume",
+                                                      "analyze_close"};
 
 static const char *const msg_names[THUE_MSG_COUNT] = {
     "welcome",          "pong",        "ok",           "error",
     "goodbye",          "account",     "room_created", "rooms",
     "room_state",       "match_end",   "chat_message", "match_found",
     "ladder",           "tournaments", "tournament",   "tournament_created",
-    "tournament_event", "queue_failed"};
+    "tournament_event", "queue_failed", "analysis_started", "analysis_tree"};
 
 static const char *const variant_names[] = {"square", "overlap"};
+static const char *const analysis_status_names[] = {"running", "stopped", "done"};
 static const char *const first_names[] = {"random", "creator", "opponent"};
 static const char *const status_names[] = {"waiting", "playing", "finished"};
 static const char *const kind_names[] = {"guest", "account", "bot"};
@@ -373,6 +378,82 @@ static void io_rounds(thue__io *o, const char *key, thue_round_info *r)
 
 /* ---- client commands ------------------------------------------------------------------ */
 
+/* Decoding: refuses every member of the current object not named in keys (NULL-ended;
+ * type and id are always allowed), naming the first such member. The analysis commands
+ * refuse what they do not know (PROTOCOL.md "Analysis"), unlike the older commands. */
+static void only_members(thue__io *o, const char *cmd, const char *const *keys)
+{
+    if (o->enc || o->code != 0)
+        return;
+    const char *k;
+    json_t *v;
+    json_object_foreach(o->cur, k, v) {
+        (void)v;
+        int known = strcmp(k, "type") == 0 || strcmp(k, "id") == 0;
+        for (int i = 0; !known && keys[i] != NULL; i++)
+            known = strcmp(k, keys[i]) == 0;
+        if (!known) {
+            char field[48];
+            snprintf(field, sizeof field, "%.40s", k);
+            if (thue__str_ok(THUE__S_ID, k, strlen(k)))
+                thue__io_fail(o, THUE_PERR_MESSAGE, field, "%s has no member \"%s\"", cmd, k);
+            else
+                thue__io_fail(o, THUE_PERR_MESSAGE, "", "%s has an unknown member", cmd);
+            return;
+        }
+    }
+}
+
+/* Whether an optional member is there: given (encoding: *has), or present (decoding). */
+static int present(thue__io *o, const char *key, int *has)
+{
+    if (o->code != 0)
+        return 0;
+    if (o->enc)
+        return *has;
+    *has = json_object_get(o->cur, key) != NULL;
+    return *has;
+}
+
+static void analyze_members(thue__io *o, thue_cmd *c)
+{
+    static const char *const keys[] = {"room",    "game", "game_options", "position", "iterations",
+                                       "playout", "c",    "seed",         "max_nodes", NULL};
+    only_members(o, "analyze", keys);
+    IO_STR_OPT(o, "room", &c->u.analyze.has_room, c->u.analyze.room, THUE__S_KEY);
+    io_game(o, &c->u.analyze.has_game, c->u.analyze.game, sizeof c->u.analyze.game);
+    thue__io_raw(o, "game_options", THUE__OPT, &c->u.analyze.has_game_options,
+                 c->u.analyze.game_options, sizeof c->u.analyze.game_options);
+    thue__io_raw(o, "position", THUE__OPT, &c->u.analyze.has_position, c->u.analyze.position,
+                 sizeof c->u.analyze.position);
+    thue__io_int_opt(o, "iterations", &c->u.analyze.has_iterations, &c->u.analyze.iterations, 1,
+                     THUE_PROTO_ANALYSIS_ITERATIONS_MAX);
+    thue__io_int_opt(o, "playout", &c->u.analyze.has_playout, &c->u.analyze.playout, 1, 100000);
+    if (present(o, "c", &c->u.analyze.has_c)) {
+        thue__io_dbl(o, "c", &c->u.analyze.c, 0);
+        if (o->code == 0 && !(c->u.analyze.c <= 1000))
+            thue__io_fail(o, THUE_PERR_MESSAGE, "c", "c must be a number from 0 to 1000");
+    }
+    if (present(o, "seed", &c->u.analyze.has_seed))
+        thue__io_i64(o, "seed", &c->u.analyze.seed, 0, THUE__JS_INT_MAX);
+    thue__io_int_opt(o, "max_nodes", &c->u.analyze.has_max_nodes, &c->u.analyze.max_nodes, 1,
+                     THUE_PROTO_ANALYSIS_NODES_MAX);
+    if (o->code != 0)
+        return;
+    /* The source: a room, or a game; options and position belong to a game. */
+    if (c->u.analyze.has_room && c->u.analyze.has_game)
+        thue__io_fail(o, THUE_PERR_MESSAGE, "game",
+                      "analyze takes either room or game, not both");
+    else if (!c->u.analyze.has_room && !c->u.analyze.has_game)
+        thue__io_fail(o, THUE_PERR_MESSAGE, "game",
+                      "analyze needs a source: room, or game (with game_options and position)");
+    else if (c->u.analyze.has_room && c->u.analyze.has_game_options)
+        thue__io_fail(o, THUE_PERR_MESSAGE, "game_options",
+                      "game_options goes with game, not with room");
+    else if (c->u.analyze.has_room && c->u.analyze.has_position)
+        thue__io_fail(o, THUE_PERR_MESSAGE, "position", "position goes with game, not with room");
+}
+
 static void cmd_members(thue__io *o, thue_cmd *c)
 {
     switch (c->type) {
@@ -452,6 +533,24 @@ static void cmd_members(thue__io *o, thue_cmd *c)
         IO_STR(o, "room", c->u.move.room, THUE__S_KEY);
         thue__io_int(o, place ? "position" : "symbol", &c->u.move.value, 0,
                      place ? THUE_LIMIT_MAX : 63);
+        break;
+    }
+    case THUE_CMD_ANALYZE:
+        analyze_members(o, c);
+        break;
+    case THUE_CMD_ANALYZE_STOP:
+    case THUE_CMD_ANALYZE_CLOSE: {
+        static const char *const keys[] = {"analysis", NULL};
+        only_members(o, thue_cmd_type_name(c->type), keys);
+        IO_STR(o, "analysis", c->u.analysis.analysis, THUE__S_KEY);
+        break;
+    }
+    case THUE_CMD_ANALYZE_RESUME: {
+        static const char *const keys[] = {"analysis", "iterations", NULL};
+        only_members(o, "analyze_resume", keys);
+        IO_STR(o, "analysis", c->u.analysis.analysis, THUE__S_KEY);
+        thue__io_int_opt(o, "iterations", &c->u.analysis.has_iterations,
+                         &c->u.analysis.iterations, 1, THUE_PROTO_ANALYSIS_ITERATIONS_MAX);
         break;
     }
     case THUE_CMD_MOVE:
@@ -534,7 +633,8 @@ static int msg_is_event(thue_msg_type t)
 {
     return t == THUE_MSG_GOODBYE || t == THUE_MSG_ROOM_STATE || t == THUE_MSG_MATCH_END ||
            t == THUE_MSG_CHAT_MESSAGE || t == THUE_MSG_MATCH_FOUND ||
-           t == THUE_MSG_TOURNAMENT_EVENT || t == THUE_MSG_QUEUE_FAILED;
+           t == THUE_MSG_TOURNAMENT_EVENT || t == THUE_MSG_QUEUE_FAILED ||
+           t == THUE_MSG_ANALYSIS_TREE;
 }
 
 static void room_summary_members(thue__io *o, thue_room_summary *s)
@@ -976,13 +1076,47 @@ static void msg_members(thue__io *o, thue_msg *m)
         thue__io_err_code(o, &m->u.queue_failed.code);
         IO_STR(o, "message", m->u.queue_failed.message, THUE__S_TEXT);
         break;
+    case THUE_MSG_ANALYSIS_STARTED:
+        IO_STR(o, "analysis", m->u.analysis_started.analysis, THUE__S_KEY);
+        IO_STR(o, "game", m->u.analysis_started.game, THUE__S_KEY);
+        thue__io_raw(o, "game_options", THUE__REQ, NULL, m->u.analysis_started.game_options,
+                     sizeof m->u.analysis_started.game_options);
+        thue__io_raw(o, "position", THUE__REQ, NULL, m->u.analysis_started.position,
+                     sizeof m->u.analysis_started.position);
+        thue__io_int(o, "iterations", &m->u.analysis_started.iterations, 1, INT_MAX);
+        thue__io_int(o, "playout", &m->u.analysis_started.playout, 1, 100000);
+        thue__io_dbl(o, "c", &m->u.analysis_started.c, 0);
+        thue__io_i64(o, "seed", &m->u.analysis_started.seed, 0, THUE__JS_INT_MAX);
+        thue__io_int(o, "max_nodes", &m->u.analysis_started.max_nodes, 1,
+                     THUE_PROTO_ANALYSIS_NODES_MAX);
+        break;
+    case THUE_MSG_ANALYSIS_TREE:
+        IO_STR(o, "analysis", m->u.analysis_tree.analysis, THUE__S_KEY);
+        thue__io_i64(o, "seq", &m->u.analysis_tree.seq, 1, THUE__JS_INT_MAX);
+        IO_ENUM(o, "status", m->u.analysis_tree.status, analysis_status_names);
+        thue__io_i64(o, "iterations", &m->u.analysis_tree.iterations, 0, THUE__JS_INT_MAX);
+        thue__io_i64(o, "nodes", &m->u.analysis_tree.nodes, 1, THUE__JS_INT_MAX);
+        thue__io_int(o, "shown", &m->u.analysis_tree.shown, 1, THUE_PROTO_ANALYSIS_NODES_MAX);
+        thue__io_raw(o, "best", THUE__NULL, &m->u.analysis_tree.has_best, m->u.analysis_tree.best,
+                     sizeof m->u.analysis_tree.best);
+        thue__io_raw_ptr(o, "tree", &m->u.analysis_tree.tree);
+        break;
     }
 }
 
 /* ---- entry points --------------------------------------------------------------------- */
 
 /* Size, depth, JSON, object: the checks before any member is read. */
+static int parse_depth(const char *text, size_t len, size_t max, int depth, json_t **root,
+                       thue_decode_error *err);
+
 static int parse(const char *text, size_t len, size_t max, json_t **root, thue_decode_error *err)
+{
+    return parse_depth(text, len, max, THUE_PROTO_DEPTH_MAX, root, err);
+}
+
+static int parse_depth(const char *text, size_t len, size_t max, int depth, json_t **root,
+                       thue_decode_error *err)
 {
     thue__io o;
     thue__io_init(&o, 0, err);
@@ -994,10 +1128,10 @@ static int parse(const char *text, size_t len, size_t max, json_t **root, thue_d
         return o.code;
     }
     thue__buf rw;
-    int rc = thue__json_prescan(text, len, THUE_PROTO_DEPTH_MAX, &rw);
+    int rc = thue__json_prescan(text, len, depth, &rw);
     if (rc == THUE__SCAN_DEEP) {
         thue__io_fail(&o, THUE_PERR_JSON, "", "objects and arrays may be nested at most %d deep",
-                      THUE_PROTO_DEPTH_MAX);
+                      depth);
         return o.code;
     }
     if (rc != 0) {
@@ -1176,7 +1310,14 @@ int thue_msg_decode(const char *text, size_t len, thue_msg *out, thue_decode_err
     memset(out, 0, sizeof *out);
     thue_codec_init();
     json_t *root;
-    int rc = parse(text, len, 0, &root, err);
+    /* analysis_tree carries a tree that may nest deeper than any other message (the
+     * server writes its type first, as every message's). */
+    static const char tree_prefix[] = "{\"type\":\"analysis_tree\"";
+    int depth = text != NULL && len >= sizeof tree_prefix - 1 &&
+                        memcmp(text, tree_prefix, sizeof tree_prefix - 1) == 0
+                    ? THUE_PROTO_TREE_DEPTH_MAX
+                    : THUE_PROTO_DEPTH_MAX;
+    int rc = parse_depth(text, len, 0, depth, &root, err);
     if (rc != 0)
         return rc;
     thue__io o;

@@ -47,6 +47,10 @@
 #define THUE_PROTOCOL_VERSION 1
 #define THUE_PROTO_MESSAGE_MAX 16384 /* bytes of a client message */
 #define THUE_PROTO_DEPTH_MAX 8
+/* analysis_tree (the server's canonical text, type first) may nest this deep: its tree
+ * shows at most THUE_PROTO_TREE_LEVELS_MAX levels below the root, two nestings each. */
+#define THUE_PROTO_TREE_LEVELS_MAX 400
+#define THUE_PROTO_TREE_DEPTH_MAX (2 * THUE_PROTO_TREE_LEVELS_MAX + 4)
 
 /* Lengths in Unicode code points; buffers hold up to 4 bytes per code point + NUL. */
 #define THUE_PROTO_ID_MAX 64     /* a string id: printable ASCII */
@@ -147,6 +151,10 @@ typedef enum {
     THUE_CMD_LEAVE_TOURNAMENT,
     THUE_CMD_START_TOURNAMENT,
     THUE_CMD_MOVE, /* a move of any game but Thue: {"room":R,"move":{...}} */
+    THUE_CMD_ANALYZE,
+    THUE_CMD_ANALYZE_STOP,
+    THUE_CMD_ANALYZE_RESUME,
+    THUE_CMD_ANALYZE_CLOSE,
     THUE_CMD_COUNT
 } thue_cmd_type;
 
@@ -266,8 +274,33 @@ typedef struct thue_cmd {
             char game[THUE_PROTO_GAME_MAX + 1];
             char game_options[THUE_PROTO_GOPT_MAX + 1];
         } create_tournament;
+        /* analyze: exactly one source, a room or a game (with optional options and
+         * position); the search's parameters, each optional (PROTOCOL.md "Analysis"). */
+        struct {
+            int has_room;
+            char room[THUE_PROTO_KEY_MAX + 1];
+            int has_game, has_game_options, has_position;
+            char game[THUE_PROTO_GAME_MAX + 1];
+            char game_options[THUE_PROTO_GOPT_MAX + 1];
+            char position[THUE_PROTO_GSTATE_MAX + 1];
+            int has_iterations, iterations; /* 1..THUE_PROTO_ANALYSIS_ITERATIONS_MAX */
+            int has_playout, playout;       /* 1..100000 */
+            int has_c;
+            double c; /* 0..1000 */
+            int has_seed;
+            int64_t seed; /* 0..2^53-1 */
+            int has_max_nodes, max_nodes; /* 1..THUE_PROTO_ANALYSIS_NODES_MAX */
+        } analyze;
+        /* analyze_stop, analyze_resume, analyze_close: `analysis`; resume also `iterations`. */
+        struct {
+            char analysis[THUE_PROTO_KEY_MAX + 1];
+            int has_iterations, iterations;
+        } analysis;
     } u;
 } thue_cmd;
+
+#define THUE_PROTO_ANALYSIS_ITERATIONS_MAX 1000000
+#define THUE_PROTO_ANALYSIS_NODES_MAX 50000
 
 /* Why decoding failed. */
 typedef struct thue_decode_error {
@@ -310,6 +343,8 @@ typedef enum {
     THUE_MSG_TOURNAMENT_CREATED,
     THUE_MSG_TOURNAMENT_EVENT,
     THUE_MSG_QUEUE_FAILED,
+    THUE_MSG_ANALYSIS_STARTED,
+    THUE_MSG_ANALYSIS_TREE,
     THUE_MSG_COUNT
 } thue_msg_type;
 
@@ -591,6 +626,26 @@ typedef struct thue_msg {
             int code; /* why: server_busy, rate_limited or internal (a protocol code) */
             char message[THUE_PROTO_TEXT_MAX * 4 + 1];
         } queue_failed;
+        struct {
+            char analysis[THUE_PROTO_KEY_MAX + 1];
+            char game[THUE_PROTO_GAME_MAX + 1];
+            char game_options[THUE_PROTO_GOPT_MAX + 1];
+            char position[THUE_PROTO_GSTATE_MAX + 1];
+            int iterations, playout;
+            double c;
+            int64_t seed;
+            int max_nodes;
+        } analysis_started;
+        struct {
+            char analysis[THUE_PROTO_KEY_MAX + 1];
+            int64_t seq;    /* 1, 2, ... */
+            int status;     /* 0 running, 1 stopped, 2 done */
+            int64_t iterations, nodes;
+            int shown;
+            int has_best;   /* best: null when 0 */
+            char best[THUE_PROTO_GMOVE_MAX + 1];
+            const char *tree; /* the root NODE object as compact JSON (any size) */
+        } analysis_tree;
     } u;
     void *owned; /* set by thue_msg_decode: the memory behind the pointers */
 } thue_msg;

@@ -79,6 +79,8 @@ size_t thue__str_rule_bytes(thue__str_rule r);
 /* 1 when the code point may appear in a player name besides space _ - . : Unicode letters
  * (General_Category L) and decimal digits (Nd). codec_unicode.c. */
 int thue__is_name_char(uint32_t cp);
+/* The same by binary search in the table alone (what thue__is_name_char does past ASCII). */
+int thue__name_char_search(uint32_t cp);
 
 /* ---- the scan before parsing ---------------------------------------------------------- */
 
@@ -220,5 +222,8 @@ void thue__io_word(thue__io *o, const char *key, int mode, const uint8_t **word,
 void thue__io_end(thue__io *o);
 /* A game's payload object as compact JSON text in buf (cap bytes with the NUL). */
 void thue__io_raw(thue__io *o, const char *key, int mode, int *has, char *buf, size_t cap);
+/* A required JSON object of any size held as compact text behind a pointer (encoding: the
+ * caller's, written as it is; decoding: allocated with the message). */
+void thue__io_raw_ptr(thue__io *o, const char *key, const char **text);
 
 #endif

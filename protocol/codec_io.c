@@ -26,6 +26,19 @@ const char *thue__enum_name(const char *const *names, int n, int v)
     return v >= 0 && v < n ? names[v] : NULL;
 }
 
+/* Appends key (n bytes) to the path. */
+static void path_push_n(thue__io *o, const char *key, size_t n)
+{
+    size_t at = o->plen;
+    if (at > 0 && at + 1 < sizeof o->path)
+        o->path[at++] = '/';
+    if (at + n >= sizeof o->path)
+        n = sizeof o->path - 1 - at;
+    memcpy(o->path + at, key, n);
+    o->plen = at + n;
+    o->path[o->plen] = '\0';
+}
+
 static void path_push(thue__io *o, const char *key)
 {
     char num[24];
@@ -35,14 +48,7 @@ static void path_push(thue__io *o, const char *key)
         num[sizeof num - 1] = '\0';
         key = thue__u64_digits(o->idx++, num + sizeof num - 1);
     }
-    size_t n = strlen(key), at = o->plen;
-    if (at > 0 && at + 1 < sizeof o->path)
-        o->path[at++] = '/';
-    if (at + n >= sizeof o->path)
-        n = sizeof o->path - 1 - at;
-    memcpy(o->path + at, key, n);
-    o->plen = at + n;
-    o->path[o->plen] = '\0';
+    path_push_n(o, key, strlen(key));
 }
 
 static void path_pop(thue__io *o, size_t plen)
@@ -104,22 +110,28 @@ static void put_key(thue__io *o, const char *key)
     if (!o->first)
         thue__buf_putc(&o->out, ',');
     o->first = 0;
-    if (key != NULL) {
-        /* The keys are the descriptions' own names: nothing in them needs escaping. */
-        size_t n = strlen(key);
-        char k[64];
-        if (n + 3 <= sizeof k) {
-            k[0] = '"';
-            memcpy(k + 1, key, n);
-            k[n + 1] = '"';
-            k[n + 2] = ':';
-            thue__buf_put(&o->out, k, n + 3);
-        } else {
-            thue__buf_json_str(&o->out, key, n);
-            thue__buf_putc(&o->out, ':');
-        }
+    if (key == NULL) {
+        path_push(o, NULL);
+        return;
     }
-    path_push(o, key);
+    /* The keys are the descriptions' own names: nothing in them needs escaping. One
+     * strlen serves the text and the path (this runs for every member of every message
+     * the server sends). */
+    size_t n = strlen(key);
+    thue__buf *b = &o->out;
+    if (!b->oom && n + 3 < b->cap - b->len) { /* straight into the buffer */
+        char *at = b->p + b->len;
+        at[0] = '"';
+        memcpy(at + 1, key, n);
+        at[n + 1] = '"';
+        at[n + 2] = ':';
+        at[n + 3] = '\0';
+        b->len += n + 3;
+    } else {
+        thue__buf_json_str(b, key, n);
+        thue__buf_putc(b, ':');
+    }
+    path_push_n(o, key, n);
 }
 
 /* Enters the container j (decoding) or the one just opened (encoding). */
@@ -467,6 +479,7 @@ static int wire_code(int err)
     case THUE_EMOVE:
     case THUE_EILLEGAL:
     case THUE_EGAME:
+    case THUE_ESTATE: /* analyze's position */
         return 1;
     default:
         return 0;
@@ -784,6 +797,42 @@ void thue__io_free_chunks(thue__chunk *c)
 /* A game's payload: an object the envelope does not describe, carried as its compact
  * JSON text (the game checks it). Encoding writes buf as it is (the server made it with
  * jansson); decoding writes the member's compact text into buf. */
+void thue__io_raw_ptr(thue__io *o, const char *key, const char **text)
+{
+    if (o->code != 0)
+        return;
+    size_t pl = o->plen;
+    int ok = 1, missing = 0;
+    if (o->enc) {
+        put_key(o, key);
+        if (*text == NULL || (*text)[0] != '{')
+            ok = 0;
+        else
+            thue__buf_puts(&o->out, *text);
+    } else {
+        json_t *j = at(o, key);
+        *text = NULL;
+        if (j == NULL) {
+            ok = 0, missing = 1;
+        } else if (!json_is_object(j)) {
+            ok = 0;
+        } else {
+            char *dump = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER);
+            char *mem = dump != NULL ? alloc(o, strlen(dump) + 1, 1) : NULL;
+            if (mem != NULL) {
+                memcpy(mem, dump, strlen(dump) + 1);
+                *text = mem;
+            } else if (dump == NULL) {
+                thue__io_oom(o);
+            }
+            free(dump);
+        }
+    }
+    if (!ok)
+        bad(o, missing, 0, "an object");
+    path_pop(o, pl);
+}
+
 void thue__io_raw(thue__io *o, const char *key, int mode, int *has, char *buf, size_t cap)
 {
     if (o->code != 0)

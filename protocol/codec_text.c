@@ -45,6 +45,12 @@ static int buf_reserve(thue__buf *b, size_t extra)
 
 void thue__buf_put(thue__buf *b, const char *s, size_t n)
 {
+    if (!b->oom && n < b->cap - b->len) { /* room enough (len < cap once cap > 0) */
+        memcpy(b->p + b->len, s, n);
+        b->len += n;
+        b->p[b->len] = '\0';
+        return;
+    }
     if (n > SIZE_MAX / 2 || buf_reserve(b, n) != 0)
         return;
     if (n > 0)

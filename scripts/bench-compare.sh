@@ -14,7 +14,11 @@
 #                     the game interface of issue 17)
 #   --head REV        the revision compared with it (default HEAD)
 #   --rounds N        1..50 alternations (default 3; about 2 minutes each)
-#   --benches LIST    a comma-separated subset of engine,search,load (default all three)
+#   --benches LIST    a comma-separated subset of engine,search,load,instr (default
+#                     engine,search,load); instr counts the instructions the server's
+#                     loop thread runs per move under valgrind's callgrind (one match
+#                     at a time, 12 matches of the load generator's play, fixed seed):
+#                     a figure the machine's noise does not move (needs valgrind)
 #   --work DIR        where the worktrees and builds go (default /tmp/thue-bench-compare);
 #                     a revision already built there is not built again
 #   --json            also print the summary as one JSON line
@@ -63,7 +67,12 @@ case "$ROUNDS" in ''|*[!0-9]*) die_usage "--rounds must be 1..50" ;; esac
 IFS=',' read -r -a BENCH_LIST <<< "$BENCHES"
 [ "${#BENCH_LIST[@]}" -gt 0 ] || die_usage "--benches is empty"
 for b in "${BENCH_LIST[@]}"; do
-  case "$b" in engine|search|load) ;; *) die_usage "unknown bench '$b' (engine, search, load)" ;; esac
+  case "$b" in
+    engine|search|load) ;;
+    instr) command -v valgrind >/dev/null ||
+             { echo "bench-compare.sh: instr needs valgrind (apt-get install valgrind)" >&2; exit 1; } ;;
+    *) die_usage "unknown bench '$b' (engine, search, load, instr)" ;;
+  esac
 done
 command -v python3 >/dev/null || { echo "bench-compare.sh: python3 is needed" >&2; exit 1; }
 
@@ -97,7 +106,7 @@ build "$HEAD_SHA"
 # The load generator: the working tree's (same client for both servers).
 LG_DIR=build/tests/load
 for b in "${BENCH_LIST[@]}"; do
-  if [ "$b" = load ] && [ ! -x "$LG_DIR/thue-loadgen" ]; then
+  if { [ "$b" = load ] || [ "$b" = instr ]; } && [ ! -x "$LG_DIR/thue-loadgen" ]; then
     echo "bench-compare.sh: building the load generator (scripts/build.sh)..." >&2
     bash scripts/build.sh >/dev/null
   fi
@@ -106,10 +115,45 @@ done
 OUT="$WORK/run-$(date +%Y%m%d-%H%M%S)"
 mkdir -p "$OUT"
 
+# instr: the server under callgrind on a free port, 12 matches played one at a time; the
+# loop thread's instructions (callgrind's totals of thread 1) per move counted by the
+# server's /metrics. Prints moves per million instructions.
+instr_run() {
+  local bin=$1 f=$2 cg="$2.callgrind" log="$2.server" port="" pid
+  valgrind --tool=callgrind --separate-threads=yes --callgrind-out-file="$cg" "$bin" --port 0 \
+    --bind 127.0.0.1 --db :memory: --log-level warn --threads 1 >"$log" 2>&1 &
+  pid=$!
+  for _ in $(seq 1 300); do
+    port=$(sed -n 's|^thue-server listening on http://127\.0\.0\.1:\([0-9]*\).*|\1|p' "$log" | head -n 1)
+    [ -n "$port" ] && curl -fsS --max-time 1 "http://127.0.0.1:$port/healthz" >/dev/null 2>&1 && break
+    port=""
+    sleep 0.2
+  done
+  if [ -z "$port" ]; then
+    kill "$pid" 2>/dev/null || true
+    echo "the server did not start under valgrind (see $log)" >"$f"
+    return 1
+  fi
+  "$LG_DIR/thue-loadgen" --server "ws://127.0.0.1:$port/ws" --matches 1 --max-matches 12 \
+    --duration 300 --warmup 0 --seed 7 --json >"$f" 2>&1 || true
+  local moves
+  moves=$(curl -fsS --max-time 5 "http://127.0.0.1:$port/metrics" | sed -n 's/^thue_moves_total \([0-9]*\)$/\1/p')
+  kill -INT "$pid" 2>/dev/null || true
+  wait "$pid" 2>/dev/null || true
+  local ir
+  ir=$(sed -n 's/^\(summary\|totals\): \([0-9]*\).*/\2/p' "$cg-01" 2>/dev/null | head -n 1)
+  if [ -z "$moves" ] || [ -z "$ir" ] || [ "$moves" -eq 0 ]; then
+    echo "no moves or no instruction count (see $log and $cg-01)" >>"$f"
+    return 1
+  fi
+  echo "{\"phase\": \"instr\", \"moves\": $moves, \"loop_instructions\": $ir}" >>"$f"
+}
+
 # One bench of one revision: its figure on stdout (higher is better for every one).
 #   engine: checks per second at n = 100, 400 and 1600 (the sum of the three rates)
 #   search: 1000 / the ms of the six bot games (games per second, x1000)
 #   load:   confirmed moves per second
+#   instr:  moves per million instructions of the server's loop thread
 measure() {
   local bench=$1 sha=$2 round=$3 dir="$WORK/build-$2" f
   f="$OUT/$bench-${sha:0:10}-$round.txt"
@@ -122,6 +166,8 @@ measure() {
     load)
       bash scripts/bench.sh --no-build --phases play --server-bin "$dir/server/thue-server" \
         --loadgen-bin "$LG_DIR/thue-loadgen" --json >"$f" 2>&1 ;;
+    instr)
+      instr_run "$dir/server/thue-server" "$f" ;;
   esac || { echo "bench-compare.sh: $bench of ${sha:0:10} failed (see $f)" >&2; return 1; }
   python3 - "$bench" "$f" <<'EOF'
 import json, sys
@@ -140,6 +186,9 @@ if bench == "engine":
 elif bench == "search":
     d = docs[-1]
     print(1000.0 / sum(g["ms"] for g in d["games"]))
+elif bench == "instr":
+    d = [x for x in docs if x.get("phase") == "instr"][-1]
+    print(d["moves"] * 1e6 / d["loop_instructions"])
 else:
     d = [x for x in docs if x.get("phase") == "play"][-1]
     print(d["moves_per_s"])
@@ -153,7 +202,7 @@ for round in $(seq 1 "$ROUNDS"); do
     a=$(measure "$bench" "$BASE_SHA" "$round") || exit 1
     b=$(measure "$bench" "$HEAD_SHA" "$round") || exit 1
     printf '%s\t%s\t%s\t%s\n' "$bench" "$round" "$a" "$b" >>"$OUT/figures.tsv"
-    python3 -c "import sys; a,b=float(sys.argv[3]),float(sys.argv[4]); print('%-7s %-6s %14.1f %14.1f %8.3f' % (sys.argv[1], sys.argv[2], a, b, b/a))" \
+    python3 -c "import sys; a,b=float(sys.argv[3]),float(sys.argv[4]); print('%-7s %-6s %14.6g %14.6g %8.3f' % (sys.argv[1], sys.argv[2], a, b, b/a))" \
       "$bench" "$round" "$a" "$b"
   done
 done

@@ -109,6 +109,11 @@ static const setting settings[] = {
     INT_SETTING("claims-per-ip", "THUE_CLAIMS_PER_IP", claims_per_ip, 1, 100000),
     INT_SETTING("rated-min-moves", "THUE_RATED_MIN_MOVES", rated_min_moves, 0, 1000),
     INT_SETTING("rated-pair-max", "THUE_RATED_PAIR_MAX", rated_pair_max, 1, 100000),
+    INT_SETTING("max-analyses", "THUE_MAX_ANALYSES", max_analyses, 1, 100000),
+    INT_SETTING("analysis-iterations-max", "THUE_ANALYSIS_ITERATIONS_MAX", analysis_iterations_max,
+                1, 1000000000),
+    INT_SETTING("analysis-tree-nodes", "THUE_ANALYSIS_TREE_NODES", analysis_tree_nodes, 1000,
+                16777216),
     INT_SETTING("tournament-expire-s", "THUE_TOURNAMENT_EXPIRE_S", tournament_expire_s, 1, 2592000),
     REAL_SETTING("glicko-tau", "THUE_GLICKO_TAU", glicko_tau, 0.2, 1.2),
     STR_SETTING("trusted-proxy", "THUE_TRUSTED_PROXY", KIND_PROXIES, trusted_proxy),
@@ -174,6 +179,12 @@ const char thue_config_usage[] =
     "  --rated-pair-max N          5          1..100000 rated matches two accounts\n"
     "                                         may play each other in 24 h; later\n"
     "                                         ones are unrated\n"
+    "  --max-analyses N            16         1..100000 analyses open at once on the\n"
+    "                                         server (server_busy past it)\n"
+    "  --analysis-iterations-max N 1000000    1..1000000000 iterations one analysis\n"
+    "                                         may run in all, resumes included\n"
+    "  --analysis-tree-nodes N     1000000    1000..16777216 nodes an analysis's\n"
+    "                                         tree may hold (about 56 bytes each)\n"
     "  --rate N                    20         1..10000 messages/s per connection\n"
     "  --burst N                   40         1..100000 messages sent at once\n"
     "  --ping-s N                  30         1..3600 s of silence before a ping\n"
@@ -610,6 +621,9 @@ void thue_config_defaults(thue_config *c)
     c->claims_per_ip = 5;
     c->rated_min_moves = 2;
     c->rated_pair_max = 5;
+    c->max_analyses = 16;
+    c->analysis_iterations_max = 1000000;
+    c->analysis_tree_nodes = 1000000;
     c->glicko_tau = 0.5;
     c->request_timeout_s = 10;
     c->api_rate = 10;

@@ -67,6 +67,11 @@ typedef struct thue_config {
                                            rated match to count, 2 */
     int rated_pair_max;                 /* --rated-pair-max 1..100000 rated matches two
                                            accounts may play each other in 24 h, 5 */
+    int max_analyses;                   /* --max-analyses 1..100000 analyses open at once, 16 */
+    int analysis_iterations_max;        /* --analysis-iterations-max 1..1000000000 iterations
+                                           one analysis may run in all, 1000000 */
+    int analysis_tree_nodes;            /* --analysis-tree-nodes 1000..16777216 nodes of one
+                                           analysis's tree, 1000000 */
     int tournament_expire_s;            /* --tournament-expire-s 1..2592000: an open tournament
                                            not started by then expires, 86400 */
     char trusted_proxy[THUE_CONFIG_PROXIES_MAX]; /* --trusted-proxy ADDRESS[,ADDRESS...]: peers

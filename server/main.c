@@ -223,6 +223,9 @@ static int start(app *a)
         .claims_per_ip = a->cfg.claims_per_ip,
         .rated_min_moves = a->cfg.rated_min_moves,
         .rated_pair_max = a->cfg.rated_pair_max,
+        .max_analyses = a->cfg.max_analyses,
+        .analysis_iterations_max = a->cfg.analysis_iterations_max,
+        .analysis_tree_nodes = a->cfg.analysis_tree_nodes,
     };
     a->lobby = thue_lobby_new(&a->loop, &lc, a->pool, &a->metrics);
     if (a->lobby == NULL) {

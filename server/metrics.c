@@ -164,6 +164,10 @@ char *thue_metrics_render(const thue_metrics *m, const thue_pool_stats *pool, si
     }
     metric(&b, "bot_jobs_cancelled_total", "counter", "Bot moves cancelled before delivery.",
            (unsigned long long)m->bot_jobs_cancelled);
+    gauge_signed(&b, "analyses_running", "Analyses open (searching or stopped).",
+                 (long long)m->analyses);
+    metric(&b, "analyses_total", "counter", "Analyses started.",
+           (unsigned long long)m->analyses_total);
     histogram(&b, "move_validation_seconds", "Time to validate and apply one move.",
               &m->move_validation);
     histogram(&b, "bot_think_seconds", "Search time of one bot move.", &m->bot_think);

@@ -39,6 +39,8 @@ typedef struct thue_metrics {
     uint64_t matches_started, matches_finished, moves;
     uint64_t errors[THUE_METRICS_ERROR_SLOTS]; /* indexed by -code */
     uint64_t bot_jobs_submitted, bot_jobs_cancelled;
+    int64_t analyses;        /* analyses open now (searching or paused) */
+    uint64_t analyses_total; /* analyses started */
     thue_histogram move_validation; /* seconds per validated move (engine call) */
     thue_histogram bot_think;       /* seconds of search per bot move */
     thue_histogram pool_queue_wait; /* seconds a bot job waited for a worker */

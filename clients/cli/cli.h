@@ -81,6 +81,8 @@ int cmd_bench_search(int argc, char **argv);
 int cmd_solve(int argc, char **argv);
 int cmd_bestmove(int argc, char **argv);
 int cmd_arena(int argc, char **argv);
+/* `thue wythoff` (cmd_wythoff.c): the P-table methods of Wythoff's game. */
+int cmd_wythoff(int argc, char **argv);
 /* Network commands (net.c, netcmd.c): play on a thue-server. */
 int cmd_bot(int argc, char **argv);
 int cmd_watch(int argc, char **argv);

@@ -22,6 +22,7 @@ static const char usage[] =
     "  bestmove WORD --k K --role R --bot SPEC [...]\n"
     "                                   a bot's move in a position\n"
     "  arena [...]                      bot-vs-bot batches: tables, CSV, an SVG chart\n"
+    "  wythoff [--a A] [--n N] [...]    Wythoff's game: its P-table three ways, timed\n"
     "  bench engine [...]               legal-move map speed against the naive baseline\n"
     "  bench search [...]               the bots against the thesis's way; the pool\n"
     "  bot --bot SPEC [--server URL] [...]\n"
@@ -64,6 +65,8 @@ int main(int argc, char **argv)
         return cmd_bestmove(argc - 1, argv + 1);
     if (strcmp(cmd, "arena") == 0)
         return cmd_arena(argc - 1, argv + 1);
+    if (strcmp(cmd, "wythoff") == 0)
+        return cmd_wythoff(argc - 1, argv + 1);
     if (strcmp(cmd, "bench") == 0)
         return cmd_bench(argc - 1, argv + 1);
     if (strcmp(cmd, "bot") == 0)

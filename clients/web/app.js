@@ -518,7 +518,7 @@ async function route() {
 // sent as game_options. Addresses: #/ladder?variant=square&k=3&kind=all for Thue,
 // #/ladder?game=nim&misere=1&kind=all (northcott: rows, cols; circle: fields; rims: none)
 // for another game; #/ladder?game=G&options=<JSON> is read too.
-const POOL_OPTIONS = { nim: ["misere"], northcott: ["rows", "cols"], circle: ["fields"], rims: [] };
+const POOL_OPTIONS = { nim: ["misere"], northcott: ["rows", "cols"], circle: ["fields"], rims: [], wythoff: ["a"] };
 POOL_OPTIONS.dots = ["rows", "cols", "outline"];
 const poolOptionsOf = (game) => POOL_OPTIONS[game] || [];
 
@@ -1279,7 +1279,7 @@ function gameOptionFields(box, game, prefix, { only = null, values = {}, help = 
     input = el("input", { id, value: has ? String(values[o.name]) : fieldText(o), title: o.help, ...(o.type === "integer" ? { inputMode: "numeric" } : {}) });
     input.dataset.testid = id;
     input.setAttribute("aria-describedby", help ? `${id}-err ${id}-help` : `${id}-err`);
-    const label = { heaps: game === "nim" ? "Heaps (numbers)" : "Regions' dots (numbers)", rows: "Rows", cols: "Columns", fields: "Fields", white: "White pieces", black: "Black pieces", start: "Start", move_cap: "Move cap (empty: default)" }[o.name] || o.name;
+    const label = { heaps: game === "rims" ? "Regions' dots (numbers)" : "Heaps (numbers)", rows: "Rows", cols: "Columns", fields: "Fields", white: "White pieces", black: "Black pieces", start: "Start", move_cap: "Move cap (empty: default)" }[o.name] || o.name;
     box.append(el("label", {}, label, input, help ? el("span", { class: "small", id: `${id}-help` }, o.help) : null, err));
   }
 }

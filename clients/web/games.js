@@ -7,6 +7,7 @@
 // so a refused one comes back as the server's own sentence. Nothing from the server is
 // put in the page as HTML.
 
+import { WYTHOFF_HINT, WYTHOFF_INFO, wythoffApply, wythoffBoard, wythoffCheck, wythoffMoveText, wythoffOptionsText } from "./wythoff.js";
 import { DOTS_GAME, DOTS_HINT, dotsApply, dotsBoard, dotsCheckOptions, dotsMoveText, dotsOptionsText, dotsResultWords } from "./dots.js";
 
 const SPLIT_MAX_REGIONS = 64; // Rims: a split that makes a 65th region is refused
@@ -50,6 +51,7 @@ export const FALLBACK_GAMES = [
       { name: "move_cap", type: "integer", default: null, help: "1..100000 (empty: 40 × fields): after that many moves the game is drawn" },
     ],
   },
+  WYTHOFF_INFO,
   DOTS_GAME,
 ];
 
@@ -190,7 +192,8 @@ export function checkOptions(game, raw) {
       }
     }
     capCheck();
-  } else if (game === "dots") dotsCheckOptions(options, errors);
+  } else if (game === "wythoff") wythoffCheck(options, errors);
+  else if (game === "dots") dotsCheckOptions(options, errors);
   return { options, errors };
 }
 
@@ -208,6 +211,7 @@ export function optionsText(game, o) {
   if (game === "nim") return `${t}: heaps ${(o.heaps || []).join(" ")}, ${o.misere ? "misère (who takes the last token loses)" : "normal play"}`;
   if (game === "rims") return `${t}: regions ${(o.heaps || []).join(" ")}`;
   if (game === "northcott") return `${t}: ${o.rows} × ${o.cols}, ${o.start === "random" ? "random start" : "set start"}, drawn after ${o.move_cap} moves`;
+  if (game === "wythoff") return wythoffOptionsText(t, o);
   if (game === "circle") return `${t}: ${o.fields} fields, ${o.start === "random" ? `${o.white} white and ${o.black} black at random` : "set start"}, drawn after ${o.move_cap} moves`;
   if (game === "dots") return dotsOptionsText(t, o);
   return `${t}: ${JSON.stringify(o)}`;
@@ -268,7 +272,7 @@ export function applyMove(game, st, mv) {
     b[mv.to] = b[mv.from];
     b[mv.from] = ".";
     next.board = b.join("");
-  }
+  } else if (game === "wythoff") return wythoffApply(st, mv);
   return next;
 }
 
@@ -292,6 +296,7 @@ export function moveText(game, mv, prev) {
     const from = prev ? (prev.to_move === 0 ? prev.white : prev.black)[mv.row] : null;
     return `moved in row ${mv.row + 1}${from !== null && from !== undefined ? ` from column ${from + 1}` : ""} to column ${mv.to + 1}`;
   }
+  if (game === "wythoff") return wythoffMoveText(mv);
   if (game === "dots") return dotsMoveText(mv, prev);
   if (game === "circle") return `moved from field ${mv.from} to field ${mv.to}${mv.dir === 1 ? " (clockwise)" : mv.dir === -1 ? " (counter-clockwise)" : ""}`;
   return JSON.stringify(mv);
@@ -324,6 +329,7 @@ export function moveHint(game) {
   if (game === "rims") return "click a dot to take it and every dot after it in its region, then choose the split";
   if (game === "northcott") return "click one of your pieces, then a square in its row";
   if (game === "circle") return "click one of your pieces, then a free field it can slide to";
+  if (game === "wythoff") return WYTHOFF_HINT;
   if (game === "dots") return DOTS_HINT;
   return "make your move";
 }
@@ -360,6 +366,7 @@ export function drawBoard(box, view) {
   if (view.game === "nim" || view.game === "rims") heapsBoard(box, view);
   else if (view.game === "northcott") gridBoard(box, view);
   else if (view.game === "circle") circleBoard(box, view);
+  else if (view.game === "wythoff") wythoffBoard(box, view);
   else if (view.game === "dots") dotsBoard(box, view, el, COLOUR);
   else box.append(el("pre", { class: "small" }, JSON.stringify(st)));
 }

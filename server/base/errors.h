@@ -65,7 +65,8 @@
     X(TOURNAMENT_CLOSED, -124, "tournament_closed", "the tournament is no longer open")            \
     X(NOT_ALLOWED, -125, "not_allowed", "you may not do that")                                     \
     X(BUSY, -126, "server_busy", "the server is at a limit; try again later")                      \
-    X(INTERNAL, -127, "internal", "an error inside the server")
+    X(INTERNAL, -127, "internal", "an error inside the server")                                    \
+    X(NOT_FOUND, -128, "not_found", "no such analysis")
 
 typedef enum {
 #define THUE__PERR_ENUM(name, value, wire, msg) THUE_PERR_##name = (value),

@@ -20,6 +20,7 @@
  */
 #include "account_cmds.h"
 #include "accounts.h"
+#include "analysis.h"
 #include "names.h"
 #include "quickmatch.h"
 #include "record.h"
@@ -150,6 +151,7 @@ static void session_end(session *s)
         return;
     s->ending = true;
     queue_remove(s);
+    analysis_session_gone(s);
     tournament_session_gone(l, s);
     for (room *r = l->rooms, *next; r; r = next) {
         next = r->next;
@@ -435,6 +437,14 @@ static int dispatch(request *rq)
         return cmd_start_tournament(rq);
     case THUE_CMD_QUEUE_LEAVE:
         return cmd_queue_leave(rq);
+    case THUE_CMD_ANALYZE:
+        return cmd_analyze(rq);
+    case THUE_CMD_ANALYZE_STOP:
+        return cmd_analyze_stop(rq);
+    case THUE_CMD_ANALYZE_RESUME:
+        return cmd_analyze_resume(rq);
+    case THUE_CMD_ANALYZE_CLOSE:
+        return cmd_analyze_close(rq);
     default:
         return cmd_not_available(rq);
     }
@@ -525,6 +535,12 @@ thue_lobby *thue_lobby_new(uv_loop_t *loop, const thue_lobby_config *cfg, thue_p
         l->cfg.rated_min_moves = 0;
     if (l->cfg.rated_pair_max <= 0)
         l->cfg.rated_pair_max = THUE_LOBBY_RATED_PAIR_MAX_DEFAULT;
+    if (l->cfg.max_analyses <= 0)
+        l->cfg.max_analyses = THUE_LOBBY_MAX_ANALYSES_DEFAULT;
+    if (l->cfg.analysis_iterations_max <= 0)
+        l->cfg.analysis_iterations_max = THUE_LOBBY_ANALYSIS_ITERATIONS_MAX_DEFAULT;
+    if (l->cfg.analysis_tree_nodes <= 0)
+        l->cfg.analysis_tree_nodes = THUE_LOBBY_ANALYSIS_TREE_NODES_DEFAULT;
     /* Buckets per address (and per account): room_rate_per_ip rooms refilled over a
      * minute, tournament_rate tournaments refilled over an hour. */
     l->room_rate =
@@ -648,6 +664,7 @@ void thue_lobby_disconnected(thue_lobby *l, thue_client *c)
         return;
     s->client = NULL;
     queue_remove(s);
+    analysis_session_gone(s); /* nobody to stream its tree to */
     if (l->stopping || l->cfg.grace_s <= 0) {
         session_end(s);
         return;
@@ -704,6 +721,7 @@ void thue_lobby_shutdown(thue_lobby *l)
         uv_timer_stop(&s->queue_timer);
     }
     uv_timer_stop(&l->tour_timer);
+    analysis_shutdown(l);
     for (thue_client *c = l->clients; c; c = c->next)
         send_goodbye(l, c, "shutdown", "the server is shutting down", 1001);
 }

@@ -49,6 +49,9 @@ typedef struct thue_lobby_hooks {
 #define THUE_LOBBY_CLAIMS_PER_IP_DEFAULT 5
 #define THUE_LOBBY_RATED_MIN_MOVES_DEFAULT 2
 #define THUE_LOBBY_RATED_PAIR_MAX_DEFAULT 5
+#define THUE_LOBBY_MAX_ANALYSES_DEFAULT 16
+#define THUE_LOBBY_ANALYSIS_ITERATIONS_MAX_DEFAULT 1000000
+#define THUE_LOBBY_ANALYSIS_TREE_NODES_DEFAULT 1000000
 #define THUE_LOBBY_RATED_PAIR_WINDOW_MS (24 * 3600 * 1000LL)
 
 typedef struct thue_lobby_config {
@@ -84,6 +87,9 @@ typedef struct thue_lobby_config {
      * that ends by resign, timeout or abandon to be rated; rated matches two accounts may
      * play each other within 24 h (later ones are not rated). */
     int claims_per_ip, rated_min_moves, rated_pair_max;
+    /* Analyses (0: the defaults below): open at once on the server; iterations one may
+     * run in all; the nodes its tree may hold. */
+    int max_analyses, analysis_iterations_max, analysis_tree_nodes;
 } thue_lobby_config;
 
 typedef struct thue_lobby thue_lobby;

@@ -5,7 +5,7 @@
  * account_cmds.h; lobby.c (connections, sessions, dispatch) offers nothing but lobby.h.
  * Calls go one way, downwards (docs/architecture.md, "The lobby's modules"):
  *
- *   lobby.c -> account_cmds.c -> session.c, quickmatch.c, tournament.c -> room.c
+ *   lobby.c -> account_cmds.c, analysis.c -> session.c, quickmatch.c, tournament.c -> room.c
  *           -> table.c -> record.c -> accounts.c, roomstate.c -> util.c -> names.c
  *
  * (each may call any module further right). The few calls upwards are hooks, function
@@ -53,6 +53,7 @@ typedef struct room room;
 typedef struct account account;
 typedef struct ladder_cache ladder_cache;
 typedef struct tournament tournament;
+typedef struct analysis analysis;
 
 #define THUE_SCHED_ROUNDS_MAX_ALL THUE_SCHED_PLAYERS_MAX /* a round robin of 256: 256 rounds */
 
@@ -154,6 +155,7 @@ struct session {
     bool queued;
     thue_room_options queue_opt;
     uint64_t queue_seq;
+    analysis *analysis; /* its analysis (analysis.c), or NULL */
     uv_timer_t grace_timer, queue_timer;
     int handles; /* open timers; freed at 0 once ending */
     bool ending;
@@ -261,6 +263,8 @@ struct thue_lobby {
     bool load_index_failed;
     int store_pending; /* store jobs whose callbacks have not run */
     tournament *tournaments;
+    analysis *analyses; /* every analysis still searching or open (analysis.c) */
+    int nanalyses;
     thue_limiter *room_rate; /* rooms made per address (cfg.room_rate_per_ip a minute) */
     thue_limiter *tour_rate; /* tournaments made per address and per account (an hour) */
     thue_limiter *claim_rate; /* accounts claimed per address (cfg.claims_per_ip an hour) */

@@ -279,6 +279,7 @@ static void room_handle_closed(uv_handle_t *h)
     l->handles--;
     if (--r->handles == 0) {
         free(r->spect);
+        table_free_moves(r);
         free(r->moves);
         free(r->gstate);
         free(r->gstart);

@@ -96,7 +96,7 @@ int table_match_start(room *r, int builder)
         r->seats[i].rematch = r->seats[i].bot; /* bots always agree */
     }
     memset(&r->last_move, 0, sizeof r->last_move);
-    r->nmoves = 0;
+    table_free_moves(r);
     r->plies[0] = r->plies[1] = 0;
     r->started_ms = lobby_now_ms();
     r->game_seed = seed;
@@ -279,21 +279,28 @@ static void clock_due(uv_timer_t *t)
     table_forfeit(r, r->clock_running, THUE_END_TIMEOUT);
 }
 
-/* Appends a move to the match's record (a move that cannot be logged for lack of memory
- * is left out of the record, and logged). */
-static void log_move(room *r, int round, int seat, bool paint, int value, double think_ms)
+void table_free_moves(room *r)
+{
+    for (int i = 0; i < r->nmoves; i++)
+        free(r->moves[i].gmove);
+    r->nmoves = 0;
+}
+
+/* Appends a move to the match's record: its row (gmove NULL), or NULL when it cannot be
+ * logged for lack of memory (it is left out of the record, and logged). */
+static thue_move_row *log_move(room *r, int round, int seat, bool paint, int value,
+                               double think_ms)
 {
     if (r->nmoves == r->capmoves) {
         int cap = r->capmoves ? 2 * r->capmoves : 64;
         thue_move_row *grown = realloc(r->moves, (size_t)cap * sizeof *grown);
         if (grown == NULL) {
             thue_log(THUE_LOG_ERROR, "room %s: out of memory recording a move", r->id);
-            return;
+            return NULL;
         }
         r->moves = grown;
         r->capmoves = cap;
     }
-    /* Member by member: a compound literal would zero the whole move text buffer. */
     thue_move_row *mv = &r->moves[r->nmoves++];
     mv->round = round;
     mv->ply = r->plies[round]++;
@@ -301,7 +308,8 @@ static void log_move(room *r, int round, int seat, bool paint, int value, double
     mv->is_paint = paint;
     mv->value = value;
     mv->think_ms = think_ms;
-    mv->gmove[0] = '\0';
+    mv->gmove = NULL;
+    return mv;
 }
 
 /*
@@ -348,10 +356,9 @@ int table_apply_gmove(room *r, int seat, const thue_gmove *m, thue_gerr *e)
         log_move(r, round, seat, m->v[0] == 1, m->v[1], think_ms);
     } else {
         room_json_into(r->game->move_json(&r->gopt, m), r->glast, sizeof r->glast);
-        log_move(r, 0, seat, false, 0, think_ms);
-        if (r->nmoves > 0 && r->moves[r->nmoves - 1].seat == seat)
-            snprintf(r->moves[r->nmoves - 1].gmove, sizeof r->moves[r->nmoves - 1].gmove, "%s",
-                     r->glast);
+        thue_move_row *mv = log_move(r, 0, seat, false, 0, think_ms);
+        if (mv != NULL && (mv->gmove = strdup(r->glast)) == NULL)
+            thue_log(THUE_LOG_ERROR, "room %s: out of memory recording a move's text", r->id);
     }
     match_goes_on(r);
     return 0;

@@ -29,6 +29,8 @@ int table_apply_move(room *r, int seat, bool paint, int value);
 int table_apply_gmove(room *r, int seat, const thue_gmove *m, thue_gerr *e);
 /* After an accepted move: the next turn or the end, and the new state for everyone. */
 void table_after_move(room *r);
+/* Empties the match's record of moves (their texts freed; the array kept). */
+void table_free_moves(room *r);
 /* The bot in `seat` is to move: its job goes to the pool. */
 void table_submit_bot(room *r, int seat);
 /* Seats a Thue bot, or another game's: 0, or -1 when a rated room's bot account cannot be

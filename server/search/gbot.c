@@ -8,14 +8,9 @@
  * search/uctspec.c, which Thue's spec parser (bot.c) uses too, so the keys, ranges,
  * defaults and error sentences are the same.
  *
- * UCT's tree is one array of nodes (indices, not pointers, so it can grow by realloc);
- * a node's children are made all at once, in the order of legal_moves, the first time a
- * playout passes through it, and stored side by side. A node keeps the player who made
- * its move and the payoff of the playouts through it for that player (win 1, draw or
- * cut playout 0.5, loss 0). Selection from a node plays its first unvisited child, else
- * the child with the largest UCB1 value. Each iteration replays the moves from the root
- * on a copy of the root state (memcpy), so the tree holds no states. Past
- * UCT_NODES_MAX nodes the tree stops growing and playouts start at its leaves.
+ * UCT is search/guct.c's persistent tree, made for one move and run once (the server's
+ * analysis runs the same tree in slices, so an analysis of a position and this bot with the
+ * same seed and iterations agree); the tree's design is described there.
  *
  * Nodes are counted like the Thue uct's (tree nodes made) against the node budget, and
  * the limits are polled every few playouts and every few hundred playout moves.
@@ -28,11 +23,10 @@
 #include <string.h>
 
 #include "base/errors.h"
+#include "search/guct.h"
 #include "search/limits.h"
 #include "search/uctspec.h"
 
-#define UCT_NODES_MAX (1u << 24)
-#define UCT_POLL_STEPS 256
 
 /* ---- specs ---------------------------------------------------------------------------- */
 
@@ -158,227 +152,27 @@ int thue_gbot_spec_check(const thue_gamedef *g, const thue_gbot_spec *s)
 
 /* ---- uct -------------------------------------------------------------------------------- */
 
-typedef struct unode {
-    thue_gmove move; /* the move into this node */
-    int32_t first;   /* its first child, -1 until expanded */
-    int32_t nchild;
-    int8_t mover;    /* who made `move` (-1 at the root) */
-    int8_t terminal; /* the state here is over */
-    double visits, payoff;
-} unode;
-
-typedef struct uct {
-    const thue_gamedef *g;
-    const thue_gopt *opt;
-    const thue_gbot_spec *spec;
-    thue__ctl *ctl;
-    size_t sz;
-    uint64_t rng;
-    unode *nodes;
-    uint32_t n, cap;
-    thue_gmove *moves; /* max_moves */
-    int32_t *path;
-    int pathcap;
-    int oom;
-} uct;
-
-/* Makes nchild children of node at; 0, 1 when a limit stopped it, or -1 out of memory. */
-static int expand(uct *u, uint32_t at, const void *st)
-{
-    int k = u->g->legal_moves(u->opt, st, u->moves);
-    if (k <= 0)
-        return 0; /* nothing to expand (an inconsistent table); playouts start here */
-    if (u->n + (uint32_t)k > UCT_NODES_MAX)
-        return 0; /* the tree is full: leave it a leaf */
-    if (u->n + (uint32_t)k > u->cap) {
-        uint32_t ncap = u->cap ? u->cap : 1024;
-        while (ncap < u->n + (uint32_t)k)
-            ncap *= 2;
-        unode *nn = realloc(u->nodes, (size_t)ncap * sizeof *nn);
-        if (nn == NULL)
-            return -1;
-        u->nodes = nn;
-        u->cap = ncap;
-    }
-    for (int i = 0; i < k; i++)
-        if (thue__tick(u->ctl))
-            return 1;
-    int mover = u->g->to_move(u->opt, st);
-    for (int i = 0; i < k; i++) {
-        unode *c = &u->nodes[u->n + (uint32_t)i];
-        memset(c, 0, sizeof *c);
-        c->move = u->moves[i];
-        c->first = -1;
-        c->mover = (int8_t)mover;
-    }
-    u->nodes[at].first = (int32_t)u->n;
-    u->nodes[at].nchild = k;
-    u->n += (uint32_t)k;
-    return 0;
-}
-
-static uint32_t select_child(const uct *u, const unode *p)
-{
-    double logn = log(p->visits > 1 ? p->visits : 1);
-    double bestv = -1.0;
-    uint32_t best = (uint32_t)p->first;
-    for (int32_t i = 0; i < p->nchild; i++) {
-        const unode *c = &u->nodes[p->first + i];
-        if (c->visits == 0)
-            return (uint32_t)(p->first + i);
-        double v = c->payoff / c->visits + u->spec->exploration * sqrt(logn / c->visits);
-        if (v > bestv) {
-            bestv = v;
-            best = (uint32_t)(p->first + i);
-        }
-    }
-    return best;
-}
-
-/* A random playout from st (changed): the winner, -1 for a draw, -2 when cut short. */
-static int playout(uct *u, void *st)
-{
-    const thue_gamedef *g = u->g;
-    for (int step = 0;; step++) {
-        int who = g->to_move(u->opt, st);
-        if (who < 0) {
-            thue_gresult r;
-            g->result(u->opt, st, &r);
-            return r.winner;
-        }
-        if (step >= u->spec->playout_limit)
-            return -2;
-        if (step > 0 && step % UCT_POLL_STEPS == 0 && thue__ctl_poll(u->ctl))
-            return -2;
-        int k = g->legal_moves(u->opt, st, u->moves);
-        if (k <= 0 || g->apply(u->opt, st, who, &u->moves[thue__rand_below(&u->rng, k)], NULL))
-            return -2; /* an inconsistent table: score it as a cut playout */
-    }
-}
-
-static double payoff_for(int outcome, int player)
-{
-    if (outcome == -1 || outcome == -2)
-        return 0.5;
-    return outcome == player ? 1.0 : 0.0;
-}
-
-/* One iteration: 0, 1 stopped (nothing recorded), -1 out of memory. */
-static int iterate(uct *u, const void *root, void *st)
-{
-    const thue_gamedef *g = u->g;
-    memcpy(st, root, u->sz);
-    int depth = 0;
-    uint32_t at = 0;
-    u->path[depth++] = 0;
-    for (;;) {
-        unode *nd = &u->nodes[at];
-        if (nd->terminal)
-            break;
-        if (nd->first < 0) {
-            if (nd->visits == 0 && at != 0)
-                break; /* a new leaf: play out from here first */
-            int e = expand(u, at, st);
-            if (e != 0)
-                return e;
-            nd = &u->nodes[at];
-            if (nd->first < 0)
-                break;
-        }
-        uint32_t c = select_child(u, nd);
-        int who = g->to_move(u->opt, st);
-        if (g->apply(u->opt, st, who, &u->nodes[c].move, NULL) != 0)
-            break; /* not reached with a consistent table */
-        at = c;
-        if (depth == u->pathcap) {
-            int ncap = u->pathcap * 2;
-            int32_t *np = realloc(u->path, (size_t)ncap * sizeof *np);
-            if (np == NULL)
-                return -1;
-            u->path = np;
-            u->pathcap = ncap;
-        }
-        u->path[depth++] = (int32_t)at;
-        if (g->to_move(u->opt, st) < 0)
-            u->nodes[at].terminal = 1;
-    }
-    int outcome = playout(u, st);
-    for (int i = 0; i < depth; i++) {
-        unode *nd = &u->nodes[u->path[i]];
-        nd->visits += 1;
-        nd->payoff += payoff_for(outcome, nd->mover);
-    }
-    return 0;
-}
-
+/* The uct bot is one run of a fresh guct tree (guct.h), whose best root move it plays. */
 static int uct_choose(const thue_gamedef *g, const thue_gopt *opt, const void *root,
                       const thue_gbot_spec *spec, uint64_t seed, thue__ctl *ctl,
                       thue_gbot_result *out)
 {
-    uct u;
-    memset(&u, 0, sizeof u);
-    u.g = g;
-    u.opt = opt;
-    u.spec = spec;
-    u.ctl = ctl;
-    u.sz = g->state_size(opt);
-    u.rng = thue_mix64(seed ^ 0x75637421ull);
-    int maxm = g->max_moves(opt);
-    u.moves = malloc((size_t)(maxm > 0 ? maxm : 1) * sizeof *u.moves);
-    u.pathcap = 64;
-    u.path = malloc((size_t)u.pathcap * sizeof *u.path);
-    void *st = malloc(u.sz ? u.sz : 1);
-    u.cap = 1024;
-    u.nodes = malloc((size_t)u.cap * sizeof *u.nodes);
-    int err = 0;
-    if (u.moves == NULL || u.path == NULL || st == NULL || u.nodes == NULL) {
-        err = THUE_ENOMEM;
-        goto done;
-    }
-    memset(&u.nodes[0], 0, sizeof u.nodes[0]);
-    u.nodes[0].first = -1;
-    u.nodes[0].mover = -1;
-    u.n = 1;
-    /* The root's children first, so that a search stopped at once still has moves. */
-    int e = expand(&u, 0, root);
-    if (e < 0) {
-        err = THUE_ENOMEM;
-        goto done;
-    }
-    uint64_t it = 0;
-    while (e == 0 && (spec->iterations == 0 || it < spec->iterations)) {
-        if (it % 16 == 0 && it > 0 && thue__ctl_poll(ctl))
-            break;
-        e = iterate(&u, root, st);
-        if (e < 0) {
-            err = THUE_ENOMEM;
-            goto done;
-        }
-        if (e == 0)
-            it++;
-    }
-    out->iterations = it;
-    const unode *r = &u.nodes[0];
-    if (r->first < 0) {
-        /* Stopped before the root's children were made: the first legal move. */
-        g->legal_moves(opt, root, u.moves);
-        out->move = u.moves[0];
-    } else {
-        int32_t best = r->first;
-        for (int32_t i = 1; i < r->nchild; i++) {
-            const unode *c = &u.nodes[r->first + i], *b = &u.nodes[best];
-            /* Most visits; equal visits: the better mean; then the earlier move. */
-            if (c->visits > b->visits || (c->visits == b->visits && c->visits > 0 &&
-                                          c->payoff / c->visits > b->payoff / b->visits))
-                best = r->first + i;
-        }
-        out->move = u.nodes[best].move;
-    }
-done:
-    free(u.moves);
-    free(u.path);
-    free(u.nodes);
-    free(st);
+    thue_guct_params p;
+    memset(&p, 0, sizeof p);
+    p.playout_limit = spec->playout_limit;
+    p.c = spec->exploration;
+    p.seed = seed;
+    p.nodes_max = THUE_GUCT_NODES_MAX;
+    thue_guct *t = NULL;
+    int err = thue_guct_new(g, opt, root, &p, &t);
+    if (err != 0)
+        return err;
+    uint64_t ran = 0;
+    err = thue_guct_run(t, spec->iterations == 0 ? UINT64_MAX : spec->iterations, ctl, &ran);
+    out->iterations = ran;
+    if (err == 0)
+        err = thue_guct_best(t, &out->move);
+    thue_guct_free(t);
     return err;
 }
 

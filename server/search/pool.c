@@ -64,7 +64,8 @@
  * one-part jobs: their private part (gjob: the game, its options, a copy of the state, the
  * spec and the result) hangs off the job, and their worker runs thue_gbot_choose with the
  * same limits and yield hook instead of a Thue search. A job is a game job exactly when
- * j->game is set; the Thue path pays one pointer test per part and per delivery.
+ * j->game is set; the Thue path pays one pointer test per part and per delivery. A task
+ * (thue_pool_submit_task) is a game job whose gjob holds run and done instead of a game.
  *
  * The async handle is referenced only while a job is pending, so that a loop with nothing
  * else to do runs until every pending result is delivered, as with uv_queue_work.
@@ -133,6 +134,9 @@ struct gjob {
     void (*cb)(const thue_game_job_result *res, void *data);
     int err;
     thue_gbot_result res;
+    /* A task (thue_pool_submit_task) instead of a bot: g and state are NULL. */
+    int (*run)(void *data, const thue_bot_limits *lim);
+    void (*done)(uint64_t id, int err, void *data);
 };
 
 enum { LIST_NONE, LIST_FRESH, LIST_RING };
@@ -691,6 +695,8 @@ static void worker(void *arg)
         lim.yield_arg = t;
         if (j->game == NULL) {
             thue_bot_search_run_part(s, part, &lim);
+        } else if (j->game->run != NULL) {
+            j->game->err = j->game->run(j->data, &lim);
         } else {
             gjob *gj = j->game;
             gj->err = thue_gbot_choose(gj->g, &gj->opt, gj->state, &gj->spec, gj->seed, &lim,
@@ -710,6 +716,16 @@ static void worker(void *arg)
 
 static void deliver_game(thue_pool *pool, job *j)
 {
+    if (j->game->run != NULL) {
+        uv_mutex_lock(&pool->lock);
+        if (j->err)
+            pool->stats.failed++;
+        else
+            pool->stats.completed++;
+        uv_mutex_unlock(&pool->lock);
+        j->game->done(j->id, j->err, j->data);
+        return;
+    }
     thue_game_job_result res;
     memset(&res, 0, sizeof res);
     res.id = j->id;
@@ -975,6 +991,33 @@ int thue_pool_submit_game(thue_pool *pool, const thue_game_job_request *req, uin
     j->limits.node_budget = req->node_budget;
     j->limits.stop = &j->stop;
     j->due_ns = due;
+    return enqueue(pool, j, key, id);
+}
+
+int thue_pool_submit_task(thue_pool *pool, const thue_pool_task *task, uint64_t *id)
+{
+    if (pool == NULL || task == NULL || task->run == NULL || task->done == NULL)
+        return THUE_EINVAL;
+    if (pool->closing)
+        return THUE_EOVER;
+    const char *key = task->owner ? task->owner : "";
+    if (strlen(key) > THUE_POOL_OWNER_MAX)
+        return THUE_EINVAL;
+    job *j = calloc(1, sizeof *j);
+    gjob *gj = calloc(1, sizeof *gj);
+    if (j == NULL || gj == NULL) {
+        free(j);
+        free(gj);
+        return THUE_ENOMEM;
+    }
+    gj->run = task->run;
+    gj->done = task->done;
+    j->game = gj;
+    j->nparts = 1;
+    j->data = task->data;
+    atomic_init(&j->stop, 0);
+    j->t_submit = thue_now_ns();
+    j->limits.stop = &j->stop;
     return enqueue(pool, j, key, id);
 }
 

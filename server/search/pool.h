@@ -5,9 +5,11 @@
  * (think time, node budget, absolute deadline), a stop flag and an owner. A job may be
  * split into parts (root parallelism, bot.h); each part is a task.
  *
- * Two kinds of job share the queues, the fairness, the time slices, the id space and
- * cancel: Thue jobs (thue_pool_submit, bot.h's bots) and game jobs (thue_pool_submit_game,
- * gbot.h's bots over any game of game.h). A game job is always one part.
+ * Three kinds of job share the queues, the fairness, the time slices, the id space and
+ * cancel: Thue jobs (thue_pool_submit, bot.h's bots), game jobs (thue_pool_submit_game,
+ * gbot.h's bots over any game of game.h) and tasks (thue_pool_submit_task: a function of
+ * the caller's, such as one slice of an analysis). A game job or a task is always one
+ * part.
  *
  * Fair by owner. The owner is whoever the work is for (the server uses the account, or
  * a guest's address). Each owner has a FIFO of jobs; owners are served round-robin, so
@@ -167,6 +169,31 @@ typedef struct thue_game_job_result {
  * thread a copy of the state.
  */
 int thue_pool_submit_game(thue_pool *pool, const thue_game_job_request *req, uint64_t *id);
+
+/* ---- tasks ---------------------------------------------------------------------------- */
+
+/*
+ * A task: any work of the server's that belongs on the pool rather than the loop (the
+ * lobby's analyses, lobby/analysis.c), run under the same queues, fairness, slices and
+ * cancel as a bot's job. run is called once on a worker with the pool's limits (the stop
+ * flag raised by cancel or close, the yield hook of the time slices; no deadline, no node
+ * budget) and returns 0 or a negative THUE_E... code; done is then called on the loop
+ * thread with that code, unless the task was cancelled (then never). data is borrowed:
+ * the caller keeps it alive until done runs, or, after a cancel, until run has returned
+ * (the caller's own business: the pool gives no signal then, so a caller that may cancel
+ * a running task should rather ask its run to stop through data and wait for done).
+ */
+typedef struct thue_pool_task {
+    int (*run)(void *data, const thue_bot_limits *lim); /* required; a worker thread */
+    void (*done)(uint64_t id, int err, void *data);     /* required; the loop thread */
+    const char *owner; /* as thue_job_request's */
+    void *data;
+} thue_pool_task;
+
+/* Queues a task: 0 and *id set (the ids of every job), THUE_EINVAL (no run or done, an
+ * owner too long), THUE_ENOMEM, or THUE_EOVER when the pool is closing (then done is never
+ * called). */
+int thue_pool_submit_task(thue_pool *pool, const thue_pool_task *task, uint64_t *id);
 
 /*
  * Cancels job `id` (of either kind): 0 when it was queued, running or finished but not yet delivered

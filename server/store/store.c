@@ -113,6 +113,9 @@ static void job_free(job *j)
 {
     if (j == NULL)
         return;
+    if (j->moves != NULL)
+        for (int i = 0; i < j->match.nmoves; i++)
+            free(j->moves[i].gmove);
     free(j->moves);
     free(j->words[0]);
     free(j->words[1]);
@@ -622,6 +625,11 @@ int thue_store_save_match(thue_store *s, const thue_match_row *m, thue_store_cb 
         if (j->moves == NULL)
             goto oom;
         memcpy(j->moves, m->moves, (size_t)m->nmoves * sizeof *j->moves);
+        for (int i = 0; i < m->nmoves; i++) /* the copy owns its own texts */
+            j->moves[i].gmove = NULL;
+        for (int i = 0; i < m->nmoves; i++)
+            if (m->moves[i].gmove != NULL && (j->moves[i].gmove = strdup(m->moves[i].gmove)) == NULL)
+                goto oom;
     }
     j->match.moves = j->moves;
     const char *gst[2] = {m->start_state, m->final_state};

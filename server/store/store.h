@@ -68,7 +68,9 @@ typedef struct thue_move_row {
     int is_paint;
     int value; /* position or symbol */
     double think_ms;
-    char gmove[THUE_PROTO_GMOVE_MAX + 1]; /* another game's move as JSON ("" for Thue's) */
+    /* Another game's move as JSON; NULL for Thue's (whose rows are 40 bytes, a record of
+     * hundreds of moves). Owned by whoever owns the array: the room, or the store's copy. */
+    char *gmove;
 } thue_move_row;
 
 typedef struct thue_match_row {

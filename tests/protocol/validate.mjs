@@ -126,7 +126,12 @@ function loadSchemas(dir) {
     if (keys[0] !== "type" || keys[1] !== "id") {
       fail(rel, `properties do not start with type, id (canonical order): ${keys.join(", ")}`);
     }
-    if (s.additionalProperties !== true) fail(rel, "additionalProperties is not true (unknown members are ignored)");
+    // Unknown members are ignored, except by the analysis commands (PROTOCOL.md section 11),
+    // which refuse them: their schemas say so with additionalProperties false.
+    const strict = dirName === "client" && type.startsWith("analyze");
+    if (s.additionalProperties !== (strict ? false : true))
+      fail(rel, strict ? "additionalProperties is not false (analysis commands refuse unknown members)"
+                       : "additionalProperties is not true (unknown members are ignored)");
     types[dirName].set(type, { id: s.$id, rel });
   }
   for (const t of types.client.keys()) {
@@ -363,6 +368,7 @@ function blamed(errors) {
     .map((e) => {
       let p = e.instancePath;
       if (e.keyword === "required") p += "/" + e.params.missingProperty.replace(/~/g, "~0").replace(/\//g, "~1");
+      if (e.keyword === "additionalProperties") p += "/" + e.params.additionalProperty.replace(/~/g, "~0").replace(/\//g, "~1");
       return p.replace(/^\//, "");
     });
 }

@@ -601,13 +601,17 @@ static void test_codec_enum_names(void **state)
                                        "join_tournament",
                                        "leave_tournament",
                                        "start_tournament",
-                                       "move"};
+                                       "move",
+                                       "analyze",
+                                       "analyze_stop",
+                                       "analyze_resume",
+                                       "analyze_close"};
     static const char *const msgs[] = {
         "welcome",          "pong",        "ok",           "error",
         "goodbye",          "account",     "room_created", "rooms",
         "room_state",       "match_end",   "chat_message", "match_found",
         "ladder",           "tournaments", "tournament",   "tournament_created",
-        "tournament_event", "queue_failed"};
+        "tournament_event", "queue_failed", "analysis_started", "analysis_tree"};
     assert_int_equal(sizeof cmds / sizeof cmds[0], THUE_CMD_COUNT);
     assert_int_equal(sizeof msgs / sizeof msgs[0], THUE_MSG_COUNT);
     for (int i = 0; i < THUE_CMD_COUNT; i++)

@@ -453,6 +453,19 @@ static int chat_forbidden_ref(uint32_t cp)
     return 0;
 }
 
+/* The name characters' ASCII short cut says what the table's search says, for every code
+ * point (and the search itself: letters and digits yes, the separators and a C0 no). */
+static void test_codec_name_chars_fast(void **state)
+{
+    (void)state;
+    for (uint32_t cp = 0; cp <= 0x10ffff; cp++)
+        assert_int_equal(thue__is_name_char(cp), thue__name_char_search(cp));
+    assert_true(thue__name_char_search('a') && thue__name_char_search('Z') &&
+                thue__name_char_search('7') && thue__name_char_search(0x0416)); /* Ж */
+    assert_false(thue__name_char_search(' ') || thue__name_char_search('_') ||
+                 thue__name_char_search('@') || thue__name_char_search(0x1f));
+}
+
 /* Every code point, alone and between two letters, is allowed in a chat text exactly
  * when the reference does not list it. */
 static void test_codec_chat_characters(void **state)
@@ -504,6 +517,7 @@ int main(void)
         cmocka_unit_test(test_codec_big_numbers), cmocka_unit_test(test_codec_double_format),
         cmocka_unit_test(test_codec_int_format),  cmocka_unit_test(test_codec_fast_move),
         cmocka_unit_test(test_codec_word_encode), cmocka_unit_test(test_codec_chat_characters),
+        cmocka_unit_test(test_codec_name_chars_fast),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

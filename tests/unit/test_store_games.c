@@ -171,6 +171,8 @@ typedef struct gmatch {
 
 static void gmatch_free(gmatch *t)
 {
+    for (int i = 0; i < 64; i++)
+        free(t->moves[i].gmove);
     free(t->start);
     free(t->final);
     json_decref(t->start_j);
@@ -208,9 +210,8 @@ static void play_nim(gmatch *t, const char *id, const char *a, const char *b, co
         mv->ply = n;
         mv->seat = player ^ gfirst;
         mv->think_ms = 0.5 * (n + 1) + (n == 1 ? 0.125 : 0);
-        char *mj = thue_game_dump(g->move_json(&opt, &m));
-        snprintf(mv->gmove, sizeof mv->gmove, "%s", mj);
-        free(mj);
+        mv->gmove = thue_game_dump(g->move_json(&opt, &m)); /* gmatch_free frees it */
+        assert_non_null(mv->gmove);
     }
     thue_gresult r;
     g->result(&opt, st, &r);

@@ -1,0 +1,624 @@
+/*
+ * analysis.c: the analysis view's server side (analysis.h, PROTOCOL.md "Analysis").
+ *
+ * An analysis is a persistent uct tree (search/guct.h) of one position of any game, the
+ * session's only one. It grows in slices: one pool task at a time per analysis, and all
+ * analyses are one owner of the pool's (so together they take one fair share, and bots'
+ * moves wait at most about a slice behind them; the pool's time slices apply too), each running at most SLICE_ITERATIONS iterations or
+ * SLICE_MS, whichever comes first. Slices are counted in iterations and the tree keeps its
+ * random stream, so however the work was sliced, the tree after N iterations is the one
+ * `thue bestmove --bot uct:iterations=N` grows for the same position and seed.
+ *
+ * The loop thread never searches and never walks the tree: a slice's task, on its worker,
+ * also builds the whole analysis_tree message text when one is due (250 ms after the last
+ * one plus 1 ms per KB of it, at the end of the budget, or when a stop was asked for), and the loop only sends
+ * it. While a task is out, the worker owns the tree and the members it writes (seq,
+ * text, sent_ns, ran); the loop touches them again only in the task's done callback (the
+ * pool's lock orders the two). The loop's requests reach a running slice through two
+ * atomics: `stop` (analyze_stop: end the slice and build a stopped tree) and `cancel`
+ * (close, session gone, shutdown: end at once; nothing more is sent).
+ *
+ * States: running (a slice is out, or about to be), stopped (by analyze_stop), done (the
+ * iterations asked for are run). A closed analysis whose slice is still out is unlinked
+ * from its session at once and freed when the slice comes back (it holds one of the
+ * lobby's handles meanwhile, so the lobby waits for it at shutdown).
+ */
+#include "analysis.h"
+
+#include <math.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ids.h"
+#include "log.h"
+#include "roomstate.h"
+#include "search/guct.h"
+
+#define SLICE_ITERATIONS 4000
+#define SLICE_MS 50
+#define TREE_EVERY_MS 250
+#define ANALYSIS_ITERATIONS_DEFAULT 20000
+#define ANALYSIS_PLAYOUT_DEFAULT 100
+#define ANALYSIS_NODES_DEFAULT 5000
+#define SEED_MAX 9007199254740991ull
+
+enum { ST_RUNNING = 0, ST_STOPPED = 1, ST_DONE = 2 };
+
+struct analysis {
+    thue_lobby *lobby;
+    session *s; /* NULL once closed */
+    char key[THUE_PROTO_KEY_MAX + 1];
+    char owner[THUE_POOL_OWNER_MAX + 1];
+    const thue_gamedef *g;
+    thue_gopt opt;
+    thue_guct *tree;
+    uint64_t target; /* the root's visits to reach (the worker reads it while busy) */
+    uint64_t last_budget;  /* the iterations the last analyze or resume asked for */
+    uint64_t pending_more; /* resume's iterations while busy, added at the slice's end */
+    bool stop_asked;       /* analyze_stop while busy; cleared by resume */
+    int max_nodes;
+    int status;      /* ST_... as the loop knows it */
+    bool busy;       /* a slice's task is out */
+    bool counted;    /* closed while busy: holds a lobby handle, out of nanalyses */
+    uint64_t job;
+    atomic_int stop, cancel;
+    /* Written by the worker while busy. */
+    int64_t seq;
+    int64_t sent_ns; /* when the last tree was built */
+    size_t sent_len; /* its bytes (a big tree waits longer for the next) */
+    char *text;      /* the analysis_tree message to send, or NULL */
+    int sent_status; /* the status in text */
+    int err;
+    analysis *prev, *next; /* the lobby's analyses */
+};
+
+/* ---- the worker's side ------------------------------------------------------------------ */
+
+typedef struct builder {
+    const analysis *a;
+    json_t **stack; /* the children arrays of the nodes on the current path, by depth */
+    int cap;
+    json_t *root;
+    int oom;
+} builder;
+
+/* The state's name: its compact JSON with every double quote removed. */
+static json_t *state_name(const analysis *a, const void *st)
+{
+    char *text = thue_guct_name(a->g->state_json(&a->opt, st));
+    json_t *j = text != NULL ? json_string(text) : NULL;
+    free(text);
+    return j;
+}
+
+static int add_node(void *arg, const thue_guct_view *v)
+{
+    builder *b = arg;
+    const analysis *a = b->a;
+    if (v->depth >= b->cap) {
+        int ncap = b->cap ? b->cap * 2 : 64;
+        json_t **ns = realloc(b->stack, (size_t)ncap * sizeof *ns);
+        if (ns == NULL) {
+            b->oom = 1;
+            return 1;
+        }
+        b->stack = ns;
+        b->cap = ncap;
+    }
+    json_t *o = json_object();
+    json_t *kids = json_array();
+    json_t *move = v->move ? a->g->move_json(&a->opt, v->move) : json_null();
+    json_t *name = state_name(a, v->state);
+    if (o == NULL || kids == NULL || move == NULL || name == NULL) {
+        json_decref(o);
+        json_decref(kids);
+        json_decref(move);
+        json_decref(name);
+        b->oom = 1;
+        return 1;
+    }
+    json_object_set_new(o, "move", move);
+    json_object_set_new(o, "name", name);
+    json_object_set_new(o, "to_move", json_integer(v->to_move));
+    json_object_set_new(o, "visits", json_integer((json_int_t)v->visits));
+    json_object_set_new(o, "ended", json_integer((json_int_t)v->ended));
+    json_object_set_new(o, "value", json_real(v->value));
+    json_object_set_new(o, "children", kids);
+    json_object_set_new(o, "hidden", json_integer(v->hidden));
+    b->stack[v->depth] = kids;
+    if (v->depth == 0)
+        b->root = o;
+    else
+        json_array_append_new(b->stack[v->depth - 1], o);
+    return 0;
+}
+
+/* Builds the analysis_tree message of the tree as it is now into a->text. */
+static void build_tree(analysis *a, int status)
+{
+    builder *b = calloc(1, sizeof *b);
+    if (b == NULL) {
+        a->err = THUE_ENOMEM;
+        return;
+    }
+    b->a = a;
+    uint32_t shown = 0;
+    /* At most THUE_PROTO_TREE_LEVELS_MAX levels, so that every decoder of the protocol's
+     * limits (codec.h) reads the message. */
+    int rc = thue_guct_walk_depth(a->tree, (uint32_t)a->max_nodes, THUE_PROTO_TREE_LEVELS_MAX,
+                                  add_node, b, &shown);
+    char *tree = NULL;
+    if (rc == 0 && !b->oom && b->root != NULL)
+        tree = json_dumps(b->root, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
+    json_decref(b->root);
+    free(b->stack);
+    free(b);
+    if (tree == NULL) {
+        a->err = THUE_ENOMEM;
+        return;
+    }
+    thue_msg *m = calloc(1, sizeof *m);
+    if (m == NULL) {
+        free(tree);
+        a->err = THUE_ENOMEM;
+        return;
+    }
+    m->type = THUE_MSG_ANALYSIS_TREE;
+    snprintf(m->u.analysis_tree.analysis, sizeof m->u.analysis_tree.analysis, "%s", a->key);
+    m->u.analysis_tree.seq = ++a->seq;
+    m->u.analysis_tree.status = status;
+    m->u.analysis_tree.iterations = (int64_t)thue_guct_iterations(a->tree);
+    m->u.analysis_tree.nodes = thue_guct_nodes(a->tree);
+    m->u.analysis_tree.shown = (int)shown;
+    thue_gmove best;
+    if (thue_guct_best(a->tree, &best) == 0) {
+        char *bt = thue_game_dump(a->g->move_json(&a->opt, &best));
+        if (bt != NULL && strlen(bt) < sizeof m->u.analysis_tree.best) {
+            memcpy(m->u.analysis_tree.best, bt, strlen(bt) + 1);
+            m->u.analysis_tree.has_best = 1;
+        }
+        free(bt);
+    }
+    m->u.analysis_tree.tree = tree;
+    free(a->text);
+    a->text = thue_msg_encode(m, NULL);
+    free(tree);
+    free(m);
+    if (a->text == NULL) {
+        a->err = THUE_ENOMEM;
+        return;
+    }
+    a->sent_status = status;
+    a->sent_ns = thue_now_ns();
+    a->sent_len = strlen(a->text);
+}
+
+/* One slice, on a worker. */
+static int slice_run(void *data, const thue_bot_limits *lim)
+{
+    analysis *a = data;
+    a->err = 0;
+    free(a->text);
+    a->text = NULL;
+    uint64_t have = thue_guct_iterations(a->tree);
+    uint64_t n = a->target > have ? a->target - have : 0;
+    if (n > SLICE_ITERATIONS)
+        n = SLICE_ITERATIONS;
+    if (n > 0 && !atomic_load(&a->stop) && !atomic_load(&a->cancel)) {
+        thue__ctl ctl;
+        memset(&ctl, 0, sizeof ctl);
+        /* The search polls the analysis's cancel flag; the pool's own (raised at its
+         * close, or to free a thread) is read after it: a slice ends within SLICE_MS. */
+        ctl.stop = &a->cancel;
+        ctl.yield = lim->yield;
+        ctl.yield_arg = lim->yield_arg;
+        ctl.deadline_ns = thue_now_ns() + (int64_t)SLICE_MS * 1000000;
+        int err = thue_guct_run(a->tree, n, &ctl, NULL);
+        if (err != 0) {
+            a->err = err;
+            return err;
+        }
+    }
+    if (atomic_load(&a->cancel) || (lim->stop != NULL && atomic_load(lim->stop)))
+        return 0;
+    int status = ST_RUNNING;
+    thue_gmove m;
+    if (thue_guct_iterations(a->tree) >= a->target || thue_guct_best(a->tree, &m) == THUE_EOVER)
+        status = ST_DONE;
+    else if (atomic_load(&a->stop))
+        status = ST_STOPPED;
+    /* Every 250 ms, plus 1 ms per KB of the last tree, so that a client on a slow link is
+     * not flooded by big trees. */
+    int64_t every = (int64_t)TREE_EVERY_MS * 1000000 + (int64_t)a->sent_len * 1000;
+    if (status != ST_RUNNING || a->sent_ns == 0 || thue_now_ns() - a->sent_ns >= every)
+        build_tree(a, status);
+    return a->err;
+}
+
+/* ---- the loop's side ------------------------------------------------------------------- */
+
+static void analysis_free(analysis *a)
+{
+    thue_lobby *l = a->lobby;
+    if (a->prev)
+        a->prev->next = a->next;
+    else
+        l->analyses = a->next;
+    if (a->next)
+        a->next->prev = a->prev;
+    if (!a->counted) {
+        l->nanalyses--;
+        l->metrics->analyses = l->nanalyses;
+    }
+    thue_guct_free(a->tree);
+    free(a->text);
+    free(a);
+}
+
+static void slice_done(uint64_t id, int err, void *data);
+
+/* Sends the next slice out; false (the analysis stopped) when the pool refuses it. */
+static bool submit(analysis *a)
+{
+    thue_pool_task t;
+    memset(&t, 0, sizeof t);
+    t.run = slice_run;
+    t.done = slice_done;
+    t.owner = a->owner;
+    t.data = a;
+    int err = thue_pool_submit_task(a->lobby->pool, &t, &a->job);
+    if (err != 0) {
+        thue_log(THUE_LOG_WARN, "analysis %s: the pool refused a slice (%s)", a->key,
+                 thue_strerror(err));
+        a->status = ST_STOPPED;
+        return false;
+    }
+    a->busy = true;
+    a->status = ST_RUNNING;
+    return true;
+}
+
+static void slice_done(uint64_t id, int err, void *data)
+{
+    (void)id;
+    analysis *a = data;
+    thue_lobby *l = a->lobby;
+    a->busy = false;
+    a->job = 0;
+    if (a->s == NULL) { /* closed meanwhile */
+        bool counted = a->counted;
+        analysis_free(a);
+        if (counted) {
+            l->handles--;
+            l->maybe_closed(l);
+        }
+        return;
+    }
+    uint64_t have = thue_guct_iterations(a->tree);
+    if (a->pending_more > 0) {
+        a->target += a->pending_more;
+        a->pending_more = 0;
+        if (a->target > (uint64_t)l->cfg.analysis_iterations_max)
+            a->target = (uint64_t)l->cfg.analysis_iterations_max;
+    }
+    int sent = ST_RUNNING;
+    if (a->text != NULL) {
+        lobby_send_text(l, a->s->client, a->text);
+        free(a->text);
+        a->text = NULL;
+        sent = a->sent_status;
+    }
+    if (err != 0) {
+        thue_log(THUE_LOG_WARN, "analysis %s: a slice failed (%s); stopped", a->key,
+                 thue_strerror(err));
+        a->status = ST_STOPPED;
+        a->stop_asked = false;
+        atomic_store(&a->stop, 0);
+        return;
+    }
+    if (a->stop_asked && sent == ST_STOPPED) {
+        a->status = ST_STOPPED;
+        a->stop_asked = false;
+        atomic_store(&a->stop, 0);
+        return;
+    }
+    if (sent == ST_DONE && have >= a->target) {
+        a->status = ST_DONE; /* a stop that came too late: the done tree was the last */
+        a->stop_asked = false;
+        atomic_store(&a->stop, 0);
+        return;
+    }
+    if (sent == ST_DONE && have < a->target) {
+        thue_gmove m;
+        if (thue_guct_best(a->tree, &m) == THUE_EOVER) {
+            a->status = ST_DONE;
+            return;
+        }
+    }
+    if (l->stopping)
+        return;
+    /* The next slice; a stop asked for after this slice looked makes the next one build
+     * the stopped tree without searching. */
+    submit(a);
+}
+
+/* Unlinks a from its session and frees it, or, with a slice out, lets the slice's done
+ * free it. */
+static void analysis_close(analysis *a)
+{
+    if (a->s != NULL && a->s->analysis == a)
+        a->s->analysis = NULL;
+    a->s = NULL;
+    if (!a->busy) {
+        analysis_free(a);
+        return;
+    }
+    atomic_store(&a->cancel, 1);
+    if (!a->counted) {
+        /* It no longer counts as open (a replacement may start at once), but holds a
+         * handle of the lobby's until its slice is back. */
+        a->counted = true;
+        a->lobby->handles++;
+        a->lobby->nanalyses--;
+        a->lobby->metrics->analyses = a->lobby->nanalyses;
+    }
+}
+
+void analysis_session_gone(session *s)
+{
+    if (s->analysis != NULL)
+        analysis_close(s->analysis);
+}
+
+void analysis_shutdown(thue_lobby *l)
+{
+    for (analysis *a = l->analyses, *next; a; a = next) {
+        next = a->next;
+        analysis_close(a);
+    }
+}
+
+/* ---- the commands ---------------------------------------------------------------------- */
+
+static bool in_room(const room *r, const session *s)
+{
+    if (room_seat_of(r, s) >= 0)
+        return true;
+    for (int i = 0; i < r->nspect; i++)
+        if (r->spect[i] == s)
+            return true;
+    return false;
+}
+
+/* Sets the request's field and sentence (printf-style) and gives the code. */
+#define FAIL(rq, code, fld, ...)                                                                   \
+    (snprintf((rq)->field, sizeof(rq)->field, "%s", (fld)),                                        \
+     snprintf((rq)->message, sizeof(rq)->message, __VA_ARGS__), (code))
+
+/* A game's error as the request's: its code, "field/sub" and sentence. */
+static int game_fail(request *rq, const char *member, const thue_gerr *e)
+{
+    if (e->field[0])
+        snprintf(rq->field, sizeof rq->field, "%s/%.40s", member, e->field);
+    else
+        snprintf(rq->field, sizeof rq->field, "%s", member);
+    snprintf(rq->message, sizeof rq->message, "%s", e->msg);
+    return e->code;
+}
+
+int cmd_analyze(request *rq)
+{
+    thue_client *c = rq->c;
+    thue_lobby *l = c->lobby;
+    session *s = c->s;
+    const __typeof__(rq->cmd->u.analyze) *q = &rq->cmd->u.analyze;
+    const thue_gamedef *g = NULL;
+    thue_gopt opt;
+    unsigned char *st = NULL;
+    size_t sz = 0;
+    if (q->has_room) {
+        room *r = room_find(l, q->room);
+        if (r == NULL || (r->invite[0] != '\0' && !in_room(r, s)))
+            return FAIL(rq, THUE_PERR_NO_ROOM, "room", "there is no room %s", q->room);
+        if (!r->has_match)
+            return FAIL(rq, THUE_PERR_NOT_RUNNING, "room",
+                        "room %s has no match yet: nothing to analyse", q->room);
+        if (room_match_running(r) && room_seat_of(r, s) >= 0)
+            return FAIL(rq, THUE_PERR_NOT_ALLOWED, "room",
+                        "players may analyse once the match is over (%s is still running; a "
+                        "position can always be typed in with game and position)",
+                        q->room);
+        g = r->game;
+        opt = r->gopt;
+        sz = r->gsize;
+        st = malloc(sz ? sz : 1);
+        if (st == NULL)
+            return THUE_PERR_INTERNAL;
+        memcpy(st, r->gstate, sz);
+    } else {
+        g = thue_game_find(q->game);
+        if (g == NULL)
+            return FAIL(rq, THUE_EGAME, "game", "there is no game \"%s\"", q->game);
+        thue_gerr e;
+        memset(&e, 0, sizeof e);
+        if (thue_game_options_text(g, q->has_game_options ? q->game_options : NULL, &opt, &e) != 0)
+            return game_fail(rq, "game_options", &e);
+        sz = g->state_size(&opt);
+        st = malloc(sz ? sz : 1);
+        if (st == NULL)
+            return THUE_PERR_INTERNAL;
+        if (q->has_position) {
+            json_t *pj = json_loads(q->position, 0, NULL);
+            int err = pj != NULL ? g->position_parse(&opt, pj, st, &e)
+                                 : thue_gerr_set(&e, THUE_ESTATE, "", "position is not JSON");
+            json_decref(pj);
+            if (err != 0) {
+                free(st);
+                return game_fail(rq, "position", &e);
+            }
+        } else {
+            g->start(&opt, 0, st);
+        }
+    }
+    /* The parameters, within the server's limits. */
+    int iterations = q->has_iterations ? q->iterations : ANALYSIS_ITERATIONS_DEFAULT;
+    if ((uint64_t)iterations > (uint64_t)l->cfg.analysis_iterations_max) {
+        free(st);
+        snprintf(rq->field, sizeof rq->field, "iterations");
+        snprintf(rq->message, sizeof rq->message,
+                 "this server runs at most %d iterations per analysis",
+                 l->cfg.analysis_iterations_max);
+        return THUE_PERR_MESSAGE;
+    }
+    thue_guct_params p;
+    memset(&p, 0, sizeof p);
+    p.playout_limit = q->has_playout ? q->playout : ANALYSIS_PLAYOUT_DEFAULT;
+    p.c = q->has_c ? q->c : sqrt(2.0);
+    p.seed = q->has_seed ? (uint64_t)q->seed : (lobby_random(l) & SEED_MAX);
+    p.nodes_max = (uint32_t)l->cfg.analysis_tree_nodes;
+    /* The server's limit, the session's own analysis (which this one replaces) not
+     * counted. */
+    if (l->nanalyses - (s->analysis != NULL ? 1 : 0) >= l->cfg.max_analyses) {
+        free(st);
+        snprintf(rq->message, sizeof rq->message,
+                 "the server runs %d analyses, its most; try again later", l->nanalyses);
+        return THUE_PERR_BUSY;
+    }
+    if (s->analysis != NULL)
+        analysis_close(s->analysis);
+    analysis *a = calloc(1, sizeof *a);
+    if (a == NULL) {
+        free(st);
+        return THUE_PERR_INTERNAL;
+    }
+    a->lobby = l;
+    a->g = g;
+    a->opt = opt;
+    atomic_init(&a->stop, 0);
+    atomic_init(&a->cancel, 0);
+    if (lobby_random_key(a->key + 1, LOBBY_ID_CHARS, LOBBY_ID_ALPHABET) != 0 ||
+        thue_guct_new(g, &a->opt, st, &p, &a->tree) != 0) {
+        free(st);
+        thue_guct_free(a->tree);
+        free(a);
+        return THUE_PERR_INTERNAL;
+    }
+    a->key[0] = 'a';
+    a->target = (uint64_t)iterations;
+    a->last_budget = (uint64_t)iterations;
+    a->max_nodes = q->has_max_nodes ? q->max_nodes : ANALYSIS_NODES_DEFAULT;
+    /* Every analysis is one owner of the pool's: together they get one fair share (at
+     * most owner_parts_max slices at once, FIFO among them), so that bots' moves, whose
+     * owners are their players, never queue behind many analyses. */
+    snprintf(a->owner, sizeof a->owner, "analyses");
+    a->s = s;
+    s->analysis = a;
+    a->next = l->analyses;
+    if (l->analyses)
+        l->analyses->prev = a;
+    l->analyses = a;
+    l->nanalyses++;
+    l->metrics->analyses = l->nanalyses;
+    l->metrics->analyses_total++;
+
+    thue_msg *m = calloc(1, sizeof *m);
+    if (m == NULL) {
+        free(st);
+        analysis_close(a);
+        return THUE_PERR_INTERNAL;
+    }
+    m->type = THUE_MSG_ANALYSIS_STARTED;
+    m->id = rq->cmd->id;
+    snprintf(m->u.analysis_started.analysis, sizeof m->u.analysis_started.analysis, "%s", a->key);
+    snprintf(m->u.analysis_started.game, sizeof m->u.analysis_started.game, "%s", g->name);
+    room_json_into(g->options_json(&a->opt), m->u.analysis_started.game_options,
+                   sizeof m->u.analysis_started.game_options);
+    room_json_into(g->state_json(&a->opt, st), m->u.analysis_started.position,
+                   sizeof m->u.analysis_started.position);
+    m->u.analysis_started.iterations = iterations;
+    m->u.analysis_started.playout = p.playout_limit;
+    m->u.analysis_started.c = p.c;
+    m->u.analysis_started.seed = (int64_t)p.seed;
+    m->u.analysis_started.max_nodes = a->max_nodes;
+    lobby_send_client_msg(l, c, m);
+    free(m);
+    free(st);
+    thue_log(THUE_LOG_INFO, "analysis %s of %s for %s: %d iterations, seed %llu", a->key, g->name,
+             s->player.name, iterations, (unsigned long long)p.seed);
+    submit(a);
+    return 0;
+}
+
+/* The session's analysis of that key, or NULL with the error set. */
+static analysis *find(request *rq)
+{
+    session *s = rq->c->s;
+    const char *key = rq->cmd->u.analysis.analysis;
+    if (s->analysis != NULL && strcmp(s->analysis->key, key) == 0)
+        return s->analysis;
+    snprintf(rq->field, sizeof rq->field, "analysis");
+    snprintf(rq->message, sizeof rq->message, "you have no analysis %s", key);
+    return NULL;
+}
+
+int cmd_analyze_stop(request *rq)
+{
+    analysis *a = find(rq);
+    if (a == NULL)
+        return THUE_PERR_NOT_FOUND;
+    request_ok(rq);
+    if (a->busy) {
+        /* The slice's end (or the next one's, at once) builds the stopped tree. */
+        a->stop_asked = true;
+        atomic_store(&a->stop, 1);
+    }
+    return 0;
+}
+
+int cmd_analyze_resume(request *rq)
+{
+    analysis *a = find(rq);
+    if (a == NULL)
+        return THUE_PERR_NOT_FOUND;
+    thue_lobby *l = rq->c->lobby;
+    uint64_t have = thue_guct_iterations(a->tree);
+    uint64_t max = (uint64_t)l->cfg.analysis_iterations_max;
+    bool given = rq->cmd->u.analysis.has_iterations;
+    uint64_t n = given ? (uint64_t)rq->cmd->u.analysis.iterations : 0;
+    if (have >= max) {
+        snprintf(rq->field, sizeof rq->field, "analysis");
+        snprintf(rq->message, sizeof rq->message,
+                 "this analysis has run %llu iterations, the server's most per analysis",
+                 (unsigned long long)have);
+        return THUE_PERR_NOT_ALLOWED;
+    }
+    request_ok(rq);
+    if (a->busy) {
+        /* Still searching (perhaps towards a stop): it goes on, n more if given. */
+        a->pending_more += n;
+        if (given)
+            a->last_budget = n;
+        a->stop_asked = false;
+        atomic_store(&a->stop, 0);
+        return 0;
+    }
+    uint64_t more = given ? n : a->target > have ? a->target - have : a->last_budget;
+    if (given || a->target <= have)
+        a->last_budget = more;
+    a->target = have + more > max ? max : have + more;
+    if (!l->stopping)
+        submit(a);
+    return 0;
+}
+
+int cmd_analyze_close(request *rq)
+{
+    analysis *a = find(rq);
+    if (a == NULL)
+        return THUE_PERR_NOT_FOUND;
+    request_ok(rq);
+    analysis_close(a);
+    return 0;
+}

@@ -1,0 +1,27 @@
+/*
+ * analysis.h: the analysis view's server side (analysis.c): analyze, analyze_stop,
+ * analyze_resume, analyze_close (PROTOCOL.md "Analysis"). A session has at most one
+ * analysis: a persistent uct tree (search/guct.h) of a room's position or of any position
+ * typed in, grown in slices on the worker pool and streamed as analysis_tree events.
+ *
+ * Called by lobby.c (the dispatch, the end of a connection or session, shutdown); calls
+ * roomstate.c and util.c. Loop thread only; the searching and the building of the tree's
+ * JSON happen on the pool's workers.
+ */
+#ifndef THUE_SERVER_LOBBY_ANALYSIS_H
+#define THUE_SERVER_LOBBY_ANALYSIS_H
+
+#include "lobby_types.h"
+
+int cmd_analyze(request *rq);
+int cmd_analyze_stop(request *rq);
+int cmd_analyze_resume(request *rq);
+int cmd_analyze_close(request *rq);
+
+/* The session's analysis, if any, is closed (its connection went, or the session ends). */
+void analysis_session_gone(session *s);
+/* Shutting down: every analysis is closed; those with a slice on a worker are freed when
+ * it comes back (they hold one of the lobby's `handles` until then). */
+void analysis_shutdown(thue_lobby *l);
+
+#endif
