@@ -11,8 +11,9 @@
  *   - the heuristic's three rules on random positions, each rule checked with the game's
  *     own apply (boxes taken, third sides given, the boxes the opponent then takes);
  *   - the strong bot without its exact search, in positions made only of chains and
- *     loops: every move it makes keeps the exact value; and over whole 3x4 games it
- *     beats the heuristic.
+ *     loops: every move it makes keeps the exact value; double-dealing by hand (the last
+ *     two boxes of a chain declined when another chain is left, taken when none is);
+ *     and over whole 3x4 games it beats the heuristic.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -429,6 +430,45 @@ static void test_dots_strong_endgame(void **state)
     assert_true(checked > 100);
 }
 
+/* Double-dealing by hand: 2x3 with the top, middle and bottom rows of lines drawn is two
+ * three-box chains; the opponent opened the top one at its left end. Taking all three
+ * and opening the other loses it (net 0); taking one and declining the last two (drawing
+ * the right border, so the opponent takes both with one line and must open the bottom
+ * chain) nets 1 - 2 + 3 = 2. */
+static void test_dots_strong_double_deals(void **state)
+{
+    (void)state;
+    thue_dots_opt o = mkopt(2, 3, false);
+    thue_dots_state s;
+    memset(&s, 0, sizeof s);
+    memset(s.owner, -1, sizeof s.owner);
+    s.last = -1;
+    for (int c = 0; c < 3; c++)
+        for (int r = 0; r <= 2; r++)
+            s.drawn[0] |= (uint64_t)1 << thue_dots_hline(2, 3, r, c);
+    s.drawn[0] |= (uint64_t)1 << thue_dots_vline(2, 3, 0, 0); /* the opening */
+    assert_int_equal(solve(&o, s.drawn[0], NULL), 2);
+    int l = thue__dots_strong_ex(&o, &s, 1, 0, NULL, NULL);
+    assert_int_equal(l, thue_dots_vline(2, 3, 0, 1)); /* takes the first box */
+    s.drawn[0] |= (uint64_t)1 << l;
+    assert_int_equal(solve(&o, s.drawn[0], NULL), 1);
+    l = thue__dots_strong_ex(&o, &s, 1, 0, NULL, NULL);
+    assert_int_equal(l, thue_dots_vline(2, 3, 0, 3)); /* declines the last two */
+    assert_int_equal(move_value(&o, s.drawn[0], l), 1);
+    /* With nothing left after the chain there is nothing to keep control for: it takes. */
+    thue_dots_opt o1 = mkopt(1, 3, false);
+    uint64_t d = 0;
+    for (int c = 0; c < 3; c++)
+        d |= (uint64_t)1 << thue_dots_hline(1, 3, 0, c) | (uint64_t)1
+                                                              << thue_dots_hline(1, 3, 1, c);
+    d |= (uint64_t)1 << thue_dots_vline(1, 3, 0, 0) | (uint64_t)1 << thue_dots_vline(1, 3, 0, 1);
+    memset(&s, 0, sizeof s);
+    memset(s.owner, -1, sizeof s.owner);
+    s.drawn[0] = d;
+    l = thue__dots_strong_ex(&o1, &s, 1, 0, NULL, NULL);
+    assert_int_equal(l, thue_dots_vline(1, 3, 0, 2));
+}
+
 /* The strong bot with its exact search off (chains, loops, the neutral-phase search and
  * the model alone, as it plays big boards) against the heuristic on 3x4, sides
  * alternating: it must win more games and take more boxes. */
@@ -475,6 +515,7 @@ int main(void)
         cmocka_unit_test(test_dots_perfect_member),
         cmocka_unit_test(test_dots_heuristic_rules),
         cmocka_unit_test(test_dots_strong_endgame),
+        cmocka_unit_test(test_dots_strong_double_deals),
         cmocka_unit_test(test_dots_strong_beats_heuristic),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
