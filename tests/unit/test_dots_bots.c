@@ -469,6 +469,42 @@ static void test_dots_strong_double_deals(void **state)
     assert_int_equal(l, thue_dots_vline(1, 3, 0, 2));
 }
 
+static int stop_now(void *arg)
+{
+    (*(int *)arg)++;
+    return 1;
+}
+
+/* A must_stop that always says stop: the strong bot still answers a legal line at once
+ * (its searches give up, the rules below them answer), and the exact solver reports
+ * THUE_ETOOBIG rather than a value. */
+static void test_dots_strong_stopped(void **state)
+{
+    (void)state;
+    thue_dots_opt o = mkopt(4, 4, false);
+    thue_dots_state s;
+    memset(&s, 0, sizeof s);
+    memset(s.owner, -1, sizeof s.owner);
+    int calls = 0;
+    int l = thue__dots_strong(&o, &s, 5, stop_now, &calls);
+    assert_true(l >= 0 && l < thue_dots_nlines(4, 4));
+    thue_dots_opt o3 = mkopt(3, 3, false);
+    int net = 99, best = 99;
+    calls = 0;
+    assert_int_equal(thue__dots_solve(&o3, 0, 0, stop_now, &calls, &net, &best, NULL),
+                     THUE_ETOOBIG);
+    assert_true(calls > 0);
+    assert_int_equal(net, 99);
+    assert_int_equal(best, 99);
+    /* The strong bot on 3x3 from the start: its exact search is stopped, it still
+     * answers a legal line. */
+    calls = 0;
+    memset(&s, 0, sizeof s);
+    l = thue__dots_strong(&o3, &s, 5, stop_now, &calls);
+    assert_true(calls > 0);
+    assert_true(l >= 0 && l < 24);
+}
+
 /* The strong bot with its exact search off (chains, loops, the neutral-phase search and
  * the model alone, as it plays big boards) against the heuristic on 3x4, sides
  * alternating: it must win more games and take more boxes. */
@@ -516,6 +552,7 @@ int main(void)
         cmocka_unit_test(test_dots_heuristic_rules),
         cmocka_unit_test(test_dots_strong_endgame),
         cmocka_unit_test(test_dots_strong_double_deals),
+        cmocka_unit_test(test_dots_strong_stopped),
         cmocka_unit_test(test_dots_strong_beats_heuristic),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
