@@ -186,6 +186,8 @@ static json_t *game_entry(const thue_gamedef *g)
         json_array_append_new(bots, jstr("uct"));
         if (thue_gbot_has_perfect(g))
             json_array_append_new(bots, jstr("perfect"));
+        for (int i = 0; i < g->nbots; i++)
+            json_array_append_new(bots, jstr(g->bots[i].name));
     }
     return json_pack("{s:s,s:s,s:s,s:o,s:s,s:s,s:b,s:b,s:o}", "name", g->name, "title",
                      g->title, "summary", g->summary, "options", opts, "move", g->move_doc,
@@ -217,9 +219,14 @@ int cmd_games(int argc, char **argv)
         printf("  %s; %s\n",
                g->flags & THUE_GAME_ACYCLIC ? "every line of play ends" : "play need not end",
                g->flags & THUE_GAME_DRAWS ? "draws possible" : "no draws");
-        if (!own_bots(g))
-            printf("  bots: random, uct%s\n", thue_gbot_has_perfect(g) ? ", perfect" : "");
-        else
+        if (!own_bots(g)) {
+            printf("  bots: random, uct%s", thue_gbot_has_perfect(g) ? ", perfect" : "");
+            for (int b = 0; b < g->nbots; b++)
+                printf(", %s", g->bots[b].name);
+            printf("\n");
+            for (int b = 0; b < g->nbots; b++)
+                printf("    %-9s %s\n", g->bots[b].name, g->bots[b].help);
+        } else
             printf("  bots: greedy, nested:L, uct, perfect (docs/bots.md)\n");
         printf("  options%s:\n", own_bots(g) ? " (thue local's --variant, --k, --limit)"
                                               : " (--options JSON)");

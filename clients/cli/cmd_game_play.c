@@ -425,12 +425,15 @@ static const char arena_usage[] =
     "is the Thue arena: 'thue arena --help'). For every ordered pair (A, B) of distinct\n"
     "entries of SPECS, plays N games: game g (0..N-1) starts from the game's start\n"
     "position for seed S + g, A moves first in the even games and B in the odd ones.\n"
-    "Every move is checked by the game. Prints wins, draws and losses of A against B.\n"
+    "Every move is checked by the game. Prints wins, draws and losses of A against B,\n"
+    "and the points (a game's result score: boxes in dots, 1 a win elsewhere) A and B\n"
+    "scored in all.\n"
     "\n"
     "  --game G         the game (required for this form)\n"
     "  --options JSON   the game's options (default: its defaults)\n"
-    "  --players SPECS  two or more bots, comma-separated: random, uct[:...], perfect; a\n"
-    "                   comma starts a new spec only when a spec follows, so\n"
+    "  --players SPECS  two or more bots, comma-separated: random, uct[:...], perfect, or\n"
+    "                   one of the game's own ('thue games': dots has heuristic and\n"
+    "                   strong); a comma starts a new spec only when a spec follows, so\n"
     "                   uct:iterations=500,c=0.7 is one spec (required)\n"
     "  --games N        games per ordered pair, 1..100000 (default 10)\n"
     "  --seed S         the first game's seed (default 1); each move's seed derives from\n"
@@ -440,15 +443,19 @@ static const char arena_usage[] =
     "  --json           print {\"game\":G,\"options\":{...},\"players\":[SPEC,...],\"games\":N,\n"
     "                   \"seed\":S,\"pairs\":[{\"a\":SPEC,\"b\":SPEC,\"wins\":W,\"draws\":D,\n"
     "                   \"losses\":L,\"first\":{\"wins\":..,\"draws\":..,\"losses\":..},\n"
-    "                   \"second\":{...},\"moves\":M},...]}: counts for A; first/second\n"
-    "                   split them by whether A moved first; moves is the total played\n"
+    "                   \"second\":{...},\"moves\":M,\"points\":[A,B]},...]}: counts for\n"
+    "                   A; first/second split them by whether A moved first; moves is\n"
+    "                   the total played, points the result scores summed\n"
     "\n"
     "Exit status: 0, 1 failure (a bot failed or made an illegal move), 2 bad arguments.\n";
 
 #define PLAYERS_MAX 16
 
-static int spec_start(const char *s)
+static int spec_start(const thue_gamedef *g, const char *s)
 {
+    for (int i = 0; i < g->nbots; i++)
+        if (strncmp(s, g->bots[i].name, strlen(g->bots[i].name)) == 0)
+            return 1;
     return strncmp(s, "random", 6) == 0 || strncmp(s, "uct", 3) == 0 ||
            strncmp(s, "perfect", 7) == 0;
 }
@@ -463,7 +470,7 @@ static int parse_players(const thue_gamedef *g, const char *text, thue_gbot_spec
         const char *end = p;
         for (;;) {
             end = strchr(end, ',');
-            if (end == NULL || spec_start(end + 1))
+            if (end == NULL || spec_start(g, end + 1))
                 break;
             end++;
         }
@@ -536,13 +543,14 @@ int cmd_arena_game(const char *game, int argc, char **argv)
         if ((int)strlen(names[i]) > wd)
             wd = (int)strlen(names[i]);
     if (!json)
-        printf("%-*s  %-*s %6s %6s %6s\n", wd, "A", wd, "B", "wins", "draws", "losses");
+        printf("%-*s  %-*s %6s %6s %6s %8s %8s\n", wd, "A", wd, "B", "wins", "draws", "losses",
+               "points A", "points B");
     for (int a = 0; a < np_; a++)
         for (int b = 0; b < np_; b++) {
             if (a == b)
                 continue;
             tally side[2] = {{0, 0, 0}, {0, 0, 0}}; /* [0]: A moved first */
-            long moves = 0;
+            long moves = 0, points[2] = {0, 0};
             for (int gi = 0; gi < games; gi++) {
                 int a_seat = gi % 2;
                 uint64_t gseed = seed + (uint64_t)gi;
@@ -564,6 +572,10 @@ int cmd_arena_game(const char *game, int argc, char **argv)
                     return 1;
                 }
                 moves += m.moves;
+                thue_gresult gr;
+                m.g->result(&m.opt, m.st, &gr);
+                points[0] += gr.score[a_seat];
+                points[1] += gr.score[1 - a_seat];
                 tally *t = &side[a_seat];
                 if (m.winner < 0)
                     t->draws++;
@@ -576,13 +588,14 @@ int cmd_arena_game(const char *game, int argc, char **argv)
                          side[0].losses + side[1].losses};
             if (json)
                 json_array_append_new(
-                    pairs, json_pack("{s:s,s:s,s:i,s:i,s:i,s:o,s:o,s:I}", "a", names[a], "b",
-                                     names[b], "wins", all.wins, "draws", all.draws, "losses",
+                    pairs, json_pack("{s:s,s:s,s:i,s:i,s:i,s:o,s:o,s:I,s:[I,I]}", "a", names[a],
+                                     "b", names[b], "wins", all.wins, "draws", all.draws, "losses",
                                      all.losses, "first", tally_json(&side[0]), "second",
-                                     tally_json(&side[1]), "moves", (json_int_t)moves));
+                                     tally_json(&side[1]), "moves", (json_int_t)moves, "points",
+                                     (json_int_t)points[0], (json_int_t)points[1]));
             else
-                printf("%-*s  %-*s %6d %6d %6d\n", wd, names[a], wd, names[b], all.wins, all.draws,
-                       all.losses);
+                printf("%-*s  %-*s %6d %6d %6d %8ld %8ld\n", wd, names[a], wd, names[b], all.wins,
+                       all.draws, all.losses, points[0], points[1]);
         }
     if (json) {
         json_t *pl = json_array();

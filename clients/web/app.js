@@ -543,6 +543,7 @@ async function route() {
 // #/ladder?game=nim&misere=1&kind=all (northcott: rows, cols; circle: fields; rims: none)
 // for another game; #/ladder?game=G&options=<JSON> is read too.
 const POOL_OPTIONS = { nim: ["misere"], northcott: ["rows", "cols"], circle: ["fields"], rims: [], wythoff: ["a"] };
+POOL_OPTIONS.dots = ["rows", "cols", "outline"];
 const poolOptionsOf = (game) => POOL_OPTIONS[game] || [];
 
 const ladderQuery = { game: "thue", variant: "square", k: 3, kind: "all", options: {} };
@@ -1399,15 +1400,17 @@ async function createGameRoom() {
 
 const THUE_BOTS = ["greedy", "nested:1", "nested:2", "nested:3", "uct", "perfect"];
 const GAME_BOTS = ["perfect", "random", "uct:iterations=2000"];
+const OWN_BOTS = { dots: ["strong", "heuristic"] }; // a game's own bots (game.h's bots)
 
 /** The bot form lists the bots of the room's kind. */
 function botChoices(game) {
   const sel = $("bot-spec");
-  const want = game ? GAME_BOTS : THUE_BOTS;
-  if (sel.dataset.kind === (game ? "game" : "thue")) return;
-  sel.dataset.kind = game ? "game" : "thue";
+  const own = (game && OWN_BOTS[game]) || [];
+  const want = game ? own.concat(GAME_BOTS) : THUE_BOTS;
+  if (sel.dataset.kind === (game ? `game:${own.join()}` : "thue")) return;
+  sel.dataset.kind = game ? `game:${own.join()}` : "thue";
   sel.textContent = "";
-  for (const b of want) sel.append(el("option", { value: b, selected: b === (game ? "perfect" : "nested:1") }, b));
+  for (const b of want) sel.append(el("option", { value: b, selected: b === (game ? own[0] || "perfect" : "nested:1") }, b));
 }
 
 function wireGames() {
@@ -1813,7 +1816,7 @@ function renderButtons() {
       : analysisHash("thue", { variant: s.options.variant, k: s.options.k, limit: s.options.limit }, { round: m.round, step: m.step, word: m.word, placed: m.step === "paint" ? m.placed : null, ...(m.round === 1 ? { rounds: [{ word: m.rounds[0].word }] } : {}) }, room);
   }
   const free = s.players.some((p) => p === null);
-  botChoices(isGame(s));
+  botChoices(isGame(s) && s.options.game);
   $("bot-form").hidden = !(free && (!m || over) && (seated || s.players.every((p) => p === null)));
   const res = $("result");
   if (over && m.result) {

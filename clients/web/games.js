@@ -8,6 +8,7 @@
 // put in the page as HTML.
 
 import { WYTHOFF_HINT, WYTHOFF_INFO, wythoffApply, wythoffBoard, wythoffCheck, wythoffMoveText, wythoffOptionsText } from "./wythoff.js";
+import { DOTS_GAME, DOTS_HINT, dotsApply, dotsBoard, dotsCheckOptions, dotsMoveText, dotsOptionsText, dotsResultWords } from "./dots.js";
 
 const SPLIT_MAX_REGIONS = 64; // Rims: a split that makes a 65th region is refused
 
@@ -51,6 +52,7 @@ export const FALLBACK_GAMES = [
     ],
   },
   WYTHOFF_INFO,
+  DOTS_GAME,
 ];
 
 let known = FALLBACK_GAMES;
@@ -191,6 +193,7 @@ export function checkOptions(game, raw) {
     }
     capCheck();
   } else if (game === "wythoff") wythoffCheck(options, errors);
+  else if (game === "dots") dotsCheckOptions(options, errors);
   return { options, errors };
 }
 
@@ -210,6 +213,7 @@ export function optionsText(game, o) {
   if (game === "northcott") return `${t}: ${o.rows} × ${o.cols}, ${o.start === "random" ? "random start" : "set start"}, drawn after ${o.move_cap} moves`;
   if (game === "wythoff") return wythoffOptionsText(t, o);
   if (game === "circle") return `${t}: ${o.fields} fields, ${o.start === "random" ? `${o.white} white and ${o.black} black at random` : "set start"}, drawn after ${o.move_cap} moves`;
+  if (game === "dots") return dotsOptionsText(t, o);
   return `${t}: ${JSON.stringify(o)}`;
 }
 
@@ -247,6 +251,7 @@ export function circleTargets(board, from) {
  * The tests hold it against every state a match's room_state brought.
  */
 export function applyMove(game, st, mv) {
+  if (game === "dots") return dotsApply(st, mv);
   const next = { ...st, to_move: 1 - st.to_move, moves: st.moves + 1 };
   if (game === "nim") {
     next.heaps = st.heaps.slice();
@@ -292,6 +297,7 @@ export function moveText(game, mv, prev) {
     return `moved in row ${mv.row + 1}${from !== null && from !== undefined ? ` from column ${from + 1}` : ""} to column ${mv.to + 1}`;
   }
   if (game === "wythoff") return wythoffMoveText(mv);
+  if (game === "dots") return dotsMoveText(mv, prev);
   if (game === "circle") return `moved from field ${mv.from} to field ${mv.to}${mv.dir === 1 ? " (clockwise)" : mv.dir === -1 ? " (counter-clockwise)" : ""}`;
   return JSON.stringify(mv);
 }
@@ -301,9 +307,11 @@ export function resultWords(result, names) {
   if (!result) return "";
   const w = result.winner;
   if (w === null || w === undefined) {
+    if (result.reason === "score") return dotsResultWords(result, names);
     return result.reason === "move_cap" ? "Draw: the move cap was reached (endless play is a draw)." : `Draw (${result.reason}).`;
   }
   const W = names[w], L = names[1 - w];
+  if (result.reason === "score") return dotsResultWords(result, names);
   switch (result.reason) {
     case "no_moves": return `${W} wins: ${L} has no move left.`;
     case "took_last": return `${W} wins: ${L} took the last token (misère).`;
@@ -322,6 +330,7 @@ export function moveHint(game) {
   if (game === "northcott") return "click one of your pieces, then a square in its row";
   if (game === "circle") return "click one of your pieces, then a free field it can slide to";
   if (game === "wythoff") return WYTHOFF_HINT;
+  if (game === "dots") return DOTS_HINT;
   return "make your move";
 }
 
@@ -358,6 +367,7 @@ export function drawBoard(box, view) {
   else if (view.game === "northcott") gridBoard(box, view);
   else if (view.game === "circle") circleBoard(box, view);
   else if (view.game === "wythoff") wythoffBoard(box, view);
+  else if (view.game === "dots") dotsBoard(box, view, el, COLOUR);
   else box.append(el("pre", { class: "small" }, JSON.stringify(st)));
 }
 

@@ -72,6 +72,19 @@ typedef struct thue_goption_doc {
     const char *help;  /* the allowed values and what it does */
 } thue_goption_doc;
 
+/* A bot of the game's own (game.h's optional `bots`), named in bot specs after the
+ * generic ones (search/gbot.h: "heuristic", "strong"). choose gives the move for the
+ * player to move in st (not over), the same for the same seed; it calls must_stop
+ * (may be NULL; arg is its argument) now and then while it searches, and when that
+ * returns 1 it answers the best move it has at once. 0 with *out, or THUE_ENOMEM. Pure
+ * like the rest of the table (it may allocate and free its own work space). */
+typedef struct thue_gamebot {
+    const char *name; /* a spec's word: lower-case letters, not random, uct or perfect */
+    const char *help; /* one line for `thue games` and docs */
+    int (*choose)(const thue_gopt *opt, const void *st, uint64_t seed, int (*must_stop)(void *arg),
+                  void *arg, thue_gmove *out);
+} thue_gamebot;
+
 enum {
     THUE_GAME_ACYCLIC = 1 << 0, /* every line of play ends: plain minimax terminates */
     THUE_GAME_DRAWS = 1 << 1,   /* a match may end drawn */
@@ -134,6 +147,11 @@ typedef struct thue_gamedef {
      * (1 win, 0 draw, -1 loss) and a move that keeps it (*best; untouched once over).
      * 0, or THUE_ETOOBIG when the position is beyond what it can decide. */
     int (*perfect)(const thue_gopt *opt, const void *st, thue_gmove *best, int *value);
+
+    /* Optional (NULL and 0 when the game has none): its own bots, played by gbot.c's
+     * THUE_GBOT_OWN kind. */
+    const thue_gamebot *bots;
+    int nbots;
 } thue_gamedef;
 
 /* ---- the registry (games.c) ------------------------------------------------------- */

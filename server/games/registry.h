@@ -9,7 +9,7 @@
 
 #define THUE_GAMES(X)                                                                              \
     X(thue_game_thue) X(thue_game_nim) X(thue_game_circle) X(thue_game_northcott) X(thue_game_rims) \
-        X(thue_game_wythoff)
+        X(thue_game_wythoff) X(thue_game_dots)
 
 #define THUE__GAME_DECL(sym) extern const thue_gamedef sym;
 THUE_GAMES(THUE__GAME_DECL)

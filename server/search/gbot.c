@@ -1,5 +1,6 @@
 /*
- * gbot.c: the generic bots of gbot.h: specs, the random bot, UCT, and the perfect bot's
+ * gbot.c: the generic bots of gbot.h: specs, the random bot, UCT, a game's own bots (run
+ * through its table's `bots`, with the limits polled through a callback), and the perfect bot's
  * choice between the game's own `perfect` member and the generic solver (gsolve.c), with
  * its fallback when neither decides in time (the first legal move, if the spec asks).
  *
@@ -72,6 +73,15 @@ int thue_gbot_spec_parse(const thue_gamedef *g, const char *text, thue_gbot_spec
         *out = thue_gbot_spec_default(THUE_GBOT_PERFECT);
         return 0;
     }
+    for (int i = 0; g != NULL && i < g->nbots; i++)
+        if (strlen(g->bots[i].name) == nlen && strncmp(text, g->bots[i].name, nlen) == 0) {
+            if (colon)
+                return thue_spec_error(err, errsize, "%s takes no options", g->bots[i].name);
+            *out = thue_gbot_spec_default(THUE_GBOT_OWN);
+            out->own = i;
+            out->own_name = g->bots[i].name;
+            return 0;
+        }
     if (nlen == 3 && strncmp(text, "uct", 3) == 0) {
         thue_uct_spec b;
         int e = thue_uct_spec_parse(colon ? colon + 1 : NULL, &b, err, errsize);
@@ -85,9 +95,12 @@ int thue_gbot_spec_parse(const thue_gamedef *g, const char *text, thue_gbot_spec
         *out = s;
         return 0;
     }
-    return thue_spec_error(err, errsize, "unknown bot '%.*s' for %s (random, uct[:...]%s)",
+    char own[160] = "";
+    for (int i = 0, len = 0; g != NULL && i < g->nbots && len < (int)sizeof own; i++)
+        len += snprintf(own + len, sizeof own - (size_t)len, ", %s", g->bots[i].name);
+    return thue_spec_error(err, errsize, "unknown bot '%.*s' for %s (random, uct[:...]%s%s)",
                            (int)nlen, text, g != NULL ? g->name : "this game",
-                           thue_gbot_has_perfect(g) ? ", perfect" : "");
+                           thue_gbot_has_perfect(g) ? ", perfect" : "", own);
 }
 
 int thue_gbot_spec_format(const thue_gbot_spec *s, char *buf, size_t size)
@@ -97,6 +110,8 @@ int thue_gbot_spec_format(const thue_gbot_spec *s, char *buf, size_t size)
         return snprintf(buf, size, "random");
     case THUE_GBOT_PERFECT:
         return snprintf(buf, size, "perfect");
+    case THUE_GBOT_OWN:
+        return snprintf(buf, size, "%s", s->own_name != NULL ? s->own_name : "?");
     case THUE_GBOT_UCT: {
         thue_uct_spec b = thue_uct_spec_default();
         b.iterations = s->iterations;
@@ -114,6 +129,7 @@ static int spec_valid(const thue_gbot_spec *s)
     switch (s->kind) {
     case THUE_GBOT_RANDOM:
     case THUE_GBOT_PERFECT:
+    case THUE_GBOT_OWN:
         return 1;
     case THUE_GBOT_UCT:
         return s->playout_limit >= 1 && s->playout_limit <= 100000 && s->exploration >= 0 &&
@@ -126,6 +142,10 @@ int thue_gbot_spec_check(const thue_gamedef *g, const thue_gbot_spec *s)
 {
     if (g == NULL || s == NULL || !spec_valid(s) ||
         (s->kind == THUE_GBOT_PERFECT && !thue_gbot_has_perfect(g)))
+        return THUE_EINVAL;
+    if (s->kind == THUE_GBOT_OWN &&
+        (s->own < 0 || s->own >= g->nbots || g->bots == NULL || s->own_name == NULL ||
+         strcmp(s->own_name, g->bots[s->own].name) != 0))
         return THUE_EINVAL;
     return 0;
 }
@@ -209,6 +229,14 @@ static int first_legal(const thue_gamedef *g, const thue_gopt *opt, const void *
     return k > 0 ? 0 : THUE_ETOOBIG;
 }
 
+/* ---- own ------------------------------------------------------------------------------ */
+
+/* The own bots' must_stop: one poll of the limits (stop flag, deadline, the pool's pause). */
+static int own_must_stop(void *arg)
+{
+    return thue__ctl_poll(arg);
+}
+
 /* ---- choose ---------------------------------------------------------------------------- */
 
 int thue_gbot_choose(const thue_gamedef *g, const thue_gopt *opt, const void *st,
@@ -264,6 +292,11 @@ int thue_gbot_choose(const thue_gamedef *g, const thue_gopt *opt, const void *st
     case THUE_GBOT_UCT:
         err = uct_choose(g, opt, st, spec, seed, &ctl, out);
         out->nodes = ctl.nodes;
+        out->stopped = ctl.stopped;
+        break;
+    case THUE_GBOT_OWN:
+        err = g->bots[spec->own].choose(opt, st, seed, own_must_stop, &ctl, &out->move);
+        out->nodes = 1;
         out->stopped = ctl.stopped;
         break;
     case THUE_GBOT_PERFECT:

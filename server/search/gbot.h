@@ -5,6 +5,9 @@
  *   uct      Monte Carlo tree search (RULES.md): UCB1 selection w_i/n_i + c sqrt(ln N / n_i),
  *            random playouts of at most playout_limit moves (a playout cut short scores
  *            0.5, a draw 0.5), the most visited root move is played;
+ *   own      a bot of the game's own (game.h's `bots`, e.g. dots' "heuristic" and
+ *            "strong"), named by its name; its choose polls the limits through
+ *            thue__ctl_poll;
  *   perfect  the game's own `perfect` member when it has one; else, for a game marked
  *            THUE_GAME_ACYCLIC, an exact negamax with alpha-beta and a transposition
  *            table (gsolve.c), which gives up (THUE_ETOOBIG) past its node or memory
@@ -26,7 +29,12 @@
 #include "games/game.h"
 #include "search/limits.h"
 
-typedef enum { THUE_GBOT_RANDOM = 0, THUE_GBOT_UCT, THUE_GBOT_PERFECT } thue_gbot_kind;
+typedef enum {
+    THUE_GBOT_RANDOM = 0,
+    THUE_GBOT_UCT,
+    THUE_GBOT_PERFECT,
+    THUE_GBOT_OWN
+} thue_gbot_kind;
 
 typedef struct thue_gbot_spec {
     thue_gbot_kind kind;
@@ -39,6 +47,9 @@ typedef struct thue_gbot_spec {
                                rather than THUE_ETOOBIG (a server's bot must move; the
                                command line's bestmove reports the failure instead).
                                Not part of the text: parse leaves it 0, format omits it. */
+    /* own: the index in the game's `bots` (game.h) and that bot's name (static). */
+    int own;
+    const char *own_name;
 } thue_gbot_spec;
 
 /*
@@ -49,14 +60,15 @@ typedef struct thue_gbot_spec {
  *                        and defaults of Thue's uct (bot.h)
  *   perfect              refused when g has neither a `perfect` member nor
  *                        THUE_GAME_ACYCLIC (there is no way to solve it)
+ *   NAME                 a bot of g's own `bots` (game.h), no options
  * 0, or THUE_EINVAL with a sentence in err (may be NULL; errsize bytes with the NUL).
  */
 int thue_gbot_spec_parse(const thue_gamedef *g, const char *text, thue_gbot_spec *out, char *err,
                          size_t errsize);
 
-/* The canonical text ("random", "perfect", "uct:iterations=10000,playout=100,c=1.414..."),
- * which parses back to the same spec. Returns the length the full text needs, like
- * snprintf. */
+/* The canonical text ("random", "perfect", an own bot's name,
+ * "uct:iterations=10000,playout=100,c=1.414..."), which parses back to the same spec.
+ * Returns the length the full text needs, like snprintf. */
 int thue_gbot_spec_format(const thue_gbot_spec *s, char *buf, size_t size);
 
 /* A spec with the defaults of its kind. */
@@ -66,7 +78,8 @@ thue_gbot_spec thue_gbot_spec_default(thue_gbot_kind kind);
 int thue_gbot_has_perfect(const thue_gamedef *g);
 
 /* 0 when g can play spec (its members in range; perfect only where
- * thue_gbot_has_perfect), else THUE_EINVAL. */
+ * thue_gbot_has_perfect; own only with an index and name of g's `bots`), else
+ * THUE_EINVAL. */
 int thue_gbot_spec_check(const thue_gamedef *g, const thue_gbot_spec *s);
 
 typedef struct thue_gbot_result {

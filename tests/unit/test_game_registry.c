@@ -26,6 +26,8 @@ static const char *small_options(const char *name)
         return "{\"rows\":2,\"cols\":5,\"move_cap\":40}";
     if (strcmp(name, "circle") == 0)
         return "{\"fields\":7,\"white\":2,\"black\":2,\"move_cap\":40}";
+    if (strcmp(name, "dots") == 0)
+        return "{\"rows\":2,\"cols\":3}";
     return "{\"heaps\":[2,3]}";
 }
 

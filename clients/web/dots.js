@@ -1,0 +1,139 @@
+// dots.js: dots and boxes in the browser client (server/games/dots/): the board, the
+// client's copy of the rules for replays (dotsApply), the words for moves and options and
+// the create form's checks. games.js hands the game's cases here.
+//
+// The board is a CSS grid of (2 rows + 1) x (2 cols + 1) cells: dots at even/even, lines
+// between them (buttons: click, tap or Enter/Space; the whole cell is the hit area), boxes
+// at odd/odd. A drawn line is coloured by who drew it (the state says: 0, 1, or 2 for a
+// border drawn at the start), a box by its owner, the last line is marked, and a banner
+// says when the player who just completed a box moves again. Buttons carry data-row and
+// data-col in grid cells, in row-major order, so games.js's boardKey moves between lines
+// with the arrow keys. The server judges every move; drawn lines are disabled here only
+// because they can never be drawn again. Nothing from the server is put in as HTML.
+
+export const DOTS_NAMES = ["blue", "red"]; // box colours of player 0 (white) and 1 (black)
+
+/** The fallback entry of games.js (server/games/dots/dots.c's options). */
+export const DOTS_GAME = {
+  name: "dots", title: "Dots and boxes", summary: "Draw one line at a time between neighbouring dots; completing a box scores it and you move again; when every line is drawn, most boxes wins.",
+  move: "{\"dir\":\"h\"|\"v\",\"row\":R,\"col\":C}",
+  options: [
+    { name: "rows", type: "integer", default: 5, help: "boxes down the board, 1..10" },
+    { name: "cols", type: "integer", default: 5, help: "boxes across the board, 1..10" },
+    { name: "outline", type: "boolean", default: false, help: "the source's variant: the border lines are drawn at the start and only the inner lines are played" },
+  ],
+};
+
+const isInt = (v, lo, hi) => Number.isInteger(v) && v >= lo && v <= hi;
+
+/** The create form's checks, as the server makes them: errors[name] set where refused. */
+export function dotsCheckOptions(options, errors) {
+  const rows = options.rows ?? 5, cols = options.cols ?? 5;
+  if (!errors.rows && !isInt(rows, 1, 10)) errors.rows = "Rows: 1 to 10 boxes.";
+  if (!errors.cols && !isInt(cols, 1, 10)) errors.cols = "Columns: 1 to 10 boxes.";
+  if (!errors.rows && !errors.cols && options.outline && rows < 2 && cols < 2) errors.outline = "Outline: a 1 × 1 board would have no line left to draw.";
+}
+
+export function dotsOptionsText(t, o) {
+  return `${t}: ${o.rows} × ${o.cols} boxes${o.outline ? ", border drawn at the start" : ""}`;
+}
+
+/** The boxes a line touches: [r, c] pairs inside the board. */
+function lineBoxes(st, mv) {
+  const R = st.owners.length, C = R ? st.owners[0].length : st.lines.h[0].length;
+  const out = [];
+  if (mv.dir === "h") {
+    if (mv.row > 0) out.push([mv.row - 1, mv.col]);
+    if (mv.row < R) out.push([mv.row, mv.col]);
+  } else {
+    if (mv.col > 0) out.push([mv.row, mv.col - 1]);
+    if (mv.col < C) out.push([mv.row, mv.col]);
+  }
+  return out;
+}
+
+const boxDone = (lines, r, c) => lines.h[r][c] >= 0 && lines.h[r + 1][c] >= 0 && lines.v[r][c] >= 0 && lines.v[r][c + 1] >= 0;
+
+/** The state after an accepted move, as the server writes it (state_json). */
+export function dotsApply(st, mv) {
+  const p = st.to_move;
+  const lines = { h: st.lines.h.map((r) => r.slice()), v: st.lines.v.map((r) => r.slice()) };
+  lines[mv.dir][mv.row][mv.col] = p;
+  const owners = st.owners.map((r) => r.slice());
+  const score = st.score.slice();
+  let took = 0;
+  for (const [r, c] of lineBoxes(st, mv)) {
+    if (owners[r][c] < 0 && boxDone(lines, r, c)) { owners[r][c] = p; took++; }
+  }
+  score[p] += took;
+  return { ...st, lines, owners, score, to_move: took ? p : 1 - p, last: { dir: mv.dir, row: mv.row, col: mv.col }, again: took > 0, moves: st.moves + 1 };
+}
+
+/** A move in words: "drew the line right of box 2,3 and took 1 box". */
+export function dotsMoveText(mv, prev) {
+  const where = mv.dir === "h" ? `the horizontal line ${mv.row + 1} at column ${mv.col + 1}` : `the vertical line ${mv.col + 1} in row ${mv.row + 1}`;
+  if (!prev || !prev.lines) return `drew ${where}`;
+  const next = dotsApply(prev, mv);
+  const took = next.score[prev.to_move] - prev.score[prev.to_move];
+  return `drew ${where}${took ? ` and completed ${took === 1 ? "a box" : `${took} boxes`}` : ""}`;
+}
+
+export const DOTS_HINT = "click or tap a line between two dots (arrow keys and Enter work too); completing a box scores it and you move again";
+
+/** The result in words for the reason the game gives ("score"), or null. */
+export function dotsResultWords(result, names) {
+  if (result.reason !== "score") return null;
+  const pts = Array.isArray(result.score) ? ` ${result.score[0]}–${result.score[1]}` : "";
+  if (result.winner === null || result.winner === undefined) return `Draw: equal boxes${pts}.`;
+  return `${names[result.winner]} wins on boxes${pts}.`;
+}
+
+/** Draws the board into box (view as games.js's drawBoard takes it; el is its helper). */
+export function dotsBoard(box, view, el, colour) {
+  const st = view.state;
+  const R = st.lines.v.length, C = st.lines.h[0].length;
+  const last = st.last;
+  const p = view.player;
+  const who = (x) => (x === 0 || x === 1 ? `${colour[x]} (${DOTS_NAMES[x]})` : "");
+  // The banner follows the shown state (a replay's step too); the buttons follow the match.
+  const over = st.lines.h.every((r) => r.every((x) => x >= 0)) && st.lines.v.every((r) => r.every((x) => x >= 0));
+  box.append(el("p", { class: "dots-score", testid: "dots-score" },
+    `Boxes: ${colour[0]} (${DOTS_NAMES[0]}) ${st.score[0]} · ${colour[1]} (${DOTS_NAMES[1]}) ${st.score[1]}`));
+  if (st.again && !over) {
+    const mine = p === st.to_move;
+    box.append(el("p", { class: `dots-again p${st.to_move}`, testid: "dots-again", role: "status" },
+      mine ? "You completed a box: move again!" : `${who(st.to_move)} completed a box and moves again.`));
+  }
+  const grid = el("div", { class: "dots-board", role: "grid", label: `${R} × ${C} boxes; lines between the dots` });
+  grid.style.setProperty("--cols", String(C));
+  grid.style.setProperty("--rows", String(R));
+  for (let gy = 0; gy <= 2 * R; gy++) {
+    for (let gx = 0; gx <= 2 * C; gx++) {
+      if (gy % 2 === 0 && gx % 2 === 0) { grid.append(el("span", { class: "dot", "aria-hidden": "true" })); continue; }
+      if (gy % 2 === 1 && gx % 2 === 1) {
+        const r = (gy - 1) / 2, c = (gx - 1) / 2, o = st.owners[r][c];
+        grid.append(el("span", { class: `dbox${o >= 0 ? ` owned p${o}` : ""}`, testid: `box-${r}-${c}`, "data-owner": String(o), label: o >= 0 ? `box ${r + 1},${c + 1}: ${colour[o]}'s` : `box ${r + 1},${c + 1}: open` },
+          o >= 0 ? el("span", { class: "owner-mark", "aria-hidden": "true" }, colour[o][0].toUpperCase()) : null));
+        continue;
+      }
+      const dir = gy % 2 === 0 ? "h" : "v";
+      const row = dir === "h" ? gy / 2 : (gy - 1) / 2, col = dir === "h" ? (gx - 1) / 2 : gx / 2;
+      const d = st.lines[dir][row][col];
+      const cls = ["dline", dir];
+      if (d >= 0) cls.push("drawn", d === 2 ? "pre" : `p${d}`);
+      const isLast = last && last.dir === dir && last.row === row && last.col === col;
+      if (isLast) cls.push("last");
+      const name = dir === "h" ? `horizontal line ${row + 1}, column ${col + 1}` : `vertical line ${col + 1}, row ${row + 1}`;
+      const label = `${name}: ${d < 0 ? "not drawn" : d === 2 ? "drawn at the start" : `drawn by ${colour[d]}`}${isLast ? " (last move)" : ""}`;
+      const b = el("button", {
+        type: "button", class: cls.join(" "), testid: `line-${dir}-${row}-${col}`, tabIndex: -1, label, title: label,
+        disabled: p === null || view.over || over || d >= 0, role: "gridcell",
+        onclick: () => view.onMove({ dir, row, col }),
+      });
+      b.dataset.row = String(gy);
+      b.dataset.col = String(gx);
+      grid.append(b);
+    }
+  }
+  box.append(grid);
+}
