@@ -19,6 +19,7 @@
 #include "search/guct.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -408,10 +409,14 @@ int thue_guct_walk_depth(const thue_guct *t, uint32_t max_nodes, int max_depth,
     for (uint32_t x = 0; x < t->n; x++)
         for (int32_t i = 0; mark[x] && i < nodes[x].nchild; i++)
             nshown[x] += mark[nodes[x].first + i];
-    /* Depth-first preorder over the marked nodes with a stack of states. */
+    /* Depth-first preorder over the marked nodes with a stack of states, each at a
+     * multiple of the strictest alignment (a game's state_size need not be one: Thue's is
+     * its struct plus two words of the limit's length). */
+    const size_t align = _Alignof(max_align_t);
+    const size_t stride = t->sz ? (t->sz + align - 1) / align * align : align;
     int cap = 64, ret = 0;
     frame *stack = malloc((size_t)cap * sizeof *stack);
-    unsigned char *states = malloc((size_t)cap * (t->sz ? t->sz : 1));
+    unsigned char *states = malloc((size_t)cap * stride);
     if (stack == NULL || states == NULL) {
         ret = THUE_ENOMEM;
         goto done;
@@ -423,7 +428,7 @@ int thue_guct_walk_depth(const thue_guct *t, uint32_t max_nodes, int max_depth,
     while (top >= 0) {
         frame *f = &stack[top];
         const unode *nd = &nodes[f->node];
-        void *st = states + (size_t)top * t->sz;
+        void *st = states + (size_t)top * stride;
         if (f->next < 0) {
             thue_guct_view v;
             v.depth = top;
@@ -456,16 +461,16 @@ int thue_guct_walk_depth(const thue_guct *t, uint32_t max_nodes, int max_depth,
                 goto done;
             }
             stack = ns;
-            unsigned char *nst = realloc(states, (size_t)ncap * (t->sz ? t->sz : 1));
+            unsigned char *nst = realloc(states, (size_t)ncap * stride);
             if (nst == NULL) {
                 ret = THUE_ENOMEM;
                 goto done;
             }
             states = nst;
             cap = ncap;
-            st = states + (size_t)top * t->sz;
+            st = states + (size_t)top * stride;
         }
-        void *cst = states + (size_t)(top + 1) * t->sz;
+        void *cst = states + (size_t)(top + 1) * stride;
         memcpy(cst, st, t->sz);
         int who = t->g->to_move(t->opt, cst);
         (void)t->g->apply(t->opt, cst, who, &nodes[c].move, NULL); /* made from legal_moves */

@@ -199,6 +199,16 @@ static void test_guct_sliced_nim(void **state)
     sliced_equals_whole("nim", "{\"heaps\":[2,7,1,4],\"misere\":true}", 100, 3000, 12345);
 }
 
+/* Thue's states are its struct plus two words of the limit's length: with an odd limit
+ * their size is no multiple of their alignment, and the snapshot's stack of states must
+ * still hand the game aligned ones (UBSan's alignment check in the sanitizer build). */
+static void test_guct_sliced_thue_odd_size(void **state)
+{
+    (void)state;
+    sliced_equals_whole("thue", "{\"variant\":\"square\",\"k\":3,\"limit\":5}", 100, 2000, 3);
+    sliced_equals_whole("thue", "{\"variant\":\"overlap\",\"k\":4,\"limit\":7}", 50, 1500, 11);
+}
+
 static void test_guct_sliced_northcott(void **state)
 {
     (void)state;
@@ -651,6 +661,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_guct_sliced_nim),
         cmocka_unit_test(test_guct_sliced_northcott),
+        cmocka_unit_test(test_guct_sliced_thue_odd_size),
         cmocka_unit_test(test_guct_stopped_midplayout),
         cmocka_unit_test(test_guct_stopped_budget),
         cmocka_unit_test(test_guct_gbot_same_move),
