@@ -126,10 +126,15 @@ typedef struct thue_gamedef {
     /* The kind of move expected now ("move"; Thue: "place" or "paint"; "over"). */
     const char *(*step)(const thue_gopt *opt, const void *st);
     /* Most legal moves any state of these options can have, positions read by
-     * position_parse included (the buffer size for legal_moves). */
+     * position_parse included (the buffer size for legal_moves). A game whose positions
+     * can have more moves than any buffer holds (Wythoff's game with heaps up to 2^53)
+     * caps it: see legal_moves. */
     int (*max_moves)(const thue_gopt *opt);
     /* The legal moves of the player to move, in a fixed order, written to out[0..]
-     * (at most max_moves); returns their count (0 once over). */
+     * (at most max_moves); returns their count (0 once over). A count below max_moves is
+     * the complete list; a count equal to max_moves may be a cut list (the game's docs
+     * say which moves it keeps: Wythoff's puts the winning move first), and apply still
+     * accepts every legal move. */
     int (*legal_moves)(const thue_gopt *opt, const void *st, thue_gmove *out);
     /* The move's JSON (shape only: legality is apply's). 0 or THUE_EMOVE with e. */
     int (*move_parse)(const thue_gopt *opt, const json_t *j, thue_gmove *m, thue_gerr *e);
