@@ -366,7 +366,7 @@ export function drawBoard(box, view) {
   if (view.game === "nim" || view.game === "rims") heapsBoard(box, view);
   else if (view.game === "northcott") gridBoard(box, view);
   else if (view.game === "circle") circleBoard(box, view);
-  else if (view.game === "wythoff") wythoffBoard(box, view);
+  else if (view.game === "wythoff") wythoffBoard(box, view, el);
   else if (view.game === "dots") dotsBoard(box, view, el, COLOUR);
   else box.append(el("pre", { class: "small" }, JSON.stringify(st)));
 }

@@ -20,20 +20,6 @@ export const WYTHOFF_INFO = {
   ],
 };
 
-function el(tag, props = {}, ...children) {
-  const e = document.createElement(tag);
-  for (const [k, v] of Object.entries(props)) {
-    if (k === "testid") e.dataset.testid = v;
-    else if (k === "class") e.className = v;
-    else if (k === "label") e.setAttribute("aria-label", v);
-    else if (k === "role" || k.includes("-")) e.setAttribute(k, v);
-    else if (k.startsWith("on")) e.addEventListener(k.slice(2), v);
-    else e[k] = v;
-  }
-  for (const c of children) if (c !== null && c !== undefined) e.append(c);
-  return e;
-}
-
 const HEAP_MAX = Number.MAX_SAFE_INTEGER; // 2^53 - 1: what JSON carries exactly
 
 /** The create form's checks, as the server makes them (wythoff.c): fills errors. */
@@ -85,18 +71,19 @@ export function wythoffOptionsText(t, o) {
 }
 
 /** Draws the board (view as games.js drawBoard documents it) into box. */
-export function wythoffBoard(box, view) {
+/** el: games.js's element maker (as dotsBoard takes it). */
+export function wythoffBoard(box, view, el) {
   const st = view.state;
   const [x, y] = st.heaps;
   const a = st.a ?? 1;
   const idle = view.player === null || view.over;
   const prev = view.prev && view.prev.heaps ? view.prev.heaps : null;
   box.append(el("p", { class: "wy-heaps", testid: "wy-heaps" }, `Heap 1: ${x} · Heap 2: ${y} · a = ${a}${a === 1 ? " (equal numbers from both)" : ` (from both: |x − y| < ${a})`}`));
-  if (Math.max(x, y) < WYTHOFF_GRID_MAX) gridView(box, view, x, y, a, idle, prev);
-  else counterView(box, view, x, y, a, idle);
+  if (Math.max(x, y) < WYTHOFF_GRID_MAX) gridView(box, view, el, x, y, a, idle, prev);
+  else counterView(box, view, el, x, y, a, idle);
 }
 
-function gridView(box, view, x, y, a, idle, prev) {
+function gridView(box, view, el, x, y, a, idle, prev) {
   const n = Math.max(x, y, prev ? Math.max(prev[0], prev[1]) : 0) + 1;
   const grid = el("div", { class: "grid-board wy-board", role: "grid", label: `a quarter-plane board of ${n} × ${n} squares; the piece on column ${x}, row ${y}; the goal is the corner 0, 0` });
   grid.style.setProperty("--cols", String(n));
@@ -130,7 +117,7 @@ function gridView(box, view, x, y, a, idle, prev) {
   box.append(grid);
 }
 
-function counterView(box, view, x, y, a, idle) {
+function counterView(box, view, el, x, y, a, idle) {
   const input = (h, max) => el("input", { type: "number", min: "0", max: String(max), step: "1", value: "0", testid: `wy-take-${h}`, disabled: idle, label: `tokens to take from heap ${h + 1}` });
   const t0 = input(0, x), t1 = input(1, y);
   const send = () => {
