@@ -16,6 +16,22 @@
 
 #include "game_check.h"
 
+const thue_gamedef *game_check_find(const char *name)
+{
+    const thue_gamedef *g = thue_game_find(name);
+    assert_non_null(g);
+    return g;
+}
+
+void game_check_options(const thue_gamedef *g, const char *text, thue_gopt *opt)
+{
+    thue_gerr e;
+    int rc = thue_game_options_text(g, text, opt, &e);
+    if (rc != 0)
+        print_error("%s: %s\n", text != NULL ? text : "(defaults)", e.msg);
+    assert_int_equal(rc, 0);
+}
+
 static uint64_t rnd(uint64_t *s)
 {
     *s += 0x9E3779B97F4A7C15ull;

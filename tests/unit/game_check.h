@@ -35,6 +35,12 @@ typedef struct game_check_stats {
     long ended[3]; /* playouts won by player 0, by player 1, drawn */
 } game_check_stats;
 
+/* The registered game `name`; the calling test fails when there is none. */
+const thue_gamedef *game_check_find(const char *name);
+/* Options of g from JSON text (NULL: the defaults); the calling test fails, printing the
+ * game's sentence, when g refuses them. */
+void game_check_options(const thue_gamedef *g, const char *text, thue_gopt *opt);
+
 /* Runs every check above on g with cfg; stats (may be NULL) gets the counts. */
 void game_check(const thue_gamedef *g, const game_check_cfg *cfg, game_check_stats *stats);
 

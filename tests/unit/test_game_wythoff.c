@@ -31,18 +31,12 @@
 
 static const thue_gamedef *game(void)
 {
-    const thue_gamedef *g = thue_game_find("wythoff");
-    assert_non_null(g);
-    return g;
+    return game_check_find("wythoff");
 }
 
 static void opts(const char *text, thue_gopt *opt)
 {
-    thue_gerr e;
-    int rc = thue_game_options_text(game(), text, opt, &e);
-    if (rc != 0)
-        print_error("%s: %s\n", text != NULL ? text : "(defaults)", e.msg);
-    assert_int_equal(rc, 0);
+    game_check_options(game(), text, opt);
 }
 
 static void position(const thue_gopt *opt, uint64_t x, uint64_t y, int to_move,
