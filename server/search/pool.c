@@ -946,25 +946,48 @@ static int enqueue(thue_pool *pool, job *j, const char *key, uint64_t *id)
     return 0;
 }
 
+/* A game job's two records for `owner`'s queue, started (not yet queued): 0, or
+ * THUE_EOVER (closing), THUE_EINVAL (owner too long), THUE_ENOMEM. */
+static int gjob_new(thue_pool *pool, const char *owner, void *data, job **jo, gjob **gjo)
+{
+    if (pool->closing)
+        return THUE_EOVER;
+    if (strlen(owner) > THUE_POOL_OWNER_MAX)
+        return THUE_EINVAL;
+    job *j = calloc(1, sizeof *j);
+    gjob *gj = calloc(1, sizeof *gj);
+    if (j == NULL || gj == NULL) {
+        free(j);
+        free(gj);
+        return THUE_ENOMEM;
+    }
+    j->game = gj;
+    j->nparts = 1;
+    j->data = data;
+    atomic_init(&j->stop, 0);
+    j->t_submit = thue_now_ns();
+    j->limits.stop = &j->stop;
+    *jo = j;
+    *gjo = gj;
+    return 0;
+}
+
 int thue_pool_submit_game(thue_pool *pool, const thue_game_job_request *req, uint64_t *id)
 {
     if (pool == NULL || req == NULL || req->cb == NULL || req->state == NULL ||
         thue_gbot_spec_check(req->game, &req->spec) != 0)
         return THUE_EINVAL;
-    if (pool->closing)
-        return THUE_EOVER;
     const char *key = req->owner ? req->owner : "";
-    if (strlen(key) > THUE_POOL_OWNER_MAX)
-        return THUE_EINVAL;
     size_t sz = req->game->state_size(&req->opt);
-    job *j = calloc(1, sizeof *j);
-    gjob *gj = calloc(1, sizeof *gj);
     void *st = malloc(sz ? sz : 1);
-    if (j == NULL || gj == NULL || st == NULL) {
-        free(j);
-        free(gj);
+    if (st == NULL)
+        return pool->closing ? THUE_EOVER : THUE_ENOMEM;
+    job *j;
+    gjob *gj;
+    int err = gjob_new(pool, key, req->data, &j, &gj);
+    if (err) {
         free(st);
-        return THUE_ENOMEM;
+        return err;
     }
     memcpy(st, req->state, sz);
     gj->g = req->game;
@@ -973,11 +996,6 @@ int thue_pool_submit_game(thue_pool *pool, const thue_game_job_request *req, uin
     gj->spec = req->spec;
     gj->seed = req->seed;
     gj->cb = req->cb;
-    j->game = gj;
-    j->nparts = 1;
-    j->data = req->data;
-    atomic_init(&j->stop, 0);
-    j->t_submit = thue_now_ns();
     /* think_ms and the spec's own time count from submission, as a Thue job's do: they
      * become an absolute deadline here (thue_gbot_choose would count from its start). */
     int64_t due = req->deadline_ns > 0 ? req->deadline_ns : 0;
@@ -989,7 +1007,6 @@ int thue_pool_submit_game(thue_pool *pool, const thue_game_job_request *req, uin
         due = j->t_submit + ms * 1000000;
     j->limits.deadline_ns = due;
     j->limits.node_budget = req->node_budget;
-    j->limits.stop = &j->stop;
     j->due_ns = due;
     return enqueue(pool, j, key, id);
 }
@@ -998,26 +1015,14 @@ int thue_pool_submit_task(thue_pool *pool, const thue_pool_task *task, uint64_t 
 {
     if (pool == NULL || task == NULL || task->run == NULL || task->done == NULL)
         return THUE_EINVAL;
-    if (pool->closing)
-        return THUE_EOVER;
     const char *key = task->owner ? task->owner : "";
-    if (strlen(key) > THUE_POOL_OWNER_MAX)
-        return THUE_EINVAL;
-    job *j = calloc(1, sizeof *j);
-    gjob *gj = calloc(1, sizeof *gj);
-    if (j == NULL || gj == NULL) {
-        free(j);
-        free(gj);
-        return THUE_ENOMEM;
-    }
+    job *j;
+    gjob *gj;
+    int err = gjob_new(pool, key, task->data, &j, &gj);
+    if (err)
+        return err;
     gj->run = task->run;
     gj->done = task->done;
-    j->game = gj;
-    j->nparts = 1;
-    j->data = task->data;
-    atomic_init(&j->stop, 0);
-    j->t_submit = thue_now_ns();
-    j->limits.stop = &j->stop;
     return enqueue(pool, j, key, id);
 }
 
