@@ -839,8 +839,6 @@ void thue__io_raw(thue__io *o, const char *key, int mode, int *has, char *buf, s
         return;
     size_t pl = o->plen;
     int ok = 1, missing = 0;
-    char rule[48];
-    snprintf(rule, sizeof rule, "an object of at most %zu bytes", cap - 1);
     if (o->enc) {
         if (mode == THUE__OPT && !*has)
             return;
@@ -875,7 +873,10 @@ void thue__io_raw(thue__io *o, const char *key, int mode, int *has, char *buf, s
             }
         }
     }
-    if (!ok)
+    if (!ok) { /* the rule's text only when it is needed (a state is sent every move) */
+        char rule[48];
+        snprintf(rule, sizeof rule, "an object of at most %zu bytes", cap - 1);
         bad(o, missing, mode == THUE__NULL, rule);
+    }
     path_pop(o, pl);
 }
