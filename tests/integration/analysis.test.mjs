@@ -9,22 +9,11 @@
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import fs from "node:fs";
-import path from "node:path";
-import process from "node:process";
 import { promisify } from "node:util";
-import { SERVER, WAIT_MS, metric, player, run, startServer, test, withTimeout } from "./lib.mjs";
+import { CLI, WAIT_MS, metric, player, run, startServer, test, withTimeout } from "./lib.mjs";
 
 const exec = promisify(execFile);
 
-function argValue(name) {
-  const i = process.argv.indexOf(name);
-  return i >= 0 ? process.argv[i + 1] : undefined;
-}
-
-const CLI =
-  argValue("--cli") ||
-  process.env.THUE_CLI ||
-  (SERVER ? path.resolve(path.dirname(SERVER), "..", "clients", "cli", "thue") : undefined);
 
 /** thue bestmove's --json answer for a position of game. */
 async function bestmove(game, options, position, iterations, seed, playout = 100) {

@@ -12,20 +12,11 @@ import os from "node:os";
 import path from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
-import { SERVER, player, run, startServer, test, withTimeout } from "./lib.mjs";
+import { CLI, player, run, startServer, test, withTimeout } from "./lib.mjs";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const GAME_MS = 120000;
 
-function argValue(name) {
-  const i = process.argv.indexOf(name);
-  return i >= 0 ? process.argv[i + 1] : undefined;
-}
-
-const CLI =
-  argValue("--cli") ||
-  process.env.THUE_CLI ||
-  (SERVER ? path.resolve(path.dirname(SERVER), "..", "clients", "cli", "thue") : undefined);
 
 /** Starts a process; resolves .done to {code, stdout, stderr}. onLine(line) sees stdout. */
 function start(cmd, args, { input, onLine } = {}) {

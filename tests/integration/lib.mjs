@@ -8,6 +8,7 @@
 // watchdog timeout that fails the test instead of hanging it.
 import { spawn } from "node:child_process";
 import { once } from "node:events";
+import path from "node:path";
 import process from "node:process";
 import WebSocket from "ws";
 
@@ -19,6 +20,12 @@ function argValue(name) {
 }
 
 export const SERVER = argValue("--server") || process.env.THUE_SERVER;
+
+/** The `thue` command: --cli PATH, $THUE_CLI, or the one built beside the server. */
+export const CLI =
+  argValue("--cli") ||
+  process.env.THUE_CLI ||
+  (SERVER ? path.resolve(path.dirname(SERVER), "..", "clients", "cli", "thue") : undefined);
 
 /** A promise that rejects after ms with a message saying what was awaited. */
 export function withTimeout(promise, ms, what) {
