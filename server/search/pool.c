@@ -714,15 +714,21 @@ static void worker(void *arg)
 
 /* ---- the loop thread ------------------------------------------------------------- */
 
+/* A finished job in the pool's counts. */
+static void count_finished(thue_pool *pool, const job *j)
+{
+    uv_mutex_lock(&pool->lock);
+    if (j->err)
+        pool->stats.failed++;
+    else
+        pool->stats.completed++;
+    uv_mutex_unlock(&pool->lock);
+}
+
 static void deliver_game(thue_pool *pool, job *j)
 {
+    count_finished(pool, j);
     if (j->game->run != NULL) {
-        uv_mutex_lock(&pool->lock);
-        if (j->err)
-            pool->stats.failed++;
-        else
-            pool->stats.completed++;
-        uv_mutex_unlock(&pool->lock);
         j->game->done(j->id, j->err, j->data);
         return;
     }
@@ -733,12 +739,6 @@ static void deliver_game(thue_pool *pool, job *j)
     res.bot = j->game->res;
     res.queue_ms = (double)(j->t_start - j->t_submit) / 1e6;
     res.run_ms = (double)(j->t_end - j->t_start) / 1e6;
-    uv_mutex_lock(&pool->lock);
-    if (j->err)
-        pool->stats.failed++;
-    else
-        pool->stats.completed++;
-    uv_mutex_unlock(&pool->lock);
     j->game->cb(&res, j->data);
 }
 
@@ -755,12 +755,7 @@ static void deliver(thue_pool *pool, job *j)
     res.bot = j->result;
     res.queue_ms = (double)(j->t_start - j->t_submit) / 1e6;
     res.run_ms = (double)(j->t_end - j->t_start) / 1e6;
-    uv_mutex_lock(&pool->lock);
-    if (j->err)
-        pool->stats.failed++;
-    else
-        pool->stats.completed++;
-    uv_mutex_unlock(&pool->lock);
+    count_finished(pool, j);
     j->cb(&res, j->data);
 }
 
