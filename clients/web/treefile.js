@@ -10,10 +10,10 @@
 //
 // CSV: the header line, then one row per node: move, visits, visits2, payoff (%.6f, as C
 // prints it: the nearest, exact ties to even), state, children. As the C exporters write
-// it, a state holding a comma is quoted and a move name never is, though another game's
-// ({heap:0,take:2}) holds commas: the reader takes a row's fields from the right, so the
-// move is what is left. Names never hold a double quote or a line break: the writers
-// refuse such a name.
+// it, a name holding a comma is quoted: another game's state and move ({heap:0,take:2});
+// Thue's never are. The reader takes a row's fields from the right, so a move is what is
+// left, quoted or not (files of earlier writers left it bare). Names never hold a double
+// quote or a line break: the writers refuse such a name.
 // Binary: little-endian; a node is its state (string), its child count (int) and per
 // child the move (string), visits, visits2 (ints, saturating at 2^31 - 1), payoff (double)
 // and the child node. The root's own counters are not in the file: a binary read gives
@@ -71,7 +71,7 @@ export function writeCsv(root) {
     const move = v === root ? "root" : v.move;
     checkName(move, "a move name");
     checkName(v.state, "a state name");
-    lines.push(`${move},${count(v.visits)},${count(v.visits2)},${fixed6(v.payoff)},${quoted(v.state)},${v.children.length}`);
+    lines.push(`${quoted(move)},${count(v.visits)},${count(v.visits2)},${fixed6(v.payoff)},${quoted(v.state)},${v.children.length}`);
   }
   return lines.join("\n") + "\n";
 }

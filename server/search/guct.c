@@ -547,9 +547,12 @@ static int export_node(void *arg, const thue_guct_view *v)
         return 1;
     }
     if (x->format == THUE_GUCT_CSV) {
-        /* The state is quoted when it holds a comma; names never hold a quote. */
+        /* A name is quoted when it holds a comma (another game's move and state JSON do);
+         * names never hold a quote. */
+        const char *m = move ? move : "root";
+        const char *qm = strchr(m, ',') ? "\"" : "";
         const char *q = strchr(state, ',') ? "\"" : "";
-        fprintf(x->f, "%s,%llu,%llu,%.6f,%s%s%s,%d\n", move ? move : "root",
+        fprintf(x->f, "%s%s%s,%llu,%llu,%.6f,%s%s%s,%d\n", qm, m, qm,
                 (unsigned long long)v->visits, (unsigned long long)v->ended, v->value, q, state, q,
                 v->children);
     } else {

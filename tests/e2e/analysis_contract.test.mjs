@@ -145,17 +145,17 @@ test("the page follows the contract: analyze, trees by seq, stop, resume, close,
   st = await live();
   assert.match(st.text, /^Done · iterations 750 of 500/);
 
-  // The live tree exported: move names are the moves' JSON without quotes, written bare as the C exporter does; states quoted for their commas.
+  // The live tree exported: move names are the moves' JSON without quotes; moves and states are quoted for their commas, as the C exporter writes them.
   const [dl] = await Promise.all([page.waitForEvent("download"), tid(page, "an-export-csv").click()]);
   assert.equal(fs.readFileSync(await dl.path(), "utf8"), [
     "move,visits,visits2,payoff,state,children",
     "root,750,375,0.400000,\"3,4,5\",3",
-    "{heap:0,take:1},150,75,0.300000,\"2,4,5\",1",
-    "{heap:1,take:1},75,37,0.600000,\"2,3,5\",0",
-    "{heap:0,take:3},525,262,0.700000,\"0,4,5\",2",
-    "{heap:1,take:4},225,112,0.200000,\"0,0,5\",0",
-    "{heap:2,take:1},225,112,0.800000,\"0,4,4\",0",
-    "{heap:2,take:5},75,37,0.500000,\"3,4,0\",0",
+    "\"{heap:0,take:1}\",150,75,0.300000,\"2,4,5\",1",
+    "\"{heap:1,take:1}\",75,37,0.600000,\"2,3,5\",0",
+    "\"{heap:0,take:3}\",525,262,0.700000,\"0,4,5\",2",
+    "\"{heap:1,take:4}\",225,112,0.200000,\"0,0,5\",0",
+    "\"{heap:2,take:1}\",225,112,0.800000,\"0,4,4\",0",
+    "\"{heap:2,take:5}\",75,37,0.500000,\"3,4,0\",0",
   ].join("\n") + "\n");
 
   // Close: the command; the tree stays on screen to study; a second close is not_found.

@@ -59,13 +59,13 @@ test("a Nim position with a fixed seed: the CLI's root visits and best move; its
   assert.equal(shown.best, moveName(want), "the tree's most visited root child is the CLI's move");
   assert.ok(shown.nodes > 1 && shown.nodes <= 5000, `the capped tree (${shown.nodes} nodes)`);
   assert.match(page.url(), /#\/analysis\?game=nim&options=.*&position=/, "the address names the analysed position");
-  // The live tree as CSV: the same numbers, move names without quotes (written bare, as the C exporter does).
+  // The live tree as CSV: the same numbers, move names quoted (they hold commas), as the C exporter writes them.
   const [dl] = await Promise.all([page.waitForEvent("download"), tid(page, "an-export-csv").click()]);
   const rows = fs.readFileSync(await dl.path(), "utf8").trim().split("\n");
   assert.equal(rows[0], "move,visits,visits2,payoff,state,children");
   assert.equal(rows.length - 1, shown.nodes);
   assert.match(rows[1], new RegExp(`^root,${ITERATIONS},`));
-  assert.ok(rows.some((r) => r.startsWith(`${moveName(want)},`)), "the best move's row");
+  assert.ok(rows.some((r) => r.startsWith(`"${moveName(want)}",`)), "the best move's row");
 
   // A long analysis: stopped, resumed for 500 more iterations, closed.
   await tid(page, "an-iterations").fill("1000000");

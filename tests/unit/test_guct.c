@@ -582,7 +582,8 @@ static void test_guct_export_formats(void **state)
         assert_non_null(line);
         char want[512];
         const char *q = strchr(ns.r[i].state, ',') ? "\"" : "";
-        snprintf(want, sizeof want, "%s,%llu,%llu,%.6f,%s%s%s,%d", ns.r[i].move,
+        const char *qm = strchr(ns.r[i].move, ',') ? "\"" : "";
+        snprintf(want, sizeof want, "%s%s%s,%llu,%llu,%.6f,%s%s%s,%d", qm, ns.r[i].move, qm,
                  (unsigned long long)ns.r[i].visits, (unsigned long long)ns.r[i].ended,
                  ns.r[i].value, q, ns.r[i].state, q, ns.r[i].children);
         assert_string_equal(line, want);
