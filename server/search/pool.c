@@ -941,13 +941,13 @@ static int enqueue(thue_pool *pool, job *j, const char *key, uint64_t *id)
     return 0;
 }
 
-/* A game job's two records for `owner`'s queue, started (not yet queued): 0, or
+/* A game job's two records for the queue of owner `key`, started (not yet queued): 0, or
  * THUE_EOVER (closing), THUE_EINVAL (owner too long), THUE_ENOMEM. */
-static int gjob_new(thue_pool *pool, const char *owner, void *data, job **jo, gjob **gjo)
+static int gjob_new(thue_pool *pool, const char *key, void *data, job **jo, gjob **gjo)
 {
     if (pool->closing)
         return THUE_EOVER;
-    if (strlen(owner) > THUE_POOL_OWNER_MAX)
+    if (strlen(key) > THUE_POOL_OWNER_MAX)
         return THUE_EINVAL;
     job *j = calloc(1, sizeof *j);
     gjob *gj = calloc(1, sizeof *gj);
