@@ -4,17 +4,18 @@
  * An analysis is a persistent uct tree (search/guct.h) of one position of any game, the
  * session's only one. It grows in slices: one pool task at a time per analysis, and all
  * analyses are one owner of the pool's (so together they take one fair share, and bots'
- * moves wait at most about a slice behind them; the pool's time slices apply too), each running at most SLICE_ITERATIONS iterations or
- * SLICE_MS, whichever comes first. Slices are counted in iterations and the tree keeps its
+ * moves wait at most about a slice behind them; the pool's time slices apply too), each
+ * running at most SLICE_ITERATIONS iterations or SLICE_MS, whichever comes first.
+ * Slices are counted in iterations and the tree keeps its
  * random stream, so however the work was sliced, the tree after N iterations is the one
  * `thue bestmove --bot uct:iterations=N` grows for the same position and seed.
  *
  * The loop thread never searches and never walks the tree: a slice's task, on its worker,
  * also builds the whole analysis_tree message text when one is due (250 ms after the last
- * one plus 1 ms per KB of it, at the end of the budget, or when a stop was asked for), and the loop only sends
- * it. While a task is out, the worker owns the tree and the members it writes (seq,
- * text, sent_ns, ran); the loop touches them again only in the task's done callback (the
- * pool's lock orders the two). The loop's requests reach a running slice through two
+ * one plus 1 ms per KB of it, at the end of the budget, or when a stop was asked for),
+ * and the loop only sends it. While a task is out, the worker owns the tree and the
+ * members it writes (seq, text, sent_ns, ran); the loop touches them again only in the
+ * task's done callback (the pool's lock orders the two). The loop's requests reach a running slice through two
  * atomics: `stop` (analyze_stop: end the slice and build a stopped tree) and `cancel`
  * (close, session gone, shutdown: end at once; nothing more is sent).
  *
