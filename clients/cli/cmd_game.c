@@ -6,12 +6,15 @@
  * Thue is listed from its table (server/games/thue/thue.c) like every game, but its
  * commands keep their own forms (WORD, --k, --role) and its own bots (bot.h).
  */
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli_game_int.h"
 #include "base/errors.h"
 #include "games/thue/engine/match.h"
+#include "search/guct.h"
 
 /* ---- shared helpers ------------------------------------------------------------------- */
 
@@ -241,7 +244,7 @@ int cmd_games(int argc, char **argv)
 
 static const char bestmove_usage[] =
     "Usage: thue bestmove --game G [--options JSON] --position JSON --bot SPEC\n"
-    "                     [--seed S] [--think-ms T] [--max-nodes N] [--json]\n"
+    "                     [--seed S] [--think-ms T] [--max-nodes N] [--tree FILE] [--json]\n"
     "\n"
     "A bot's move in a position of game G other than thue ('thue games' lists them;\n"
     "--game thue, or no --game, is the Thue form: 'thue bestmove --help').\n"
@@ -256,12 +259,15 @@ static const char bestmove_usage[] =
     "  --think-ms T    time limit in ms (default: none); uct then plays its best move\n"
     "                  so far, perfect gives up (exit 1)\n"
     "  --max-nodes N   node budget (default: none; perfect's own budget applies)\n"
+    "  --tree FILE     uct only: write its whole search tree, as CSV when FILE ends in\n"
+    "                  .csv, in the binary format when it ends in .tree (docs/uct.md,\n"
+    "                  \"Names in the tree formats\"; the analysis page reads both)\n"
     "  --json          print {\"move\":{...},\"value\":V|null,\"exact\":B,\"nodes\":N,\"ms\":T,\n"
     "                  \"bot\":SPEC}: value is 1, 0 or -1 for the player to move when\n"
     "                  exact, else null; bot is the canonical spec\n"
     "\n"
-    "Exit status: 0, 1 failure (perfect could not decide, out of memory), 2 bad\n"
-    "arguments (also a position that is over: it has no move).\n";
+    "Exit status: 0, 1 failure (perfect could not decide, out of memory, cannot write\n"
+    "the tree), 2 bad arguments (also a position that is over: it has no move).\n";
 
 static void game_limits(const char *cmd, const char *think, const char *ntext, thue_bot_limits *lim)
 {
@@ -290,12 +296,13 @@ static void bot_failed(const char *cmd, int err)
 int cmd_bestmove_game(const char *game, int argc, char **argv)
 {
     const char *otext = NULL, *ptext = NULL, *bot = NULL, *seedtext = NULL, *think = NULL,
-               *ntext = NULL, *pos[1];
+               *ntext = NULL, *tree = NULL, *pos[1];
     int json = 0, np;
     cli_opt opts[] = {{"options", 1, &otext, NULL},  {"position", 1, &ptext, NULL},
                       {"bot", 1, &bot, NULL},        {"seed", 1, &seedtext, NULL},
                       {"think-ms", 1, &think, NULL}, {"max-nodes", 1, &ntext, NULL},
-                      {"json", 0, NULL, &json},      {NULL, 0, NULL, NULL}};
+                      {"tree", 1, &tree, NULL},      {"json", 0, NULL, &json},
+                      {NULL, 0, NULL, NULL}};
     cli_parse("bestmove", bestmove_usage, argc, argv, opts, pos, 0, 0, &np);
     const thue_gamedef *g = cli_game("bestmove", game);
     thue_gopt opt;
@@ -310,7 +317,31 @@ int cmd_bestmove_game(const char *game, int argc, char **argv)
     game_limits("bestmove", think, ntext, &lim);
     uint64_t seed = cli_u64("bestmove", "seed", seedtext, 1);
     thue_gbot_result res;
-    int err = thue_gbot_choose(g, &opt, st, &spec, seed, &lim, &res);
+    int err;
+    if (tree != NULL) {
+        size_t len = strlen(tree);
+        int csv = len > 4 && strcmp(tree + len - 4, ".csv") == 0;
+        if (spec.kind != THUE_GBOT_UCT)
+            cli_usage_error("bestmove", "--tree needs a uct bot (--bot uct)");
+        if (!csv && !(len > 5 && strcmp(tree + len - 5, ".tree") == 0))
+            cli_usage_error("bestmove", "--tree FILE must end in .csv or .tree, got '%s'", tree);
+        FILE *f = fopen(tree, csv ? "w" : "wb");
+        if (f == NULL) {
+            fprintf(stderr, "thue bestmove: cannot write the tree to '%s': %s\n", tree,
+                    strerror(errno));
+            exit(1);
+        }
+        err = thue_gbot_choose_tree(g, &opt, st, &spec, seed, &lim, &res, f,
+                                    csv ? THUE_GUCT_CSV : THUE_GUCT_BINARY);
+        if (fclose(f) != 0 && err == 0)
+            err = -1;
+        if (err == -1) {
+            fprintf(stderr, "thue bestmove: cannot write the tree to '%s'\n", tree);
+            exit(1);
+        }
+    } else {
+        err = thue_gbot_choose(g, &opt, st, &spec, seed, &lim, &res);
+    }
     if (err)
         bot_failed("bestmove", err);
     char name[160];

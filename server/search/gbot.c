@@ -155,7 +155,7 @@ int thue_gbot_spec_check(const thue_gamedef *g, const thue_gbot_spec *s)
 /* The uct bot is one run of a fresh guct tree (guct.h), whose best root move it plays. */
 static int uct_choose(const thue_gamedef *g, const thue_gopt *opt, const void *root,
                       const thue_gbot_spec *spec, uint64_t seed, thue__ctl *ctl,
-                      thue_gbot_result *out)
+                      thue_gbot_result *out, FILE *tree, int format)
 {
     thue_guct_params p;
     memset(&p, 0, sizeof p);
@@ -172,6 +172,8 @@ static int uct_choose(const thue_gamedef *g, const thue_gopt *opt, const void *r
     out->iterations = ran;
     if (err == 0)
         err = thue_guct_best(t, &out->move);
+    if (err == 0 && tree != NULL)
+        err = thue_guct_export(t, UINT32_MAX, tree, (thue_guct_format)format);
     thue_guct_free(t);
     return err;
 }
@@ -239,9 +241,9 @@ static int own_must_stop(void *arg)
 
 /* ---- choose ---------------------------------------------------------------------------- */
 
-int thue_gbot_choose(const thue_gamedef *g, const thue_gopt *opt, const void *st,
-                     const thue_gbot_spec *spec, uint64_t seed, const thue_bot_limits *lim,
-                     thue_gbot_result *out)
+static int choose(const thue_gamedef *g, const thue_gopt *opt, const void *st,
+                  const thue_gbot_spec *spec, uint64_t seed, const thue_bot_limits *lim,
+                  thue_gbot_result *out, FILE *tree, int format)
 {
     int64_t t0 = thue_now_ns();
     memset(out, 0, sizeof *out);
@@ -290,7 +292,7 @@ int thue_gbot_choose(const thue_gamedef *g, const thue_gopt *opt, const void *st
         break;
     }
     case THUE_GBOT_UCT:
-        err = uct_choose(g, opt, st, spec, seed, &ctl, out);
+        err = uct_choose(g, opt, st, spec, seed, &ctl, out, tree, format);
         out->nodes = ctl.nodes;
         out->stopped = ctl.stopped;
         break;
@@ -307,4 +309,24 @@ int thue_gbot_choose(const thue_gamedef *g, const thue_gopt *opt, const void *st
     }
     out->ms = (double)(thue_now_ns() - t0) / 1e6;
     return err;
+}
+
+int thue_gbot_choose(const thue_gamedef *g, const thue_gopt *opt, const void *st,
+                     const thue_gbot_spec *spec, uint64_t seed, const thue_bot_limits *lim,
+                     thue_gbot_result *out)
+{
+    return choose(g, opt, st, spec, seed, lim, out, NULL, 0);
+}
+
+int thue_gbot_choose_tree(const thue_gamedef *g, const thue_gopt *opt, const void *st,
+                          const thue_gbot_spec *spec, uint64_t seed, const thue_bot_limits *lim,
+                          thue_gbot_result *out, FILE *tree, int format)
+{
+    if (tree == NULL || spec == NULL || spec->kind != THUE_GBOT_UCT ||
+        (format != THUE_GUCT_CSV && format != THUE_GUCT_BINARY)) {
+        memset(out, 0, sizeof *out);
+        out->value = -2;
+        return THUE_EINVAL;
+    }
+    return choose(g, opt, st, spec, seed, lim, out, tree, format);
 }

@@ -24,6 +24,7 @@
 #define THUE_SEARCH_GBOT_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 #include "games/game.h"
@@ -105,6 +106,16 @@ typedef struct thue_gbot_result {
 int thue_gbot_choose(const thue_gamedef *g, const thue_gopt *opt, const void *st,
                      const thue_gbot_spec *spec, uint64_t seed, const thue_bot_limits *lim,
                      thue_gbot_result *out);
+
+/*
+ * thue_gbot_choose for a uct spec that also writes its whole tree to `tree` once the
+ * search ends, in `format` (search/guct.h's thue_guct_format: docs/uct.md's CSV or binary
+ * format with the generic names) before the tree is freed. THUE_EINVAL for another kind,
+ * a NULL tree or an unknown format; -1 when writing fails; else as thue_gbot_choose.
+ */
+int thue_gbot_choose_tree(const thue_gamedef *g, const thue_gopt *opt, const void *st,
+                          const thue_gbot_spec *spec, uint64_t seed, const thue_bot_limits *lim,
+                          thue_gbot_result *out, FILE *tree, int format);
 
 /* ---- internal (gsolve.c), exposed for the tests ---------------------------------------- */
 

@@ -9,6 +9,7 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { test, run, tid, withWorld, newPage, enter, createRoom, playToEnd } from "./lib.mjs";
 import { SERVER, player } from "../integration/lib.mjs";
@@ -19,11 +20,18 @@ const POSITION = { heaps: [3, 4, 5] };
 const ITERATIONS = 3000;
 const SEED = 5;
 
+/** The CLI's move for the position, and its whole search tree as CSV (--tree). */
 function cliMove() {
   assert.ok(CLI && fs.existsSync(CLI), `the thue CLI at ${CLI}`);
-  const r = spawnSync(CLI, ["bestmove", "--game", "nim", "--position", JSON.stringify(POSITION), "--bot", `uct:iterations=${ITERATIONS}`, "--seed", String(SEED), "--json"], { encoding: "utf8" });
-  assert.equal(r.status, 0, r.stderr);
-  return JSON.parse(r.stdout).move;
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "thue-an-live-"));
+  const csv = path.join(dir, "tree.csv");
+  try {
+    const r = spawnSync(CLI, ["bestmove", "--game", "nim", "--position", JSON.stringify(POSITION), "--bot", `uct:iterations=${ITERATIONS}`, "--seed", String(SEED), "--tree", csv, "--json"], { encoding: "utf8" });
+    assert.equal(r.status, 0, r.stderr);
+    return { move: JSON.parse(r.stdout).move, csv: fs.readFileSync(csv, "utf8") };
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 const moveName = (mv) => JSON.stringify(mv).replace(/"/g, "");
@@ -45,10 +53,11 @@ async function analysisPage(browser, server, name, hash) {
 }
 
 test("a Nim position with a fixed seed: the CLI's root visits and best move; its export; stop, resume, close", () => withWorld(async (browser, server) => {
-  const want = cliMove();
+  const { move: want, csv: cliCsv } = cliMove();
   const page = await analysisPage(browser, server, "Ann", `#/analysis?game=nim&position=${encodeURIComponent(JSON.stringify(POSITION))}`);
   await tid(page, "an-iterations").fill(String(ITERATIONS));
   await tid(page, "an-seed").fill(String(SEED));
+  await tid(page, "an-max-nodes").fill("50000"); // the whole tree, to compare with the CLI's
   await tid(page, "an-start").click();
   await waitStatus(page, "done");
   const st = await status(page);
@@ -57,7 +66,7 @@ test("a Nim position with a fixed seed: the CLI's root visits and best move; its
   const shown = await page.locator("[data-testid=an-canvas]").evaluate((c) => ({ rootVisits: Number(c.dataset.rootVisits), best: c.dataset.best, nodes: Number(c.dataset.nodes) }));
   assert.equal(shown.rootVisits, ITERATIONS, "the root's visits are the iterations");
   assert.equal(shown.best, moveName(want), "the tree's most visited root child is the CLI's move");
-  assert.ok(shown.nodes > 1 && shown.nodes <= 5000, `the capped tree (${shown.nodes} nodes)`);
+  assert.equal(shown.nodes, cliCsv.trim().split("\n").length - 1, "the whole tree is shown: as many nodes as the CLI's");
   assert.match(page.url(), /#\/analysis\?game=nim&options=.*&position=/, "the address names the analysed position");
   // The live tree as CSV: the same numbers, move names quoted (they hold commas), as the C exporter writes them.
   const [dl] = await Promise.all([page.waitForEvent("download"), tid(page, "an-export-csv").click()]);
@@ -66,6 +75,7 @@ test("a Nim position with a fixed seed: the CLI's root visits and best move; its
   assert.equal(rows.length - 1, shown.nodes);
   assert.match(rows[1], new RegExp(`^root,${ITERATIONS},`));
   assert.ok(rows.some((r) => r.startsWith(`"${moveName(want)}",`)), "the best move's row");
+  assert.equal(fs.readFileSync(await dl.path(), "utf8"), cliCsv, "the page's CSV is the CLI's --tree CSV, byte for byte");
 
   // A long analysis: stopped, resumed for 500 more iterations, closed.
   await tid(page, "an-iterations").fill("1000000");

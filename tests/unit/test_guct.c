@@ -308,8 +308,36 @@ static void test_guct_gbot_same_move(void **state)
         assert_int_equal(res.iterations, iters);
         /* nodes made, counted on the budget: every node but the root */
         assert_int_equal(res.nodes, thue_guct_nodes(t) - 1);
+        /* the bot that also writes its tree (thue bestmove --tree): the same move, and
+         * the very file thue_guct_export writes of the same tree */
+        char *mine = NULL, *bots = NULL;
+        size_t mine_len = 0, bots_len = 0;
+        FILE *f = open_memstream(&mine, &mine_len);
+        assert_non_null(f);
+        assert_int_equal(thue_guct_export(t, UINT32_MAX, f, THUE_GUCT_CSV), 0);
+        fclose(f);
+        f = open_memstream(&bots, &bots_len);
+        assert_non_null(f);
+        thue_gbot_result res2;
+        assert_int_equal(
+            thue_gbot_choose_tree(g, &opt, st, &spec, seed, NULL, &res2, f, THUE_GUCT_CSV), 0);
+        fclose(f);
+        assert_memory_equal(&res2.move, &want, sizeof want);
+        assert_string_equal(bots, mine);
+        free(mine);
+        free(bots);
         thue_guct_free(t);
     }
+    /* only uct has a tree; a format must be one of the two */
+    thue_gbot_spec rnd = thue_gbot_spec_default(THUE_GBOT_RANDOM);
+    thue_gbot_result res;
+    assert_int_equal(thue_gbot_choose_tree(g, &opt, st, &rnd, 1, NULL, &res, stdout, THUE_GUCT_CSV),
+                     THUE_EINVAL);
+    thue_gbot_spec uct = thue_gbot_spec_default(THUE_GBOT_UCT);
+    assert_int_equal(thue_gbot_choose_tree(g, &opt, st, &uct, 1, NULL, &res, stdout, 7),
+                     THUE_EINVAL);
+    assert_int_equal(thue_gbot_choose_tree(g, &opt, st, &uct, 1, NULL, &res, NULL, THUE_GUCT_CSV),
+                     THUE_EINVAL);
     free(st);
 }
 
