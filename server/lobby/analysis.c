@@ -398,17 +398,6 @@ static bool in_room(const room *r, const session *s)
     (snprintf((rq)->field, sizeof(rq)->field, "%s", (fld)),                                        \
      snprintf((rq)->message, sizeof(rq)->message, __VA_ARGS__), (code))
 
-/* A game's error as the request's: its code, "field/sub" and sentence. */
-static int game_fail(request *rq, const char *member, const thue_gerr *e)
-{
-    if (e->field[0])
-        snprintf(rq->field, sizeof rq->field, "%s/%.40s", member, e->field);
-    else
-        snprintf(rq->field, sizeof rq->field, "%s", member);
-    snprintf(rq->message, sizeof rq->message, "%s", e->msg);
-    return e->code;
-}
-
 int cmd_analyze(request *rq)
 {
     thue_client *c = rq->c;
@@ -445,7 +434,7 @@ int cmd_analyze(request *rq)
         thue_gerr e;
         memset(&e, 0, sizeof e);
         if (thue_game_options_text(g, q->has_game_options ? q->game_options : NULL, &opt, &e) != 0)
-            return game_fail(rq, "game_options", &e);
+            return request_gerr(rq, "game_options", &e);
         sz = g->state_size(&opt);
         st = malloc(sz ? sz : 1);
         if (st == NULL)
@@ -457,7 +446,7 @@ int cmd_analyze(request *rq)
             json_decref(pj);
             if (err != 0) {
                 free(st);
-                return game_fail(rq, "position", &e);
+                return request_gerr(rq, "position", &e);
             }
         } else {
             g->start(&opt, 0, st);

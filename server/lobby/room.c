@@ -591,8 +591,7 @@ int room_game_options(request *rq, const char *name, const char *options,
     memset(&e, 0, sizeof e);
     int err = thue_game_options_text(g, options, gopt, &e);
     if (err) {
-        snprintf(rq->field, sizeof rq->field, "game_options%s%s", e.field[0] ? "/" : "", e.field);
-        snprintf(rq->message, sizeof rq->message, "%s", e.msg);
+        request_gerr(rq, "game_options", &e);
         return err;
     }
     opt->has_game = 1;
@@ -971,10 +970,8 @@ int room_gmove(request *rq)
     json_decref(j);
     if (err == 0)
         err = table_apply_gmove(r, seat, &m, &e);
-    if (err) {
-        snprintf(rq->field, sizeof rq->field, "move%s%s", e.field[0] ? "/" : "", e.field);
-        snprintf(rq->message, sizeof rq->message, "%s", e.msg);
-    }
+    if (err)
+        request_gerr(rq, "move", &e);
     return move_done(rq, r, err);
 }
 

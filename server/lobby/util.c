@@ -158,6 +158,16 @@ void lobby_reply_error(thue_lobby *l, session *s, const thue_msg_id *id, int cod
         lobby_send_error(l, s->client, id, code, NULL, NULL);
 }
 
+int request_gerr(request *rq, const char *member, const thue_gerr *e)
+{
+    if (e->field[0])
+        snprintf(rq->field, sizeof rq->field, "%s/%.40s", member, e->field);
+    else
+        snprintf(rq->field, sizeof rq->field, "%s", member);
+    snprintf(rq->message, sizeof rq->message, "%s", e->msg);
+    return e->code;
+}
+
 void request_ok(request *rq)
 {
     /* After every move: `ok` has no members, so only its type and id are set (zeroing a

@@ -33,5 +33,8 @@ void lobby_send_error(thue_lobby *l, thue_client *c, const thue_msg_id *id, int 
 void lobby_reply_error(thue_lobby *l, session *s, const thue_msg_id *id, int code);
 /* The direct reply `ok` to a request. */
 void request_ok(request *rq);
+/* A game's refusal (e) as the request's error: field "member/sub" (or "member"), the
+ * game's sentence; returns e's code. */
+int request_gerr(request *rq, const char *member, const thue_gerr *e);
 
 #endif
