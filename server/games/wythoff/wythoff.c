@@ -55,22 +55,32 @@ static const thue_goption_doc wy_options[] = {
      "\"heaps\" (the given heaps; the default with them; null: the default)"},
 };
 
-static int parse_heaps(const json_t *h, uint64_t *out, int code, thue_gerr *e)
+/* j as [x,y] of integers 0..THUE_WYTHOFF_HEAP_MAX into out: 0, or code with e, naming
+ * `name` with the sentence `shape` for the array, `name/i` with "name/i: <pre>MAX<post>"
+ * for an element. */
+static int parse_pair(const json_t *j, const char *name, const char *shape, const char *pre,
+                      const char *post, uint64_t out[2], int code, thue_gerr *e)
 {
-    if (!json_is_array(h) || json_array_size(h) != 2)
-        return thue_gerr_set(e, code, "heaps", "heaps is an array of two heap sizes [x,y]");
+    if (!json_is_array(j) || json_array_size(j) != 2)
+        return thue_gerr_set(e, code, name, "%s", shape);
     for (size_t i = 0; i < 2; i++) {
-        const json_t *v = json_array_get(h, i);
+        const json_t *v = json_array_get(j, i);
         if (!json_is_integer(v) || json_integer_value(v) < 0 ||
             json_integer_value(v) > THUE_WYTHOFF_HEAP_MAX) {
             char field[16];
-            snprintf(field, sizeof field, "heaps/%zu", i);
-            return thue_gerr_set(e, code, field, "heaps/%zu: a heap holds 0 to %lld tokens", i,
-                                 THUE_WYTHOFF_HEAP_MAX);
+            snprintf(field, sizeof field, "%.8s/%zu", name, i);
+            return thue_gerr_set(e, code, field, "%s/%zu: %s%lld%s", name, i, pre,
+                                 THUE_WYTHOFF_HEAP_MAX, post);
         }
         out[i] = (uint64_t)json_integer_value(v);
     }
     return 0;
+}
+
+static int parse_heaps(const json_t *h, uint64_t *out, int code, thue_gerr *e)
+{
+    return parse_pair(h, "heaps", "heaps is an array of two heap sizes [x,y]",
+                      "a heap holds 0 to ", " tokens", out, code, e);
 }
 
 static int wy_parse_options(const json_t *j, thue_gopt *o, thue_gerr *e)
@@ -309,22 +319,12 @@ static int wy_move_parse(const thue_gopt *o, const json_t *j, thue_gmove *m, thu
         return thue_gerr_set(e, THUE_EMOVE, "", "a Wythoff move is {\"take\":[x,y]}");
     if (thue_gjson_only(j, keys, THUE_EMOVE, e) != 0)
         return THUE_EMOVE;
-    const json_t *t = json_object_get(j, "take");
-    if (!json_is_array(t) || json_array_size(t) != 2)
-        return thue_gerr_set(e, THUE_EMOVE, "take",
-                             "take is [x,y]: x tokens from heap 0 and y from heap 1");
     uint64_t v[2];
-    for (size_t i = 0; i < 2; i++) {
-        const json_t *x = json_array_get(t, i);
-        if (!json_is_integer(x) || json_integer_value(x) < 0 ||
-            json_integer_value(x) > THUE_WYTHOFF_HEAP_MAX) {
-            char field[16];
-            snprintf(field, sizeof field, "take/%zu", i);
-            return thue_gerr_set(e, THUE_EMOVE, field, "take/%zu: an integer 0..%lld", i,
-                                 THUE_WYTHOFF_HEAP_MAX);
-        }
-        v[i] = (uint64_t)json_integer_value(x);
-    }
+    int err = parse_pair(json_object_get(j, "take"), "take",
+                         "take is [x,y]: x tokens from heap 0 and y from heap 1",
+                         "an integer 0..", "", v, THUE_EMOVE, e);
+    if (err)
+        return err;
     if (v[0] == 0 && v[1] == 0)
         return thue_gerr_set(e, THUE_EMOVE, "take", "take [0,0] takes nothing");
     *m = make_move(v[0], v[1]);
