@@ -11,7 +11,8 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 # shellcheck source=scripts/deps.sh
 . scripts/deps.sh
 thue_install_deps build-essential cmake pkg-config libuv1-dev libjansson-dev \
-                  libwebsockets-dev libwebsockets-evlib-uv libsqlite3-dev libcmocka-dev libicu-dev
+                  libwebsockets-dev libwebsockets-evlib-uv libsqlite3-dev libcmocka-dev libicu-dev \
+                  libpq-dev libhiredis-dev
 
 # Quiet unless something fails: then the tool's output is shown.
 quietly() {
