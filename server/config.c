@@ -45,7 +45,9 @@ typedef enum {
     KIND_LEVEL, /* error|warn|info|debug */
     KIND_BIND,  /* an IPv4 or IPv6 address, or localhost */
     KIND_REAL,  /* a finite number in rmin..rmax: decimal text, or a JSON number */
-    KIND_PROXIES /* a comma-separated list of IPv4 or IPv6 addresses, "" or "none": none */
+    KIND_PROXIES, /* a comma-separated list of IPv4 or IPv6 addresses, "" or "none": none */
+    KIND_NODE,    /* a node's name: 1..32 of a-z, 0-9 and '-', not starting with '-' */
+    KIND_REDIS    /* redis://HOST:PORT or unix:/PATH; "" or "none": none */
 } setting_kind;
 
 typedef struct setting {
@@ -117,6 +119,9 @@ static const setting settings[] = {
     INT_SETTING("tournament-expire-s", "THUE_TOURNAMENT_EXPIRE_S", tournament_expire_s, 1, 2592000),
     REAL_SETTING("glicko-tau", "THUE_GLICKO_TAU", glicko_tau, 0.2, 1.2),
     STR_SETTING("trusted-proxy", "THUE_TRUSTED_PROXY", KIND_PROXIES, trusted_proxy),
+    STR_SETTING("node", "THUE_NODE", KIND_NODE, node),
+    STR_SETTING("redis", "THUE_REDIS", KIND_REDIS, redis),
+    INT_SETTING("drain-s", "THUE_DRAIN_S", drain_s, 0, 86400),
     INT_SETTING("request-timeout-s", "THUE_REQUEST_TIMEOUT_S", request_timeout_s, 1, 3600),
     INT_SETTING("api-rate", "THUE_API_RATE", api_rate, 1, 100000),
     INT_SETTING("api-burst", "THUE_API_BURST", api_burst, 1, 1000000),
@@ -145,7 +150,9 @@ const char thue_config_usage[] =
     "  --bind ADDRESS              0.0.0.0    IPv4 or IPv6 address, or localhost;\n"
     "                                         127.0.0.1 serves this machine only\n"
     "  --web-root DIR              see below  the static files served at /\n"
-    "  --db FILE                   ./thue.db  SQLite database; :memory: keeps none\n"
+    "  --db FILE|URI               ./thue.db  SQLite database; :memory: keeps none;\n"
+    "                                         postgres://... PostgreSQL (several\n"
+    "                                         nodes share one)\n"
     "  --threads N                 CPUs       1..256 worker threads for the bots\n"
     "  --log-level LEVEL           info       error, warn, info or debug\n"
     "  --grace-s N                 60         0..3600 s a lost player's seats wait\n"
@@ -215,6 +222,14 @@ const char thue_config_usage[] =
     "                                         counts as the client its\n"
     "                                         X-Forwarded-For names (per-address\n"
     "                                         limit, logs)\n"
+    "  --node NAME                 none       this node's name among several (1..32\n"
+    "                                         of a-z, 0-9, -); shown by /healthz\n"
+    "  --redis URL                 none       redis://HOST:PORT or unix:/PATH: the\n"
+    "                                         Redis that several nodes share; needs\n"
+    "                                         --node and a postgres:// --db\n"
+    "  --drain-s N                 0          0..86400 s a SIGTERM waits for running\n"
+    "                                         matches to end (no new rooms meanwhile,\n"
+    "                                         /healthz draining) before goodbye\n"
     "  -h, --help                             print this help and exit\n"
     "  --version                              print the version and exit\n"
     "\n"
@@ -459,6 +474,31 @@ static int set_string(thue_config *c, const setting *s, const char *text, size_t
         snprintf(str_member(c, s), s->size, "%s", out);
         return 0;
     }
+    case KIND_NODE: {
+        size_t ok = strspn(text, "abcdefghijklmnopqrstuvwxyz0123456789-");
+        if (len == 0 || len >= s->size || ok != len || text[0] == '-')
+            return fail(err, errsize,
+                        "%s: %s is not a node name (1..%zu characters of a-z, 0-9 and '-', "
+                        "not starting with '-')",
+                        where, quoted(text, q, sizeof q), s->size - 1);
+        memcpy(str_member(c, s), text, len + 1);
+        return 0;
+    }
+    case KIND_REDIS:
+        if (len == 0 || strcmp(text, "none") == 0) {
+            str_member(c, s)[0] = '\0';
+            return 0;
+        }
+        if (len >= s->size)
+            return fail(err, errsize, "%s: %s is too long (at most %zu bytes)", where,
+                        quoted(text, q, sizeof q), s->size - 1);
+        if (thue_config_redis_parse(text, NULL, 0, NULL, NULL, 0) != 0)
+            return fail(err, errsize,
+                        "%s: %s is not a Redis address (redis://HOST:PORT, redis://HOST for "
+                        "port 6379, or unix:/PATH)",
+                        where, quoted(text, q, sizeof q));
+        memcpy(str_member(c, s), text, len + 1);
+        return 0;
     case KIND_INT:
     case KIND_REAL:
         break;
@@ -628,6 +668,79 @@ void thue_config_defaults(thue_config *c)
     c->request_timeout_s = 10;
     c->api_rate = 10;
     c->api_burst = 50;
+    c->drain_s = 0;
+}
+
+int thue_config_db_is_postgres(const char *db)
+{
+    return strncmp(db, "postgres://", 11) == 0 || strncmp(db, "postgresql://", 13) == 0;
+}
+
+int thue_config_redis_parse(const char *url, char *host, size_t hostsize, int *port,
+                            char *path, size_t pathsize)
+{
+    if (strncmp(url, "unix:", 5) == 0) {
+        const char *p = url + 5;
+        if (p[0] != '/' || p[1] == '\0' || strlen(p) >= THUE_CONFIG_PATH_MAX)
+            return -1;
+        if (path != NULL)
+            snprintf(path, pathsize, "%s", p);
+        if (host != NULL && hostsize > 0)
+            host[0] = '\0';
+        if (port != NULL)
+            *port = 0;
+        return 0;
+    }
+    if (strncmp(url, "redis://", 8) != 0)
+        return -1;
+    const char *h = url + 8;
+    const char *end = h + strlen(h);
+    if (end > h && end[-1] == '/')
+        end--;
+    const char *colon = NULL;
+    const char *hend = end;
+    if (*h == '[') { /* [IPv6]:port */
+        const char *close = memchr(h, ']', (size_t)(end - h));
+        if (close == NULL || close == h + 1)
+            return -1;
+        if (close + 1 < end && close[1] != ':')
+            return -1;
+        colon = close + 1 < end ? close + 1 : NULL;
+        hend = close + 1;
+    } else {
+        colon = memchr(h, ':', (size_t)(end - h));
+        if (colon != NULL)
+            hend = colon;
+    }
+    size_t hl = (size_t)(hend - h);
+    if (hl == 0 || hl >= 256 || memchr(h, '@', hl) != NULL || memchr(h, '/', hl) != NULL)
+        return -1;
+    long pn = 6379;
+    if (colon != NULL) {
+        if (colon + 1 >= end || (size_t)(end - colon - 1) > 5)
+            return -1;
+        pn = 0;
+        for (const char *d = colon + 1; d < end; d++) {
+            if (*d < '0' || *d > '9')
+                return -1;
+            pn = pn * 10 + (*d - '0');
+        }
+        if (pn < 1 || pn > 65535)
+            return -1;
+    }
+    if (host != NULL) {
+        const char *hs = h, *he = hend;
+        if (*hs == '[') {
+            hs++;
+            he--;
+        }
+        snprintf(host, hostsize, "%.*s", (int)(he - hs), hs);
+    }
+    if (port != NULL)
+        *port = (int)pn;
+    if (path != NULL && pathsize > 0)
+        path[0] = '\0';
+    return 0;
 }
 
 /* ---- the config file ---- */
@@ -854,19 +967,29 @@ static const char *env_value(const char *name)
 static void describe(const setting *s, const thue_config *c, const source *src, char *buf,
                      size_t bufsize)
 {
-    int v = int_value(c, s);
+    char v[80];
+    if (s->kind == KIND_INT) {
+        snprintf(v, sizeof v, "%d", int_value(c, s));
+    } else {
+        /* A string's value, shown short: a URI may be long, and the password of a
+         * PostgreSQL URI is not for logs. */
+        const char *text = (const char *)c + s->offset;
+        snprintf(v, sizeof v, "\"%.40s%s\"", text, strlen(text) > 40 ? "..." : "");
+        if (s->kind == KIND_PATH && thue_config_db_is_postgres(text))
+            snprintf(v, sizeof v, "postgres://...");
+    }
     switch (src->kind) {
     case SRC_DEFAULT:
-        snprintf(buf, bufsize, "%s (%d, the default)", s->name, v);
+        snprintf(buf, bufsize, "%s (%s, the default)", s->name, v);
         break;
     case SRC_FILE:
-        snprintf(buf, bufsize, "%s (%d, from %s)", s->name, v, src->file);
+        snprintf(buf, bufsize, "%s (%s, from %s)", s->name, v, src->file);
         break;
     case SRC_ENV:
-        snprintf(buf, bufsize, "%s (%d, from %s)", s->name, v, s->env);
+        snprintf(buf, bufsize, "%s (%s, from %s)", s->name, v, s->env);
         break;
     case SRC_FLAG:
-        snprintf(buf, bufsize, "%s (%d, from --%s)", s->name, v, s->name);
+        snprintf(buf, bufsize, "%s (%s, from --%s)", s->name, v, s->name);
         break;
     }
 }
@@ -946,6 +1069,25 @@ int thue_config_load(thue_config *c, int argc, char **argv, char *err, size_t er
         describe(ping, c, &src[ping - settings], a, sizeof a);
         describe(idle, c, &src[idle - settings], b, sizeof b);
         return fail(err, errsize, "%s must be less than %s", a, b);
+    }
+    /* Several nodes share one database: SQLite's file belongs to one process. */
+    if (c->redis[0] != '\0') {
+        const setting *rs = find_setting("redis", 5);
+        char a[THUE_CONFIG_PATH_MAX + 64], b[THUE_CONFIG_PATH_MAX + 64];
+        describe(rs, c, &src[rs - settings], a, sizeof a);
+        if (c->node[0] == '\0')
+            return fail(err, errsize,
+                        "%s makes this server one node of several: it needs --node NAME "
+                        "(THUE_NODE), a name of its own",
+                        a);
+        if (!thue_config_db_is_postgres(c->db)) {
+            const setting *db = find_setting("db", 2);
+            describe(db, c, &src[db - settings], b, sizeof b);
+            return fail(err, errsize,
+                        "%s makes this server one node of several, which share one database: "
+                        "%s must be a PostgreSQL URI (postgres://...), not an SQLite file",
+                        a, b);
+        }
     }
     /* The server's own bots keep the limit it sets for everyone's. */
     if (c->bot_think_ms > c->bot_think_max_ms) {

@@ -84,6 +84,16 @@ typedef struct thue_config {
     int api_rate;                       /* --api-rate 1..100000 /api requests per second per
                                            address, default 10 */
     int api_burst;                      /* --api-burst 1..1000000, default 50 */
+    char node[33];                      /* --node NAME: this node's name among several (a-z,
+                                           0-9, '-'; 1..32), "" (default): a single server */
+    char redis[THUE_CONFIG_PATH_MAX];   /* --redis redis://HOST:PORT | unix:/PATH: the Redis
+                                           several nodes share (docs/cluster.md); "" (default):
+                                           none, a single server. Needs --node and a
+                                           PostgreSQL --db. */
+    int drain_s;                        /* --drain-s 0..86400: on SIGTERM, seconds to wait for
+                                           running matches to end before saying goodbye
+                                           (no new rooms meanwhile; /healthz says draining),
+                                           default 0 */
     double glicko_tau;                  /* --glicko-tau 0.2..1.2, Glicko-2's system constant
                                            tau for the rating updates (docs/ratings.md), 0.5;
                                            a decimal number, a JSON number in the file */
@@ -104,6 +114,16 @@ long thue__cgroup_cpus(const char *sysfs, const char *proc_cgroup);
  * --version was printed (exit 0), -1 on a bad setting with a sentence in err (exit 2).
  */
 int thue_config_load(thue_config *c, int argc, char **argv, char *err, size_t errsize);
+
+/* Whether a --db value names PostgreSQL (postgres:// or postgresql://) rather than an
+ * SQLite file. */
+int thue_config_db_is_postgres(const char *db);
+
+/* A --redis value: redis://HOST[:PORT][/] (HOST a name, an IPv4 address or [IPv6];
+ * PORT 1..65535, default 6379) or unix:/PATH. 0 with host and port set (path "") or path
+ * set (host "", port 0); -1 when it is neither. Any output may be NULL. */
+int thue_config_redis_parse(const char *url, char *host, size_t hostsize, int *port,
+                            char *path, size_t pathsize);
 
 /* The --help text. */
 extern const char thue_config_usage[];

@@ -21,6 +21,12 @@
  *      left on it.
  * A second signal during shutdown exits at once with status 1 (for an operator who does
  * not want to wait).
+ *
+ * Draining (--drain-s N > 0), before step 1, while matches are running: the lobby starts
+ * no new room or match (thue_lobby_drain), /healthz answers 503 "draining" so that a
+ * balancer sends no one new, and connections are still accepted (a player of a running
+ * match may come back). Every 250 ms the server looks whether a match still runs; when
+ * none does, or N seconds have passed, or a second signal comes, it goes on with step 1.
  */
 #include <signal.h>
 #include <stdio.h>
@@ -50,6 +56,9 @@ typedef struct app {
     uv_signal_t sigint, sigterm;
     int signals_open;
     int stopping;
+    int draining;
+    uv_timer_t drain_timer; /* open while draining */
+    uint64_t drain_deadline;
 } app;
 
 /* ---- shutdown ---------------------------------------------------------------------------- */
@@ -96,20 +105,69 @@ static void net_closed(void *data)
         store_closed(a);
 }
 
+static void shut_down(app *a)
+{
+    a->stopping = 1;
+    thue_net_stop_accepting(a->net);
+    thue_lobby_shutdown(a->lobby);
+    thue_net_close(a->net, net_closed, a);
+}
+
+static void drain_timer_closed(uv_handle_t *h)
+{
+    (void)h;
+}
+
+static void drain_end(app *a, const char *why)
+{
+    a->draining = 0;
+    uv_timer_stop(&a->drain_timer);
+    uv_close((uv_handle_t *)&a->drain_timer, drain_timer_closed);
+    thue_log(THUE_LOG_INFO, "drained (%s): shutting down", why);
+    shut_down(a);
+}
+
+static void drain_tick(uv_timer_t *t)
+{
+    app *a = t->data;
+    int running = thue_lobby_running_matches(a->lobby);
+    if (running == 0)
+        drain_end(a, "no match runs");
+    else if (uv_now(&a->loop) >= a->drain_deadline)
+        drain_end(a, "--drain-s is over");
+}
+
 static void on_signal(uv_signal_t *s, int signum)
 {
     app *a = s->data;
     const char *name = signum == SIGINT ? "SIGINT" : "SIGTERM";
+    if (a->draining) {
+        thue_log(THUE_LOG_WARN, "%s while draining: not waiting for the matches", name);
+        drain_end(a, name);
+        return;
+    }
     if (a->stopping) {
         /* _exit: the workers may still be running a search; nothing is flushed or freed. */
         thue_log(THUE_LOG_WARN, "%s during shutdown: exiting now", name);
         _exit(1);
     }
-    a->stopping = 1;
+    int running = thue_lobby_running_matches(a->lobby);
+    if (a->cfg.drain_s > 0 && running > 0 &&
+        uv_timer_init(&a->loop, &a->drain_timer) == 0) {
+        a->draining = 1;
+        a->drain_timer.data = a;
+        a->drain_deadline = uv_now(&a->loop) + (uint64_t)a->cfg.drain_s * 1000;
+        thue_log(THUE_LOG_INFO,
+                 "%s: draining: waiting up to %d s for %d running matches to end (a second "
+                 "signal stops at once)",
+                 name, a->cfg.drain_s, running);
+        thue_net_set_draining(a->net, 1);
+        thue_lobby_drain(a->lobby);
+        uv_timer_start(&a->drain_timer, drain_tick, 250, 250);
+        return;
+    }
     thue_log(THUE_LOG_INFO, "%s: shutting down", name);
-    thue_net_stop_accepting(a->net);
-    thue_lobby_shutdown(a->lobby);
-    thue_net_close(a->net, net_closed, a);
+    shut_down(a);
 }
 
 /* ---- the loop ---------------------------------------------------------------------------- */

@@ -700,6 +700,26 @@ char *thue_lobby_rooms_json(thue_lobby *l, const char *game, const char *variant
     return room_list_text(l, &f, NULL);
 }
 
+void thue_lobby_drain(thue_lobby *l)
+{
+    if (l->draining || l->stopping)
+        return;
+    l->draining = true;
+    thue_log(THUE_LOG_INFO, "lobby: draining: %d matches running, no new ones",
+             thue_lobby_running_matches(l));
+    /* Players waiting for quick match would wait for nothing. */
+    for (session *s = l->sessions; s; s = s->next)
+        quickmatch_drain(l, s);
+}
+
+int thue_lobby_running_matches(const thue_lobby *l)
+{
+    int n = 0;
+    for (const room *r = l->rooms; r; r = r->next)
+        n += room_match_running(r) ? 1 : 0;
+    return n;
+}
+
 void thue_lobby_shutdown(thue_lobby *l)
 {
     if (l->stopping)

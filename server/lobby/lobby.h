@@ -181,6 +181,15 @@ void thue_lobby_disconnected(thue_lobby *lobby, thue_client *client);
 char *thue_lobby_rooms_json(thue_lobby *lobby, const char *game, const char *variant, int k,
                             int status);
 
+/* Draining, before a shutdown (main.c, --drain-s): running matches go on, but no new
+ * room or match starts (create_room, queue_join, ready, rematch and a waiting quick
+ * match's bot answer server_busy, "this server is stopping ..."), and players waiting
+ * in the quick-match queue get queue_failed (server_busy). The network layer's /healthz
+ * says draining (thue_net_set_draining) so a balancer sends no one new. */
+void thue_lobby_drain(thue_lobby *lobby);
+/* Matches running now, in every room. */
+int thue_lobby_running_matches(const thue_lobby *lobby);
+
 /* Shutting down: every client gets goodbye (reason shutdown) and is closed (1001); bot
  * jobs are cancelled, timers stopped, new connections refused. Then call
  * thue_lobby_close once the network layer has closed every connection. */

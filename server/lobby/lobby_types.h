@@ -245,6 +245,7 @@ struct thue_lobby {
     thue_lobby_hooks hooks;
     uint64_t rng; /* SplitMix64 state */
     bool stopping;
+    bool draining; /* thue_lobby_drain: no new rooms or matches (room_allowed, no_new_match) */
     thue_client *clients;
     session *sessions;
     room *rooms; /* newest first */

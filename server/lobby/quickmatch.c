@@ -69,6 +69,15 @@ static void queue_failed(thue_lobby *l, session *s, int code, const char *why)
     lobby_send_msg(l, s, &msg);
 }
 
+void quickmatch_drain(thue_lobby *l, session *s)
+{
+    if (!s->queued)
+        return;
+    queue_remove(s);
+    char why[THUE_PROTO_TEXT_MAX + 1];
+    queue_failed(l, s, room_no_new_match(l, why, sizeof why), why);
+}
+
 static void queue_bot_due(uv_timer_t *t)
 {
     session *s = t->data;
@@ -102,6 +111,9 @@ int cmd_queue_join(request *rq)
     thue_lobby *l = c->lobby;
     session *s = c->s;
     const thue_cmd *cmd = rq->cmd;
+    int busy = room_no_new_match(l, rq->message, sizeof rq->message);
+    if (busy)
+        return busy;
     if (cmd->u.queue_join.rated) {
         int err = rated_allowed(rq, s);
         if (err)

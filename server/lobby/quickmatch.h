@@ -14,5 +14,8 @@ int cmd_queue_join(request *rq);
 int cmd_queue_leave(request *rq);
 /* Takes a session out of the queue and stops its queue timer; a no-op when not queued. */
 void queue_remove(session *s);
+/* The lobby drains (thue_lobby_drain): a queued session leaves the queue and gets
+ * queue_failed (server_busy); a no-op when not queued. */
+void quickmatch_drain(thue_lobby *l, session *s);
 
 #endif

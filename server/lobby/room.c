@@ -546,8 +546,20 @@ int rated_allowed(request *rq, const session *s)
     return 0;
 }
 
+int room_no_new_match(thue_lobby *l, char *why, size_t size)
+{
+    if (!l->draining)
+        return 0;
+    snprintf(why, size,
+             "this server is stopping and starts no new match; reconnect to play on another");
+    return THUE_PERR_BUSY;
+}
+
 int room_allowed(thue_lobby *l, const char *peer, char *why, size_t size)
 {
+    int busy = room_no_new_match(l, why, size);
+    if (busy)
+        return busy;
     if (l->nrooms >= l->cfg.max_rooms) {
         snprintf(why, size, "the server has as many rooms as it takes (%d); try again in a minute",
                  l->cfg.max_rooms);
@@ -897,6 +909,9 @@ int room_ready(request *rq)
                  "ask for a rematch");
         return THUE_PERR_NOT_RUNNING;
     }
+    err = room_no_new_match(rq->c->lobby, rq->message, sizeof rq->message);
+    if (err)
+        return err;
     r->seats[seat].ready = true;
     request_ok(rq);
     table_maybe_start(r);
@@ -1008,6 +1023,9 @@ int room_rematch(request *rq)
                  "a tournament game is played once; the tournament pairs the next one");
         return THUE_PERR_NOT_ALLOWED;
     }
+    err = room_no_new_match(rq->c->lobby, rq->message, sizeof rq->message);
+    if (err)
+        return err;
     r->seats[seat].rematch = true;
     request_ok(rq);
     table_maybe_start(r);

@@ -50,6 +50,9 @@ char *room_list_text(thue_lobby *l, const room_filter *f, const thue_msg_id *id)
  * or rate_limited (the address made cfg.room_rate_per_ip rooms in the last minute), with
  * a sentence in why that says when to try again. */
 int room_allowed(thue_lobby *l, const char *peer, char *why, size_t size);
+/* A draining lobby (thue_lobby_drain) starts no match: THUE_PERR_BUSY with the sentence in
+ * why, or 0. room_allowed asks it first; ready and rematch too. */
+int room_no_new_match(thue_lobby *l, char *why, size_t size);
 /* A room made by quick match for two sessions (b NULL: a bot in the other seat); both
  * are seated and ready and the match starts. NULL when the server is at its room limit
  * or out of memory. */

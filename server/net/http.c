@@ -199,12 +199,16 @@ static int http_healthz(thue_net *net, struct lws *wsi, pss *p, int head)
      * reported but still 200. */
     thue_store_health sh;
     thue_store_health_get(net->store, &sh);
-    char text[200];
+    char text[260], node[60] = "";
+    if (net->node[0] != '\0')
+        snprintf(node, sizeof node, ",\"node\":\"%s\"", net->node);
     snprintf(text, sizeof text,
-             "{\"status\":\"%s\",\"version\":\"%s\",\"uptime_s\":%llu,\"store\":\"%s\"}",
-             net->stopping ? "stopping" : "ok", THUE_VERSION, (unsigned long long)up,
-             net->store == NULL ? "none" : sh.failing ? "failing" : "ok");
-    return http_respond_text(wsi, p, net->stopping ? 503 : 200, JSON_TYPE, text, head);
+             "{\"status\":\"%s\",\"version\":\"%s\",\"uptime_s\":%llu,\"store\":\"%s\"%s}",
+             net->stopping ? "stopping" : net->draining ? "draining" : "ok", THUE_VERSION,
+             (unsigned long long)up, net->store == NULL ? "none" : sh.failing ? "failing" : "ok",
+             node);
+    return http_respond_text(wsi, p, net->stopping || net->draining ? 503 : 200, JSON_TYPE, text,
+                             head);
 }
 
 static int http_metrics(thue_net *net, struct lws *wsi, pss *p, int head)

@@ -477,6 +477,7 @@ thue_net *thue_net_new(uv_loop_t *loop, const thue_config *cfg, thue_lobby *lobb
         p += n + (p[n] == ',');
     }
     net->started_ms = uv_now(loop);
+    snprintf(net->node, sizeof net->node, "%s", cfg->node);
     /* lws's keep-alive (validity timers) off: a zero hangup time disables them, and ws.c
      * keeps connections alive on its own wheel. */
     net->retry.secs_since_valid_ping = 0;
@@ -580,6 +581,11 @@ void thue_net_set_store(thue_net *net, thue_store *store)
 int thue_net_port(const thue_net *net)
 {
     return lws_get_vhost_listen_port(net->vhost);
+}
+
+void thue_net_set_draining(thue_net *net, int on)
+{
+    net->draining = on != 0;
 }
 
 void thue_net_stop_accepting(thue_net *net)

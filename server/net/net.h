@@ -47,6 +47,10 @@ thue_net *thue_net_new(uv_loop_t *loop, const thue_config *cfg, thue_lobby *lobb
 void thue_net_set_store(thue_net *net, thue_store *store);
 /* The port actually listened on (useful with --port 0). */
 int thue_net_port(const thue_net *net);
+/* Draining (main.c, --drain-s): /healthz answers 503 with status "draining", so that a
+ * balancer sends no new connection here, while connections are still accepted (a player
+ * of a running match may come back). */
+void thue_net_set_draining(thue_net *net, int on);
 /* Stops accepting connections (the lobby closes the open ones). */
 void thue_net_stop_accepting(thue_net *net);
 /* Destroys the libwebsockets context once the lobby's connections are closed; `closed`

@@ -227,6 +227,8 @@ struct thue_net {
     uint64_t started_ms;
 
     int stopping; /* thue_net_stop_accepting was called */
+    int draining; /* thue_net_set_draining: /healthz says draining (503) */
+    char node[33]; /* --node, shown by /healthz ("" without) */
     net_phase phase;
     handle_set lws_handles; /* lws's static handles */
     int lws_left;           /* lws_handles_left's finding */

@@ -181,12 +181,97 @@ static void test_file_errors(void **state)
     remove_temp(path);
 }
 
+/* The settings of several nodes: --node, --redis (and the database it needs), --drain-s. */
+static void test_cluster_settings(void **state)
+{
+    (void)state;
+    thue_config c;
+    thue_config_defaults(&c);
+    assert_string_equal(c.node, "");
+    assert_string_equal(c.redis, "");
+    assert_int_equal(c.drain_s, 0);
+    LOAD_OK(&c, "--node", "n1", "--drain-s", "30");
+    assert_string_equal(c.node, "n1");
+    assert_int_equal(c.drain_s, 30);
+    LOAD_OK(&c, "--node", "eu-west-2", "--redis", "redis://127.0.0.1:6380", "--db",
+            "postgres://thue@127.0.0.1:5432/thue");
+    assert_string_equal(c.redis, "redis://127.0.0.1:6380");
+    LOAD_OK(&c, "--node", "a", "--redis", "none", "--db", "x.db");
+    assert_string_equal(c.redis, "");
+
+    LOAD_ERR("--node: \"N1\" is not a node name (1..32 characters of a-z, 0-9 and '-', not "
+             "starting with '-')",
+             "--node", "N1");
+    LOAD_ERR("--node: \"-a\" is not a node name (1..32 characters of a-z, 0-9 and '-', not "
+             "starting with '-')",
+             "--node=-a");
+    LOAD_ERR("--node: \"abcdefghijabcdefghijabcdefghijabc\" is not a node name (1..32 "
+             "characters of a-z, 0-9 and '-', not starting with '-')",
+             "--node", "abcdefghijabcdefghijabcdefghijabc");
+    LOAD_ERR("--redis: \"http://x\" is not a Redis address (redis://HOST:PORT, redis://HOST "
+             "for port 6379, or unix:/PATH)",
+             "--redis", "http://x");
+    LOAD_ERR("--redis: \"redis://h:0\" is not a Redis address (redis://HOST:PORT, redis://HOST "
+             "for port 6379, or unix:/PATH)",
+             "--redis", "redis://h:0");
+    LOAD_ERR("redis (\"redis://127.0.0.1\", from --redis) makes this server one node of "
+             "several: it needs --node NAME (THUE_NODE), a name of its own",
+             "--redis", "redis://127.0.0.1", "--db", "postgres://h/db");
+    LOAD_ERR("redis (\"redis://127.0.0.1\", from --redis) makes this server one node of "
+             "several, which share one database: db (\"./thue.db\", the default) must be a "
+             "PostgreSQL URI (postgres://...), not an SQLite file",
+             "--redis", "redis://127.0.0.1", "--node", "n1");
+    assert_int_equal(setenv("THUE_REDIS", "unix:/run/redis.sock", 1), 0);
+    LOAD_ERR("redis (\"unix:/run/redis.sock\", from THUE_REDIS) makes this server one node of "
+             "several: it needs --node NAME (THUE_NODE), a name of its own",
+             "--db", "postgresql://u:secret@h/db");
+    unsetenv("THUE_REDIS");
+    LOAD_ERR("--drain-s: 86401 is out of range 0..86400", "--drain-s", "86401");
+}
+
+/* thue_config_redis_parse against the forms it documents. */
+static void test_redis_parse(void **state)
+{
+    (void)state;
+    char host[300], path[THUE_CONFIG_PATH_MAX];
+    int port = -1;
+    assert_int_equal(thue_config_redis_parse("redis://127.0.0.1:6380", host, sizeof host, &port,
+                                             path, sizeof path),
+                     0);
+    assert_string_equal(host, "127.0.0.1");
+    assert_int_equal(port, 6380);
+    assert_string_equal(path, "");
+    assert_int_equal(
+        thue_config_redis_parse("redis://cache.example/", host, sizeof host, &port, NULL, 0), 0);
+    assert_string_equal(host, "cache.example");
+    assert_int_equal(port, 6379);
+    assert_int_equal(
+        thue_config_redis_parse("redis://[::1]:7000", host, sizeof host, &port, NULL, 0), 0);
+    assert_string_equal(host, "::1");
+    assert_int_equal(port, 7000);
+    assert_int_equal(
+        thue_config_redis_parse("unix:/tmp/r.sock", host, sizeof host, &port, path, sizeof path),
+        0);
+    assert_string_equal(path, "/tmp/r.sock");
+    assert_string_equal(host, "");
+    assert_int_equal(port, 0);
+    const char *bad[] = {"",          "redis://",        "redis://:6379",   "redis://h:",
+                         "redis://h:65536", "redis://h:12a", "redis://u@h",  "redis://h/0/x",
+                         "redis://[::1",    "redis://[]:1",  "redis://[::1]x", "unix:",
+                         "unix:rel",  "rediss://h",      "redis://h:123456"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        if (thue_config_redis_parse(bad[i], NULL, 0, NULL, NULL, 0) != -1)
+            fail_msg("\"%s\" was taken as a Redis address", bad[i]);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup(test_flag_errors, setup),
         cmocka_unit_test_setup(test_env_errors, setup),
         cmocka_unit_test_setup(test_file_errors, setup),
+        cmocka_unit_test_setup(test_cluster_settings, setup),
+        cmocka_unit_test_setup(test_redis_parse, setup),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
