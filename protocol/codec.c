@@ -108,7 +108,7 @@ static const char *const msg_names[THUE_MSG_COUNT] = {
     "goodbye",          "account",     "room_created", "rooms",
     "room_state",       "match_end",   "chat_message", "match_found",
     "ladder",           "tournaments", "tournament",   "tournament_created",
-    "tournament_event", "queue_failed", "analysis_started", "analysis_tree"};
+    "tournament_event", "queue_failed", "analysis_started", "analysis_tree", "moved"};
 
 static const char *const variant_names[] = {"square", "overlap"};
 static const char *const analysis_status_names[] = {"running", "stopped", "done"};
@@ -127,6 +127,7 @@ static const char *const unrated_names[] = {"too_short", "pair_limit", "bots"};
 static const char *const move_kind_names[] = {"place", "paint"};
 static const char *const pairing_names[] = {"1-0", "0-1", "1/2-1/2", "bye"};
 static const char *const goodbye_names[] = {"replaced", "shutdown", "idle", "abuse", "slow"};
+static const char *const moved_names[] = {"room", "session", "match"};
 static const char *const event_names[] = {"joined",         "left",     "started", "round_started",
                                           "round_finished", "finished", "expired"};
 
@@ -1100,6 +1101,14 @@ static void msg_members(thue__io *o, thue_msg *m)
         thue__io_raw(o, "best", THUE__NULL, &m->u.analysis_tree.has_best, m->u.analysis_tree.best,
                      sizeof m->u.analysis_tree.best);
         thue__io_raw_ptr(o, "tree", &m->u.analysis_tree.tree);
+        break;
+    case THUE_MSG_MOVED:
+        thue__io_enum_str(o, "reason", m->u.moved.reason, sizeof m->u.moved.reason, moved_names,
+                          THUE__NELEM(moved_names));
+        IO_STR(o, "node", m->u.moved.node, THUE__S_KEY);
+        IO_STR(o, "path", m->u.moved.path, THUE__S_SERVER);
+        IO_STR_OPT(o, "room", &m->u.moved.has_room, m->u.moved.room, THUE__S_KEY);
+        IO_STR(o, "message", m->u.moved.message, THUE__S_TEXT);
         break;
     }
 }

@@ -345,6 +345,7 @@ typedef enum {
     THUE_MSG_QUEUE_FAILED,
     THUE_MSG_ANALYSIS_STARTED,
     THUE_MSG_ANALYSIS_TREE,
+    THUE_MSG_MOVED,
     THUE_MSG_COUNT
 } thue_msg_type;
 
@@ -646,6 +647,14 @@ typedef struct thue_msg {
             char best[THUE_PROTO_GMOVE_MAX + 1];
             const char *tree; /* the root NODE object as compact JSON (any size) */
         } analysis_tree;
+        struct {
+            char reason[16]; /* room, session, match (section 17) */
+            char node[THUE_PROTO_KEY_MAX + 1];
+            char path[65]; /* "/n/NODE/ws": where to connect, on the same host and port */
+            int has_room;
+            char room[THUE_PROTO_KEY_MAX + 1];
+            char message[THUE_PROTO_TEXT_MAX * 4 + 1];
+        } moved;
     } u;
     void *owned; /* set by thue_msg_decode: the memory behind the pointers */
 } thue_msg;
