@@ -1108,6 +1108,7 @@ static void msg_members(thue__io *o, thue_msg *m)
         IO_STR(o, "node", m->u.moved.node, THUE__S_KEY);
         IO_STR(o, "path", m->u.moved.path, THUE__S_SERVER);
         IO_STR_OPT(o, "room", &m->u.moved.has_room, m->u.moved.room, THUE__S_KEY);
+        IO_STR_OPT(o, "resume", &m->u.moved.has_resume, m->u.moved.resume, THUE__S_RESUME);
         IO_STR(o, "message", m->u.moved.message, THUE__S_TEXT);
         break;
     }

@@ -653,6 +653,8 @@ typedef struct thue_msg {
             char path[65]; /* "/n/NODE/ws": where to connect, on the same host and port */
             int has_room;
             char room[THUE_PROTO_KEY_MAX + 1];
+            int has_resume; /* match: the resume token of the session made there for you */
+            char resume[THUE_PROTO_RESUME_LEN + 1];
             char message[THUE_PROTO_TEXT_MAX * 4 + 1];
         } moved;
     } u;
