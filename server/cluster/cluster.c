@@ -1,0 +1,1254 @@
+/*
+ * cluster.c: the state several nodes share through Redis (cluster.h).
+ *
+ * The node's own truth stays here and Redis holds a copy that expires: the rooms
+ * registered on this node (a hash set of ids), its load, its waiting quick-match tickets.
+ * The heartbeat (every heartbeat_ms, TTL 3 heartbeats) is one script: the node record,
+ * the node's expiry in the nodes zset, and the TTL of the node's room set, O(1) however
+ * many rooms there are. When the heartbeat finds the room set missing (Redis restarted,
+ * or the node came back after its set expired) or a directory write failed, the set is
+ * rebuilt from the local table: written under a temporary key in chunks of 512 and
+ * renamed over the real one (lookups never see a half-written set), O(rooms) once.
+ *
+ * Scripts (cluster_lua.h) run with EVALSHA once SCRIPT LOAD has told their digest, with
+ * EVAL before that and after a NOSCRIPT answer (a restarted Redis has no scripts).
+ * Commands on one connection are answered in order, which the code relies on: the
+ * heartbeat is the first command after every connect (so this node is live before any
+ * ticket of it can be seen), and a rebuild's chunks and rename are sent in one go.
+ *
+ * Pub/sub: the subscriber connection listens to the broadcast channel, this node's
+ * message channel and this node's pair channel. Broadcasts and messages travel as
+ * "FROM\nPAYLOAD" so that a node can skip its own broadcasts. A pairing is published by
+ * the join script itself and also kept for ttl_ms; a ticket is in the local waiting list
+ * from before its join is sent until its pair is delivered or its cancel succeeds, and
+ * after the subscriber reconnects the kept pairs of every waiting ticket are fetched, so
+ * no pair is lost to a reconnect and none is delivered twice.
+ */
+#include "cluster.h"
+#include "cluster_lua.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "log.h"
+
+enum { S_HEARTBEAT, S_NODES, S_ROOM_ADD, S_LOOKUP, S_JOIN, S_CANCEL, S_LIMIT, NSCRIPTS };
+
+static const char *const script_body[NSCRIPTS] = {
+    THUE__LUA_HEARTBEAT, THUE__LUA_NODES,  THUE__LUA_ROOM_ADD, THUE__LUA_LOOKUP,
+    THUE__LUA_JOIN,      THUE__LUA_CANCEL, THUE__LUA_LIMIT,
+};
+
+#define KEY_MAX 512
+#define REBUILD_CHUNK 512
+#define PAYLOAD_MAX 65536
+#define TICKET_TTL_DEFAULT 60000u
+
+/* ---- a set of strings (the rooms here) ------------------------------------------------ */
+
+typedef struct sentry {
+    struct sentry *next;
+    char id[];
+} sentry;
+
+typedef struct {
+    sentry **b;
+    size_t nb, n;
+} strset;
+
+static size_t hash_text(const char *s)
+{
+    size_t h = 1469598103934665603u;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211u;
+    return h;
+}
+
+static sentry **set_find(strset *s, const char *id)
+{
+    if (!s->nb)
+        return NULL;
+    sentry **p = &s->b[hash_text(id) & (s->nb - 1)];
+    while (*p && strcmp((*p)->id, id) != 0)
+        p = &(*p)->next;
+    return p;
+}
+
+/* 1 added, 0 present already, -1 out of memory. */
+static int set_add(strset *s, const char *id)
+{
+    sentry **p = set_find(s, id);
+    if (p && *p)
+        return 0;
+    if (s->n + 1 > s->nb) {
+        size_t nb = s->nb ? s->nb * 2 : 64;
+        sentry **b = calloc(nb, sizeof *b);
+        if (!b)
+            return -1;
+        for (size_t i = 0; i < s->nb; i++)
+            for (sentry *e = s->b[i], *next; e; e = next) {
+                next = e->next;
+                size_t h = hash_text(e->id) & (nb - 1);
+                e->next = b[h];
+                b[h] = e;
+            }
+        free(s->b);
+        s->b = b;
+        s->nb = nb;
+    }
+    size_t len = strlen(id);
+    sentry *e = malloc(sizeof *e + len + 1);
+    if (!e)
+        return -1;
+    memcpy(e->id, id, len + 1);
+    size_t h = hash_text(id) & (s->nb - 1);
+    e->next = s->b[h];
+    s->b[h] = e;
+    s->n++;
+    return 1;
+}
+
+static bool set_remove(strset *s, const char *id)
+{
+    sentry **p = set_find(s, id);
+    if (!p || !*p)
+        return false;
+    sentry *e = *p;
+    *p = e->next;
+    free(e);
+    s->n--;
+    return true;
+}
+
+static void set_clear(strset *s)
+{
+    for (size_t i = 0; i < s->nb; i++)
+        for (sentry *e = s->b[i], *next; e; e = next) {
+            next = e->next;
+            free(e);
+        }
+    free(s->b);
+    memset(s, 0, sizeof *s);
+}
+
+/* ---- the cluster ---------------------------------------------------------------------- */
+
+typedef struct waiting {
+    struct waiting *next;
+    uint64_t expires; /* uv_now when its ticket has surely expired in Redis */
+    char pool[THUE_CLUSTER_POOL_MAX];
+    char id[THUE_CLUSTER_ID_MAX];
+} waiting;
+
+struct thue_cluster {
+    uv_loop_t *loop;
+    thue_redis *cmd, *sub;
+    char node[THUE_CLUSTER_NODE_MAX];
+    char address[THUE_CLUSTER_ADDRESS_MAX];
+    char prefix[THUE_CLUSTER_PREFIX_MAX];
+    char ch_all[KEY_MAX], ch_node[KEY_MAX], ch_pair[KEY_MAX];
+    unsigned hb_ms;
+    thue_cluster_hooks hooks;
+    uv_timer_t hb;
+    bool closing, reported_up, hb_inflight, dirty;
+    char sha[NSCRIPTS][41];
+    long load_rooms, load_players;
+    bool draining;
+    strset rooms;
+    waiting *tickets;
+    unsigned long heartbeats, rebuilds;
+};
+
+/* prefix + the formatted rest into out (KEY_MAX). */
+__attribute__((format(printf, 3, 4))) static void key(const thue_cluster *c, char *out,
+                                                       const char *fmt, ...)
+{
+    size_t n = strlen(c->prefix);
+    memcpy(out, c->prefix, n);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(out + n, KEY_MAX - n, fmt, ap);
+    va_end(ap);
+}
+
+static unsigned ttl_ms(const thue_cluster *c)
+{
+    return c->hb_ms * 3;
+}
+
+/* ---- checks --------------------------------------------------------------------------- */
+
+int thue_cluster_check_node(const char *name)
+{
+    size_t n = name ? strlen(name) : 0;
+    if (n < 1 || n > THUE_CLUSTER_NODE_MAX - 1)
+        return THUE_CLUSTER_EARG;
+    for (size_t i = 0; i < n; i++)
+        if (!(islower((unsigned char)name[i]) || isdigit((unsigned char)name[i]) || name[i] == '-'))
+            return THUE_CLUSTER_EARG;
+    return 0;
+}
+
+static bool valid_id(const char *s)
+{
+    size_t n = s ? strlen(s) : 0;
+    if (n < 1 || n > THUE_CLUSTER_ID_MAX - 1)
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if (!(isalnum((unsigned char)s[i]) || s[i] == '_' || s[i] == '-' || s[i] == '.'))
+            return false;
+    return true;
+}
+
+/* 1..max-1 bytes in lo..0x7e or (high) any byte >= 0x80. */
+static bool valid_text(const char *s, size_t max, unsigned char lo, bool high)
+{
+    size_t n = s ? strlen(s) : 0;
+    if (n < 1 || n > max - 1)
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char ch = (unsigned char)s[i];
+        if (ch >= 0x80 ? !high : (ch < lo || ch == 0x7f))
+            return false;
+    }
+    return true;
+}
+
+/* ---- scripts -------------------------------------------------------------------------- */
+
+typedef void script_cb(thue_cluster *c, int status, const redisReply *reply, const char *err,
+                       void *data);
+
+typedef struct evalreq {
+    thue_cluster *c;
+    int script;
+    bool retried;
+    script_cb *cb;
+    void *data;
+    int argc;            /* all of argv, EVALSHA/EVAL and its digest/body included */
+    const char **argv;
+    size_t *lens;
+    char nkeys[8];
+} evalreq;
+
+static void send_eval(evalreq *q);
+
+static void on_eval(thue_redis *r, int status, const redisReply *reply, const char *err,
+                    void *data)
+{
+    (void)r;
+    evalreq *q = data;
+    if (status == THUE_CLUSTER_EREPLY && !q->retried && err && strncmp(err, "NOSCRIPT", 8) == 0) {
+        q->retried = true; /* a restarted Redis: send the body; it caches it again */
+        q->c->sha[q->script][0] = '\0';
+        send_eval(q);
+        return;
+    }
+    if (status && status != THUE_CLUSTER_EDOWN && status != THUE_CLUSTER_ECLOSED)
+        thue_log(THUE_LOG_WARN, "cluster: script %d: %s", q->script, err);
+    if (q->cb)
+        q->cb(q->c, status, reply, err, q->data);
+    free(q);
+}
+
+static void send_eval(evalreq *q)
+{
+    const char *sha = q->c->sha[q->script];
+    if (*sha && !q->retried) {
+        q->argv[0] = "EVALSHA";
+        q->argv[1] = sha;
+    } else {
+        q->argv[0] = "EVAL";
+        q->argv[1] = script_body[q->script];
+    }
+    q->lens[0] = strlen(q->argv[0]);
+    q->lens[1] = strlen(q->argv[1]);
+    if (thue_redis_command(q->c->cmd, on_eval, q, q->argc, q->argv, q->lens) != 0) {
+        if (q->cb)
+            q->cb(q->c, THUE_CLUSTER_ENOMEM, NULL, thue_cluster_strerror(THUE_CLUSTER_ENOMEM),
+                  q->data);
+        free(q);
+    }
+}
+
+/*
+ * Runs script with nkeys keys then arguments (n strings in args, NUL-terminated, copied).
+ * 0: cb runs once later; THUE_CLUSTER_ENOMEM: never.
+ */
+static int eval(thue_cluster *c, int script, int nkeys, int n, const char *const *args,
+                script_cb *cb, void *data)
+{
+    size_t total = 0;
+    for (int i = 0; i < n; i++)
+        total += strlen(args[i]) + 1;
+    int argc = n + 3;
+    evalreq *q = malloc(sizeof *q + (size_t)argc * (sizeof(char *) + sizeof(size_t)) + total);
+    if (!q)
+        return THUE_CLUSTER_ENOMEM;
+    q->c = c;
+    q->script = script;
+    q->retried = false;
+    q->cb = cb;
+    q->data = data;
+    q->argc = argc;
+    q->argv = (const char **)(q + 1);
+    q->lens = (size_t *)(q->argv + argc);
+    char *p = (char *)(q->lens + argc);
+    snprintf(q->nkeys, sizeof q->nkeys, "%d", nkeys);
+    q->argv[2] = q->nkeys;
+    q->lens[2] = strlen(q->nkeys);
+    for (int i = 0; i < n; i++) {
+        size_t len = strlen(args[i]);
+        memcpy(p, args[i], len + 1);
+        q->argv[i + 3] = p;
+        q->lens[i + 3] = len;
+        p += len + 1;
+    }
+    send_eval(q);
+    return 0;
+}
+
+typedef struct loadreq {
+    thue_cluster *c;
+    int script;
+} loadreq;
+
+static void on_loaded(thue_redis *r, int status, const redisReply *reply, const char *err,
+                      void *data)
+{
+    (void)r;
+    (void)err;
+    loadreq *q = data;
+    if (status == 0 && reply->type == REDIS_REPLY_STRING && reply->len == 40)
+        memcpy(q->c->sha[q->script], reply->str, 41);
+    free(q);
+}
+
+static void load_scripts(thue_cluster *c)
+{
+    for (int i = 0; i < NSCRIPTS; i++) {
+        if (c->sha[i][0])
+            continue;
+        loadreq *q = malloc(sizeof *q);
+        if (!q)
+            return;
+        q->c = c;
+        q->script = i;
+        const char *argv[] = {"SCRIPT", "LOAD", script_body[i]};
+        if (thue_redis_command(c->cmd, on_loaded, q, 3, argv, NULL) != 0)
+            free(q);
+    }
+}
+
+/* ---- state ---------------------------------------------------------------------------- */
+
+static void heartbeat(thue_cluster *c);
+static void fetch_kept_pairs(thue_cluster *c);
+
+static void report_state(thue_cluster *c)
+{
+    bool up = thue_redis_up(c->cmd) && thue_redis_up(c->sub);
+    if (up == c->reported_up || c->closing)
+        return;
+    c->reported_up = up;
+    thue_log(up ? THUE_LOG_INFO : THUE_LOG_WARN, "cluster: node %s %s", c->node,
+             up ? "joined the cluster" : "lost the cluster (local behaviour until it is back)");
+    if (c->hooks.state)
+        c->hooks.state(c->hooks.data, up);
+}
+
+static void on_cmd_state(thue_redis *r, bool up, void *data)
+{
+    (void)r;
+    thue_cluster *c = data;
+    if (up) {
+        c->hb_inflight = false;
+        heartbeat(c); /* first: this node is live before anything else of it is seen */
+        load_scripts(c);
+    }
+    report_state(c);
+}
+
+static void on_sub_state(thue_redis *r, bool up, void *data)
+{
+    thue_cluster *c = data;
+    if (up && thue_redis_ups(r) > 1)
+        fetch_kept_pairs(c);
+    report_state(c);
+}
+
+/* ---- heartbeat and the directory ------------------------------------------------------ */
+
+static void on_rebuild_step(thue_redis *r, int status, const redisReply *reply, const char *err,
+                            void *data)
+{
+    (void)r;
+    (void)reply;
+    (void)err;
+    thue_cluster *c = data;
+    if (status)
+        c->dirty = true;
+}
+
+static void rebuild(thue_cluster *c)
+{
+    char set[KEY_MAX], tmp[KEY_MAX], ttl[24];
+    key(c, set, "rooms:%s", c->node);
+    key(c, tmp, "rooms-tmp:%s", c->node);
+    snprintf(ttl, sizeof ttl, "%u", ttl_ms(c));
+    c->dirty = false;
+    c->rebuilds++;
+    if (c->rooms.n == 0) {
+        const char *argv[] = {"DEL", set};
+        thue_redis_command(c->cmd, on_rebuild_step, c, 2, argv, NULL);
+        return;
+    }
+    const char **argv = malloc((REBUILD_CHUNK + 2) * sizeof *argv);
+    if (!argv) {
+        c->dirty = true;
+        return;
+    }
+    const char *del[] = {"DEL", tmp};
+    thue_redis_command(c->cmd, on_rebuild_step, c, 2, del, NULL);
+    int n = 0;
+    bool first = true;
+    argv[0] = "SADD";
+    argv[1] = tmp;
+    for (size_t i = 0; i < c->rooms.nb; i++)
+        for (sentry *e = c->rooms.b[i]; e; e = e->next) {
+            argv[2 + n++] = e->id;
+            if (n == REBUILD_CHUNK) {
+                thue_redis_command(c->cmd, on_rebuild_step, c, n + 2, argv, NULL);
+                n = 0;
+                if (first) {
+                    const char *exp[] = {"PEXPIRE", tmp, ttl};
+                    thue_redis_command(c->cmd, on_rebuild_step, c, 3, exp, NULL);
+                    first = false;
+                }
+            }
+        }
+    if (n)
+        thue_redis_command(c->cmd, on_rebuild_step, c, n + 2, argv, NULL);
+    free(argv);
+    const char *exp[] = {"PEXPIRE", tmp, ttl};
+    thue_redis_command(c->cmd, on_rebuild_step, c, 3, exp, NULL);
+    const char *ren[] = {"RENAME", tmp, set};
+    thue_redis_command(c->cmd, on_rebuild_step, c, 3, ren, NULL);
+}
+
+static void sweep_tickets(thue_cluster *c)
+{
+    uint64_t now = uv_now(c->loop);
+    for (waiting **p = &c->tickets; *p;) {
+        if ((*p)->expires < now) {
+            waiting *w = *p;
+            *p = w->next;
+            free(w);
+        } else {
+            p = &(*p)->next;
+        }
+    }
+}
+
+static void on_heartbeat(thue_cluster *c, int status, const redisReply *reply, const char *err,
+                         void *data)
+{
+    (void)err;
+    (void)data;
+    c->hb_inflight = false;
+    if (status || c->closing)
+        return;
+    c->heartbeats++;
+    bool missing = reply->type == REDIS_REPLY_INTEGER && reply->integer == 0;
+    if (c->dirty || (missing && c->rooms.n > 0)) {
+        if (missing)
+            thue_log(THUE_LOG_INFO, "cluster: rewriting the %zu rooms of node %s", c->rooms.n,
+                     c->node);
+        rebuild(c);
+    }
+    sweep_tickets(c);
+}
+
+static void heartbeat(thue_cluster *c)
+{
+    if (c->closing || c->hb_inflight || !thue_redis_up(c->cmd))
+        return;
+    char knode[KEY_MAX], knodes[KEY_MAX], krooms[KEY_MAX], rooms[24], players[24], ttl[24];
+    key(c, knode, "node:%s", c->node);
+    key(c, knodes, "nodes");
+    key(c, krooms, "rooms:%s", c->node);
+    snprintf(rooms, sizeof rooms, "%ld", c->load_rooms);
+    snprintf(players, sizeof players, "%ld", c->load_players);
+    snprintf(ttl, sizeof ttl, "%u", ttl_ms(c));
+    const char *args[] = {knode, knodes, krooms, c->node, c->address,
+                          c->draining ? "draining" : "ok", rooms, players, ttl};
+    if (eval(c, S_HEARTBEAT, 3, 9, args, on_heartbeat, NULL) == 0)
+        c->hb_inflight = true;
+}
+
+static void on_hb_timer(uv_timer_t *t)
+{
+    heartbeat(t->data);
+}
+
+void thue_cluster_heartbeat_now(thue_cluster *c)
+{
+    if (c)
+        heartbeat(c);
+}
+
+void thue_cluster_set_load(thue_cluster *c, long rooms, long players)
+{
+    if (!c)
+        return;
+    c->load_rooms = rooms;
+    c->load_players = players;
+}
+
+void thue_cluster_set_draining(thue_cluster *c, bool draining)
+{
+    if (c)
+        c->draining = draining;
+}
+
+unsigned long thue_cluster_heartbeats(const thue_cluster *c)
+{
+    return c ? c->heartbeats : 0;
+}
+
+unsigned long thue_cluster_rebuilds(const thue_cluster *c)
+{
+    return c ? c->rebuilds : 0;
+}
+
+static void on_room_write(thue_cluster *c, int status, const redisReply *reply, const char *err,
+                          void *data)
+{
+    (void)reply;
+    (void)err;
+    (void)data;
+    if (status)
+        c->dirty = true; /* the next heartbeat rewrites the set */
+}
+
+static void on_room_srem(thue_redis *r, int status, const redisReply *reply, const char *err,
+                         void *data)
+{
+    on_room_write(data, status, reply, err, NULL);
+    (void)r;
+}
+
+int thue_cluster_room_add(thue_cluster *c, const char *room)
+{
+    if (!c || !valid_id(room))
+        return THUE_CLUSTER_EARG;
+    int added = set_add(&c->rooms, room);
+    if (added < 0)
+        return THUE_CLUSTER_ENOMEM;
+    if (added == 0)
+        return 0;
+    if (!thue_redis_up(c->cmd)) {
+        c->dirty = true;
+        return 0;
+    }
+    char k[KEY_MAX], ttl[24];
+    key(c, k, "rooms:%s", c->node);
+    snprintf(ttl, sizeof ttl, "%u", ttl_ms(c));
+    const char *args[] = {k, room, ttl};
+    if (eval(c, S_ROOM_ADD, 1, 3, args, on_room_write, NULL) != 0)
+        c->dirty = true;
+    return 0;
+}
+
+int thue_cluster_room_remove(thue_cluster *c, const char *room)
+{
+    if (!c || !valid_id(room) || !set_remove(&c->rooms, room))
+        return THUE_CLUSTER_EARG;
+    if (!thue_redis_up(c->cmd)) {
+        c->dirty = true;
+        return 0;
+    }
+    char k[KEY_MAX];
+    key(c, k, "rooms:%s", c->node);
+    const char *argv[] = {"SREM", k, room};
+    if (thue_redis_command(c->cmd, on_room_srem, c, 3, argv, NULL) != 0)
+        c->dirty = true;
+    return 0;
+}
+
+size_t thue_cluster_room_count(const thue_cluster *c)
+{
+    return c ? c->rooms.n : 0;
+}
+
+/* A caller's callback and data, for the replies that need translating. */
+typedef struct usercb {
+    void (*fn)(void);
+    void *data;
+    char extra[THUE_CLUSTER_POOL_MAX + THUE_CLUSTER_ID_MAX];
+} usercb;
+
+static usercb *new_usercb(void (*fn)(void), void *data)
+{
+    usercb *u = malloc(sizeof *u);
+    if (u) {
+        u->fn = fn;
+        u->data = data;
+        u->extra[0] = '\0';
+    }
+    return u;
+}
+
+static void on_lookup(thue_cluster *c, int status, const redisReply *reply, const char *err,
+                      void *data)
+{
+    (void)c;
+    (void)err;
+    usercb *u = data;
+    const char *node = NULL;
+    if (status == 0 && reply->type == REDIS_REPLY_STRING)
+        node = reply->str;
+    ((thue_cluster_lookup_cb *)u->fn)(u->data, status, node);
+    free(u);
+}
+
+int thue_cluster_room_lookup(thue_cluster *c, const char *room, thue_cluster_lookup_cb *cb,
+                             void *data)
+{
+    if (!c || !cb || !valid_id(room))
+        return THUE_CLUSTER_EARG;
+    usercb *u = new_usercb((void (*)(void))cb, data);
+    if (!u)
+        return THUE_CLUSTER_ENOMEM;
+    char k[KEY_MAX];
+    key(c, k, "nodes");
+    const char *args[] = {k, c->prefix, room};
+    int rc = eval(c, S_LOOKUP, 1, 3, args, on_lookup, u);
+    if (rc)
+        free(u);
+    return rc;
+}
+
+/* ---- nodes ---------------------------------------------------------------------------- */
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(((const thue_cluster_node *)a)->name, ((const thue_cluster_node *)b)->name);
+}
+
+static void copy_str(char *out, size_t size, const redisReply *e)
+{
+    if (e && e->type == REDIS_REPLY_STRING)
+        snprintf(out, size, "%s", e->str);
+    else
+        out[0] = '\0';
+}
+
+static void on_nodes(thue_cluster *c, int status, const redisReply *reply, const char *err,
+                     void *data)
+{
+    (void)c;
+    (void)err;
+    usercb *u = data;
+    thue_cluster_nodes_cb *cb = (thue_cluster_nodes_cb *)u->fn;
+    if (status || reply->type != REDIS_REPLY_ARRAY) {
+        cb(u->data, status ? status : THUE_CLUSTER_EREPLY, NULL, 0);
+        free(u);
+        return;
+    }
+    thue_cluster_node *nodes = calloc(reply->elements ? reply->elements : 1, sizeof *nodes);
+    if (!nodes) {
+        cb(u->data, THUE_CLUSTER_ENOMEM, NULL, 0);
+        free(u);
+        return;
+    }
+    size_t n = 0;
+    for (size_t i = 0; i < reply->elements; i++) {
+        const redisReply *f = reply->element[i];
+        if (f->type != REDIS_REPLY_ARRAY || f->elements != 5)
+            continue;
+        thue_cluster_node *nd = &nodes[n++];
+        char state[16], num[24];
+        copy_str(nd->name, sizeof nd->name, f->element[0]);
+        copy_str(nd->address, sizeof nd->address, f->element[1]);
+        copy_str(state, sizeof state, f->element[2]);
+        nd->draining = strcmp(state, "draining") == 0;
+        copy_str(num, sizeof num, f->element[3]);
+        nd->rooms = strtol(num, NULL, 10);
+        copy_str(num, sizeof num, f->element[4]);
+        nd->players = strtol(num, NULL, 10);
+    }
+    qsort(nodes, n, sizeof *nodes, by_name);
+    cb(u->data, 0, nodes, n);
+    free(nodes);
+    free(u);
+}
+
+int thue_cluster_nodes(thue_cluster *c, thue_cluster_nodes_cb *cb, void *data)
+{
+    if (!c || !cb)
+        return THUE_CLUSTER_EARG;
+    usercb *u = new_usercb((void (*)(void))cb, data);
+    if (!u)
+        return THUE_CLUSTER_ENOMEM;
+    char k[KEY_MAX];
+    key(c, k, "nodes");
+    const char *args[] = {k, c->prefix};
+    int rc = eval(c, S_NODES, 1, 2, args, on_nodes, u);
+    if (rc)
+        free(u);
+    return rc;
+}
+
+/* ---- sessions ------------------------------------------------------------------------- */
+
+static void on_done(thue_redis *r, int status, const redisReply *reply, const char *err,
+                    void *data)
+{
+    (void)r;
+    (void)reply;
+    (void)err;
+    usercb *u = data;
+    if (u->fn)
+        ((thue_cluster_done_cb *)u->fn)(u->data, status);
+    free(u);
+}
+
+int thue_cluster_session_put(thue_cluster *c, const char *token,
+                             const thue_cluster_session *s, unsigned ttl, thue_cluster_done_cb *cb,
+                             void *data)
+{
+    if (!c || !valid_id(token) || !s || ttl == 0 || thue_cluster_check_node(s->node) != 0 ||
+        !valid_text(s->name, THUE_CLUSTER_TEXT_MAX, 0x20, true))
+        return THUE_CLUSTER_EARG;
+    json_t *o = json_pack("{s:s, s:s, s:I}", "node", s->node, "name", s->name, "account",
+                          (json_int_t)s->account);
+    char *text = o ? json_dumps(o, JSON_COMPACT) : NULL;
+    json_decref(o);
+    usercb *u = text ? new_usercb((void (*)(void))cb, data) : NULL;
+    if (!u) {
+        free(text);
+        return THUE_CLUSTER_EARG; /* a name that is not UTF-8, or out of memory */
+    }
+    char k[KEY_MAX], px[24];
+    key(c, k, "sess:%s", token);
+    snprintf(px, sizeof px, "%u", ttl);
+    const char *argv[] = {"SET", k, text, "PX", px};
+    int rc = thue_redis_command(c->cmd, on_done, u, 5, argv, NULL);
+    free(text);
+    if (rc)
+        free(u);
+    return rc;
+}
+
+static void on_session(thue_redis *r, int status, const redisReply *reply, const char *err,
+                       void *data)
+{
+    (void)r;
+    (void)err;
+    usercb *u = data;
+    thue_cluster_session_cb *cb = (thue_cluster_session_cb *)u->fn;
+    thue_cluster_session s;
+    memset(&s, 0, sizeof s);
+    bool found = false;
+    if (status == 0 && reply->type == REDIS_REPLY_STRING) {
+        json_t *o = json_loadb(reply->str, reply->len, 0, NULL);
+        const char *node = NULL, *name = NULL;
+        json_int_t account = 0;
+        if (o && json_unpack(o, "{s:s, s:s, s:I}", "node", &node, "name", &name, "account",
+                             &account) == 0) {
+            snprintf(s.node, sizeof s.node, "%s", node);
+            snprintf(s.name, sizeof s.name, "%s", name);
+            s.account = account;
+            found = true;
+        } else {
+            status = THUE_CLUSTER_EREPLY;
+        }
+        json_decref(o);
+    }
+    cb(u->data, status, found ? &s : NULL);
+    free(u);
+}
+
+int thue_cluster_session_get(thue_cluster *c, const char *token, thue_cluster_session_cb *cb,
+                             void *data)
+{
+    if (!c || !cb || !valid_id(token))
+        return THUE_CLUSTER_EARG;
+    usercb *u = new_usercb((void (*)(void))cb, data);
+    if (!u)
+        return THUE_CLUSTER_ENOMEM;
+    char k[KEY_MAX];
+    key(c, k, "sess:%s", token);
+    const char *argv[] = {"GET", k};
+    int rc = thue_redis_command(c->cmd, on_session, u, 2, argv, NULL);
+    if (rc)
+        free(u);
+    return rc;
+}
+
+int thue_cluster_session_delete(thue_cluster *c, const char *token, thue_cluster_done_cb *cb,
+                                void *data)
+{
+    if (!c || !valid_id(token))
+        return THUE_CLUSTER_EARG;
+    usercb *u = new_usercb((void (*)(void))cb, data);
+    if (!u)
+        return THUE_CLUSTER_ENOMEM;
+    char k[KEY_MAX];
+    key(c, k, "sess:%s", token);
+    const char *argv[] = {"DEL", k};
+    int rc = thue_redis_command(c->cmd, on_done, u, 2, argv, NULL);
+    if (rc)
+        free(u);
+    return rc;
+}
+
+/* ---- quick match ---------------------------------------------------------------------- */
+
+static waiting **find_waiting(thue_cluster *c, const char *pool, const char *id)
+{
+    waiting **p = &c->tickets;
+    while (*p && (strcmp((*p)->pool, pool) != 0 || strcmp((*p)->id, id) != 0))
+        p = &(*p)->next;
+    return p;
+}
+
+static bool take_waiting(thue_cluster *c, const char *pool, const char *id)
+{
+    waiting **p = find_waiting(c, pool, id);
+    if (!*p)
+        return false;
+    waiting *w = *p;
+    *p = w->next;
+    free(w);
+    return true;
+}
+
+static bool ticket_from_json(json_t *o, thue_cluster_ticket *t)
+{
+    const char *node, *id, *player, *name, *rating;
+    if (!o || json_unpack(o, "{s:s, s:s, s:s, s:s, s:s}", "node", &node, "ticket", &id, "player",
+                          &player, "name", &name, "rating", &rating) != 0)
+        return false;
+    snprintf(t->node, sizeof t->node, "%s", node);
+    snprintf(t->id, sizeof t->id, "%s", id);
+    snprintf(t->player, sizeof t->player, "%s", player);
+    snprintf(t->name, sizeof t->name, "%s", name);
+    t->rating = strtod(rating, NULL);
+    return true;
+}
+
+/* A pair that Redis published (or kept) for a waiting ticket of this node. */
+static void deliver_pair(thue_cluster *c, const char *text, size_t len)
+{
+    json_t *o = json_loadb(text, len, 0, NULL);
+    thue_cluster_pair pair;
+    memset(&pair, 0, sizeof pair);
+    const char *pool = NULL;
+    if (!o || json_unpack(o, "{s:s}", "pool", &pool) != 0 ||
+        !ticket_from_json(json_object_get(o, "mine"), &pair.mine) ||
+        !ticket_from_json(json_object_get(o, "other"), &pair.other) ||
+        strcmp(pair.mine.node, c->node) != 0) {
+        thue_log(THUE_LOG_WARN, "cluster: a malformed pair message (%.*s)", (int)(len > 200 ? 200 : len),
+                 text);
+        json_decref(o);
+        return;
+    }
+    snprintf(pair.pool, sizeof pair.pool, "%s", pool);
+    json_decref(o);
+    if (!take_waiting(c, pair.pool, pair.mine.id))
+        return; /* delivered already (published and kept: whichever came first) */
+    char k[KEY_MAX];
+    key(c, k, "qres:%s/%s", c->node, pair.mine.id);
+    const char *argv[] = {"DEL", k};
+    thue_redis_command(c->cmd, NULL, NULL, 2, argv, NULL);
+    if (c->hooks.paired)
+        c->hooks.paired(c->hooks.data, &pair);
+}
+
+static void on_kept_pair(thue_redis *r, int status, const redisReply *reply, const char *err,
+                         void *data)
+{
+    (void)r;
+    (void)err;
+    thue_cluster *c = data;
+    if (status == 0 && reply->type == REDIS_REPLY_STRING && !c->closing)
+        deliver_pair(c, reply->str, reply->len);
+}
+
+static void fetch_kept_pairs(thue_cluster *c)
+{
+    for (waiting *w = c->tickets; w; w = w->next) {
+        char k[KEY_MAX];
+        key(c, k, "qres:%s/%s", c->node, w->id);
+        const char *argv[] = {"GET", k};
+        thue_redis_command(c->cmd, on_kept_pair, c, 2, argv, NULL);
+    }
+}
+
+typedef struct joinreq {
+    thue_cluster_join_cb *cb;
+    void *data;
+    thue_cluster_pair pair;
+} joinreq;
+
+static void on_join(thue_cluster *c, int status, const redisReply *reply, const char *err,
+                    void *data)
+{
+    (void)err;
+    joinreq *u = data;
+    thue_cluster_pair pair = u->pair; /* pool and mine, filled by the join */
+    bool paired = false;
+    if (status == 0) {
+        if (reply->type != REDIS_REPLY_ARRAY || reply->elements < 1 ||
+            reply->element[0]->type != REDIS_REPLY_STRING) {
+            status = THUE_CLUSTER_EREPLY;
+        } else if (strcmp(reply->element[0]->str, "dup") == 0) {
+            status = THUE_CLUSTER_EQUEUED;
+        } else if (strcmp(reply->element[0]->str, "paired") == 0 && reply->elements == 6) {
+            thue_cluster_ticket *o = &pair.other;
+            copy_str(o->node, sizeof o->node, reply->element[1]);
+            copy_str(o->id, sizeof o->id, reply->element[2]);
+            copy_str(o->player, sizeof o->player, reply->element[3]);
+            copy_str(o->name, sizeof o->name, reply->element[4]);
+            char num[64];
+            copy_str(num, sizeof num, reply->element[5]);
+            o->rating = strtod(num, NULL);
+            pair.made_here = true;
+            paired = true;
+        } else if (strcmp(reply->element[0]->str, "queued") != 0) {
+            status = THUE_CLUSTER_EREPLY;
+        }
+    }
+    /* The ticket stays in the waiting list while it may wait in Redis: queued, a "dup"
+     * (the earlier join's entry), or a connection lost before the answer (the script may
+     * have run: a later pair is still delivered; the caller cancels to be sure). */
+    if (paired || (status && status != THUE_CLUSTER_EQUEUED && status != THUE_CLUSTER_ELOST))
+        take_waiting(c, pair.pool, pair.mine.id);
+    u->cb(u->data, status, paired ? &pair : NULL);
+    free(u);
+}
+
+int thue_cluster_queue_join(thue_cluster *c, const char *pool, const thue_cluster_ticket *t,
+                            double max_diff, unsigned ttl, thue_cluster_join_cb *cb, void *data)
+{
+    if (!c || !cb || !t || !valid_text(pool, THUE_CLUSTER_POOL_MAX, 0x20, false) ||
+        !valid_id(t->id) || !valid_text(t->player, THUE_CLUSTER_TEXT_MAX, 0x20, true) ||
+        !valid_text(t->name, THUE_CLUSTER_TEXT_MAX, 0x20, true) || !isfinite(t->rating) ||
+        isnan(max_diff))
+        return THUE_CLUSTER_EARG;
+    if (ttl == 0)
+        ttl = TICKET_TTL_DEFAULT;
+    joinreq *u = calloc(1, sizeof *u);
+    if (!u)
+        return THUE_CLUSTER_ENOMEM;
+    u->cb = cb;
+    u->data = data;
+    snprintf(u->pair.pool, sizeof u->pair.pool, "%s", pool);
+    u->pair.mine = *t;
+    snprintf(u->pair.mine.node, sizeof u->pair.mine.node, "%s", c->node);
+
+    waiting **p = find_waiting(c, pool, t->id);
+    waiting *w = NULL;
+    if (!*p) { /* waiting from now on, so that a pair published before our reply is heard */
+        w = calloc(1, sizeof *w);
+        if (!w) {
+            free(u);
+            return THUE_CLUSTER_ENOMEM;
+        }
+        snprintf(w->pool, sizeof w->pool, "%s", pool);
+        snprintf(w->id, sizeof w->id, "%s", t->id);
+        w->expires = uv_now(c->loop) + ttl + 2u * ttl_ms(c);
+    }
+    char k[KEY_MAX], rating[32], ttltext[24], diff[32];
+    key(c, k, "qm:%s", pool);
+    snprintf(rating, sizeof rating, "%.17g", t->rating);
+    snprintf(ttltext, sizeof ttltext, "%u", ttl);
+    snprintf(diff, sizeof diff, "%.17g", max_diff < 0 ? -1.0 : max_diff);
+    const char *args[] = {k, c->prefix, pool, c->node, t->id, t->player, t->name, rating,
+                          ttltext, diff};
+    int rc = eval(c, S_JOIN, 1, 10, args, on_join, u);
+    if (rc) {
+        free(u);
+        free(w);
+        return rc;
+    }
+    if (w) {
+        w->next = c->tickets;
+        c->tickets = w;
+    }
+    return 0;
+}
+
+static void on_cancel(thue_cluster *c, int status, const redisReply *reply, const char *err,
+                      void *data)
+{
+    (void)err;
+    usercb *u = data;
+    bool removed = status == 0 && reply->type == REDIS_REPLY_INTEGER && reply->integer == 1;
+    if (removed) {
+        const char *pool = u->extra, *id = u->extra + strlen(u->extra) + 1;
+        take_waiting(c, pool, id);
+    }
+    ((thue_cluster_cancel_cb *)u->fn)(u->data, status, removed);
+    free(u);
+}
+
+int thue_cluster_queue_cancel(thue_cluster *c, const char *pool, const char *ticket,
+                              thue_cluster_cancel_cb *cb, void *data)
+{
+    if (!c || !cb || !valid_text(pool, THUE_CLUSTER_POOL_MAX, 0x20, false) || !valid_id(ticket))
+        return THUE_CLUSTER_EARG;
+    usercb *u = new_usercb((void (*)(void))cb, data);
+    if (!u)
+        return THUE_CLUSTER_ENOMEM;
+    size_t pl = strlen(pool);
+    memcpy(u->extra, pool, pl + 1);
+    memcpy(u->extra + pl + 1, ticket, strlen(ticket) + 1);
+    char k[KEY_MAX], member[KEY_MAX];
+    key(c, k, "qm:%s", pool);
+    snprintf(member, sizeof member, "%s/%s", c->node, ticket);
+    const char *args[] = {k, c->prefix, member};
+    int rc = eval(c, S_CANCEL, 1, 3, args, on_cancel, u);
+    if (rc)
+        free(u);
+    return rc;
+}
+
+/* ---- pub/sub -------------------------------------------------------------------------- */
+
+static void on_published(thue_redis *r, int status, const redisReply *reply, const char *err,
+                         void *data)
+{
+    (void)r;
+    (void)err;
+    usercb *u = data;
+    long receivers = status == 0 && reply->type == REDIS_REPLY_INTEGER ? (long)reply->integer : 0;
+    if (u->fn)
+        ((thue_cluster_sent_cb *)u->fn)(u->data, status, receivers);
+    free(u);
+}
+
+static int publish(thue_cluster *c, const char *channel, const char *payload, size_t len,
+                   thue_cluster_sent_cb *cb, void *data)
+{
+    if (!payload || len < 1 || len > PAYLOAD_MAX || memchr(payload, '\0', len))
+        return THUE_CLUSTER_EARG;
+    size_t nl = strlen(c->node);
+    char *msg = malloc(nl + 1 + len);
+    usercb *u = msg ? new_usercb((void (*)(void))cb, data) : NULL;
+    if (!u) {
+        free(msg);
+        return THUE_CLUSTER_ENOMEM;
+    }
+    memcpy(msg, c->node, nl);
+    msg[nl] = '\n';
+    memcpy(msg + nl + 1, payload, len);
+    const char *argv[] = {"PUBLISH", channel, msg};
+    size_t lens[] = {7, strlen(channel), nl + 1 + len};
+    int rc = thue_redis_command(c->cmd, on_published, u, 3, argv, lens);
+    free(msg);
+    if (rc)
+        free(u);
+    return rc;
+}
+
+int thue_cluster_broadcast(thue_cluster *c, const char *payload, size_t len,
+                           thue_cluster_sent_cb *cb, void *data)
+{
+    if (!c)
+        return THUE_CLUSTER_EARG;
+    return publish(c, c->ch_all, payload, len, cb, data);
+}
+
+int thue_cluster_send(thue_cluster *c, const char *node, const char *payload, size_t len,
+                      thue_cluster_sent_cb *cb, void *data)
+{
+    if (!c || thue_cluster_check_node(node) != 0)
+        return THUE_CLUSTER_EARG;
+    char ch[KEY_MAX];
+    key(c, ch, "ch:node:%s", node);
+    return publish(c, ch, payload, len, cb, data);
+}
+
+static void on_message(thue_redis *r, const char *channel, size_t channel_len,
+                       const char *payload, size_t len, void *data)
+{
+    (void)r;
+    thue_cluster *c = data;
+    if (c->closing)
+        return;
+    if (channel_len == strlen(c->ch_pair) && memcmp(channel, c->ch_pair, channel_len) == 0) {
+        deliver_pair(c, payload, len);
+        return;
+    }
+    bool all = channel_len == strlen(c->ch_all) && memcmp(channel, c->ch_all, channel_len) == 0;
+    bool mine = channel_len == strlen(c->ch_node) && memcmp(channel, c->ch_node, channel_len) == 0;
+    const char *nl = memchr(payload, '\n', len < THUE_CLUSTER_NODE_MAX ? len : THUE_CLUSTER_NODE_MAX);
+    if ((!all && !mine) || !nl || nl == payload)
+        return;
+    char from[THUE_CLUSTER_NODE_MAX];
+    memcpy(from, payload, (size_t)(nl - payload));
+    from[nl - payload] = '\0';
+    const char *body = nl + 1;
+    size_t blen = len - (size_t)(body - payload);
+    if (all && strcmp(from, c->node) != 0 && c->hooks.broadcast)
+        c->hooks.broadcast(c->hooks.data, from, body, blen);
+    else if (mine && c->hooks.message)
+        c->hooks.message(c->hooks.data, from, body, blen);
+}
+
+/* ---- limits --------------------------------------------------------------------------- */
+
+static void on_limit(thue_cluster *c, int status, const redisReply *reply, const char *err,
+                     void *data)
+{
+    (void)c;
+    (void)err;
+    usercb *u = data;
+    bool allowed = false;
+    uint64_t retry = 0;
+    if (status == 0) {
+        if (reply->type == REDIS_REPLY_ARRAY && reply->elements == 2 &&
+            reply->element[0]->type == REDIS_REPLY_INTEGER &&
+            reply->element[1]->type == REDIS_REPLY_INTEGER) {
+            allowed = reply->element[0]->integer == 1;
+            retry = (uint64_t)reply->element[1]->integer;
+        } else {
+            status = THUE_CLUSTER_EREPLY;
+        }
+    }
+    ((thue_cluster_limit_cb *)u->fn)(u->data, status, allowed, retry);
+    free(u);
+}
+
+int thue_cluster_limit_take(thue_cluster *c, const char *k, double rate, double burst,
+                            thue_cluster_limit_cb *cb, void *data)
+{
+    if (!c || !cb || !valid_text(k, THUE_CLUSTER_TEXT_MAX, 0x21, false) || !isfinite(rate) ||
+        !(rate > 0) || !isfinite(burst) || !(burst >= 1))
+        return THUE_CLUSTER_EARG;
+    usercb *u = new_usercb((void (*)(void))cb, data);
+    if (!u)
+        return THUE_CLUSTER_ENOMEM;
+    char bucket[KEY_MAX], r[32], b[32];
+    key(c, bucket, "lim:%s", k);
+    snprintf(r, sizeof r, "%.17g", rate);
+    snprintf(b, sizeof b, "%.17g", burst);
+    const char *args[] = {bucket, r, b};
+    int rc = eval(c, S_LIMIT, 1, 3, args, on_limit, u);
+    if (rc)
+        free(u);
+    return rc;
+}
+
+/* ---- life ----------------------------------------------------------------------------- */
+
+bool thue_cluster_up(const thue_cluster *c)
+{
+    return c && thue_redis_up(c->cmd) && thue_redis_up(c->sub);
+}
+
+const char *thue_cluster_node_name(const thue_cluster *c)
+{
+    return c ? c->node : NULL;
+}
+
+thue_cluster *thue_cluster_new(uv_loop_t *loop, const thue_cluster_config *config, char *err,
+                               size_t err_size)
+{
+    if (!loop || !config) {
+        snprintf(err, err_size, "no loop or no cluster configuration");
+        return NULL;
+    }
+    const char *prefix = config->prefix ? config->prefix : "thue:";
+    if (thue_cluster_check_node(config->node) != 0) {
+        snprintf(err, err_size, "node: \"%s\" is not a node name ([a-z0-9-], 1 to 32 characters)",
+                 config->node ? config->node : "");
+        return NULL;
+    }
+    if (!valid_text(config->address, THUE_CLUSTER_ADDRESS_MAX, 0x21, false)) {
+        snprintf(err, err_size, "address: the node's address is 1 to %d printable characters "
+                 "without spaces", THUE_CLUSTER_ADDRESS_MAX - 1);
+        return NULL;
+    }
+    if (!valid_text(prefix, THUE_CLUSTER_PREFIX_MAX, 0x21, false)) {
+        snprintf(err, err_size, "prefix: the key prefix is 1 to %d printable characters without "
+                 "spaces", THUE_CLUSTER_PREFIX_MAX - 1);
+        return NULL;
+    }
+    if (config->heartbeat_ms > 60000u || (config->heartbeat_ms && config->heartbeat_ms < 10)) {
+        snprintf(err, err_size, "heartbeat: %u ms is outside 10..60000", config->heartbeat_ms);
+        return NULL;
+    }
+    char host[THUE_REDIS_HOST_MAX];
+    int port;
+    if (thue_redis_parse_url(config->url, host, &port, err, err_size) != 0)
+        return NULL;
+    thue_cluster *c = calloc(1, sizeof *c);
+    if (!c) {
+        snprintf(err, err_size, "out of memory");
+        return NULL;
+    }
+    c->loop = loop;
+    snprintf(c->node, sizeof c->node, "%s", config->node);
+    snprintf(c->address, sizeof c->address, "%s", config->address);
+    snprintf(c->prefix, sizeof c->prefix, "%s", prefix);
+    c->hb_ms = config->heartbeat_ms ? config->heartbeat_ms : 1000;
+    c->hooks = config->hooks;
+    key(c, c->ch_all, "ch:all");
+    key(c, c->ch_node, "ch:node:%s", c->node);
+    key(c, c->ch_pair, "pair:%s", c->node);
+
+    thue_redis_config rc;
+    memset(&rc, 0, sizeof rc);
+    rc.url = config->url;
+    rc.backoff_max_ms = config->backoff_max_ms;
+    rc.command_timeout_ms = config->command_timeout_ms;
+    rc.on_state = on_cmd_state;
+    rc.data = c;
+    c->cmd = thue_redis_new(loop, &rc, err, err_size);
+    const char *channels[] = {c->ch_all, c->ch_node, c->ch_pair};
+    rc.on_state = on_sub_state;
+    rc.on_message = on_message;
+    rc.channels = channels;
+    rc.nchannels = 3;
+    c->sub = c->cmd ? thue_redis_new(loop, &rc, err, err_size) : NULL;
+    if (!c->sub) {
+        thue_redis_free(c->cmd);
+        free(c);
+        return NULL;
+    }
+    uv_timer_init(loop, &c->hb);
+    c->hb.data = c;
+    uv_timer_start(&c->hb, on_hb_timer, c->hb_ms, c->hb_ms);
+    return c;
+}
+
+static void on_hb_closed(uv_handle_t *h)
+{
+    free(h->data);
+}
+
+void thue_cluster_free(thue_cluster *c)
+{
+    if (!c || c->closing)
+        return;
+    c->closing = true;
+    thue_redis_free(c->sub);
+    thue_redis_free(c->cmd);
+    set_clear(&c->rooms);
+    while (c->tickets) {
+        waiting *w = c->tickets;
+        c->tickets = w->next;
+        free(w);
+    }
+    uv_close((uv_handle_t *)&c->hb, on_hb_closed);
+}

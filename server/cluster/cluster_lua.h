@@ -1,0 +1,126 @@
+/*
+ * cluster_lua.h: the Lua scripts cluster.c runs in Redis (EVALSHA, EVAL after NOSCRIPT).
+ * Internal to server/cluster. Each script is atomic in Redis: nothing else runs between
+ * its reads and its writes, which is what makes the pairing and the buckets race-free
+ * across nodes. Times come from Redis's TIME, so the nodes' clocks never matter.
+ * docs/cluster.md describes the keys they touch. They compute some key names from the
+ * prefix (ARGV[1]) instead of declaring them in KEYS: fine for one Redis (or a primary
+ * with replicas), not for Redis Cluster, which this design does not use.
+ */
+#ifndef THUE_SERVER_CLUSTER_LUA_H
+#define THUE_SERVER_CLUSTER_LUA_H
+
+#define THUE__LUA_NOW                                                                              \
+    "local t = redis.call('TIME')\n"                                                               \
+    "local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)\n"
+
+/* KEYS: node hash, nodes zset, node's room set. ARGV: name, address, state, rooms,
+ * players, ttl_ms. Writes the node's record, its expiry in the zset (pruning the dead),
+ * refreshes the room set's TTL; returns 1 when the room set exists, 0 when it does not. */
+#define THUE__LUA_HEARTBEAT                                                                        \
+    THUE__LUA_NOW                                                                                  \
+    "local ttl = tonumber(ARGV[6])\n"                                                              \
+    "redis.call('HSET', KEYS[1], 'name', ARGV[1], 'address', ARGV[2], 'state', ARGV[3],\n"        \
+    "           'rooms', ARGV[4], 'players', ARGV[5], 'seen', tostring(now))\n"                   \
+    "redis.call('PEXPIRE', KEYS[1], ttl)\n"                                                        \
+    "redis.call('ZADD', KEYS[2], now + ttl, ARGV[1])\n"                                            \
+    "redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', '(' .. now)\n"                                \
+    "return redis.call('PEXPIRE', KEYS[3], ttl)\n"
+
+/* KEYS: nodes zset. ARGV: prefix. The live nodes' records: {name, address, state, rooms,
+ * players} each. */
+#define THUE__LUA_NODES                                                                            \
+    THUE__LUA_NOW                                                                                  \
+    "local out = {}\n"                                                                             \
+    "for _, n in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], now, '+inf')) do\n"                   \
+    "  local f = redis.call('HMGET', ARGV[1] .. 'node:' .. n, 'name', 'address', 'state',\n"      \
+    "                       'rooms', 'players')\n"                                                 \
+    "  if f[1] then out[#out + 1] = f end\n"                                                       \
+    "end\n"                                                                                        \
+    "return out\n"
+
+/* KEYS: the node's room set. ARGV: room, ttl_ms. */
+#define THUE__LUA_ROOM_ADD                                                                         \
+    "redis.call('SADD', KEYS[1], ARGV[1])\n"                                                       \
+    "redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[2]))\n"                                          \
+    "return 1\n"
+
+/* KEYS: nodes zset. ARGV: prefix, room. The live node whose room set holds the room, or
+ * nil. O(nodes). */
+#define THUE__LUA_LOOKUP                                                                           \
+    "for _, n in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do\n"                                \
+    "  if redis.call('SISMEMBER', ARGV[1] .. 'rooms:' .. n, ARGV[2]) == 1 and\n"                  \
+    "     redis.call('EXISTS', ARGV[1] .. 'node:' .. n) == 1 then return n end\n"                  \
+    "end\n"                                                                                        \
+    "return false\n"
+
+/*
+ * KEYS: the pool's zset (member "node/ticket", score = when it joined). ARGV: prefix,
+ * pool, node, ticket, player, name, rating, ttl_ms, max_diff (< 0: any).
+ * Looks at the 64 longest-waiting tickets, dropping those that expired or whose node is
+ * dead; the first of another player within max_diff is taken: the pair is published on
+ * its node's pair channel and kept for ttl_ms under qres:<member> (for a node whose
+ * subscriber was reconnecting), and returned as {'paired', node, ticket, player, name,
+ * rating}. Otherwise this ticket waits: {'queued'}; {'dup'} when it already waits.
+ */
+#define THUE__LUA_JOIN                                                                             \
+    THUE__LUA_NOW                                                                                  \
+    "local p = ARGV[1]\n"                                                                          \
+    "local rating, ttl, maxdiff = tonumber(ARGV[7]), tonumber(ARGV[8]), tonumber(ARGV[9])\n"       \
+    "local me = ARGV[3] .. '/' .. ARGV[4]\n"                                                       \
+    "if redis.call('ZSCORE', KEYS[1], me) then\n"                                                  \
+    "  if redis.call('EXISTS', p .. 'qt:' .. me) == 1 then return {'dup'} end\n"                   \
+    "  redis.call('ZREM', KEYS[1], me)\n"                                                          \
+    "end\n"                                                                                        \
+    "for _, m in ipairs(redis.call('ZRANGE', KEYS[1], 0, 63)) do\n"                                \
+    "  local tk = p .. 'qt:' .. m\n"                                                               \
+    "  local f = redis.call('HMGET', tk, 'node', 'ticket', 'player', 'name', 'rating')\n"         \
+    "  if not f[1] then\n"                                                                         \
+    "    redis.call('ZREM', KEYS[1], m)\n"                                                         \
+    "  elseif redis.call('EXISTS', p .. 'node:' .. f[1]) == 0 then\n"                              \
+    "    redis.call('ZREM', KEYS[1], m)\n"                                                         \
+    "    redis.call('DEL', tk)\n"                                                                  \
+    "  elseif f[3] ~= ARGV[5] and (maxdiff < 0 or math.abs(tonumber(f[5]) - rating) <= maxdiff) then\n" \
+    "    redis.call('ZREM', KEYS[1], m)\n"                                                         \
+    "    redis.call('DEL', tk)\n"                                                                  \
+    "    local msg = cjson.encode({pool = ARGV[2],\n"                                              \
+    "      mine = {node = f[1], ticket = f[2], player = f[3], name = f[4], rating = f[5]},\n"      \
+    "      other = {node = ARGV[3], ticket = ARGV[4], player = ARGV[5], name = ARGV[6],\n"        \
+    "               rating = ARGV[7]}})\n"                                                         \
+    "    redis.call('SET', p .. 'qres:' .. m, msg, 'PX', ttl)\n"                                   \
+    "    redis.call('PUBLISH', p .. 'pair:' .. f[1], msg)\n"                                       \
+    "    return {'paired', f[1], f[2], f[3], f[4], f[5]}\n"                                        \
+    "  end\n"                                                                                      \
+    "end\n"                                                                                        \
+    "local tk = p .. 'qt:' .. me\n"                                                                \
+    "redis.call('HSET', tk, 'node', ARGV[3], 'ticket', ARGV[4], 'player', ARGV[5],\n"             \
+    "           'name', ARGV[6], 'rating', ARGV[7])\n"                                             \
+    "redis.call('PEXPIRE', tk, ttl)\n"                                                             \
+    "redis.call('ZADD', KEYS[1], now, me)\n"                                                       \
+    "if redis.call('PTTL', KEYS[1]) < ttl then redis.call('PEXPIRE', KEYS[1], ttl) end\n"          \
+    "return {'queued'}\n"
+
+/* KEYS: the pool's zset. ARGV: prefix, member. 1 when the ticket was still waiting. */
+#define THUE__LUA_CANCEL                                                                           \
+    "local n = redis.call('ZREM', KEYS[1], ARGV[2])\n"                                             \
+    "redis.call('DEL', ARGV[1] .. 'qt:' .. ARGV[2])\n"                                             \
+    "return n\n"
+
+/* KEYS: the bucket (a hash: tokens, ts). ARGV: rate (tokens a second), burst.
+ * {1, 0} when a token was taken, {0, retry_ms} otherwise. The bucket expires once it
+ * would be full again (a full bucket and no bucket are the same). */
+#define THUE__LUA_LIMIT                                                                            \
+    THUE__LUA_NOW                                                                                  \
+    "local rate, burst = tonumber(ARGV[1]), tonumber(ARGV[2])\n"                                   \
+    "local b = redis.call('HMGET', KEYS[1], 'tokens', 'ts')\n"                                     \
+    "local tokens, ts = tonumber(b[1]), tonumber(b[2])\n"                                          \
+    "if not tokens or not ts then tokens = burst; ts = now end\n"                                  \
+    "if now > ts then tokens = math.min(burst, tokens + (now - ts) * rate / 1000) end\n"           \
+    "local ok, retry = 0, 0\n"                                                                     \
+    "if tokens >= 1 then tokens = tokens - 1; ok = 1\n"                                            \
+    "else retry = math.max(1, math.ceil((1 - tokens) * 1000 / rate)) end\n"                        \
+    "redis.call('HSET', KEYS[1], 'tokens', string.format('%.17g', tokens), 'ts', tostring(now))\n" \
+    "redis.call('PEXPIRE', KEYS[1], math.ceil((burst - tokens) * 1000 / rate) + 1000)\n"           \
+    "return {ok, retry}\n"
+
+#endif
