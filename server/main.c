@@ -36,6 +36,7 @@
 
 #include <uv.h>
 
+#include "cluster/cluster.h"
 #include "config.h"
 #include "lobby/lobby.h"
 #include "log.h"
@@ -53,6 +54,7 @@ typedef struct app {
     thue_lobby *lobby;
     thue_store *store;
     thue_net *net;
+    thue_cluster *cluster; /* --redis: one node of several, or NULL */
     uv_signal_t sigint, sigterm;
     int signals_open;
     int stopping;
@@ -99,6 +101,13 @@ static void net_closed(void *data)
 {
     app *a = data;
     a->net = NULL;
+    /* Nobody is connected: the cluster goes before the store, whose callbacks (matches
+     * recorded) would otherwise tell the other nodes through it. */
+    if (a->cluster != NULL) {
+        thue_lobby_set_cluster(a->lobby, NULL);
+        thue_cluster_free(a->cluster);
+        a->cluster = NULL;
+    }
     if (a->store)
         thue_store_close(a->store, store_closed, a);
     else
@@ -234,6 +243,36 @@ static void close_signals(app *a)
     uv_close((uv_handle_t *)&a->sigterm, signal_closed);
 }
 
+/* One node of several (--redis, --node): the cluster client, its hooks the lobby's. It
+ * connects in the background and comes back after every loss (cluster.h); until it is
+ * up the node serves alone. */
+static int start_cluster(app *a, char *err, size_t errsize)
+{
+    char host[80];
+    url_host(a->cfg.bind, host, sizeof host);
+    char address[THUE_CLUSTER_ADDRESS_MAX];
+    snprintf(address, sizeof address, "http://%s:%d", host, thue_net_port(a->net));
+    thue_cluster_config cc = {
+        .url = a->cfg.redis,
+        .node = a->cfg.node,
+        .address = address,
+        .hooks =
+            {
+                .state = thue_lobby_cluster_state,
+                .broadcast = thue_lobby_cluster_event,
+                .message = thue_lobby_cluster_event,
+                .paired = thue_lobby_cluster_paired,
+                .data = a->lobby,
+            },
+    };
+    a->cluster = thue_cluster_new(&a->loop, &cc, err, errsize);
+    if (a->cluster == NULL)
+        return -1;
+    thue_lobby_set_cluster(a->lobby, a->cluster);
+    thue_log(THUE_LOG_INFO, "node %s of several: Redis at %s", a->cfg.node, a->cfg.redis);
+    return 0;
+}
+
 /* Starts the parts in order; 0, or -1 with everything opened so far being closed (the
  * caller then runs the loop to finish that). */
 static int start(app *a)
@@ -316,6 +355,11 @@ static int start(app *a)
         return -1;
     }
     thue_net_set_store(a->net, a->store);
+    if (a->cfg.redis[0] != '\0' && start_cluster(a, err, sizeof err) != 0) {
+        fprintf(stderr, "thue-server: %s\n", err);
+        shut_down(a);
+        return -1;
+    }
     uv_signal_start(&a->sigint, on_signal, SIGINT);
     uv_signal_start(&a->sigterm, on_signal, SIGTERM);
     return 0;

@@ -36,7 +36,6 @@ static void claim_saved(int err, int64_t id, void *data)
     account *a = c->a;
     session *s = a->session;
     l->store_pending--;
-    (void)id;
     if (err) {
         thue_log(THUE_LOG_ERROR, "the store could not save account %s: %s", a->name,
                  thue_strerror(err));
@@ -52,7 +51,7 @@ static void claim_saved(int err, int64_t id, void *data)
         free(c);
         return;
     }
-    a->committed = true;
+    account_committed(l, a, id);
     thue_log(THUE_LOG_INFO, "account %s claimed", a->name);
     if (s) {
         thue_msg msg;
@@ -121,7 +120,7 @@ int cmd_claim_name(request *rq)
         snprintf(c->token + 2 + 2 * i, 3, "%02x", bytes[i]);
     unsigned char hash[32];
     thue_sha256(c->token, strlen(c->token), hash);
-    account *a = account_add(l, l->next_account, name, THUE_KIND_ACCOUNT, NULL, hash);
+    account *a = account_add(l, account_new_id(l), name, THUE_KIND_ACCOUNT, NULL, hash);
     if (a == NULL) {
         free(c);
         return THUE_PERR_INTERNAL;

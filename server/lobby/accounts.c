@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "accounts.h"
+#include "nodes.h"
 #include "util.h"
 #include "log.h"
 
@@ -317,13 +318,22 @@ void bot_name_of(const char *spec_text_in, char *out, size_t size)
     snprintf(out, size, "Bot-%02x%02x%02x%02x", h[0], h[1], h[2], h[3]);
 }
 
+typedef struct bot_job {
+    thue_lobby *l;
+    account *a;
+} bot_job;
+
 static void bot_saved(int err, int64_t id, void *data)
 {
-    thue_lobby *l = data;
+    bot_job *j = data;
+    thue_lobby *l = j->l;
     l->store_pending--;
     if (err)
-        thue_log(THUE_LOG_ERROR, "the store could not save bot account %lld: %s", (long long)id,
+        thue_log(THUE_LOG_ERROR, "the store could not save bot account %s: %s", j->a->name,
                  thue_strerror(err));
+    else
+        account_committed(l, j->a, id);
+    free(j);
 }
 
 account *account_bot(thue_lobby *l, const char *spec_text, const char *bot_name)
@@ -337,7 +347,7 @@ account *account_bot(thue_lobby *l, const char *spec_text, const char *bot_name)
         thue_log(THUE_LOG_ERROR, "bot name %s is taken by an account", bot_name);
         return NULL;
     }
-    account *a = account_add(l, l->next_account, bot_name, THUE_KIND_BOT, spec_text, NULL);
+    account *a = account_add(l, account_new_id(l), bot_name, THUE_KIND_BOT, spec_text, NULL);
     if (a == NULL)
         return NULL;
     thue_account_row row;
@@ -347,11 +357,147 @@ account *account_bot(thue_lobby *l, const char *spec_text, const char *bot_name)
     row.kind = THUE_KIND_BOT;
     snprintf(row.bot, sizeof row.bot, "%s", spec_text);
     row.created_ms = lobby_now_ms();
-    if (thue_store_add_account(l->store, &row, bot_saved, l) == 0)
+    bot_job *j = calloc(1, sizeof *j);
+    if (j != NULL) {
+        j->l = l;
+        j->a = a;
+    }
+    if (j != NULL && thue_store_add_account(l->store, &row, bot_saved, j) == 0)
         l->store_pending++;
+    else
+        free(j);
     /* The store runs jobs in order: this row is written before any match naming it. */
     a->committed = true;
     return a;
+}
+
+int64_t account_new_id(thue_lobby *l)
+{
+    return l->cluster != NULL ? 0 : l->next_account;
+}
+
+static void hex_of(const unsigned char *b, size_t n, char *out)
+{
+    for (size_t i = 0; i < n; i++)
+        snprintf(out + 2 * i, 3, "%02x", b[i]);
+}
+
+static int unhex(const char *s, unsigned char *out, size_t n)
+{
+    if (s == NULL || strlen(s) != 2 * n)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        unsigned v;
+        if (sscanf(s + 2 * i, "%2x", &v) != 1)
+            return -1;
+        out[i] = (unsigned char)v;
+    }
+    return 0;
+}
+
+void account_committed(thue_lobby *l, account *a, int64_t id)
+{
+    if (a->id == 0 && id > 0) {
+        a->id = id;
+        if (id >= l->next_account)
+            l->next_account = id + 1;
+    }
+    a->committed = true;
+    if (l->cluster == NULL || a->id <= 0)
+        return;
+    char hash[65];
+    hex_of(a->token_hash, 32, hash);
+    nodes_broadcast(l, json_pack("{s:s, s:I, s:s, s:i, s:s, s:s}", "t", "account", "id",
+                                 (json_int_t)a->id, "name", a->name, "kind", (int)a->kind, "bot",
+                                 a->bot, "hash", hash));
+}
+
+void accounts_ratings_saved(thue_lobby *l, const thue_rating_row rows[2])
+{
+    if (l->cluster == NULL)
+        return;
+    json_t *list = json_array();
+    for (int i = 0; i < 2 && list != NULL; i++)
+        json_array_append_new(
+            list, json_pack("{s:I, s:s, s:s, s:f, s:f, s:f, s:i, s:i, s:i, s:i}", "account",
+                            (json_int_t)rows[i].account, "game", rows[i].game, "pool",
+                            rows[i].pool, "rating", rows[i].rating, "rd", rows[i].rd, "vol",
+                            rows[i].vol, "games", rows[i].games, "wins", rows[i].wins, "draws",
+                            rows[i].draws, "losses", rows[i].losses));
+    nodes_broadcast(l, list != NULL ? json_pack("{s:s, s:o}", "t", "rating", "rows", list) : NULL);
+}
+
+static account *account_by_id(thue_lobby *l, int64_t id)
+{
+    for (account *a = l->accounts; a; a = a->next)
+        if (a->id == id)
+            return a;
+    return NULL;
+}
+
+/* Another node's rating row replaces this node's record of the pool. */
+static void remote_rating(thue_lobby *l, json_t *row)
+{
+    json_int_t id = 0;
+    const char *game = NULL, *key = NULL;
+    double rating = 0, rd = 0, vol = 0;
+    int games = 0, wins = 0, draws = 0, losses = 0;
+    if (json_unpack(row, "{s:I, s:s, s:s, s:F, s:F, s:F, s:i, s:i, s:i, s:i}", "account", &id,
+                    "game", &game, "pool", &key, "rating", &rating, "rd", &rd, "vol", &vol,
+                    "games", &games, "wins", &wins, "draws", &draws, "losses", &losses) != 0)
+        return;
+    account *a = account_by_id(l, id);
+    const thue_gamedef *g = thue_game_find(game);
+    if (a == NULL || g == NULL || strlen(key) >= POOL_KEY_MAX)
+        return;
+    pool_id pool;
+    memset(&pool, 0, sizeof pool);
+    pool.game = g;
+    snprintf(pool.key, sizeof pool.key, "%s", key);
+    pool_rating *p = account_rating(a, &pool);
+    if (p == NULL)
+        return;
+    p->g.rating = rating;
+    p->g.rd = rd;
+    p->g.vol = vol;
+    p->games = games;
+    p->wins = wins;
+    p->draws = draws;
+    p->losses = losses;
+    ladder_invalidate(l, &pool);
+}
+
+void accounts_event(thue_lobby *l, json_t *ev)
+{
+    const char *t = json_string_value(json_object_get(ev, "t"));
+    if (t != NULL && strcmp(t, "rating") == 0) {
+        json_t *rows = json_object_get(ev, "rows");
+        size_t i;
+        json_t *row;
+        json_array_foreach(rows, i, row)
+            remote_rating(l, row);
+        return;
+    }
+    json_int_t id = 0;
+    int kind = 0;
+    const char *name = NULL, *bot = NULL, *hash = NULL;
+    unsigned char h[32];
+    if (json_unpack(ev, "{s:I, s:s, s:i, s:s, s:s}", "id", &id, "name", &name, "kind", &kind,
+                    "bot", &bot, "hash", &hash) != 0 ||
+        id <= 0 || (kind != THUE_KIND_ACCOUNT && kind != THUE_KIND_BOT) || unhex(hash, h, 32) != 0 ||
+        strlen(name) > THUE_PROTO_NAME_MAX * 4 || strlen(bot) > THUE_PROTO_SPEC_MAX)
+        return;
+    account *same = account_by_name(l, name);
+    if (same != NULL) {
+        /* The same bot added here too (the database gave both the same id), or a name
+         * this node has just claimed and the database refused: nothing to add. */
+        if (same->id == 0 && same->kind == THUE_KIND_BOT && kind == THUE_KIND_BOT)
+            same->id = id;
+        return;
+    }
+    account *a = account_add(l, id, name, (thue_player_kind)kind, bot, h);
+    if (a != NULL)
+        a->committed = true;
 }
 
 int64_t thue_lobby_account_id(thue_lobby *l, const char *token)

@@ -6,6 +6,8 @@
 #ifndef THUE_SERVER_LOBBY_ACCOUNTS_H
 #define THUE_SERVER_LOBBY_ACCOUNTS_H
 
+#include <jansson.h>
+
 #include "lobby_types.h"
 
 /* The pool of a game's options. */
@@ -56,5 +58,17 @@ account *account_add(thue_lobby *l, int64_t id, const char *name, thue_player_ki
                      const char *bot, const unsigned char hash[32]);
 /* Takes an account back out (its store write failed) and frees it. */
 void account_remove(thue_lobby *l, account *a);
+/* The store has the account: committed, its id the database's when it had none (several
+ * nodes: account_new_id), and the other nodes are told. */
+void account_committed(thue_lobby *l, account *a, int64_t id);
+/* The id a new account is made with: the next one here; 0 with several nodes, where the
+ * database gives it at the commit (two nodes never pick the same). */
+int64_t account_new_id(thue_lobby *l);
+/* A rated match's two rows are committed: the other nodes are told. */
+void accounts_ratings_saved(thue_lobby *l, const thue_rating_row rows[2]);
+/* An event of another node: "account" (a new account: added here) or "rating" (two
+ * rating rows after a match: they replace this node's, and the pool's ladders are
+ * rebuilt). */
+void accounts_event(thue_lobby *l, json_t *ev);
 
 #endif

@@ -22,6 +22,7 @@
 #include "accounts.h"
 #include "analysis.h"
 #include "names.h"
+#include "nodes.h"
 #include "quickmatch.h"
 #include "record.h"
 #include "room.h"
@@ -163,6 +164,7 @@ static void session_end(session *s)
         s->acct->session = NULL;
     session_unlink_name(l, s);
     session_unlink_token(l, s);
+    nodes_session_gone(l, s);
     if (s->prev)
         s->prev->next = s->next;
     else
@@ -242,9 +244,12 @@ static int take_over(request *rq, session *s, bool resumed)
     char fresh[THUE_PROTO_RESUME_LEN + 1];
     if (random_token(fresh) != 0)
         return THUE_PERR_INTERNAL;
+    char spent[THUE_PROTO_RESUME_LEN + 1];
+    memcpy(spent, s->resume, sizeof spent);
     session_unlink_token(l, s);
     memcpy(s->resume, fresh, sizeof fresh);
     session_link_token(l, s);
+    nodes_session_token(l, s, spent);
     thue_client *old = s->client;
     if (old != NULL) {
         old->s = NULL;
@@ -280,8 +285,12 @@ static int cmd_hello(request *rq)
         snprintf(rq->field, sizeof rq->field, "protocol");
         return THUE_PERR_PROTOCOL;
     }
+    if (nodes_hello_pending(l, c))
+        return THUE_PERR_ALREADY_HELLO;
     if (cmd->u.hello.has_resume) {
         session *s = lobby_session_by_token(l, cmd->u.hello.resume);
+        if ((s == NULL || s->ending) && l->cluster != NULL)
+            return nodes_find_session(rq, cmd->u.hello.resume); /* another node's? */
         if (s == NULL || s->ending) {
             snprintf(rq->field, sizeof rq->field, "resume");
             return THUE_PERR_RESUME;
@@ -339,6 +348,7 @@ static int cmd_hello(request *rq)
     }
     s->client = c;
     c->s = s;
+    nodes_session_token(l, s, NULL);
     thue_log(THUE_LOG_INFO, "%s said hello from %s%s", s->player.name, c->peer,
              a ? " (account)" : "");
     send_welcome(l, c, &cmd->id, false);
@@ -348,20 +358,28 @@ static int cmd_hello(request *rq)
 /* A session for an account whose owner is not connected (a tournament game waits for
  * them after a restart): it is away, and its grace period runs. The lobby's
  * session_for_account hook, for tournament.c. */
+static session *lobby_session_ghost(thue_lobby *l, const char *name, account *a)
+{
+    if (lobby_session_by_name(l, name) != NULL || (a != NULL && a->session != NULL))
+        return NULL;
+    session *s = session_new(l, name);
+    if (s == NULL)
+        return NULL;
+    if (a != NULL) {
+        s->acct = a;
+        s->player.kind = THUE_KIND_ACCOUNT;
+        a->session = s;
+    }
+    uv_timer_start(&s->grace_timer, grace_over, (uint64_t)l->cfg.grace_s * 1000, 0);
+    nodes_session_token(l, s, NULL);
+    return s;
+}
+
 static session *lobby_session_for_account(thue_lobby *l, account *a)
 {
     if (a->session != NULL)
         return a->session;
-    if (lobby_session_by_name(l, a->name) != NULL)
-        return NULL;
-    session *s = session_new(l, a->name);
-    if (s == NULL)
-        return NULL;
-    s->acct = a;
-    s->player.kind = THUE_KIND_ACCOUNT;
-    a->session = s;
-    uv_timer_start(&s->grace_timer, grace_over, (uint64_t)l->cfg.grace_s * 1000, 0);
-    return s;
+    return lobby_session_ghost(l, a->name, a);
 }
 
 /* ---- the dispatch ------------------------------------------------------------------------ */
@@ -507,6 +525,7 @@ thue_lobby *thue_lobby_new(uv_loop_t *loop, const thue_lobby_config *cfg, thue_p
     l->loop = loop;
     l->maybe_closed = lobby_maybe_closed;
     l->session_for_account = lobby_session_for_account;
+    l->session_ghost = lobby_session_ghost;
     l->cfg = *cfg;
     l->pool = pool;
     l->metrics = metrics;
@@ -659,6 +678,7 @@ void thue_lobby_disconnected(thue_lobby *l, thue_client *c)
     if (c->next)
         c->next->prev = c->prev;
     l->metrics->connections--;
+    nodes_client_gone(l, c);
     free(c);
     if (s == NULL)
         return;
@@ -710,6 +730,7 @@ void thue_lobby_drain(thue_lobby *l)
     /* Players waiting for quick match would wait for nothing. */
     for (session *s = l->sessions; s; s = s->next)
         quickmatch_drain(l, s);
+    nodes_set_draining(l);
 }
 
 int thue_lobby_running_matches(const thue_lobby *l)
@@ -718,6 +739,64 @@ int thue_lobby_running_matches(const thue_lobby *l)
     for (const room *r = l->rooms; r; r = r->next)
         n += room_match_running(r) ? 1 : 0;
     return n;
+}
+
+/* ---- several nodes --------------------------------------------------------------------- */
+
+void thue_lobby_set_cluster(thue_lobby *l, thue_cluster *cluster)
+{
+    if (cluster == NULL)
+        nodes_close(l);
+    l->cluster = cluster;
+    nodes_load_changed(l);
+}
+
+void thue_lobby_cluster_state(void *lobby, bool up)
+{
+    thue_lobby *l = lobby;
+    if (l->cluster == NULL)
+        return;
+    thue_log(up ? THUE_LOG_INFO : THUE_LOG_WARN, "cluster: Redis is %s",
+             up ? "up: this node is one of several again"
+                : "down: this node goes on alone (quick match pairs here only)");
+    if (!up)
+        return;
+    /* Redis may have come back empty: what this node holds is written again (the
+     * cluster itself writes the rooms and the heartbeat). */
+    for (session *s = l->sessions; s; s = s->next)
+        if (!s->ending)
+            nodes_session_token(l, s, NULL);
+    quickmatch_cluster_up(l);
+    nodes_load_changed(l);
+    if (l->draining)
+        nodes_set_draining(l);
+}
+
+void thue_lobby_cluster_event(void *lobby, const char *from, const char *payload, size_t len)
+{
+    thue_lobby *l = lobby;
+    if (l->cluster == NULL || l->stopping)
+        return;
+    json_error_t je;
+    json_t *ev = json_loadb(payload, len, 0, &je);
+    const char *t = json_string_value(json_object_get(ev, "t"));
+    if (t == NULL) {
+        thue_log(THUE_LOG_WARN, "cluster: an event from node %s is not one (%.60s)", from, payload);
+    } else if (strcmp(t, "match") == 0 || strcmp(t, "requeue") == 0) {
+        quickmatch_event(l, from, ev);
+    } else if (strcmp(t, "account") == 0 || strcmp(t, "rating") == 0) {
+        accounts_event(l, ev);
+    } else {
+        thue_log(THUE_LOG_DEBUG, "cluster: event %s from node %s ignored", t, from);
+    }
+    json_decref(ev);
+}
+
+void thue_lobby_cluster_paired(void *lobby, const thue_cluster_pair *pair)
+{
+    thue_lobby *l = lobby;
+    if (l->cluster != NULL && !l->stopping)
+        quickmatch_paired(l, pair);
 }
 
 void thue_lobby_shutdown(thue_lobby *l)

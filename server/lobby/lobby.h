@@ -18,6 +18,7 @@
 
 #include <uv.h>
 
+#include "cluster/cluster.h"
 #include "metrics.h"
 #include "search/pool.h"
 #include "store/store.h"
@@ -180,6 +181,19 @@ void thue_lobby_disconnected(thue_lobby *lobby, thue_client *client);
  * k, status: < 0 = any; variant and k filter Thue's rooms only). A new string, or NULL. */
 char *thue_lobby_rooms_json(thue_lobby *lobby, const char *game, const char *variant, int k,
                             int status);
+
+/*
+ * Several nodes (docs/cluster.md): the cluster this lobby is one node of (borrowed; NULL,
+ * the default: one server). Set it after the store, before the first connection; set
+ * NULL before freeing the cluster (answers still waiting for Redis are then dropped).
+ * The cluster's hooks (cluster.h) are these three, with the lobby as their data: its
+ * state; an event of another node (broadcast or addressed to this one: both go to
+ * thue_lobby_cluster_event); a waiting quick-match ticket of this node paired elsewhere.
+ */
+void thue_lobby_set_cluster(thue_lobby *lobby, thue_cluster *cluster);
+void thue_lobby_cluster_state(void *lobby, bool up);
+void thue_lobby_cluster_event(void *lobby, const char *from, const char *payload, size_t len);
+void thue_lobby_cluster_paired(void *lobby, const thue_cluster_pair *pair);
 
 /* Draining, before a shutdown (main.c, --drain-s): running matches go on, but no new
  * room or match starts (create_room, queue_join, ready, rematch and a waiting quick

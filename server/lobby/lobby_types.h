@@ -40,11 +40,13 @@
 #include "games/thue/bots/bot.h"
 #include "search/gbot.h"
 #include "store/store.h"
+#include "cluster/cluster.h"
 
 #define LOBBY_BUCKETS 4096 /* hash buckets of the room and session tables */
 #define ABUSE_REJECTIONS 50
 #define QUICK_BOT_SPEC "nested:1"
 #define QUICK_GBOT_SPEC "uct:iterations=2000" /* quick match's bot in other games */
+#define QUICK_TICKET_TTL_MS (3600 * 1000) /* a wait in Redis's quick-match pool, at most */
 #define ROOM_LIST_MAX 500
 #define LOBBY_LIMIT_KEYS 65536 /* addresses (and accounts) a limiter tracks at once */
 
@@ -155,6 +157,11 @@ struct session {
     bool queued;
     thue_room_options queue_opt;
     uint64_t queue_seq;
+    /* several nodes: the ticket in Redis's pool ("" = none), the pool's name, and whether
+     * another node's join took it (its "match" is coming) */
+    char ticket[LOBBY_ID_CHARS + 2];
+    char qpool[THUE_CLUSTER_POOL_MAX];
+    bool qpaired;
     analysis *analysis; /* its analysis (analysis.c), or NULL */
     uv_timer_t grace_timer, queue_timer;
     int handles; /* open timers; freed at 0 once ending */
@@ -245,7 +252,9 @@ struct thue_lobby {
     thue_lobby_hooks hooks;
     uint64_t rng; /* SplitMix64 state */
     bool stopping;
-    bool draining; /* thue_lobby_drain: no new rooms or matches (room_allowed, no_new_match) */
+    bool draining;
+    thue_cluster *cluster;   /* several nodes (nodes.h), or NULL */
+    struct node_wait *waits; /* requests waiting for Redis (nodes.c) */ /* thue_lobby_drain: no new rooms or matches (room_allowed, no_new_match) */
     thue_client *clients;
     session *sessions;
     room *rooms; /* newest first */
@@ -280,6 +289,10 @@ struct thue_lobby {
      * waits for an account that has no session). */
     void (*maybe_closed)(thue_lobby *l);
     session *(*session_for_account)(thue_lobby *l, account *a);
+    /* A session for a player of another node, seated here by quick match: away, its
+     * grace period running, with a resume token of its own; NULL when the name (or the
+     * account's session) is in use here, or out of memory. */
+    session *(*session_ghost)(thue_lobby *l, const char *name, account *a);
 };
 
 /* The direct reply goes first: handlers send it through this, then push events. */

@@ -11,14 +11,27 @@
  * the player hears why (an error, or the event queue_failed) and nobody is left waiting
  * for a room that will not come. A session's queue timer (its handle is the session's,
  * opened and closed in lobby.c) fires queue_bot_due for the match with a bot.
+ *
+ * Several nodes (nodes.h, docs/cluster.md): while the cluster is up, the queue is Redis's
+ * (thue_cluster_queue_join: one pool per queue, atomic pairing across the nodes), and the
+ * local pairing above is what a node does alone (no cluster, or Redis down). A session
+ * in Redis's pool has a ticket. The join that makes a pair makes the room on its own
+ * node: the player who waited elsewhere gets a session there (lobby's session_ghost: away,
+ * its grace period running), seated, and the waiting player's node hears "match" and
+ * sends its player `moved` (reason match) with that session's resume token. A pair whose
+ * joiner left meanwhile sends the other ticket back to the pool ("requeue").
  */
 #include "quickmatch.h"
+#include "accounts.h"
+#include "nodes.h"
 #include "room.h"
 #include "util.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "cluster/cluster.h"
 #include "log.h"
 
 static bool same_queue(const thue_room_options *a, const thue_room_options *b)
@@ -35,12 +48,16 @@ static bool same_queue(const thue_room_options *a, const thue_room_options *b)
                                   a->clock.increment_ms == b->clock.increment_ms));
 }
 
+static void cluster_cancel(session *s);
+static int cluster_queue(thue_lobby *l, session *s);
+
 void queue_remove(session *s)
 {
     if (!s->queued)
         return;
     s->queued = false;
     uv_timer_stop(&s->queue_timer);
+    cluster_cancel(s);
 }
 
 static void match_found(thue_lobby *l, room *r, session *a, session *b)
@@ -78,12 +95,26 @@ void quickmatch_drain(thue_lobby *l, session *s)
     queue_failed(l, s, room_no_new_match(l, why, sizeof why), why);
 }
 
+static void bot_match(thue_lobby *l, session *s);
+static void ticket_cancel_for_bot(session *s);
+
 static void queue_bot_due(uv_timer_t *t)
 {
     session *s = t->data;
     thue_lobby *l = s->lobby;
     if (!s->queued)
         return;
+    if (s->ticket[0] != '\0') {
+        /* Out of Redis's pool first: the bot comes only if nobody took the ticket. */
+        ticket_cancel_for_bot(s);
+        return;
+    }
+    bot_match(l, s);
+}
+
+/* The room with a bot for a session that waited bot_after_s (out of the queue now). */
+static void bot_match(thue_lobby *l, session *s)
+{
     s->queued = false;
     /* The room is made for this player: it counts against the player's address. */
     char why[THUE_PROTO_TEXT_MAX + 1];
@@ -145,10 +176,25 @@ int cmd_queue_join(request *rq)
                  l->cfg.max_rooms);
         return THUE_PERR_BUSY;
     }
+    /* Several nodes: Redis's pool pairs (cluster_queue), when it can. */
+    if (nodes_up(l)) {
+        s->queued = true;
+        s->queue_opt = opt;
+        s->queue_seq = ++l->queue_seq;
+        if (cluster_queue(l, s) == 0) {
+            if (cmd->u.queue_join.bot_after_s > 0)
+                uv_timer_start(&s->queue_timer, queue_bot_due,
+                               (uint64_t)cmd->u.queue_join.bot_after_s * 1000, 0);
+            request_ok(rq);
+            return 0;
+        }
+        s->queued = false;
+    }
     /* The longest-waiting session of the same queue, if any. */
     session *other = NULL;
     for (session *o = l->sessions; o; o = o->next)
-        if (o != s && o->queued && !o->ending && same_queue(&o->queue_opt, &opt) &&
+        if (o != s && o->queued && !o->ending && o->ticket[0] == '\0' &&
+            same_queue(&o->queue_opt, &opt) &&
             (other == NULL || o->queue_seq < other->queue_seq))
             other = o;
     if (other != NULL) {
@@ -191,4 +237,317 @@ int cmd_queue_leave(request *rq)
     queue_remove(rq->c->s);
     request_ok(rq);
     return 0;
+}
+
+/* ---- quick match across nodes ------------------------------------------------------------ */
+
+/* A queue's name in Redis: the game, its canonical options, the clock and rated (what
+ * same_queue compares); long ones by their SHA-256. */
+static void pool_text(const thue_room_options *o, char *out, size_t size)
+{
+    char clock[48] = "-";
+    if (o->clock.present)
+        snprintf(clock, sizeof clock, "%lld+%lld", (long long)o->clock.initial_ms,
+                 (long long)o->clock.increment_ms);
+    char full[THUE_PROTO_GOPT_MAX + 200];
+    if (o->has_game)
+        snprintf(full, sizeof full, "%s|%s|%s|%d", o->game, o->game_options, clock, o->rated);
+    else
+        snprintf(full, sizeof full, "thue|%s|%d|%d|%s|%d",
+                 o->variant == THUE_OVERLAP ? "overlap" : "square", o->k, o->limit, clock, o->rated);
+    if (strlen(full) < 200 && strlen(full) < size) {
+        snprintf(out, size, "%s", full);
+        return;
+    }
+    unsigned char h[32];
+    thue_sha256(full, strlen(full), h);
+    int n = snprintf(out, size, "%s|", o->has_game ? o->game : "thue");
+    for (int i = 0; i < 16 && n + 2 < (int)size; i++, n += 2)
+        snprintf(out + n, size - (size_t)n, "%02x", h[i]);
+}
+
+static session *session_by_ticket(thue_lobby *l, const char *ticket)
+{
+    if (ticket == NULL || ticket[0] == '\0')
+        return NULL;
+    for (session *s = l->sessions; s; s = s->next)
+        if (!s->ending && strcmp(s->ticket, ticket) == 0)
+            return s;
+    return NULL;
+}
+
+typedef struct qjoin {
+    thue_lobby *l;
+    char ticket[sizeof(((session *)0)->ticket)];
+} qjoin;
+
+static qjoin *qjoin_new(thue_lobby *l, const session *s)
+{
+    qjoin *q = calloc(1, sizeof *q);
+    if (q != NULL) {
+        q->l = l;
+        snprintf(q->ticket, sizeof q->ticket, "%s", s->ticket);
+    }
+    return q;
+}
+
+/* Redis could not take the ticket (it went down): the session waits in the local queue,
+ * paired with a local one if one waits. */
+static void local_fallback(thue_lobby *l, session *s)
+{
+    s->ticket[0] = '\0';
+    s->qpaired = false;
+    session *other = NULL;
+    for (session *o = l->sessions; o; o = o->next)
+        if (o != s && o->queued && !o->ending && o->ticket[0] == '\0' &&
+            same_queue(&o->queue_opt, &s->queue_opt) &&
+            (other == NULL || o->queue_seq < other->queue_seq))
+            other = o;
+    if (other == NULL)
+        return;
+    char why[THUE_PROTO_TEXT_MAX + 1];
+    int err = room_allowed(l, s->client ? s->client->peer : NULL, why, sizeof why);
+    room *r = err ? NULL : room_quick(l, other, s, &s->queue_opt);
+    if (r == NULL) {
+        if (err == 0) {
+            err = THUE_PERR_INTERNAL;
+            snprintf(why, sizeof why, "the server could not make the room for your match; "
+                                      "join the queue again");
+        }
+        queue_remove(s);
+        queue_failed(l, s, err, why);
+        return;
+    }
+    queue_remove(other);
+    queue_remove(s);
+    match_found(l, r, other, s);
+}
+
+/* Sends the other ticket back to its pool (its node re-joins it). */
+static void requeue_other(thue_lobby *l, const thue_cluster_ticket *other)
+{
+    if (strcmp(other->node, nodes_self(l)) == 0) {
+        session *o = session_by_ticket(l, other->id);
+        if (o != NULL && o->queued) {
+            o->qpaired = false;
+            if (cluster_queue(l, o) != 0)
+                local_fallback(l, o);
+        }
+        return;
+    }
+    json_t *ev = json_pack("{s:s, s:s}", "t", "requeue", "ticket", other->id);
+    nodes_send(l, other->node, ev);
+}
+
+/* This node's join made a pair: the room is made here, the other player seated. */
+static void pair_here(thue_lobby *l, session *s, const thue_cluster_ticket *other)
+{
+    char why[THUE_PROTO_TEXT_MAX + 1] = "";
+    int err = room_allowed(l, s->client ? s->client->peer : NULL, why, sizeof why);
+    if (err) {
+        requeue_other(l, other);
+        queue_remove(s);
+        queue_failed(l, s, err, why);
+        return;
+    }
+    bool local = strcmp(other->node, nodes_self(l)) == 0;
+    session *o = NULL;
+    if (local) {
+        o = session_by_ticket(l, other->id);
+        if (o == NULL || !o->queued) { /* it left meanwhile: this one waits again */
+            if (cluster_queue(l, s) != 0)
+                local_fallback(l, s);
+            return;
+        }
+    } else {
+        account *a = NULL;
+        if (strncmp(other->player, "a:", 2) == 0) {
+            a = account_by_name(l, other->name);
+            if (a != NULL && a->id != strtoll(other->player + 2, NULL, 10))
+                a = NULL;
+        }
+        o = l->session_ghost(l, other->name, a);
+        if (o == NULL) {
+            thue_log(THUE_LOG_WARN,
+                     "quick match: no session here for %s of node %s (its name is in use here)",
+                     other->name, other->node);
+            requeue_other(l, other);
+            if (cluster_queue(l, s) != 0)
+                local_fallback(l, s);
+            return;
+        }
+    }
+    room *r = room_quick(l, o, s, &s->queue_opt);
+    if (r == NULL) {
+        snprintf(why, sizeof why,
+                 "the server could not make the room for your match; join the queue again");
+        requeue_other(l, other);
+        queue_remove(s);
+        queue_failed(l, s, THUE_PERR_INTERNAL, why);
+        return;
+    }
+    if (local) {
+        queue_remove(o);
+    } else {
+        json_t *ev = json_pack("{s:s, s:s, s:s, s:s}", "t", "match", "ticket", other->id, "room",
+                               r->id, "resume", o->resume);
+        nodes_send(l, other->node, ev);
+    }
+    s->ticket[0] = '\0';
+    queue_remove(s);
+    thue_log(THUE_LOG_INFO, "quick match: %s (node %s) and %s paired in room %s", o->player.name,
+             other->node, s->player.name, r->id);
+    match_found(l, r, o, s);
+}
+
+static void cluster_joined(void *data, int status, const thue_cluster_pair *pair)
+{
+    qjoin *q = data;
+    thue_lobby *l = q->l;
+    session *s = session_by_ticket(l, q->ticket);
+    free(q);
+    if (status != 0) {
+        if (s != NULL && s->queued) {
+            thue_log(THUE_LOG_WARN, "quick match: Redis did not take %s's ticket (%d): pairing here",
+                     s->player.name, status);
+            local_fallback(l, s);
+        }
+        return;
+    }
+    if (pair == NULL)
+        return; /* it waits in Redis's pool */
+    if (s == NULL || !s->queued) {
+        requeue_other(l, &pair->other);
+        return;
+    }
+    pair_here(l, s, &pair->other);
+}
+
+/* Puts a queued session's ticket into Redis's pool (a new ticket id each time). 0, or
+ * -1 when the cluster cannot take it now. */
+static int cluster_queue(thue_lobby *l, session *s)
+{
+    if (!nodes_up(l))
+        return -1;
+    s->ticket[0] = 'q';
+    if (lobby_random_key(s->ticket + 1, LOBBY_ID_CHARS, LOBBY_ID_ALPHABET) != 0) {
+        s->ticket[0] = '\0';
+        return -1;
+    }
+    s->qpaired = false;
+    pool_text(&s->queue_opt, s->qpool, sizeof s->qpool);
+    thue_cluster_ticket t;
+    memset(&t, 0, sizeof t);
+    snprintf(t.id, sizeof t.id, "%s", s->ticket);
+    if (s->acct != NULL)
+        snprintf(t.player, sizeof t.player, "a:%lld", (long long)s->acct->id);
+    else
+        snprintf(t.player, sizeof t.player, "g:%s:%s", nodes_self(l), s->key);
+    snprintf(t.name, sizeof t.name, "%s", s->player.name);
+    t.rating = 1500;
+    qjoin *q = qjoin_new(l, s);
+    if (q == NULL ||
+        thue_cluster_queue_join(l->cluster, s->qpool, &t, -1, QUICK_TICKET_TTL_MS, cluster_joined,
+                                q) != 0) {
+        free(q);
+        s->ticket[0] = '\0';
+        return -1;
+    }
+    return 0;
+}
+
+static void cancelled(void *data, int status, bool removed)
+{
+    (void)data;
+    (void)status;
+    (void)removed;
+}
+
+/* A session leaves the queue: its ticket leaves Redis's pool (if another node took it
+ * meanwhile, that node's "match" finds no ticket here, and its seat is abandoned). */
+static void cluster_cancel(session *s)
+{
+    thue_lobby *l = s->lobby;
+    if (s->ticket[0] != '\0' && !s->qpaired && l->cluster != NULL)
+        (void)thue_cluster_queue_cancel(l->cluster, s->qpool, s->ticket, cancelled, NULL);
+    s->ticket[0] = '\0';
+    s->qpaired = false;
+}
+
+static void bot_cancelled(void *data, int status, bool removed)
+{
+    qjoin *q = data;
+    thue_lobby *l = q->l;
+    session *s = session_by_ticket(l, q->ticket);
+    free(q);
+    if (s == NULL || !s->queued || s->qpaired)
+        return;
+    if (status == 0 && !removed)
+        return; /* taken by a join: its node's "match" comes */
+    s->ticket[0] = '\0';
+    bot_match(l, s);
+}
+
+static void ticket_cancel_for_bot(session *s)
+{
+    thue_lobby *l = s->lobby;
+    qjoin *q = s->qpaired ? NULL : qjoin_new(l, s);
+    if (q == NULL || l->cluster == NULL ||
+        thue_cluster_queue_cancel(l->cluster, s->qpool, s->ticket, bot_cancelled, q) != 0) {
+        free(q);
+        if (!s->qpaired) {
+            s->ticket[0] = '\0';
+            bot_match(l, s);
+        }
+    }
+}
+
+void quickmatch_paired(thue_lobby *l, const thue_cluster_pair *pair)
+{
+    if (strcmp(pair->other.node, nodes_self(l)) == 0)
+        return; /* this node's join made it: cluster_joined handles it */
+    session *s = session_by_ticket(l, pair->mine.id);
+    if (s == NULL || !s->queued) {
+        requeue_other(l, &pair->other);
+        return;
+    }
+    s->qpaired = true;
+    uv_timer_stop(&s->queue_timer);
+}
+
+void quickmatch_event(thue_lobby *l, const char *from, json_t *ev)
+{
+    const char *t = json_string_value(json_object_get(ev, "t"));
+    const char *ticket = json_string_value(json_object_get(ev, "ticket"));
+    session *s = session_by_ticket(l, ticket);
+    if (t == NULL || s == NULL)
+        return;
+    if (strcmp(t, "match") == 0) {
+        const char *room_id = json_string_value(json_object_get(ev, "room"));
+        const char *resume = json_string_value(json_object_get(ev, "resume"));
+        if (room_id == NULL || resume == NULL)
+            return;
+        s->qpaired = true; /* no cancel: the ticket is spent */
+        queue_remove(s);
+        thue_log(THUE_LOG_INFO, "quick match: %s moves to node %s for room %s", s->player.name,
+                 from, room_id);
+        if (s->client != NULL)
+            nodes_send_moved(l, s->client, NULL, "match", from, room_id, resume);
+    } else if (strcmp(t, "requeue") == 0 && s->queued) {
+        s->qpaired = false;
+        if (cluster_queue(l, s) != 0)
+            local_fallback(l, s);
+    }
+}
+
+void quickmatch_cluster_up(thue_lobby *l)
+{
+    for (session *s = l->sessions; s; s = s->next)
+        if (s->queued && !s->ending && s->ticket[0] != '\0' && !s->qpaired) {
+            /* (the old ticket goes first, in case Redis kept it: one connection keeps the
+             * order of the commands) */
+            cluster_cancel(s);
+            if (cluster_queue(l, s) != 0)
+                local_fallback(l, s);
+        }
 }

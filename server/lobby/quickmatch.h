@@ -5,6 +5,9 @@
 #ifndef THUE_SERVER_LOBBY_QUICKMATCH_H
 #define THUE_SERVER_LOBBY_QUICKMATCH_H
 
+#include <jansson.h>
+
+#include "cluster/cluster.h"
 #include "lobby_types.h"
 
 /* queue_join: pairs the sender with the longest-waiting session of the same queue, or
@@ -17,5 +20,14 @@ void queue_remove(session *s);
 /* The lobby drains (thue_lobby_drain): a queued session leaves the queue and gets
  * queue_failed (server_busy); a no-op when not queued. */
 void quickmatch_drain(thue_lobby *l, session *s);
+
+/* Several nodes (quickmatch.c's last part; lobby.c calls these from the cluster's hooks):
+ * a waiting ticket of this node was paired by a join on another node; an event of
+ * another node for quick match ("match": the room made there for a ticket of this node,
+ * "requeue": a ticket of this node goes back to the pool); Redis is back (the waiting
+ * tickets are written again). */
+void quickmatch_paired(thue_lobby *l, const thue_cluster_pair *pair);
+void quickmatch_event(thue_lobby *l, const char *from, json_t *ev);
+void quickmatch_cluster_up(thue_lobby *l);
 
 #endif

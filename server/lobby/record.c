@@ -31,6 +31,8 @@ typedef struct pending_end {
     char room[THUE_PROTO_KEY_MAX + 1];
     char *text; /* the encoded match_end */
     record_done_fn done;
+    bool rated; /* ratings: the two rows to tell the other nodes once committed */
+    thue_rating_row ratings[2];
 } pending_end;
 
 /* match_end goes out now (no store, no record id, or the record could not be queued):
@@ -73,6 +75,8 @@ static void saved(int err, int64_t id, void *data)
     /* Without its record the players still hear the result, with no match_id. */
     if (err)
         drop_match_id(p->text);
+    else if (p->rated)
+        accounts_ratings_saved(p->l, p->ratings);
     p->done(p->l, p->room, p->text);
     free(p->text);
     free(p);
@@ -96,7 +100,8 @@ static int rate(room *r, thue_rating_change out[2], thue_rating_row rows[2])
     pool_rating *p[2];
     for (int i = 0; i < 2; i++) {
         account *a = seat_account(&r->seats[i]);
-        if (a == NULL || (p[i] = account_rating(a, &pool)) == NULL)
+        /* (an account whose id the database has not given yet, several nodes: unrated) */
+        if (a == NULL || a->id == 0 || (p[i] = account_rating(a, &pool)) == NULL)
             return -1;
         rows[i].account = a->id;
     }
@@ -368,6 +373,9 @@ void record_match(room *r, thue_msg *end, record_done_fn done)
     snprintf(p->room, sizeof p->room, "%s", r->id);
     p->text = text;
     p->done = done;
+    p->rated = me->has_ratings != 0;
+    p->ratings[0] = ratings[0];
+    p->ratings[1] = ratings[1];
     int err = thue_store_save_match(l->store, &row, saved, p);
     free(gstates[0]); /* the store made its own copies */
     free(gstates[1]);

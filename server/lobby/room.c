@@ -22,6 +22,7 @@
 
 #include "accounts.h"
 #include "log.h"
+#include "nodes.h"
 #include "room.h"
 #include "roomstate.h"
 #include "table.h"
@@ -347,6 +348,7 @@ static room *room_new(thue_lobby *l, const thue_room_options *opt, bool with_inv
     *head = r;
     l->nrooms++;
     l->metrics->rooms = l->nrooms;
+    nodes_room_added(l, r);
     return r;
 }
 
@@ -375,6 +377,7 @@ void room_destroy(room *r)
         *pp = r->hash_next;
     l->nrooms--;
     l->metrics->rooms = l->nrooms;
+    nodes_room_gone(l, r);
     l->handles += 2;
     uv_close((uv_handle_t *)&r->clock_timer, room_handle_closed);
     uv_close((uv_handle_t *)&r->linger_timer, room_handle_closed);
@@ -742,10 +745,17 @@ int room_list(request *rq)
     return 0;
 }
 
-/* The room a join or spectate names (its invite checked), which the sender has no seat in. */
+/* The room a join or spectate names (its invite checked), which the sender has no seat in.
+ * 1 (nothing more to do: the answer comes later) when the room is not here and the
+ * cluster is asked where it is (nodes_find_room). */
 static int reach_unseated(request *rq, room **out)
 {
     const __typeof__(rq->cmd->u.room) *a = &rq->cmd->u.room;
+    thue_lobby *l = rq->c->lobby;
+    if (l->cluster != NULL && room_find(l, a->room) == NULL) {
+        int err = nodes_find_room(rq, a->room);
+        return err != 0 ? err : 1;
+    }
     int err = reach_room(rq, a->room, a->has_invite, a->invite, out);
     if (err == 0 && room_seat_of(*out, rq->c->s) >= 0)
         return THUE_PERR_SEATED;
@@ -759,7 +769,7 @@ int room_join(request *rq)
     room *r;
     int err = reach_unseated(rq, &r);
     if (err)
-        return err;
+        return err > 0 ? 0 : err;
     if (r->opt.rated && (err = rated_allowed(rq, s)) != 0)
         return err;
     int seat;
@@ -781,7 +791,7 @@ int room_spectate(request *rq)
     room *r;
     int err = reach_unseated(rq, &r);
     if (err)
-        return err;
+        return err > 0 ? 0 : err;
     if (spect_index(r, s) >= 0) {
         request_ok(rq);
         room_send_state(r, s);

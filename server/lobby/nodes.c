@@ -1,0 +1,319 @@
+/*
+ * nodes.c: the lobby's side of several nodes (nodes.h). A request whose answer waits for
+ * Redis is a `wait` on the lobby's list: the callback finds it there with its client, or
+ * with the client NULL when the connection went meanwhile (nodes_client_gone), and then
+ * only frees it. Nothing here keeps a pointer to a session or a room across a callback.
+ */
+#include "nodes.h"
+#include "util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cluster/cluster.h"
+#include "log.h"
+
+typedef struct node_wait {
+    thue_lobby *l;
+    thue_client *c; /* NULL once the connection is gone */
+    thue_msg_id id;
+    bool hello;
+    char room[THUE_PROTO_KEY_MAX + 1];
+    char token[THUE_PROTO_RESUME_LEN + 1];
+    char node[THUE_CLUSTER_NODE_MAX]; /* the session's node, while its liveness is asked */
+    struct node_wait *prev, *next;
+} node_wait;
+
+bool nodes_up(const thue_lobby *l)
+{
+    return l->cluster != NULL && thue_cluster_up(l->cluster);
+}
+
+const char *nodes_self(const thue_lobby *l)
+{
+    return l->cluster != NULL ? thue_cluster_node_name(l->cluster) : "";
+}
+
+void nodes_room_added(thue_lobby *l, const room *r)
+{
+    if (l->cluster != NULL && thue_cluster_room_add(l->cluster, r->id) != 0)
+        thue_log(THUE_LOG_WARN, "cluster: room %s is not in the directory (out of memory)", r->id);
+    nodes_load_changed(l);
+}
+
+void nodes_room_gone(thue_lobby *l, const room *r)
+{
+    if (l->cluster != NULL)
+        (void)thue_cluster_room_remove(l->cluster, r->id);
+    nodes_load_changed(l);
+}
+
+/* A session's record lives as long as a session may: a day past its grace period, unless
+ * the session ends first (its record is deleted then), or its node dies (a lookup checks
+ * that the node lives). */
+static unsigned session_ttl_ms(const thue_lobby *l)
+{
+    return (unsigned)(l->cfg.grace_s + 86400) * 1000u;
+}
+
+void nodes_session_token(thue_lobby *l, const session *s, const char *old)
+{
+    if (l->cluster == NULL)
+        return;
+    if (old != NULL && old[0] != '\0')
+        (void)thue_cluster_session_delete(l->cluster, old, NULL, NULL);
+    thue_cluster_session rec;
+    memset(&rec, 0, sizeof rec);
+    snprintf(rec.node, sizeof rec.node, "%s", nodes_self(l));
+    snprintf(rec.name, sizeof rec.name, "%s", s->player.name);
+    rec.account = s->acct != NULL ? s->acct->id : 0;
+    (void)thue_cluster_session_put(l->cluster, s->resume, &rec, session_ttl_ms(l), NULL, NULL);
+}
+
+void nodes_session_gone(thue_lobby *l, const session *s)
+{
+    if (l->cluster != NULL)
+        (void)thue_cluster_session_delete(l->cluster, s->resume, NULL, NULL);
+}
+
+/* ---- waiting requests ------------------------------------------------------------------- */
+
+static node_wait *wait_new(request *rq)
+{
+    thue_lobby *l = rq->c->lobby;
+    node_wait *w = calloc(1, sizeof *w);
+    if (w == NULL)
+        return NULL;
+    w->l = l;
+    w->c = rq->c;
+    w->id = rq->cmd->id;
+    w->next = l->waits;
+    if (l->waits)
+        l->waits->prev = w;
+    l->waits = w;
+    return w;
+}
+
+static void wait_free(node_wait *w)
+{
+    thue_lobby *l = w->l;
+    if (w->prev)
+        w->prev->next = w->next;
+    else
+        l->waits = w->next;
+    if (w->next)
+        w->next->prev = w->prev;
+    free(w);
+}
+
+void nodes_client_gone(thue_lobby *l, thue_client *c)
+{
+    for (node_wait *w = l->waits; w; w = w->next)
+        if (w->c == c)
+            w->c = NULL;
+}
+
+bool nodes_hello_pending(const thue_lobby *l, const thue_client *c)
+{
+    for (const node_wait *w = l->waits; w; w = w->next)
+        if (w->c == c && w->hello)
+            return true;
+    return false;
+}
+
+void nodes_close(thue_lobby *l)
+{
+    for (node_wait *w = l->waits; w; w = w->next)
+        w->c = NULL;
+}
+
+static void path_of(const char *node, char *out, size_t size)
+{
+    snprintf(out, size, "/n/%s/ws", node);
+}
+
+void nodes_send_moved(thue_lobby *l, thue_client *c, const thue_msg_id *id, const char *reason,
+                      const char *node, const char *room_id, const char *resume)
+{
+    thue_msg msg;
+    memset(&msg, 0, sizeof msg);
+    msg.type = THUE_MSG_MOVED;
+    if (id != NULL)
+        msg.id = *id;
+    snprintf(msg.u.moved.reason, sizeof msg.u.moved.reason, "%s", reason);
+    snprintf(msg.u.moved.node, sizeof msg.u.moved.node, "%s", node);
+    path_of(node, msg.u.moved.path, sizeof msg.u.moved.path);
+    if (room_id != NULL) {
+        msg.u.moved.has_room = 1;
+        snprintf(msg.u.moved.room, sizeof msg.u.moved.room, "%s", room_id);
+    }
+    if (resume != NULL) {
+        msg.u.moved.has_resume = 1;
+        snprintf(msg.u.moved.resume, sizeof msg.u.moved.resume, "%s", resume);
+    }
+    if (strcmp(reason, "room") == 0)
+        snprintf(msg.u.moved.message, sizeof msg.u.moved.message,
+                 "room %s is on node %s: connect to %s, resume, and ask again", room_id, node,
+                 msg.u.moved.path);
+    else if (strcmp(reason, "session") == 0)
+        snprintf(msg.u.moved.message, sizeof msg.u.moved.message,
+                 "this session lives on node %s: connect to %s and resume there", node,
+                 msg.u.moved.path);
+    else
+        snprintf(msg.u.moved.message, sizeof msg.u.moved.message,
+                 "your match is on node %s: connect to %s and say hello with the resume token "
+                 "given here",
+                 node, msg.u.moved.path);
+    lobby_send_client_msg(l, c, &msg);
+}
+
+static int no_room_now(request *rq)
+{
+    snprintf(rq->field, sizeof rq->field, "room");
+    snprintf(rq->message, sizeof rq->message,
+             "no room has that id (a private room also needs its invite code)");
+    return THUE_PERR_NO_ROOM;
+}
+
+static void room_found(void *data, int status, const char *node)
+{
+    node_wait *w = data;
+    thue_lobby *l = w->l;
+    if (w->c != NULL && !w->c->closing) {
+        if (status == 0 && node != NULL && strcmp(node, nodes_self(l)) != 0) {
+            nodes_send_moved(l, w->c, &w->id, "room", node, w->room, NULL);
+        } else {
+            request rq;
+            memset(&rq, 0, sizeof rq);
+            int code = no_room_now(&rq);
+            lobby_send_error(l, w->c, &w->id, code, rq.field, rq.message);
+        }
+    }
+    wait_free(w);
+}
+
+int nodes_find_room(request *rq, const char *room_id)
+{
+    thue_lobby *l = rq->c->lobby;
+    if (!nodes_up(l))
+        return no_room_now(rq);
+    node_wait *w = wait_new(rq);
+    if (w == NULL)
+        return no_room_now(rq);
+    snprintf(w->room, sizeof w->room, "%s", room_id);
+    if (thue_cluster_room_lookup(l->cluster, room_id, room_found, w) != 0) {
+        wait_free(w);
+        return no_room_now(rq);
+    }
+    return 0;
+}
+
+static int bad_resume_now(request *rq)
+{
+    snprintf(rq->field, sizeof rq->field, "resume");
+    return THUE_PERR_RESUME;
+}
+
+static void answer_bad_resume(node_wait *w)
+{
+    if (w->c != NULL && !w->c->closing) {
+        request rq;
+        memset(&rq, 0, sizeof rq);
+        int code = bad_resume_now(&rq);
+        lobby_send_error(w->l, w->c, &w->id, code, rq.field, NULL);
+    }
+}
+
+/* The session's node is known: moved when it lives (its heartbeat is fresh). */
+static void session_node_alive(void *data, int status, const thue_cluster_node *nodes, size_t n)
+{
+    node_wait *w = data;
+    bool alive = false;
+    for (size_t i = 0; status == 0 && i < n; i++)
+        if (strcmp(nodes[i].name, w->node) == 0)
+            alive = true;
+    if (!alive)
+        answer_bad_resume(w);
+    else if (w->c != NULL && !w->c->closing)
+        nodes_send_moved(w->l, w->c, &w->id, "session", w->node, NULL, NULL);
+    wait_free(w);
+}
+
+static void session_found(void *data, int status, const thue_cluster_session *s)
+{
+    node_wait *w = data;
+    thue_lobby *l = w->l;
+    if (w->c == NULL || status != 0 || s == NULL || strcmp(s->node, nodes_self(l)) == 0) {
+        /* (a record of this node whose session is gone here: it ended) */
+        answer_bad_resume(w);
+        wait_free(w);
+        return;
+    }
+    snprintf(w->node, sizeof w->node, "%s", s->node);
+    if (thue_cluster_nodes(l->cluster, session_node_alive, w) != 0) {
+        answer_bad_resume(w);
+        wait_free(w);
+    }
+}
+
+int nodes_find_session(request *rq, const char *token)
+{
+    thue_lobby *l = rq->c->lobby;
+    if (!nodes_up(l))
+        return bad_resume_now(rq);
+    node_wait *w = wait_new(rq);
+    if (w == NULL)
+        return bad_resume_now(rq);
+    w->hello = true;
+    snprintf(w->token, sizeof w->token, "%s", token);
+    if (thue_cluster_session_get(l->cluster, token, session_found, w) != 0) {
+        wait_free(w);
+        return bad_resume_now(rq);
+    }
+    return 0;
+}
+
+/* ---- events to other nodes ------------------------------------------------------------ */
+
+static void send_event(thue_lobby *l, const char *node, json_t *event)
+{
+    if (event == NULL)
+        return;
+    if (nodes_up(l)) {
+        char *text = json_dumps(event, JSON_COMPACT);
+        if (text != NULL) {
+            int r = node != NULL ? thue_cluster_send(l->cluster, node, text, strlen(text), NULL, NULL)
+                                 : thue_cluster_broadcast(l->cluster, text, strlen(text), NULL, NULL);
+            if (r != 0)
+                thue_log(THUE_LOG_WARN, "cluster: an event was not sent (%d)", r);
+            free(text);
+        }
+    }
+    json_decref(event);
+}
+
+void nodes_broadcast(thue_lobby *l, json_t *event)
+{
+    send_event(l, NULL, event);
+}
+
+void nodes_send(thue_lobby *l, const char *node, json_t *event)
+{
+    send_event(l, node, event);
+}
+
+void nodes_load_changed(thue_lobby *l)
+{
+    if (l->cluster == NULL)
+        return;
+    thue_cluster_set_load(l->cluster, l->nrooms, (long)l->metrics->connections);
+}
+
+void nodes_set_draining(thue_lobby *l)
+{
+    if (l->cluster != NULL) {
+        thue_cluster_set_draining(l->cluster, true);
+        thue_cluster_heartbeat_now(l->cluster);
+    }
+}

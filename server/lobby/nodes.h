@@ -1,0 +1,72 @@
+/*
+ * nodes.h: the lobby's side of several nodes (nodes.c, over server/cluster/cluster.h;
+ * docs/cluster.md): what this node writes to the Redis that the nodes share (its rooms,
+ * its sessions' resume tokens, its load), the requests whose answer waits for Redis (a
+ * room or a resume token that lives on another node: they are answered with `moved`,
+ * PROTOCOL.md section 17), and the events it sends the other nodes.
+ *
+ * Without a cluster (lobby->cluster NULL: one server) every call here is a no-op, or
+ * answers as one server does. While Redis is down the same holds: the node goes on alone
+ * and writes what it holds again when Redis is back (cluster.h).
+ *
+ * Layer: beside util.c, at the bottom (docs/architecture.md): calls util.c and the
+ * cluster only; the modules above call it. Loop thread only.
+ */
+#ifndef THUE_SERVER_LOBBY_NODES_H
+#define THUE_SERVER_LOBBY_NODES_H
+
+#include <jansson.h>
+
+#include "lobby_types.h"
+
+/* A cluster that is up: the calls below that need Redis can work. */
+bool nodes_up(const thue_lobby *l);
+/* This node's name, or "" without a cluster. */
+const char *nodes_self(const thue_lobby *l);
+
+/* The directory: a room of this node was made, or is gone. */
+void nodes_room_added(thue_lobby *l, const room *r);
+void nodes_room_gone(thue_lobby *l, const room *r);
+
+/* A session's resume token is new (a welcome): the cluster maps it to this node, and
+ * forgets old (NULL: none). A session that ends: its token is forgotten. */
+void nodes_session_token(thue_lobby *l, const session *s, const char *old);
+void nodes_session_gone(thue_lobby *l, const session *s);
+
+/*
+ * join or spectate named a room that is not here: asks the directory. Returns 0 when the
+ * request will be answered later (`moved` with the request's id when another live node
+ * has the room, else the no_such_room error the same as one server gives), or the error
+ * to answer now (no cluster, or Redis down: no_such_room with field and message set).
+ */
+int nodes_find_room(request *rq, const char *room_id);
+/*
+ * hello's resume token is not a session here: asks the cluster. 0: answered later
+ * (`moved`, reason session, when a live node holds the session; else bad_resume, field
+ * resume); or the error to answer now.
+ */
+int nodes_find_session(request *rq, const char *token);
+/* A connection is gone: answers that were waiting for it are dropped. */
+void nodes_client_gone(thue_lobby *l, thue_client *c);
+/* Whether c waits for nodes_find_session's answer (a second hello is refused). */
+bool nodes_hello_pending(const thue_lobby *l, const thue_client *c);
+
+/* Sends c the `moved` message: reason "room", "session" or "match"; id NULL for an
+ * event; room and resume NULL when not given. */
+void nodes_send_moved(thue_lobby *l, thue_client *c, const thue_msg_id *id, const char *reason,
+                      const char *node, const char *room_id, const char *resume);
+
+/* Sends an event (a JSON object with "t": its kind) to every other node, or to one; the
+ * object is consumed. A no-op without a cluster or while Redis is down. */
+void nodes_broadcast(thue_lobby *l, json_t *event);
+void nodes_send(thue_lobby *l, const char *node, json_t *event);
+
+/* The cluster's load and draining flags follow the lobby's. */
+void nodes_load_changed(thue_lobby *l);
+void nodes_set_draining(thue_lobby *l);
+
+/* Lobby close: every waiting answer is dropped (their callbacks still come, from
+ * thue_cluster_free, and free what they hold). */
+void nodes_close(thue_lobby *l);
+
+#endif
