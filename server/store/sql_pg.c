@@ -4,10 +4,11 @@
  *
  * Schema: the same tables, columns, indexes and CHECKs as the SQLite file (store_db.c),
  * in PostgreSQL's types (BIGINT, DOUBLE PRECISION, BYTEA, TEXT), and one addition: matches
- * carry name0_key and name1_key, the ASCII-lowercased player names written by the C code,
- * indexed with ended_ms, because PostgreSQL has no collation that folds ASCII only
- * (SQLite's NOCASE; lower() would fold "É" too). Account names compare through name_key,
- * as in SQLite. The version lives in the one-row table thue_schema(version), absent in a
+ * carry name0_key and name1_key, the ASCII-lowercased player names (stored generated
+ * columns: translate() of A-Z to a-z), indexed with ended_ms, because PostgreSQL has no
+ * collation that folds ASCII only (SQLite's NOCASE; lower() would fold "É" too); the
+ * reads compare them with the name the C code lowercased (thue__name_key). Account names
+ * compare through name_key, written by the C code, as in SQLite. The version lives in the one-row table thue_schema(version), absent in a
  * new database (version 0).
  *
  * Opening reads the version first: a database newer than this server is refused before
@@ -124,8 +125,12 @@ char *thue__pg_safe_uri(const char *uri)
 
 /* ---- errors --------------------------------------------------------------------------- */
 
+/* One line: libpq's messages end in a newline and may hold several lines. */
 static void trim(char *s)
 {
+    for (char *c = s; *c; c++)
+        if (*c == '\n' || *c == '\r' || *c == '\t')
+            *c = ' ';
     size_t n = strlen(s);
     while (n > 0 && (s[n - 1] == '\n' || s[n - 1] == ' '))
         s[--n] = '\0';
@@ -442,7 +447,12 @@ static int exec_ok(thue__pg *p, const char *sql)
 /* The schema version: 0 for a database without thue_schema, -1 on failure. */
 static int schema_version(thue__pg *p)
 {
-    PGresult *r = exec_want(p, "SELECT to_regclass('thue_schema') IS NOT NULL", PGRES_TUPLES_OK);
+    /* pg_tables through the statement's snapshot (not to_regclass, whose catalog cache
+     * may predate the migration lock): a table another server just committed is seen. */
+    PGresult *r = exec_want(p,
+                            "SELECT count(*) > 0 FROM pg_catalog.pg_tables WHERE tablename = "
+                            "'thue_schema' AND schemaname = current_schema()",
+                            PGRES_TUPLES_OK);
     if (r == NULL)
         return -1;
     int has = PQntuples(r) == 1 && strcmp(PQgetvalue(r, 0, 0), "t") == 0;
@@ -456,6 +466,9 @@ static int schema_version(thue__pg *p)
     PQclear(r);
     return v;
 }
+
+#define ASCII_LOWER(col)                                                                  \
+    "translate(" col ", 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz')"
 
 typedef struct migration {
     int version;
@@ -505,12 +518,10 @@ static const migration migrations[] = {
         "  private            BIGINT  NOT NULL,"
         "  first_builder      TEXT    NOT NULL,"
         "  name0              TEXT    NOT NULL,"
-        "  name0_key          TEXT    NOT NULL," /* ASCII-lowercased name0 */
         "  kind0              TEXT    NOT NULL,"
         "  account0           BIGINT  REFERENCES accounts (id),"
         "  bot0               TEXT,"
         "  name1              TEXT    NOT NULL,"
-        "  name1_key          TEXT    NOT NULL,"
         "  kind1              TEXT    NOT NULL,"
         "  account1           BIGINT  REFERENCES accounts (id),"
         "  bot1               TEXT,"
@@ -530,7 +541,12 @@ static const migration migrations[] = {
         "  started_ms         BIGINT  NOT NULL,"
         "  ended_ms           BIGINT  NOT NULL,"
         "  tournament         TEXT,"
-        "  tournament_round   BIGINT"
+        "  tournament_round   BIGINT,"
+        /* The names ASCII-lowercased (translate() maps A-Z only), computed by PostgreSQL
+         * so that they can never disagree with the names; last, so that the columns
+         * before them keep SQLite's order. */
+        "  name0_key TEXT NOT NULL GENERATED ALWAYS AS (" ASCII_LOWER("name0") ") STORED,"
+        "  name1_key TEXT NOT NULL GENERATED ALWAYS AS (" ASCII_LOWER("name1") ") STORED"
         ");"
         "CREATE INDEX matches_name0 ON matches (name0_key, ended_ms);"
         "CREATE INDEX matches_name1 ON matches (name1_key, ended_ms);"

@@ -198,8 +198,6 @@ static const char *const stmt_sql[THUE__STMT_COUNT] = {
         "updated_ms = excluded.updated_ms",
     [THUE__STMT_TOURNAMENT_LOAD] =
         "SELECT id, state FROM tournaments WHERE finished = 0 ORDER BY id",
-    /* ?42 and ?43 (PostgreSQL's name keys) are bound for both engines; SQLite's text
-     * does not use them. */
     [THUE__STMT_MATCH_INSERT] =
         "INSERT INTO matches (id, room, number, variant, k, \"limit\", clock_initial_ms, "
         "clock_increment_ms, rated, private, first_builder, name0, kind0, account0, bot0, "
@@ -252,7 +250,7 @@ static const char *const stmt_sql[THUE__STMT_COUNT] = {
 /*
  * PostgreSQL's own text where the dialects differ: no BEGIN IMMEDIATE (a write takes its
  * row locks as it goes; the reads see one snapshot), the name keys instead of NOCASE
- * (sql_pg.c), a parameter compared with 0 first typed BIGINT (PostgreSQL types a
+ * (sql_pg.c's generated columns), a parameter compared with 0 first typed BIGINT (PostgreSQL types a
  * parameter by its first use), and the lock around picking the next account id (several
  * servers may add accounts at once: under READ COMMITTED the max is read after the lock,
  * so it sees every id committed before).
@@ -264,16 +262,6 @@ static const char *const pg_sql[THUE__STMT_COUNT] = {
         "INSERT INTO accounts (id, name, name_key, kind, bot, token_hash, created_ms) "
         "VALUES (COALESCE($1, (SELECT COALESCE(max(id), 0) + 1 FROM accounts)), $2, $3, $4, "
         "$5, $6, $7) ON CONFLICT (name_key) DO NOTHING RETURNING id",
-    [THUE__STMT_MATCH_INSERT] =
-        "INSERT INTO matches (id, room, number, variant, k, \"limit\", clock_initial_ms, "
-        "clock_increment_ms, rated, private, first_builder, name0, kind0, account0, bot0, "
-        "name1, kind1, account1, bot1, winner, reason, points0, points1, rounds, "
-        "rating0_before, rating0_after, rd0_before, rd0_after, rating1_before, rating1_after, "
-        "rd1_before, rd1_after, started_ms, ended_ms, tournament, tournament_round, game, "
-        "game_options, game_first, start_state, final_state, name0_key, name1_key) VALUES "
-        "($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, "
-        "$19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31, $32, $33, $34, $35, "
-        "$36, $37, $38, $39, $40, $41, $42, $43)",
     [THUE__STMT_PLAYER_COUNT] =
         "SELECT count(*) FROM matches WHERE (name0_key = $1 OR name1_key = $1) AND "
         "(private = 0 OR $2::BIGINT < 0 OR ($2 > 0 AND (account0 = $2 OR account1 = $2))) "
@@ -886,12 +874,8 @@ static int insert_match_row(thue__db *d, const thue_match_row *m, const char *ro
     thue__sql_bind_int(d, w, 9, o->rated != 0); /* the room's option; m->rated: ratings given */
     thue__sql_bind_int(d, w, 10, o->is_private != 0);
     thue__sql_bind_text(d, w, 11, thue_first_builder_name(o->first));
-    char keys[2][sizeof m->players[0].name];
     for (int p = 0; p < 2; p++) {
         int c = 12 + 4 * p;
-        thue__name_key(m->players[p].name, keys[p], sizeof keys[p]);
-        if (d->pg)
-            thue__sql_bind_text(d, w, 42 + p, keys[p]);
         thue__sql_bind_text(d, w, c, m->players[p].name);
         thue__sql_bind_text(d, w, c + 1, thue_player_kind_name(m->players[p].kind));
         if (m->accounts[p] > 0)
