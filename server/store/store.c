@@ -326,9 +326,12 @@ static void store_thread(void *arg)
             atomic_store(&s->failing, 1);
             atomic_store(&s->writes_waiting, h.n);
             thue_log(THUE_LOG_WARN,
-                     "store: %s: cannot write (the disk is full, read-only or failing); "
+                     "store: %s: cannot write (%s); "
                      "%d write%s waiting, next try in %.1f s; play goes on",
-                     s->db.path, h.n, h.n == 1 ? "" : "s", h.pause_ms / 1000.0);
+                     s->db.path,
+                     s->db.pg ? "the database server is unreachable, or failing"
+                              : "the disk is full, read-only or failing",
+                     h.n, h.n == 1 ? "" : "s", h.pause_ms / 1000.0);
             h.pause_ms = h.pause_ms * 2 > RETRY_MAX_MS ? RETRY_MAX_MS : h.pause_ms * 2;
             continue;
         }

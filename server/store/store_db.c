@@ -40,6 +40,7 @@
 #include "base/errors.h"
 #include "log.h"
 #include "strbuf.h"
+#include "store/sql.h"
 #include "store/store_internal.h"
 
 /* ---- schema ------------------------------------------------------------------------- */
@@ -165,7 +166,8 @@ static const migration migrations[] = {
 
 #define NMIGRATIONS ((int)(sizeof migrations / sizeof migrations[0]))
 
-/* The statements of thue__stmt, in its order. */
+/* The statements of thue__stmt, in its order: SQLite's text, which PostgreSQL also runs
+ * (with $N for ?N) unless pg_sql below has its own. */
 static const char *const stmt_sql[THUE__STMT_COUNT] = {
     [THUE__STMT_BEGIN] = "BEGIN",
     [THUE__STMT_BEGIN_WRITE] = "BEGIN IMMEDIATE",
@@ -174,9 +176,12 @@ static const char *const stmt_sql[THUE__STMT_COUNT] = {
     [THUE__STMT_SAVEPOINT] = "SAVEPOINT job",
     [THUE__STMT_RELEASE] = "RELEASE job",
     [THUE__STMT_ROLLBACK_TO] = "ROLLBACK TO job",
+    /* A NULL id is the next one (SQLite's rowid: the largest + 1). A taken name inserts
+     * nothing and returns no row (thue__db_add_account then looks at who has it); a taken
+     * id fails. */
     [THUE__STMT_ACCOUNT_INSERT] =
         "INSERT INTO accounts (id, name, name_key, kind, bot, token_hash, created_ms) "
-        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) ON CONFLICT (name_key) DO NOTHING RETURNING id",
     [THUE__STMT_ACCOUNT_LOAD] =
         "SELECT id, name, kind, bot, token_hash, created_ms FROM accounts ORDER BY id",
     [THUE__STMT_RATING_UPSERT] =
@@ -234,7 +239,53 @@ static const char *const stmt_sql[THUE__STMT_COUNT] = {
     [THUE__STMT_MATCH_VISIBLE] =
         "SELECT 1 FROM matches WHERE id = ?1 AND (private = 0 OR ?2 < 0 OR (?2 > 0 AND "
         "(account0 = ?2 OR account1 = ?2)))",
+    [THUE__STMT_ACCOUNT_FIND] = "SELECT id, kind, bot FROM accounts WHERE name_key = ?1",
+    [THUE__STMT_TOURNAMENT_GAME] = "SELECT winner FROM matches WHERE tournament = ?1 AND "
+                                   "tournament_round = ?2 AND name0 = ?3 AND name1 = ?4 "
+                                   "ORDER BY ended_ms DESC LIMIT 1",
+    /* SQLite's BEGIN IMMEDIATE already serializes the writers. */
+    [THUE__STMT_ACCOUNT_LOCK] = "SELECT 1",
 };
+
+/*
+ * PostgreSQL's own text where the dialects differ: no BEGIN IMMEDIATE (a write takes its
+ * row locks as it goes; the reads see one snapshot), the name keys instead of NOCASE
+ * (sql_pg.c's generated columns), a parameter compared with 0 first typed BIGINT (PostgreSQL types a
+ * parameter by its first use), and the lock around picking the next account id (several
+ * servers may add accounts at once: under READ COMMITTED the max is read after the lock,
+ * so it sees every id committed before).
+ */
+static const char *const pg_sql[THUE__STMT_COUNT] = {
+    [THUE__STMT_BEGIN] = "BEGIN ISOLATION LEVEL REPEATABLE READ",
+    [THUE__STMT_BEGIN_WRITE] = "BEGIN",
+    [THUE__STMT_ACCOUNT_INSERT] =
+        "INSERT INTO accounts (id, name, name_key, kind, bot, token_hash, created_ms) "
+        "VALUES (COALESCE($1, (SELECT COALESCE(max(id), 0) + 1 FROM accounts)), $2, $3, $4, "
+        "$5, $6, $7) ON CONFLICT (name_key) DO NOTHING RETURNING id",
+    [THUE__STMT_PLAYER_COUNT] =
+        "SELECT count(*) FROM matches WHERE (name0_key = $1 OR name1_key = $1) AND "
+        "(private = 0 OR $2::BIGINT < 0 OR ($2 > 0 AND (account0 = $2 OR account1 = $2))) "
+        "AND ($3::TEXT IS NULL OR game = $3)",
+    [THUE__STMT_PLAYER_PAGE] =
+        "SELECT id, room, number, variant, k, rated, name0, kind0, name1, kind1, winner, "
+        "reason, points0, points1, ended_ms, game, game_options FROM matches WHERE "
+        "(name0_key = $1 OR name1_key = $1) AND "
+        "(private = 0 OR $4::BIGINT < 0 OR ($4 > 0 AND (account0 = $4 OR account1 = $4))) "
+        "AND ($5::TEXT IS NULL OR game = $5) "
+        "ORDER BY ended_ms DESC, id DESC LIMIT $2 OFFSET $3",
+    [THUE__STMT_MATCH_VISIBLE] =
+        "SELECT 1 FROM matches WHERE id = $1 AND (private = 0 OR $2::BIGINT < 0 OR ($2 > 0 "
+        "AND (account0 = $2 OR account1 = $2)))",
+    [THUE__STMT_TOURNAMENT_GAME] = "SELECT winner FROM matches WHERE tournament = $1 AND "
+                                   "tournament_round = $2 AND name0_key = $3 AND "
+                                   "name1_key = $4 ORDER BY ended_ms DESC LIMIT 1",
+    [THUE__STMT_ACCOUNT_LOCK] = "SELECT pg_advisory_xact_lock(1953002853000002)",
+};
+
+const char *thue__stmt_sql(int pg, thue__stmt w)
+{
+    return pg && pg_sql[w] ? pg_sql[w] : stmt_sql[w];
+}
 
 #define BUSY_TIMEOUT_MS 5000
 
@@ -242,11 +293,15 @@ static const char *const stmt_sql[THUE__STMT_COUNT] = {
 
 int thue__db_fail(thue__db *d, const char *what)
 {
-    int rc = sqlite3_errcode(d->db) & 0xff;
-    d->transient = rc == SQLITE_FULL || rc == SQLITE_IOERR || rc == SQLITE_READONLY ||
-                   rc == SQLITE_CANTOPEN || rc == SQLITE_BUSY || rc == SQLITE_LOCKED ||
-                   rc == SQLITE_PROTOCOL;
-    thue_log(THUE_LOG_ERROR, "store: %s: %s: %s", d->path, what, sqlite3_errmsg(d->db));
+    if (d->pg) {
+        d->transient = thue__pg_transient(d);
+    } else {
+        int rc = sqlite3_errcode(d->db) & 0xff;
+        d->transient = rc == SQLITE_FULL || rc == SQLITE_IOERR || rc == SQLITE_READONLY ||
+                       rc == SQLITE_CANTOPEN || rc == SQLITE_BUSY || rc == SQLITE_LOCKED ||
+                       rc == SQLITE_PROTOCOL;
+    }
+    thue_log(THUE_LOG_ERROR, "store: %s: %s: %s", d->path, what, thue__sql_errmsg(d));
     return THUE_STORE_EIO;
 }
 
@@ -257,22 +312,32 @@ void thue__crash_point(int crash)
 }
 
 /* Steps a statement that returns no row, then resets it: 0, or THUE_STORE_EIO logged as
- * "cannot WHAT" (SQLite's message is read before the reset). */
+ * "cannot WHAT" (the engine's message is read before the reset). */
 static int run(thue__db *d, thue__stmt which, const char *what)
 {
-    sqlite3_stmt *st = d->stmt[which];
     int err = 0;
-    if (sqlite3_step(st) != SQLITE_DONE)
+    if (thue__sql_step(d, which) < 0)
         err = thue__db_fail(d, what);
-    sqlite3_reset(st);
-    sqlite3_clear_bindings(st);
+    thue__sql_reset(d, which);
     return err;
+}
+
+void thue__name_key(const char *name, char *key, size_t size)
+{
+    size_t i = 0;
+    for (; name[i] && i + 1 < size; i++) {
+        char c = name[i];
+        key[i] = c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
+    }
+    key[i] = '\0';
 }
 
 int thue__db_begin(thue__db *d, int write)
 {
     if (d->batch && write)
         return run(d, THUE__STMT_SAVEPOINT, "cannot begin a savepoint");
+    if (d->pg && thue__pg_ready(d) != 0)
+        return THUE_STORE_EIO;
     return run(d, write ? THUE__STMT_BEGIN_WRITE : THUE__STMT_BEGIN, "cannot begin a transaction");
 }
 
@@ -287,8 +352,9 @@ int thue__db_commit(thue__db *d)
 
 void thue__db_rollback(thue__db *d)
 {
-    /* After some errors (SQLITE_FULL, SQLITE_IOERR, ...) SQLite has rolled back already. */
-    if (sqlite3_get_autocommit(d->db))
+    /* After some errors (SQLITE_FULL, SQLITE_IOERR, ...) SQLite has rolled back already;
+     * a lost PostgreSQL connection has nothing left to roll back. */
+    if (!thue__sql_in_transaction(d))
         return;
     if (d->batch) {
         /* ROLLBACK TO keeps the savepoint open: RELEASE ends it (with nothing in it). */
@@ -301,6 +367,8 @@ void thue__db_rollback(thue__db *d)
 
 int thue__db_batch_begin(thue__db *d)
 {
+    if (d->pg && thue__pg_ready(d) != 0)
+        return THUE_STORE_EIO;
     int err = run(d, THUE__STMT_BEGIN_WRITE, "cannot begin a transaction");
     d->batch = err == 0;
     return err;
@@ -308,20 +376,22 @@ int thue__db_batch_begin(thue__db *d)
 
 int thue__db_batch_alive(thue__db *d)
 {
-    return d->batch && !sqlite3_get_autocommit(d->db);
+    /* 1: open and usable (PostgreSQL's failed transaction, 2, is not). */
+    return d->batch && thue__sql_in_transaction(d) == 1;
 }
 
 int thue__db_batch_end(thue__db *d, int commit)
 {
     int alive = thue__db_batch_alive(d);
+    int open = d->batch && thue__sql_in_transaction(d);
     d->batch = 0;
     if (alive && commit) {
         int err = run(d, THUE__STMT_COMMIT, "cannot commit");
-        if (err && !sqlite3_get_autocommit(d->db))
+        if (err && thue__sql_in_transaction(d))
             run(d, THUE__STMT_ROLLBACK, "cannot roll back");
         return err;
     }
-    if (alive)
+    if (open)
         run(d, THUE__STMT_ROLLBACK, "cannot roll back");
     return commit ? THUE_STORE_EIO : 0;
 }
@@ -338,11 +408,11 @@ static int user_version(sqlite3 *db)
     return v;
 }
 
-/* Copies a column's text into a fixed buffer (cut if the file holds a longer one). */
-static void column_copy(sqlite3_stmt *st, int col, char *out, size_t size)
+/* Copies a column's text into a fixed buffer (cut if the database holds a longer one). */
+static void column_copy(thue__db *d, thue__stmt w, int col, char *out, size_t size)
 {
-    const unsigned char *t = sqlite3_column_text(st, col);
-    snprintf(out, size, "%s", t ? (const char *)t : "");
+    const char *t = thue__sql_column_text(d, w, col);
+    snprintf(out, size, "%s", t ? t : "");
 }
 
 /* ---- open and close ------------------------------------------------------------------- */
@@ -456,58 +526,68 @@ static int lock_file(thue__db *d, const char *path, char *err, size_t errsize)
     return 0;
 }
 
-int thue__db_open(thue__db *d, const char *path, char *err, size_t errsize)
+static int sqlite_open(thue__db *d, const char *path, char *err, size_t errsize)
 {
-    memset(d, 0, sizeof *d);
-    d->lock_fd = -1;
-    if (err && errsize)
-        err[0] = '\0';
-    d->path = strdup(path);
-    if (d->path == NULL) {
-        thue_errf(err, errsize, "%s: out of memory", path);
-        return THUE_ENOMEM;
-    }
     if (lock_file(d, path, err, errsize) != 0)
-        goto fail;
+        return THUE_STORE_EIO;
     /* NOMUTEX: one thread at a time uses the connection (see store_internal.h). */
     int rc = sqlite3_open_v2(
         path, &d->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);
     if (rc != SQLITE_OK) {
         thue_errf(err, errsize, "cannot open %s: %s", path,
                 d->db ? sqlite3_errmsg(d->db) : sqlite3_errstr(rc));
-        goto fail;
+        return THUE_STORE_EIO;
     }
     sqlite3_busy_timeout(d->db, BUSY_TIMEOUT_MS);
     /* The first read: a file that is not a database fails here. */
     int version = user_version(d->db);
     if (version < 0) {
         thue_errf(err, errsize, "cannot open %s: %s", path, sqlite3_errmsg(d->db));
-        goto fail;
+        return THUE_STORE_EIO;
     }
     if (version > THUE_STORE_SCHEMA_VERSION) {
         thue_errf(err, errsize, "%s: schema version %d is newer than this server's (%d)", path,
                 version, THUE_STORE_SCHEMA_VERSION);
-        goto fail;
+        return THUE_STORE_EIO;
     }
     if (configure(d, err, errsize) != 0 || migrate(d, err, errsize) != 0)
-        goto fail;
+        return THUE_STORE_EIO;
     for (int i = 0; i < THUE__STMT_COUNT; i++) {
         if (sqlite3_prepare_v3(d->db, stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT, &d->stmt[i],
                                NULL) != SQLITE_OK) {
             /* A file of our version whose tables are not ours. */
             thue_errf(err, errsize, "%s: not a thue-server database of this version: %s", path,
                     sqlite3_errmsg(d->db));
-            goto fail;
+            return THUE_STORE_EIO;
         }
     }
     return 0;
-fail:
-    thue__db_close(d);
-    return THUE_STORE_EIO;
+}
+
+int thue__db_open(thue__db *d, const char *path, char *err, size_t errsize)
+{
+    memset(d, 0, sizeof *d);
+    d->lock_fd = -1;
+    if (err && errsize)
+        err[0] = '\0';
+    int pg = thue__pg_is_uri(path);
+    /* A URI's password never reaches a message or the log. */
+    d->path = pg ? thue__pg_safe_uri(path) : strdup(path);
+    if (d->path == NULL) {
+        thue_errf(err, errsize, "cannot open the database: out of memory");
+        return THUE_ENOMEM;
+    }
+    int rc = pg ? thue__pg_open(d, path, err, errsize) : sqlite_open(d, path, err, errsize);
+    if (rc != 0) {
+        thue__db_close(d);
+        return THUE_STORE_EIO;
+    }
+    return 0;
 }
 
 void thue__db_close(thue__db *d)
 {
+    thue__pg_close(d);
     for (int i = 0; i < THUE__STMT_COUNT; i++)
         sqlite3_finalize(d->stmt[i]);
     if (d->db && sqlite3_close(d->db) != SQLITE_OK)
@@ -521,37 +601,50 @@ void thue__db_close(thue__db *d)
 
 /* ---- the start-up load ----------------------------------------------------------------- */
 
+/* The token hash column into out[32]; zeros unless it holds 32 bytes. */
+static void column_hash(thue__db *d, thue__stmt w, int col, unsigned char out[32])
+{
+    memset(out, 0, 32);
+    if (d->pg) {
+        unsigned char buf[32];
+        if (thue__pg_column_blob(d, w, col, buf, 32) == 32)
+            memcpy(out, buf, 32);
+        return;
+    }
+    if (sqlite3_column_bytes(d->stmt[w], col) == 32)
+        memcpy(out, sqlite3_column_blob(d->stmt[w], col), 32);
+}
+
 static int load_accounts(thue__db *d, void (*account)(void *, const thue_account_row *), void *ctx)
 {
-    sqlite3_stmt *st = d->stmt[THUE__STMT_ACCOUNT_LOAD];
+    const thue__stmt w = THUE__STMT_ACCOUNT_LOAD;
     int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    while ((rc = thue__sql_step(d, w)) == THUE__SQL_ROW) {
         thue_account_row row;
         memset(&row, 0, sizeof row);
-        row.id = sqlite3_column_int64(st, 0);
-        column_copy(st, 1, row.name, sizeof row.name);
-        row.kind = (thue_player_kind)sqlite3_column_int(st, 2);
-        column_copy(st, 3, row.bot, sizeof row.bot);
-        if (sqlite3_column_bytes(st, 4) == 32)
-            memcpy(row.token_hash, sqlite3_column_blob(st, 4), 32);
-        row.created_ms = sqlite3_column_int64(st, 5);
+        row.id = thue__sql_column_int64(d, w, 0);
+        column_copy(d, w, 1, row.name, sizeof row.name);
+        row.kind = (thue_player_kind)thue__sql_column_int(d, w, 2);
+        column_copy(d, w, 3, row.bot, sizeof row.bot);
+        column_hash(d, w, 4, row.token_hash);
+        row.created_ms = thue__sql_column_int64(d, w, 5);
         if (account)
             account(ctx, &row);
     }
-    sqlite3_reset(st);
-    return rc == SQLITE_DONE ? 0 : rc;
+    thue__sql_reset(d, w);
+    return rc == THUE__SQL_DONE ? 0 : rc;
 }
 
 static int load_ratings(thue__db *d, void (*rating)(void *, const thue_rating_row *), void *ctx)
 {
-    sqlite3_stmt *st = d->stmt[THUE__STMT_RATING_LOAD];
+    const thue__stmt w = THUE__STMT_RATING_LOAD;
     int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    while ((rc = thue__sql_step(d, w)) == THUE__SQL_ROW) {
         thue_rating_row row;
         memset(&row, 0, sizeof row);
-        row.account = sqlite3_column_int64(st, 0);
-        const char *game = (const char *)sqlite3_column_text(st, 1);
-        const char *pool = (const char *)sqlite3_column_text(st, 2);
+        row.account = thue__sql_column_int64(d, w, 0);
+        const char *game = thue__sql_column_text(d, w, 1);
+        const char *pool = thue__sql_column_text(d, w, 2);
         if (game == NULL || pool == NULL || strlen(game) >= sizeof row.game ||
             strlen(pool) >= sizeof row.pool) {
             thue_log(THUE_LOG_WARN,
@@ -561,33 +654,33 @@ static int load_ratings(thue__db *d, void (*rating)(void *, const thue_rating_ro
         }
         memcpy(row.game, game, strlen(game) + 1);
         memcpy(row.pool, pool, strlen(pool) + 1);
-        row.rating = sqlite3_column_double(st, 3);
-        row.rd = sqlite3_column_double(st, 4);
-        row.vol = sqlite3_column_double(st, 5);
-        row.games = sqlite3_column_int(st, 6);
-        row.wins = sqlite3_column_int(st, 7);
-        row.draws = sqlite3_column_int(st, 8);
-        row.losses = sqlite3_column_int(st, 9);
+        row.rating = thue__sql_column_double(d, w, 3);
+        row.rd = thue__sql_column_double(d, w, 4);
+        row.vol = thue__sql_column_double(d, w, 5);
+        row.games = thue__sql_column_int(d, w, 6);
+        row.wins = thue__sql_column_int(d, w, 7);
+        row.draws = thue__sql_column_int(d, w, 8);
+        row.losses = thue__sql_column_int(d, w, 9);
         if (rating)
             rating(ctx, &row);
     }
-    sqlite3_reset(st);
-    return rc == SQLITE_DONE ? 0 : rc;
+    thue__sql_reset(d, w);
+    return rc == THUE__SQL_DONE ? 0 : rc;
 }
 
 static int load_tournaments(thue__db *d, void (*tournament)(void *, const char *, const char *),
                             void *ctx)
 {
-    sqlite3_stmt *st = d->stmt[THUE__STMT_TOURNAMENT_LOAD];
+    const thue__stmt w = THUE__STMT_TOURNAMENT_LOAD;
     int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        const char *id = (const char *)sqlite3_column_text(st, 0);
-        const char *state = (const char *)sqlite3_column_text(st, 1);
+    while ((rc = thue__sql_step(d, w)) == THUE__SQL_ROW) {
+        const char *id = thue__sql_column_text(d, w, 0);
+        const char *state = thue__sql_column_text(d, w, 1);
         if (tournament && id && state)
             tournament(ctx, id, state);
     }
-    sqlite3_reset(st);
-    return rc == SQLITE_DONE ? 0 : rc;
+    thue__sql_reset(d, w);
+    return rc == THUE__SQL_DONE ? 0 : rc;
 }
 
 int thue__db_load(thue__db *d, void (*account)(void *ctx, const thue_account_row *row),
@@ -598,7 +691,7 @@ int thue__db_load(thue__db *d, void (*account)(void *ctx, const thue_account_row
     if (err && errsize)
         err[0] = '\0';
     if (thue__db_begin(d, 0) != 0) {
-        thue_errf(err, errsize, "%s: cannot read: %s", d->path, sqlite3_errmsg(d->db));
+        thue_errf(err, errsize, "%s: cannot read: %s", d->path, thue__sql_errmsg(d));
         return THUE_STORE_EIO;
     }
     const char *what = "accounts";
@@ -615,12 +708,12 @@ int thue__db_load(thue__db *d, void (*account)(void *ctx, const thue_account_row
         char msg[512];
         snprintf(msg, sizeof msg, "cannot read the %s", what);
         thue__db_fail(d, msg);
-        thue_errf(err, errsize, "%s: cannot read the database: %s", d->path, sqlite3_errmsg(d->db));
+        thue_errf(err, errsize, "%s: cannot read the database: %s", d->path, thue__sql_errmsg(d));
         thue__db_rollback(d);
         return THUE_STORE_EIO;
     }
     if (thue__db_commit(d) != 0) {
-        thue_errf(err, errsize, "%s: cannot read the database: %s", d->path, sqlite3_errmsg(d->db));
+        thue_errf(err, errsize, "%s: cannot read the database: %s", d->path, thue__sql_errmsg(d));
         return THUE_STORE_EIO;
     }
     return 0;
@@ -629,12 +722,12 @@ int thue__db_load(thue__db *d, void (*account)(void *ctx, const thue_account_row
 /* ---- writes ----------------------------------------------------------------------------- */
 
 /* Binds text, or NULL for "". The text must live until the statement is reset. */
-static void bind_text_or_null(sqlite3_stmt *st, int i, const char *s)
+static void bind_text_or_null(thue__db *d, thue__stmt w, int i, const char *s)
 {
     if (s && s[0])
-        sqlite3_bind_text(st, i, s, -1, SQLITE_STATIC);
+        thue__sql_bind_text(d, w, i, s);
     else
-        sqlite3_bind_null(st, i);
+        thue__sql_bind_null(d, w, i);
 }
 
 static int all_zero(const unsigned char *p, size_t n)
@@ -645,48 +738,77 @@ static int all_zero(const unsigned char *p, size_t n)
     return 1;
 }
 
+/* Who holds the name key: 1 with *id set when it is a bot of the same SPEC as row, 0 when
+ * it is someone else (or nobody), or THUE_STORE_EIO (logged). */
+static int same_bot(thue__db *d, const char *key, const thue_account_row *row, int64_t *id)
+{
+    const thue__stmt w = THUE__STMT_ACCOUNT_FIND;
+    thue__sql_bind_text(d, w, 1, key);
+    int rc = thue__sql_step(d, w), same = 0;
+    if (rc == THUE__SQL_ROW) {
+        const char *bot = thue__sql_column_text(d, w, 2);
+        if (thue__sql_column_int(d, w, 1) == THUE_KIND_BOT && bot && strcmp(bot, row->bot) == 0) {
+            *id = thue__sql_column_int64(d, w, 0);
+            same = 1;
+        }
+    } else if (rc < 0) {
+        same = thue__db_fail(d, "cannot look up an account");
+    }
+    thue__sql_reset(d, w);
+    return same;
+}
+
 int thue__db_add_account(thue__db *d, const thue_account_row *row, int crash, int64_t *id)
 {
     char key[sizeof row->name];
-    size_t i = 0;
-    for (; row->name[i] && i + 1 < sizeof key; i++) {
-        char c = row->name[i];
-        key[i] = c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
-    }
-    key[i] = '\0';
+    thue__name_key(row->name, key, sizeof key);
     *id = 0;
     int err = thue__db_begin(d, 1);
     if (err)
         return err;
-    sqlite3_stmt *st = d->stmt[THUE__STMT_ACCOUNT_INSERT];
-    if (row->id > 0)
-        sqlite3_bind_int64(st, 1, row->id);
-    else
-        sqlite3_bind_null(st, 1); /* the next rowid */
-    sqlite3_bind_text(st, 2, row->name, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 3, key, -1, SQLITE_STATIC);
-    sqlite3_bind_int(st, 4, (int)row->kind);
-    bind_text_or_null(st, 5, row->bot);
-    if (all_zero(row->token_hash, 32))
-        sqlite3_bind_null(st, 6);
-    else
-        sqlite3_bind_blob(st, 6, row->token_hash, 32, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 7, row->created_ms);
-    int rc = sqlite3_step(st);
-    if (rc != SQLITE_DONE) {
-        if (sqlite3_extended_errcode(d->db) == SQLITE_CONSTRAINT_UNIQUE)
-            err = THUE_STORE_EEXISTS; /* name_key: an expected answer, not logged */
-        else
-            err = thue__db_fail(d, "cannot insert an account");
-    }
-    sqlite3_reset(st);
-    sqlite3_clear_bindings(st);
-    thue__crash_point(crash);
+    const thue__stmt w = THUE__STMT_ACCOUNT_INSERT;
+    /* The database picks the id: PostgreSQL's servers take their turns (ACCOUNT_LOCK). */
+    if (row->id <= 0)
+        err = run(d, THUE__STMT_ACCOUNT_LOCK, "cannot lock the account ids");
     if (err) {
         thue__db_rollback(d);
         return err;
     }
-    *id = sqlite3_last_insert_rowid(d->db);
+    if (row->id > 0)
+        thue__sql_bind_int64(d, w, 1, row->id);
+    else
+        thue__sql_bind_null(d, w, 1); /* the next id */
+    thue__sql_bind_text(d, w, 2, row->name);
+    thue__sql_bind_text(d, w, 3, key);
+    thue__sql_bind_int(d, w, 4, (int)row->kind);
+    bind_text_or_null(d, w, 5, row->bot);
+    if (all_zero(row->token_hash, 32))
+        thue__sql_bind_null(d, w, 6);
+    else
+        thue__sql_bind_blob(d, w, 6, row->token_hash, 32);
+    thue__sql_bind_int64(d, w, 7, row->created_ms);
+    int rc = thue__sql_step(d, w);
+    if (rc == THUE__SQL_ROW)
+        *id = thue__sql_column_int64(d, w, 0);
+    else if (rc < 0)
+        err = thue__db_fail(d, "cannot insert an account"); /* a taken id, or the engine */
+    thue__sql_reset(d, w);
+    if (rc == THUE__SQL_DONE) {
+        /* The name is taken (ignoring ASCII case): an expected answer, not logged. A bot
+         * added by the database's choice of id (row->id 0: several servers may each add
+         * the same bot) whose name is already that bot's is there: its id is the answer. */
+        err = THUE_STORE_EEXISTS;
+        if (row->id <= 0 && row->kind == THUE_KIND_BOT) {
+            int same = same_bot(d, key, row, id);
+            err = same == 1 ? 0 : same < 0 ? same : THUE_STORE_EEXISTS;
+        }
+    }
+    thue__crash_point(crash);
+    if (err) {
+        *id = 0;
+        thue__db_rollback(d);
+        return err;
+    }
     err = thue__db_commit(d);
     if (err)
         *id = 0;
@@ -734,130 +856,127 @@ static char *rounds_text(const thue_round_info rounds[2])
 
 static int insert_match_row(thue__db *d, const thue_match_row *m, const char *rounds)
 {
-    sqlite3_stmt *st = d->stmt[THUE__STMT_MATCH_INSERT];
+    const thue__stmt w = THUE__STMT_MATCH_INSERT;
     const thue_room_options *o = &m->opt;
-    sqlite3_bind_text(st, 1, m->id, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 2, m->room, -1, SQLITE_STATIC);
-    sqlite3_bind_int(st, 3, m->number);
-    sqlite3_bind_text(st, 4, thue_variant_name(o->variant), -1, SQLITE_STATIC);
-    sqlite3_bind_int(st, 5, o->k);
-    sqlite3_bind_int(st, 6, o->limit);
+    thue__sql_bind_text(d, w, 1, m->id);
+    thue__sql_bind_text(d, w, 2, m->room);
+    thue__sql_bind_int(d, w, 3, m->number);
+    thue__sql_bind_text(d, w, 4, thue_variant_name(o->variant));
+    thue__sql_bind_int(d, w, 5, o->k);
+    thue__sql_bind_int(d, w, 6, o->limit);
     if (o->clock.present) {
-        sqlite3_bind_int64(st, 7, o->clock.initial_ms);
-        sqlite3_bind_int64(st, 8, o->clock.increment_ms);
+        thue__sql_bind_int64(d, w, 7, o->clock.initial_ms);
+        thue__sql_bind_int64(d, w, 8, o->clock.increment_ms);
     } else {
-        sqlite3_bind_null(st, 7);
-        sqlite3_bind_null(st, 8);
+        thue__sql_bind_null(d, w, 7);
+        thue__sql_bind_null(d, w, 8);
     }
-    sqlite3_bind_int(st, 9, o->rated != 0); /* the room's option; m->rated: ratings given */
-    sqlite3_bind_int(st, 10, o->is_private != 0);
-    sqlite3_bind_text(st, 11, thue_first_builder_name(o->first), -1, SQLITE_STATIC);
+    thue__sql_bind_int(d, w, 9, o->rated != 0); /* the room's option; m->rated: ratings given */
+    thue__sql_bind_int(d, w, 10, o->is_private != 0);
+    thue__sql_bind_text(d, w, 11, thue_first_builder_name(o->first));
     for (int p = 0; p < 2; p++) {
         int c = 12 + 4 * p;
-        sqlite3_bind_text(st, c, m->players[p].name, -1, SQLITE_STATIC);
-        sqlite3_bind_text(st, c + 1, thue_player_kind_name(m->players[p].kind), -1, SQLITE_STATIC);
+        thue__sql_bind_text(d, w, c, m->players[p].name);
+        thue__sql_bind_text(d, w, c + 1, thue_player_kind_name(m->players[p].kind));
         if (m->accounts[p] > 0)
-            sqlite3_bind_int64(st, c + 2, m->accounts[p]);
+            thue__sql_bind_int64(d, w, c + 2, m->accounts[p]);
         else
-            sqlite3_bind_null(st, c + 2);
-        bind_text_or_null(st, c + 3, m->bots[p]);
+            thue__sql_bind_null(d, w, c + 2);
+        bind_text_or_null(d, w, c + 3, m->bots[p]);
     }
     if (m->winner >= 0)
-        sqlite3_bind_int(st, 20, m->winner);
+        thue__sql_bind_int(d, w, 20, m->winner);
     else
-        sqlite3_bind_null(st, 20);
+        thue__sql_bind_null(d, w, 20);
     int game = o->has_game != 0;
-    sqlite3_bind_text(st, 21, game ? m->why : thue_end_reason_name(m->reason), -1, SQLITE_STATIC);
-    sqlite3_bind_int(st, 22, m->points[0]);
-    sqlite3_bind_int(st, 23, m->points[1]);
-    sqlite3_bind_text(st, 24, rounds, -1, SQLITE_STATIC);
+    thue__sql_bind_text(d, w, 21, game ? m->why : thue_end_reason_name(m->reason));
+    thue__sql_bind_int(d, w, 22, m->points[0]);
+    thue__sql_bind_int(d, w, 23, m->points[1]);
+    thue__sql_bind_text(d, w, 24, rounds);
     for (int p = 0; p < 2; p++) {
         const thue_rating_change *c = &m->changes[p];
         const double v[4] = {c->before, c->after, c->rd_before, c->rd_after};
         for (int i = 0; i < 4; i++) {
             if (m->rated)
-                sqlite3_bind_double(st, 25 + 4 * p + i, v[i]);
+                thue__sql_bind_double(d, w, 25 + 4 * p + i, v[i]);
             else
-                sqlite3_bind_null(st, 25 + 4 * p + i);
+                thue__sql_bind_null(d, w, 25 + 4 * p + i);
         }
     }
-    sqlite3_bind_int64(st, 33, m->started_ms);
-    sqlite3_bind_int64(st, 34, m->ended_ms);
+    thue__sql_bind_int64(d, w, 33, m->started_ms);
+    thue__sql_bind_int64(d, w, 34, m->ended_ms);
     if (m->tournament[0]) {
-        sqlite3_bind_text(st, 35, m->tournament, -1, SQLITE_STATIC);
-        sqlite3_bind_int(st, 36, m->tournament_round);
+        thue__sql_bind_text(d, w, 35, m->tournament);
+        thue__sql_bind_int(d, w, 36, m->tournament_round);
     } else {
-        sqlite3_bind_null(st, 35);
-        sqlite3_bind_null(st, 36);
+        thue__sql_bind_null(d, w, 35);
+        thue__sql_bind_null(d, w, 36);
     }
-    sqlite3_bind_text(st, 37, game ? o->game : "thue", -1, SQLITE_STATIC);
+    thue__sql_bind_text(d, w, 37, game ? o->game : "thue");
     if (game) {
-        bind_text_or_null(st, 38, o->game_options);
-        sqlite3_bind_int(st, 39, m->gfirst);
-        bind_text_or_null(st, 40, m->start_state);
-        bind_text_or_null(st, 41, m->final_state);
+        bind_text_or_null(d, w, 38, o->game_options);
+        thue__sql_bind_int(d, w, 39, m->gfirst);
+        bind_text_or_null(d, w, 40, m->start_state);
+        bind_text_or_null(d, w, 41, m->final_state);
     } else {
         for (int c = 38; c <= 41; c++)
-            sqlite3_bind_null(st, c);
+            thue__sql_bind_null(d, w, c);
     }
-    int rc = sqlite3_step(st);
+    int rc = thue__sql_step(d, w);
     int err = 0;
-    if (rc != SQLITE_DONE) {
+    if (rc != THUE__SQL_DONE) {
         char what[96];
         snprintf(what, sizeof what, "cannot insert match %s", m->id);
         err = thue__db_fail(d, what);
     }
-    sqlite3_reset(st);
-    sqlite3_clear_bindings(st);
+    thue__sql_reset(d, w);
     return err;
 }
 
 static int insert_move(thue__db *d, const char *match, const thue_move_row *mv)
 {
-    sqlite3_stmt *st = d->stmt[THUE__STMT_MOVE_INSERT];
-    sqlite3_bind_text(st, 1, match, -1, SQLITE_STATIC);
-    sqlite3_bind_int(st, 2, mv->round);
-    sqlite3_bind_int(st, 3, mv->ply);
-    sqlite3_bind_int(st, 4, mv->seat);
-    sqlite3_bind_int(st, 5, mv->is_paint != 0);
-    sqlite3_bind_int(st, 6, mv->value);
-    sqlite3_bind_double(st, 7, mv->think_ms);
-    bind_text_or_null(st, 8, mv->gmove);
-    int rc = sqlite3_step(st);
+    const thue__stmt w = THUE__STMT_MOVE_INSERT;
+    thue__sql_bind_text(d, w, 1, match);
+    thue__sql_bind_int(d, w, 2, mv->round);
+    thue__sql_bind_int(d, w, 3, mv->ply);
+    thue__sql_bind_int(d, w, 4, mv->seat);
+    thue__sql_bind_int(d, w, 5, mv->is_paint != 0);
+    thue__sql_bind_int(d, w, 6, mv->value);
+    thue__sql_bind_double(d, w, 7, mv->think_ms);
+    bind_text_or_null(d, w, 8, mv->gmove);
+    int rc = thue__sql_step(d, w);
     int err = 0;
-    if (rc != SQLITE_DONE) {
+    if (rc != THUE__SQL_DONE) {
         char what[96];
         snprintf(what, sizeof what, "cannot insert a move of match %s", match);
         err = thue__db_fail(d, what);
     }
-    sqlite3_reset(st);
-    sqlite3_clear_bindings(st);
+    thue__sql_reset(d, w);
     return err;
 }
 
 static int upsert_rating(thue__db *d, const thue_rating_row *r)
 {
-    sqlite3_stmt *st = d->stmt[THUE__STMT_RATING_UPSERT];
-    sqlite3_bind_int64(st, 1, r->account);
-    sqlite3_bind_text(st, 2, r->game, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 3, r->pool, -1, SQLITE_STATIC);
-    sqlite3_bind_double(st, 4, r->rating);
-    sqlite3_bind_double(st, 5, r->rd);
-    sqlite3_bind_double(st, 6, r->vol);
-    sqlite3_bind_int(st, 7, r->games);
-    sqlite3_bind_int(st, 8, r->wins);
-    sqlite3_bind_int(st, 9, r->draws);
-    sqlite3_bind_int(st, 10, r->losses);
-    int rc = sqlite3_step(st);
+    const thue__stmt w = THUE__STMT_RATING_UPSERT;
+    thue__sql_bind_int64(d, w, 1, r->account);
+    thue__sql_bind_text(d, w, 2, r->game);
+    thue__sql_bind_text(d, w, 3, r->pool);
+    thue__sql_bind_double(d, w, 4, r->rating);
+    thue__sql_bind_double(d, w, 5, r->rd);
+    thue__sql_bind_double(d, w, 6, r->vol);
+    thue__sql_bind_int(d, w, 7, r->games);
+    thue__sql_bind_int(d, w, 8, r->wins);
+    thue__sql_bind_int(d, w, 9, r->draws);
+    thue__sql_bind_int(d, w, 10, r->losses);
+    int rc = thue__sql_step(d, w);
     int err = 0;
-    if (rc != SQLITE_DONE) {
+    if (rc != THUE__SQL_DONE) {
         char what[96];
         snprintf(what, sizeof what, "cannot save the rating of account %lld",
                  (long long)r->account);
         err = thue__db_fail(d, what);
     }
-    sqlite3_reset(st);
-    sqlite3_clear_bindings(st);
+    thue__sql_reset(d, w);
     return err;
 }
 
@@ -900,18 +1019,17 @@ int thue__db_save_tournament(thue__db *d, const char *id, const char *state_json
     int err = thue__db_begin(d, 1);
     if (err)
         return err;
-    sqlite3_stmt *st = d->stmt[THUE__STMT_TOURNAMENT_UPSERT];
-    sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 2, state_json, -1, SQLITE_STATIC);
-    sqlite3_bind_int(st, 3, finished != 0);
-    sqlite3_bind_int64(st, 4, updated_ms);
-    if (sqlite3_step(st) != SQLITE_DONE) {
+    const thue__stmt w = THUE__STMT_TOURNAMENT_UPSERT;
+    thue__sql_bind_text(d, w, 1, id);
+    thue__sql_bind_text(d, w, 2, state_json);
+    thue__sql_bind_int(d, w, 3, finished != 0);
+    thue__sql_bind_int64(d, w, 4, updated_ms);
+    if (thue__sql_step(d, w) != THUE__SQL_DONE) {
         char what[96];
         snprintf(what, sizeof what, "cannot save tournament %s", id);
         err = thue__db_fail(d, what);
     }
-    sqlite3_reset(st);
-    sqlite3_clear_bindings(st);
+    thue__sql_reset(d, w);
     thue__crash_point(crash);
     if (err) {
         thue__db_rollback(d);
@@ -923,23 +1041,22 @@ int thue__db_save_tournament(thue__db *d, const char *id, const char *state_json
 int thue__db_tournament_game(thue__db *d, const char *tournament, int round, const char *first,
                              const char *second, int *winner)
 {
-    static const char sql[] = "SELECT winner FROM matches WHERE tournament = ?1 AND "
-                              "tournament_round = ?2 AND name0 = ?3 AND name1 = ?4 "
-                              "ORDER BY ended_ms DESC LIMIT 1";
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(d->db, sql, -1, &st, NULL) != SQLITE_OK)
-        return thue__db_fail(d, "cannot look up a tournament game");
-    sqlite3_bind_text(st, 1, tournament, -1, SQLITE_STATIC);
-    sqlite3_bind_int(st, 2, round);
-    sqlite3_bind_text(st, 3, first, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 4, second, -1, SQLITE_STATIC);
-    int rc = sqlite3_step(st), found = 0;
-    if (rc == SQLITE_ROW) {
-        *winner = sqlite3_column_type(st, 0) == SQLITE_NULL ? -1 : sqlite3_column_int(st, 0);
+    const thue__stmt w = THUE__STMT_TOURNAMENT_GAME;
+    char k0[THUE_PROTO_NAME_MAX * 4 + 1], k1[THUE_PROTO_NAME_MAX * 4 + 1];
+    thue__name_key(first, k0, sizeof k0);
+    thue__name_key(second, k1, sizeof k1);
+    if (d->pg && thue__pg_ready(d) != 0)
+        return THUE_STORE_EIO;
+    thue__sql_bind_text(d, w, 1, tournament);
+    thue__sql_bind_int(d, w, 2, round);
+    thue__sql_bind_text(d, w, 3, k0);
+    thue__sql_bind_text(d, w, 4, k1);
+    int rc = thue__sql_step(d, w), found = 0;
+    if (rc == THUE__SQL_ROW) {
+        *winner = thue__sql_column_null(d, w, 0) ? -1 : thue__sql_column_int(d, w, 0);
         found = 1;
     }
-    sqlite3_finalize(st);
-    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-        return thue__db_fail(d, "cannot look up a tournament game");
-    return found;
+    int err = rc < 0 ? thue__db_fail(d, "cannot look up a tournament game") : 0;
+    thue__sql_reset(d, w);
+    return err ? err : found;
 }

@@ -3,6 +3,9 @@
  * store_db.c (the schema, migrations, statements, start-up load and the writes) and
  * store_read.c (the texts of the HTTP reads). Not part of the store's API.
  *
+ * The engine is SQLite (a file) or PostgreSQL (a postgres:// URI): sql.h's statement
+ * layer hides which from store_db.c's and store_read.c's logic.
+ *
  * A thue__db is used by one thread at a time: the opening thread until thue_store_start,
  * then only the store thread, until thue_store_close has joined it. Every thue__db_ job
  * function runs one transaction and leaves no statement active and no transaction open,
@@ -41,6 +44,9 @@ typedef enum {
     THUE__STMT_PLAYER_COUNT,
     THUE__STMT_PLAYER_PAGE,
     THUE__STMT_MATCH_VISIBLE,
+    THUE__STMT_ACCOUNT_FIND,     /* an account by name_key (a taken name: whose?) */
+    THUE__STMT_TOURNAMENT_GAME,  /* thue_store_tournament_game */
+    THUE__STMT_ACCOUNT_LOCK,     /* PostgreSQL: the lock around picking an account id */
     THUE__STMT_COUNT
 } thue__stmt;
 
@@ -91,9 +97,12 @@ enum {
     THUE__MV_MOVE /* another game's move as JSON text; NULL for Thue's */
 };
 
+struct thue__pg; /* sql_pg.c's connection and statements */
+
 typedef struct thue__db {
-    sqlite3 *db;
-    char *path; /* for messages */
+    sqlite3 *db;          /* SQLite; NULL when pg is set */
+    struct thue__pg *pg;  /* PostgreSQL (a postgres:// path); NULL for SQLite */
+    char *path; /* for messages (a URI without its password) */
     sqlite3_stmt *stmt[THUE__STMT_COUNT];
     int transient; /* the last failure may pass: the disk is full, read-only or failing,
                       or the file is locked (set by thue__db_fail) */
@@ -128,9 +137,10 @@ int thue__db_save_match(thue__db *d, const thue_match_row *m, int crash);
 int thue__db_save_tournament(thue__db *d, const char *id, const char *state_json, int finished,
                              int64_t updated_ms, int crash);
 
-/* Shared helpers. fail logs "store: WHAT: SQLite's message" and returns THUE_STORE_EIO,
- * setting d->transient when SQLite's error is one that can pass (SQLITE_FULL, IOERR,
- * READONLY, CANTOPEN, BUSY, LOCKED, PROTOCOL). */
+/* Shared helpers. fail logs "store: WHAT: the engine's message" and returns
+ * THUE_STORE_EIO, setting d->transient when the error is one that can pass (SQLite:
+ * SQLITE_FULL, IOERR, READONLY, CANTOPEN, BUSY, LOCKED, PROTOCOL; PostgreSQL: a lost
+ * connection, a server shutting down or starting, a full disk: thue__pg_transient). */
 int thue__db_fail(thue__db *d, const char *what);
 int thue__db_begin(thue__db *d, int write);
 int thue__db_commit(thue__db *d);
@@ -145,6 +155,9 @@ void thue__db_rollback(thue__db *d);
 int thue__db_batch_begin(thue__db *d);
 int thue__db_batch_alive(thue__db *d);
 int thue__db_batch_end(thue__db *d, int commit);
+/* name's ASCII-lowercased form into key (size bytes, cut to fit): the key names compare
+ * by (accounts.name_key; PostgreSQL's matches.name0_key and name1_key). */
+void thue__name_key(const char *name, char *key, size_t size);
 /* The test hook: _exit(99) when crash is set. */
 void thue__crash_point(int crash);
 

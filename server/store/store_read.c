@@ -26,6 +26,7 @@
 
 #include "base/errors.h"
 #include "log.h"
+#include "store/sql.h"
 #include "store/store_internal.h"
 #include "strbuf.h"
 
@@ -80,36 +81,36 @@ static json_t *jnum(double v)
     return json_real(v);
 }
 
-static json_t *col_str(sqlite3_stmt *st, int c)
+static json_t *col_str(thue__db *d, thue__stmt w, int c)
 {
-    const unsigned char *t = sqlite3_column_text(st, c);
+    const char *t = thue__sql_column_text(d, w, c);
     return t ? json_string((const char *)t) : json_null();
 }
 
-static json_t *col_int(sqlite3_stmt *st, int c)
+static json_t *col_int(thue__db *d, thue__stmt w, int c)
 {
-    if (sqlite3_column_type(st, c) == SQLITE_NULL)
+    if (thue__sql_column_null(d, w, c))
         return json_null();
-    return json_integer(sqlite3_column_int64(st, c));
+    return json_integer(thue__sql_column_int64(d, w, c));
 }
 
-static json_t *col_bool(sqlite3_stmt *st, int c)
+static json_t *col_bool(thue__db *d, thue__stmt w, int c)
 {
-    return json_boolean(sqlite3_column_int(st, c) != 0);
+    return json_boolean(thue__sql_column_int(d, w, c) != 0);
 }
 
-static json_t *col_num(sqlite3_stmt *st, int c)
+static json_t *col_num(thue__db *d, thue__stmt w, int c)
 {
-    if (sqlite3_column_type(st, c) == SQLITE_NULL)
+    if (thue__sql_column_null(d, w, c))
         return json_null();
-    return jnum(sqlite3_column_double(st, c));
+    return jnum(thue__sql_column_double(d, w, c));
 }
 
 /* A column of JSON text as JSON: null for NULL, and for text that is not JSON (logged:
  * the server wrote it, so only a damaged file has such). */
-static json_t *col_json(sqlite3_stmt *st, int c)
+static json_t *col_json(thue__db *d, thue__stmt w, int c)
 {
-    const unsigned char *t = sqlite3_column_text(st, c);
+    const char *t = thue__sql_column_text(d, w, c);
     if (t == NULL)
         return json_null();
     json_t *j = json_loads((const char *)t, JSON_DECODE_ANY, NULL);
@@ -119,38 +120,38 @@ static json_t *col_json(sqlite3_stmt *st, int c)
 }
 
 /* Whether the row's game column (col) names another game than Thue. */
-static int col_is_game(sqlite3_stmt *st, int col)
+static int col_is_game(thue__db *d, thue__stmt w, int col)
 {
-    const unsigned char *g = sqlite3_column_text(st, col);
+    const char *g = thue__sql_column_text(d, w, col);
     return g != NULL && strcmp((const char *)g, "thue") != 0;
 }
 
 /* ---- GET /api/matches/{id} --------------------------------------------------------------- */
 
-static json_t *match_options(sqlite3_stmt *st)
+static json_t *match_options(thue__db *d, thue__stmt w)
 {
     json_t *clock = json_null();
-    if (sqlite3_column_type(st, THUE__MC_CLOCK_INITIAL) != SQLITE_NULL)
-        clock = json_pack("{s:o,s:o}", "initial_ms", col_int(st, THUE__MC_CLOCK_INITIAL),
-                          "increment_ms", col_int(st, THUE__MC_CLOCK_INCREMENT));
-    return json_pack("{s:o,s:o,s:o,s:o,s:o,s:o,s:o}", "variant", col_str(st, THUE__MC_VARIANT), "k",
-                     col_int(st, THUE__MC_K), "limit", col_int(st, THUE__MC_LIMIT), "clock", clock,
-                     "rated", col_bool(st, THUE__MC_RATED), "private",
-                     col_bool(st, THUE__MC_PRIVATE), "first_builder",
-                     col_str(st, THUE__MC_FIRST_BUILDER));
+    if (!thue__sql_column_null(d, w, THUE__MC_CLOCK_INITIAL))
+        clock = json_pack("{s:o,s:o}", "initial_ms", col_int(d, w, THUE__MC_CLOCK_INITIAL),
+                          "increment_ms", col_int(d, w, THUE__MC_CLOCK_INCREMENT));
+    return json_pack("{s:o,s:o,s:o,s:o,s:o,s:o,s:o}", "variant", col_str(d, w, THUE__MC_VARIANT), "k",
+                     col_int(d, w, THUE__MC_K), "limit", col_int(d, w, THUE__MC_LIMIT), "clock", clock,
+                     "rated", col_bool(d, w, THUE__MC_RATED), "private",
+                     col_bool(d, w, THUE__MC_PRIVATE), "first_builder",
+                     col_str(d, w, THUE__MC_FIRST_BUILDER));
 }
 
 /* players: [{"name","kind"[,"bot"]}, x2]: with_bot adds "bot" (SPEC or null). name_col is
  * seat 0's name column; kind (and bot) follow it, then seat 1's. */
-static json_t *match_players(sqlite3_stmt *st, int name_col, int stride, int with_bot)
+static json_t *match_players(thue__db *d, thue__stmt w, int name_col, int stride, int with_bot)
 {
     json_t *arr = json_array();
     for (int p = 0; arr && p < 2; p++) {
         int c = name_col + stride * p;
         json_t *o =
-            with_bot ? json_pack("{s:o,s:o,s:o}", "name", col_str(st, c), "kind",
-                                 col_str(st, c + 1), "bot", col_str(st, c + 2))
-                     : json_pack("{s:o,s:o}", "name", col_str(st, c), "kind", col_str(st, c + 1));
+            with_bot ? json_pack("{s:o,s:o,s:o}", "name", col_str(d, w, c), "kind",
+                                 col_str(d, w, c + 1), "bot", col_str(d, w, c + 2))
+                     : json_pack("{s:o,s:o}", "name", col_str(d, w, c), "kind", col_str(d, w, c + 1));
         if (json_array_append_new(arr, o) != 0) {
             json_decref(arr);
             arr = NULL;
@@ -159,22 +160,22 @@ static json_t *match_players(sqlite3_stmt *st, int name_col, int stride, int wit
     return arr;
 }
 
-static json_t *match_result(sqlite3_stmt *st, int winner_col)
+static json_t *match_result(thue__db *d, thue__stmt w, int winner_col)
 {
-    return json_pack("{s:o,s:o}", "winner", col_int(st, winner_col), "reason",
-                     col_str(st, winner_col + 1));
+    return json_pack("{s:o,s:o}", "winner", col_int(d, w, winner_col), "reason",
+                     col_str(d, w, winner_col + 1));
 }
 
-static json_t *match_ratings(sqlite3_stmt *st)
+static json_t *match_ratings(thue__db *d, thue__stmt w)
 {
-    if (sqlite3_column_type(st, THUE__MC_RATINGS) == SQLITE_NULL)
+    if (thue__sql_column_null(d, w, THUE__MC_RATINGS))
         return json_null();
     json_t *arr = json_array();
     for (int p = 0; arr && p < 2; p++) {
         int c = THUE__MC_RATINGS + 4 * p;
         json_t *o =
-            json_pack("{s:o,s:o,s:o,s:o}", "before", col_num(st, c), "after", col_num(st, c + 1),
-                      "rd_before", col_num(st, c + 2), "rd_after", col_num(st, c + 3));
+            json_pack("{s:o,s:o,s:o,s:o}", "before", col_num(d, w, c), "after", col_num(d, w, c + 1),
+                      "rd_before", col_num(d, w, c + 2), "rd_after", col_num(d, w, c + 3));
         if (json_array_append_new(arr, o) != 0) {
             json_decref(arr);
             arr = NULL;
@@ -187,105 +188,104 @@ static json_t *match_ratings(sqlite3_stmt *st)
  * another game's moves ({"ply","seat","move","think_ms"}), else Thue's. */
 static json_t *match_moves(thue__db *d, const char *id, int game, int *rc)
 {
-    sqlite3_stmt *st = d->stmt[THUE__STMT_MOVES_GET];
-    sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+    thue__stmt w = THUE__STMT_MOVES_GET;
+    thue__sql_bind_text(d, w, 1, id);
     json_t *arr = json_array();
-    while (arr && (*rc = sqlite3_step(st)) == SQLITE_ROW) {
+    while (arr && (*rc = thue__sql_step(d, w)) == THUE__SQL_ROW) {
         json_t *o =
             game
-                ? json_pack("{s:i,s:i,s:o,s:o}", "ply", sqlite3_column_int(st, THUE__MV_PLY),
-                            "seat", sqlite3_column_int(st, THUE__MV_SEAT), "move",
-                            col_json(st, THUE__MV_MOVE), "think_ms", col_num(st, THUE__MV_THINK_MS))
+                ? json_pack("{s:i,s:i,s:o,s:o}", "ply", thue__sql_column_int(d, w, THUE__MV_PLY),
+                            "seat", thue__sql_column_int(d, w, THUE__MV_SEAT), "move",
+                            col_json(d, w, THUE__MV_MOVE), "think_ms", col_num(d, w, THUE__MV_THINK_MS))
                 : json_pack("{s:i,s:i,s:i,s:s,s:i,s:o}", "round",
-                            sqlite3_column_int(st, THUE__MV_ROUND), "ply",
-                            sqlite3_column_int(st, THUE__MV_PLY), "seat",
-                            sqlite3_column_int(st, THUE__MV_SEAT), "kind",
-                            sqlite3_column_int(st, THUE__MV_IS_PAINT) ? "paint" : "place", "value",
-                            sqlite3_column_int(st, THUE__MV_VALUE), "think_ms",
-                            col_num(st, THUE__MV_THINK_MS));
+                            thue__sql_column_int(d, w, THUE__MV_ROUND), "ply",
+                            thue__sql_column_int(d, w, THUE__MV_PLY), "seat",
+                            thue__sql_column_int(d, w, THUE__MV_SEAT), "kind",
+                            thue__sql_column_int(d, w, THUE__MV_IS_PAINT) ? "paint" : "place", "value",
+                            thue__sql_column_int(d, w, THUE__MV_VALUE), "think_ms",
+                            col_num(d, w, THUE__MV_THINK_MS));
         if (json_array_append_new(arr, o) != 0) {
             json_decref(arr);
             arr = NULL;
         }
     }
-    if (arr && *rc != SQLITE_DONE) {
+    if (arr && *rc != THUE__SQL_DONE) {
         thue__db_fail(d, "cannot read moves");
         json_decref(arr);
         arr = NULL;
     }
-    sqlite3_reset(st);
-    sqlite3_clear_bindings(st);
+    thue__sql_reset(d, w);
     return arr;
 }
 
 /* The members every match has after its moves; 0 or -1 (out of memory). */
-static int match_tail(sqlite3_stmt *st, json_t *root)
+static int match_tail(thue__db *d, thue__stmt w, json_t *root)
 {
-    int tour = sqlite3_column_type(st, THUE__MC_TOURNAMENT) != SQLITE_NULL;
-    if (json_object_set_new(root, "ratings", match_ratings(st)) != 0 ||
-        json_object_set_new(root, "started_at", col_int(st, THUE__MC_STARTED)) != 0 ||
-        json_object_set_new(root, "ended_at", col_int(st, THUE__MC_ENDED)) != 0 ||
-        json_object_set_new(root, "tournament", col_str(st, THUE__MC_TOURNAMENT)) != 0 ||
+    int tour = !thue__sql_column_null(d, w, THUE__MC_TOURNAMENT);
+    if (json_object_set_new(root, "ratings", match_ratings(d, w)) != 0 ||
+        json_object_set_new(root, "started_at", col_int(d, w, THUE__MC_STARTED)) != 0 ||
+        json_object_set_new(root, "ended_at", col_int(d, w, THUE__MC_ENDED)) != 0 ||
+        json_object_set_new(root, "tournament", col_str(d, w, THUE__MC_TOURNAMENT)) != 0 ||
         json_object_set_new(root, "tournament_round",
-                            tour ? col_int(st, THUE__MC_TOURNAMENT_ROUND) : json_null()) != 0)
+                            tour ? col_int(d, w, THUE__MC_TOURNAMENT_ROUND) : json_null()) != 0)
         return -1;
     return 0;
 }
 
 /* Another game's options: what a room of it has beside the game's own options. */
-static json_t *game_match_options(sqlite3_stmt *st)
+static json_t *game_match_options(thue__db *d, thue__stmt w)
 {
     json_t *clock = json_null();
-    if (sqlite3_column_type(st, THUE__MC_CLOCK_INITIAL) != SQLITE_NULL)
-        clock = json_pack("{s:o,s:o}", "initial_ms", col_int(st, THUE__MC_CLOCK_INITIAL),
-                          "increment_ms", col_int(st, THUE__MC_CLOCK_INCREMENT));
-    return json_pack("{s:o,s:o,s:o,s:o}", "clock", clock, "rated", col_bool(st, THUE__MC_RATED),
-                     "private", col_bool(st, THUE__MC_PRIVATE), "first_builder",
-                     col_str(st, THUE__MC_FIRST_BUILDER));
+    if (!thue__sql_column_null(d, w, THUE__MC_CLOCK_INITIAL))
+        clock = json_pack("{s:o,s:o}", "initial_ms", col_int(d, w, THUE__MC_CLOCK_INITIAL),
+                          "increment_ms", col_int(d, w, THUE__MC_CLOCK_INCREMENT));
+    return json_pack("{s:o,s:o,s:o,s:o}", "clock", clock, "rated", col_bool(d, w, THUE__MC_RATED),
+                     "private", col_bool(d, w, THUE__MC_PRIVATE), "first_builder",
+                     col_str(d, w, THUE__MC_FIRST_BUILDER));
 }
 
 /* Another game's match: {"match","room","number","game","game_options","options",
  * "players","first","result","points","start","final","moves","ratings",...}. */
-static json_t *game_match_object(thue__db *d, sqlite3_stmt *st, const char *id, int *rc)
+static json_t *game_match_object(thue__db *d, thue__stmt w, const char *id, int *rc)
 {
     json_t *root = json_pack(
-        "{s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:[o,o],s:o,s:o}", "match", col_str(st, THUE__MC_ID),
-        "room", col_str(st, THUE__MC_ROOM), "number", col_int(st, THUE__MC_NUMBER), "game",
-        col_str(st, THUE__MC_GAME), "game_options", col_json(st, THUE__MC_GAME_OPTIONS), "options",
-        game_match_options(st), "players", match_players(st, THUE__MC_NAME0, 3, 1), "first",
-        col_int(st, THUE__MC_GAME_FIRST), "result", match_result(st, THUE__MC_WINNER), "points",
-        col_int(st, THUE__MC_POINTS0), col_int(st, THUE__MC_POINTS1), "start",
-        col_json(st, THUE__MC_START_STATE), "final", col_json(st, THUE__MC_FINAL_STATE));
+        "{s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:[o,o],s:o,s:o}", "match", col_str(d, w, THUE__MC_ID),
+        "room", col_str(d, w, THUE__MC_ROOM), "number", col_int(d, w, THUE__MC_NUMBER), "game",
+        col_str(d, w, THUE__MC_GAME), "game_options", col_json(d, w, THUE__MC_GAME_OPTIONS), "options",
+        game_match_options(d, w), "players", match_players(d, w, THUE__MC_NAME0, 3, 1), "first",
+        col_int(d, w, THUE__MC_GAME_FIRST), "result", match_result(d, w, THUE__MC_WINNER), "points",
+        col_int(d, w, THUE__MC_POINTS0), col_int(d, w, THUE__MC_POINTS1), "start",
+        col_json(d, w, THUE__MC_START_STATE), "final", col_json(d, w, THUE__MC_FINAL_STATE));
     json_t *moves = root ? match_moves(d, id, 1, rc) : NULL;
     if (moves == NULL || json_object_set_new(root, "moves", moves) != 0 ||
-        match_tail(st, root) != 0) {
+        match_tail(d, w, root) != 0) {
         json_decref(root);
         return NULL;
     }
     return root;
 }
 
-static json_t *match_object(thue__db *d, sqlite3_stmt *st, const char *id, int *rc)
+static json_t *match_object(thue__db *d, thue__stmt w, const char *id, int *rc)
 {
-    if (col_is_game(st, THUE__MC_GAME))
-        return game_match_object(d, st, id, rc);
-    json_t *rounds = json_loads((const char *)sqlite3_column_text(st, THUE__MC_ROUNDS), 0, NULL);
+    if (col_is_game(d, w, THUE__MC_GAME))
+        return game_match_object(d, w, id, rc);
+    json_t *rounds = json_loads((const char *)thue__sql_column_text(d, w, THUE__MC_ROUNDS), 0, NULL);
     if (rounds == NULL) {
         thue_log(THUE_LOG_ERROR, "store: %s: match %s: the rounds are not JSON", d->path, id);
         return NULL;
     }
     json_t *root =
-        json_pack("{s:o,s:o,s:o,s:o,s:o,s:o,s:[o,o],s:o}", "match", col_str(st, THUE__MC_ID),
-                  "room", col_str(st, THUE__MC_ROOM), "number", col_int(st, THUE__MC_NUMBER),
-                  "options", match_options(st), "players", match_players(st, THUE__MC_NAME0, 3, 1),
-                  "result", match_result(st, THUE__MC_WINNER), "points",
-                  col_int(st, THUE__MC_POINTS0), col_int(st, THUE__MC_POINTS1), "rounds", rounds);
+        json_pack("{s:o,s:o,s:o,s:o,s:o,s:o,s:[o,o],s:o}", "match", col_str(d, w, THUE__MC_ID),
+                  "room", col_str(d, w, THUE__MC_ROOM), "number", col_int(d, w, THUE__MC_NUMBER),
+                  "options", match_options(d, w), "players", match_players(d, w, THUE__MC_NAME0, 3, 1),
+                  "result", match_result(d, w, THUE__MC_WINNER), "points",
+                  col_int(d, w, THUE__MC_POINTS0), col_int(d, w, THUE__MC_POINTS1), "rounds", rounds);
     json_t *moves = root ? match_moves(d, id, 0, rc) : NULL;
     if (moves == NULL) {
         json_decref(root);
         return NULL;
     }
-    if (json_object_set_new(root, "moves", moves) != 0 || match_tail(st, root) != 0) {
+    if (json_object_set_new(root, "moves", moves) != 0 || match_tail(d, w, root) != 0) {
         json_decref(root);
         return NULL;
     }
@@ -296,15 +296,14 @@ static json_t *match_object(thue__db *d, sqlite3_stmt *st, const char *id, int *
  * answer, so that a stranger cannot tell a private match from none), or -1 (logged). */
 static int visible(thue__db *d, const char *id, int64_t viewer)
 {
-    sqlite3_stmt *st = d->stmt[THUE__STMT_MATCH_VISIBLE];
-    sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 2, viewer);
-    int rc = sqlite3_step(st);
-    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+    thue__stmt w = THUE__STMT_MATCH_VISIBLE;
+    thue__sql_bind_text(d, w, 1, id);
+    thue__sql_bind_int64(d, w, 2, viewer);
+    int rc = thue__sql_step(d, w);
+    if (rc != THUE__SQL_ROW && rc != THUE__SQL_DONE)
         thue__db_fail(d, "cannot read a match");
-    sqlite3_reset(st);
-    sqlite3_clear_bindings(st);
-    return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -1;
+    thue__sql_reset(d, w);
+    return rc == THUE__SQL_ROW ? 1 : rc == THUE__SQL_DONE ? 0 : -1;
 }
 
 void thue__db_match_json(thue__db *d, const char *id, int64_t viewer, int crash,
@@ -324,24 +323,23 @@ void thue__db_match_json(thue__db *d, const char *id, int64_t viewer, int crash,
         thue__db_commit(d);
         return;
     }
-    sqlite3_stmt *st = d->stmt[THUE__STMT_MATCH_GET];
-    sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
-    int rc = sqlite3_step(st);
-    if (rc == SQLITE_DONE) {
+    thue__stmt w = THUE__STMT_MATCH_GET;
+    thue__sql_bind_text(d, w, 1, id);
+    int rc = thue__sql_step(d, w);
+    if (rc == THUE__SQL_DONE) {
         set_not_found(out);
-    } else if (rc != SQLITE_ROW) {
+    } else if (rc != THUE__SQL_ROW) {
         thue__db_fail(d, "cannot read a match");
         set_internal(out);
     } else {
-        rc = SQLITE_DONE;
-        json_t *root = match_object(d, st, id, &rc);
+        rc = THUE__SQL_DONE;
+        json_t *root = match_object(d, w, id, &rc);
         if (root)
             set_json(out, root);
         else
             set_internal(out); /* logged by whoever failed, or out of memory */
     }
-    sqlite3_reset(st);
-    sqlite3_clear_bindings(st);
+    thue__sql_reset(d, w);
     thue__crash_point(crash);
     if (thue__db_commit(d) != 0 && out->status == 200) {
         free(out->body);
@@ -374,68 +372,77 @@ enum {
 
 /* A match in a list. Thue's: as before other games, with "game":"thue" after "number";
  * another game's: "game" and "game_options" instead of "variant" and "k". */
-static json_t *summary(sqlite3_stmt *st)
+static json_t *summary(thue__db *d, thue__stmt w)
 {
-    if (col_is_game(st, PC_GAME))
+    if (col_is_game(d, w, PC_GAME))
         return json_pack("{s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:[o,o],s:o}", "match",
-                         col_str(st, PC_ID), "room", col_str(st, PC_ROOM), "number",
-                         col_int(st, PC_NUMBER), "game", col_str(st, PC_GAME), "game_options",
-                         col_json(st, PC_GAME_OPTIONS), "rated", col_bool(st, PC_RATED), "players",
-                         match_players(st, PC_NAME0, 2, 0), "result", match_result(st, PC_WINNER),
-                         "points", col_int(st, PC_POINTS0), col_int(st, PC_POINTS1), "ended_at",
-                         col_int(st, PC_ENDED));
+                         col_str(d, w, PC_ID), "room", col_str(d, w, PC_ROOM), "number",
+                         col_int(d, w, PC_NUMBER), "game", col_str(d, w, PC_GAME), "game_options",
+                         col_json(d, w, PC_GAME_OPTIONS), "rated", col_bool(d, w, PC_RATED), "players",
+                         match_players(d, w, PC_NAME0, 2, 0), "result", match_result(d, w, PC_WINNER),
+                         "points", col_int(d, w, PC_POINTS0), col_int(d, w, PC_POINTS1), "ended_at",
+                         col_int(d, w, PC_ENDED));
     return json_pack(
-        "{s:o,s:o,s:o,s:s,s:o,s:o,s:o,s:o,s:o,s:[o,o],s:o}", "match", col_str(st, PC_ID), "room",
-        col_str(st, PC_ROOM), "number", col_int(st, PC_NUMBER), "game", "thue", "variant",
-        col_str(st, PC_VARIANT), "k", col_int(st, PC_K), "rated", col_bool(st, PC_RATED), "players",
-        match_players(st, PC_NAME0, 2, 0), "result", match_result(st, PC_WINNER), "points",
-        col_int(st, PC_POINTS0), col_int(st, PC_POINTS1), "ended_at", col_int(st, PC_ENDED));
+        "{s:o,s:o,s:o,s:s,s:o,s:o,s:o,s:o,s:o,s:[o,o],s:o}", "match", col_str(d, w, PC_ID), "room",
+        col_str(d, w, PC_ROOM), "number", col_int(d, w, PC_NUMBER), "game", "thue", "variant",
+        col_str(d, w, PC_VARIANT), "k", col_int(d, w, PC_K), "rated", col_bool(d, w, PC_RATED), "players",
+        match_players(d, w, PC_NAME0, 2, 0), "result", match_result(d, w, PC_WINNER), "points",
+        col_int(d, w, PC_POINTS0), col_int(d, w, PC_POINTS1), "ended_at", col_int(d, w, PC_ENDED));
 }
 
 /* Counts the player's matches and lists one page of them; NULL on failure (logged). */
 static json_t *player_page(thue__db *d, const char *player, const char *game, int64_t viewer,
                            int page, int per_page)
 {
-    sqlite3_stmt *st = d->stmt[THUE__STMT_PLAYER_COUNT];
-    sqlite3_bind_text(st, 1, player, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 2, viewer);
-    if (game)
-        sqlite3_bind_text(st, 3, game, -1, SQLITE_STATIC);
-    else
-        sqlite3_bind_null(st, 3);
-    int rc = sqlite3_step(st);
-    int64_t total = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
-    if (rc != SQLITE_ROW)
-        thue__db_fail(d, "cannot count a player's matches");
-    sqlite3_reset(st);
-    sqlite3_clear_bindings(st);
-    if (rc != SQLITE_ROW)
+    /* Names compare ignoring ASCII case: through the ASCII-lowercased name (SQLite's
+     * NOCASE columns, PostgreSQL's name keys). */
+    char *key = malloc(strlen(player) + 1);
+    if (key == NULL) {
+        thue_log(THUE_LOG_ERROR, "store: out of memory listing a player's matches");
         return NULL;
+    }
+    thue__name_key(player, key, strlen(player) + 1);
+    thue__stmt w = THUE__STMT_PLAYER_COUNT;
+    thue__sql_bind_text(d, w, 1, key);
+    thue__sql_bind_int64(d, w, 2, viewer);
+    if (game)
+        thue__sql_bind_text(d, w, 3, game);
+    else
+        thue__sql_bind_null(d, w, 3);
+    int rc = thue__sql_step(d, w);
+    int64_t total = rc == THUE__SQL_ROW ? thue__sql_column_int64(d, w, 0) : 0;
+    if (rc != THUE__SQL_ROW)
+        thue__db_fail(d, "cannot count a player's matches");
+    thue__sql_reset(d, w);
+    if (rc != THUE__SQL_ROW) {
+        free(key);
+        return NULL;
+    }
     int64_t pages = total == 0 ? 1 : (total + per_page - 1) / per_page;
 
     json_t *list = json_array();
-    st = d->stmt[THUE__STMT_PLAYER_PAGE];
-    sqlite3_bind_text(st, 1, player, -1, SQLITE_STATIC);
-    sqlite3_bind_int(st, 2, per_page);
-    sqlite3_bind_int64(st, 3, (int64_t)(page - 1) * per_page);
-    sqlite3_bind_int64(st, 4, viewer);
+    w = THUE__STMT_PLAYER_PAGE;
+    thue__sql_bind_text(d, w, 1, key);
+    thue__sql_bind_int(d, w, 2, per_page);
+    thue__sql_bind_int64(d, w, 3, (int64_t)(page - 1) * per_page);
+    thue__sql_bind_int64(d, w, 4, viewer);
     if (game)
-        sqlite3_bind_text(st, 5, game, -1, SQLITE_STATIC);
+        thue__sql_bind_text(d, w, 5, game);
     else
-        sqlite3_bind_null(st, 5);
-    while (list && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if (json_array_append_new(list, summary(st)) != 0) {
+        thue__sql_bind_null(d, w, 5);
+    while (list && (rc = thue__sql_step(d, w)) == THUE__SQL_ROW) {
+        if (json_array_append_new(list, summary(d, w)) != 0) {
             json_decref(list);
             list = NULL;
         }
     }
-    if (list && rc != SQLITE_DONE) {
+    if (list && rc != THUE__SQL_DONE) {
         thue__db_fail(d, "cannot list a player's matches");
         json_decref(list);
         list = NULL;
     }
-    sqlite3_reset(st);
-    sqlite3_clear_bindings(st);
+    thue__sql_reset(d, w);
+    free(key);
     if (list == NULL)
         return NULL;
     return json_pack("{s:o,s:i,s:I}", "matches", list, "page", page, "pages", (json_int_t)pages);
@@ -466,15 +473,14 @@ void thue__db_matches_json(thue__db *d, const char *player, const char *game, in
 /* Whether match id is another game's: 1, 0 (Thue's), or -1 (logged). */
 static int is_game_match(thue__db *d, const char *id)
 {
-    sqlite3_stmt *st = d->stmt[THUE__STMT_MATCH_GET];
-    sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
-    int rc = sqlite3_step(st);
-    int game = rc == SQLITE_ROW && col_is_game(st, THUE__MC_GAME);
-    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+    thue__stmt w = THUE__STMT_MATCH_GET;
+    thue__sql_bind_text(d, w, 1, id);
+    int rc = thue__sql_step(d, w);
+    int game = rc == THUE__SQL_ROW && col_is_game(d, w, THUE__MC_GAME);
+    if (rc != THUE__SQL_ROW && rc != THUE__SQL_DONE)
         thue__db_fail(d, "cannot read a match");
-    sqlite3_reset(st);
-    sqlite3_clear_bindings(st);
-    return rc == SQLITE_ROW || rc == SQLITE_DONE ? game : -1;
+    thue__sql_reset(d, w);
+    return rc == THUE__SQL_ROW || rc == THUE__SQL_DONE ? game : -1;
 }
 
 /* One CSV field in double quotes, its quotes doubled (RFC 4180). */
@@ -495,31 +501,30 @@ static int moves_csv(thue__db *d, const char *id, int64_t viewer, thue_strbuf *b
     int game = is_game_match(d, id);
     if (game < 0)
         return 500;
-    sqlite3_stmt *st = d->stmt[THUE__STMT_MOVES_GET];
+    thue__stmt w = THUE__STMT_MOVES_GET;
     int rc;
-    sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+    thue__sql_bind_text(d, w, 1, id);
     if (game) {
         thue_strbuf_printf(b, "ply,seat,move,think_ms\n");
-        while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-            const unsigned char *mv = sqlite3_column_text(st, THUE__MV_MOVE);
-            thue_strbuf_printf(b, "%d,%d,", sqlite3_column_int(st, THUE__MV_PLY),
-                               sqlite3_column_int(st, THUE__MV_SEAT));
+        while ((rc = thue__sql_step(d, w)) == THUE__SQL_ROW) {
+            const char *mv = thue__sql_column_text(d, w, THUE__MV_MOVE);
+            thue_strbuf_printf(b, "%d,%d,", thue__sql_column_int(d, w, THUE__MV_PLY),
+                               thue__sql_column_int(d, w, THUE__MV_SEAT));
             csv_quoted(b, mv ? (const char *)mv : "");
-            thue_strbuf_printf(b, ",%.3f\n", sqlite3_column_double(st, THUE__MV_THINK_MS));
+            thue_strbuf_printf(b, ",%.3f\n", thue__sql_column_double(d, w, THUE__MV_THINK_MS));
         }
     } else {
         thue_strbuf_printf(b, "round,ply,seat,role,move,think_ms\n");
-        while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-            thue_strbuf_printf(b, "%d,%d,%d,%s,%d,%.3f\n", sqlite3_column_int(st, 0),
-                               sqlite3_column_int(st, 1), sqlite3_column_int(st, 2),
-                               sqlite3_column_int(st, 3) ? "painter" : "builder",
-                               sqlite3_column_int(st, 4), sqlite3_column_double(st, 5));
+        while ((rc = thue__sql_step(d, w)) == THUE__SQL_ROW)
+            thue_strbuf_printf(b, "%d,%d,%d,%s,%d,%.3f\n", thue__sql_column_int(d, w, 0),
+                               thue__sql_column_int(d, w, 1), thue__sql_column_int(d, w, 2),
+                               thue__sql_column_int(d, w, 3) ? "painter" : "builder",
+                               thue__sql_column_int(d, w, 4), thue__sql_column_double(d, w, 5));
     }
-    if (rc != SQLITE_DONE)
+    if (rc != THUE__SQL_DONE)
         thue__db_fail(d, "cannot read moves");
-    sqlite3_reset(st);
-    sqlite3_clear_bindings(st);
-    return rc == SQLITE_DONE ? 200 : 500;
+    thue__sql_reset(d, w);
+    return rc == THUE__SQL_DONE ? 200 : 500;
 }
 
 void thue__db_moves_csv(thue__db *d, const char *id, int64_t viewer, int crash, thue__text *out)

@@ -3,24 +3,6 @@
  */
 #include "store_helpers.h"
 
-void tdir_make(tdir *t)
-{
-    snprintf(t->dir, sizeof t->dir, "/tmp/thue-store-XXXXXX");
-    assert_non_null(mkdtemp(t->dir));
-    snprintf(t->path, sizeof t->path, "%s/thue.db", t->dir);
-}
-
-void tdir_remove(tdir *t)
-{
-    const char *suffix[] = {"", "-wal", "-shm", "-journal"};
-    char p[128];
-    for (int i = 0; i < 4; i++) {
-        snprintf(p, sizeof p, "%s%s", t->path, suffix[i]);
-        unlink(p);
-    }
-    rmdir(t->dir);
-}
-
 void on_write(int err, int64_t id, void *data)
 {
     wres *w = data;
@@ -196,32 +178,6 @@ void assert_not_found(json_t *j)
     assert_string_equal(json_string_value(json_object_get(json_object_get(j, "error"), "code")),
                         "not_found");
     json_decref(j);
-}
-
-/* An integer from a second connection (the store may have the file open). */
-int64_t sql_int(const char *path, const char *sql)
-{
-    sqlite3 *db = NULL;
-    assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL), SQLITE_OK);
-    sqlite3_stmt *st = NULL;
-    assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
-    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-    int64_t v = sqlite3_column_int64(st, 0);
-    sqlite3_finalize(st);
-    sqlite3_close(db);
-    return v;
-}
-
-void sql_text(const char *path, const char *sql, char *out, size_t size)
-{
-    sqlite3 *db = NULL;
-    assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL), SQLITE_OK);
-    sqlite3_stmt *st = NULL;
-    assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
-    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-    snprintf(out, size, "%s", (const char *)sqlite3_column_text(st, 0));
-    sqlite3_finalize(st);
-    sqlite3_close(db);
 }
 
 void load_account(void *ctx, const thue_account_row *row)

@@ -1,7 +1,8 @@
 /*
  * store_helpers.h: what the store tests (test_store_*.c) share: temporary directories,
  * callbacks that record a write's or a read's answer, opening and closing a store on a
- * real uv loop, accounts and matches to save, and direct SQL on the file.
+ * real uv loop, accounts and matches to save, and direct SQL on the database (SQLite or
+ * PostgreSQL: store_testdb.h).
  */
 #ifndef THUE_TEST_STORE_HELPERS_H
 #define THUE_TEST_STORE_HELPERS_H
@@ -23,17 +24,15 @@
 #include <uv.h>
 #include "base/errors.h"
 #include "store/store.h"
+#include "store_testdb.h"
 
 /* ---- fixtures ------------------------------------------------------------------------ */
 
-typedef struct tdir {
-    char dir[64];
-    char path[96];
-} tdir;
+/* The test's database: a file, or a fresh PostgreSQL database (store_testdb.h). */
+typedef testdb tdir;
 
-void tdir_make(tdir *t);
-
-void tdir_remove(tdir *t);
+#define tdir_make testdb_make
+#define tdir_remove testdb_remove
 
 /* Results of write callbacks. */
 typedef struct wres {
@@ -90,10 +89,9 @@ json_t *matches_json(thue_store *s, uv_loop_t *loop, const char *player, int pag
 
 void assert_not_found(json_t *j);
 
-/* An integer from a second connection (the store may have the file open). */
-int64_t sql_int(const char *path, const char *sql);
-
-void sql_text(const char *path, const char *sql, char *out, size_t size);
+/* An integer from a second connection (the store may have the database open). */
+#define sql_int testdb_int
+#define sql_text testdb_text
 
 /* What thue_store_load hands over. */
 typedef struct loaded {

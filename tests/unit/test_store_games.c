@@ -24,37 +24,18 @@
 #include <unistd.h>
 
 #include <jansson.h>
-#include <sqlite3.h>
 #include <uv.h>
 
 #include "base/errors.h"
 #include "games/game.h"
 #include "store/store.h"
+#include "store_testdb.h"
 
 /* ---- fixtures ------------------------------------------------------------------------ */
 
-typedef struct tdir {
-    char dir[64];
-    char path[96];
-} tdir;
-
-static void tdir_make(tdir *t)
-{
-    snprintf(t->dir, sizeof t->dir, "/tmp/thue-sgames-XXXXXX");
-    assert_non_null(mkdtemp(t->dir));
-    snprintf(t->path, sizeof t->path, "%s/thue.db", t->dir);
-}
-
-static void tdir_remove(tdir *t)
-{
-    const char *suffix[] = {"", "-wal", "-shm", "-journal"};
-    char p[128];
-    for (int i = 0; i < 4; i++) {
-        snprintf(p, sizeof p, "%s%s", t->path, suffix[i]);
-        unlink(p);
-    }
-    rmdir(t->dir);
-}
+typedef testdb tdir;
+#define tdir_make testdb_make
+#define tdir_remove testdb_remove
 
 typedef struct res {
     int calls, err, status;
@@ -559,6 +540,42 @@ static const char v1_schema[] =
     "NOT NULL, updated_ms INTEGER NOT NULL);"
     "PRAGMA user_version = 1;";
 
+/* The same version 1 on PostgreSQL (sql_pg.c's first migration). */
+static const char v1_schema_pg[] =
+    "CREATE TABLE thue_schema (version INTEGER NOT NULL);"
+    "INSERT INTO thue_schema (version) VALUES (1);"
+    "CREATE TABLE accounts (id BIGINT PRIMARY KEY, name TEXT NOT NULL, name_key TEXT NOT "
+    "NULL UNIQUE, kind INTEGER NOT NULL CHECK (kind IN (1, 2)), bot TEXT, token_hash BYTEA "
+    "CHECK (token_hash IS NULL OR length(token_hash) = 32), created_ms BIGINT NOT NULL);"
+    "CREATE TABLE ratings (account BIGINT NOT NULL REFERENCES accounts (id), variant TEXT "
+    "NOT NULL, k BIGINT NOT NULL, rating DOUBLE PRECISION NOT NULL, rd DOUBLE PRECISION NOT "
+    "NULL, vol DOUBLE PRECISION NOT NULL, games BIGINT NOT NULL, wins BIGINT NOT NULL, draws "
+    "BIGINT NOT NULL, losses BIGINT NOT NULL, PRIMARY KEY (account, variant, k));"
+    "CREATE TABLE matches (id TEXT PRIMARY KEY, room TEXT NOT NULL, number BIGINT NOT NULL, "
+    "variant TEXT NOT NULL, k BIGINT NOT NULL, \"limit\" BIGINT NOT NULL, clock_initial_ms "
+    "BIGINT, clock_increment_ms BIGINT, rated BIGINT NOT NULL, private BIGINT NOT NULL, "
+    "first_builder TEXT NOT NULL, name0 TEXT NOT NULL, kind0 TEXT NOT NULL, account0 BIGINT "
+    "REFERENCES accounts (id), bot0 TEXT, name1 TEXT NOT NULL, kind1 TEXT NOT NULL, account1 "
+    "BIGINT REFERENCES accounts (id), bot1 TEXT, winner BIGINT, reason TEXT NOT NULL, "
+    "points0 BIGINT NOT NULL, points1 BIGINT NOT NULL, rounds TEXT NOT NULL, rating0_before "
+    "DOUBLE PRECISION, rating0_after DOUBLE PRECISION, rd0_before DOUBLE PRECISION, "
+    "rd0_after DOUBLE PRECISION, rating1_before DOUBLE PRECISION, rating1_after DOUBLE "
+    "PRECISION, rd1_before DOUBLE PRECISION, rd1_after DOUBLE PRECISION, started_ms BIGINT "
+    "NOT NULL, ended_ms BIGINT NOT NULL, tournament TEXT, tournament_round BIGINT, "
+    "name0_key TEXT NOT NULL GENERATED ALWAYS AS (translate(name0, "
+    "'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz')) STORED, "
+    "name1_key TEXT NOT NULL GENERATED ALWAYS AS (translate(name1, "
+    "'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz')) STORED);"
+    "CREATE INDEX matches_name0 ON matches (name0_key, ended_ms);"
+    "CREATE INDEX matches_name1 ON matches (name1_key, ended_ms);"
+    "CREATE INDEX matches_ended ON matches (ended_ms);"
+    "CREATE TABLE moves (match TEXT NOT NULL REFERENCES matches (id) ON DELETE CASCADE, "
+    "round BIGINT NOT NULL, ply BIGINT NOT NULL, seat BIGINT NOT NULL, is_paint BIGINT "
+    "NOT NULL, value BIGINT NOT NULL, think_ms DOUBLE PRECISION NOT NULL, PRIMARY KEY "
+    "(match, round, ply));"
+    "CREATE TABLE tournaments (id TEXT PRIMARY KEY, state TEXT NOT NULL, finished BIGINT "
+    "NOT NULL, updated_ms BIGINT NOT NULL);";
+
 /* A rated Thue match between two accounts, as a version-1 server wrote it. */
 static const char v1_rows[] =
     "INSERT INTO accounts VALUES (1, 'Ann', 'ann', 1, NULL, NULL, 1700000000000);"
@@ -591,28 +608,8 @@ static const char v1_json[] =
     "1337.5,\"rd_before\":350,\"rd_after\":290.25}],\"started_at\":1700000100000,"
     "\"ended_at\":1700000160000,\"tournament\":null,\"tournament_round\":null}";
 
-static void sql_exec(const char *path, const char *sql)
-{
-    sqlite3 *db = NULL;
-    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
-    char *msg = NULL;
-    if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK)
-        fail_msg("sql: %s", msg ? msg : "?");
-    sqlite3_close(db);
-}
-
-static int64_t sql_int(const char *path, const char *sql)
-{
-    sqlite3 *db = NULL;
-    assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
-    sqlite3_stmt *st = NULL;
-    assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
-    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-    int64_t v = sqlite3_column_type(st, 0) == SQLITE_NULL ? -999 : sqlite3_column_int64(st, 0);
-    sqlite3_finalize(st);
-    sqlite3_close(db);
-    return v;
-}
+#define sql_exec testdb_exec
+#define sql_int testdb_int
 
 static void load_account(void *ctx, const thue_account_row *row)
 {
@@ -636,7 +633,7 @@ static void test_v1_migrates(void **state)
     (void)state;
     tdir t;
     tdir_make(&t);
-    sql_exec(t.path, v1_schema);
+    sql_exec(t.path, testdb_pg() ? v1_schema_pg : v1_schema);
     sql_exec(t.path, v1_rows);
     assert_int_equal(sql_int(t.path, "PRAGMA user_version"), 1);
 

@@ -5,13 +5,7 @@
  */
 #include "store_helpers.h"
 
-static void sql_exec(const char *path, const char *sql)
-{
-    sqlite3 *db = NULL;
-    assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL), SQLITE_OK);
-    assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
-    sqlite3_close(db);
-}
+#define sql_exec testdb_exec
 
 /* ---- SHA-256 --------------------------------------------------------------------------- */
 
@@ -67,17 +61,32 @@ static void test_store_open_create(void **state)
     tdir_make(&t);
     thue_store *s = open_ok(t.path);
     assert_int_equal(sql_int(t.path, "PRAGMA user_version"), THUE_STORE_SCHEMA_VERSION);
-    char mode[16];
-    sql_text(t.path, "PRAGMA journal_mode", mode, sizeof mode);
-    assert_string_equal(mode, "wal");
-    assert_int_equal(sql_int(t.path, "SELECT count(*) FROM sqlite_schema WHERE type = 'table' "
-                                     "AND name IN ('accounts', 'ratings', 'matches', 'moves', "
-                                     "'tournaments')"),
-                     5);
-    assert_int_equal(sql_int(t.path, "SELECT count(*) FROM sqlite_schema WHERE type = 'index' "
-                                     "AND name IN ('matches_name0', 'matches_name1', "
-                                     "'matches_ended')"),
-                     3);
+    if (testdb_pg()) {
+        assert_int_equal(sql_int(t.path, "SELECT count(*) FROM pg_tables WHERE schemaname = "
+                                         "'public' AND tablename IN ('accounts', 'ratings', "
+                                         "'matches', 'moves', 'tournaments', 'thue_schema')"),
+                         6);
+        assert_int_equal(sql_int(t.path, "SELECT count(*) FROM pg_indexes WHERE indexname IN "
+                                         "('matches_name0', 'matches_name1', 'matches_ended', "
+                                         "'matches_game')"),
+                         4);
+        /* The CHECKs are there: a kind that is neither 1 nor 2 is refused. */
+        assert_int_equal(sql_int(t.path, "SELECT count(*) FROM pg_constraint WHERE contype = "
+                                         "'c' AND conrelid = 'accounts'::regclass"),
+                         2);
+    } else {
+        char mode[16];
+        sql_text(t.path, "PRAGMA journal_mode", mode, sizeof mode);
+        assert_string_equal(mode, "wal");
+        assert_int_equal(sql_int(t.path, "SELECT count(*) FROM sqlite_schema WHERE type = "
+                                         "'table' AND name IN ('accounts', 'ratings', "
+                                         "'matches', 'moves', 'tournaments')"),
+                         5);
+        assert_int_equal(sql_int(t.path, "SELECT count(*) FROM sqlite_schema WHERE type = "
+                                         "'index' AND name IN ('matches_name0', "
+                                         "'matches_name1', 'matches_ended', 'matches_game')"),
+                         4);
+    }
     int closed = 0;
     thue_store_close(s, on_closed, &closed);
     assert_int_equal(closed, 1);
@@ -97,6 +106,19 @@ static void test_store_open_errors(void **state)
 
     tdir t;
     tdir_make(&t);
+    if (testdb_pg()) {
+        /* A database of this version whose tables are not the server's: refused, and
+         * left as it was. */
+        sql_exec(t.path, "CREATE TABLE thue_schema (version INTEGER NOT NULL); INSERT INTO "
+                         "thue_schema VALUES (3); CREATE TABLE accounts (x INTEGER)");
+        assert_null(thue_store_open(t.path, err, sizeof err));
+        assert_non_null(strstr(err, "not a thue-server database of this version"));
+        assert_int_equal(sql_int(t.path, "SELECT count(*) FROM pg_tables WHERE tablename = "
+                                         "'matches'"),
+                         0);
+        tdir_remove(&t);
+        return;
+    }
     FILE *f = fopen(t.path, "w");
     assert_non_null(f);
     for (int i = 0; i < 200; i++)
@@ -113,9 +135,11 @@ static void test_store_migrate_empty_file(void **state)
     (void)state;
     tdir t;
     tdir_make(&t);
-    FILE *f = fopen(t.path, "w"); /* 0 bytes: SQLite's new, empty database */
-    assert_non_null(f);
-    fclose(f);
+    if (!testdb_pg()) { /* PostgreSQL's is the new, empty database tdir_make made */
+        FILE *f = fopen(t.path, "w"); /* 0 bytes: SQLite's new, empty database */
+        assert_non_null(f);
+        fclose(f);
+    }
     thue_store *s = open_ok(t.path);
     thue_store_close(s, NULL, NULL);
     assert_int_equal(sql_int(t.path, "PRAGMA user_version"), THUE_STORE_SCHEMA_VERSION);
@@ -136,7 +160,7 @@ static void test_store_newer_schema_refused(void **state)
     sql_exec(t.path, "PRAGMA user_version = 99");
     char err[256];
     assert_null(thue_store_open(t.path, err, sizeof err));
-    char want[200];
+    char want[400];
     snprintf(want, sizeof want, "%s: schema version 99 is newer than this server's (%d)", t.path,
              THUE_STORE_SCHEMA_VERSION);
     assert_string_equal(err, want);
@@ -155,6 +179,24 @@ static void test_store_one_server_per_file(void **state)
     uv_loop_init(&loop);
     thue_store *s = open_started(t.path, &loop);
     char err[512];
+    if (testdb_pg()) {
+        /* Several servers share one PostgreSQL database (the database picks the account
+         * ids): a second store opens, and both write. */
+        thue_store *s2 = open_started(t.path, &loop);
+        int64_t a = 0, b = 0, c = 0;
+        assert_int_equal(add_account(s, &loop, "Ann", THUE_KIND_ACCOUNT, 0, &a), 0);
+        assert_int_equal(add_account(s2, &loop, "Bob", THUE_KIND_ACCOUNT, 0, &b), 0);
+        assert_int_equal(add_account(s2, &loop, "ann", THUE_KIND_ACCOUNT, 0, &c),
+                         THUE_STORE_EEXISTS);
+        assert_int_equal(a, 1);
+        assert_int_equal(b, 2);
+        close_run(s2, &loop);
+        close_run(s, &loop);
+        assert_int_equal(sql_int(t.path, "SELECT count(*) FROM accounts"), 2);
+        uv_loop_close(&loop);
+        tdir_remove(&t);
+        return;
+    }
     assert_null(thue_store_open(t.path, err, sizeof err));
     assert_non_null(strstr(err, "is in use by another thue-server"));
     assert_non_null(strstr(err, t.path));

@@ -370,9 +370,12 @@ static void test_store_crash_in_transaction(void **state)
     close_run(s, &loop);
     assert_int_equal(sql_int(t.path, "SELECT count(*) FROM moves WHERE match = 'm2'"), 0);
     assert_int_equal(sql_int(t.path, "SELECT count(*) FROM moves"), 10);
-    char ok[64];
-    sql_text(t.path, "PRAGMA integrity_check", ok, sizeof ok);
-    assert_string_equal(ok, "ok");
+    assert_int_equal(sql_int(t.path, "SELECT count(*) FROM matches WHERE id = 'm2'"), 0);
+    if (!testdb_pg()) { /* PostgreSQL has no such check: its recovery is its own */
+        char ok[64];
+        sql_text(t.path, "PRAGMA integrity_check", ok, sizeof ok);
+        assert_string_equal(ok, "ok");
+    }
     assert_int_equal(uv_loop_close(&loop), 0);
     tdir_remove(&t);
 }
