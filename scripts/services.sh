@@ -9,6 +9,8 @@
 #   bash scripts/services.sh stop DIR              stops whatever of the two runs in DIR
 #   bash scripts/services.sh restart-postgres DIR  pg_ctl restart (the fault tests)
 #   bash scripts/services.sh restart-redis DIR     stop and start on the same port
+#   bash scripts/services.sh stop-postgres DIR     pg_ctl stop, keeping the data and port
+#   bash scripts/services.sh start-postgres DIR    pg_ctl start again (after stop-postgres)
 #   bash scripts/services.sh --help
 #
 # A start prints one shell line to stdout, to be eval'ed:
@@ -23,7 +25,7 @@
 # so figures measured against it compare fairly with SQLite's synchronous=FULL.
 set -euo pipefail
 
-usage() { sed -n '2,22p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,/^set -euo/{/^#/p}' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
 
 die() { echo "services.sh: $*" >&2; exit 1; }
 
@@ -143,6 +145,15 @@ case "$cmd" in
     [ $# -ge 2 ] || die "usage: services.sh restart-postgres DIR"
     bin=$(pg_bin); pick_owner
     as_owner "$bin/pg_ctl" -D "$2/pg" -m fast -w -t 30 restart >/dev/null ;;
+  stop-postgres)
+    [ $# -ge 2 ] || die "usage: services.sh stop-postgres DIR"
+    stop_postgres "$2" ;;
+  start-postgres)
+    [ $# -ge 2 ] || die "usage: services.sh start-postgres DIR"
+    [ -f "$2/pg.port" ] || die "no PostgreSQL was started in $2"
+    bin=$(pg_bin); pick_owner; port=$(cat "$2/pg.port"); dir=$(cd "$2" && pwd)
+    as_owner "$bin/pg_ctl" -D "$dir/pg" -l "$dir/pg/server.log" -w -t 30 \
+      -o "-p $port -k $dir/pg -c listen_addresses=127.0.0.1 -c max_connections=200" start >/dev/null ;;
   restart-redis)
     [ $# -ge 2 ] || die "usage: services.sh restart-redis DIR"
     [ -f "$2/redis.port" ] || die "no Redis was started in $2"

@@ -4,6 +4,12 @@
 // backoff after a lost connection, so the seats survive within the grace period. A name
 // the server refuses (taken, not allowed) closes the connection and goes to onNameRefused.
 // Requests carry an id; their replies resolve promises, events go to onEvent.
+//
+// Several nodes (PROTOCOL.md section 17): `moved` says that what was asked for lives on
+// another node. The connection then opens `path` on the same host (the balancer routes
+// /n/NODE/ws to that node), says hello with the resume token (the one `moved` gave, or
+// its own), and asks again what it had asked (a join or spectate). A node that cannot be
+// reached there sends it back to /ws, where any live node answers.
 
 const KEY_NAME = "thue.name";
 const KEY_RESUME = "thue.resume";
@@ -22,6 +28,8 @@ export class Connection {
     this.stopped = false;
     this.welcomed = false;
     this.retryTimer = null;
+    this.path = "/ws"; // where the node of our session is reached: /ws, or /n/NODE/ws
+    this.again = null; // a request to send again after moving: {obj, resolve, reject}
   }
 
   get name() { return localStorage.getItem(KEY_NAME) || ""; }
@@ -36,7 +44,7 @@ export class Connection {
     this.stopped = false;
     this.closedText = "";
     clearTimeout(this.retryTimer);
-    const url = `${location.protocol === "https:" ? "wss:" : "ws:"}//${location.host}/ws`;
+    const url = `${location.protocol === "https:" ? "wss:" : "ws:"}//${location.host}${this.path}`;
     const ws = new WebSocket(url, "thue.v1");
     this.ws = ws;
     this.welcomed = false;
@@ -53,6 +61,8 @@ export class Connection {
       for (const p of this.pending.values()) p.reject({ code: "disconnected", message: "the connection was lost" });
       this.pending.clear();
       if (this.stopped) { this.onStatus("closed", this.closedText || "Disconnected"); return; }
+      if (this.moving) { this.moving = false; this.connect(); return; }
+      if (!this.welcomed && this.path !== "/ws") this.path = "/ws"; // that node is gone: any other
       const wait = this.backoff;
       this.backoff = Math.min(this.backoff * 2, 10000);
       this.onStatus("retrying", `Connection lost; reconnecting in ${Math.round(wait / 100) / 10} s…`);
@@ -69,6 +79,7 @@ export class Connection {
     try {
       w = await this.request(msg);
     } catch (e) {
+      if (e.code === "moved") return; // the connection moves to the session's node
       if (e.code === "bad_resume") { this.resume = ""; return this.hello(false); }
       if (e.code === "bad_token") {
         this.onEvent({ type: "error", code: e.code, message: e.message });
@@ -93,16 +104,33 @@ export class Connection {
     this.name = w.player.name;
     this.onStatus("open", `Connected as ${w.player.name}`);
     this.onWelcome(w);
+    const again = this.again;
+    this.again = null;
+    if (again) this.request(again.obj).then(again.resolve, again.reject);
+  }
+
+  /** Goes to the node a `moved` names: the request that got it (if any) is sent there. */
+  moveTo(m, p) {
+    this.path = m.path;
+    if (m.resume) this.resume = m.resume;
+    if (p && p.obj.type !== "hello") this.again = p;
+    else if (p) p.reject({ code: "moved", message: m.message });
+    this.onStatus("connecting", `Moving to node ${m.node}…`);
+    if (this.ws) { this.moving = true; this.ws.close(); } else this.connect();
   }
 
   receive(msg) {
     if (msg.id !== undefined && this.pending.has(msg.id)) {
       const p = this.pending.get(msg.id);
       this.pending.delete(msg.id);
-      if (msg.type === "error") p.reject(msg); else p.resolve(msg);
+      if (msg.type === "moved") this.moveTo(msg, p);
+      else if (msg.type === "error") p.reject(msg);
+      else p.resolve(msg);
       return;
     }
+    if (msg.type === "moved") { this.moveTo(msg, null); return; } // quick match: the room is there
     if (msg.type === "goodbye" && msg.reason === "replaced") this.stopped = true; // another tab took over
+    if (msg.type === "goodbye" && msg.reason === "shutdown") this.path = "/ws"; // a node stops: any other
     this.onEvent(msg);
   }
 
@@ -114,7 +142,7 @@ export class Connection {
         return;
       }
       const id = this.nextId++;
-      this.pending.set(id, { resolve, reject });
+      this.pending.set(id, { resolve, reject, obj });
       this.ws.send(JSON.stringify({ ...obj, id }));
     });
   }

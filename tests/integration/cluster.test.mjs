@@ -1,0 +1,279 @@
+// cluster.test.mjs: three nodes on one PostgreSQL and one Redis (clusterlib.mjs): a room
+// or a session on another node is answered with `moved`, quick match pairs players of
+// different nodes, accounts and the ladder are the same from every node; and the faults
+// of issue 19: a node killed with SIGKILL, Redis restarted, PostgreSQL stopped and back.
+import assert from "node:assert/strict";
+import { run, test } from "./lib.mjs";
+import { follow, hello, services, startCluster, until } from "./clusterlib.mjs";
+
+/** A Thue room of k = 3 on a's node with b joined (both there) and a match running. */
+async function playing(a, b, opts = {}) {
+  const { room } = await a.ok({ type: "create_room", k: 3, first_builder: "creator", ...opts });
+  await b.ok({ type: "join", room });
+  await a.ok({ type: "ready", room });
+  await b.ok({ type: "ready", room });
+  await a.state(room, (s) => s.status === "playing");
+  return room;
+}
+
+/** One insertion: the builder places at 1, the painter paints c. */
+async function insertion(room, builder, painter, c) {
+  await builder.ok({ type: "place", room, position: 1 });
+  await painter.state(room, (s) => s.match && s.match.step === "paint");
+  await painter.ok({ type: "paint", room, symbol: c });
+  await builder.state(room, (s) => s.match && s.match.step !== "paint");
+}
+
+/** The match is resigned by loser; resolves to winner's match_end. */
+async function resign(room, loser, winner) {
+  await loser.ok({ type: "resign", room });
+  return winner.next((m) => m.type === "match_end" && m.room === room);
+}
+
+test("moved: a room and a session of another node; unknown ones as on one server", async () => {
+  const cl = await startCluster(2);
+  try {
+    const ann = await hello(cl.nodes.n1, "Ann");
+    const bob = await hello(cl.nodes.n2, "Bob");
+    const { room } = await ann.ok({ type: "create_room", k: 3 });
+    for (const type of ["join", "spectate"]) {
+      const m = await bob.request({ type, room });
+      assert.equal(m.type, "moved", `${type} of n1's room from n2`);
+      assert.deepEqual(
+        { reason: m.reason, node: m.node, path: m.path, room: m.room },
+        { reason: "room", node: "n1", path: "/n/n1/ws", room },
+      );
+      assert.ok(m.id !== undefined && m.message.length > 0);
+    }
+    // Bob follows: resumes... his session is n2's, so he says hello there anew
+    const bob1 = await hello(cl.nodes.n1, "Bob1");
+    await bob1.ok({ type: "join", room });
+    const s = await ann.state(room, (x) => x.players[1] && x.players[1].name === "Bob1");
+    assert.equal(s.players[1].name, "Bob1");
+    // an id no node has: no_such_room, as on one server
+    const none = await bob.request({ type: "join", room: "rnosuchroom000000" });
+    assert.equal(none.code, "no_such_room");
+    assert.equal(none.field, "room");
+    // a resume token of n2's session, said to n1: moved (session) to n2
+    const c = await hello(cl.nodes.n1, "Cy");
+    const other = await (await import("./lib.mjs")).Client.connect(cl.nodes.n1.ws, "x");
+    const mv = await other.request({ type: "hello", protocol: 1, resume: bob.welcome.resume });
+    assert.equal(mv.type, "moved");
+    assert.deepEqual({ reason: mv.reason, node: mv.node, path: mv.path }, { reason: "session", node: "n2", path: "/n/n2/ws" });
+    assert.equal(mv.room, undefined);
+    // a token no node knows: bad_resume
+    const bad = await other.request({ type: "hello", protocol: 1, resume: "0123456789abcdef0123456789abcdef" });
+    assert.equal(bad.code, "bad_resume");
+    // and the session is taken over on its own node with that token
+    const back = await follow(cl, mv, bob.welcome.resume);
+    assert.equal(back.welcome.resumed, true);
+    assert.equal(back.welcome.player.name, "Bob");
+    void c;
+  } finally {
+    await cl.stop();
+  }
+});
+
+test("quick match pairs players of two nodes; the one who waited moves and plays", async () => {
+  const cl = await startCluster(3);
+  try {
+    const cy = await hello(cl.nodes.n1, "Cy");
+    const dee = await hello(cl.nodes.n2, "Dee");
+    await cy.ok({ type: "queue_join", variant: "square", k: 4 });
+    await new Promise((r) => setTimeout(r, 200));
+    await dee.ok({ type: "queue_join", variant: "square", k: 4 });
+    const found = await dee.next("match_found");
+    const mv = await cy.next("moved");
+    assert.equal(mv.reason, "match");
+    assert.equal(mv.node, "n2");
+    assert.equal(mv.room, found.room);
+    assert.match(mv.resume, /^[0-9a-f]{32}$/);
+    const cy2 = await follow(cl, mv);
+    assert.equal(cy2.welcome.resumed, true);
+    assert.equal(cy2.welcome.player.name, "Cy");
+    assert.deepEqual(cy2.welcome.rooms, [found.room]);
+    const st = await cy2.state(found.room, (s) => s.players.every((p) => p.connected));
+    assert.deepEqual(st.players.map((p) => p.name).sort(), ["Cy", "Dee"]);
+    // they play: the builder places, the painter paints, then someone resigns
+    const builder = st.match.builder === st.you ? cy2 : dee;
+    const painter = builder === cy2 ? dee : cy2;
+    await insertion(found.room, builder, painter, 1);
+    const end = await resign(found.room, painter, builder);
+    assert.ok(end.match_id, "recorded");
+    // the record is in PostgreSQL: the third node serves it
+    const rec = await fetch(`${cl.nodes.n3.url}/api/matches/${end.match_id}`);
+    assert.equal(rec.status, 200);
+    const j = await rec.json();
+    assert.deepEqual(j.players.map((p) => p.name).sort(), ["Cy", "Dee"]);
+    // two players of the same node pair too (through Redis), with no move
+    const eve = await hello(cl.nodes.n3, "Eve");
+    const fay = await hello(cl.nodes.n3, "Fay");
+    await eve.ok({ type: "queue_join", variant: "overlap", k: 3 });
+    await fay.ok({ type: "queue_join", variant: "overlap", k: 3 });
+    const f1 = await eve.next("match_found");
+    const f2 = await fay.next("match_found");
+    assert.equal(f1.room, f2.room);
+    assert.equal(eve.inbox.filter((m) => m.type === "moved").length, 0);
+  } finally {
+    await cl.stop();
+  }
+});
+
+test("accounts and the ladder are the same from every node", async () => {
+  const cl = await startCluster(3);
+  try {
+    const gil = await hello(cl.nodes.n1, "Gil");
+    const acc = await gil.ok({ type: "claim_name", name: "Gil" });
+    const hal = await hello(cl.nodes.n2, "Hal");
+    const acc2 = await hal.ok({ type: "claim_name", name: "Hal" });
+    // Gil's token works on n2 and n3 (the account was told to them)
+    for (const n of ["n2", "n3"]) {
+      const g = await until(() => hello(cl.nodes[n], { token: acc.token }).catch(() => false), `Gil's token on ${n}`);
+      assert.equal(g.welcome.player.kind, "account");
+      await g.close();
+    }
+    // a name claimed on one node is taken on the others
+    const other = await hello(cl.nodes.n3, "Ivy");
+    const taken = await other.request({ type: "claim_name", name: "Hal" });
+    assert.equal(taken.code, "name_taken");
+    // a rated match on n2 (Gil logs in there)
+    await gil.close();
+    const gil2 = await hello(cl.nodes.n2, { token: acc.token });
+    const room = await playing(gil2, hal, { rated: true });
+    await insertion(room, gil2, hal, 1);
+    await insertion(room, gil2, hal, 2);
+    const end = await resign(room, hal, gil2);
+    assert.ok(end.ratings, "rated");
+    const texts = [];
+    for (const n of ["n1", "n2", "n3"]) {
+      const body = await until(async () => {
+        const r = await fetch(`${cl.nodes[n].url}/api/ladder?variant=square&k=3`);
+        const t = await r.text();
+        return JSON.parse(t).total === 2 && t;
+      }, `the ladder on ${n}`);
+      texts.push(body);
+    }
+    assert.equal(texts[0], texts[1]);
+    assert.equal(texts[1], texts[2]);
+    const l = JSON.parse(texts[0]);
+    assert.deepEqual(l.entries.map((e) => [e.name, e.wins, e.losses]), [["Gil", 1, 0], ["Hal", 0, 1]]);
+    void acc2;
+  } finally {
+    await cl.stop();
+  }
+});
+
+test("kill -9 one node of three: the others play on, its rooms leave the directory, its players start again", async () => {
+  const cl = await startCluster(3);
+  try {
+    const pairs = {};
+    for (const n of ["n1", "n2", "n3"]) {
+      const a = await hello(cl.nodes[n], `A${n}`);
+      const b = await hello(cl.nodes[n], `B${n}`);
+      pairs[n] = { a, b, room: await playing(a, b) };
+    }
+    const ended = [];
+    // a match on n3 ends before the kill: its record must survive it
+    await insertion(pairs.n3.room, pairs.n3.a, pairs.n3.b, 1);
+    ended.push((await resign(pairs.n3.room, pairs.n3.b, pairs.n3.a)).match_id);
+    const { room: r3 } = await pairs.n3.a.ok({ type: "create_room", k: 3 });
+    const probe = await hello(cl.nodes.n1, "Probe");
+    assert.equal((await probe.request({ type: "spectate", room: r3 })).type, "moved");
+
+    const t0 = Date.now();
+    cl.nodes.n3.proc.kill("SIGKILL");
+    await cl.nodes.n3.exited;
+    delete cl.nodes.n3;
+    // the other nodes' matches go on untouched
+    for (const n of ["n1", "n2"]) {
+      await insertion(pairs[n].room, pairs[n].a, pairs[n].b, 1);
+      await insertion(pairs[n].room, pairs[n].a, pairs[n].b, 2);
+      ended.push((await resign(pairs[n].room, pairs[n].b, pairs[n].a)).match_id);
+    }
+    // n3's room leaves the directory within its records' life (3 heartbeats of 1 s)
+    await until(async () => (await probe.request({ type: "spectate", room: r3 })).code === "no_such_room", "n3's room to expire", 8000);
+    const took = Date.now() - t0;
+    assert.ok(took < 8000, `expired after ${took} ms`);
+    // n3's player comes back through another node: its resume token is dead, a fresh
+    // hello works at once, and a new match starts
+    const c = await (await import("./lib.mjs")).Client.connect(cl.nodes.n2.ws, "A-again");
+    const r = await c.request({ type: "hello", protocol: 1, resume: pairs.n3.a.welcome.resume });
+    assert.equal(r.code, "bad_resume");
+    const again = await c.ok({ type: "hello", protocol: 1, name: "An3" });
+    assert.equal(again.player.name, "An3");
+    const b2 = await hello(cl.nodes.n1, "Bn3");
+    await c.ok({ type: "queue_join", variant: "square", k: 5 });
+    await b2.ok({ type: "queue_join", variant: "square", k: 5 });
+    const found = await b2.next("match_found");
+    assert.ok(found.room);
+    assert.equal((await c.next("moved")).room, found.room);
+    // every match announced as finished is in PostgreSQL
+    for (const id of ended) {
+      const res = await fetch(`${cl.nodes.n1.url}/api/matches/${id}`);
+      assert.equal(res.status, 200, `match ${id}`);
+    }
+  } finally {
+    await cl.stop();
+  }
+});
+
+test("Redis restarted: play goes on, the directory and the queues are written again", async () => {
+  const cl = await startCluster(2);
+  try {
+    const ann = await hello(cl.nodes.n1, "Ann");
+    const bob = await hello(cl.nodes.n1, "Bob");
+    const room = await playing(ann, bob);
+    const cy = await hello(cl.nodes.n1, "Cy");
+    await cy.ok({ type: "queue_join", variant: "square", k: 4 });
+    const dee = await hello(cl.nodes.n2, "Dee");
+
+    services("restart-redis", cl.svc.dir);
+    // play goes on meanwhile and after
+    await insertion(room, ann, bob, 1);
+    // the room is found again from n2 (n1 wrote its directory again)
+    await until(async () => (await dee.request({ type: "spectate", room })).type === "moved", "the directory back", 10000);
+    // Cy's ticket is back in the pool: Dee's join pairs them
+    await until(async () => {
+      const r = await dee.request({ type: "queue_join", variant: "square", k: 4 });
+      if (r.type !== "ok") return false;
+      const f = await dee.next("match_found", "a match", 2000).catch(async () => {
+        await dee.request({ type: "queue_leave" });
+        return false;
+      });
+      return f;
+    }, "Cy and Dee paired after the restart", 15000);
+    const mv = await cy.next("moved");
+    assert.equal(mv.reason, "match");
+    await insertion(room, ann, bob, 2);
+    const end = await resign(room, bob, ann);
+    assert.ok(end.match_id);
+  } finally {
+    await cl.stop();
+  }
+});
+
+test("PostgreSQL stopped and back: a finished match waits for it, then is written", async () => {
+  const cl = await startCluster(2);
+  try {
+    const ann = await hello(cl.nodes.n1, "Ann");
+    const bob = await hello(cl.nodes.n1, "Bob");
+    const room = await playing(ann, bob);
+    await insertion(room, ann, bob, 1);
+    services("stop-postgres", cl.svc.dir);
+    let end = null;
+    const ends = resign(room, bob, ann).then((m) => (end = m));
+    await new Promise((r) => setTimeout(r, 1500));
+    assert.equal(end, null, "match_end waits for the database");
+    const h = await (await fetch(`${cl.nodes.n1.url}/healthz`)).json();
+    assert.equal(h.store, "failing");
+    services("start-postgres", cl.svc.dir);
+    await ends;
+    assert.ok(end.match_id);
+    const rec = await until(async () => (await fetch(`${cl.nodes.n2.url}/api/matches/${end.match_id}`)).status === 200, "the record", 15000);
+    assert.ok(rec);
+  } finally {
+    await cl.stop();
+  }
+});
+
+await run();

@@ -1,0 +1,96 @@
+// clusterlib.mjs: several nodes for the tests: a throw-away PostgreSQL and Redis
+// (scripts/services.sh, in a temporary directory of the test's own, on loopback) and N
+// servers started with --node nI --redis --db postgres://. A client follows `moved` the
+// way the balancer routes /n/NODE/ws: to that node's own port.
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { Client, startServer, withTimeout, WAIT_MS } from "./lib.mjs";
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const SERVICES = path.resolve(HERE, "..", "..", "scripts", "services.sh");
+
+export function services(cmd, dir) {
+  return execFileSync("bash", [SERVICES, cmd, dir], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+}
+
+/** PostgreSQL and Redis in a new temporary directory: {dir, pg, redis, stop()}. */
+export function startServices() {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "thue-cluster-"));
+  const pg = /THUE_TEST_PG=(\S+)/.exec(services("postgres", dir))[1];
+  const redis = /THUE_TEST_REDIS=(\S+)/.exec(services("redis", dir))[1];
+  return {
+    dir,
+    pg,
+    redis,
+    stop() {
+      try {
+        services("stop", dir);
+      } finally {
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  };
+}
+
+/** n nodes n1..nN on the services: {svc, nodes: {n1: server, ...}, node(name), stop()}. */
+export async function startCluster(n, extra = []) {
+  const svc = startServices();
+  const nodes = {};
+  try {
+    for (let i = 1; i <= n; i++) await addNode(svc, nodes, `n${i}`, extra);
+  } catch (e) {
+    for (const s of Object.values(nodes)) await s.stop("SIGKILL").catch(() => {});
+    svc.stop();
+    throw e;
+  }
+  return {
+    svc,
+    nodes,
+    add: (name) => addNode(svc, nodes, name, extra),
+    async stop() {
+      for (const s of Object.values(nodes)) await s.stop("SIGKILL").catch(() => {});
+      svc.stop();
+    },
+  };
+}
+
+async function addNode(svc, nodes, name, extra) {
+  const s = await startServer(["--node", name, "--redis", svc.redis, "--db", svc.pg, "--log-level", "info", ...extra]);
+  s.name = name;
+  nodes[name] = s;
+  await until(async () => (await (await fetch(`${s.url}/healthz`)).json()).node === name && /one of several/.test(s.stdout() + s.stderr()), `${name} to join the cluster`);
+  return s;
+}
+
+/** Polls fn (async, truthy when done) every 100 ms, at most ms. */
+export async function until(fn, what, ms = WAIT_MS) {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await fn().catch(() => false);
+    if (v) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** Connects to node s and says hello (name, or {resume}/{token}); client.welcome is set. */
+export async function hello(s, who) {
+  const c = await Client.connect(s.ws, typeof who === "string" ? who : "client");
+  const extra = typeof who === "string" ? { name: who } : who;
+  c.welcome = await c.ok({ type: "hello", protocol: 1, ...extra });
+  c.node = s.name;
+  return c;
+}
+
+/** What a client does with `moved`: connect to that node and resume there. */
+export async function follow(cluster, moved, resume) {
+  const s = cluster.nodes[moved.node];
+  if (!s) throw new Error(`moved to an unknown node ${moved.node}`);
+  if (moved.path !== `/n/${moved.node}/ws`) throw new Error(`moved's path is ${moved.path}`);
+  return hello(s, { resume: moved.resume || resume });
+}
+
+export { withTimeout };
