@@ -580,6 +580,8 @@ thue_lobby *thue_lobby_new(uv_loop_t *loop, const thue_lobby_config *cfg, thue_p
     }
     uv_timer_init(loop, &l->tour_timer); /* last: nothing can fail after it */
     l->tour_timer.data = l;
+    uv_timer_init(loop, &l->nodes_timer);
+    l->nodes_timer.data = l;
     l->next_account = 1;
     if (l->rng == 0 && getrandom(&l->rng, sizeof l->rng, 0) != (ssize_t)sizeof l->rng)
         l->rng = uv_hrtime();
@@ -743,10 +745,26 @@ int thue_lobby_running_matches(const thue_lobby *l)
 
 /* ---- several nodes --------------------------------------------------------------------- */
 
+/* Each second: this node's public rooms to the others (nodes_rooms_publish). */
+static void nodes_due(uv_timer_t *t)
+{
+    thue_lobby *l = t->data;
+    room_filter f;
+    memset(&f, 0, sizeof f);
+    f.all_games = true;
+    char *text = room_list_text(l, &f, NULL);
+    nodes_rooms_publish(l, text);
+    free(text);
+}
+
 void thue_lobby_set_cluster(thue_lobby *l, thue_cluster *cluster)
 {
-    if (cluster == NULL)
+    if (cluster == NULL) {
         nodes_close(l);
+        uv_timer_stop(&l->nodes_timer);
+    } else if (!l->stopping) {
+        uv_timer_start(&l->nodes_timer, nodes_due, 1000, 1000);
+    }
     l->cluster = cluster;
     nodes_load_changed(l);
 }
@@ -786,6 +804,8 @@ void thue_lobby_cluster_event(void *lobby, const char *from, const char *payload
         quickmatch_event(l, from, ev);
     } else if (strcmp(t, "account") == 0 || strcmp(t, "rating") == 0) {
         accounts_event(l, ev);
+    } else if (strcmp(t, "rooms") == 0) {
+        nodes_rooms_event(l, from, ev);
     } else {
         thue_log(THUE_LOG_DEBUG, "cluster: event %s from node %s ignored", t, from);
     }
@@ -820,6 +840,7 @@ void thue_lobby_shutdown(thue_lobby *l)
         uv_timer_stop(&s->queue_timer);
     }
     uv_timer_stop(&l->tour_timer);
+    uv_timer_stop(&l->nodes_timer);
     analysis_shutdown(l);
     for (thue_client *c = l->clients; c; c = c->next)
         send_goodbye(l, c, "shutdown", "the server is shutting down", 1001);
@@ -837,6 +858,8 @@ void thue_lobby_close(thue_lobby *l, void (*closed)(void *data), void *data)
         room_destroy(l->rooms);
     l->closed = closed;
     l->closed_data = data;
-    l->handles++;
+    nodes_free(l);
+    l->handles += 2;
     uv_close((uv_handle_t *)&l->tour_timer, lobby_timer_closed);
+    uv_close((uv_handle_t *)&l->nodes_timer, lobby_timer_closed);
 }

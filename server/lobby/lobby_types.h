@@ -56,6 +56,7 @@ typedef struct account account;
 typedef struct ladder_cache ladder_cache;
 typedef struct tournament tournament;
 typedef struct analysis analysis;
+typedef struct node_rooms node_rooms;
 
 #define THUE_SCHED_ROUNDS_MAX_ALL THUE_SCHED_PLAYERS_MAX /* a round robin of 256: 256 rounds */
 
@@ -254,7 +255,11 @@ struct thue_lobby {
     bool stopping;
     bool draining;
     thue_cluster *cluster;   /* several nodes (nodes.h), or NULL */
-    struct node_wait *waits; /* requests waiting for Redis (nodes.c) */ /* thue_lobby_drain: no new rooms or matches (room_allowed, no_new_match) */
+    struct node_wait *waits; /* requests waiting for Redis (nodes.c) */
+    struct node_rooms *remote_rooms; /* the other nodes' public rooms (nodes.c) */
+    char *rooms_sent;        /* the room list this node told them last, and when */
+    uint64_t rooms_sent_ms;
+    uv_timer_t nodes_timer;  /* each second: the room list to the other nodes */ /* thue_lobby_drain: no new rooms or matches (room_allowed, no_new_match) */
     thue_client *clients;
     session *sessions;
     room *rooms; /* newest first */

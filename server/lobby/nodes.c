@@ -317,3 +317,113 @@ void nodes_set_draining(thue_lobby *l)
         thue_cluster_heartbeat_now(l->cluster);
     }
 }
+
+/* ---- the lobby across nodes ----------------------------------------------------------- */
+
+#define ROOMS_RESEND_MS 3000 /* an unchanged list is sent again this often */
+#define ROOMS_KEEP_MS 7000   /* another node's list is shown this long after its last */
+
+struct node_rooms {
+    char node[THUE_CLUSTER_NODE_MAX];
+    thue_msg msg; /* a decoded `rooms` message (owns its array) */
+    uint64_t at_ms;
+    struct node_rooms *next;
+};
+
+void nodes_rooms_publish(thue_lobby *l, const char *rooms_text)
+{
+    if (!nodes_up(l) || rooms_text == NULL)
+        return;
+    uint64_t now = uv_now(l->loop);
+    if (l->rooms_sent != NULL && strcmp(l->rooms_sent, rooms_text) == 0 &&
+        now - l->rooms_sent_ms < ROOMS_RESEND_MS)
+        return;
+    size_t n = strlen(rooms_text);
+    char *payload = malloc(n + 24);
+    char *copy = strdup(rooms_text);
+    if (payload == NULL || copy == NULL) {
+        free(payload);
+        free(copy);
+        return;
+    }
+    memcpy(payload, "{\"t\":\"rooms\",\"list\":", 20);
+    memcpy(payload + 20, rooms_text, n);
+    memcpy(payload + 20 + n, "}", 2);
+    if (thue_cluster_broadcast(l->cluster, payload, n + 21, NULL, NULL) == 0) {
+        free(l->rooms_sent);
+        l->rooms_sent = copy;
+        l->rooms_sent_ms = now;
+    } else {
+        free(copy);
+    }
+    free(payload);
+}
+
+void nodes_rooms_event(thue_lobby *l, const char *from, json_t *ev)
+{
+    json_t *list = json_object_get(ev, "list");
+    char *text = list != NULL ? json_dumps(list, JSON_COMPACT) : NULL;
+    if (text == NULL)
+        return;
+    thue_msg msg;
+    thue_decode_error derr;
+    int bad = thue_msg_decode(text, strlen(text), &msg, &derr);
+    free(text);
+    if (bad || msg.type != THUE_MSG_ROOMS) {
+        if (!bad)
+            thue_msg_clear(&msg);
+        thue_log(THUE_LOG_WARN, "cluster: node %s sent a room list that is not one", from);
+        return;
+    }
+    node_rooms *nr = l->remote_rooms;
+    while (nr != NULL && strcmp(nr->node, from) != 0)
+        nr = nr->next;
+    if (nr == NULL) {
+        nr = calloc(1, sizeof *nr);
+        if (nr == NULL) {
+            thue_msg_clear(&msg);
+            return;
+        }
+        snprintf(nr->node, sizeof nr->node, "%s", from);
+        nr->next = l->remote_rooms;
+        l->remote_rooms = nr;
+    } else {
+        thue_msg_clear(&nr->msg);
+    }
+    nr->msg = msg;
+    nr->at_ms = uv_now(l->loop);
+}
+
+static bool shown(thue_lobby *l, const node_rooms *nr)
+{
+    return uv_now(l->loop) - nr->at_ms <= ROOMS_KEEP_MS && strcmp(nr->node, nodes_self(l)) != 0;
+}
+
+void nodes_each_remote_room(thue_lobby *l, nodes_room_fn *fn, void *ctx)
+{
+    for (node_rooms *nr = l->remote_rooms; nr; nr = nr->next)
+        if (shown(l, nr))
+            for (int i = 0; i < nr->msg.u.rooms.nrooms; i++)
+                fn(ctx, &nr->msg.u.rooms.rooms[i]);
+}
+
+long nodes_remote_room_count(thue_lobby *l)
+{
+    long n = 0;
+    for (node_rooms *nr = l->remote_rooms; nr; nr = nr->next)
+        if (shown(l, nr))
+            n += nr->msg.u.rooms.nrooms;
+    return n;
+}
+
+void nodes_free(thue_lobby *l)
+{
+    while (l->remote_rooms != NULL) {
+        node_rooms *nr = l->remote_rooms;
+        l->remote_rooms = nr->next;
+        thue_msg_clear(&nr->msg);
+        free(nr);
+    }
+    free(l->rooms_sent);
+    l->rooms_sent = NULL;
+}

@@ -61,6 +61,19 @@ void nodes_send_moved(thue_lobby *l, thue_client *c, const thue_msg_id *id, cons
 void nodes_broadcast(thue_lobby *l, json_t *event);
 void nodes_send(thue_lobby *l, const char *node, json_t *event);
 
+/*
+ * The lobby across nodes: every node tells the others its public rooms (a `rooms`
+ * message of every game's, nodes_rooms_publish, called each second: sent when it changed
+ * or 3 s have passed), and keeps theirs (nodes_rooms_event) for 7 s after the last.
+ * list_rooms and /api/rooms show them after this node's (nodes_each_remote_room).
+ */
+void nodes_rooms_publish(thue_lobby *l, const char *rooms_text);
+void nodes_rooms_event(thue_lobby *l, const char *from, json_t *ev);
+typedef void nodes_room_fn(void *ctx, const thue_room_summary *s);
+void nodes_each_remote_room(thue_lobby *l, nodes_room_fn *fn, void *ctx);
+/* How many rooms nodes_each_remote_room would give. */
+long nodes_remote_room_count(thue_lobby *l);
+
 /* The cluster's load and draining flags follow the lobby's. */
 void nodes_load_changed(thue_lobby *l);
 void nodes_set_draining(thue_lobby *l);
@@ -68,5 +81,7 @@ void nodes_set_draining(thue_lobby *l);
 /* Lobby close: every waiting answer is dropped (their callbacks still come, from
  * thue_cluster_free, and free what they hold). */
 void nodes_close(thue_lobby *l);
+/* Frees the other nodes' room lists (lobby close). */
+void nodes_free(thue_lobby *l);
 
 #endif

@@ -679,21 +679,41 @@ int room_create(request *rq)
     return 0;
 }
 
+/* Whether a public room's summary passes the filter. */
+static bool summary_passes(const room_filter *f, const thue_room_summary *o)
+{
+    /* No game asked: Thue's rooms only (what clients before other games expect). */
+    const char *want = f->has_game ? f->game : "thue";
+    const char *game = o->has_game ? o->game : "thue";
+    return f->all_games ||
+           (strcmp(want, game) == 0 && (o->has_game || !f->has_variant || o->variant == f->variant) &&
+            (o->has_game || !f->has_k || o->k == f->k) &&
+            (!f->has_status || o->status == f->status));
+}
+
+typedef struct remote_fill {
+    const room_filter *f;
+    thue_room_summary *list;
+    int n, cap;
+} remote_fill;
+
+static void remote_room(void *ctx, const thue_room_summary *o)
+{
+    remote_fill *rf = ctx;
+    if (rf->n < rf->cap && summary_passes(rf->f, o))
+        rf->list[rf->n++] = *o;
+}
+
 char *room_list_text(thue_lobby *l, const room_filter *f, const thue_msg_id *id)
 {
-    int cap = l->nrooms < ROOM_LIST_MAX ? l->nrooms : ROOM_LIST_MAX;
+    long all = l->nrooms + (f->all_games ? 0 : nodes_remote_room_count(l));
+    int cap = all < ROOM_LIST_MAX ? (int)all : ROOM_LIST_MAX;
     thue_room_summary *list = calloc(cap > 0 ? (size_t)cap : 1, sizeof *list);
     if (list == NULL)
         return NULL;
     int n = 0;
     for (room *r = l->rooms; r && n < cap; r = r->next) {
-        /* No game asked: Thue's rooms only (what clients before other games expect). */
-        const char *want = f->has_game ? f->game : "thue";
-        const char *game = r->opt.has_game ? r->game->name : "thue";
-        if (r->invite[0] || r->ending || strcmp(want, game) != 0 ||
-            (!r->opt.has_game && f->has_variant && r->opt.variant != f->variant) ||
-            (!r->opt.has_game && f->has_k && r->opt.k != f->k) ||
-            (f->has_status && r->status != f->status))
+        if (r->invite[0] || r->ending)
             continue;
         thue_room_summary *o = &list[n++];
         snprintf(o->room, sizeof o->room, "%s", r->id);
@@ -711,6 +731,13 @@ char *room_list_text(thue_lobby *l, const room_filter *f, const thue_msg_id *id)
             room_player_of(&r->seats[i], &o->players[i]);
         }
         o->spectators = r->nspect;
+        if (!summary_passes(f, o))
+            n--;
+    }
+    if (l->cluster != NULL && !f->all_games) {
+        remote_fill rf = {f, list, n, cap};
+        nodes_each_remote_room(l, remote_room, &rf);
+        n = rf.n;
     }
     thue_msg msg;
     memset(&msg, 0, sizeof msg);
@@ -719,7 +746,9 @@ char *room_list_text(thue_lobby *l, const room_filter *f, const thue_msg_id *id)
         msg.id = *id;
     msg.u.rooms.rooms = list;
     msg.u.rooms.nrooms = n;
-    char *text = id ? thue_msg_encode(&msg, NULL) : thue_msg_encode_members(&msg, NULL);
+    /* (all_games: the whole message, for the other nodes to decode) */
+    char *text = id || f->all_games ? thue_msg_encode(&msg, NULL)
+                                    : thue_msg_encode_members(&msg, NULL);
     free(list);
     return text;
 }

@@ -33,6 +33,7 @@ int room_rematch(request *rq);
 int room_chat(request *rq);
 /* Which rooms a list shows: list_rooms' filters, or /api/rooms' arguments. */
 typedef struct room_filter {
+    bool all_games; /* every game's rooms (what a node tells the others: nodes.h) */
     bool has_game; /* false: Thue's rooms only */
     char game[THUE_PROTO_GAME_MAX + 1];
     bool has_variant, has_k, has_status; /* variant and k: Thue's rooms only */
@@ -44,6 +45,8 @@ typedef struct room_filter {
  * command with its id, or (id NULL) the HTTP API's answer, its members alone
  * (thue_msg_encode_members). NULL when out of memory. */
 char *room_list_text(thue_lobby *l, const room_filter *f, const thue_msg_id *id);
+/* Several nodes: the list shows the other nodes' public rooms too (nodes.h), after this
+ * node's, up to ROOM_LIST_MAX. */
 
 /* Whether the client at peer (its address text) may have a new room made now: 0, with
  * one room taken from its address's bucket; or server_busy (the server is at max_rooms)

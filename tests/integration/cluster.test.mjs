@@ -74,6 +74,41 @@ test("moved: a room and a session of another node; unknown ones as on one server
   }
 });
 
+test("the lobby across nodes: every node lists every node's public rooms", async () => {
+  const cl = await startCluster(3);
+  try {
+    const made = {};
+    for (const n of ["n1", "n2", "n3"]) {
+      const c = await hello(cl.nodes[n], `M${n}`);
+      made[n] = (await c.ok({ type: "create_room", k: 3, name: `Room of ${n}` })).room;
+      await c.ok({ type: "create_room", k: 3, private: true }); // private: listed nowhere
+      await c.ok({ type: "create_room", game: "nim", game_options: { heaps: [1, 2, 3] } });
+    }
+    const want = Object.values(made).sort();
+    for (const n of ["n1", "n2", "n3"]) {
+      const viewer = await hello(cl.nodes[n], `V${n}`);
+      const ids = await until(async () => {
+        const r = await viewer.ok({ type: "list_rooms" });
+        const got = r.rooms.map((x) => x.room).sort();
+        return JSON.stringify(got) === JSON.stringify(want) && got;
+      }, `${n}'s list of the three Thue rooms`);
+      assert.deepEqual(ids, want);
+      const nim = await viewer.ok({ type: "list_rooms", game: "nim" });
+      assert.equal(nim.rooms.length, 3);
+      const api = await (await fetch(`${cl.nodes[n].url}/api/rooms`)).json();
+      assert.deepEqual(api.rooms.map((x) => x.room).sort(), want);
+    }
+    // a node that dies leaves every list within seconds
+    cl.nodes.n3.proc.kill("SIGKILL");
+    await cl.nodes.n3.exited;
+    delete cl.nodes.n3;
+    const v = await hello(cl.nodes.n1, "Late");
+    await until(async () => (await v.ok({ type: "list_rooms" })).rooms.length === 2, "n3's room to leave the list", 12000);
+  } finally {
+    await cl.stop();
+  }
+});
+
 test("quick match pairs players of two nodes; the one who waited moves and plays", async () => {
   const cl = await startCluster(3);
   try {
