@@ -259,7 +259,8 @@ struct thue_lobby {
     struct node_rooms *remote_rooms; /* the other nodes' public rooms (nodes.c) */
     char *rooms_sent;        /* the room list this node told them last, and when */
     uint64_t rooms_sent_ms;
-    uv_timer_t nodes_timer;  /* each second: the room list to the other nodes */ /* thue_lobby_drain: no new rooms or matches (room_allowed, no_new_match) */
+    uv_timer_t nodes_timer;  /* each second: the room list to the other nodes */
+    thue_counts *limit_blocks; /* keys the shared limits refused, until when (nodes.c) */ /* thue_lobby_drain: no new rooms or matches (room_allowed, no_new_match) */
     thue_client *clients;
     session *sessions;
     room *rooms; /* newest first */

@@ -426,4 +426,66 @@ void nodes_free(thue_lobby *l)
     }
     free(l->rooms_sent);
     l->rooms_sent = NULL;
+    thue_counts_free(l->limit_blocks);
+    l->limit_blocks = NULL;
+}
+
+/* ---- limits across the nodes ---------------------------------------------------------- */
+
+typedef struct limit_take {
+    thue_lobby *l;
+    char key[THUE_CLUSTER_TEXT_MAX];
+} limit_take;
+
+static void limit_key(const char *kind, const char *key, char *out, size_t size)
+{
+    snprintf(out, size, "%s:%s", kind, key);
+}
+
+bool nodes_limit_blocked(thue_lobby *l, const char *kind, const char *key, uint64_t *retry_ms)
+{
+    if (l->limit_blocks == NULL)
+        return false;
+    char k[THUE_CLUSTER_TEXT_MAX];
+    limit_key(kind, key, k, sizeof k);
+    long until = thue_counts_get(l->limit_blocks, k);
+    if (until == 0)
+        return false;
+    long now = (long)uv_now(l->loop);
+    if (until <= now) {
+        thue_counts_add(l->limit_blocks, k, -until); /* gone at 0 */
+        return false;
+    }
+    if (retry_ms != NULL)
+        *retry_ms = (uint64_t)(until - now);
+    return true;
+}
+
+static void limit_taken(void *data, int status, bool allowed, uint64_t retry_ms)
+{
+    limit_take *t = data;
+    thue_lobby *l = t->l;
+    if (status == 0 && !allowed && l->limit_blocks != NULL) {
+        long until = (long)(uv_now(l->loop) + (retry_ms > 0 ? retry_ms : 1));
+        long had = thue_counts_get(l->limit_blocks, t->key);
+        if (until > had)
+            thue_counts_add(l->limit_blocks, t->key, until - had);
+    }
+    free(t);
+}
+
+void nodes_limit_take(thue_lobby *l, const char *kind, const char *key, double rate,
+                      double burst)
+{
+    if (!nodes_up(l))
+        return;
+    if (l->limit_blocks == NULL && (l->limit_blocks = thue_counts_new()) == NULL)
+        return;
+    limit_take *t = calloc(1, sizeof *t);
+    if (t == NULL)
+        return;
+    t->l = l;
+    limit_key(kind, key, t->key, sizeof t->key);
+    if (thue_cluster_limit_take(l->cluster, t->key, rate, burst, limit_taken, t) != 0)
+        free(t);
 }

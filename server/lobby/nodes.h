@@ -74,6 +74,18 @@ void nodes_each_remote_room(thue_lobby *l, nodes_room_fn *fn, void *ctx);
 /* How many rooms nodes_each_remote_room would give. */
 long nodes_remote_room_count(thue_lobby *l);
 
+/*
+ * Per-address limits across the nodes: each node keeps its own bucket (quota.h) and also
+ * takes a token from the key's bucket in Redis, shared by every node, after the fact (the
+ * loop does not wait for Redis). When Redis says the shared bucket is empty, this node
+ * refuses that key until the bucket has a token again (nodes_limit_blocked). So an address
+ * gets the limit across all nodes, and at most one request more per node and per refill.
+ * kind names the limit ("rooms", "claims"); key is quota.h's address key.
+ */
+bool nodes_limit_blocked(thue_lobby *l, const char *kind, const char *key, uint64_t *retry_ms);
+void nodes_limit_take(thue_lobby *l, const char *kind, const char *key, double rate,
+                      double burst);
+
 /* The cluster's load and draining flags follow the lobby's. */
 void nodes_load_changed(thue_lobby *l);
 void nodes_set_draining(thue_lobby *l);

@@ -571,13 +571,15 @@ int room_allowed(thue_lobby *l, const char *peer, char *why, size_t size)
     char key[THUE_LIMIT_KEY_MAX];
     thue_addr_key(peer ? peer : "unknown", key, sizeof key);
     uint64_t retry_ms = 0;
-    if (!thue_limiter_take(l->room_rate, key, uv_now(l->loop), &retry_ms)) {
+    if (nodes_limit_blocked(l, "rooms", key, &retry_ms) ||
+        !thue_limiter_take(l->room_rate, key, uv_now(l->loop), &retry_ms)) {
         snprintf(why, size,
                  "one address may make %d rooms a minute, and yours has; the next room can "
                  "be made in %llu s",
                  l->cfg.room_rate_per_ip, (unsigned long long)((retry_ms + 999) / 1000));
         return THUE_PERR_RATE;
     }
+    nodes_limit_take(l, "rooms", key, l->cfg.room_rate_per_ip / 60.0, l->cfg.room_rate_per_ip);
     return 0;
 }
 

@@ -109,6 +109,32 @@ test("the lobby across nodes: every node lists every node's public rooms", async
   }
 });
 
+test("per-address limits are shared by the nodes", async () => {
+  const cl = await startCluster(2, ["--room-rate-per-ip", "4", "--max-rooms-per-player", "1"]);
+  try {
+    let allowed = 0;
+    let refused = 0;
+    for (let i = 0; i < 12; i++) {
+      const node = i % 2 ? cl.nodes.n2 : cl.nodes.n1;
+      const c = await hello(node, `P${i}`);
+      const r = await c.request({ type: "create_room", k: 3 });
+      if (r.type === "room_created") allowed++;
+      else {
+        assert.equal(r.code, "rate_limited");
+        refused++;
+      }
+      await c.close();
+      await new Promise((res) => setTimeout(res, 50)); // the shared bucket's verdict
+    }
+    // alone, each node would have let 4 through (8 in all); shared, 4 and at most one
+    // more per node
+    assert.ok(allowed >= 4 && allowed <= 6, `${allowed} rooms made`);
+    assert.equal(allowed + refused, 12);
+  } finally {
+    await cl.stop();
+  }
+});
+
 test("quick match pairs players of two nodes; the one who waited moves and plays", async () => {
   const cl = await startCluster(3);
   try {
