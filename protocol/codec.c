@@ -127,7 +127,7 @@ static const char *const unrated_names[] = {"too_short", "pair_limit", "bots"};
 static const char *const move_kind_names[] = {"place", "paint"};
 static const char *const pairing_names[] = {"1-0", "0-1", "1/2-1/2", "bye"};
 static const char *const goodbye_names[] = {"replaced", "shutdown", "idle", "abuse", "slow"};
-static const char *const moved_names[] = {"room", "session", "match"};
+static const char *const moved_names[] = {"room", "session", "match", "tournament"};
 static const char *const event_names[] = {"joined",         "left",     "started", "round_started",
                                           "round_finished", "finished", "expired"};
 
@@ -1108,6 +1108,8 @@ static void msg_members(thue__io *o, thue_msg *m)
         IO_STR(o, "node", m->u.moved.node, THUE__S_KEY);
         IO_STR(o, "path", m->u.moved.path, THUE__S_SERVER);
         IO_STR_OPT(o, "room", &m->u.moved.has_room, m->u.moved.room, THUE__S_KEY);
+        IO_STR_OPT(o, "tournament", &m->u.moved.has_tournament, m->u.moved.tournament,
+                   THUE__S_KEY);
         IO_STR_OPT(o, "resume", &m->u.moved.has_resume, m->u.moved.resume, THUE__S_RESUME);
         IO_STR(o, "message", m->u.moved.message, THUE__S_TEXT);
         break;

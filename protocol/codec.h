@@ -648,11 +648,13 @@ typedef struct thue_msg {
             const char *tree; /* the root NODE object as compact JSON (any size) */
         } analysis_tree;
         struct {
-            char reason[16]; /* room, session, match (section 17) */
+            char reason[16]; /* room, session, match, tournament (section 17) */
             char node[THUE_PROTO_KEY_MAX + 1];
             char path[65]; /* "/n/NODE/ws": where to connect, on the same host and port */
             int has_room;
             char room[THUE_PROTO_KEY_MAX + 1];
+            int has_tournament;
+            char tournament[THUE_PROTO_KEY_MAX + 1];
             int has_resume; /* match: the resume token of the session made there for you */
             char resume[THUE_PROTO_RESUME_LEN + 1];
             char message[THUE_PROTO_TEXT_MAX * 4 + 1];

@@ -8,7 +8,8 @@
 // Several nodes (PROTOCOL.md section 17): `moved` says that what was asked for lives on
 // another node. The connection then opens `path` on the same host (the balancer routes
 // /n/NODE/ws to that node), says hello with the resume token (the one `moved` gave, or
-// its own), and asks again what it had asked (a join or spectate). A node that cannot be
+// its own; for a room or a tournament, a new session there with its token or name), and
+// asks again what it had asked (a join, spectate or tournament command). A node that cannot be
 // reached there sends it back to /ws, where any live node answers.
 
 const KEY_NAME = "thue.name";
@@ -113,6 +114,9 @@ export class Connection {
   moveTo(m, p) {
     this.path = m.path;
     if (m.resume) this.resume = m.resume;
+    // a room or a tournament there: a session of its own there (the account's token, or
+    // the name), since the session here is this node's
+    else if (m.reason === "room" || m.reason === "tournament") this.resume = "";
     if (p && p.obj.type !== "hello") this.again = p;
     else if (p) p.reject({ code: "moved", message: m.message });
     this.onStatus("connecting", `Moving to node ${m.node}…`);

@@ -510,7 +510,7 @@ void thue_lobby_message(thue_lobby *l, thue_client *c, const char *text, size_t 
     rq.c = c;
     rq.cmd = &cmd;
     err = dispatch(&rq);
-    if (err != 0)
+    if (err < 0) /* (LOBBY_LATER: the answer comes later) */
         lobby_send_error(l, c, &cmd.id, err, rq.field[0] ? rq.field : NULL, rq.message);
 }
 
@@ -806,6 +806,16 @@ void thue_lobby_cluster_event(void *lobby, const char *from, const char *payload
         accounts_event(l, ev);
     } else if (strcmp(t, "rooms") == 0) {
         nodes_rooms_event(l, from, ev);
+    } else if (strcmp(t, "seat") == 0) {
+        /* a tournament of that node seated an account whose session is here */
+        const char *name = json_string_value(json_object_get(ev, "name"));
+        const char *room_id = json_string_value(json_object_get(ev, "room"));
+        const char *resume = json_string_value(json_object_get(ev, "resume"));
+        account *a = name != NULL ? account_by_name(l, name) : NULL;
+        if (a != NULL && a->session != NULL && a->session->client != NULL && room_id != NULL &&
+            resume != NULL && strlen(room_id) <= THUE_PROTO_KEY_MAX &&
+            strlen(resume) == THUE_PROTO_RESUME_LEN)
+            nodes_send_moved(l, a->session->client, NULL, "match", from, room_id, resume);
     } else {
         thue_log(THUE_LOG_DEBUG, "cluster: event %s from node %s ignored", t, from);
     }

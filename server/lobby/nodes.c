@@ -19,6 +19,7 @@ typedef struct node_wait {
     thue_client *c; /* NULL once the connection is gone */
     thue_msg_id id;
     bool hello;
+    bool tournament; /* room holds a tournament's id */
     char room[THUE_PROTO_KEY_MAX + 1];
     char token[THUE_PROTO_RESUME_LEN + 1];
     char node[THUE_CLUSTER_NODE_MAX]; /* the session's node, while its liveness is asked */
@@ -35,17 +36,27 @@ const char *nodes_self(const thue_lobby *l)
     return l->cluster != NULL ? thue_cluster_node_name(l->cluster) : "";
 }
 
+void nodes_id_added(thue_lobby *l, const char *id)
+{
+    if (l->cluster != NULL && thue_cluster_room_add(l->cluster, id) != 0)
+        thue_log(THUE_LOG_WARN, "cluster: %s is not in the directory (out of memory)", id);
+}
+
+void nodes_id_gone(thue_lobby *l, const char *id)
+{
+    if (l->cluster != NULL)
+        (void)thue_cluster_room_remove(l->cluster, id);
+}
+
 void nodes_room_added(thue_lobby *l, const room *r)
 {
-    if (l->cluster != NULL && thue_cluster_room_add(l->cluster, r->id) != 0)
-        thue_log(THUE_LOG_WARN, "cluster: room %s is not in the directory (out of memory)", r->id);
+    nodes_id_added(l, r->id);
     nodes_load_changed(l);
 }
 
 void nodes_room_gone(thue_lobby *l, const room *r)
 {
-    if (l->cluster != NULL)
-        (void)thue_cluster_room_remove(l->cluster, r->id);
+    nodes_id_gone(l, r->id);
     nodes_load_changed(l);
 }
 
@@ -133,8 +144,9 @@ static void path_of(const char *node, char *out, size_t size)
     snprintf(out, size, "/n/%s/ws", node);
 }
 
-void nodes_send_moved(thue_lobby *l, thue_client *c, const thue_msg_id *id, const char *reason,
-                      const char *node, const char *room_id, const char *resume)
+static void send_moved(thue_lobby *l, thue_client *c, const thue_msg_id *id, const char *reason,
+                       const char *node, const char *room_id, const char *tour_id,
+                       const char *resume)
 {
     thue_msg msg;
     memset(&msg, 0, sizeof msg);
@@ -148,6 +160,10 @@ void nodes_send_moved(thue_lobby *l, thue_client *c, const thue_msg_id *id, cons
         msg.u.moved.has_room = 1;
         snprintf(msg.u.moved.room, sizeof msg.u.moved.room, "%s", room_id);
     }
+    if (tour_id != NULL) {
+        msg.u.moved.has_tournament = 1;
+        snprintf(msg.u.moved.tournament, sizeof msg.u.moved.tournament, "%s", tour_id);
+    }
     if (resume != NULL) {
         msg.u.moved.has_resume = 1;
         snprintf(msg.u.moved.resume, sizeof msg.u.moved.resume, "%s", resume);
@@ -160,12 +176,28 @@ void nodes_send_moved(thue_lobby *l, thue_client *c, const thue_msg_id *id, cons
         snprintf(msg.u.moved.message, sizeof msg.u.moved.message,
                  "this session lives on node %s: connect to %s and resume there", node,
                  msg.u.moved.path);
+    else if (strcmp(reason, "tournament") == 0)
+        snprintf(msg.u.moved.message, sizeof msg.u.moved.message,
+                 "tournament %s is directed from node %s: connect to %s, log in, and ask again",
+                 tour_id, node, msg.u.moved.path);
     else
         snprintf(msg.u.moved.message, sizeof msg.u.moved.message,
                  "your match is on node %s: connect to %s and say hello with the resume token "
                  "given here",
                  node, msg.u.moved.path);
     lobby_send_client_msg(l, c, &msg);
+}
+
+void nodes_send_moved(thue_lobby *l, thue_client *c, const thue_msg_id *id, const char *reason,
+                      const char *node, const char *room_id, const char *resume)
+{
+    send_moved(l, c, id, reason, node, room_id, NULL, resume);
+}
+
+static int no_tournament_now(request *rq)
+{
+    snprintf(rq->field, sizeof rq->field, "tournament");
+    return THUE_PERR_NO_TOURNAMENT;
 }
 
 static int no_room_now(request *rq)
@@ -182,31 +214,46 @@ static void room_found(void *data, int status, const char *node)
     thue_lobby *l = w->l;
     if (w->c != NULL && !w->c->closing) {
         if (status == 0 && node != NULL && strcmp(node, nodes_self(l)) != 0) {
-            nodes_send_moved(l, w->c, &w->id, "room", node, w->room, NULL);
+            if (w->tournament)
+                send_moved(l, w->c, &w->id, "tournament", node, NULL, w->room, NULL);
+            else
+                send_moved(l, w->c, &w->id, "room", node, w->room, NULL, NULL);
         } else {
             request rq;
             memset(&rq, 0, sizeof rq);
-            int code = no_room_now(&rq);
-            lobby_send_error(l, w->c, &w->id, code, rq.field, rq.message);
+            int code = w->tournament ? no_tournament_now(&rq) : no_room_now(&rq);
+            lobby_send_error(l, w->c, &w->id, code, rq.field, rq.message[0] ? rq.message : NULL);
         }
     }
     wait_free(w);
 }
 
-int nodes_find_room(request *rq, const char *room_id)
+static int find_id(request *rq, const char *id, bool is_tournament)
 {
     thue_lobby *l = rq->c->lobby;
+    int (*none)(request *) = is_tournament ? no_tournament_now : no_room_now;
     if (!nodes_up(l))
-        return no_room_now(rq);
+        return none(rq);
     node_wait *w = wait_new(rq);
     if (w == NULL)
-        return no_room_now(rq);
-    snprintf(w->room, sizeof w->room, "%s", room_id);
-    if (thue_cluster_room_lookup(l->cluster, room_id, room_found, w) != 0) {
+        return none(rq);
+    w->tournament = is_tournament;
+    snprintf(w->room, sizeof w->room, "%s", id);
+    if (thue_cluster_room_lookup(l->cluster, id, room_found, w) != 0) {
         wait_free(w);
-        return no_room_now(rq);
+        return none(rq);
     }
-    return 0;
+    return LOBBY_LATER;
+}
+
+int nodes_find_room(request *rq, const char *room_id)
+{
+    return find_id(rq, room_id, false);
+}
+
+int nodes_find_tournament(request *rq, const char *id)
+{
+    return find_id(rq, id, true);
 }
 
 static int bad_resume_now(request *rq)
@@ -271,7 +318,7 @@ int nodes_find_session(request *rq, const char *token)
         wait_free(w);
         return bad_resume_now(rq);
     }
-    return 0;
+    return LOBBY_LATER;
 }
 
 /* ---- events to other nodes ------------------------------------------------------------ */

@@ -24,9 +24,11 @@ bool nodes_up(const thue_lobby *l);
 /* This node's name, or "" without a cluster. */
 const char *nodes_self(const thue_lobby *l);
 
-/* The directory: a room of this node was made, or is gone. */
+/* The directory: a room of this node was made, or is gone; or any id (a tournament's). */
 void nodes_room_added(thue_lobby *l, const room *r);
 void nodes_room_gone(thue_lobby *l, const room *r);
+void nodes_id_added(thue_lobby *l, const char *id);
+void nodes_id_gone(thue_lobby *l, const char *id);
 
 /* A session's resume token is new (a welcome): the cluster maps it to this node, and
  * forgets old (NULL: none). A session that ends: its token is forgotten. */
@@ -34,14 +36,17 @@ void nodes_session_token(thue_lobby *l, const session *s, const char *old);
 void nodes_session_gone(thue_lobby *l, const session *s);
 
 /*
- * join or spectate named a room that is not here: asks the directory. Returns 0 when the
- * request will be answered later (`moved` with the request's id when another live node
- * has the room, else the no_such_room error the same as one server gives), or the error
- * to answer now (no cluster, or Redis down: no_such_room with field and message set).
+ * join or spectate named a room that is not here: asks the directory. Returns LOBBY_LATER
+ * when the request will be answered later (`moved` with the request's id when another
+ * live node has the room, else the no_such_room error the same as one server gives), or
+ * the error to answer now (no cluster, or Redis down: no_such_room with field and message
+ * set). nodes_find_tournament: the same for a tournament's commands (`moved` reason
+ * tournament, or no_such_tournament).
  */
 int nodes_find_room(request *rq, const char *room_id);
+int nodes_find_tournament(request *rq, const char *id);
 /*
- * hello's resume token is not a session here: asks the cluster. 0: answered later
+ * hello's resume token is not a session here: asks the cluster. LOBBY_LATER: answered later
  * (`moved`, reason session, when a live node holds the session; else bad_resume, field
  * resume); or the error to answer now.
  */

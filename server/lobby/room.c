@@ -777,16 +777,14 @@ int room_list(request *rq)
 }
 
 /* The room a join or spectate names (its invite checked), which the sender has no seat in.
- * 1 (nothing more to do: the answer comes later) when the room is not here and the
- * cluster is asked where it is (nodes_find_room). */
+ * LOBBY_LATER (the answer comes later) when the room is not here and the cluster is asked
+ * where it is (nodes_find_room). */
 static int reach_unseated(request *rq, room **out)
 {
     const __typeof__(rq->cmd->u.room) *a = &rq->cmd->u.room;
     thue_lobby *l = rq->c->lobby;
-    if (l->cluster != NULL && room_find(l, a->room) == NULL) {
-        int err = nodes_find_room(rq, a->room);
-        return err != 0 ? err : 1;
-    }
+    if (l->cluster != NULL && room_find(l, a->room) == NULL)
+        return nodes_find_room(rq, a->room);
     int err = reach_room(rq, a->room, a->has_invite, a->invite, out);
     if (err == 0 && room_seat_of(*out, rq->c->s) >= 0)
         return THUE_PERR_SEATED;
@@ -800,7 +798,7 @@ int room_join(request *rq)
     room *r;
     int err = reach_unseated(rq, &r);
     if (err)
-        return err > 0 ? 0 : err;
+        return err;
     if (r->opt.rated && (err = rated_allowed(rq, s)) != 0)
         return err;
     int seat;
@@ -822,7 +820,7 @@ int room_spectate(request *rq)
     room *r;
     int err = reach_unseated(rq, &r);
     if (err)
-        return err > 0 ? 0 : err;
+        return err;
     if (spect_index(r, s) >= 0) {
         request_ok(rq);
         room_send_state(r, s);

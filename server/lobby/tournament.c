@@ -38,6 +38,7 @@
 
 #include "ladder/schedule.h"
 #include "accounts.h"
+#include "nodes.h"
 #include "room.h"
 #include "roomstate.h"
 #include "tournament.h"
@@ -384,6 +385,8 @@ static tournament *tournament_alloc(thue_lobby *l)
 
 static void tournament_free(tournament *t)
 {
+    if (t->id[0] != '\0')
+        nodes_id_gone(t->lobby, t->id);
     for (int r = 0; r < THUE_SCHED_ROUNDS_MAX_ALL; r++)
         free(t->games[r]);
     free(t->watch);
@@ -610,6 +613,7 @@ int cmd_create_tournament(request *rq)
         free(t);
         return THUE_PERR_INTERNAL;
     }
+    nodes_id_added(l, t->id);
     snprintf(t->name, sizeof t->name, "%s", a->name);
     t->created_ms = lobby_now_ms();
     snprintf(t->addr, sizeof t->addr, "%s", addr);
@@ -649,7 +653,10 @@ static tournament *named(request *rq, int *err)
         return NULL;
     }
     tournament *t = tournament_find(l, rq->cmd->u.tournament.tournament);
-    if (t == NULL) {
+    if (t == NULL && l->cluster != NULL) {
+        /* another node's? (LOBBY_LATER: moved, or no_such_tournament, comes later) */
+        *err = nodes_find_tournament(rq, rq->cmd->u.tournament.tournament);
+    } else if (t == NULL) {
         snprintf(rq->field, sizeof rq->field, "tournament");
         *err = THUE_PERR_NO_TOURNAMENT;
     }
@@ -855,16 +862,18 @@ static void start_game(thue_lobby *l, tournament *t, int board, bool reserve)
     }
     int who[2] = {g->g.first, g->g.second};
     session *sess[2] = {NULL, NULL};
-    bool absent[2] = {false, false};
+    bool absent[2] = {false, false}, away[2] = {false, false};
     for (int i = 0; i < 2; i++) {
         const tournament_entrant *e = &t->e[who[i]];
         if (e->kind == THUE_KIND_BOT)
             continue;
         sess[i] = entrant_session(e);
         /* After a restart the owner may not be back yet: a session waits for them (its
-         * grace period runs; hello with their token takes it over). */
-        if (sess[i] == NULL && reserve && e->acct != NULL)
+         * grace period runs; hello with their token takes it over). With several nodes,
+         * the owner may be on another node: the same, and that node is told (below). */
+        if (sess[i] == NULL && (reserve || l->cluster != NULL) && e->acct != NULL)
             sess[i] = l->session_for_account(l, e->acct); /* lobby.c's */
+        away[i] = l->cluster != NULL && sess[i] != NULL && sess[i]->client == NULL;
         absent[i] = sess[i] == NULL;
     }
     if (absent[0] || absent[1]) {
@@ -896,6 +905,12 @@ static void start_game(thue_lobby *l, tournament *t, int board, bool reserve)
             return;
         }
     }
+    /* An entrant away from this node: the node they are on (if any) sends them here. */
+    for (int i = 0; i < 2; i++)
+        if (away[i])
+            nodes_broadcast(l, json_pack("{s:s, s:s, s:s, s:s}", "t", "seat", "name",
+                                         t->e[who[i]].acct->name, "room", r->id, "resume",
+                                         sess[i]->resume));
 }
 
 /* Starts the matches of the current round's rooms. */
@@ -1183,6 +1198,7 @@ void thue_lobby_load_tournament(void *ctx, const char *id, const char *state)
         }
     }
     json_decref(o);
+    nodes_id_added(l, t->id);
     thue_log(THUE_LOG_INFO, "tournament %s loaded (round %d of %d)", t->id, t->round, t->nrounds);
     return;
 bad:

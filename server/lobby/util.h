@@ -31,6 +31,11 @@ void lobby_send_msg(thue_lobby *l, session *s, const thue_msg *msg);
 void lobby_send_error(thue_lobby *l, thue_client *c, const thue_msg_id *id, int code,
                       const char *field, const char *message);
 void lobby_reply_error(thue_lobby *l, session *s, const thue_msg_id *id, int code);
+/* What a command handler returns when its answer comes later (nodes.h: it waits for
+ * Redis): dispatch sends nothing now. Handlers otherwise return 0 (answered) or a
+ * negative error code. */
+#define LOBBY_LATER 1
+
 /* The direct reply `ok` to a request. */
 void request_ok(request *rq);
 /* A game's refusal (e) as the request's error: field "member/sub" (or "member"), the

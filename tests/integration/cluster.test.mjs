@@ -3,7 +3,7 @@
 // different nodes, accounts and the ladder are the same from every node; and the faults
 // of issue 19: a node killed with SIGKILL, Redis restarted, PostgreSQL stopped and back.
 import assert from "node:assert/strict";
-import { run, test } from "./lib.mjs";
+import { autoplay, Client, run, test } from "./lib.mjs";
 import { follow, hello, services, startCluster, until } from "./clusterlib.mjs";
 
 /** A Thue room of k = 3 on a's node with b joined (both there) and a match running. */
@@ -56,7 +56,7 @@ test("moved: a room and a session of another node; unknown ones as on one server
     assert.equal(none.field, "room");
     // a resume token of n2's session, said to n1: moved (session) to n2
     const c = await hello(cl.nodes.n1, "Cy");
-    const other = await (await import("./lib.mjs")).Client.connect(cl.nodes.n1.ws, "x");
+    const other = await Client.connect(cl.nodes.n1.ws, "x");
     const mv = await other.request({ type: "hello", protocol: 1, resume: bob.welcome.resume });
     assert.equal(mv.type, "moved");
     assert.deepEqual({ reason: mv.reason, node: mv.node, path: mv.path }, { reason: "session", node: "n2", path: "/n/n2/ws" });
@@ -224,6 +224,77 @@ test("accounts and the ladder are the same from every node", async () => {
   }
 });
 
+test("a Swiss tournament whose entrants sit on different nodes", async () => {
+  const cl = await startCluster(3, ["--rate", "1000", "--burst", "1000", "--bot-think-ms", "20"]);
+  const stops = [];
+  try {
+    const who = {};
+    for (const [name, node] of [["Ann", "n1"], ["Bob", "n2"], ["Cy", "n3"]]) {
+      const c = await hello(cl.nodes[node], name);
+      const { token } = await c.ok({ type: "claim_name", name });
+      who[name] = { c, token, node };
+    }
+    const ann = who.Ann.c;
+    const { tournament } = await ann.ok({ type: "create_tournament", name: "Across", format: "swiss", variant: "square", k: 3, limit: 8, rounds: 2, max_players: 4 });
+    await ann.ok({ type: "join_tournament", tournament });
+    await ann.ok({ type: "join_tournament", tournament, bot: "greedy" });
+    stops.push(autoplay(ann, 3));
+    // Bob and Cy ask from their nodes: moved (tournament) to n1, where they join; then
+    // they go back home (their session on n1 waits out its grace period)
+    for (const name of ["Bob", "Cy"]) {
+      const mv = await who[name].c.request({ type: "join_tournament", tournament });
+      assert.equal(mv.type, "moved");
+      assert.deepEqual({ reason: mv.reason, node: mv.node, tournament: mv.tournament }, { reason: "tournament", node: "n1", tournament });
+      const there = await until(() => hello(cl.nodes.n1, { token: who[name].token }).catch(() => false), `${name}'s account on n1`);
+      await there.ok({ type: "join_tournament", tournament });
+      await there.close();
+      // and home again: a session of the account there
+      who[name].c = await hello(cl.nodes[who[name].node], { token: who[name].token });
+    }
+    // each game of theirs is announced on their own node with moved (match); they follow
+    // and play there
+    const moves = { Bob: 0, Cy: 0 };
+    for (const name of ["Bob", "Cy"]) {
+      (async () => {
+        let c = who[name].c;
+        for (;;) {
+          let mv;
+          try {
+            mv = await c.next("moved", "a game elsewhere", 120000);
+          } catch {
+            return;
+          }
+          assert.equal(mv.reason, "match");
+          assert.equal(mv.node, "n1");
+          moves[name]++;
+          c = await follow(cl, mv);
+          assert.ok(c.welcome.rooms.includes(mv.room));
+          stops.push(autoplay(c, 3));
+        }
+      })();
+    }
+    await ann.ok({ type: "start_tournament", tournament });
+    const t = await until(async () => {
+      const j = await (await fetch(`${cl.nodes.n1.url}/api/tournaments/${tournament}`)).json();
+      return j.status === "finished" && j;
+    }, "the tournament to finish", 60000);
+    assert.equal(t.standings.length, 4);
+    assert.equal(t.round_list.length, 2);
+    assert.ok(moves.Bob >= 1 && moves.Cy >= 1, `moved to their games: ${JSON.stringify(moves)}`);
+    // every game was played (none decided by absence): each round has two boards with rooms
+    for (const [i, r] of t.round_list.entries()) for (const p of r.pairings) assert.ok(p.room, `a board without a room in round ${i + 1}`);
+    // another node answers for it with moved
+    const probe = await hello(cl.nodes.n3, "Probe");
+    const mv = await probe.request({ type: "get_tournament", tournament });
+    assert.equal(mv.reason, "tournament");
+    const none = await probe.request({ type: "get_tournament", tournament: "tnosuchtournament" });
+    assert.equal(none.code, "no_such_tournament");
+  } finally {
+    for (const s of stops) s();
+    await cl.stop();
+  }
+});
+
 test("kill -9 one node of three: the others play on, its rooms leave the directory, its players start again", async () => {
   const cl = await startCluster(3);
   try {
@@ -257,7 +328,7 @@ test("kill -9 one node of three: the others play on, its rooms leave the directo
     assert.ok(took < 8000, `expired after ${took} ms`);
     // n3's player comes back through another node: its resume token is dead, a fresh
     // hello works at once, and a new match starts
-    const c = await (await import("./lib.mjs")).Client.connect(cl.nodes.n2.ws, "A-again");
+    const c = await Client.connect(cl.nodes.n2.ws, "A-again");
     const r = await c.request({ type: "hello", protocol: 1, resume: pairs.n3.a.welcome.resume });
     assert.equal(r.code, "bad_resume");
     const again = await c.ok({ type: "hello", protocol: 1, name: "An3" });

@@ -239,6 +239,30 @@ export async function get(server, path, init = {}) {
   return { status: res.status, headers: res.headers, body, json };
 }
 
+/** Plays c's games of a tournament as they come: every room_state where c is to move
+ * gets a move (build at the end; paint the lowest symbol unlike both neighbours). */
+export function autoplay(c, k) {
+  let stopped = false;
+  (async () => {
+    while (!stopped) {
+      let s;
+      try {
+        s = await c.next((m) => m.type === "room_state" && m.match && m.match.to_move === m.you && m.status === "playing", "a move to make", 600000);
+      } catch {
+        return;
+      }
+      const m = s.match;
+      const msg = m.step === "place" ? { type: "place", room: s.room, position: m.word.length } : (() => {
+        let sym = 0;
+        while (sym < k && (m.word[m.placed - 1] === sym || m.word[m.placed] === sym)) sym++;
+        return { type: "paint", room: s.room, symbol: sym % k };
+      })();
+      c.send({ ...msg, id: `auto-${s.room}-${s.version}` }); // a stale state is answered with an error: fine
+    }
+  })();
+  return () => (stopped = true);
+}
+
 // ---- a sequential test runner --------------------------------------------------------------
 
 const tests = [];

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { Client, get, player, run, startServer, test } from "./lib.mjs";
+import { autoplay, Client, get, player, run, startServer, test } from "./lib.mjs";
 
 const FAST = ["--rate", "1000", "--burst", "1000", "--bot-think-ms", "20"];
 
@@ -29,29 +29,6 @@ async function finished(server, id, ms = 120000) {
   }
 }
 
-/** Plays c's games of a tournament as they come: every room_state where c is to move
- * gets a move (build at the end; paint the lowest symbol unlike both neighbours). */
-function autoplay(c, k) {
-  let stopped = false;
-  (async () => {
-    while (!stopped) {
-      let s;
-      try {
-        s = await c.next((m) => m.type === "room_state" && m.match && m.match.to_move === m.you && m.status === "playing", "a move to make", 600000);
-      } catch {
-        return;
-      }
-      const m = s.match;
-      const msg = m.step === "place" ? { type: "place", room: s.room, position: m.word.length } : (() => {
-        let sym = 0;
-        while (sym < k && (m.word[m.placed - 1] === sym || m.word[m.placed] === sym)) sym++;
-        return { type: "paint", room: s.room, symbol: sym % k };
-      })();
-      c.send({ ...msg, id: `auto-${s.room}-${s.version}` }); // a stale state is answered with an error: fine
-    }
-  })();
-  return () => (stopped = true);
-}
 
 test("a tournament room's room_state names its tournament; another room's has no such member", async () => {
   const server = await startServer(FAST);
