@@ -253,14 +253,16 @@ test("/ws connections spread over the three nodes (least connections)", async ()
 
 let drained; // the node that drained and was restarted
 test("a draining node gets no new /ws; /n/NODE/ws still reaches it; its match goes on through the balancer", async () => {
-  // Ann connects without a prefix: the node she reaches hosts the match.
+  // Dana (ann) connects without a prefix: the node she reaches hosts the match; Drew
+  // (bob) joins it through that node's prefix. Names are unique in the file: a guest's
+  // name stays taken for its grace period after it left.
   let before = await totals();
-  const ann = await hello("Ann", via(), "127.0.2.1");
+  const ann = await hello("Dana", via(), "127.0.2.1");
   let after = await totals();
   const d = NAMES.find((n) => after[n] === before[n] + 1);
   assert.ok(d, "Ann reached one node");
   drained = d;
-  const bob = await hello("Bob", via(d), "127.0.2.2");
+  const bob = await hello("Drew", via(d), "127.0.2.2");
   const { room } = await ann.ok({ type: "create_room", k: 3, first_builder: "creator" });
   await bob.ok({ type: "join", room });
   await ann.ok({ type: "ready", room });
@@ -284,8 +286,8 @@ test("a draining node gets no new /ws; /n/NODE/ws still reaches it; its match go
   assert.equal(after[d], before[d], `no new connection reached the draining ${d}`);
   assert.equal(others.reduce((a, n) => a + after[n] - before[n], 0), 6);
 
-  const cy = await hello("Cy", via(d), "127.0.2.3");
-  assert.equal(cy.welcome.player.name, "Cy");
+  const cy = await hello("Dora", via(d), "127.0.2.3");
+  assert.equal(cy.welcome.player.name, "Dora");
   assert.equal(await metric(nodes[d], "thue_connections_total"), after[d] + 1, `/n/${d}/ws reached ${d}`);
 
   // Ann's tunnel (through the pool, where d is now down) is still open: the match goes on
