@@ -112,9 +112,9 @@ http_get() {
 
 # Waits until a node listens and answers /healthz on its own port: at most 30 s.
 wait_node() {
-  local n=$1 p i
+  local n=$1 p
   p=$(cat "$dir/$n.port")
-  for i in $(seq 1 150); do
+  for _ in $(seq 1 150); do
     if ! alive "$dir/$n.pid"; then
       tail -n 20 "$dir/$n.log" >&2
       if grep -q 'cannot open postgres://' "$dir/$n.log"; then
@@ -145,9 +145,9 @@ start_node() {
 
 # Waits until the balancer reaches every node through its prefix: at most 15 s.
 wait_balancer() {
-  local n i r
+  local n r
   for n in "${NODES[@]}"; do
-    for i in $(seq 1 75); do
+    for _ in $(seq 1 75); do
       alive "$dir/haproxy.pid" || { tail -n 20 "$dir/haproxy.log" >&2; die "HAProxy exited (log: $dir/haproxy.log)"; }
       r=$(http_get "http://127.0.0.1:$port/n/$n/healthz")
       [ "${r%% *}" = 200 ] && [[ $r == *"\"node\":\"$n\""* ]] && continue 2
@@ -159,7 +159,7 @@ wait_balancer() {
 
 # Stops a process by its pid file: SIGTERM, then at most `secs` seconds, then SIGKILL.
 stop_pid() {
-  local file=$1 what=$2 secs=$3 pid i
+  local file=$1 what=$2 secs=$3 pid
   alive "$file" || { rm -f "$file"; return 0; }
   pid=$(cat "$file")
   kill -TERM "$pid" 2>/dev/null || true
@@ -182,6 +182,15 @@ stop_all() {
   stop_pid "$dir/haproxy.pid" HAProxy 10
   bash scripts/services.sh stop "$dir" >/dev/null 2>&1 || echo "cluster.sh: stopping PostgreSQL/Redis in $dir failed" >&2
   rm -f "$dir"/*.port "$dir/mode" "$dir/server"
+}
+
+# The EXIT trap of a start: a start that fails stops what it began.
+start_failed() {
+  local rc=$?
+  [ $rc -eq 0 ] && return 0
+  echo "cluster.sh: start failed: stopping what it started" >&2
+  stop_all
+  exit $rc
 }
 
 services_up() {
@@ -267,9 +276,9 @@ do_start() {
     stop_all
   fi
 
-  # From here on, a failure stops whatever this start began.
-  trap 'rc=$?; if [ $rc -ne 0 ]; then echo "cluster.sh: start failed: stopping what it started" >&2; stop_all; fi' EXIT
   port_free "$port" || die "port $port is in use (another program, or a cluster from another --dir): choose one with --port N"
+  # From here on, a failure stops whatever this start began.
+  trap start_failed EXIT
 
   if [ -z "$server" ]; then
     server=$root/build/server/thue-server
