@@ -324,6 +324,7 @@ static int start(app *a)
         .analysis_iterations_max = a->cfg.analysis_iterations_max,
         .analysis_tree_nodes = a->cfg.analysis_tree_nodes,
     };
+    snprintf(lc.node, sizeof lc.node, "%s", a->cfg.node);
     a->lobby = thue_lobby_new(&a->loop, &lc, a->pool, &a->metrics);
     if (a->lobby == NULL) {
         fputs("thue-server: out of memory starting the lobby\n", stderr);

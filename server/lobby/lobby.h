@@ -91,6 +91,9 @@ typedef struct thue_lobby_config {
     /* Analyses (0: the defaults below): open at once on the server; iterations one may
      * run in all; the nodes its tree may hold. */
     int max_analyses, analysis_iterations_max, analysis_tree_nodes;
+    /* Several nodes: this node's name (--node), "" for a single server; the tournaments it
+     * saves are its own, and it loads only its own. */
+    char node[33];
 } thue_lobby_config;
 
 typedef struct thue_lobby thue_lobby;

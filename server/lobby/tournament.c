@@ -329,6 +329,9 @@ static char *state_json(const tournament *t)
         json_object_set_new(o, "game", json_string(t->game->name));
         json_object_set_new(o, "game_options", json_string(t->game_options));
     }
+    /* Several nodes: the node that directs it (the one that loads it again at start-up). */
+    if (o != NULL && t->lobby->cfg.node[0] != '\0')
+        json_object_set_new(o, "node", json_string(t->lobby->cfg.node));
     char *text = o ? json_dumps(o, JSON_COMPACT) : NULL;
     json_decref(o);
     return text;
@@ -1123,6 +1126,16 @@ void thue_lobby_load_tournament(void *ctx, const char *id, const char *state)
     tournament *t = NULL;
     if (o == NULL)
         goto bad;
+    /* Several nodes share the database: each loads the tournaments it directs (a node
+     * that comes back under its name resumes its own: docs/cluster.md); a tournament of
+     * a single server ("node" absent) only a single server resumes. */
+    const char *node = json_string_value(json_object_get(o, "node"));
+    if (strcmp(node != NULL ? node : "", l->cfg.node) != 0) {
+        thue_log(THUE_LOG_INFO, "tournament %s is directed by %s: not loaded here", id,
+                 node != NULL ? node : "a single server");
+        json_decref(o);
+        return;
+    }
     t = tournament_alloc(l);
     if (t == NULL)
         goto bad;

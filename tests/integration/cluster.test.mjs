@@ -295,6 +295,39 @@ test("a Swiss tournament whose entrants sit on different nodes", async () => {
   }
 });
 
+test("a tournament's node killed and started again under its name resumes it; no other node takes it", async () => {
+  const cl = await startCluster(2, ["--rate", "1000", "--burst", "1000", "--bot-think-ms", "150"]);
+  try {
+    const org = await hello(cl.nodes.n1, "Org");
+    await org.ok({ type: "claim_name", name: "Org" });
+    const { tournament } = await org.ok({ type: "create_tournament", name: "Bots", format: "swiss", variant: "square", k: 3, limit: 12, rounds: 3, max_players: 4 });
+    for (const bot of ["greedy", "nested:1", "uct:iterations=100", "uct:iterations=50"])
+      await org.ok({ type: "join_tournament", tournament, bot });
+    await org.ok({ type: "start_tournament", tournament });
+    await org.next((m) => m.type === "tournament_event" && m.event === "round_started" && m.round === 2, "round 2", 60000);
+    cl.nodes.n1.proc.kill("SIGKILL");
+    await cl.nodes.n1.exited;
+    delete cl.nodes.n1;
+    // n2 does not take it, now or when it starts again
+    assert.equal((await fetch(`${cl.nodes.n2.url}/api/tournaments/${tournament}`)).status, 404);
+    await cl.nodes.n2.stop("SIGTERM");
+    delete cl.nodes.n2;
+    const n2 = await cl.add("n2");
+    assert.match(n2.stdout() + n2.stderr(), new RegExp(`tournament ${tournament} is directed by n1: not loaded here`));
+    assert.equal((await fetch(`${n2.url}/api/tournaments/${tournament}`)).status, 404);
+    // n1 back under its name: it loads its tournament and plays it to the end
+    const n1 = await cl.add("n1");
+    const t = await until(async () => {
+      const j = await (await fetch(`${n1.url}/api/tournaments/${tournament}`)).json();
+      return j.status === "finished" && j;
+    }, "the tournament to finish on n1", 90000);
+    assert.equal(t.round_list.length, 3);
+    assert.equal(t.standings.reduce((a, x) => a + x.points, 0), 6, "3 rounds of 2 games");
+  } finally {
+    await cl.stop();
+  }
+});
+
 test("kill -9 one node of three: the others play on, its rooms leave the directory, its players start again", async () => {
   const cl = await startCluster(3);
   try {
