@@ -112,21 +112,42 @@ static void queue_bot_due(uv_timer_t *t)
     bot_match(l, s);
 }
 
+/* The longest-waiting session of s's queue in the local queue (not in Redis's), or NULL. */
+static session *longest_waiting(thue_lobby *l, const session *s, const thue_room_options *opt)
+{
+    session *other = NULL;
+    for (session *o = l->sessions; o; o = o->next)
+        if (o != s && o->queued && !o->ending && o->ticket[0] == '\0' &&
+            same_queue(&o->queue_opt, opt) && (other == NULL || o->queue_seq < other->queue_seq))
+            other = o;
+    return other;
+}
+
+/* The room of a pairing made for s (against first, or a bot when first is NULL): it counts
+ * against s's address. NULL with the code and the sentence for queue_failed. */
+static room *quick_room_for(thue_lobby *l, session *first, session *s, int *err, char *why,
+                            size_t size)
+{
+    *err = room_allowed(l, s->client ? s->client->peer : NULL, why, size);
+    room *r = *err ? NULL : room_quick(l, first != NULL ? first : s, first != NULL ? s : NULL,
+                                       &s->queue_opt);
+    if (r == NULL && *err == 0) {
+        *err = THUE_PERR_INTERNAL;
+        snprintf(why, size, "the server could not make the room for your match%s; join the "
+                            "queue again",
+                 first != NULL ? "" : " with a bot");
+    }
+    return r;
+}
+
 /* The room with a bot for a session that waited bot_after_s (out of the queue now). */
 static void bot_match(thue_lobby *l, session *s)
 {
     s->queued = false;
-    /* The room is made for this player: it counts against the player's address. */
     char why[THUE_PROTO_TEXT_MAX + 1];
-    int err = room_allowed(l, s->client ? s->client->peer : NULL, why, sizeof why);
-    room *r = err ? NULL : room_quick(l, s, NULL, &s->queue_opt);
+    int err;
+    room *r = quick_room_for(l, NULL, s, &err, why, sizeof why);
     if (r == NULL) {
-        if (err == 0) {
-            err = THUE_PERR_INTERNAL;
-            snprintf(why, sizeof why,
-                     "the server could not make the room for your match "
-                     "with a bot; join the queue again");
-        }
         thue_log(THUE_LOG_WARN, "quick match: no room for %s and a bot (%s)", s->player.name,
                  thue_proto_err_name(err));
         queue_failed(l, s, err, why);
@@ -191,12 +212,7 @@ int cmd_queue_join(request *rq)
         s->queued = false;
     }
     /* The longest-waiting session of the same queue, if any. */
-    session *other = NULL;
-    for (session *o = l->sessions; o; o = o->next)
-        if (o != s && o->queued && !o->ending && o->ticket[0] == '\0' &&
-            same_queue(&o->queue_opt, &opt) &&
-            (other == NULL || o->queue_seq < other->queue_seq))
-            other = o;
+    session *other = longest_waiting(l, s, &opt);
     if (other != NULL) {
         /* The room counts against the address of the player whose request makes it; a
          * refusal leaves the waiting player in the queue. */
@@ -297,23 +313,13 @@ static void local_fallback(thue_lobby *l, session *s)
 {
     s->ticket[0] = '\0';
     s->qpaired = false;
-    session *other = NULL;
-    for (session *o = l->sessions; o; o = o->next)
-        if (o != s && o->queued && !o->ending && o->ticket[0] == '\0' &&
-            same_queue(&o->queue_opt, &s->queue_opt) &&
-            (other == NULL || o->queue_seq < other->queue_seq))
-            other = o;
+    session *other = longest_waiting(l, s, &s->queue_opt);
     if (other == NULL)
         return;
     char why[THUE_PROTO_TEXT_MAX + 1];
-    int err = room_allowed(l, s->client ? s->client->peer : NULL, why, sizeof why);
-    room *r = err ? NULL : room_quick(l, other, s, &s->queue_opt);
+    int err;
+    room *r = quick_room_for(l, other, s, &err, why, sizeof why);
     if (r == NULL) {
-        if (err == 0) {
-            err = THUE_PERR_INTERNAL;
-            snprintf(why, sizeof why, "the server could not make the room for your match; "
-                                      "join the queue again");
-        }
         queue_remove(s);
         queue_failed(l, s, err, why);
         return;
