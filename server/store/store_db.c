@@ -1,8 +1,12 @@
 /*
- * store_db.c: the SQLite side of the store (store.h): opening, the schema and its
- * migrations, the prepared statements, the start-up load and the three writes.
+ * store_db.c: the store's database work (store.h): opening, the SQLite schema and its
+ * migrations, the statements' SQL, the start-up load and the three writes. The load and
+ * the writes run on either engine through sql.h's statement layer (SQLite here,
+ * PostgreSQL in sql_pg.c, which has its own DDL and migrations of the same versions);
+ * the statements' SQL is SQLite's, run by PostgreSQL too (?N as $N) except where
+ * pg_sql gives PostgreSQL's own.
  *
- * Schema versions live in PRAGMA user_version (0 for a new, empty file). `migrations`
+ * SQLite: schema versions live in PRAGMA user_version (0 for a new, empty file). `migrations`
  * below lists every version's SQL, oldest first; opening applies the ones above the
  * file's version, in order, in one transaction together with the new user_version, so a
  * crash mid-migration leaves the old version intact. A file newer than this server
