@@ -2,7 +2,7 @@
  * sql_pg.c: the PostgreSQL engine of the store (sql.h), through libpq: the connection,
  * the schema and its migrations, and the statement calls store_db.c and store_read.c make.
  *
- * Schema: the same tables, columns, indexes and CHECKs as the SQLite file (store_db.c),
+ * Schema: the same tables, columns, indexes and CHECKs as the SQLite file (sql_sqlite.c),
  * in PostgreSQL's types (BIGINT, DOUBLE PRECISION, BYTEA, TEXT), and one addition: matches
  * carry name0_key and name1_key, the ASCII-lowercased player names (stored generated
  * columns: translate() of A-Z to a-z), indexed with ended_ms, because PostgreSQL has no
@@ -78,46 +78,41 @@ int thue__pg_is_uri(const char *path)
 
 char *thue__pg_safe_uri(const char *uri)
 {
+    /* Each hidden password becomes "***": at most 3 bytes more per password, and a
+     * password takes at least "password=" or ":" and "@". */
     size_t n = strlen(uri);
-    char *out = malloc(n + 4);
+    char *out = malloc(n * 2 + 8);
     if (out == NULL)
         return NULL;
     const char *rest = strstr(uri, "://");
     rest = rest ? rest + 3 : uri;
-    size_t o = 0;
-    memcpy(out, uri, (size_t)(rest - uri));
-    o = (size_t)(rest - uri);
-    /* userinfo: up to the first '@' before any '/', '?' or '#' */
+    size_t o = (size_t)(rest - uri);
+    memcpy(out, uri, o);
+    const char *p = rest;
+    /* userinfo: USER:PASSWORD@, before the first '/', '?' or '#' */
     size_t hostpart = strcspn(rest, "/?#");
     const char *at = memchr(rest, '@', hostpart);
-    const char *p = rest;
-    if (at) {
-        const char *colon = memchr(rest, ':', (size_t)(at - rest));
-        if (colon) {
-            memcpy(out + o, rest, (size_t)(colon - rest));
-            o += (size_t)(colon - rest);
-            memcpy(out + o, ":***", 4);
-            o += 4;
-            p = at;
-        }
+    const char *colon = at ? memchr(rest, ':', (size_t)(at - rest)) : NULL;
+    if (colon) {
+        memcpy(out + o, rest, (size_t)(colon - rest));
+        o += (size_t)(colon - rest);
+        memcpy(out + o, ":***", 4);
+        o += 4;
+        p = at;
     }
-    /* the rest, with a password=... parameter's value hidden */
+    /* the rest, with the value of every password=... parameter hidden */
     while (*p) {
         if ((p[0] == '?' || p[0] == '&') && strncmp(p + 1, "password=", 9) == 0) {
             memcpy(out + o, p, 10);
             o += 10;
+            memcpy(out + o, "***", 3);
+            o += 3;
             p += 10;
-            if (o + 3 <= n + 3) {
-                memcpy(out + o, "***", 3);
-                o += 3;
-            }
             while (*p && *p != '&' && *p != '#')
                 p++;
             continue;
         }
-        if (o < n + 3)
-            out[o++] = *p;
-        p++;
+        out[o++] = *p++;
     }
     out[o] = '\0';
     return out;
@@ -476,7 +471,7 @@ typedef struct migration {
 } migration;
 
 /*
- * Every schema version, oldest first, as store_db.c's SQLite ones (the same versions, the
+ * Every schema version, oldest first, as sql_sqlite.c's SQLite ones (the same versions, the
  * same tables; to change the schema, append to both lists). PostgreSQL's DDL is
  * transactional: a failed migration leaves the old version whole.
  */
@@ -659,9 +654,14 @@ int thue__pg_open(thue__db *d, const char *uri, char *err, size_t errsize)
             goto fail;
         }
     }
-    /* A connect timeout unless the URI sets one (later keywords win: the URI is last). */
-    const char *const keys[] = {"connect_timeout", "application_name", "dbname", NULL};
-    const char *const vals[] = {"10", "thue-server", uri, NULL};
+    /* Unless the URI says otherwise (its settings come last and win): a connect timeout,
+     * and TCP keepalives with a user timeout, so that a server that vanished without a
+     * word (a network cut) fails a statement within a minute instead of the kernel's
+     * quarter of an hour, and the write waits and retries like any lost connection. */
+    const char *const keys[] = {"connect_timeout",  "application_name",  "keepalives_idle",
+                                "keepalives_interval", "keepalives_count", "tcp_user_timeout",
+                                "dbname",           NULL};
+    const char *const vals[] = {"10", "thue-server", "30", "10", "3", "60000", uri, NULL};
     p->conn = PQconnectdbParams(keys, vals, 1);
     if (p->conn == NULL || PQstatus(p->conn) != CONNECTION_OK) {
         char m[400];

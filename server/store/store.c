@@ -1,6 +1,6 @@
 /*
  * store.c: the store's thread and job queue (store.h); the SQL is in store_db.c and
- * store_read.c.
+ * store_read.c (through sql.h, on SQLite or PostgreSQL).
  *
  * One store thread owns the database while the store is started. The loop thread turns
  * each call into a job holding a deep copy of its input (strings, the match's moves and

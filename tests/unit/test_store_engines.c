@@ -240,6 +240,13 @@ static void test_engines_unreachable(void **state)
                                 sizeof err));
     assert_non_null(strstr(err, "cannot open postgresql://127.0.0.1:1/db?user=u&password=***&x=1"));
     assert_null(strstr(err, "hunter2"));
+    /* Every password hidden, in the user part and in parameters. */
+    assert_null(thue_store_open("postgres://u:pw-one@127.0.0.1:1/db?password=pw-two&"
+                                "password=pw-three",
+                                err, sizeof err));
+    assert_non_null(
+        strstr(err, "cannot open postgres://u:***@127.0.0.1:1/db?password=***&password=***: "));
+    assert_null(strstr(err, "pw-"));
     /* Not a URI libpq takes: refused with libpq's sentence, nothing else. */
     assert_null(thue_store_open("postgres://[::1", err, sizeof err));
     assert_non_null(strstr(err, "cannot open postgres://[::1: "));
