@@ -35,6 +35,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include <libpq-fe.h>
 
@@ -305,8 +306,23 @@ static int execute(thue__db *d, thue__stmt w, pgst *st)
             p->sqlstate[0] = '\0';
             return THUE_STORE_EIO;
         }
+        if (w == THUE__STMT_COMMIT && d->lose_commit_reply) {
+            /* The test hook: committed, but the answer "never arrives". */
+            d->lose_commit_reply = 0;
+            shutdown(PQsocket(p->conn), SHUT_RDWR);
+            snprintf(p->msg, sizeof p->msg, "the connection was lost during COMMIT (test hook)");
+            p->sqlstate[0] = '\0';
+            p->broken = 1;
+            d->commit_unknown = 1;
+            return THUE_STORE_EIO;
+        }
+        if (w == THUE__STMT_COMMIT)
+            d->commit_unknown = 0;
     } else {
         note_error(p, st->res);
+        /* A COMMIT cut off by the connection may have committed. */
+        if (w == THUE__STMT_COMMIT && p->broken)
+            d->commit_unknown = 1;
         return strcmp(p->sqlstate, "23505") == 0 ? THUE_STORE_EEXISTS : THUE_STORE_EIO;
     }
     st->row = -1;

@@ -223,6 +223,11 @@ void thue_store_fail_writes(thue_store *s, int on);
  * leaves no partial one. 0 turns it off. */
 void thue_store_crash_in_job(thue_store *s, int n);
 
+/* Test hook (PostgreSQL; SQLite ignores it): the next COMMIT that succeeds is answered as
+ * if the connection had broken during it, so the writes are tried again (and must not be
+ * stored twice). */
+void thue_store_lose_commit_reply(thue_store *s);
+
 /* SHA-256 of len bytes into out[32]. */
 void thue_sha256(const void *data, size_t len, unsigned char out[32]);
 

@@ -99,7 +99,8 @@ static const char *const stmt_sql[THUE__STMT_COUNT] = {
     [THUE__STMT_MATCH_VISIBLE] =
         "SELECT 1 FROM matches WHERE id = ?1 AND (private = 0 OR ?2 < 0 OR (?2 > 0 AND "
         "(account0 = ?2 OR account1 = ?2)))",
-    [THUE__STMT_ACCOUNT_FIND] = "SELECT id, kind, bot FROM accounts WHERE name_key = ?1",
+    [THUE__STMT_ACCOUNT_FIND] =
+        "SELECT id, kind, bot, token_hash, name FROM accounts WHERE name_key = ?1",
     [THUE__STMT_TOURNAMENT_GAME] = "SELECT winner FROM matches WHERE tournament = ?1 AND "
                                    "tournament_round = ?2 AND name0 = ?3 AND name1 = ?4 "
                                    "ORDER BY ended_ms DESC LIMIT 1",
@@ -424,19 +425,30 @@ static int all_zero(const unsigned char *p, size_t n)
     return 1;
 }
 
-/* Who holds the name key: 1 with *id set when it is a bot of the same SPEC as row, 0 when
- * it is someone else (or nobody), or THUE_STORE_EIO (logged). */
-static int same_bot(thue__db *d, const char *key, const thue_account_row *row, int64_t *id)
+/* The account holding key, compared with row: 1 with *id set when it is row's (whole: the
+ * same name, kind, SPEC and token hash, and row's id unless row->id is 0; else: a bot of
+ * the same SPEC), 0 when it is another or there is none, or THUE_STORE_EIO (logged). */
+static int holder(thue__db *d, const char *key, const thue_account_row *row, int whole,
+                  int64_t *id)
 {
     const thue__stmt w = THUE__STMT_ACCOUNT_FIND;
     thue__sql_bind_text(d, w, 1, key);
     int rc = thue__sql_step(d, w), same = 0;
     if (rc == THUE__SQL_ROW) {
         const char *bot = thue__sql_column_text(d, w, 2);
-        if (thue__sql_column_int(d, w, 1) == THUE_KIND_BOT && bot && strcmp(bot, row->bot) == 0) {
-            *id = thue__sql_column_int64(d, w, 0);
-            same = 1;
-        }
+        const char *name = thue__sql_column_text(d, w, 4);
+        int64_t found = thue__sql_column_int64(d, w, 0);
+        unsigned char hash[32];
+        column_hash(d, w, 3, hash);
+        int kind = thue__sql_column_int(d, w, 1);
+        if (whole)
+            same = kind == (int)row->kind && strcmp(bot ? bot : "", row->bot) == 0 &&
+                   memcmp(hash, row->token_hash, 32) == 0 && name &&
+                   strcmp(name, row->name) == 0 && (row->id <= 0 || found == row->id);
+        else
+            same = kind == THUE_KIND_BOT && bot && strcmp(bot, row->bot) == 0;
+        if (same)
+            *id = found;
     } else if (rc < 0) {
         same = thue__db_fail(d, "cannot look up an account");
     }
@@ -453,6 +465,15 @@ int thue__db_add_account(thue__db *d, const thue_account_row *row, int crash, in
     if (err)
         return err;
     const thue__stmt w = THUE__STMT_ACCOUNT_INSERT;
+    /* Tried again after a COMMIT whose answer was lost: it may be in already. */
+    if (d->commit_unknown) {
+        int mine = holder(d, key, row, 1, id);
+        if (mine != 0) {
+            if (mine < 0)
+                thue__db_rollback(d);
+            return mine < 0 ? mine : thue__db_commit(d);
+        }
+    }
     /* The database picks the id: PostgreSQL's servers take their turns (ACCOUNT_LOCK). */
     if (row->id <= 0)
         err = run(d, THUE__STMT_ACCOUNT_LOCK, "cannot lock the account ids");
@@ -485,7 +506,7 @@ int thue__db_add_account(thue__db *d, const thue_account_row *row, int crash, in
          * the same bot) whose name is already that bot's is there: its id is the answer. */
         err = THUE_STORE_EEXISTS;
         if (row->id <= 0 && row->kind == THUE_KIND_BOT) {
-            int same = same_bot(d, key, row, id);
+            int same = holder(d, key, row, 0, id);
             err = same == 1 ? 0 : same < 0 ? same : THUE_STORE_EEXISTS;
         }
     }
@@ -666,6 +687,26 @@ static int upsert_rating(thue__db *d, const thue_rating_row *r)
     return err;
 }
 
+/* Whether match m is stored already (its id with the same room, number and end): 1, 0,
+ * or THUE_STORE_EIO (logged). Match ids are random: the same id with the same room,
+ * number and end is the same match. */
+static int match_saved(thue__db *d, const thue_match_row *m)
+{
+    const thue__stmt w = THUE__STMT_MATCH_GET;
+    thue__sql_bind_text(d, w, 1, m->id);
+    int rc = thue__sql_step(d, w), saved = 0;
+    if (rc == THUE__SQL_ROW) {
+        const char *room = thue__sql_column_text(d, w, THUE__MC_ROOM);
+        saved = room && strcmp(room, m->room) == 0 &&
+                thue__sql_column_int(d, w, THUE__MC_NUMBER) == m->number &&
+                thue__sql_column_int64(d, w, THUE__MC_ENDED) == m->ended_ms;
+    } else if (rc < 0) {
+        saved = thue__db_fail(d, "cannot look up a match");
+    }
+    thue__sql_reset(d, w);
+    return saved;
+}
+
 int thue__db_save_match(thue__db *d, const thue_match_row *m, int crash)
 {
     /* Another game has no rounds: an empty array keeps the column's NOT NULL. */
@@ -675,6 +716,14 @@ int thue__db_save_match(thue__db *d, const thue_match_row *m, int crash)
         return THUE_ENOMEM;
     }
     int err = thue__db_begin(d, 1);
+    /* Tried again after a COMMIT whose answer was lost: it may be in already. */
+    int saved = err == 0 && d->commit_unknown ? match_saved(d, m) : 0;
+    if (saved != 0) {
+        free(rounds);
+        if (saved < 0)
+            thue__db_rollback(d);
+        return saved < 0 ? saved : thue__db_commit(d);
+    }
     if (err == 0)
         err = insert_match_row(d, m, rounds);
     /* The crash test's point is half-way through the moves: the match row and some moves

@@ -110,6 +110,11 @@ typedef struct thue__db {
     int lock_fd;   /* the file's flock()ed descriptor (sql_sqlite.c's lock_file), or -1 */
     int batch;     /* a batch's transaction is open: a write job's begin, commit and
                       rollback are a savepoint's */
+    int commit_unknown;    /* PostgreSQL: a COMMIT's answer was lost with the connection, so
+                              the writes tried again may be in already (each job looks
+                              first); cleared by the next COMMIT that answers */
+    int lose_commit_reply; /* test hook (thue_store_lose_commit_reply): the next COMMIT
+                              that succeeds is answered as lost */
 } thue__db;
 
 /* A read's answer: HTTP status and a malloc()ed body (NULL only when memory ran out). */

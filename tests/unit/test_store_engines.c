@@ -13,8 +13,9 @@
  * ids; several servers opening a new database at once migrate it once; an outage (the
  * database refusing connections, every session cut) holds the writes, in order, answers
  * reads with 500 and shows in thue_store_health, then everything commits once it is
- * over; and a real restart of the server (scripts/services.sh restart-postgres
- * $THUE_TEST_PG_DIR) is waited out in the same way.
+ * over; a real restart of the server (scripts/services.sh restart-postgres
+ * $THUE_TEST_PG_DIR) is waited out in the same way; and writes whose COMMIT answer was
+ * lost (the test hook) are tried again without being stored twice.
  */
 #include "store_helpers.h"
 
@@ -520,6 +521,66 @@ static void test_engines_pg_restart(void **state)
     tdir_remove(&t);
 }
 
+/* A COMMIT whose answer is lost (the connection breaks just after the server committed):
+ * the writes are tried again and find themselves stored: each answered once, as saved,
+ * and nothing stored twice. */
+static void test_engines_pg_lost_commit(void **state)
+{
+    (void)state;
+    tdir t;
+    tdir_make(&t);
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    thue_store *s = open_started(t.path, &loop);
+    tmatch *m = malloc(sizeof *m);
+    assert_non_null(m);
+    make_match(m, "m1", "Ann", "nested:1", 1700000100000, 8);
+    thue_store_lose_commit_reply(s);
+    assert_int_equal(save_match(s, &loop, &m->row), 0);
+    thue_store_health h;
+    thue_store_health_get(s, &h);
+    assert_int_equal(h.write_failures, 1);
+    int64_t id = 0;
+    thue_store_lose_commit_reply(s);
+    assert_int_equal(add_account(s, &loop, "Zoe", THUE_KIND_ACCOUNT, 0, &id), 0);
+    assert_int_equal(id, 1);
+    /* A batch: two matches and an account queued at once, their one COMMIT lost. */
+    thue_store_lose_commit_reply(s);
+    wres w[3];
+    memset(w, 0, sizeof w);
+    tmatch *m2 = malloc(sizeof *m2);
+    assert_non_null(m2);
+    make_match(m, "m2", "Ann", "nested:1", 1700000200000, 6);
+    make_match(m2, "m3", "Zoe", "nested:1", 1700000300000, 4);
+    assert_int_equal(thue_store_save_match(s, &m->row, on_write, &w[0]), 0);
+    assert_int_equal(thue_store_save_match(s, &m2->row, on_write, &w[1]), 0);
+    thue_account_row row;
+    memset(&row, 0, sizeof row);
+    snprintf(row.name, sizeof row.name, "Yan");
+    row.kind = THUE_KIND_ACCOUNT;
+    thue_sha256("Yan", 3, row.token_hash);
+    assert_int_equal(thue_store_add_account(s, &row, on_write, &w[2]), 0);
+    uv_run(&loop, UV_RUN_DEFAULT);
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(w[i].calls, 1);
+        assert_int_equal(w[i].err, 0);
+    }
+    assert_int_equal(w[2].id, 2);
+    thue_store_health_get(s, &h);
+    assert_int_equal(h.write_failures, 3);
+    assert_int_equal(h.failing, 0);
+    /* Not a blanket pass: a name taken by someone else is still taken. */
+    assert_int_equal(add_account(s, &loop, "yan", THUE_KIND_ACCOUNT, 0, &id), THUE_STORE_EEXISTS);
+    close_run(s, &loop);
+    assert_int_equal(sql_int(t.path, "SELECT count(*) FROM matches"), 3);
+    assert_int_equal(sql_int(t.path, "SELECT count(*) FROM moves"), 8 + 6 + 4);
+    assert_int_equal(sql_int(t.path, "SELECT count(*) FROM accounts"), 2);
+    free(m);
+    free(m2);
+    assert_int_equal(uv_loop_close(&loop), 0);
+    tdir_remove(&t);
+}
+
 int main(void)
 {
     const struct CMUnitTest both[] = {
@@ -533,6 +594,7 @@ int main(void)
         cmocka_unit_test(test_engines_pg_several_servers),
         cmocka_unit_test(test_engines_pg_outage),
         cmocka_unit_test(test_engines_pg_restart),
+        cmocka_unit_test(test_engines_pg_lost_commit),
     };
     if (testdb_pg())
         return cmocka_run_group_tests(pg, NULL, NULL);
