@@ -23,9 +23,9 @@
  * A lost connection (the server restarted or stopped) is a failure that can pass: the
  * job fails with d->transient set, store.c keeps the write and retries it; the next job's
  * begin (thue__pg_ready) resets the connection. A COMMIT whose connection breaks is
- * reported as failed although the server may have committed it (libpq cannot tell); the
- * retry then meets the match's own id (a unique violation, logged and not retried) or
- * upserts the same rating and tournament again, so nothing is doubled.
+ * reported as failed although the server may have committed it (libpq cannot tell): it
+ * sets d->commit_unknown, and the writes tried again look first whether they are in
+ * already (store_db.c), until a COMMIT answers again.
  *
  * Numbers travel as text: integers printed with %lld, doubles with %.17g (read back by
  * strtod: PostgreSQL 12+ prints the shortest text that reads back exactly), so a double
