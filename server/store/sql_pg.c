@@ -28,8 +28,10 @@
  * already (store_db.c), until a COMMIT answers again.
  *
  * Numbers travel as text: integers printed with %lld, doubles with %.17g (read back by
- * strtod: PostgreSQL 12+ prints the shortest text that reads back exactly), so a double
- * makes the round trip unchanged and the reads' JSON is the same as SQLite's.
+ * strtod: with extra_float_digits 3, which every session sets whatever the defaults,
+ * PostgreSQL prints the shortest text that reads back exactly), so a double makes the
+ * round trip unchanged and the reads' JSON is the same as SQLite's. The session also
+ * sets UTF-8 and BYTEA's hex output (session_setup).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -413,6 +415,18 @@ int thue__pg_column_blob(thue__db *d, thue__stmt w, int c, unsigned char *out, i
 
 /* ---- the connection --------------------------------------------------------------------- */
 
+static int exec_ok(thue__pg *p, const char *sql);
+
+/* The session's settings the texts depend on, whatever the server's, database's or
+ * role's defaults: UTF-8 both ways, doubles printed exactly (extra_float_digits 3: the
+ * shortest text that reads back to the same double), BYTEA in hex. 1 when set. */
+static int session_setup(thue__pg *p)
+{
+    PQsetNoticeProcessor(p->conn, quiet_notice, NULL);
+    return PQsetClientEncoding(p->conn, "UTF8") == 0 &&
+           exec_ok(p, "SET extra_float_digits = 3; SET bytea_output = 'hex'");
+}
+
 int thue__pg_ready(thue__db *d)
 {
     thue__pg *p = d->pg;
@@ -428,7 +442,12 @@ int thue__pg_ready(thue__db *d)
         thue_log(THUE_LOG_ERROR, "store: %s: cannot reconnect: %s", d->path, p->msg);
         return THUE_STORE_EIO;
     }
-    PQsetNoticeProcessor(p->conn, quiet_notice, NULL);
+    if (!session_setup(p)) {
+        p->broken = 1;
+        d->transient = 1;
+        thue_log(THUE_LOG_ERROR, "store: %s: cannot set up the session: %s", d->path, p->msg);
+        return THUE_STORE_EIO;
+    }
     p->broken = 0;
     p->gen++; /* the server forgot the prepared statements */
     thue_log(THUE_LOG_INFO, "store: %s: reconnected", d->path);
@@ -686,7 +705,10 @@ int thue__pg_open(thue__db *d, const char *uri, char *err, size_t errsize)
         thue_errf(err, errsize, "cannot open %s: %s", d->path, m);
         goto fail;
     }
-    PQsetNoticeProcessor(p->conn, quiet_notice, NULL);
+    if (!session_setup(p)) {
+        thue_errf(err, errsize, "cannot open %s: %s", d->path, p->msg);
+        goto fail;
+    }
     p->gen = 1;
     /* Refused before anything is written: a database newer than this server. */
     int version = schema_version(p);
