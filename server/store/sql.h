@@ -147,7 +147,7 @@ static inline int thue__sql_step(thue__db *d, thue__stmt w)
     if (rc == SQLITE_DONE)
         return THUE__SQL_DONE;
     return sqlite3_extended_errcode(d->db) == SQLITE_CONSTRAINT_UNIQUE ? THUE_STORE_EEXISTS
-                                                                        : THUE_STORE_EIO;
+                                                                       : THUE_STORE_EIO;
 }
 
 /* Resets the statement and clears its bindings. */

@@ -8,8 +8,8 @@
  * columns: translate() of A-Z to a-z), indexed with ended_ms, because PostgreSQL has no
  * collation that folds ASCII only (SQLite's NOCASE; lower() would fold "É" too); the
  * reads compare them with the name the C code lowercased (thue__name_key). Account names
- * compare through name_key, written by the C code, as in SQLite. The version lives in the one-row table thue_schema(version), absent in a
- * new database (version 0).
+ * compare through name_key, written by the C code, as in SQLite. The version lives in the
+ * one-row table thue_schema(version), absent in a new database (version 0).
  *
  * Opening reads the version first: a database newer than this server is refused before
  * anything is written. Migrations run in one transaction with the new version, after
@@ -76,7 +76,8 @@ typedef struct thue__pg {
 
 int thue__pg_is_uri(const char *path)
 {
-    return path && (strncmp(path, "postgres://", 11) == 0 || strncmp(path, "postgresql://", 13) == 0);
+    return path &&
+           (strncmp(path, "postgres://", 11) == 0 || strncmp(path, "postgresql://", 13) == 0);
 }
 
 char *thue__pg_safe_uri(const char *uri)
@@ -294,8 +295,8 @@ static int execute(thue__db *d, thue__stmt w, pgst *st)
             PQclear(r);
             st->prepared_gen = p->gen;
         }
-        st->res = PQexecPrepared(p->conn, name, st->nparams, st->values, st->lengths,
-                                 st->formats, 0);
+        st->res =
+            PQexecPrepared(p->conn, name, st->nparams, st->values, st->lengths, st->formats, 0);
     }
     ExecStatusType s = PQresultStatus(st->res);
     if (s == PGRES_TUPLES_OK) {
@@ -497,9 +498,6 @@ static int schema_version(thue__pg *p)
     return v;
 }
 
-#define ASCII_LOWER(col)                                                                  \
-    "translate(" col ", 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz')"
-
 typedef struct migration {
     int version;
     const char *sql;
@@ -575,8 +573,10 @@ static const migration migrations[] = {
         /* The names ASCII-lowercased (translate() maps A-Z only), computed by PostgreSQL
          * so that they can never disagree with the names; last, so that the columns
          * before them keep SQLite's order. */
-        "  name0_key TEXT NOT NULL GENERATED ALWAYS AS (" ASCII_LOWER("name0") ") STORED,"
-        "  name1_key TEXT NOT NULL GENERATED ALWAYS AS (" ASCII_LOWER("name1") ") STORED"
+        "  name0_key TEXT NOT NULL GENERATED ALWAYS AS (translate(name0,"
+        "    'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz')) STORED,"
+        "  name1_key TEXT NOT NULL GENERATED ALWAYS AS (translate(name1,"
+        "    'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz')) STORED"
         ");"
         "CREATE INDEX matches_name0 ON matches (name0_key, ended_ms);"
         "CREATE INDEX matches_name1 ON matches (name1_key, ended_ms);"
@@ -630,8 +630,8 @@ static int migrate(thue__db *d, char *err, size_t errsize)
     thue__pg *p = d->pg;
     PGresult *lock = NULL;
     if (!exec_ok(p, "BEGIN") ||
-        (lock = exec_want(p, "SELECT pg_advisory_xact_lock(" MIGRATE_LOCK ")",
-                          PGRES_TUPLES_OK)) == NULL) {
+        (lock = exec_want(p, "SELECT pg_advisory_xact_lock(" MIGRATE_LOCK ")", PGRES_TUPLES_OK)) ==
+            NULL) {
         thue_errf(err, errsize, "%s: cannot lock the database: %s", d->path, p->msg);
         exec_ok(p, "ROLLBACK");
         return THUE_STORE_EIO;
@@ -693,9 +693,9 @@ int thue__pg_open(thue__db *d, const char *uri, char *err, size_t errsize)
      * and TCP keepalives with a user timeout, so that a server that vanished without a
      * word (a network cut) fails a statement within a minute instead of the kernel's
      * quarter of an hour, and the write waits and retries like any lost connection. */
-    const char *const keys[] = {"connect_timeout",  "application_name",  "keepalives_idle",
-                                "keepalives_interval", "keepalives_count", "tcp_user_timeout",
-                                "dbname",           NULL};
+    const char *const keys[] = {
+        "connect_timeout",  "application_name", "keepalives_idle", "keepalives_interval",
+        "keepalives_count", "tcp_user_timeout", "dbname",          NULL};
     const char *const vals[] = {"10", "thue-server", "30", "10", "3", "60000", uri, NULL};
     p->conn = PQconnectdbParams(keys, vals, 1);
     if (p->conn == NULL || PQstatus(p->conn) != CONNECTION_OK) {
@@ -735,8 +735,8 @@ int thue__pg_open(thue__db *d, const char *uri, char *err, size_t errsize)
         if (PQresultStatus(r) != PGRES_COMMAND_OK) {
             note_error(p, r);
             PQclear(r);
-            thue_errf(err, errsize, "%s: not a thue-server database of this version: %s",
-                      d->path, p->msg);
+            thue_errf(err, errsize, "%s: not a thue-server database of this version: %s", d->path,
+                      p->msg);
             goto fail;
         }
         PQclear(r);

@@ -102,10 +102,10 @@ static void write_all(thue_store *s, uv_loop_t *loop)
             m->opt.rated = 1;
             m->changes[0] = (thue_rating_change){1500, 1662.1234567890123, 350, 290.25};
             m->changes[1] = (thue_rating_change){1500, 1337.8765432109877, 350, 1e-7};
-            m->ratings[0] = (thue_rating_row){1, "thue", "square-k3", 1662.1234567890123,
-                                              290.25, 0.0600001, 1, 1, 0, 0};
-            m->ratings[1] = (thue_rating_row){2, "thue", "square-k3", 1337.8765432109877, 1e-7,
-                                              0.06, 1, 0, 0, 1};
+            m->ratings[0] = (thue_rating_row){
+                1, "thue", "square-k3", 1662.1234567890123, 290.25, 0.0600001, 1, 1, 0, 0};
+            m->ratings[1] = (thue_rating_row){
+                2, "thue", "square-k3", 1337.8765432109877, 1e-7, 0.06, 1, 0, 0, 1};
             m->accounts[1] = 2;
         }
         if (i == 3) {
@@ -131,8 +131,8 @@ static void write_all(thue_store *s, uv_loop_t *loop)
 static char *read_all(thue_store *s, uv_loop_t *loop)
 {
     const char *ids[] = {"m0", "m1", "m2", "m3", "m4", "m5", "m6", "g1", "none"};
-    const char *players[] = {"ann", "ANN", "Bob", "nested:1", "\xc3\x89lodie", "\xc3\xa9lodie",
-                             "nobody"};
+    const char *players[] = {"ann",           "ANN",           "Bob",   "nested:1",
+                             "\xc3\x89lodie", "\xc3\xa9lodie", "nobody"};
     const int64_t viewers[] = {-1, 0, 1, 2};
     size_t cap = 1 << 20, len = 0;
     char *all = malloc(cap);
@@ -177,9 +177,9 @@ static char *load_text(const char *path)
     out[0] = '\0';
     for (int i = 0; i < l->naccounts; i++) {
         const thue_account_row *a = &l->accounts[i];
-        n += (size_t)snprintf(out + n, cap - n, "A %lld %s %d %s %lld %02x%02x\n",
-                              (long long)a->id, a->name, (int)a->kind, a->bot,
-                              (long long)a->created_ms, a->token_hash[0], a->token_hash[31]);
+        n += (size_t)snprintf(out + n, cap - n, "A %lld %s %d %s %lld %02x%02x\n", (long long)a->id,
+                              a->name, (int)a->kind, a->bot, (long long)a->created_ms,
+                              a->token_hash[0], a->token_hash[31]);
     }
     for (int i = 0; i < l->nratings; i++) {
         const thue_rating_row *r = &l->ratings[i];
@@ -401,7 +401,7 @@ typedef struct outage {
     const char *dbname;
     uv_timer_t timer;
     int step;
-    rres read;   /* the read during the outage */
+    rres read; /* the read during the outage */
     wres writes[3];
     thue_store_health during;
 } outage;
