@@ -38,7 +38,9 @@ jobs=$(nproc 2>/dev/null || echo 2)
 pg_dir=$(mktemp -d /tmp/thue-test-pg-XXXXXX)
 stop_pg() { bash scripts/services.sh stop "$pg_dir" >/dev/null 2>&1 || true; rm -rf "$pg_dir"; }
 trap stop_pg EXIT
-eval "$(bash scripts/services.sh postgres "$pg_dir")"
+pg_env=$(bash scripts/services.sh postgres "$pg_dir") # set -e: a failed start stops here
+eval "$pg_env"
+[ -n "${THUE_TEST_PG:-}" ] || { echo "test.sh: services.sh printed no THUE_TEST_PG" >&2; exit 1; }
 export THUE_TEST_PG THUE_TEST_PG_DIR="$pg_dir"
 echo "PostgreSQL for the store tests: $THUE_TEST_PG"
 
