@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs whatever is missing (Debian 12, apt and npm; quiet when everything is there),
 # then configures, builds and runs every test twice (unit, integration against the real
-# server, browser tests in headless Chromium): an optimised build, and a build with
+# server, browser tests in headless Chromium; the store's unit tests once more against a
+# throw-away PostgreSQL started here, scripts/services.sh): an optimised build, and a build with
 # AddressSanitizer + UndefinedBehaviorSanitizer; between them the fault tests
 # (scripts/faults.sh, as root), after them a 1-minute soak against the ASan server
 # (scripts/soak.sh); then the threaded tests once more under ThreadSanitizer, and the
@@ -29,6 +30,19 @@ for dir in tests/protocol tests/integration tests/e2e; do
 done
 
 jobs=$(nproc 2>/dev/null || echo 2)
+
+# A throw-away PostgreSQL (scripts/services.sh, on loopback, as the user "postgres" when
+# run as root) for the store tests' _pg entries: THUE_TEST_PG must be set before the
+# builds are configured (tests/unit/store.cmake registers them only then), and
+# THUE_TEST_PG_DIR lets the restart test restart it. Stopped and removed at exit.
+pg_dir=$(mktemp -d /tmp/thue-test-pg-XXXXXX)
+stop_pg() { bash scripts/services.sh stop "$pg_dir" >/dev/null 2>&1 || true; rm -rf "$pg_dir"; }
+trap stop_pg EXIT
+pg_env=$(bash scripts/services.sh postgres "$pg_dir") # set -e: a failed start stops here
+eval "$pg_env"
+[ -n "${THUE_TEST_PG:-}" ] || { echo "test.sh: services.sh printed no THUE_TEST_PG" >&2; exit 1; }
+export THUE_TEST_PG THUE_TEST_PG_DIR="$pg_dir"
+echo "PostgreSQL for the store tests: $THUE_TEST_PG"
 
 echo "== optimised build (build/)"
 # The same build script as scripts/run.sh and the Dockerfile, warnings as errors.

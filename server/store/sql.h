@@ -1,7 +1,8 @@
 /*
  * sql.h: the store's small statement layer, so that store_db.c and store_read.c hold one
- * copy of the jobs' logic over two engines: SQLite (the file, sqlite3 directly) and
- * PostgreSQL (libpq, sql_pg.c). A statement is named by its thue__stmt index; the layer
+ * copy of the jobs' logic over two engines: SQLite (the file: sqlite3 called from the
+ * inline functions below; opening and the schema in sql_sqlite.c) and PostgreSQL (libpq,
+ * sql_pg.c). A statement is named by its thue__stmt index; the layer
  * binds, steps, reads columns and resets it on whichever engine the thue__db has open.
  *
  * The SQLite side is a direct call through an inline test of d->pg: no allocation and no
@@ -29,6 +30,17 @@
  * thue__sql_errmsg; THUE_STORE_EEXISTS for a unique key, not logged). */
 #define THUE__SQL_DONE 0
 #define THUE__SQL_ROW 1
+
+/* ---- sql_sqlite.c --------------------------------------------------------------------- */
+
+/* Locks, opens, configures and migrates the file, prepares the statements. 0, or a
+ * negative code with a sentence in err (the caller then calls thue__db_close). */
+int thue__sqlite_open(thue__db *d, const char *path, char *err, size_t errsize);
+/* Finalizes the statements, closes the file and drops its lock. No-op when not open. */
+void thue__sqlite_close(thue__db *d);
+/* Whether SQLite's last error can pass (SQLITE_FULL, IOERR, READONLY, CANTOPEN, BUSY,
+ * LOCKED, PROTOCOL). */
+int thue__sqlite_transient(thue__db *d);
 
 /* ---- sql_pg.c ------------------------------------------------------------------------- */
 
@@ -135,7 +147,7 @@ static inline int thue__sql_step(thue__db *d, thue__stmt w)
     if (rc == SQLITE_DONE)
         return THUE__SQL_DONE;
     return sqlite3_extended_errcode(d->db) == SQLITE_CONSTRAINT_UNIQUE ? THUE_STORE_EEXISTS
-                                                                        : THUE_STORE_EIO;
+                                                                       : THUE_STORE_EIO;
 }
 
 /* Resets the statement and clears its bindings. */

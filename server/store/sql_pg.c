@@ -2,14 +2,14 @@
  * sql_pg.c: the PostgreSQL engine of the store (sql.h), through libpq: the connection,
  * the schema and its migrations, and the statement calls store_db.c and store_read.c make.
  *
- * Schema: the same tables, columns, indexes and CHECKs as the SQLite file (store_db.c),
+ * Schema: the same tables, columns, indexes and CHECKs as the SQLite file (sql_sqlite.c),
  * in PostgreSQL's types (BIGINT, DOUBLE PRECISION, BYTEA, TEXT), and one addition: matches
  * carry name0_key and name1_key, the ASCII-lowercased player names (stored generated
  * columns: translate() of A-Z to a-z), indexed with ended_ms, because PostgreSQL has no
  * collation that folds ASCII only (SQLite's NOCASE; lower() would fold "É" too); the
  * reads compare them with the name the C code lowercased (thue__name_key). Account names
- * compare through name_key, written by the C code, as in SQLite. The version lives in the one-row table thue_schema(version), absent in a
- * new database (version 0).
+ * compare through name_key, written by the C code, as in SQLite. The version lives in the
+ * one-row table thue_schema(version), absent in a new database (version 0).
  *
  * Opening reads the version first: a database newer than this server is refused before
  * anything is written. Migrations run in one transaction with the new version, after
@@ -23,18 +23,21 @@
  * A lost connection (the server restarted or stopped) is a failure that can pass: the
  * job fails with d->transient set, store.c keeps the write and retries it; the next job's
  * begin (thue__pg_ready) resets the connection. A COMMIT whose connection breaks is
- * reported as failed although the server may have committed it (libpq cannot tell); the
- * retry then meets the match's own id (a unique violation, logged and not retried) or
- * upserts the same rating and tournament again, so nothing is doubled.
+ * reported as failed although the server may have committed it (libpq cannot tell): it
+ * sets d->commit_unknown, and the writes tried again look first whether they are in
+ * already (store_db.c), until a COMMIT answers again.
  *
  * Numbers travel as text: integers printed with %lld, doubles with %.17g (read back by
- * strtod: PostgreSQL 12+ prints the shortest text that reads back exactly), so a double
- * makes the round trip unchanged and the reads' JSON is the same as SQLite's.
+ * strtod: with extra_float_digits 3, which every session sets whatever the defaults,
+ * PostgreSQL prints the shortest text that reads back exactly), so a double makes the
+ * round trip unchanged and the reads' JSON is the same as SQLite's. The session also
+ * sets UTF-8 and BYTEA's hex output (session_setup).
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include <libpq-fe.h>
 
@@ -73,51 +76,47 @@ typedef struct thue__pg {
 
 int thue__pg_is_uri(const char *path)
 {
-    return path && (strncmp(path, "postgres://", 11) == 0 || strncmp(path, "postgresql://", 13) == 0);
+    return path &&
+           (strncmp(path, "postgres://", 11) == 0 || strncmp(path, "postgresql://", 13) == 0);
 }
 
 char *thue__pg_safe_uri(const char *uri)
 {
+    /* Each hidden password becomes "***": at most 3 bytes more per password, and a
+     * password takes at least "password=" or ":" and "@". */
     size_t n = strlen(uri);
-    char *out = malloc(n + 4);
+    char *out = malloc(n * 2 + 8);
     if (out == NULL)
         return NULL;
     const char *rest = strstr(uri, "://");
     rest = rest ? rest + 3 : uri;
-    size_t o = 0;
-    memcpy(out, uri, (size_t)(rest - uri));
-    o = (size_t)(rest - uri);
-    /* userinfo: up to the first '@' before any '/', '?' or '#' */
+    size_t o = (size_t)(rest - uri);
+    memcpy(out, uri, o);
+    const char *p = rest;
+    /* userinfo: USER:PASSWORD@, before the first '/', '?' or '#' */
     size_t hostpart = strcspn(rest, "/?#");
     const char *at = memchr(rest, '@', hostpart);
-    const char *p = rest;
-    if (at) {
-        const char *colon = memchr(rest, ':', (size_t)(at - rest));
-        if (colon) {
-            memcpy(out + o, rest, (size_t)(colon - rest));
-            o += (size_t)(colon - rest);
-            memcpy(out + o, ":***", 4);
-            o += 4;
-            p = at;
-        }
+    const char *colon = at ? memchr(rest, ':', (size_t)(at - rest)) : NULL;
+    if (colon) {
+        memcpy(out + o, rest, (size_t)(colon - rest));
+        o += (size_t)(colon - rest);
+        memcpy(out + o, ":***", 4);
+        o += 4;
+        p = at;
     }
-    /* the rest, with a password=... parameter's value hidden */
+    /* the rest, with the value of every password=... parameter hidden */
     while (*p) {
         if ((p[0] == '?' || p[0] == '&') && strncmp(p + 1, "password=", 9) == 0) {
             memcpy(out + o, p, 10);
             o += 10;
+            memcpy(out + o, "***", 3);
+            o += 3;
             p += 10;
-            if (o + 3 <= n + 3) {
-                memcpy(out + o, "***", 3);
-                o += 3;
-            }
             while (*p && *p != '&' && *p != '#')
                 p++;
             continue;
         }
-        if (o < n + 3)
-            out[o++] = *p;
-        p++;
+        out[o++] = *p++;
     }
     out[o] = '\0';
     return out;
@@ -296,8 +295,8 @@ static int execute(thue__db *d, thue__stmt w, pgst *st)
             PQclear(r);
             st->prepared_gen = p->gen;
         }
-        st->res = PQexecPrepared(p->conn, name, st->nparams, st->values, st->lengths,
-                                 st->formats, 0);
+        st->res =
+            PQexecPrepared(p->conn, name, st->nparams, st->values, st->lengths, st->formats, 0);
     }
     ExecStatusType s = PQresultStatus(st->res);
     if (s == PGRES_TUPLES_OK) {
@@ -310,8 +309,23 @@ static int execute(thue__db *d, thue__stmt w, pgst *st)
             p->sqlstate[0] = '\0';
             return THUE_STORE_EIO;
         }
+        if (w == THUE__STMT_COMMIT && d->lose_commit_reply) {
+            /* The test hook: committed, but the answer "never arrives". */
+            d->lose_commit_reply = 0;
+            shutdown(PQsocket(p->conn), SHUT_RDWR);
+            snprintf(p->msg, sizeof p->msg, "the connection was lost during COMMIT (test hook)");
+            p->sqlstate[0] = '\0';
+            p->broken = 1;
+            d->commit_unknown = 1;
+            return THUE_STORE_EIO;
+        }
+        if (w == THUE__STMT_COMMIT)
+            d->commit_unknown = 0;
     } else {
         note_error(p, st->res);
+        /* A COMMIT cut off by the connection may have committed. */
+        if (w == THUE__STMT_COMMIT && p->broken)
+            d->commit_unknown = 1;
         return strcmp(p->sqlstate, "23505") == 0 ? THUE_STORE_EEXISTS : THUE_STORE_EIO;
     }
     st->row = -1;
@@ -402,6 +416,18 @@ int thue__pg_column_blob(thue__db *d, thue__stmt w, int c, unsigned char *out, i
 
 /* ---- the connection --------------------------------------------------------------------- */
 
+static int exec_ok(thue__pg *p, const char *sql);
+
+/* The session's settings the texts depend on, whatever the server's, database's or
+ * role's defaults: UTF-8 both ways, doubles printed exactly (extra_float_digits 3: the
+ * shortest text that reads back to the same double), BYTEA in hex. 1 when set. */
+static int session_setup(thue__pg *p)
+{
+    PQsetNoticeProcessor(p->conn, quiet_notice, NULL);
+    return PQsetClientEncoding(p->conn, "UTF8") == 0 &&
+           exec_ok(p, "SET extra_float_digits = 3; SET bytea_output = 'hex'");
+}
+
 int thue__pg_ready(thue__db *d)
 {
     thue__pg *p = d->pg;
@@ -417,7 +443,12 @@ int thue__pg_ready(thue__db *d)
         thue_log(THUE_LOG_ERROR, "store: %s: cannot reconnect: %s", d->path, p->msg);
         return THUE_STORE_EIO;
     }
-    PQsetNoticeProcessor(p->conn, quiet_notice, NULL);
+    if (!session_setup(p)) {
+        p->broken = 1;
+        d->transient = 1;
+        thue_log(THUE_LOG_ERROR, "store: %s: cannot set up the session: %s", d->path, p->msg);
+        return THUE_STORE_EIO;
+    }
     p->broken = 0;
     p->gen++; /* the server forgot the prepared statements */
     thue_log(THUE_LOG_INFO, "store: %s: reconnected", d->path);
@@ -467,16 +498,13 @@ static int schema_version(thue__pg *p)
     return v;
 }
 
-#define ASCII_LOWER(col)                                                                  \
-    "translate(" col ", 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz')"
-
 typedef struct migration {
     int version;
     const char *sql;
 } migration;
 
 /*
- * Every schema version, oldest first, as store_db.c's SQLite ones (the same versions, the
+ * Every schema version, oldest first, as sql_sqlite.c's SQLite ones (the same versions, the
  * same tables; to change the schema, append to both lists). PostgreSQL's DDL is
  * transactional: a failed migration leaves the old version whole.
  */
@@ -545,8 +573,10 @@ static const migration migrations[] = {
         /* The names ASCII-lowercased (translate() maps A-Z only), computed by PostgreSQL
          * so that they can never disagree with the names; last, so that the columns
          * before them keep SQLite's order. */
-        "  name0_key TEXT NOT NULL GENERATED ALWAYS AS (" ASCII_LOWER("name0") ") STORED,"
-        "  name1_key TEXT NOT NULL GENERATED ALWAYS AS (" ASCII_LOWER("name1") ") STORED"
+        "  name0_key TEXT NOT NULL GENERATED ALWAYS AS (translate(name0,"
+        "    'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz')) STORED,"
+        "  name1_key TEXT NOT NULL GENERATED ALWAYS AS (translate(name1,"
+        "    'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz')) STORED"
         ");"
         "CREATE INDEX matches_name0 ON matches (name0_key, ended_ms);"
         "CREATE INDEX matches_name1 ON matches (name1_key, ended_ms);"
@@ -600,8 +630,8 @@ static int migrate(thue__db *d, char *err, size_t errsize)
     thue__pg *p = d->pg;
     PGresult *lock = NULL;
     if (!exec_ok(p, "BEGIN") ||
-        (lock = exec_want(p, "SELECT pg_advisory_xact_lock(" MIGRATE_LOCK ")",
-                          PGRES_TUPLES_OK)) == NULL) {
+        (lock = exec_want(p, "SELECT pg_advisory_xact_lock(" MIGRATE_LOCK ")", PGRES_TUPLES_OK)) ==
+            NULL) {
         thue_errf(err, errsize, "%s: cannot lock the database: %s", d->path, p->msg);
         exec_ok(p, "ROLLBACK");
         return THUE_STORE_EIO;
@@ -659,9 +689,14 @@ int thue__pg_open(thue__db *d, const char *uri, char *err, size_t errsize)
             goto fail;
         }
     }
-    /* A connect timeout unless the URI sets one (later keywords win: the URI is last). */
-    const char *const keys[] = {"connect_timeout", "application_name", "dbname", NULL};
-    const char *const vals[] = {"10", "thue-server", uri, NULL};
+    /* Unless the URI says otherwise (its settings come last and win): a connect timeout,
+     * and TCP keepalives with a user timeout, so that a server that vanished without a
+     * word (a network cut) fails a statement within a minute instead of the kernel's
+     * quarter of an hour, and the write waits and retries like any lost connection. */
+    const char *const keys[] = {
+        "connect_timeout",  "application_name", "keepalives_idle", "keepalives_interval",
+        "keepalives_count", "tcp_user_timeout", "dbname",          NULL};
+    const char *const vals[] = {"10", "thue-server", "30", "10", "3", "60000", uri, NULL};
     p->conn = PQconnectdbParams(keys, vals, 1);
     if (p->conn == NULL || PQstatus(p->conn) != CONNECTION_OK) {
         char m[400];
@@ -670,7 +705,10 @@ int thue__pg_open(thue__db *d, const char *uri, char *err, size_t errsize)
         thue_errf(err, errsize, "cannot open %s: %s", d->path, m);
         goto fail;
     }
-    PQsetNoticeProcessor(p->conn, quiet_notice, NULL);
+    if (!session_setup(p)) {
+        thue_errf(err, errsize, "cannot open %s: %s", d->path, p->msg);
+        goto fail;
+    }
     p->gen = 1;
     /* Refused before anything is written: a database newer than this server. */
     int version = schema_version(p);
@@ -697,8 +735,8 @@ int thue__pg_open(thue__db *d, const char *uri, char *err, size_t errsize)
         if (PQresultStatus(r) != PGRES_COMMAND_OK) {
             note_error(p, r);
             PQclear(r);
-            thue_errf(err, errsize, "%s: not a thue-server database of this version: %s",
-                      d->path, p->msg);
+            thue_errf(err, errsize, "%s: not a thue-server database of this version: %s", d->path,
+                      p->msg);
             goto fail;
         }
         PQclear(r);

@@ -1,6 +1,6 @@
 /*
  * store.c: the store's thread and job queue (store.h); the SQL is in store_db.c and
- * store_read.c.
+ * store_read.c (through sql.h, on SQLite or PostgreSQL).
  *
  * One store thread owns the database while the store is started. The loop thread turns
  * each call into a job holding a deep copy of its input (strings, the match's moves and
@@ -89,6 +89,7 @@ struct thue_store {
     int started;
     atomic_int crash_at;   /* thue_store_crash_in_job */
     atomic_int fail_writes; /* thue_store_fail_writes */
+    atomic_int lose_commit; /* thue_store_lose_commit_reply */
     /* thue_store_health_get */
     atomic_int failing, writes_waiting;
     atomic_ullong write_failures;
@@ -273,6 +274,8 @@ static int gather(thue_store *s, held *h, job *j, job **batch)
  * (each job has its answer in err). */
 static int run_batch(thue_store *s, job **batch, int n)
 {
+    if (is_write(batch[0]) && atomic_exchange(&s->lose_commit, 0))
+        s->db.lose_commit_reply = 1;
     if (n == 1) {
         run_job(s, batch[0]);
         return is_write(batch[0]) && batch[0]->err == THUE_STORE_EIO && s->db.transient;
@@ -463,6 +466,7 @@ thue_store *thue_store_open(const char *path, char *err, size_t errsize)
     }
     atomic_init(&s->crash_at, 0);
     atomic_init(&s->fail_writes, 0);
+    atomic_init(&s->lose_commit, 0);
     atomic_init(&s->failing, 0);
     atomic_init(&s->writes_waiting, 0);
     atomic_init(&s->write_failures, 0);
@@ -807,6 +811,12 @@ void thue_store_crash_in_job(thue_store *s, int n)
 {
     if (s)
         atomic_store(&s->crash_at, n);
+}
+
+void thue_store_lose_commit_reply(thue_store *s)
+{
+    if (s)
+        atomic_store(&s->lose_commit, 1);
 }
 
 void thue_store_fail_writes(thue_store *s, int on)

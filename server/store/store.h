@@ -4,7 +4,10 @@
  * game and its pool key), finished matches with every move (Thue's and other games'), and
  * tournaments. SQLite (WAL,
  * foreign keys on, synchronous FULL, versioned migrations applied when it opens,
- * prepared statements); ":memory:" for tests.
+ * prepared statements); ":memory:" for tests. Or PostgreSQL, when the path is a libpq
+ * connection URI (postgres://... or postgresql://...): the same schema, migrations and
+ * answers (sql.h, sql_pg.c), a database several servers may share, and a lost
+ * connection handled as a disk that refuses writes for a while.
  *
  * Two phases:
  *  - Start-up, on the calling thread, before the loop serves anyone: thue_store_open
@@ -36,7 +39,7 @@
 
 #define THUE_STORE_SCHEMA_VERSION 3
 
-/* Errors: THUE_STORE_EIO (SQLite failed, logged with its message), THUE_STORE_EEXISTS
+/* Errors: THUE_STORE_EIO (the database failed, logged with its message), THUE_STORE_EEXISTS
  * (the account name is taken, ignoring ASCII case), THUE_STORE_ECLOSED (the store is
  * closing or not started), from the one list of base/errors.h (thue_strerror), and the
  * engine's THUE_EINVAL and THUE_ENOMEM. */
@@ -44,8 +47,11 @@
 typedef struct thue_store thue_store;
 
 typedef struct thue_account_row {
-    int64_t id; /* chosen by the caller: the lobby, the only writer, numbers accounts
-                   1, 2, ... (the largest loaded + 1) so that it can use an id at once */
+    int64_t id; /* >= 1: chosen by the caller (the lobby, one server's only writer,
+                   numbers accounts 1, 2, ...: the largest loaded + 1, so that it can use
+                   an id at once); 0: the database picks it (the largest + 1 when the
+                   job runs; on PostgreSQL taken in turns by servers sharing the
+                   database) and the callback's id gives it */
     char name[THUE_PROTO_NAME_MAX * 4 + 1];
     thue_player_kind kind;               /* THUE_KIND_ACCOUNT or THUE_KIND_BOT */
     char bot[THUE_PROTO_SPEC_MAX + 1];   /* a bot's canonical SPEC; "" for a person */
@@ -103,9 +109,12 @@ typedef struct thue_match_row {
     const char *start_state, *final_state;
 } thue_match_row;
 
-/* Opens (creating, migrating) the database at path. NULL with a sentence in err when it
- * cannot ("cannot open ./thue.db: ...", "./thue.db: schema version 3 is newer than this
- * server's (1)"). */
+/* Opens (creating, migrating) the database at path: a SQLite file (or ":memory:"), or a
+ * PostgreSQL database when path starts with postgres:// or postgresql:// (a libpq URI).
+ * NULL with a sentence in err when it cannot ("cannot open ./thue.db: ...", "./thue.db:
+ * schema version 3 is newer than this server's (1)", "cannot open
+ * postgres://thue:***@db/thue: connection to server ... failed: ..."); a URI's password
+ * is never in a message or the log. */
 thue_store *thue_store_open(const char *path, char *err, size_t errsize);
 
 /* Start-up only: calls account() for every account, rating() for every rating row and
@@ -138,8 +147,11 @@ typedef void (*thue_store_text_cb)(int status, char *body, size_t len, void *dat
 /* Each returns 0 (queued; the callback will run exactly once) or a negative code at once
  * (THUE_STORE_ECLOSED, THUE_ENOMEM, THUE_EINVAL; the callback will not run). */
 
-/* A new account with the caller's row->id (>= 1). THUE_STORE_EEXISTS when the name (or
- * the id) is taken. */
+/* A new account with the caller's row->id (>= 1), or with the id the database picks
+ * (row->id 0; the callback's id). THUE_STORE_EEXISTS when the name is taken (ignoring
+ * ASCII case), except that a bot (THUE_KIND_BOT) added with id 0 whose name is already
+ * that bot's, with the same SPEC, succeeds with the existing account's id (two servers
+ * may add the same bot). A taken id (>= 1) is THUE_STORE_EIO. */
 int thue_store_add_account(thue_store *s, const thue_account_row *row, thue_store_cb cb,
                            void *data);
 /* A finished match: the match, its moves and, when rated, the two players' new ratings,
@@ -187,7 +199,8 @@ void thue_store_close(thue_store *s, void (*closed)(void *data), void *data);
 /*
  * The store's health, readable from any thread (for /metrics and /healthz). A write that
  * fails for a reason that can pass (the disk is full, the file or file system is
- * read-only, an I/O error, a lock) is not dropped: the store thread keeps it, and every
+ * read-only, an I/O error, a lock; PostgreSQL: the connection is lost or the server is
+ * restarting, out of disk, a serialization failure) is not dropped: the store thread keeps it, and every
  * write queued after it, in order, and tries again after 0.5 s, doubling up to 10 s,
  * until it commits; reads go on meanwhile, and the write's callback (the lobby's
  * match_end) waits for the commit. At close, each waiting write gets one last attempt;
@@ -209,6 +222,11 @@ void thue_store_fail_writes(thue_store *s, int on);
  * (1-based) after writing part of it, to show that a crash loses no committed data and
  * leaves no partial one. 0 turns it off. */
 void thue_store_crash_in_job(thue_store *s, int n);
+
+/* Test hook (PostgreSQL; SQLite ignores it): the next COMMIT that succeeds is answered as
+ * if the connection had broken during it, so the writes are tried again (and must not be
+ * stored twice). */
+void thue_store_lose_commit_reply(thue_store *s);
 
 /* SHA-256 of len bytes into out[32]. */
 void thue_sha256(const void *data, size_t len, unsigned char out[32]);

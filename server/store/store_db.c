@@ -1,38 +1,21 @@
 /*
- * store_db.c: the SQLite side of the store (store.h): opening, the schema and its
- * migrations, the prepared statements, the start-up load and the three writes.
- *
- * Schema versions live in PRAGMA user_version (0 for a new, empty file). `migrations`
- * below lists every version's SQL, oldest first; opening applies the ones above the
- * file's version, in order, in one transaction together with the new user_version, so a
- * crash mid-migration leaves the old version intact. A file newer than this server
- * (user_version > THUE_STORE_SCHEMA_VERSION) is refused before anything is written to
- * it: an older server must not write into a schema it does not know.
- *
- * Durability: WAL with synchronous=FULL, so a committed transaction is on disk (the WAL
- * is fsync()ed at every commit) before its callback runs; a crash at any other moment
- * loses only the transaction in progress, which SQLite's recovery discards whole.
- *
- * Schema 2 (other games than Thue): matches gain game (the game's wire name, 'thue' for
- * every match of schema 1), game_options (the canonical options object), game_first (the
- * seat that was the game's player 0), start_state and final_state (the game's state JSON
- * at the match's start and end), all NULL for Thue's matches except game; another game's
- * reason column holds the game's reason text ("no_moves", "took_last", "resign", ...: the
- * column has no CHECK, so it is reused), its variant, k and limit the room's unused
- * defaults and its rounds "[]". moves gain move: another game's move JSON (NULL for
- * Thue's; round is 0 and ply counts the match's moves).
+ * store_db.c: the store's work on its database (store.h), on either engine: the
+ * statements' SQL, opening (sql_sqlite.c or sql_pg.c by the path), the transactions and
+ * group commit's savepoints, the start-up load and the three writes. Everything here
+ * goes through sql.h's statement layer; the statements' SQL is SQLite's, which
+ * PostgreSQL runs too (?N as $N), except where pg_sql gives PostgreSQL's own. The schemas
+ * and migrations are each engine's (sql_sqlite.c, sql_pg.c: the same versions).
  *
  * Enumerations are stored as their wire names (PROTOCOL.md keeps them stable), except
  * accounts.kind, the thue_player_kind number (1 account, 2 bot). Names compare ignoring
- * ASCII case: accounts through name_key (the ASCII-lowercased name, UNIQUE), matches
- * through name0/name1 declared COLLATE NOCASE (SQLite's NOCASE folds ASCII only).
+ * ASCII case: accounts through name_key (the ASCII-lowercased name, UNIQUE, written
+ * here), matches through the ASCII-lowercased name the reads bind (thue__name_key),
+ * compared with name0/name1 declared COLLATE NOCASE on SQLite (NOCASE folds ASCII only)
+ * and with the generated name0_key/name1_key on PostgreSQL.
  */
-#include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <unistd.h>
 
 #include <jansson.h>
@@ -42,129 +25,6 @@
 #include "strbuf.h"
 #include "store/sql.h"
 #include "store/store_internal.h"
-
-/* ---- schema ------------------------------------------------------------------------- */
-
-typedef struct migration {
-    int version; /* user_version once applied */
-    const char *sql;
-} migration;
-
-/*
- * Every schema version, oldest first. To change the schema, append an entry and raise
- * THUE_STORE_SCHEMA_VERSION (store.h) to its version; never edit an entry that has
- * shipped. Each entry's ALTERs keep the rows already there (a file of version 1
- * migrates in place, its matches becoming Thue's).
- */
-static const migration migrations[] = {
-    {1, "CREATE TABLE accounts ("
-        "  id         INTEGER PRIMARY KEY,"
-        "  name       TEXT    NOT NULL,"
-        "  name_key   TEXT    NOT NULL UNIQUE,"                 /* ASCII-lowercased name */
-        "  kind       INTEGER NOT NULL CHECK (kind IN (1, 2))," /* account, bot */
-        "  bot        TEXT,"                                    /* SPEC; NULL for a person */
-        "  token_hash BLOB    CHECK (token_hash IS NULL OR length(token_hash) = 32),"
-        "  created_ms INTEGER NOT NULL"
-        ");"
-        "CREATE TABLE ratings ("
-        "  account INTEGER NOT NULL REFERENCES accounts (id),"
-        "  variant TEXT    NOT NULL,"
-        "  k       INTEGER NOT NULL,"
-        "  rating  REAL    NOT NULL,"
-        "  rd      REAL    NOT NULL,"
-        "  vol     REAL    NOT NULL,"
-        "  games   INTEGER NOT NULL,"
-        "  wins    INTEGER NOT NULL,"
-        "  draws   INTEGER NOT NULL,"
-        "  losses  INTEGER NOT NULL,"
-        "  PRIMARY KEY (account, variant, k)"
-        ") WITHOUT ROWID;"
-        "CREATE TABLE matches ("
-        "  id                 TEXT    PRIMARY KEY,"
-        "  room               TEXT    NOT NULL,"
-        "  number             INTEGER NOT NULL,"
-        "  variant            TEXT    NOT NULL,"
-        "  k                  INTEGER NOT NULL,"
-        "  \"limit\"            INTEGER NOT NULL,"
-        "  clock_initial_ms   INTEGER," /* both NULL without a clock */
-        "  clock_increment_ms INTEGER,"
-        "  rated              INTEGER NOT NULL,"
-        "  private            INTEGER NOT NULL,"
-        "  first_builder      TEXT    NOT NULL,"
-        "  name0              TEXT    NOT NULL COLLATE NOCASE,"
-        "  kind0              TEXT    NOT NULL,"
-        "  account0           INTEGER REFERENCES accounts (id)," /* NULL for a guest */
-        "  bot0               TEXT,"                             /* NULL for a person */
-        "  name1              TEXT    NOT NULL COLLATE NOCASE,"
-        "  kind1              TEXT    NOT NULL,"
-        "  account1           INTEGER REFERENCES accounts (id),"
-        "  bot1               TEXT,"
-        "  winner             INTEGER," /* seat; NULL for a draw */
-        "  reason             TEXT    NOT NULL,"
-        "  points0            INTEGER NOT NULL,"
-        "  points1            INTEGER NOT NULL,"
-        "  rounds             TEXT    NOT NULL," /* JSON: PROTOCOL.md's two round objects */
-        "  rating0_before     REAL,"             /* the 8 rating columns are NULL when unrated */
-        "  rating0_after      REAL,"
-        "  rd0_before         REAL,"
-        "  rd0_after          REAL,"
-        "  rating1_before     REAL,"
-        "  rating1_after      REAL,"
-        "  rd1_before         REAL,"
-        "  rd1_after          REAL,"
-        "  started_ms         INTEGER NOT NULL,"
-        "  ended_ms           INTEGER NOT NULL,"
-        "  tournament         TEXT," /* NULL outside a tournament */
-        "  tournament_round   INTEGER"
-        ");"
-        "CREATE INDEX matches_name0 ON matches (name0, ended_ms);"
-        "CREATE INDEX matches_name1 ON matches (name1, ended_ms);"
-        "CREATE INDEX matches_ended ON matches (ended_ms);"
-        "CREATE TABLE moves ("
-        "  match    TEXT    NOT NULL REFERENCES matches (id) ON DELETE CASCADE,"
-        "  round    INTEGER NOT NULL," /* 0 or 1 */
-        "  ply      INTEGER NOT NULL," /* 0, 1, ... within the round */
-        "  seat     INTEGER NOT NULL,"
-        "  is_paint INTEGER NOT NULL,"
-        "  value    INTEGER NOT NULL," /* position (place) or symbol (paint) */
-        "  think_ms REAL    NOT NULL,"
-        "  PRIMARY KEY (match, round, ply)"
-        ") WITHOUT ROWID;"
-        "CREATE TABLE tournaments ("
-        "  id         TEXT    PRIMARY KEY,"
-        "  state      TEXT    NOT NULL," /* the lobby's JSON */
-        "  finished   INTEGER NOT NULL,"
-        "  updated_ms INTEGER NOT NULL"
-        ");"},
-    {2, "ALTER TABLE matches ADD COLUMN game TEXT NOT NULL DEFAULT 'thue';"
-        "ALTER TABLE matches ADD COLUMN game_options TEXT;" /* NULL for Thue */
-        "ALTER TABLE matches ADD COLUMN game_first INTEGER;"
-        "ALTER TABLE matches ADD COLUMN start_state TEXT;"
-        "ALTER TABLE matches ADD COLUMN final_state TEXT;"
-        "ALTER TABLE moves ADD COLUMN move TEXT;"
-        "CREATE INDEX matches_game ON matches (game, ended_ms);"},
-    /* Ratings of every game: a pool is a game and its pool key (Thue's (variant, k)
-     * becomes "square-k5"). The table is rebuilt, as SQLite cannot change a key. */
-    {3, "CREATE TABLE ratings3 ("
-        "  account INTEGER NOT NULL REFERENCES accounts (id),"
-        "  game    TEXT    NOT NULL,"
-        "  pool    TEXT    NOT NULL,"
-        "  rating  REAL    NOT NULL,"
-        "  rd      REAL    NOT NULL,"
-        "  vol     REAL    NOT NULL,"
-        "  games   INTEGER NOT NULL,"
-        "  wins    INTEGER NOT NULL,"
-        "  draws   INTEGER NOT NULL,"
-        "  losses  INTEGER NOT NULL,"
-        "  PRIMARY KEY (account, game, pool)"
-        ") WITHOUT ROWID;"
-        "INSERT INTO ratings3 SELECT account, 'thue', variant || '-k' || k, rating, rd, vol, "
-        "games, wins, draws, losses FROM ratings;"
-        "DROP TABLE ratings;"
-        "ALTER TABLE ratings3 RENAME TO ratings;"},
-};
-
-#define NMIGRATIONS ((int)(sizeof migrations / sizeof migrations[0]))
 
 /* The statements of thue__stmt, in its order: SQLite's text, which PostgreSQL also runs
  * (with $N for ?N) unless pg_sql below has its own. */
@@ -239,7 +99,8 @@ static const char *const stmt_sql[THUE__STMT_COUNT] = {
     [THUE__STMT_MATCH_VISIBLE] =
         "SELECT 1 FROM matches WHERE id = ?1 AND (private = 0 OR ?2 < 0 OR (?2 > 0 AND "
         "(account0 = ?2 OR account1 = ?2)))",
-    [THUE__STMT_ACCOUNT_FIND] = "SELECT id, kind, bot FROM accounts WHERE name_key = ?1",
+    [THUE__STMT_ACCOUNT_FIND] =
+        "SELECT id, kind, bot, token_hash, name FROM accounts WHERE name_key = ?1",
     [THUE__STMT_TOURNAMENT_GAME] = "SELECT winner FROM matches WHERE tournament = ?1 AND "
                                    "tournament_round = ?2 AND name0 = ?3 AND name1 = ?4 "
                                    "ORDER BY ended_ms DESC LIMIT 1",
@@ -287,20 +148,12 @@ const char *thue__stmt_sql(int pg, thue__stmt w)
     return pg && pg_sql[w] ? pg_sql[w] : stmt_sql[w];
 }
 
-#define BUSY_TIMEOUT_MS 5000
 
 /* ---- helpers ------------------------------------------------------------------------- */
 
 int thue__db_fail(thue__db *d, const char *what)
 {
-    if (d->pg) {
-        d->transient = thue__pg_transient(d);
-    } else {
-        int rc = sqlite3_errcode(d->db) & 0xff;
-        d->transient = rc == SQLITE_FULL || rc == SQLITE_IOERR || rc == SQLITE_READONLY ||
-                       rc == SQLITE_CANTOPEN || rc == SQLITE_BUSY || rc == SQLITE_LOCKED ||
-                       rc == SQLITE_PROTOCOL;
-    }
+    d->transient = d->pg ? thue__pg_transient(d) : thue__sqlite_transient(d);
     thue_log(THUE_LOG_ERROR, "store: %s: %s: %s", d->path, what, thue__sql_errmsg(d));
     return THUE_STORE_EIO;
 }
@@ -396,172 +249,11 @@ int thue__db_batch_end(thue__db *d, int commit)
     return commit ? THUE_STORE_EIO : 0;
 }
 
-/* PRAGMA user_version, or -1 (with SQLite's message in the handle). */
-static int user_version(sqlite3 *db)
-{
-    sqlite3_stmt *st = NULL;
-    int v = -1;
-    if (sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL) == SQLITE_OK &&
-        sqlite3_step(st) == SQLITE_ROW)
-        v = sqlite3_column_int(st, 0);
-    sqlite3_finalize(st);
-    return v;
-}
-
 /* Copies a column's text into a fixed buffer (cut if the database holds a longer one). */
 static void column_copy(thue__db *d, thue__stmt w, int col, char *out, size_t size)
 {
     const char *t = thue__sql_column_text(d, w, col);
     snprintf(out, size, "%s", t ? t : "");
-}
-
-/* ---- open and close ------------------------------------------------------------------- */
-
-static int migrate(thue__db *d, char *err, size_t errsize)
-{
-    if (sqlite3_exec(d->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK) {
-        thue_errf(err, errsize, "%s: cannot lock the database: %s", d->path, sqlite3_errmsg(d->db));
-        return THUE_STORE_EIO;
-    }
-    /* Again, under the lock: another process may have migrated it meanwhile. */
-    int from = user_version(d->db);
-    if (from < 0 || from > THUE_STORE_SCHEMA_VERSION) {
-        if (from < 0)
-            thue_errf(err, errsize, "%s: cannot read the schema version: %s", d->path,
-                    sqlite3_errmsg(d->db));
-        else
-            thue_errf(err, errsize, "%s: schema version %d is newer than this server's (%d)", d->path,
-                    from, THUE_STORE_SCHEMA_VERSION);
-        sqlite3_exec(d->db, "ROLLBACK", NULL, NULL, NULL);
-        return THUE_STORE_EIO;
-    }
-    for (int i = 0; i < NMIGRATIONS; i++) {
-        const migration *m = &migrations[i];
-        if (m->version <= from || m->version > THUE_STORE_SCHEMA_VERSION)
-            continue;
-        char pragma[48];
-        snprintf(pragma, sizeof pragma, "PRAGMA user_version = %d", m->version);
-        if (sqlite3_exec(d->db, m->sql, NULL, NULL, NULL) != SQLITE_OK ||
-            sqlite3_exec(d->db, pragma, NULL, NULL, NULL) != SQLITE_OK) {
-            thue_errf(err, errsize, "%s: migration to schema version %d failed: %s", d->path,
-                    m->version, sqlite3_errmsg(d->db));
-            sqlite3_exec(d->db, "ROLLBACK", NULL, NULL, NULL);
-            return THUE_STORE_EIO;
-        }
-        thue_log(THUE_LOG_INFO, "store: %s: migrated to schema version %d", d->path, m->version);
-    }
-    if (sqlite3_exec(d->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
-        thue_errf(err, errsize, "%s: cannot commit the migration: %s", d->path,
-                sqlite3_errmsg(d->db));
-        sqlite3_exec(d->db, "ROLLBACK", NULL, NULL, NULL);
-        return THUE_STORE_EIO;
-    }
-    return 0;
-}
-
-/* The PRAGMAs of every connection. WAL cannot be set inside a transaction, so this runs
- * before the migrations. */
-static int configure(thue__db *d, char *err, size_t errsize)
-{
-    sqlite3_stmt *st = NULL;
-    int rc = sqlite3_prepare_v2(d->db, "PRAGMA journal_mode = WAL", -1, &st, NULL);
-    if (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-        const char *mode = (const char *)sqlite3_column_text(st, 0);
-        /* ":memory:" stays in "memory" mode; a file that cannot do WAL (no shared memory
-         * on its file system) keeps working in its rollback journal. */
-        if (mode && strcmp(mode, "wal") != 0 && strcmp(mode, "memory") != 0)
-            thue_log(THUE_LOG_WARN, "store: %s: journal mode %s, not wal", d->path, mode);
-        rc = SQLITE_OK;
-    }
-    sqlite3_finalize(st);
-    if (rc == SQLITE_OK)
-        rc = sqlite3_exec(d->db, "PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON", NULL, NULL,
-                          NULL);
-    if (rc != SQLITE_OK) {
-        thue_errf(err, errsize, "%s: cannot configure the database: %s", d->path,
-                sqlite3_errmsg(d->db));
-        return THUE_STORE_EIO;
-    }
-    return 0;
-}
-
-/*
- * One server per database file. The lobby numbers new accounts itself (the largest id
- * loaded, plus one) and keeps every rating in memory, so a second server on the same file
- * would hand out the same ids and overwrite the first one's ratings, with SQLite's
- * integrity intact. So the file is flock()ed, exclusively, for as long as it is open.
- *
- * flock, not fcntl: SQLite takes fcntl (POSIX) locks on the same file for its
- * transactions, and those belong to the process, so closing any descriptor of the file
- * would drop them; flock locks belong to the open file description and are independent
- * of fcntl's on Linux. The descriptor stays open until SQLite has closed (thue__db_close),
- * so closing it never drops a lock SQLite holds. Other programs that read the file
- * through SQLite (the sqlite3 shell's .backup, say) take no flock and are not stopped.
- */
-static int lock_file(thue__db *d, const char *path, char *err, size_t errsize)
-{
-    if (strcmp(path, ":memory:") == 0)
-        return 0;
-    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    if (fd < 0 && (errno == EROFS || errno == EACCES))
-        fd = open(path, O_RDONLY | O_CLOEXEC); /* SQLite may still open it for reading */
-    if (fd < 0) {
-        thue_errf(err, errsize, "cannot open %s: %s", path, strerror(errno));
-        return THUE_STORE_EIO;
-    }
-    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
-        int e = errno;
-        close(fd);
-        if (e == EWOULDBLOCK)
-            thue_errf(err, errsize,
-                      "%s is in use by another thue-server: two servers on one database would "
-                      "hand out the same account ids; stop the other server, or give this one "
-                      "a database of its own (--db)",
-                      path);
-        else
-            thue_errf(err, errsize, "cannot lock %s: %s", path, strerror(e));
-        return THUE_STORE_EIO;
-    }
-    d->lock_fd = fd;
-    return 0;
-}
-
-static int sqlite_open(thue__db *d, const char *path, char *err, size_t errsize)
-{
-    if (lock_file(d, path, err, errsize) != 0)
-        return THUE_STORE_EIO;
-    /* NOMUTEX: one thread at a time uses the connection (see store_internal.h). */
-    int rc = sqlite3_open_v2(
-        path, &d->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);
-    if (rc != SQLITE_OK) {
-        thue_errf(err, errsize, "cannot open %s: %s", path,
-                d->db ? sqlite3_errmsg(d->db) : sqlite3_errstr(rc));
-        return THUE_STORE_EIO;
-    }
-    sqlite3_busy_timeout(d->db, BUSY_TIMEOUT_MS);
-    /* The first read: a file that is not a database fails here. */
-    int version = user_version(d->db);
-    if (version < 0) {
-        thue_errf(err, errsize, "cannot open %s: %s", path, sqlite3_errmsg(d->db));
-        return THUE_STORE_EIO;
-    }
-    if (version > THUE_STORE_SCHEMA_VERSION) {
-        thue_errf(err, errsize, "%s: schema version %d is newer than this server's (%d)", path,
-                version, THUE_STORE_SCHEMA_VERSION);
-        return THUE_STORE_EIO;
-    }
-    if (configure(d, err, errsize) != 0 || migrate(d, err, errsize) != 0)
-        return THUE_STORE_EIO;
-    for (int i = 0; i < THUE__STMT_COUNT; i++) {
-        if (sqlite3_prepare_v3(d->db, stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT, &d->stmt[i],
-                               NULL) != SQLITE_OK) {
-            /* A file of our version whose tables are not ours. */
-            thue_errf(err, errsize, "%s: not a thue-server database of this version: %s", path,
-                    sqlite3_errmsg(d->db));
-            return THUE_STORE_EIO;
-        }
-    }
-    return 0;
 }
 
 int thue__db_open(thue__db *d, const char *path, char *err, size_t errsize)
@@ -577,7 +269,7 @@ int thue__db_open(thue__db *d, const char *path, char *err, size_t errsize)
         thue_errf(err, errsize, "cannot open the database: out of memory");
         return THUE_ENOMEM;
     }
-    int rc = pg ? thue__pg_open(d, path, err, errsize) : sqlite_open(d, path, err, errsize);
+    int rc = pg ? thue__pg_open(d, path, err, errsize) : thue__sqlite_open(d, path, err, errsize);
     if (rc != 0) {
         thue__db_close(d);
         return THUE_STORE_EIO;
@@ -588,12 +280,7 @@ int thue__db_open(thue__db *d, const char *path, char *err, size_t errsize)
 void thue__db_close(thue__db *d)
 {
     thue__pg_close(d);
-    for (int i = 0; i < THUE__STMT_COUNT; i++)
-        sqlite3_finalize(d->stmt[i]);
-    if (d->db && sqlite3_close(d->db) != SQLITE_OK)
-        thue_log(THUE_LOG_ERROR, "store: %s: cannot close: %s", d->path, sqlite3_errmsg(d->db));
-    if (d->lock_fd >= 0)
-        close(d->lock_fd); /* after SQLite's close: see lock_file */
+    thue__sqlite_close(d);
     free(d->path);
     memset(d, 0, sizeof *d);
     d->lock_fd = -1;
@@ -738,19 +425,30 @@ static int all_zero(const unsigned char *p, size_t n)
     return 1;
 }
 
-/* Who holds the name key: 1 with *id set when it is a bot of the same SPEC as row, 0 when
- * it is someone else (or nobody), or THUE_STORE_EIO (logged). */
-static int same_bot(thue__db *d, const char *key, const thue_account_row *row, int64_t *id)
+/* The account holding key, compared with row: 1 with *id set when it is row's (whole: the
+ * same name, kind, SPEC and token hash, and row's id unless row->id is 0; else: a bot of
+ * the same SPEC), 0 when it is another or there is none, or THUE_STORE_EIO (logged). */
+static int holder(thue__db *d, const char *key, const thue_account_row *row, int whole,
+                  int64_t *id)
 {
     const thue__stmt w = THUE__STMT_ACCOUNT_FIND;
     thue__sql_bind_text(d, w, 1, key);
     int rc = thue__sql_step(d, w), same = 0;
     if (rc == THUE__SQL_ROW) {
         const char *bot = thue__sql_column_text(d, w, 2);
-        if (thue__sql_column_int(d, w, 1) == THUE_KIND_BOT && bot && strcmp(bot, row->bot) == 0) {
-            *id = thue__sql_column_int64(d, w, 0);
-            same = 1;
-        }
+        const char *name = thue__sql_column_text(d, w, 4);
+        int64_t found = thue__sql_column_int64(d, w, 0);
+        unsigned char hash[32];
+        column_hash(d, w, 3, hash);
+        int kind = thue__sql_column_int(d, w, 1);
+        if (whole)
+            same = kind == (int)row->kind && strcmp(bot ? bot : "", row->bot) == 0 &&
+                   memcmp(hash, row->token_hash, 32) == 0 && name &&
+                   strcmp(name, row->name) == 0 && (row->id <= 0 || found == row->id);
+        else
+            same = kind == THUE_KIND_BOT && bot && strcmp(bot, row->bot) == 0;
+        if (same)
+            *id = found;
     } else if (rc < 0) {
         same = thue__db_fail(d, "cannot look up an account");
     }
@@ -767,6 +465,15 @@ int thue__db_add_account(thue__db *d, const thue_account_row *row, int crash, in
     if (err)
         return err;
     const thue__stmt w = THUE__STMT_ACCOUNT_INSERT;
+    /* Tried again after a COMMIT whose answer was lost: it may be in already. */
+    if (d->commit_unknown) {
+        int mine = holder(d, key, row, 1, id);
+        if (mine != 0) {
+            if (mine < 0)
+                thue__db_rollback(d);
+            return mine < 0 ? mine : thue__db_commit(d);
+        }
+    }
     /* The database picks the id: PostgreSQL's servers take their turns (ACCOUNT_LOCK). */
     if (row->id <= 0)
         err = run(d, THUE__STMT_ACCOUNT_LOCK, "cannot lock the account ids");
@@ -799,7 +506,7 @@ int thue__db_add_account(thue__db *d, const thue_account_row *row, int crash, in
          * the same bot) whose name is already that bot's is there: its id is the answer. */
         err = THUE_STORE_EEXISTS;
         if (row->id <= 0 && row->kind == THUE_KIND_BOT) {
-            int same = same_bot(d, key, row, id);
+            int same = holder(d, key, row, 0, id);
             err = same == 1 ? 0 : same < 0 ? same : THUE_STORE_EEXISTS;
         }
     }
@@ -980,6 +687,26 @@ static int upsert_rating(thue__db *d, const thue_rating_row *r)
     return err;
 }
 
+/* Whether match m is stored already (its id with the same room, number and end): 1, 0,
+ * or THUE_STORE_EIO (logged). Match ids are random: the same id with the same room,
+ * number and end is the same match. */
+static int match_saved(thue__db *d, const thue_match_row *m)
+{
+    const thue__stmt w = THUE__STMT_MATCH_GET;
+    thue__sql_bind_text(d, w, 1, m->id);
+    int rc = thue__sql_step(d, w), saved = 0;
+    if (rc == THUE__SQL_ROW) {
+        const char *room = thue__sql_column_text(d, w, THUE__MC_ROOM);
+        saved = room && strcmp(room, m->room) == 0 &&
+                thue__sql_column_int(d, w, THUE__MC_NUMBER) == m->number &&
+                thue__sql_column_int64(d, w, THUE__MC_ENDED) == m->ended_ms;
+    } else if (rc < 0) {
+        saved = thue__db_fail(d, "cannot look up a match");
+    }
+    thue__sql_reset(d, w);
+    return saved;
+}
+
 int thue__db_save_match(thue__db *d, const thue_match_row *m, int crash)
 {
     /* Another game has no rounds: an empty array keeps the column's NOT NULL. */
@@ -989,6 +716,14 @@ int thue__db_save_match(thue__db *d, const thue_match_row *m, int crash)
         return THUE_ENOMEM;
     }
     int err = thue__db_begin(d, 1);
+    /* Tried again after a COMMIT whose answer was lost: it may be in already. */
+    int saved = err == 0 && d->commit_unknown ? match_saved(d, m) : 0;
+    if (saved != 0) {
+        free(rounds);
+        if (saved < 0)
+            thue__db_rollback(d);
+        return saved < 0 ? saved : thue__db_commit(d);
+    }
     if (err == 0)
         err = insert_match_row(d, m, rounds);
     /* The crash test's point is half-way through the moves: the match row and some moves

@@ -1,7 +1,8 @@
 /*
  * store_internal.h: what store.c (the thread, the queue, the public calls) shares with
- * store_db.c (the schema, migrations, statements, start-up load and the writes) and
- * store_read.c (the texts of the HTTP reads). Not part of the store's API.
+ * store_db.c (the statements, opening, start-up load and the writes), store_read.c (the
+ * texts of the HTTP reads), and sql_sqlite.c and sql_pg.c (each engine's connection,
+ * schema and migrations). Not part of the store's API.
  *
  * The engine is SQLite (a file) or PostgreSQL (a postgres:// URI): sql.h's statement
  * layer hides which from store_db.c's and store_read.c's logic.
@@ -106,9 +107,14 @@ typedef struct thue__db {
     sqlite3_stmt *stmt[THUE__STMT_COUNT];
     int transient; /* the last failure may pass: the disk is full, read-only or failing,
                       or the file is locked (set by thue__db_fail) */
-    int lock_fd;   /* the file's flock()ed descriptor (store_db.c's lock_file), or -1 */
+    int lock_fd;   /* the file's flock()ed descriptor (sql_sqlite.c's lock_file), or -1 */
     int batch;     /* a batch's transaction is open: a write job's begin, commit and
                       rollback are a savepoint's */
+    int commit_unknown;    /* PostgreSQL: a COMMIT's answer was lost with the connection, so
+                              the writes tried again may be in already (each job looks
+                              first); cleared by the next COMMIT that answers */
+    int lose_commit_reply; /* test hook (thue_store_lose_commit_reply): the next COMMIT
+                              that succeeds is answered as lost */
 } thue__db;
 
 /* A read's answer: HTTP status and a malloc()ed body (NULL only when memory ran out). */

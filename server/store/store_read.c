@@ -134,9 +134,9 @@ static json_t *match_options(thue__db *d, thue__stmt w)
     if (!thue__sql_column_null(d, w, THUE__MC_CLOCK_INITIAL))
         clock = json_pack("{s:o,s:o}", "initial_ms", col_int(d, w, THUE__MC_CLOCK_INITIAL),
                           "increment_ms", col_int(d, w, THUE__MC_CLOCK_INCREMENT));
-    return json_pack("{s:o,s:o,s:o,s:o,s:o,s:o,s:o}", "variant", col_str(d, w, THUE__MC_VARIANT), "k",
-                     col_int(d, w, THUE__MC_K), "limit", col_int(d, w, THUE__MC_LIMIT), "clock", clock,
-                     "rated", col_bool(d, w, THUE__MC_RATED), "private",
+    return json_pack("{s:o,s:o,s:o,s:o,s:o,s:o,s:o}", "variant", col_str(d, w, THUE__MC_VARIANT),
+                     "k", col_int(d, w, THUE__MC_K), "limit", col_int(d, w, THUE__MC_LIMIT),
+                     "clock", clock, "rated", col_bool(d, w, THUE__MC_RATED), "private",
                      col_bool(d, w, THUE__MC_PRIVATE), "first_builder",
                      col_str(d, w, THUE__MC_FIRST_BUILDER));
 }
@@ -148,10 +148,10 @@ static json_t *match_players(thue__db *d, thue__stmt w, int name_col, int stride
     json_t *arr = json_array();
     for (int p = 0; arr && p < 2; p++) {
         int c = name_col + stride * p;
-        json_t *o =
-            with_bot ? json_pack("{s:o,s:o,s:o}", "name", col_str(d, w, c), "kind",
-                                 col_str(d, w, c + 1), "bot", col_str(d, w, c + 2))
-                     : json_pack("{s:o,s:o}", "name", col_str(d, w, c), "kind", col_str(d, w, c + 1));
+        json_t *o = with_bot ? json_pack("{s:o,s:o,s:o}", "name", col_str(d, w, c), "kind",
+                                         col_str(d, w, c + 1), "bot", col_str(d, w, c + 2))
+                             : json_pack("{s:o,s:o}", "name", col_str(d, w, c), "kind",
+                                         col_str(d, w, c + 1));
         if (json_array_append_new(arr, o) != 0) {
             json_decref(arr);
             arr = NULL;
@@ -173,9 +173,9 @@ static json_t *match_ratings(thue__db *d, thue__stmt w)
     json_t *arr = json_array();
     for (int p = 0; arr && p < 2; p++) {
         int c = THUE__MC_RATINGS + 4 * p;
-        json_t *o =
-            json_pack("{s:o,s:o,s:o,s:o}", "before", col_num(d, w, c), "after", col_num(d, w, c + 1),
-                      "rd_before", col_num(d, w, c + 2), "rd_after", col_num(d, w, c + 3));
+        json_t *o = json_pack("{s:o,s:o,s:o,s:o}", "before", col_num(d, w, c), "after",
+                              col_num(d, w, c + 1), "rd_before", col_num(d, w, c + 2), "rd_after",
+                              col_num(d, w, c + 3));
         if (json_array_append_new(arr, o) != 0) {
             json_decref(arr);
             arr = NULL;
@@ -193,17 +193,17 @@ static json_t *match_moves(thue__db *d, const char *id, int game, int *rc)
     json_t *arr = json_array();
     while (arr && (*rc = thue__sql_step(d, w)) == THUE__SQL_ROW) {
         json_t *o =
-            game
-                ? json_pack("{s:i,s:i,s:o,s:o}", "ply", thue__sql_column_int(d, w, THUE__MV_PLY),
-                            "seat", thue__sql_column_int(d, w, THUE__MV_SEAT), "move",
-                            col_json(d, w, THUE__MV_MOVE), "think_ms", col_num(d, w, THUE__MV_THINK_MS))
-                : json_pack("{s:i,s:i,s:i,s:s,s:i,s:o}", "round",
-                            thue__sql_column_int(d, w, THUE__MV_ROUND), "ply",
-                            thue__sql_column_int(d, w, THUE__MV_PLY), "seat",
-                            thue__sql_column_int(d, w, THUE__MV_SEAT), "kind",
-                            thue__sql_column_int(d, w, THUE__MV_IS_PAINT) ? "paint" : "place", "value",
-                            thue__sql_column_int(d, w, THUE__MV_VALUE), "think_ms",
-                            col_num(d, w, THUE__MV_THINK_MS));
+            game ? json_pack("{s:i,s:i,s:o,s:o}", "ply", thue__sql_column_int(d, w, THUE__MV_PLY),
+                             "seat", thue__sql_column_int(d, w, THUE__MV_SEAT), "move",
+                             col_json(d, w, THUE__MV_MOVE), "think_ms",
+                             col_num(d, w, THUE__MV_THINK_MS))
+                 : json_pack("{s:i,s:i,s:i,s:s,s:i,s:o}", "round",
+                             thue__sql_column_int(d, w, THUE__MV_ROUND), "ply",
+                             thue__sql_column_int(d, w, THUE__MV_PLY), "seat",
+                             thue__sql_column_int(d, w, THUE__MV_SEAT), "kind",
+                             thue__sql_column_int(d, w, THUE__MV_IS_PAINT) ? "paint" : "place",
+                             "value", thue__sql_column_int(d, w, THUE__MV_VALUE), "think_ms",
+                             col_num(d, w, THUE__MV_THINK_MS));
         if (json_array_append_new(arr, o) != 0) {
             json_decref(arr);
             arr = NULL;
@@ -249,13 +249,14 @@ static json_t *game_match_options(thue__db *d, thue__stmt w)
 static json_t *game_match_object(thue__db *d, thue__stmt w, const char *id, int *rc)
 {
     json_t *root = json_pack(
-        "{s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:[o,o],s:o,s:o}", "match", col_str(d, w, THUE__MC_ID),
-        "room", col_str(d, w, THUE__MC_ROOM), "number", col_int(d, w, THUE__MC_NUMBER), "game",
-        col_str(d, w, THUE__MC_GAME), "game_options", col_json(d, w, THUE__MC_GAME_OPTIONS), "options",
-        game_match_options(d, w), "players", match_players(d, w, THUE__MC_NAME0, 3, 1), "first",
-        col_int(d, w, THUE__MC_GAME_FIRST), "result", match_result(d, w, THUE__MC_WINNER), "points",
-        col_int(d, w, THUE__MC_POINTS0), col_int(d, w, THUE__MC_POINTS1), "start",
-        col_json(d, w, THUE__MC_START_STATE), "final", col_json(d, w, THUE__MC_FINAL_STATE));
+        "{s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:[o,o],s:o,s:o}", "match",
+        col_str(d, w, THUE__MC_ID), "room", col_str(d, w, THUE__MC_ROOM), "number",
+        col_int(d, w, THUE__MC_NUMBER), "game", col_str(d, w, THUE__MC_GAME), "game_options",
+        col_json(d, w, THUE__MC_GAME_OPTIONS), "options", game_match_options(d, w), "players",
+        match_players(d, w, THUE__MC_NAME0, 3, 1), "first", col_int(d, w, THUE__MC_GAME_FIRST),
+        "result", match_result(d, w, THUE__MC_WINNER), "points", col_int(d, w, THUE__MC_POINTS0),
+        col_int(d, w, THUE__MC_POINTS1), "start", col_json(d, w, THUE__MC_START_STATE), "final",
+        col_json(d, w, THUE__MC_FINAL_STATE));
     json_t *moves = root ? match_moves(d, id, 1, rc) : NULL;
     if (moves == NULL || json_object_set_new(root, "moves", moves) != 0 ||
         match_tail(d, w, root) != 0) {
@@ -269,17 +270,18 @@ static json_t *match_object(thue__db *d, thue__stmt w, const char *id, int *rc)
 {
     if (col_is_game(d, w, THUE__MC_GAME))
         return game_match_object(d, w, id, rc);
-    json_t *rounds = json_loads((const char *)thue__sql_column_text(d, w, THUE__MC_ROUNDS), 0, NULL);
+    json_t *rounds =
+        json_loads((const char *)thue__sql_column_text(d, w, THUE__MC_ROUNDS), 0, NULL);
     if (rounds == NULL) {
         thue_log(THUE_LOG_ERROR, "store: %s: match %s: the rounds are not JSON", d->path, id);
         return NULL;
     }
-    json_t *root =
-        json_pack("{s:o,s:o,s:o,s:o,s:o,s:o,s:[o,o],s:o}", "match", col_str(d, w, THUE__MC_ID),
-                  "room", col_str(d, w, THUE__MC_ROOM), "number", col_int(d, w, THUE__MC_NUMBER),
-                  "options", match_options(d, w), "players", match_players(d, w, THUE__MC_NAME0, 3, 1),
-                  "result", match_result(d, w, THUE__MC_WINNER), "points",
-                  col_int(d, w, THUE__MC_POINTS0), col_int(d, w, THUE__MC_POINTS1), "rounds", rounds);
+    json_t *root = json_pack(
+        "{s:o,s:o,s:o,s:o,s:o,s:o,s:[o,o],s:o}", "match", col_str(d, w, THUE__MC_ID), "room",
+        col_str(d, w, THUE__MC_ROOM), "number", col_int(d, w, THUE__MC_NUMBER), "options",
+        match_options(d, w), "players", match_players(d, w, THUE__MC_NAME0, 3, 1), "result",
+        match_result(d, w, THUE__MC_WINNER), "points", col_int(d, w, THUE__MC_POINTS0),
+        col_int(d, w, THUE__MC_POINTS1), "rounds", rounds);
     json_t *moves = root ? match_moves(d, id, 0, rc) : NULL;
     if (moves == NULL) {
         json_decref(root);
@@ -306,8 +308,7 @@ static int visible(thue__db *d, const char *id, int64_t viewer)
     return rc == THUE__SQL_ROW ? 1 : rc == THUE__SQL_DONE ? 0 : -1;
 }
 
-void thue__db_match_json(thue__db *d, const char *id, int64_t viewer, int crash,
-                         thue__text *out)
+void thue__db_match_json(thue__db *d, const char *id, int64_t viewer, int crash, thue__text *out)
 {
     if (thue__db_begin(d, 0) != 0) {
         set_internal(out);
@@ -378,16 +379,17 @@ static json_t *summary(thue__db *d, thue__stmt w)
         return json_pack("{s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:[o,o],s:o}", "match",
                          col_str(d, w, PC_ID), "room", col_str(d, w, PC_ROOM), "number",
                          col_int(d, w, PC_NUMBER), "game", col_str(d, w, PC_GAME), "game_options",
-                         col_json(d, w, PC_GAME_OPTIONS), "rated", col_bool(d, w, PC_RATED), "players",
-                         match_players(d, w, PC_NAME0, 2, 0), "result", match_result(d, w, PC_WINNER),
-                         "points", col_int(d, w, PC_POINTS0), col_int(d, w, PC_POINTS1), "ended_at",
-                         col_int(d, w, PC_ENDED));
-    return json_pack(
-        "{s:o,s:o,s:o,s:s,s:o,s:o,s:o,s:o,s:o,s:[o,o],s:o}", "match", col_str(d, w, PC_ID), "room",
-        col_str(d, w, PC_ROOM), "number", col_int(d, w, PC_NUMBER), "game", "thue", "variant",
-        col_str(d, w, PC_VARIANT), "k", col_int(d, w, PC_K), "rated", col_bool(d, w, PC_RATED), "players",
-        match_players(d, w, PC_NAME0, 2, 0), "result", match_result(d, w, PC_WINNER), "points",
-        col_int(d, w, PC_POINTS0), col_int(d, w, PC_POINTS1), "ended_at", col_int(d, w, PC_ENDED));
+                         col_json(d, w, PC_GAME_OPTIONS), "rated", col_bool(d, w, PC_RATED),
+                         "players", match_players(d, w, PC_NAME0, 2, 0), "result",
+                         match_result(d, w, PC_WINNER), "points", col_int(d, w, PC_POINTS0),
+                         col_int(d, w, PC_POINTS1), "ended_at", col_int(d, w, PC_ENDED));
+    return json_pack("{s:o,s:o,s:o,s:s,s:o,s:o,s:o,s:o,s:o,s:[o,o],s:o}", "match",
+                     col_str(d, w, PC_ID), "room", col_str(d, w, PC_ROOM), "number",
+                     col_int(d, w, PC_NUMBER), "game", "thue", "variant", col_str(d, w, PC_VARIANT),
+                     "k", col_int(d, w, PC_K), "rated", col_bool(d, w, PC_RATED), "players",
+                     match_players(d, w, PC_NAME0, 2, 0), "result", match_result(d, w, PC_WINNER),
+                     "points", col_int(d, w, PC_POINTS0), col_int(d, w, PC_POINTS1), "ended_at",
+                     col_int(d, w, PC_ENDED));
 }
 
 /* Counts the player's matches and lists one page of them; NULL on failure (logged). */

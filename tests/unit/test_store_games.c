@@ -509,7 +509,7 @@ static void test_list_by_game(void **state)
 
 /* ---- a version-1 database migrating to version 3 ------------------------------------------ */
 
-/* Schema version 1 as it shipped (store_db.c's first migration), to make an old file. */
+/* Schema version 1 as it shipped (sql_sqlite.c's first migration), to make an old file. */
 static const char v1_schema[] =
     "CREATE TABLE accounts (id INTEGER PRIMARY KEY, name TEXT NOT NULL, name_key TEXT NOT "
     "NULL UNIQUE, kind INTEGER NOT NULL CHECK (kind IN (1, 2)), bot TEXT, token_hash BLOB "
