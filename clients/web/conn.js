@@ -29,7 +29,10 @@ export class Connection {
     this.stopped = false;
     this.welcomed = false;
     this.retryTimer = null;
-    this.path = "/ws"; // where the node of our session is reached: /ws, or /n/NODE/ws
+    // Where the node of our session is reached: /ws (any node), or /n/NODE/ws. A page
+    // opened under a node's prefix (/n/NODE/..., a link to a room there) starts there.
+    const m = /^\/n\/([a-z0-9-]{1,32})\//.exec(location.pathname);
+    this.path = m ? `/n/${m[1]}/ws` : "/ws";
     this.again = null; // a request to send again after moving: {obj, resolve, reject}
   }
 

@@ -2,7 +2,8 @@
 // (scripts/services.sh, in a temporary directory of the test's own, on loopback) and N
 // servers started with --node nI --redis --db postgres://. A client follows `moved` the
 // way the balancer routes /n/NODE/ws: to that node's own port.
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
+import net from "node:net";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -91,6 +92,54 @@ export async function follow(cluster, moved, resume) {
   if (!s) throw new Error(`moved to an unknown node ${moved.node}`);
   if (moved.path !== `/n/${moved.node}/ws`) throw new Error(`moved's path is ${moved.path}`);
   return hello(s, { resume: moved.resume || resume });
+}
+
+/** A free loopback port. */
+export async function freePort() {
+  const srv = net.createServer();
+  await new Promise((r) => srv.listen(0, "127.0.0.1", r));
+  const { port } = srv.address();
+  await new Promise((r) => srv.close(r));
+  return port;
+}
+
+/**
+ * HAProxy in front of the cluster's nodes, from scripts/haproxy-config.sh (the shipped
+ * configuration's generator): {url, ws, stop()}, once every node answers through its
+ * /n/NAME/ prefix.
+ */
+export async function startBalancer(cluster) {
+  const port = await freePort();
+  const nodes = Object.values(cluster.nodes);
+  const cfg = execFileSync("bash", [path.resolve(HERE, "..", "..", "scripts", "haproxy-config.sh"),
+    "--port", String(port), "--bind", "127.0.0.1", "--maxconn", "2000", ...nodes.map((s) => `${s.name}=127.0.0.1:${s.port}`)], { encoding: "utf8" });
+  const file = path.join(cluster.svc.dir, "haproxy.cfg");
+  fs.writeFileSync(file, cfg);
+  let log = "";
+  const proc = spawn("haproxy", ["-db", "-f", file], { stdio: ["ignore", "pipe", "pipe"] });
+  proc.stdout.on("data", (d) => (log += d));
+  proc.stderr.on("data", (d) => (log += d));
+  const lb = {
+    url: `http://127.0.0.1:${port}`,
+    ws: `ws://127.0.0.1:${port}/ws`,
+    async stop() {
+      if (proc.exitCode === null) proc.kill("SIGKILL");
+    },
+  };
+  try {
+    await until(async () => {
+      if (proc.exitCode !== null) return false;
+      for (const s of nodes) {
+        const h = await (await fetch(`${lb.url}/n/${s.name}/healthz`)).json();
+        if (h.node !== s.name) return false;
+      }
+      return true;
+    }, "haproxy to reach every node");
+  } catch (e) {
+    await lb.stop();
+    throw new Error(`${e.message}; haproxy's log:\n${log}`);
+  }
+  return lb;
 }
 
 export { withTimeout };
