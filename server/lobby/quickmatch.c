@@ -374,12 +374,15 @@ static void pair_here(thue_lobby *l, session *s, const thue_cluster_ticket *othe
         }
         o = l->session_ghost(l, other->name, a);
         if (o == NULL) {
+            /* (s leaves the queue: joining again at once could pair the same two again) */
             thue_log(THUE_LOG_WARN,
                      "quick match: no session here for %s of node %s (its name is in use here)",
                      other->name, other->node);
             requeue_other(l, other);
-            if (cluster_queue(l, s) != 0)
-                local_fallback(l, s);
+            queue_remove(s);
+            queue_failed(l, s, THUE_PERR_BUSY,
+                         "your opponent could not be seated on this server (a player of the "
+                         "same name is here); join the queue again");
             return;
         }
     }
