@@ -9,6 +9,8 @@
 #   bash scripts/services.sh stop DIR              stops whatever of the two runs in DIR
 #   bash scripts/services.sh restart-postgres DIR  pg_ctl restart (the fault tests)
 #   bash scripts/services.sh restart-redis DIR     stop and start on the same port
+#   bash scripts/services.sh stop-redis DIR        stop it, keeping its port
+#   bash scripts/services.sh start-redis DIR       start it again (after stop-redis)
 #   bash scripts/services.sh stop-postgres DIR     pg_ctl stop, keeping the data and port
 #   bash scripts/services.sh start-postgres DIR    pg_ctl start again (after stop-postgres)
 #   bash scripts/services.sh --help
@@ -154,6 +156,13 @@ case "$cmd" in
     bin=$(pg_bin); pick_owner; port=$(cat "$2/pg.port"); dir=$(cd "$2" && pwd)
     as_owner "$bin/pg_ctl" -D "$dir/pg" -l "$dir/pg/server.log" -w -t 30 \
       -o "-p $port -k $dir/pg -c listen_addresses=127.0.0.1 -c max_connections=200" start >/dev/null ;;
+  stop-redis)
+    [ $# -ge 2 ] || die "usage: services.sh stop-redis DIR"
+    stop_redis "$2" ;;
+  start-redis)
+    [ $# -ge 2 ] || die "usage: services.sh start-redis DIR"
+    [ -f "$2/redis.port" ] || die "no Redis was started in $2"
+    start_redis "$2" "$(cat "$2/redis.port")" >/dev/null ;;
   restart-redis)
     [ $# -ge 2 ] || die "usage: services.sh restart-redis DIR"
     [ -f "$2/redis.port" ] || die "no Redis was started in $2"

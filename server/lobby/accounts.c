@@ -407,7 +407,7 @@ void account_committed(thue_lobby *l, account *a, int64_t id)
         return;
     char hash[65];
     hex_of(a->token_hash, 32, hash);
-    nodes_broadcast(l, json_pack("{s:s, s:I, s:s, s:i, s:s, s:s}", "t", "account", "id",
+    nodes_broadcast_kept(l, json_pack("{s:s, s:I, s:s, s:i, s:s, s:s}", "t", "account", "id",
                                  (json_int_t)a->id, "name", a->name, "kind", (int)a->kind, "bot",
                                  a->bot, "hash", hash));
 }
@@ -424,7 +424,8 @@ void accounts_ratings_saved(thue_lobby *l, const thue_rating_row rows[2])
                             rows[i].pool, "rating", rows[i].rating, "rd", rows[i].rd, "vol",
                             rows[i].vol, "games", rows[i].games, "wins", rows[i].wins, "draws",
                             rows[i].draws, "losses", rows[i].losses));
-    nodes_broadcast(l, list != NULL ? json_pack("{s:s, s:o}", "t", "rating", "rows", list) : NULL);
+    nodes_broadcast_kept(l, list != NULL ? json_pack("{s:s, s:o}", "t", "rating", "rows", list)
+                                         : NULL);
 }
 
 static account *account_by_id(thue_lobby *l, int64_t id)

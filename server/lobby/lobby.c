@@ -755,6 +755,7 @@ static void nodes_due(uv_timer_t *t)
     char *text = room_list_text(l, &f, NULL);
     nodes_rooms_publish(l, text);
     free(text);
+    nodes_tick(l);
 }
 
 void thue_lobby_set_cluster(thue_lobby *l, thue_cluster *cluster)
@@ -785,6 +786,7 @@ void thue_lobby_cluster_state(void *lobby, bool up)
         if (!s->ending)
             nodes_session_token(l, s, NULL);
     quickmatch_cluster_up(l);
+    nodes_up_again(l);
     nodes_load_changed(l);
     if (l->draining)
         nodes_set_draining(l);

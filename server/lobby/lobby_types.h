@@ -260,7 +260,11 @@ struct thue_lobby {
     char *rooms_sent;        /* the room list this node told them last, and when */
     uint64_t rooms_sent_ms;
     uv_timer_t nodes_timer;  /* each second: the room list to the other nodes */
-    thue_counts *limit_blocks; /* keys the shared limits refused, until when (nodes.c) */ /* thue_lobby_drain: no new rooms or matches (room_allowed, no_new_match) */
+    thue_counts *limit_blocks; /* keys the shared limits refused, until when (nodes.c) */
+    struct kept_event *kept, *kept_tail; /* events kept while Redis is away (nodes.c) */
+    int nkept;
+    bool kept_overflowed;
+    uint64_t kept_flush_ms; /* thue_lobby_drain: no new rooms or matches (room_allowed, no_new_match) */
     thue_client *clients;
     session *sessions;
     room *rooms; /* newest first */

@@ -350,6 +350,76 @@ void nodes_send(thue_lobby *l, const char *node, json_t *event)
     send_event(l, node, event);
 }
 
+typedef struct kept_event {
+    char *text;
+    struct kept_event *next;
+} kept_event;
+
+static void kept_drop_oldest(thue_lobby *l)
+{
+    kept_event *k = l->kept;
+    l->kept = k->next;
+    if (l->kept == NULL)
+        l->kept_tail = NULL;
+    free(k->text);
+    free(k);
+    l->nkept--;
+}
+
+void nodes_broadcast_kept(thue_lobby *l, json_t *event)
+{
+    if (event == NULL)
+        return;
+    if (l->cluster == NULL || (nodes_up(l) && l->kept == NULL)) {
+        send_event(l, NULL, event);
+        return;
+    }
+    /* Redis is down, or kept events wait: this one goes after them, in order. */
+    kept_event *k = calloc(1, sizeof *k);
+    char *text = json_dumps(event, JSON_COMPACT);
+    json_decref(event);
+    if (k == NULL || text == NULL) {
+        free(k);
+        free(text);
+        return;
+    }
+    k->text = text;
+    if (l->kept_tail != NULL)
+        l->kept_tail->next = k;
+    else
+        l->kept = k;
+    l->kept_tail = k;
+    if (++l->nkept > NODES_KEPT_MAX) {
+        kept_drop_oldest(l);
+        if (!l->kept_overflowed)
+            thue_log(THUE_LOG_WARN, "cluster: more than %d events wait for Redis: the oldest "
+                                    "are dropped (the other nodes see them after a restart)",
+                     NODES_KEPT_MAX);
+        l->kept_overflowed = true;
+    }
+}
+
+void nodes_up_again(thue_lobby *l)
+{
+    l->kept_flush_ms = uv_now(l->loop) + NODES_FLUSH_MS;
+}
+
+void nodes_tick(thue_lobby *l)
+{
+    if (l->kept == NULL || !nodes_up(l) || uv_now(l->loop) < l->kept_flush_ms)
+        return;
+    int sent = 0;
+    while (l->kept != NULL) {
+        const char *text = l->kept->text;
+        if (thue_cluster_broadcast(l->cluster, text, strlen(text), NULL, NULL) != 0)
+            break;
+        kept_drop_oldest(l);
+        sent++;
+    }
+    l->kept_overflowed = false;
+    thue_log(THUE_LOG_INFO, "cluster: %d events kept while Redis was away sent", sent);
+}
+
 void nodes_load_changed(thue_lobby *l)
 {
     if (l->cluster == NULL)
@@ -475,6 +545,8 @@ void nodes_free(thue_lobby *l)
     l->rooms_sent = NULL;
     thue_counts_free(l->limit_blocks);
     l->limit_blocks = NULL;
+    while (l->kept != NULL)
+        kept_drop_oldest(l);
 }
 
 /* ---- limits across the nodes ---------------------------------------------------------- */

@@ -65,6 +65,17 @@ void nodes_send_moved(thue_lobby *l, thue_client *c, const thue_msg_id *id, cons
  * object is consumed. A no-op without a cluster or while Redis is down. */
 void nodes_broadcast(thue_lobby *l, json_t *event);
 void nodes_send(thue_lobby *l, const char *node, json_t *event);
+/* The same for an event the other nodes must not miss (a new account, a rated match's
+ * ratings): while Redis is down it is kept (up to NODES_KEPT_MAX, the oldest dropped
+ * past that, with a warning), and sent once Redis has been back for NODES_FLUSH_MS (the
+ * other nodes' subscriptions come back within their backoff). nodes_tick sends them. */
+#define NODES_KEPT_MAX 100000
+#define NODES_FLUSH_MS 3000
+void nodes_broadcast_kept(thue_lobby *l, json_t *event);
+/* Redis is back (lobby.c's state hook): the kept events go in NODES_FLUSH_MS. */
+void nodes_up_again(thue_lobby *l);
+/* Each second (lobby.c's timer): the kept events, when their time has come. */
+void nodes_tick(thue_lobby *l);
 
 /*
  * The lobby across nodes: every node tells the others its public rooms (a `rooms`
@@ -98,7 +109,7 @@ void nodes_set_draining(thue_lobby *l);
 /* Lobby close: every waiting answer is dropped (their callbacks still come, from
  * thue_cluster_free, and free what they hold). */
 void nodes_close(thue_lobby *l);
-/* Frees the other nodes' room lists (lobby close). */
+/* Frees the other nodes' room lists and the kept events (lobby close). */
 void nodes_free(thue_lobby *l);
 
 #endif

@@ -417,6 +417,26 @@ test("Redis restarted: play goes on, the directory and the queues are written ag
   }
 });
 
+test("Redis away for a while: an account made meanwhile reaches the other nodes when it is back", async () => {
+  const cl = await startCluster(2);
+  try {
+    services("stop-redis", cl.svc.dir);
+    await until(async () => /Redis is down/.test(cl.nodes.n1.stdout() + cl.nodes.n1.stderr()), "n1 to see Redis go");
+    const zed = await hello(cl.nodes.n1, "Zed");
+    const { token } = await zed.ok({ type: "claim_name", name: "Zed" }); // PostgreSQL is up
+    // n1 plays on alone meanwhile
+    const other = await hello(cl.nodes.n1, "Yan");
+    const room = await playing(zed, other);
+    await insertion(room, zed, other, 1);
+    services("start-redis", cl.svc.dir);
+    const z2 = await until(() => hello(cl.nodes.n2, { token }).catch(() => false), "Zed's token on n2", 15000);
+    assert.equal(z2.welcome.player.name, "Zed");
+    assert.equal(z2.welcome.player.kind, "account");
+  } finally {
+    await cl.stop();
+  }
+});
+
 test("PostgreSQL stopped and back: a finished match waits for it, then is written", async () => {
   const cl = await startCluster(2);
   try {
