@@ -21,7 +21,6 @@ typedef struct node_wait {
     bool hello;
     bool tournament; /* room holds a tournament's id */
     char room[THUE_PROTO_KEY_MAX + 1];
-    char token[THUE_PROTO_RESUME_LEN + 1];
     char node[THUE_CLUSTER_NODE_MAX]; /* the session's node, while its liveness is asked */
     struct node_wait *prev, *next;
 } node_wait;
@@ -313,7 +312,6 @@ int nodes_find_session(request *rq, const char *token)
     if (w == NULL)
         return bad_resume_now(rq);
     w->hello = true;
-    snprintf(w->token, sizeof w->token, "%s", token);
     if (thue_cluster_session_get(l->cluster, token, session_found, w) != 0) {
         wait_free(w);
         return bad_resume_now(rq);
