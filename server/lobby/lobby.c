@@ -755,6 +755,9 @@ static void nodes_due(uv_timer_t *t)
     char *text = room_list_text(l, &f, NULL);
     nodes_rooms_publish(l, text);
     free(text);
+    text = tournaments_node_text(l);
+    nodes_tournaments_publish(l, text);
+    free(text);
     nodes_tick(l);
 }
 
@@ -806,7 +809,7 @@ void thue_lobby_cluster_event(void *lobby, const char *from, const char *payload
         quickmatch_event(l, from, ev);
     } else if (strcmp(t, "account") == 0 || strcmp(t, "rating") == 0) {
         accounts_event(l, ev);
-    } else if (strcmp(t, "rooms") == 0) {
+    } else if (strcmp(t, "rooms") == 0 || strcmp(t, "tournaments") == 0) {
         nodes_rooms_event(l, from, ev);
     } else if (strcmp(t, "seat") == 0) {
         /* a tournament of that node seated an account whose session is here */

@@ -257,8 +257,8 @@ struct thue_lobby {
     thue_cluster *cluster;   /* several nodes (nodes.h), or NULL */
     struct node_wait *waits; /* requests waiting for Redis (nodes.c) */
     struct node_rooms *remote_rooms; /* the other nodes' public rooms (nodes.c) */
-    char *rooms_sent;        /* the room list this node told them last, and when */
-    uint64_t rooms_sent_ms;
+    char *list_sent[2];      /* the room and tournament lists this node told them last */
+    uint64_t list_sent_ms[2]; /* and when */
     uv_timer_t nodes_timer;  /* each second: the room list to the other nodes */
     thue_counts *limit_blocks; /* keys the shared limits refused, until when (nodes.c) */
     struct kept_event *kept, *kept_tail; /* events kept while Redis is away (nodes.c) */

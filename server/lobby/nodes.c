@@ -438,44 +438,63 @@ void nodes_set_draining(thue_lobby *l)
 #define ROOMS_RESEND_MS 3000 /* an unchanged list is sent again this often */
 #define ROOMS_KEEP_MS 7000   /* another node's list is shown this long after its last */
 
+/* The two lists a node tells the others: its public rooms and its tournaments. */
+enum { LIST_ROOMS = 0, LIST_TOURNAMENTS = 1 };
+static const char *const list_event[2] = {"rooms", "tournaments"};
+static const thue_msg_type list_type[2] = {THUE_MSG_ROOMS, THUE_MSG_TOURNAMENTS};
+
 struct node_rooms {
     char node[THUE_CLUSTER_NODE_MAX];
-    thue_msg msg; /* a decoded `rooms` message (owns its array) */
-    uint64_t at_ms;
+    thue_msg msg[2]; /* the decoded lists (each owns its array; type 0 until one came) */
+    uint64_t at_ms[2];
     struct node_rooms *next;
 };
 
-void nodes_rooms_publish(thue_lobby *l, const char *rooms_text)
+static void publish(thue_lobby *l, int which, const char *text)
 {
-    if (!nodes_up(l) || rooms_text == NULL)
+    if (!nodes_up(l) || text == NULL)
         return;
     uint64_t now = uv_now(l->loop);
-    if (l->rooms_sent != NULL && strcmp(l->rooms_sent, rooms_text) == 0 &&
-        now - l->rooms_sent_ms < ROOMS_RESEND_MS)
+    if (l->list_sent[which] != NULL && strcmp(l->list_sent[which], text) == 0 &&
+        now - l->list_sent_ms[which] < ROOMS_RESEND_MS)
         return;
-    size_t n = strlen(rooms_text);
-    char *payload = malloc(n + 24);
-    char *copy = strdup(rooms_text);
+    char head[40];
+    int hn = snprintf(head, sizeof head, "{\"t\":\"%s\",\"list\":", list_event[which]);
+    size_t n = strlen(text);
+    char *payload = malloc((size_t)hn + n + 2);
+    char *copy = strdup(text);
     if (payload == NULL || copy == NULL) {
         free(payload);
         free(copy);
         return;
     }
-    memcpy(payload, "{\"t\":\"rooms\",\"list\":", 20);
-    memcpy(payload + 20, rooms_text, n);
-    memcpy(payload + 20 + n, "}", 2);
-    if (thue_cluster_broadcast(l->cluster, payload, n + 21, NULL, NULL) == 0) {
-        free(l->rooms_sent);
-        l->rooms_sent = copy;
-        l->rooms_sent_ms = now;
+    memcpy(payload, head, (size_t)hn);
+    memcpy(payload + hn, text, n);
+    memcpy(payload + hn + n, "}", 2);
+    if (thue_cluster_broadcast(l->cluster, payload, (size_t)hn + n + 1, NULL, NULL) == 0) {
+        free(l->list_sent[which]);
+        l->list_sent[which] = copy;
+        l->list_sent_ms[which] = now;
     } else {
         free(copy);
     }
     free(payload);
 }
 
+void nodes_rooms_publish(thue_lobby *l, const char *rooms_text)
+{
+    publish(l, LIST_ROOMS, rooms_text);
+}
+
+void nodes_tournaments_publish(thue_lobby *l, const char *text)
+{
+    publish(l, LIST_TOURNAMENTS, text);
+}
+
 void nodes_rooms_event(thue_lobby *l, const char *from, json_t *ev)
 {
+    const char *t = json_string_value(json_object_get(ev, "t"));
+    int which = t != NULL && strcmp(t, "tournaments") == 0 ? LIST_TOURNAMENTS : LIST_ROOMS;
     json_t *list = json_object_get(ev, "list");
     char *text = list != NULL ? json_dumps(list, JSON_COMPACT) : NULL;
     if (text == NULL)
@@ -484,10 +503,11 @@ void nodes_rooms_event(thue_lobby *l, const char *from, json_t *ev)
     thue_decode_error derr;
     int bad = thue_msg_decode(text, strlen(text), &msg, &derr);
     free(text);
-    if (bad || msg.type != THUE_MSG_ROOMS) {
+    if (bad || msg.type != list_type[which]) {
         if (!bad)
             thue_msg_clear(&msg);
-        thue_log(THUE_LOG_WARN, "cluster: node %s sent a room list that is not one", from);
+        thue_log(THUE_LOG_WARN, "cluster: node %s sent a %s list that is not one", from,
+                 list_event[which]);
         return;
     }
     node_rooms *nr = l->remote_rooms;
@@ -503,31 +523,41 @@ void nodes_rooms_event(thue_lobby *l, const char *from, json_t *ev)
         nr->next = l->remote_rooms;
         l->remote_rooms = nr;
     } else {
-        thue_msg_clear(&nr->msg);
+        thue_msg_clear(&nr->msg[which]);
     }
-    nr->msg = msg;
-    nr->at_ms = uv_now(l->loop);
+    nr->msg[which] = msg;
+    nr->at_ms[which] = uv_now(l->loop);
 }
 
-static bool shown(thue_lobby *l, const node_rooms *nr)
+static bool shown(thue_lobby *l, const node_rooms *nr, int which)
 {
-    return uv_now(l->loop) - nr->at_ms <= ROOMS_KEEP_MS && strcmp(nr->node, nodes_self(l)) != 0;
+    return nr->msg[which].type == list_type[which] &&
+           uv_now(l->loop) - nr->at_ms[which] <= ROOMS_KEEP_MS &&
+           strcmp(nr->node, nodes_self(l)) != 0;
 }
 
 void nodes_each_remote_room(thue_lobby *l, nodes_room_fn *fn, void *ctx)
 {
     for (node_rooms *nr = l->remote_rooms; nr; nr = nr->next)
-        if (shown(l, nr))
-            for (int i = 0; i < nr->msg.u.rooms.nrooms; i++)
-                fn(ctx, &nr->msg.u.rooms.rooms[i]);
+        if (shown(l, nr, LIST_ROOMS))
+            for (int i = 0; i < nr->msg[LIST_ROOMS].u.rooms.nrooms; i++)
+                fn(ctx, &nr->msg[LIST_ROOMS].u.rooms.rooms[i]);
+}
+
+void nodes_each_remote_tournament(thue_lobby *l, nodes_tournament_fn *fn, void *ctx)
+{
+    for (node_rooms *nr = l->remote_rooms; nr; nr = nr->next)
+        if (shown(l, nr, LIST_TOURNAMENTS))
+            for (int i = 0; i < nr->msg[LIST_TOURNAMENTS].u.tournaments.count; i++)
+                fn(ctx, &nr->msg[LIST_TOURNAMENTS].u.tournaments.list[i]);
 }
 
 long nodes_remote_room_count(thue_lobby *l)
 {
     long n = 0;
     for (node_rooms *nr = l->remote_rooms; nr; nr = nr->next)
-        if (shown(l, nr))
-            n += nr->msg.u.rooms.nrooms;
+        if (shown(l, nr, LIST_ROOMS))
+            n += nr->msg[LIST_ROOMS].u.rooms.nrooms;
     return n;
 }
 
@@ -536,11 +566,14 @@ void nodes_free(thue_lobby *l)
     while (l->remote_rooms != NULL) {
         node_rooms *nr = l->remote_rooms;
         l->remote_rooms = nr->next;
-        thue_msg_clear(&nr->msg);
+        thue_msg_clear(&nr->msg[0]);
+        thue_msg_clear(&nr->msg[1]);
         free(nr);
     }
-    free(l->rooms_sent);
-    l->rooms_sent = NULL;
+    for (int i = 0; i < 2; i++) {
+        free(l->list_sent[i]);
+        l->list_sent[i] = NULL;
+    }
     thue_counts_free(l->limit_blocks);
     l->limit_blocks = NULL;
     while (l->kept != NULL)

@@ -85,6 +85,11 @@ void nodes_tick(thue_lobby *l);
  */
 void nodes_rooms_publish(thue_lobby *l, const char *rooms_text);
 void nodes_rooms_event(thue_lobby *l, const char *from, json_t *ev);
+/* The same for tournaments (a `tournaments` message: its newest 200), shown by
+ * list_tournaments and /api/tournaments after this node's. */
+void nodes_tournaments_publish(thue_lobby *l, const char *text);
+typedef void nodes_tournament_fn(void *ctx, const thue_tournament_summary *s);
+void nodes_each_remote_tournament(thue_lobby *l, nodes_tournament_fn *fn, void *ctx);
 typedef void nodes_room_fn(void *ctx, const thue_room_summary *s);
 void nodes_each_remote_room(thue_lobby *l, nodes_room_fn *fn, void *ctx);
 /* How many rooms nodes_each_remote_room would give. */

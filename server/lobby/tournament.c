@@ -158,21 +158,44 @@ static void summary_of(const tournament *t, thue_tournament_summary *o)
     o->rounds = t->nrounds ? t->nrounds : t->rounds_asked;
 }
 
-char *tournaments_text(thue_lobby *l, const thue_msg_id *id, int status, int offset, int count)
+/* A page being filled: the summaries from offset on, count at most, of those whose status
+ * passes (-1: any); total counts them all. */
+typedef struct page_fill {
+    int status, offset, count;
+    thue_tournament_summary *list;
+    int n, total;
+} page_fill;
+
+static void page_add(void *ctx, const thue_tournament_summary *o)
+{
+    page_fill *p = ctx;
+    if (p->status >= 0 && o->status != p->status)
+        return;
+    if (p->total >= p->offset && p->n < p->count)
+        p->list[p->n++] = *o;
+    p->total++;
+}
+
+static char *list_text(thue_lobby *l, const thue_msg_id *id, int status, int offset, int count,
+                       bool whole, bool others)
 {
     /* One page: the list is newest first, so the page is a run of it. Only the page's
-     * summaries are made: a reply is at most count (200) of them however many there are. */
+     * summaries are made: a reply is at most count (200) of them however many there are.
+     * With several nodes, the other nodes' tournaments follow this node's. */
     thue_tournament_summary *list = calloc(count > 0 ? (size_t)count : 1, sizeof *list);
     if (list == NULL)
         return NULL;
-    int total = 0, n = 0;
+    page_fill p = {status, offset, count, list, 0, 0};
     for (tournament *t = l->tournaments; t; t = t->next) {
         if (status >= 0 && t->status != status)
             continue;
-        if (total >= offset && n < count)
-            summary_of(t, &list[n++]);
-        total++;
+        if (p.total >= offset && p.n < count)
+            summary_of(t, &list[p.n++]);
+        p.total++;
     }
+    if (others)
+        nodes_each_remote_tournament(l, page_add, &p);
+    int total = p.total, n = p.n;
     thue_msg msg;
     memset(&msg, 0, sizeof msg);
     msg.type = THUE_MSG_TOURNAMENTS;
@@ -182,9 +205,19 @@ char *tournaments_text(thue_lobby *l, const thue_msg_id *id, int status, int off
     msg.u.tournaments.total = total;
     msg.u.tournaments.list = list;
     msg.u.tournaments.count = n;
-    char *text = id ? thue_msg_encode(&msg, NULL) : thue_msg_encode_members(&msg, NULL);
+    char *text = id || whole ? thue_msg_encode(&msg, NULL) : thue_msg_encode_members(&msg, NULL);
     free(list);
     return text;
+}
+
+char *tournaments_text(thue_lobby *l, const thue_msg_id *id, int status, int offset, int count)
+{
+    return list_text(l, id, status, offset, count, false, l->cluster != NULL);
+}
+
+char *tournaments_node_text(thue_lobby *l)
+{
+    return list_text(l, NULL, -1, 0, THUE_TOURNAMENTS_SHARED, true, false);
 }
 
 static int result_wire(int result)

@@ -19,6 +19,10 @@ int cmd_get_tournament(request *rq);
 /* The `tournaments` reply: status (-1: any), offset and count as list_tournaments. With
  * id NULL, for the HTTP API: its members alone (thue_msg_encode_members), as for: */
 char *tournaments_text(thue_lobby *l, const thue_msg_id *id, int status, int offset, int count);
+/* Several nodes: this node's newest THUE_TOURNAMENTS_SHARED tournaments as a whole
+ * `tournaments` message, for the other nodes (nodes.h); NULL when out of memory. */
+#define THUE_TOURNAMENTS_SHARED 200
+char *tournaments_node_text(thue_lobby *l);
 /* The `tournament` reply (id NULL: the HTTP API's members alone). */
 char *tournament_text(tournament *t, const thue_msg_id *id);
 void tournament_session_gone(thue_lobby *l, session *s);

@@ -74,7 +74,7 @@ test("moved: a room and a session of another node; unknown ones as on one server
   }
 });
 
-test("the lobby across nodes: every node lists every node's public rooms", async () => {
+test("the lobby across nodes: every node lists every node's public rooms and tournaments", async () => {
   const cl = await startCluster(3);
   try {
     const made = {};
@@ -97,6 +97,26 @@ test("the lobby across nodes: every node lists every node's public rooms", async
       assert.equal(nim.rooms.length, 3);
       const api = await (await fetch(`${cl.nodes[n].url}/api/rooms`)).json();
       assert.deepEqual(api.rooms.map((x) => x.room).sort(), want);
+    }
+    // tournaments: every node lists every node's
+    const tours = [];
+    for (const n of ["n1", "n2"]) {
+      const c = await hello(cl.nodes[n], `T${n}`);
+      await c.ok({ type: "claim_name", name: `T${n}` });
+      tours.push((await c.ok({ type: "create_tournament", name: `Cup ${n}`, format: "round_robin", variant: "square", k: 3, limit: 5, max_players: 4 })).tournament);
+    }
+    tours.sort();
+    for (const n of ["n1", "n2", "n3"]) {
+      const viewer = await hello(cl.nodes[n], `W${n}`);
+      await until(async () => {
+        const r = await viewer.ok({ type: "list_tournaments" });
+        return r.total === 2 && JSON.stringify(r.tournaments.map((x) => x.tournament).sort()) === JSON.stringify(tours);
+      }, `${n}'s list of both tournaments`);
+      const api = await (await fetch(`${cl.nodes[n].url}/api/tournaments`)).json();
+      assert.deepEqual(api.tournaments.map((x) => x.tournament).sort(), tours);
+      const page = await viewer.ok({ type: "list_tournaments", offset: 1, count: 1 });
+      assert.equal(page.total, 2);
+      assert.equal(page.tournaments.length, 1);
     }
     // a node that dies leaves every list within seconds
     cl.nodes.n3.proc.kill("SIGKILL");
