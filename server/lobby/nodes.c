@@ -20,6 +20,8 @@ typedef struct node_wait {
     thue_msg_id id;
     bool hello;
     bool tournament; /* room holds a tournament's id */
+    bool retried;    /* the directory was asked a second time (room_found) */
+    uv_timer_t timer; /* the wait before that second time */
     char room[THUE_PROTO_KEY_MAX + 1];
     char node[THUE_CLUSTER_NODE_MAX]; /* the session's node, while its liveness is asked */
     struct node_wait *prev, *next;
@@ -207,10 +209,41 @@ static int no_room_now(request *rq)
     return THUE_PERR_NO_ROOM;
 }
 
+static void room_found(void *data, int status, const char *node);
+
+/* The second look's wait is over (its timer closed): the directory is asked again, unless
+ * the client or the cluster has gone meanwhile. */
+static void retry_closed(uv_handle_t *h)
+{
+    node_wait *w = h->data;
+    thue_lobby *l = w->l;
+    l->handles--;
+    if (w->c != NULL && !l->stopping && nodes_up(l) &&
+        thue_cluster_room_lookup(l->cluster, w->room, room_found, w) == 0)
+        return;
+    room_found(w, THUE_CLUSTER_EDOWN, NULL);
+    l->maybe_closed(l); /* (the lobby may be closing: it waited for this handle) */
+}
+
+static void retry_due(uv_timer_t *t)
+{
+    uv_close((uv_handle_t *)t, retry_closed);
+}
+
 static void room_found(void *data, int status, const char *node)
 {
     node_wait *w = data;
     thue_lobby *l = w->l;
+    /* A room made a moment ago on another node may not be in the directory yet (its
+     * node's write and this read race in Redis): one more look, 250 ms later. */
+    if (status == 0 && node == NULL && !w->retried && w->c != NULL && !l->stopping) {
+        w->retried = true;
+        uv_timer_init(l->loop, &w->timer);
+        w->timer.data = w;
+        l->handles++;
+        uv_timer_start(&w->timer, retry_due, 250, 0);
+        return;
+    }
     if (w->c != NULL && !w->c->closing) {
         if (status == 0 && node != NULL && strcmp(node, nodes_self(l)) != 0) {
             if (w->tournament)
