@@ -47,7 +47,8 @@ typedef enum {
     KIND_REAL,  /* a finite number in rmin..rmax: decimal text, or a JSON number */
     KIND_PROXIES, /* a comma-separated list of IPv4 or IPv6 addresses, "" or "none": none */
     KIND_NODE,    /* a node's name: 1..32 of a-z, 0-9 and '-', not starting with '-' */
-    KIND_REDIS    /* redis://HOST:PORT or unix:/PATH; "" or "none": none */
+    KIND_REDIS,   /* redis://HOST:PORT or unix:/PATH; "" or "none": none */
+    KIND_SECRET   /* a password: any text that fits, never shown in a message */
 } setting_kind;
 
 typedef struct setting {
@@ -121,6 +122,7 @@ static const setting settings[] = {
     STR_SETTING("trusted-proxy", "THUE_TRUSTED_PROXY", KIND_PROXIES, trusted_proxy),
     STR_SETTING("node", "THUE_NODE", KIND_NODE, node),
     STR_SETTING("redis", "THUE_REDIS", KIND_REDIS, redis),
+    STR_SETTING("redis-password", "THUE_REDIS_PASSWORD", KIND_SECRET, redis_password),
     INT_SETTING("drain-s", "THUE_DRAIN_S", drain_s, 0, 86400),
     INT_SETTING("request-timeout-s", "THUE_REQUEST_TIMEOUT_S", request_timeout_s, 1, 3600),
     INT_SETTING("api-rate", "THUE_API_RATE", api_rate, 1, 100000),
@@ -227,6 +229,9 @@ const char thue_config_usage[] =
     "  --redis URL                 none       redis://HOST:PORT or unix:/PATH: the\n"
     "                                         Redis that several nodes share; needs\n"
     "                                         --node and a postgres:// --db\n"
+    "  --redis-password TEXT       none       the Redis's password (requirepass);\n"
+    "                                         better THUE_REDIS_PASSWORD or the\n"
+    "                                         config file: a flag shows in ps\n"
     "  --drain-s N                 0          0..86400 s a SIGTERM waits for running\n"
     "                                         matches to end (no new rooms meanwhile,\n"
     "                                         /healthz draining) before goodbye\n"
@@ -497,6 +502,12 @@ static int set_string(thue_config *c, const setting *s, const char *text, size_t
                         "%s: %s is not a Redis address (redis://HOST:PORT, redis://HOST for "
                         "port 6379, or unix:/PATH)",
                         where, quoted(text, q, sizeof q));
+        memcpy(str_member(c, s), text, len + 1);
+        return 0;
+    case KIND_SECRET:
+        if (len >= s->size)
+            return fail(err, errsize, "%s: the value is too long (at most %zu bytes)", where,
+                        s->size - 1);
         memcpy(str_member(c, s), text, len + 1);
         return 0;
     case KIND_INT:
@@ -975,8 +986,8 @@ static void describe(const setting *s, const thue_config *c, const source *src, 
          * PostgreSQL URI is not for logs. */
         const char *text = (const char *)c + s->offset;
         snprintf(v, sizeof v, "\"%.40s%s\"", text, strlen(text) > 40 ? "..." : "");
-        if (s->kind == KIND_PATH && thue_config_db_is_postgres(text))
-            snprintf(v, sizeof v, "postgres://...");
+        if ((s->kind == KIND_PATH && thue_config_db_is_postgres(text)) || s->kind == KIND_SECRET)
+            snprintf(v, sizeof v, "%s", s->kind == KIND_SECRET ? "hidden" : "postgres://...");
     }
     switch (src->kind) {
     case SRC_DEFAULT:

@@ -90,6 +90,7 @@ typedef struct thue_config {
                                            several nodes share (docs/cluster.md); "" (default):
                                            none, a single server. Needs --node and a
                                            PostgreSQL --db. */
+    char redis_password[256];           /* --redis-password TEXT: sent with AUTH; "": none */
     int drain_s;                        /* --drain-s 0..86400: on SIGTERM, seconds to wait for
                                            running matches to end before saying goodbye
                                            (no new rooms meanwhile; /healthz says draining),

@@ -227,6 +227,17 @@ static void test_cluster_settings(void **state)
              "--db", "postgresql://u:secret@h/db");
     unsetenv("THUE_REDIS");
     LOAD_ERR("--drain-s: 86401 is out of range 0..86400", "--drain-s", "86401");
+
+    /* The Redis password: any text that fits, never repeated in a message. */
+    assert_int_equal(setenv("THUE_REDIS_PASSWORD", "s3cret pass", 1), 0);
+    LOAD_OK(&c, "--node", "n1");
+    assert_string_equal(c.redis_password, "s3cret pass");
+    unsetenv("THUE_REDIS_PASSWORD");
+    char longpw[300];
+    memset(longpw, 'x', sizeof longpw - 1);
+    longpw[sizeof longpw - 1] = '\0';
+    LOAD_ERR("--redis-password: the value is too long (at most 255 bytes)", "--redis-password",
+             longpw);
 }
 
 /* thue_config_redis_parse against the forms it documents. */
