@@ -66,7 +66,7 @@ cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTHUE_TSAN=ON -DTHUE
 tsan_tests=(test_pool test_pool_owners test_pool_game test_pool_task test_bots_perfect
             test_lobby_matches test_lobby_rooms test_lobby_lists
             test_lobby_tournaments test_lobby_accounts
-            test_store_schema test_store_records test_store_writes)
+            test_store_schema test_store_records test_store_writes test_store_engines)
 cmake --build build-tsan -j"$jobs" --target "${tsan_tests[@]}" >/dev/null
 # TSan needs a fixed address layout on some kernels: setarch -R turns randomisation
 # off where that is allowed (it is harmless elsewhere).
