@@ -348,7 +348,7 @@ static void load_scripts(thue_cluster *c)
 
 /* ---- state ---------------------------------------------------------------------------- */
 
-static void heartbeat(thue_cluster *c);
+static void heartbeat(thue_cluster *c, bool force);
 static void fetch_kept_pairs(thue_cluster *c);
 
 static void report_state(thue_cluster *c)
@@ -369,7 +369,7 @@ static void on_cmd_state(thue_redis *r, bool up, void *data)
     thue_cluster *c = data;
     if (up) {
         c->hb_inflight = false;
-        heartbeat(c); /* first: this node is live before anything else of it is seen */
+        heartbeat(c, true); /* first: this node is live before anything else of it is seen */
         load_scripts(c);
     }
     report_state(c);
@@ -475,9 +475,11 @@ static void on_heartbeat(thue_cluster *c, int status, const redisReply *reply, c
     sweep_tickets(c);
 }
 
-static void heartbeat(thue_cluster *c)
+/* Writes the heartbeat; the timer's skips it while the previous one is unanswered (a
+ * slow Redis gets no pile-up), a forced one (thue_cluster_heartbeat_now) does not. */
+static void heartbeat(thue_cluster *c, bool force)
 {
-    if (c->closing || c->hb_inflight || !thue_redis_up(c->cmd))
+    if (c->closing || (c->hb_inflight && !force) || !thue_redis_up(c->cmd))
         return;
     char knode[KEY_MAX], knodes[KEY_MAX], krooms[KEY_MAX], rooms[24], players[24], ttl[24];
     key(c, knode, "node:%s", c->node);
@@ -494,13 +496,13 @@ static void heartbeat(thue_cluster *c)
 
 static void on_hb_timer(uv_timer_t *t)
 {
-    heartbeat(t->data);
+    heartbeat(t->data, false);
 }
 
 void thue_cluster_heartbeat_now(thue_cluster *c)
 {
     if (c)
-        heartbeat(c);
+        heartbeat(c, true);
 }
 
 void thue_cluster_set_load(thue_cluster *c, long rooms, long players)

@@ -55,7 +55,8 @@
     "return false\n"
 
 /*
- * KEYS: the pool's zset (member "node/ticket", score = when it joined). ARGV: prefix,
+ * KEYS: the pool's zset (member "node/ticket", score = the order of joining: a counter
+ * qseq shared by the pools, so that two joins in one millisecond keep their order). ARGV: prefix,
  * pool, node, ticket, player, name, rating, ttl_ms, max_diff (< 0: any).
  * Looks at the 64 longest-waiting tickets, dropping those that expired or whose node is
  * dead; the first of another player within max_diff is taken: the pair is published on
@@ -64,7 +65,6 @@
  * rating}. Otherwise this ticket waits: {'queued'}; {'dup'} when it already waits.
  */
 #define THUE__LUA_JOIN                                                                             \
-    THUE__LUA_NOW                                                                                  \
     "local p = ARGV[1]\n"                                                                          \
     "local rating, ttl, maxdiff = tonumber(ARGV[7]), tonumber(ARGV[8]), tonumber(ARGV[9])\n"       \
     "local me = ARGV[3] .. '/' .. ARGV[4]\n"                                                       \
@@ -96,7 +96,7 @@
     "redis.call('HSET', tk, 'node', ARGV[3], 'ticket', ARGV[4], 'player', ARGV[5],\n"             \
     "           'name', ARGV[6], 'rating', ARGV[7])\n"                                             \
     "redis.call('PEXPIRE', tk, ttl)\n"                                                             \
-    "redis.call('ZADD', KEYS[1], now, me)\n"                                                       \
+    "redis.call('ZADD', KEYS[1], redis.call('INCR', p .. 'qseq'), me)\n"                            \
     "if redis.call('PTTL', KEYS[1]) < ttl then redis.call('PEXPIRE', KEYS[1], ttl) end\n"          \
     "return {'queued'}\n"
 

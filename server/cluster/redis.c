@@ -1,5 +1,6 @@
 /*
- * redis.c: the asynchronous Redis connection (redis.h) on hiredis 0.14's async API.
+ * redis.c: the asynchronous Redis connection (redis.h) on hiredis 0.14's async API, with
+ * a small uv_poll_t glue of its own (see "hiredis on a uv_poll_t" below for why).
  *
  * States: DOWN (waiting for the backoff timer), RESOLVING (uv_getaddrinfo for a host name:
  * hiredis's own resolver would block the loop; numeric addresses skip it), CONNECTING
@@ -26,7 +27,6 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include <hiredis/adapters/libuv.h>
 #include <hiredis/async.h>
 
 #include "log.h"
@@ -143,6 +143,100 @@ int thue_redis_parse_url(const char *url, char host[THUE_REDIS_HOST_MAX], int *p
     return 0;
 }
 
+/* ---- hiredis on a uv_poll_t ------------------------------------------------------------ */
+
+/*
+ * The glue between hiredis and the loop: hiredis says which events it waits for, a
+ * uv_poll_t waits for them. Written here instead of using <hiredis/adapters/libuv.h>:
+ * the 0.14 header ignores a poll error (libuv reports POLLERR, e.g. after Redis reset
+ * the connection, as a negative status and stops the handle), so hiredis never learns
+ * and the connection looks up forever while its commands wait for nothing (hiredis fixed
+ * it upstream after 0.14, PR #624). Here an error hands hiredis the events it waited for:
+ * its read or write meets the error and it disconnects as usual.
+ */
+typedef struct uvpoll {
+    redisAsyncContext *ac; /* NULL once hiredis has cleaned up */
+    uv_poll_t handle;
+    int events;
+} uvpoll;
+
+static void on_poll(uv_poll_t *h, int status, int events)
+{
+    uvpoll *p = h->data;
+    int ev = status < 0 ? p->events : events;
+    if (p->ac && (ev & UV_READABLE))
+        redisAsyncHandleRead(p->ac);
+    if (p->ac && (ev & UV_WRITABLE)) /* the read may have freed the context */
+        redisAsyncHandleWrite(p->ac);
+}
+
+static void poll_events(uvpoll *p, int events)
+{
+    p->events = events;
+    if (events)
+        uv_poll_start(&p->handle, events, on_poll);
+    else
+        uv_poll_stop(&p->handle);
+}
+
+static void poll_add_read(void *data)
+{
+    uvpoll *p = data;
+    poll_events(p, p->events | UV_READABLE);
+}
+
+static void poll_del_read(void *data)
+{
+    uvpoll *p = data;
+    poll_events(p, p->events & ~UV_READABLE);
+}
+
+static void poll_add_write(void *data)
+{
+    uvpoll *p = data;
+    poll_events(p, p->events | UV_WRITABLE);
+}
+
+static void poll_del_write(void *data)
+{
+    uvpoll *p = data;
+    poll_events(p, p->events & ~UV_WRITABLE);
+}
+
+static void poll_closed(uv_handle_t *h)
+{
+    free(h->data);
+}
+
+static void poll_cleanup(void *data)
+{
+    uvpoll *p = data;
+    p->ac = NULL;
+    uv_close((uv_handle_t *)&p->handle, poll_closed);
+}
+
+static int poll_attach(redisAsyncContext *ac, uv_loop_t *loop)
+{
+    if (ac->ev.data)
+        return REDIS_ERR;
+    uvpoll *p = calloc(1, sizeof *p);
+    if (!p)
+        return REDIS_ERR;
+    if (uv_poll_init(loop, &p->handle, ac->c.fd) != 0) {
+        free(p);
+        return REDIS_ERR;
+    }
+    p->ac = ac;
+    p->handle.data = p;
+    ac->ev.data = p;
+    ac->ev.addRead = poll_add_read;
+    ac->ev.delRead = poll_del_read;
+    ac->ev.addWrite = poll_add_write;
+    ac->ev.delWrite = poll_del_write;
+    ac->ev.cleanup = poll_cleanup;
+    return REDIS_OK;
+}
+
 /* ---- the state machine ---------------------------------------------------------------- */
 
 static void start_connect(thue_redis *r, const char *numeric);
@@ -175,6 +269,7 @@ static void lost(thue_redis *r)
     if (r->state == ST_DOWN)
         return;
     bool was_up = r->state == ST_UP;
+    thue_log(THUE_LOG_DEBUG, "redis: %s (%s) down from state %d", r->where, r->nchannels ? "sub" : "cmd", r->state);
     r->state = ST_DOWN;
     r->ac = NULL;
     r->confirmed = 0;
@@ -320,7 +415,7 @@ static void start_connect(thue_redis *r, const char *numeric)
         return;
     }
     ac->data = r;
-    if (redisLibuvAttach(ac, r->loop) != REDIS_OK) {
+    if (poll_attach(ac, r->loop) != REDIS_OK) {
         redisAsyncFree(ac);
         lost(r);
         return;

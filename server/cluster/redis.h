@@ -1,6 +1,6 @@
 /*
- * redis.h: one asynchronous connection to Redis on a libuv loop (hiredis's async API and
- * its libuv adapter), that comes back by itself after it is lost.
+ * redis.h: one asynchronous connection to Redis on a libuv loop (hiredis's async API on a
+ * uv_poll_t), that comes back by itself after it is lost.
  *
  * The loop thread never blocks: the connect, every command and every reply go through
  * the loop. The connection is up or down, and says which through a state callback:
