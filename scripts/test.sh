@@ -30,6 +30,20 @@ done
 
 jobs=$(nproc 2>/dev/null || echo 2)
 
+# A throw-away Redis (scripts/services.sh, on loopback) for the cluster tests: THUE_TEST_REDIS
+# must be set before the builds are configured (tests/unit/cluster.cmake registers them
+# only then; the tests that kill Redis start private ones). Stopped and removed at exit,
+# after whatever EXIT trap is already set.
+redis_dir=$(mktemp -d /tmp/thue-test-redis-XXXXXX)
+stop_redis() { bash scripts/services.sh stop "$redis_dir" >/dev/null 2>&1 || true; rm -rf "$redis_dir"; }
+prev_exit_trap=$(trap -p EXIT | sed -e "s/^trap -- '//" -e "s/' EXIT\$//")
+trap "stop_redis; ${prev_exit_trap}" EXIT
+redis_env=$(bash scripts/services.sh redis "$redis_dir") # set -e: a failed start stops here
+eval "$redis_env"
+[ -n "${THUE_TEST_REDIS:-}" ] || { echo "test.sh: services.sh printed no THUE_TEST_REDIS" >&2; exit 1; }
+export THUE_TEST_REDIS
+echo "Redis for the cluster tests: $THUE_TEST_REDIS"
+
 echo "== optimised build (build/)"
 # The same build script as scripts/run.sh and the Dockerfile, warnings as errors.
 bash scripts/build.sh -DTHUE_WERROR=ON
