@@ -1212,6 +1212,7 @@ thue_cluster *thue_cluster_new(uv_loop_t *loop, const thue_cluster_config *confi
     thue_redis_config rc;
     memset(&rc, 0, sizeof rc);
     rc.url = config->url;
+    rc.password = config->password;
     rc.backoff_max_ms = config->backoff_max_ms;
     rc.command_timeout_ms = config->command_timeout_ms;
     rc.on_state = on_cmd_state;

@@ -89,6 +89,7 @@ typedef struct thue_cluster_hooks {
 
 typedef struct thue_cluster_config {
     const char *url;          /* redis://HOST:PORT or unix:/PATH (required) */
+    const char *password;     /* Redis's requirepass; NULL: none (copied) */
     const char *node;         /* this node's name, [a-z0-9-]{1,32} (required) */
     const char *address;      /* where the balancer reaches it, 1..127 bytes (required) */
     const char *prefix;       /* every key and channel starts with it; NULL: "thue:" */

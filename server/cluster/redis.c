@@ -60,6 +60,7 @@ struct thue_redis {
     char where[THUE_REDIS_HOST_MAX + 16]; /* for the log: HOST:PORT or unix:PATH */
     int port;                       /* 0: unix socket */
     unsigned backoff_min, backoff_max, backoff, connect_timeout, command_timeout;
+    char *password;
     char **channels;
     size_t nchannels, confirmed;
     thue_redis_state_cb *on_state;
@@ -330,6 +331,16 @@ static void on_first_pong(redisAsyncContext *ac, void *reply_, void *data)
     thue_redis_drop(r);
 }
 
+static void on_auth(redisAsyncContext *ac, void *reply_, void *data)
+{
+    thue_redis *r = data;
+    redisReply *reply = reply_;
+    if (!reply || r->ac != ac || r->state != ST_CONNECTING || reply->type != REDIS_REPLY_ERROR)
+        return;
+    thue_log(THUE_LOG_ERROR, "redis: %s refuses the password: %s", r->where, reply->str);
+    thue_redis_drop(r);
+}
+
 static void on_connect(const redisAsyncContext *ac, int status)
 {
     thue_redis *r = ac->data;
@@ -342,6 +353,8 @@ static void on_connect(const redisAsyncContext *ac, int status)
     }
     /* The connect timer still runs: up once Redis has answered (a PING, or every
      * subscription), which also has hiredis watch the socket for reads. */
+    if (r->password)
+        redisAsyncCommand(r->ac, on_auth, r, "AUTH %s", r->password);
     if (r->nchannels == 0) {
         redisAsyncCommand(r->ac, on_first_pong, r, "PING");
         return;
@@ -594,9 +607,15 @@ thue_redis *thue_redis_new(uv_loop_t *loop, const thue_redis_config *config, cha
     r->on_message = config->on_message;
     r->data = config->data;
     r->failed_tail = &r->failed;
+    if (config->password && !(r->password = strdup(config->password))) {
+        free(r);
+        snprintf(err, err_size, "out of memory");
+        return NULL;
+    }
     if (config->nchannels) {
         r->channels = calloc(config->nchannels, sizeof *r->channels);
         if (!r->channels) {
+            free(r->password);
             free(r);
             snprintf(err, err_size, "out of memory");
             return NULL;
@@ -606,6 +625,7 @@ thue_redis *thue_redis_new(uv_loop_t *loop, const thue_redis_config *config, cha
             r->nchannels = i + 1;
             if (!r->channels[i]) {
                 free_channels(r);
+                free(r->password);
                 free(r);
                 snprintf(err, err_size, "a channel is missing (or out of memory)");
                 return NULL;
@@ -648,6 +668,8 @@ void thue_redis_free(thue_redis *r)
         uv_cancel((uv_req_t *)&r->gai);
     free_channels(r);
     r->channels = NULL;
+    free(r->password);
+    r->password = NULL;
     uv_close((uv_handle_t *)&r->timer, on_closed);
     uv_close((uv_handle_t *)&r->watch, on_closed);
     uv_close((uv_handle_t *)&r->defer, on_closed);

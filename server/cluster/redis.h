@@ -15,6 +15,9 @@
  * fails on the next turn of the loop ("redis is down"), in flight when the connection is
  * lost it fails then. Nothing queues while down.
  *
+ * With a password, every connection starts with AUTH; a refusal is logged and the
+ * connection stays down (retried with the backoff).
+ *
  * A subscriber connection (config.channels non-empty) subscribes to its channels every
  * time it comes up, and counts as up only once Redis has confirmed every subscription,
  * so a message published after the up callback is delivered.
@@ -70,6 +73,7 @@ typedef void thue_redis_message_cb(thue_redis *r, const char *channel, size_t ch
 
 typedef struct thue_redis_config {
     const char *url;                /* redis://HOST:PORT (port default 6379) or unix:/PATH */
+    const char *password;           /* sent with AUTH on every connect; NULL: none */
     unsigned backoff_min_ms;        /* 0: 100 */
     unsigned backoff_max_ms;        /* 0: 2000 */
     unsigned connect_timeout_ms;    /* 0: 2000 */

@@ -364,6 +364,56 @@ static void test_cluster_redis_subscriber(void **state)
     ch_server_stop(&srv);
 }
 
+/* A Redis with a password: without it (or with a wrong one) the connection never comes
+ * up and keeps retrying; with it, it does. */
+static void test_cluster_redis_password(void **state)
+{
+    (void)state;
+    ch_server srv;
+    ch_server_start(&srv, 0);
+    redisContext *rc = ch_sync(srv.url);
+    redisReply *rep = redisCommand(rc, "CONFIG SET requirepass s3cret");
+    assert_non_null(rep);
+    assert_int_equal(rep->type, REDIS_REPLY_STATUS);
+    freeReplyObject(rep);
+    redisFree(rc);
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    rstate none = {0, 0, false}, wrong = {0, 0, false}, right = {0, 0, false};
+    thue_redis_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.url = srv.url;
+    cfg.on_state = on_rstate;
+    char err[256];
+    cfg.data = &none;
+    thue_redis *r0 = thue_redis_new(&loop, &cfg, err, sizeof err);
+    cfg.data = &wrong;
+    cfg.password = "guess";
+    thue_redis *r1 = thue_redis_new(&loop, &cfg, err, sizeof err);
+    cfg.data = &right;
+    cfg.password = "s3cret";
+    thue_redis *r2 = thue_redis_new(&loop, &cfg, err, sizeof err);
+    assert_true(r0 && r1 && r2);
+    assert_true(ch_run_until(&loop, r_up, &right, 5000));
+    reply_rec q;
+    const char *ping[] = {"PING"};
+    command(r2, &q, 1, ping);
+    assert_true(ch_run_until(&loop, answered, &q, 5000));
+    assert_string_equal(q.str, "PONG");
+    ch_run_for(&loop, 400); /* several attempts each */
+    assert_int_equal(none.ups + wrong.ups, 0);
+    assert_false(thue_redis_up(r0));
+    assert_false(thue_redis_up(r1));
+    command(r1, &q, 1, ping);
+    assert_true(ch_run_until(&loop, answered, &q, 5000));
+    assert_int_equal(q.status, THUE_CLUSTER_EDOWN);
+    thue_redis_free(r0);
+    thue_redis_free(r1);
+    thue_redis_free(r2);
+    ch_loop_close(&loop);
+    ch_server_stop(&srv);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -372,6 +422,7 @@ int main(void)
         cmocka_unit_test(test_cluster_redis_down_and_back),
         cmocka_unit_test(test_cluster_redis_watchdog),
         cmocka_unit_test(test_cluster_redis_subscriber),
+        cmocka_unit_test(test_cluster_redis_password),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
