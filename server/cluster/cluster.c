@@ -156,7 +156,7 @@ struct thue_cluster {
     unsigned hb_ms;
     thue_cluster_hooks hooks;
     uv_timer_t hb;
-    bool closing, reported_up, hb_inflight, dirty;
+    bool closing, reported_up, ever_up, hb_inflight, dirty;
     char sha[NSCRIPTS][41];
     long load_rooms, load_players;
     bool draining;
@@ -218,6 +218,14 @@ static bool valid_text(const char *s, size_t max, unsigned char lo, bool high)
             return false;
     }
     return true;
+}
+
+/* Valid UTF-8 (what the pair's JSON must carry whole). */
+static bool valid_utf8(const char *s)
+{
+    json_t *j = json_string(s);
+    json_decref(j);
+    return j != NULL;
 }
 
 /* ---- scripts -------------------------------------------------------------------------- */
@@ -357,6 +365,12 @@ static void report_state(thue_cluster *c)
     if (up == c->reported_up || c->closing)
         return;
     c->reported_up = up;
+    /* Back after a loss of either connection: pairs published meanwhile were heard by
+     * nobody; fetch the kept copies (both connections are up, so this cannot fail for
+     * being down). */
+    if (up && c->ever_up)
+        fetch_kept_pairs(c);
+    c->ever_up |= up;
     thue_log(up ? THUE_LOG_INFO : THUE_LOG_WARN, "cluster: node %s %s", c->node,
              up ? "joined the cluster" : "lost the cluster (local behaviour until it is back)");
     if (c->hooks.state)
@@ -377,10 +391,9 @@ static void on_cmd_state(thue_redis *r, bool up, void *data)
 
 static void on_sub_state(thue_redis *r, bool up, void *data)
 {
-    thue_cluster *c = data;
-    if (up && thue_redis_ups(r) > 1)
-        fetch_kept_pairs(c);
-    report_state(c);
+    (void)r;
+    (void)up;
+    report_state(data);
 }
 
 /* ---- heartbeat and the directory ------------------------------------------------------ */
@@ -943,7 +956,8 @@ int thue_cluster_queue_join(thue_cluster *c, const char *pool, const thue_cluste
 {
     if (!c || !cb || !t || !valid_text(pool, THUE_CLUSTER_POOL_MAX, 0x20, false) ||
         !valid_id(t->id) || !valid_text(t->player, THUE_CLUSTER_TEXT_MAX, 0x20, true) ||
-        !valid_text(t->name, THUE_CLUSTER_TEXT_MAX, 0x20, true) || !isfinite(t->rating) ||
+        !valid_text(t->name, THUE_CLUSTER_TEXT_MAX, 0x20, true) || !valid_utf8(t->player) ||
+        !valid_utf8(t->name) || !isfinite(t->rating) ||
         isnan(max_diff))
         return THUE_CLUSTER_EARG;
     if (ttl == 0)

@@ -49,9 +49,11 @@ typedef struct thue_cluster_node {
     long rooms, players;
 } thue_cluster_node;
 
-/* A quick-match ticket: the node whose player waits, the ticket's id on that node, the
- * player's key (two tickets of one player never pair: an account id, or a guest's
- * node-qualified session), the player's display name and rating. */
+/* A quick-match ticket: the node whose player waits, the ticket's id on that node (unique
+ * on the node, across pools too: a session id and a counter), the player's key (two
+ * tickets of one player never pair: an account id, or a guest's node-qualified session),
+ * the player's display name and rating. Player keys and names are 1..128 bytes of UTF-8
+ * without control characters. */
 typedef struct thue_cluster_ticket {
     char node[THUE_CLUSTER_NODE_MAX];
     char id[THUE_CLUSTER_ID_MAX];

@@ -473,6 +473,10 @@ static void test_cluster_match_dead_and_expired(void **state)
     t = ticket("ok", "p", 1);
     assert_int_equal(thue_cluster_queue_join(b.c, "", &t, -1, 0, on_joined, &j), THUE_CLUSTER_EARG);
     assert_int_equal(thue_cluster_queue_join(b.c, "a\nb", &t, -1, 0, on_joined, &j), THUE_CLUSTER_EARG);
+    t = ticket("ok", "p", 1);
+    snprintf(t.name, sizeof t.name, "bad \xff\xfe utf-8");
+    assert_int_equal(thue_cluster_queue_join(b.c, "p", &t, -1, 0, on_joined, &j), THUE_CLUSTER_EARG);
+    t = ticket("ok", "p", 1);
     t.rating = INFINITY;
     assert_int_equal(thue_cluster_queue_join(b.c, "p", &t, -1, 0, on_joined, &j), THUE_CLUSTER_EARG);
     assert_int_equal(thue_cluster_queue_cancel(b.c, "p", "", on_cancelled, &q), THUE_CLUSTER_EARG);
