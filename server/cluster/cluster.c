@@ -156,7 +156,7 @@ struct thue_cluster {
     unsigned hb_ms;
     thue_cluster_hooks hooks;
     uv_timer_t hb;
-    bool closing, reported_up, ever_up, hb_inflight, dirty;
+    bool closing, left, reported_up, ever_up, hb_inflight, dirty;
     char sha[NSCRIPTS][41];
     long load_rooms, load_players;
     bool draining;
@@ -478,6 +478,8 @@ static void on_heartbeat(thue_cluster *c, int status, const redisReply *reply, c
     if (status || c->closing)
         return;
     c->heartbeats++;
+    if (c->left)
+        return;
     bool missing = reply->type == REDIS_REPLY_INTEGER && reply->integer == 0;
     if (c->dirty || (missing && c->rooms.n > 0)) {
         if (missing)
@@ -492,7 +494,7 @@ static void on_heartbeat(thue_cluster *c, int status, const redisReply *reply, c
  * slow Redis gets no pile-up), a forced one (thue_cluster_heartbeat_now) does not. */
 static void heartbeat(thue_cluster *c, bool force)
 {
-    if (c->closing || (c->hb_inflight && !force) || !thue_redis_up(c->cmd))
+    if (c->closing || c->left || (c->hb_inflight && !force) || !thue_redis_up(c->cmd))
         return;
     char knode[KEY_MAX], knodes[KEY_MAX], krooms[KEY_MAX], rooms[24], players[24], ttl[24];
     key(c, knode, "node:%s", c->node);
@@ -566,7 +568,7 @@ int thue_cluster_room_add(thue_cluster *c, const char *room)
     int added = set_add(&c->rooms, room);
     if (added < 0)
         return THUE_CLUSTER_ENOMEM;
-    if (added == 0)
+    if (added == 0 || c->left)
         return 0;
     if (!thue_redis_up(c->cmd)) {
         c->dirty = true;
@@ -585,6 +587,8 @@ int thue_cluster_room_remove(thue_cluster *c, const char *room)
 {
     if (!c || !valid_id(room) || !set_remove(&c->rooms, room))
         return THUE_CLUSTER_EARG;
+    if (c->left)
+        return 0;
     if (!thue_redis_up(c->cmd)) {
         c->dirty = true;
         return 0;
@@ -1166,6 +1170,38 @@ int thue_cluster_limit_take(thue_cluster *c, const char *k, double rate, double 
 }
 
 /* ---- life ----------------------------------------------------------------------------- */
+
+int thue_cluster_leave(thue_cluster *c, thue_cluster_done_cb *cb, void *data)
+{
+    if (!c || c->left)
+        return THUE_CLUSTER_EARG;
+    usercb *u = new_usercb((void (*)(void))cb, data);
+    if (!u)
+        return THUE_CLUSTER_ENOMEM;
+    c->left = true;
+    /* The waiting tickets first (a join must not take them meanwhile; one that was
+     * paired before its cancel landed is still delivered by the paired hook), then the
+     * record, the node's place in the zset and its rooms; the last answer is the
+     * caller's. */
+    for (waiting *w = c->tickets; w; w = w->next) {
+        char k[KEY_MAX], member[KEY_MAX];
+        key(c, k, "qm:%s", w->pool);
+        snprintf(member, sizeof member, "%s/%s", c->node, w->id);
+        const char *args[] = {k, c->prefix, member};
+        eval(c, S_CANCEL, 1, 3, args, NULL, NULL);
+    }
+    char knode[KEY_MAX], knodes[KEY_MAX], krooms[KEY_MAX];
+    key(c, knode, "node:%s", c->node);
+    key(c, knodes, "nodes");
+    key(c, krooms, "rooms:%s", c->node);
+    const char *zrem[] = {"ZREM", knodes, c->node};
+    thue_redis_command(c->cmd, NULL, NULL, 3, zrem, NULL);
+    const char *del[] = {"DEL", knode, krooms};
+    int rc = thue_redis_command(c->cmd, on_done, u, 3, del, NULL);
+    if (rc)
+        free(u);
+    return rc;
+}
 
 bool thue_cluster_up(const thue_cluster *c)
 {

@@ -41,6 +41,9 @@
 
 typedef struct thue_cluster thue_cluster;
 
+/* A call's outcome: 0 or a negative THUE_CLUSTER_E... code. */
+typedef void thue_cluster_done_cb(void *data, int status);
+
 /* A live node, as its last heartbeat wrote it. */
 typedef struct thue_cluster_node {
     char name[THUE_CLUSTER_NODE_MAX];
@@ -115,6 +118,15 @@ thue_cluster *thue_cluster_new(uv_loop_t *loop, const thue_cluster_config *confi
  * one of its callbacks. */
 void thue_cluster_free(thue_cluster *c);
 
+/*
+ * Leaves the cluster (a graceful shutdown or a drain that ends): this node's record, its
+ * room set and its waiting tickets are deleted now, so other nodes stop finding them at
+ * once rather than after the TTL, and no heartbeat or directory write is sent any more.
+ * cb (may be NULL) hears when Redis has done it, or an error (the TTLs do it then).
+ * Free the cluster afterwards; there is no way back in.
+ */
+int thue_cluster_leave(thue_cluster *c, thue_cluster_done_cb *cb, void *data);
+
 /* Both connections up. */
 bool thue_cluster_up(const thue_cluster *c);
 /* This node's name (borrowed). */
@@ -122,8 +134,6 @@ const char *thue_cluster_node_name(const thue_cluster *c);
 /* Heartbeats answered so far, directory rebuilds written so far (for tests and metrics). */
 unsigned long thue_cluster_heartbeats(const thue_cluster *c);
 unsigned long thue_cluster_rebuilds(const thue_cluster *c);
-
-typedef void thue_cluster_done_cb(void *data, int status);
 
 /* ---- nodes ---- */
 /* What the next heartbeats report: the rooms and players here, and whether the node is

@@ -76,6 +76,9 @@ struct thue_redis {
     uv_timer_t defer;  /* fails the commands issued while down */
     uv_getaddrinfo_t gai;
     bool resolving;    /* gai is in flight */
+    unsigned turn;     /* which of the resolved addresses the next attempt uses */
+    unsigned attempts; /* connection attempts so far */
+    unsigned last_backoff; /* the wait before the latest scheduled attempt */
     int open_handles;  /* timers not yet closed + a resolution in flight */
     long outstanding;  /* commands sent and not answered */
     uint64_t progress; /* uv_now of the last reply, or of the first send after a lull */
@@ -278,6 +281,7 @@ static void lost(thue_redis *r)
     uv_timer_stop(&r->watch);
     if (!r->closing) {
         uv_timer_start(&r->timer, on_timer, r->backoff, 0);
+        r->last_backoff = r->backoff;
         r->backoff = r->backoff * 2 > r->backoff_max ? r->backoff_max : r->backoff * 2;
     }
     if (was_up)
@@ -396,12 +400,22 @@ static void on_resolved(uv_getaddrinfo_t *req, int status, struct addrinfo *res)
         uv_freeaddrinfo(res);
         return;
     }
+    /* The addresses in turn, one per attempt: "localhost" may give ::1 first while
+     * Redis listens on 127.0.0.1 only. */
     char numeric[INET6_ADDRSTRLEN] = "";
-    if (status == 0 && res) {
-        const void *a = res->ai_family == AF_INET6
-                            ? (const void *)&((struct sockaddr_in6 *)res->ai_addr)->sin6_addr
-                            : (const void *)&((struct sockaddr_in *)res->ai_addr)->sin_addr;
-        inet_ntop(res->ai_family, a, numeric, sizeof numeric);
+    unsigned n = 0;
+    for (struct addrinfo *ai = status == 0 ? res : NULL; ai; ai = ai->ai_next)
+        n += ai->ai_family == AF_INET || ai->ai_family == AF_INET6;
+    unsigned pick = n ? r->turn++ % n : 0;
+    for (struct addrinfo *ai = status == 0 ? res : NULL; ai && !*numeric; ai = ai->ai_next) {
+        if (ai->ai_family != AF_INET && ai->ai_family != AF_INET6)
+            continue;
+        if (pick-- > 0)
+            continue;
+        const void *a = ai->ai_family == AF_INET6
+                            ? (const void *)&((struct sockaddr_in6 *)ai->ai_addr)->sin6_addr
+                            : (const void *)&((struct sockaddr_in *)ai->ai_addr)->sin_addr;
+        inet_ntop(ai->ai_family, a, numeric, sizeof numeric);
     }
     uv_freeaddrinfo(res);
     if (!*numeric) {
@@ -442,6 +456,7 @@ static void start_connect(thue_redis *r, const char *numeric)
 static void begin(thue_redis *r)
 {
     unsigned char buf[sizeof(struct in6_addr)];
+    r->attempts++;
     uv_timer_start(&r->timer, on_timer, r->connect_timeout, 0);
     if (r->port == 0 || inet_pton(AF_INET, r->host, buf) == 1 ||
         inet_pton(AF_INET6, r->host, buf) == 1) {
@@ -566,6 +581,16 @@ bool thue_redis_up(const thue_redis *r)
 unsigned thue_redis_ups(const thue_redis *r)
 {
     return r ? r->ups : 0;
+}
+
+unsigned thue_redis_attempts(const thue_redis *r)
+{
+    return r ? r->attempts : 0;
+}
+
+unsigned thue_redis_backoff_ms(const thue_redis *r)
+{
+    return r ? r->last_backoff : 0;
 }
 
 static void free_channels(thue_redis *r)

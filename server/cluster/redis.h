@@ -112,8 +112,11 @@ void thue_redis_free(thue_redis *r);
 
 /* Up now (a subscriber: every subscription confirmed). */
 bool thue_redis_up(const thue_redis *r);
-/* Times the connection has come up so far. */
+/* Times the connection has come up so far; connection attempts so far; the wait before
+ * the latest attempt scheduled after a failure or a loss (0 before the first). */
 unsigned thue_redis_ups(const thue_redis *r);
+unsigned thue_redis_attempts(const thue_redis *r);
+unsigned thue_redis_backoff_ms(const thue_redis *r);
 
 /*
  * Sends a command (argv: argc arguments with their lengths; lens NULL: NUL-terminated).

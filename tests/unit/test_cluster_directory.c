@@ -369,6 +369,77 @@ static void test_cluster_dead_node_rooms_vanish(void **state)
     ch_loop_close(&loop);
 }
 
+static void on_done(void *data, int status);
+static bool done_done(void *data);
+
+static void on_join_done(void *data, int status, const thue_cluster_pair *pair)
+{
+    int *calls = data;
+    calls[0]++;
+    calls[1] = status;
+    calls[2] = pair != NULL;
+}
+
+/* A node that leaves (a graceful shutdown): its record, rooms and waiting tickets are
+ * gone at once, not after the TTL, and it writes nothing more. */
+static void test_cluster_leave(void **state)
+{
+    (void)state;
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    char prefix[64];
+    ch_prefix(prefix, "leave");
+    ch_state sa = {0, 0, false}, sb = {0, 0, false};
+    thue_cluster *a = node_new(&loop, ch_redis_url(), "n1", prefix, &sa);
+    thue_cluster *b = node_new(&loop, ch_redis_url(), "n2", prefix, &sb);
+    assert_true(ch_run_until(&loop, ch_is_up, &sa, 5000));
+    assert_true(ch_run_until(&loop, ch_is_up, &sb, 5000));
+    for (int i = 0; i < 10; i++) {
+        char id[32];
+        snprintf(id, sizeof id, "r%d", i);
+        assert_int_equal(thue_cluster_room_add(a, id), 0);
+    }
+    thue_cluster_ticket t;
+    memset(&t, 0, sizeof t);
+    snprintf(t.id, sizeof t.id, "w1");
+    snprintf(t.player, sizeof t.player, "p1");
+    snprintf(t.name, sizeof t.name, "P1");
+    assert_int_equal(thue_cluster_queue_join(a, "pool", &t, -1, 60000, NULL, NULL), THUE_CLUSTER_EARG);
+    int joined[3] = {0, 0, 0};
+    assert_int_equal(thue_cluster_queue_join(a, "pool", &t, -1, 60000, on_join_done, joined), 0);
+    assert_true(ch_run_until(&loop, done_done, joined, 5000));
+    assert_int_equal(joined[1], 0);
+    assert_int_equal(joined[2], 0); /* waits */
+    flush(&loop, a);
+    assert_true(wait_nodes(&loop, b, 2, 20));
+    int done[2] = {0, 0};
+    assert_int_equal(thue_cluster_leave(a, on_done, done), 0);
+    assert_int_equal(thue_cluster_leave(a, on_done, done), THUE_CLUSTER_EARG);
+    assert_true(ch_run_until(&loop, done_done, done, 5000));
+    assert_int_equal(done[1], 0);
+    /* At once, well within the 300 ms TTL. */
+    lookup l[10];
+    lookup_all(&loop, b, l, 10);
+    for (int i = 0; i < 10; i++)
+        assert_string_equal(l[i].node, "");
+    nodelist nl;
+    list_nodes(&loop, b, &nl);
+    assert_int_equal(nl.n, 1);
+    assert_string_equal(nl.nodes[0].name, "n2");
+    /* Nothing more is written: no heartbeat brings the record back. */
+    assert_int_equal(thue_cluster_room_add(a, "late"), 0);
+    ch_run_for(&loop, 3 * HB);
+    redisContext *rc = ch_sync(ch_redis_url());
+    assert_int_equal(ch_int(rc, "EXISTS %snode:n1", prefix), 0);
+    assert_int_equal(ch_int(rc, "EXISTS %srooms:n1", prefix), 0);
+    assert_int_equal(ch_int(rc, "EXISTS %sqt:n1/w1", prefix), 0); /* its ticket too */
+    assert_int_equal(ch_int(rc, "ZCARD %sqm:pool", prefix), 0);
+    redisFree(rc);
+    thue_cluster_free(a);
+    thue_cluster_free(b);
+    ch_loop_close(&loop);
+}
+
 /* ---- Redis loses everything ----------------------------------------------------------- */
 
 typedef struct rebuilt {
@@ -609,6 +680,7 @@ int main(void)
         cmocka_unit_test(test_cluster_nodes),
         cmocka_unit_test(test_cluster_directory_model),
         cmocka_unit_test(test_cluster_dead_node_rooms_vanish),
+        cmocka_unit_test(test_cluster_leave),
         cmocka_unit_test(test_cluster_directory_rebuilt),
         cmocka_unit_test(test_cluster_sessions),
         cmocka_unit_test(test_cluster_calls_while_down),
