@@ -245,7 +245,7 @@ typedef struct evalreq {
     char nkeys[8];
 } evalreq;
 
-static void send_eval(evalreq *q);
+static int send_eval(evalreq *q);
 
 static void on_eval(thue_redis *r, int status, const redisReply *reply, const char *err,
                     void *data)
@@ -253,10 +253,14 @@ static void on_eval(thue_redis *r, int status, const redisReply *reply, const ch
     (void)r;
     evalreq *q = data;
     if (status == THUE_CLUSTER_EREPLY && !q->retried && err && strncmp(err, "NOSCRIPT", 8) == 0) {
-        q->retried = true; /* a restarted Redis: send the body; it caches it again */
-        q->c->sha[q->script][0] = '\0';
-        send_eval(q);
-        return;
+        /* A restarted Redis: send the body, which caches it again under the same digest
+         * (a digest is the SHA-1 of the body), so the next EVALSHA works. */
+        q->retried = true;
+        if (send_eval(q) == 0)
+            return;
+        status = THUE_CLUSTER_ENOMEM;
+        err = thue_cluster_strerror(status);
+        reply = NULL;
     }
     if (status && status != THUE_CLUSTER_EDOWN && status != THUE_CLUSTER_ECLOSED)
         thue_log(THUE_LOG_WARN, "cluster: script %d: %s", q->script, err);
@@ -265,7 +269,8 @@ static void on_eval(thue_redis *r, int status, const redisReply *reply, const ch
     free(q);
 }
 
-static void send_eval(evalreq *q)
+/* 0, or THUE_CLUSTER_ENOMEM (q's callback not run: the caller decides). */
+static int send_eval(evalreq *q)
 {
     const char *sha = q->c->sha[q->script];
     if (*sha && !q->retried) {
@@ -277,12 +282,9 @@ static void send_eval(evalreq *q)
     }
     q->lens[0] = strlen(q->argv[0]);
     q->lens[1] = strlen(q->argv[1]);
-    if (thue_redis_command(q->c->cmd, on_eval, q, q->argc, q->argv, q->lens) != 0) {
-        if (q->cb)
-            q->cb(q->c, THUE_CLUSTER_ENOMEM, NULL, thue_cluster_strerror(THUE_CLUSTER_ENOMEM),
-                  q->data);
-        free(q);
-    }
+    return thue_redis_command(q->c->cmd, on_eval, q, q->argc, q->argv, q->lens) == 0
+               ? 0
+               : THUE_CLUSTER_ENOMEM;
 }
 
 /*
@@ -318,7 +320,10 @@ static int eval(thue_cluster *c, int script, int nkeys, int n, const char *const
         q->lens[i + 3] = len;
         p += len + 1;
     }
-    send_eval(q);
+    if (send_eval(q) != 0) {
+        free(q);
+        return THUE_CLUSTER_ENOMEM;
+    }
     return 0;
 }
 
