@@ -167,7 +167,7 @@ struct thue_cluster {
 
 /* prefix + the formatted rest into out (KEY_MAX). */
 __attribute__((format(printf, 3, 4))) static void key(const thue_cluster *c, char *out,
-                                                       const char *fmt, ...)
+                                                      const char *fmt, ...)
 {
     size_t n = strlen(c->prefix);
     memcpy(out, c->prefix, n);
@@ -239,7 +239,7 @@ typedef struct evalreq {
     bool retried;
     script_cb *cb;
     void *data;
-    int argc;            /* all of argv, EVALSHA/EVAL and its digest/body included */
+    int argc; /* all of argv, EVALSHA/EVAL and its digest/body included */
     const char **argv;
     size_t *lens;
     char nkeys[8];
@@ -247,8 +247,7 @@ typedef struct evalreq {
 
 static int send_eval(evalreq *q);
 
-static void on_eval(thue_redis *r, int status, const redisReply *reply, const char *err,
-                    void *data)
+static void on_eval(thue_redis *r, int status, const redisReply *reply, const char *err, void *data)
 {
     (void)r;
     evalreq *q = data;
@@ -508,8 +507,9 @@ static void heartbeat(thue_cluster *c, bool force)
     snprintf(rooms, sizeof rooms, "%ld", c->load_rooms);
     snprintf(players, sizeof players, "%ld", c->load_players);
     snprintf(ttl, sizeof ttl, "%u", ttl_ms(c));
-    const char *args[] = {knode, knodes, krooms, c->node, c->address,
-                          c->draining ? "draining" : "ok", rooms, players, ttl};
+    const char *args[] = {knode,   knodes,     krooms,
+                          c->node, c->address, c->draining ? "draining" : "ok",
+                          rooms,   players,    ttl};
     if (eval(c, S_HEARTBEAT, 3, 9, args, on_heartbeat, NULL) == 0)
         c->hb_inflight = true;
 }
@@ -732,8 +732,7 @@ int thue_cluster_nodes(thue_cluster *c, thue_cluster_nodes_cb *cb, void *data)
 
 /* ---- sessions ------------------------------------------------------------------------- */
 
-static void on_done(thue_redis *r, int status, const redisReply *reply, const char *err,
-                    void *data)
+static void on_done(thue_redis *r, int status, const redisReply *reply, const char *err, void *data)
 {
     (void)r;
     (void)reply;
@@ -744,9 +743,8 @@ static void on_done(thue_redis *r, int status, const redisReply *reply, const ch
     free(u);
 }
 
-int thue_cluster_session_put(thue_cluster *c, const char *token,
-                             const thue_cluster_session *s, unsigned ttl, thue_cluster_done_cb *cb,
-                             void *data)
+int thue_cluster_session_put(thue_cluster *c, const char *token, const thue_cluster_session *s,
+                             unsigned ttl, thue_cluster_done_cb *cb, void *data)
 {
     if (!c || !valid_id(token) || !s || ttl == 0 || thue_cluster_check_node(s->node) != 0 ||
         !valid_text(s->name, THUE_CLUSTER_TEXT_MAX, 0x20, true))
@@ -880,8 +878,8 @@ static void deliver_pair(thue_cluster *c, const char *text, size_t len)
         !ticket_from_json(json_object_get(o, "mine"), &pair.mine) ||
         !ticket_from_json(json_object_get(o, "other"), &pair.other) ||
         strcmp(pair.mine.node, c->node) != 0) {
-        thue_log(THUE_LOG_WARN, "cluster: a malformed pair message (%.*s)", (int)(len > 200 ? 200 : len),
-                 text);
+        thue_log(THUE_LOG_WARN, "cluster: a malformed pair message (%.*s)",
+                 (int)(len > 200 ? 200 : len), text);
         json_decref(o);
         return;
     }
@@ -966,8 +964,7 @@ int thue_cluster_queue_join(thue_cluster *c, const char *pool, const thue_cluste
     if (!c || !cb || !t || !valid_text(pool, THUE_CLUSTER_POOL_MAX, 0x20, false) ||
         !valid_id(t->id) || !valid_text(t->player, THUE_CLUSTER_TEXT_MAX, 0x20, true) ||
         !valid_text(t->name, THUE_CLUSTER_TEXT_MAX, 0x20, true) || !valid_utf8(t->player) ||
-        !valid_utf8(t->name) || !isfinite(t->rating) ||
-        isnan(max_diff))
+        !valid_utf8(t->name) || !isfinite(t->rating) || isnan(max_diff))
         return THUE_CLUSTER_EARG;
     if (ttl == 0)
         ttl = TICKET_TTL_DEFAULT;
@@ -997,8 +994,8 @@ int thue_cluster_queue_join(thue_cluster *c, const char *pool, const thue_cluste
     snprintf(rating, sizeof rating, "%.17g", t->rating);
     snprintf(ttltext, sizeof ttltext, "%u", ttl);
     snprintf(diff, sizeof diff, "%.17g", max_diff < 0 ? -1.0 : max_diff);
-    const char *args[] = {k, c->prefix, pool, c->node, t->id, t->player, t->name, rating,
-                          ttltext, diff};
+    const char *args[] = {k,         c->prefix, pool,   c->node, t->id,
+                          t->player, t->name,   rating, ttltext, diff};
     int rc = eval(c, S_JOIN, 1, 10, args, on_join, u);
     if (rc) {
         free(u);
@@ -1103,8 +1100,8 @@ int thue_cluster_send(thue_cluster *c, const char *node, const char *payload, si
     return publish(c, ch, payload, len, cb, data);
 }
 
-static void on_message(thue_redis *r, const char *channel, size_t channel_len,
-                       const char *payload, size_t len, void *data)
+static void on_message(thue_redis *r, const char *channel, size_t channel_len, const char *payload,
+                       size_t len, void *data)
 {
     (void)r;
     thue_cluster *c = data;
@@ -1116,7 +1113,8 @@ static void on_message(thue_redis *r, const char *channel, size_t channel_len,
     }
     bool all = channel_len == strlen(c->ch_all) && memcmp(channel, c->ch_all, channel_len) == 0;
     bool mine = channel_len == strlen(c->ch_node) && memcmp(channel, c->ch_node, channel_len) == 0;
-    const char *nl = memchr(payload, '\n', len < THUE_CLUSTER_NODE_MAX ? len : THUE_CLUSTER_NODE_MAX);
+    const char *nl =
+        memchr(payload, '\n', len < THUE_CLUSTER_NODE_MAX ? len : THUE_CLUSTER_NODE_MAX);
     if ((!all && !mine) || !nl || nl == payload)
         return;
     char from[THUE_CLUSTER_NODE_MAX];
@@ -1232,13 +1230,17 @@ thue_cluster *thue_cluster_new(uv_loop_t *loop, const thue_cluster_config *confi
         return NULL;
     }
     if (!valid_text(config->address, THUE_CLUSTER_ADDRESS_MAX, 0x21, false)) {
-        snprintf(err, err_size, "address: the node's address is 1 to %d printable characters "
-                 "without spaces", THUE_CLUSTER_ADDRESS_MAX - 1);
+        snprintf(err, err_size,
+                 "address: the node's address is 1 to %d printable characters "
+                 "without spaces",
+                 THUE_CLUSTER_ADDRESS_MAX - 1);
         return NULL;
     }
     if (!valid_text(prefix, THUE_CLUSTER_PREFIX_MAX, 0x21, false)) {
-        snprintf(err, err_size, "prefix: the key prefix is 1 to %d printable characters without "
-                 "spaces", THUE_CLUSTER_PREFIX_MAX - 1);
+        snprintf(err, err_size,
+                 "prefix: the key prefix is 1 to %d printable characters without "
+                 "spaces",
+                 THUE_CLUSTER_PREFIX_MAX - 1);
         return NULL;
     }
     if (config->heartbeat_ms > 60000u || (config->heartbeat_ms && config->heartbeat_ms < 10)) {

@@ -35,9 +35,9 @@
 #define THUE_CLUSTER_NODE_MAX 33     /* node names: [a-z0-9-]{1,32} */
 #define THUE_CLUSTER_ADDRESS_MAX 128 /* where the balancer reaches a node */
 #define THUE_CLUSTER_ID_MAX 129      /* room ids, ticket ids, tokens: [A-Za-z0-9_.-]{1,128} */
-#define THUE_CLUSTER_TEXT_MAX 129    /* names and player keys: 1..128 bytes, no control characters */
-#define THUE_CLUSTER_POOL_MAX 257    /* pool names: 1..256 printable ASCII bytes */
-#define THUE_CLUSTER_PREFIX_MAX 65   /* key prefixes: 1..64 printable ASCII bytes, no space */
+#define THUE_CLUSTER_TEXT_MAX 129  /* names and player keys: 1..128 bytes, no control characters */
+#define THUE_CLUSTER_POOL_MAX 257  /* pool names: 1..256 printable ASCII bytes */
+#define THUE_CLUSTER_PREFIX_MAX 65 /* key prefixes: 1..64 printable ASCII bytes, no space */
 
 typedef struct thue_cluster thue_cluster;
 
@@ -93,13 +93,13 @@ typedef struct thue_cluster_hooks {
 } thue_cluster_hooks;
 
 typedef struct thue_cluster_config {
-    const char *url;          /* redis://HOST:PORT or unix:/PATH (required) */
-    const char *password;     /* Redis's requirepass; NULL: none (copied) */
-    const char *node;         /* this node's name, [a-z0-9-]{1,32} (required) */
-    const char *address;      /* where the balancer reaches it, 1..127 bytes (required) */
-    const char *prefix;       /* every key and channel starts with it; NULL: "thue:" */
-    unsigned heartbeat_ms;    /* 0: 1000; records live 3 heartbeats */
-    unsigned backoff_max_ms;  /* reconnect backoff cap; 0: 2000 (from 100 ms, doubling) */
+    const char *url;             /* redis://HOST:PORT or unix:/PATH (required) */
+    const char *password;        /* Redis's requirepass; NULL: none (copied) */
+    const char *node;            /* this node's name, [a-z0-9-]{1,32} (required) */
+    const char *address;         /* where the balancer reaches it, 1..127 bytes (required) */
+    const char *prefix;          /* every key and channel starts with it; NULL: "thue:" */
+    unsigned heartbeat_ms;       /* 0: 1000; records live 3 heartbeats */
+    unsigned backoff_max_ms;     /* reconnect backoff cap; 0: 2000 (from 100 ms, doubling) */
     unsigned command_timeout_ms; /* 0: 5000 (see redis.h) */
     thue_cluster_hooks hooks;
 } thue_cluster_config;
@@ -166,9 +166,8 @@ int thue_cluster_room_lookup(thue_cluster *c, const char *room, thue_cluster_loo
 
 /* ---- sessions and resume tokens ---- */
 /* Stores token -> session for ttl_ms (the grace period; >= 1). cb may be NULL. */
-int thue_cluster_session_put(thue_cluster *c, const char *token,
-                             const thue_cluster_session *s, unsigned ttl_ms,
-                             thue_cluster_done_cb *cb, void *data);
+int thue_cluster_session_put(thue_cluster *c, const char *token, const thue_cluster_session *s,
+                             unsigned ttl_ms, thue_cluster_done_cb *cb, void *data);
 /* The session of token: s NULL when unknown or expired. */
 typedef void thue_cluster_session_cb(void *data, int status, const thue_cluster_session *s);
 int thue_cluster_session_get(thue_cluster *c, const char *token, thue_cluster_session_cb *cb,
@@ -189,8 +188,7 @@ int thue_cluster_session_delete(thue_cluster *c, const char *token, thue_cluster
  */
 typedef void thue_cluster_join_cb(void *data, int status, const thue_cluster_pair *pair);
 int thue_cluster_queue_join(thue_cluster *c, const char *pool, const thue_cluster_ticket *t,
-                            double max_diff, unsigned ttl_ms, thue_cluster_join_cb *cb,
-                            void *data);
+                            double max_diff, unsigned ttl_ms, thue_cluster_join_cb *cb, void *data);
 /* Takes a waiting ticket of this node out of pool: removed true when it was still
  * waiting; false when it was paired first (the paired hook tells, or told, which) or had
  * expired. */

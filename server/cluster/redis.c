@@ -56,9 +56,9 @@ typedef struct request {
 
 struct thue_redis {
     uv_loop_t *loop;
-    char host[THUE_REDIS_HOST_MAX]; /* host name, address, or the unix path */
+    char host[THUE_REDIS_HOST_MAX];       /* host name, address, or the unix path */
     char where[THUE_REDIS_HOST_MAX + 16]; /* for the log: HOST:PORT or unix:PATH */
-    int port;                       /* 0: unix socket */
+    int port;                             /* 0: unix socket */
     unsigned backoff_min, backoff_max, backoff, connect_timeout, command_timeout;
     char *password;
     char **channels;
@@ -71,24 +71,24 @@ struct thue_redis {
     bool closing;
     unsigned ups;
     redisAsyncContext *ac;
-    uv_timer_t timer;  /* backoff, or the connect timeout */
-    uv_timer_t watch;  /* the outstanding commands' watchdog */
-    uv_timer_t defer;  /* fails the commands issued while down */
+    uv_timer_t timer; /* backoff, or the connect timeout */
+    uv_timer_t watch; /* the outstanding commands' watchdog */
+    uv_timer_t defer; /* fails the commands issued while down */
     uv_getaddrinfo_t gai;
-    bool resolving;    /* gai is in flight */
-    unsigned turn;     /* which of the resolved addresses the next attempt uses */
-    unsigned attempts; /* connection attempts so far */
+    bool resolving;        /* gai is in flight */
+    unsigned turn;         /* which of the resolved addresses the next attempt uses */
+    unsigned attempts;     /* connection attempts so far */
     unsigned last_backoff; /* the wait before the latest scheduled attempt */
-    int open_handles;  /* timers not yet closed + a resolution in flight */
-    long outstanding;  /* commands sent and not answered */
-    uint64_t progress; /* uv_now of the last reply, or of the first send after a lull */
+    int open_handles;      /* timers not yet closed + a resolution in flight */
+    long outstanding;      /* commands sent and not answered */
+    uint64_t progress;     /* uv_now of the last reply, or of the first send after a lull */
     request *failed, **failed_tail;
 };
 
 /* ---- addresses ------------------------------------------------------------------------ */
 
-int thue_redis_parse_url(const char *url, char host[THUE_REDIS_HOST_MAX], int *port,
-                         char *err, size_t err_size)
+int thue_redis_parse_url(const char *url, char host[THUE_REDIS_HOST_MAX], int *port, char *err,
+                         size_t err_size)
 {
     if (!url || !*url) {
         snprintf(err, err_size, "the Redis address is empty (redis://HOST:PORT or unix:/PATH)");
@@ -97,8 +97,9 @@ int thue_redis_parse_url(const char *url, char host[THUE_REDIS_HOST_MAX], int *p
     if (strncmp(url, "unix:", 5) == 0) {
         const char *path = url + 5;
         if (path[0] != '/' || strlen(path) >= THUE_REDIS_HOST_MAX) {
-            snprintf(err, err_size, "\"%s\": a unix socket is unix:/ABSOLUTE/PATH (at most %d bytes)",
-                     url, THUE_REDIS_HOST_MAX - 1);
+            snprintf(err, err_size,
+                     "\"%s\": a unix socket is unix:/ABSOLUTE/PATH (at most %d bytes)", url,
+                     THUE_REDIS_HOST_MAX - 1);
             return THUE_CLUSTER_EURL;
         }
         snprintf(host, THUE_REDIS_HOST_MAX, "%s", path);
@@ -106,7 +107,8 @@ int thue_redis_parse_url(const char *url, char host[THUE_REDIS_HOST_MAX], int *p
         return 0;
     }
     if (strncmp(url, "redis://", 8) != 0) {
-        snprintf(err, err_size, "\"%s\" is not a Redis address: redis://HOST:PORT or unix:/PATH", url);
+        snprintf(err, err_size, "\"%s\" is not a Redis address: redis://HOST:PORT or unix:/PATH",
+                 url);
         return THUE_CLUSTER_EURL;
     }
     const char *h = url + 8, *end;
@@ -137,8 +139,10 @@ int thue_redis_parse_url(const char *url, char host[THUE_REDIS_HOST_MAX], int *p
             return THUE_CLUSTER_EURL;
         }
     } else if (*end && strcmp(end, "/") != 0) {
-        snprintf(err, err_size, "\"%s\": unexpected text after the host (databases and options "
-                 "are not supported)", url);
+        snprintf(err, err_size,
+                 "\"%s\": unexpected text after the host (databases and options "
+                 "are not supported)",
+                 url);
         return THUE_CLUSTER_EURL;
     }
     memcpy(host, h, hlen);
@@ -273,7 +277,8 @@ static void lost(thue_redis *r)
     if (r->state == ST_DOWN)
         return;
     bool was_up = r->state == ST_UP;
-    thue_log(THUE_LOG_DEBUG, "redis: %s (%s) down from state %d", r->where, r->nchannels ? "sub" : "cmd", r->state);
+    thue_log(THUE_LOG_DEBUG, "redis: %s (%s) down from state %d", r->where,
+             r->nchannels ? "sub" : "cmd", r->state);
     r->state = ST_DOWN;
     r->ac = NULL;
     r->confirmed = 0;
@@ -293,8 +298,7 @@ static void went_up(thue_redis *r)
     r->state = ST_UP;
     r->backoff = r->backoff_min;
     r->ups++;
-    thue_log(THUE_LOG_INFO, "redis: %s to %s", r->nchannels ? "subscribed" : "connected",
-             r->where);
+    thue_log(THUE_LOG_INFO, "redis: %s to %s", r->nchannels ? "subscribed" : "connected", r->where);
     notify(r, true);
 }
 
@@ -430,8 +434,8 @@ static void on_resolved(uv_getaddrinfo_t *req, int status, struct addrinfo *res)
 
 static void start_connect(thue_redis *r, const char *numeric)
 {
-    redisAsyncContext *ac = r->port ? redisAsyncConnect(numeric, r->port)
-                                    : redisAsyncConnectUnix(r->host);
+    redisAsyncContext *ac =
+        r->port ? redisAsyncConnect(numeric, r->port) : redisAsyncConnectUnix(r->host);
     r->state = ST_CONNECTING;
     if (!ac || ac->err) {
         thue_log(THUE_LOG_WARN, "redis: cannot connect to %s: %s", r->where,
@@ -646,7 +650,8 @@ thue_redis *thue_redis_new(uv_loop_t *loop, const thue_redis_config *config, cha
             return NULL;
         }
         for (size_t i = 0; i < config->nchannels; i++) {
-            r->channels[i] = config->channels && config->channels[i] ? strdup(config->channels[i]) : NULL;
+            r->channels[i] =
+                config->channels && config->channels[i] ? strdup(config->channels[i]) : NULL;
             r->nchannels = i + 1;
             if (!r->channels[i]) {
                 free_channels(r);

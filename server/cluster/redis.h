@@ -36,14 +36,15 @@
 
 /* The cluster's error codes (-300..-399), with thue_cluster_strerror. */
 #define THUE_CLUSTER_ERRNO_MAP(X)                                                                  \
-    X(CLUSTER_EURL, -300, "cluster_bad_url", "not a Redis address: redis://HOST:PORT or unix:/PATH") \
-    X(CLUSTER_EDOWN, -301, "cluster_down", "redis is down")                                       \
-    X(CLUSTER_ELOST, -302, "cluster_lost", "the connection to redis was lost before the reply")   \
-    X(CLUSTER_EREPLY, -303, "cluster_reply", "redis answered with an error")                      \
-    X(CLUSTER_ECLOSED, -304, "cluster_closed", "the connection is closing")                       \
+    X(CLUSTER_EURL, -300, "cluster_bad_url",                                                       \
+      "not a Redis address: redis://HOST:PORT or unix:/PATH")                                      \
+    X(CLUSTER_EDOWN, -301, "cluster_down", "redis is down")                                        \
+    X(CLUSTER_ELOST, -302, "cluster_lost", "the connection to redis was lost before the reply")    \
+    X(CLUSTER_EREPLY, -303, "cluster_reply", "redis answered with an error")                       \
+    X(CLUSTER_ECLOSED, -304, "cluster_closed", "the connection is closing")                        \
     X(CLUSTER_ECONFIG, -305, "cluster_bad_config", "bad cluster configuration")                    \
-    X(CLUSTER_ENOMEM, -306, "cluster_no_memory", "out of memory")                               \
-    X(CLUSTER_EARG, -307, "cluster_bad_argument", "an argument is missing or malformed")          \
+    X(CLUSTER_ENOMEM, -306, "cluster_no_memory", "out of memory")                                  \
+    X(CLUSTER_EARG, -307, "cluster_bad_argument", "an argument is missing or malformed")           \
     X(CLUSTER_EQUEUED, -308, "cluster_queued", "that ticket is already waiting in the pool")
 
 typedef enum {
@@ -72,17 +73,17 @@ typedef void thue_redis_message_cb(thue_redis *r, const char *channel, size_t ch
                                    const char *payload, size_t payload_len, void *data);
 
 typedef struct thue_redis_config {
-    const char *url;                /* redis://HOST:PORT (port default 6379) or unix:/PATH */
-    const char *password;           /* sent with AUTH on every connect; NULL: none */
-    unsigned backoff_min_ms;        /* 0: 100 */
-    unsigned backoff_max_ms;        /* 0: 2000 */
-    unsigned connect_timeout_ms;    /* 0: 2000 */
-    unsigned command_timeout_ms;    /* 0: 5000 */
-    const char *const *channels;    /* subscriber: the channels (copied); NULL: commands */
+    const char *url;             /* redis://HOST:PORT (port default 6379) or unix:/PATH */
+    const char *password;        /* sent with AUTH on every connect; NULL: none */
+    unsigned backoff_min_ms;     /* 0: 100 */
+    unsigned backoff_max_ms;     /* 0: 2000 */
+    unsigned connect_timeout_ms; /* 0: 2000 */
+    unsigned command_timeout_ms; /* 0: 5000 */
+    const char *const *channels; /* subscriber: the channels (copied); NULL: commands */
     size_t nchannels;
-    thue_redis_state_cb *on_state;  /* may be NULL */
+    thue_redis_state_cb *on_state;     /* may be NULL */
     thue_redis_message_cb *on_message; /* the subscriber's messages */
-    void *data;                     /* given to on_state and on_message */
+    void *data;                        /* given to on_state and on_message */
 } thue_redis_config;
 
 /* The longest host name or unix socket path accepted. */
@@ -93,8 +94,8 @@ typedef struct thue_redis_config {
  * IPv6 one in brackets) or "unix:/PATH". 0 with *port > 0 (TCP) or *port = 0 and host =
  * the path (unix); THUE_CLUSTER_EURL with a sentence in err otherwise.
  */
-int thue_redis_parse_url(const char *url, char host[THUE_REDIS_HOST_MAX], int *port,
-                         char *err, size_t err_size);
+int thue_redis_parse_url(const char *url, char host[THUE_REDIS_HOST_MAX], int *port, char *err,
+                         size_t err_size);
 
 /*
  * A new connection on loop; it starts connecting at once (the first state callback comes

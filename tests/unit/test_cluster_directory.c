@@ -404,7 +404,8 @@ static void test_cluster_leave(void **state)
     snprintf(t.id, sizeof t.id, "w1");
     snprintf(t.player, sizeof t.player, "p1");
     snprintf(t.name, sizeof t.name, "P1");
-    assert_int_equal(thue_cluster_queue_join(a, "pool", &t, -1, 60000, NULL, NULL), THUE_CLUSTER_EARG);
+    assert_int_equal(thue_cluster_queue_join(a, "pool", &t, -1, 60000, NULL, NULL),
+                     THUE_CLUSTER_EARG);
     int joined[3] = {0, 0, 0};
     assert_int_equal(thue_cluster_queue_join(a, "pool", &t, -1, 60000, on_join_done, joined), 0);
     assert_true(ch_run_until(&loop, done_done, joined, 5000));

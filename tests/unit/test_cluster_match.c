@@ -16,7 +16,6 @@
 
 #define HB 100
 
-
 /* One node of a test and what its paired hook heard. */
 typedef struct tnode {
     thue_cluster *c;
@@ -191,9 +190,9 @@ static void test_cluster_match_against_model(void **state)
         snprintf(pl, sizeof pl, "p%d", player);
         thue_cluster_ticket t = ticket(id, pl, rating);
         memset(&j[i], 0, sizeof j[i]);
-        assert_int_equal(thue_cluster_queue_join(nodes[who[i]].c, pname, &t, max_diff, 60000,
-                                                 on_joined, &j[i]),
-                         0);
+        assert_int_equal(
+            thue_cluster_queue_join(nodes[who[i]].c, pname, &t, max_diff, 60000, on_joined, &j[i]),
+            0);
         assert_true(ch_run_until(&loop, one_call, &j[i], 5000));
         assert_int_equal(j[i].status, 0);
         int want = model_join(&pools[pool], (mticket){i, player, rating}, max_diff);
@@ -221,9 +220,8 @@ static void test_cluster_match_against_model(void **state)
             snprintf(vpool, sizeof vpool, "pool %d", pool_of[victim]);
             cancelled q;
             memset(&q, 0, sizeof q);
-            assert_int_equal(thue_cluster_queue_cancel(nodes[who[victim]].c, vpool, vid,
-                                                       on_cancelled, &q),
-                             0);
+            assert_int_equal(
+                thue_cluster_queue_cancel(nodes[who[victim]].c, vpool, vid, on_cancelled, &q), 0);
             assert_true(ch_run_until(&loop, one_call, &q, 5000));
             assert_int_equal(q.status, 0);
             assert_int_equal(q.removed, model_cancel(&pools[pool_of[victim]], victim));
@@ -360,7 +358,8 @@ static void test_cluster_match_cancel_races(void **state)
         char id[16];
         snprintf(id, sizeof id, "a%d", i);
         thue_cluster_ticket t = ticket(id, "same", 1500);
-        assert_int_equal(thue_cluster_queue_join(nodes[0].c, "p", &t, -1, 60000, on_joined, &ja[i]), 0);
+        assert_int_equal(thue_cluster_queue_join(nodes[0].c, "p", &t, -1, 60000, on_joined, &ja[i]),
+                         0);
     }
     all_calls aa = {ja, RACE};
     assert_true(ch_run_until(&loop, all_answered, &aa, 10000));
@@ -374,7 +373,8 @@ static void test_cluster_match_cancel_races(void **state)
         snprintf(id, sizeof id, "b%d", i);
         snprintf(pl, sizeof pl, "b%d", i);
         thue_cluster_ticket t = ticket(id, pl, 1500);
-        assert_int_equal(thue_cluster_queue_join(nodes[1].c, "p", &t, -1, 60000, on_joined, &jb[i]), 0);
+        assert_int_equal(thue_cluster_queue_join(nodes[1].c, "p", &t, -1, 60000, on_joined, &jb[i]),
+                         0);
     }
     all_calls ab = {jb, RACE};
     assert_true(ch_run_until(&loop, all_answered, &ab, 10000));
@@ -469,16 +469,20 @@ static void test_cluster_match_dead_and_expired(void **state)
     redisFree(rc);
     /* Malformed: refused at once. */
     thue_cluster_ticket t = ticket("bad id", "p", 1);
-    assert_int_equal(thue_cluster_queue_join(b.c, "p", &t, -1, 0, on_joined, &j), THUE_CLUSTER_EARG);
+    assert_int_equal(thue_cluster_queue_join(b.c, "p", &t, -1, 0, on_joined, &j),
+                     THUE_CLUSTER_EARG);
     t = ticket("ok", "p", 1);
     assert_int_equal(thue_cluster_queue_join(b.c, "", &t, -1, 0, on_joined, &j), THUE_CLUSTER_EARG);
-    assert_int_equal(thue_cluster_queue_join(b.c, "a\nb", &t, -1, 0, on_joined, &j), THUE_CLUSTER_EARG);
+    assert_int_equal(thue_cluster_queue_join(b.c, "a\nb", &t, -1, 0, on_joined, &j),
+                     THUE_CLUSTER_EARG);
     t = ticket("ok", "p", 1);
     snprintf(t.name, sizeof t.name, "bad \xff\xfe utf-8");
-    assert_int_equal(thue_cluster_queue_join(b.c, "p", &t, -1, 0, on_joined, &j), THUE_CLUSTER_EARG);
+    assert_int_equal(thue_cluster_queue_join(b.c, "p", &t, -1, 0, on_joined, &j),
+                     THUE_CLUSTER_EARG);
     t = ticket("ok", "p", 1);
     t.rating = INFINITY;
-    assert_int_equal(thue_cluster_queue_join(b.c, "p", &t, -1, 0, on_joined, &j), THUE_CLUSTER_EARG);
+    assert_int_equal(thue_cluster_queue_join(b.c, "p", &t, -1, 0, on_joined, &j),
+                     THUE_CLUSTER_EARG);
     assert_int_equal(thue_cluster_queue_cancel(b.c, "p", "", on_cancelled, &q), THUE_CLUSTER_EARG);
     thue_cluster_free(b.c);
     ch_loop_close(&loop);

@@ -187,7 +187,8 @@ static void test_cluster_pubsub_delivery(void **state)
     assert_true(ch_run_until(&loop, have, &m3, 5000));
     assert_int_equal(n3.m[0].len, big);
     assert_memory_equal(n3.m[0].payload, payload, big);
-    assert_int_equal(thue_cluster_send(n1.c, "n3", payload, big + 1, NULL, NULL), THUE_CLUSTER_EARG);
+    assert_int_equal(thue_cluster_send(n1.c, "n3", payload, big + 1, NULL, NULL),
+                     THUE_CLUSTER_EARG);
     assert_int_equal(thue_cluster_broadcast(n1.c, payload, 0, NULL, NULL), THUE_CLUSTER_EARG);
     assert_int_equal(thue_cluster_broadcast(n1.c, "a\0b", 3, NULL, NULL), THUE_CLUSTER_EARG);
     assert_int_equal(thue_cluster_send(n1.c, "N3", "x", 1, NULL, NULL), THUE_CLUSTER_EARG);
@@ -278,7 +279,8 @@ static void test_cluster_limits_shared(void **state)
     static took t[200];
     memset(t, 0, sizeof t);
     for (int i = 0; i < 200; i++)
-        assert_int_equal(thue_cluster_limit_take(i & 1 ? a.c : b.c, "burst", rate, 10, on_took, &t[i]), 0);
+        assert_int_equal(
+            thue_cluster_limit_take(i & 1 ? a.c : b.c, "burst", rate, 10, on_took, &t[i]), 0);
     many m = {t, 200};
     assert_true(ch_run_until(&loop, many_done, &m, 10000));
     int allowed = 0;

@@ -17,10 +17,12 @@ static void test_cluster_redis_urls(void **state)
     (void)state;
     char host[THUE_REDIS_HOST_MAX], err[256];
     int port = -1;
-    assert_int_equal(thue_redis_parse_url("redis://127.0.0.1:6380", host, &port, err, sizeof err), 0);
+    assert_int_equal(thue_redis_parse_url("redis://127.0.0.1:6380", host, &port, err, sizeof err),
+                     0);
     assert_string_equal(host, "127.0.0.1");
     assert_int_equal(port, 6380);
-    assert_int_equal(thue_redis_parse_url("redis://cache.example/", host, &port, err, sizeof err), 0);
+    assert_int_equal(thue_redis_parse_url("redis://cache.example/", host, &port, err, sizeof err),
+                     0);
     assert_string_equal(host, "cache.example");
     assert_int_equal(port, 6379);
     assert_int_equal(thue_redis_parse_url("redis://[::1]:7000", host, &port, err, sizeof err), 0);
@@ -369,7 +371,7 @@ static void test_cluster_redis_subscriber(void **state)
 typedef struct trace {
     thue_redis *r;
     unsigned n;
-    unsigned waits[32]; /* the successive distinct backoffs */
+    unsigned waits[32];        /* the successive distinct backoffs */
     unsigned attempts_at_last; /* attempts when the last one was first seen */
 } trace;
 
