@@ -329,6 +329,17 @@ static void test_cluster_match_concurrent(void **state)
     assert_true(fast <= 1 && slow <= 1);
     assert_int_equal(fast + slow, waiting_model);
     assert_int_equal(2 * pairs + waiting_model, 2 * BURST);
+    /* The model of this case (distinct players, any rating): whatever the interleaving,
+     * a pool of n joins ends with n / 2 pairs and n % 2 waiting. */
+    int joins[2] = {0, 0}, pool_pairs[2] = {0, 0};
+    for (int i = 0; i < 2 * BURST; i++) {
+        joins[i % 3 ? 0 : 1]++;
+        pool_pairs[i % 3 ? 0 : 1] += j[i].paired;
+    }
+    assert_int_equal(pool_pairs[0], joins[0] / 2);
+    assert_int_equal(pool_pairs[1], joins[1] / 2);
+    assert_int_equal(fast, joins[0] % 2);
+    assert_int_equal(slow, joins[1] % 2);
     thue_cluster_free(nodes[0].c);
     thue_cluster_free(nodes[1].c);
     ch_loop_close(&loop);
