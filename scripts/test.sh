@@ -31,18 +31,23 @@ done
 
 jobs=$(nproc 2>/dev/null || echo 2)
 
-# A throw-away PostgreSQL (scripts/services.sh, on loopback, as the user "postgres" when
-# run as root) for the store tests' _pg entries: THUE_TEST_PG must be set before the
-# builds are configured (tests/unit/store.cmake registers them only then), and
-# THUE_TEST_PG_DIR lets the restart test restart it. Stopped and removed at exit.
-pg_dir=$(mktemp -d /tmp/thue-test-pg-XXXXXX)
-stop_pg() { bash scripts/services.sh stop "$pg_dir" >/dev/null 2>&1 || true; rm -rf "$pg_dir"; }
-trap stop_pg EXIT
-pg_env=$(bash scripts/services.sh postgres "$pg_dir") # set -e: a failed start stops here
-eval "$pg_env"
+# A throw-away PostgreSQL and Redis (scripts/services.sh, on loopback; PostgreSQL as the
+# user "postgres" when run as root), in one directory, stopped and removed at exit.
+# THUE_TEST_PG and THUE_TEST_REDIS must be set before the builds are configured: the
+# store tests' _pg entries (tests/unit/store.cmake) and the cluster unit tests
+# (tests/unit/cluster.cmake) are registered only then. THUE_TEST_PG_DIR lets the store's
+# restart test restart PostgreSQL; the tests that kill Redis start private ones, and the
+# integration and browser tests of several nodes start their own of both.
+svc_dir=$(mktemp -d /tmp/thue-test-services-XXXXXX)
+stop_services() { bash scripts/services.sh stop "$svc_dir" >/dev/null 2>&1 || true; rm -rf "$svc_dir"; }
+trap stop_services EXIT
+svc_env=$(bash scripts/services.sh postgres "$svc_dir") # set -e: a failed start stops here
+svc_env+=$'\n'$(bash scripts/services.sh redis "$svc_dir")
+eval "$svc_env"
 [ -n "${THUE_TEST_PG:-}" ] || { echo "test.sh: services.sh printed no THUE_TEST_PG" >&2; exit 1; }
-export THUE_TEST_PG THUE_TEST_PG_DIR="$pg_dir"
-echo "PostgreSQL for the store tests: $THUE_TEST_PG"
+[ -n "${THUE_TEST_REDIS:-}" ] || { echo "test.sh: services.sh printed no THUE_TEST_REDIS" >&2; exit 1; }
+export THUE_TEST_PG THUE_TEST_PG_DIR="$svc_dir" THUE_TEST_REDIS
+echo "PostgreSQL for the store tests: $THUE_TEST_PG; Redis for the cluster tests: $THUE_TEST_REDIS"
 
 echo "== optimised build (build/)"
 # The same build script as scripts/run.sh and the Dockerfile, warnings as errors.

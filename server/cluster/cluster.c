@@ -156,7 +156,7 @@ struct thue_cluster {
     unsigned hb_ms;
     thue_cluster_hooks hooks;
     uv_timer_t hb;
-    bool closing, reported_up, hb_inflight, dirty;
+    bool closing, left, reported_up, ever_up, hb_inflight, dirty;
     char sha[NSCRIPTS][41];
     long load_rooms, load_players;
     bool draining;
@@ -167,7 +167,7 @@ struct thue_cluster {
 
 /* prefix + the formatted rest into out (KEY_MAX). */
 __attribute__((format(printf, 3, 4))) static void key(const thue_cluster *c, char *out,
-                                                       const char *fmt, ...)
+                                                      const char *fmt, ...)
 {
     size_t n = strlen(c->prefix);
     memcpy(out, c->prefix, n);
@@ -220,6 +220,14 @@ static bool valid_text(const char *s, size_t max, unsigned char lo, bool high)
     return true;
 }
 
+/* Valid UTF-8 (what the pair's JSON must carry whole). */
+static bool valid_utf8(const char *s)
+{
+    json_t *j = json_string(s);
+    json_decref(j);
+    return j != NULL;
+}
+
 /* ---- scripts -------------------------------------------------------------------------- */
 
 typedef void script_cb(thue_cluster *c, int status, const redisReply *reply, const char *err,
@@ -231,24 +239,27 @@ typedef struct evalreq {
     bool retried;
     script_cb *cb;
     void *data;
-    int argc;            /* all of argv, EVALSHA/EVAL and its digest/body included */
+    int argc; /* all of argv, EVALSHA/EVAL and its digest/body included */
     const char **argv;
     size_t *lens;
     char nkeys[8];
 } evalreq;
 
-static void send_eval(evalreq *q);
+static int send_eval(evalreq *q);
 
-static void on_eval(thue_redis *r, int status, const redisReply *reply, const char *err,
-                    void *data)
+static void on_eval(thue_redis *r, int status, const redisReply *reply, const char *err, void *data)
 {
     (void)r;
     evalreq *q = data;
     if (status == THUE_CLUSTER_EREPLY && !q->retried && err && strncmp(err, "NOSCRIPT", 8) == 0) {
-        q->retried = true; /* a restarted Redis: send the body; it caches it again */
-        q->c->sha[q->script][0] = '\0';
-        send_eval(q);
-        return;
+        /* A restarted Redis: send the body, which caches it again under the same digest
+         * (a digest is the SHA-1 of the body), so the next EVALSHA works. */
+        q->retried = true;
+        if (send_eval(q) == 0)
+            return;
+        status = THUE_CLUSTER_ENOMEM;
+        err = thue_cluster_strerror(status);
+        reply = NULL;
     }
     if (status && status != THUE_CLUSTER_EDOWN && status != THUE_CLUSTER_ECLOSED)
         thue_log(THUE_LOG_WARN, "cluster: script %d: %s", q->script, err);
@@ -257,7 +268,8 @@ static void on_eval(thue_redis *r, int status, const redisReply *reply, const ch
     free(q);
 }
 
-static void send_eval(evalreq *q)
+/* 0, or THUE_CLUSTER_ENOMEM (q's callback not run: the caller decides). */
+static int send_eval(evalreq *q)
 {
     const char *sha = q->c->sha[q->script];
     if (*sha && !q->retried) {
@@ -269,12 +281,9 @@ static void send_eval(evalreq *q)
     }
     q->lens[0] = strlen(q->argv[0]);
     q->lens[1] = strlen(q->argv[1]);
-    if (thue_redis_command(q->c->cmd, on_eval, q, q->argc, q->argv, q->lens) != 0) {
-        if (q->cb)
-            q->cb(q->c, THUE_CLUSTER_ENOMEM, NULL, thue_cluster_strerror(THUE_CLUSTER_ENOMEM),
-                  q->data);
-        free(q);
-    }
+    return thue_redis_command(q->c->cmd, on_eval, q, q->argc, q->argv, q->lens) == 0
+               ? 0
+               : THUE_CLUSTER_ENOMEM;
 }
 
 /*
@@ -310,7 +319,10 @@ static int eval(thue_cluster *c, int script, int nkeys, int n, const char *const
         q->lens[i + 3] = len;
         p += len + 1;
     }
-    send_eval(q);
+    if (send_eval(q) != 0) {
+        free(q);
+        return THUE_CLUSTER_ENOMEM;
+    }
     return 0;
 }
 
@@ -348,7 +360,7 @@ static void load_scripts(thue_cluster *c)
 
 /* ---- state ---------------------------------------------------------------------------- */
 
-static void heartbeat(thue_cluster *c);
+static void heartbeat(thue_cluster *c, bool force);
 static void fetch_kept_pairs(thue_cluster *c);
 
 static void report_state(thue_cluster *c)
@@ -357,6 +369,12 @@ static void report_state(thue_cluster *c)
     if (up == c->reported_up || c->closing)
         return;
     c->reported_up = up;
+    /* Back after a loss of either connection: pairs published meanwhile were heard by
+     * nobody; fetch the kept copies (both connections are up, so this cannot fail for
+     * being down). */
+    if (up && c->ever_up)
+        fetch_kept_pairs(c);
+    c->ever_up |= up;
     thue_log(up ? THUE_LOG_INFO : THUE_LOG_WARN, "cluster: node %s %s", c->node,
              up ? "joined the cluster" : "lost the cluster (local behaviour until it is back)");
     if (c->hooks.state)
@@ -369,7 +387,7 @@ static void on_cmd_state(thue_redis *r, bool up, void *data)
     thue_cluster *c = data;
     if (up) {
         c->hb_inflight = false;
-        heartbeat(c); /* first: this node is live before anything else of it is seen */
+        heartbeat(c, true); /* first: this node is live before anything else of it is seen */
         load_scripts(c);
     }
     report_state(c);
@@ -377,10 +395,9 @@ static void on_cmd_state(thue_redis *r, bool up, void *data)
 
 static void on_sub_state(thue_redis *r, bool up, void *data)
 {
-    thue_cluster *c = data;
-    if (up && thue_redis_ups(r) > 1)
-        fetch_kept_pairs(c);
-    report_state(c);
+    (void)r;
+    (void)up;
+    report_state(data);
 }
 
 /* ---- heartbeat and the directory ------------------------------------------------------ */
@@ -465,6 +482,8 @@ static void on_heartbeat(thue_cluster *c, int status, const redisReply *reply, c
     if (status || c->closing)
         return;
     c->heartbeats++;
+    if (c->left)
+        return;
     bool missing = reply->type == REDIS_REPLY_INTEGER && reply->integer == 0;
     if (c->dirty || (missing && c->rooms.n > 0)) {
         if (missing)
@@ -475,9 +494,11 @@ static void on_heartbeat(thue_cluster *c, int status, const redisReply *reply, c
     sweep_tickets(c);
 }
 
-static void heartbeat(thue_cluster *c)
+/* Writes the heartbeat; the timer's skips it while the previous one is unanswered (a
+ * slow Redis gets no pile-up), a forced one (thue_cluster_heartbeat_now) does not. */
+static void heartbeat(thue_cluster *c, bool force)
 {
-    if (c->closing || c->hb_inflight || !thue_redis_up(c->cmd))
+    if (c->closing || c->left || (c->hb_inflight && !force) || !thue_redis_up(c->cmd))
         return;
     char knode[KEY_MAX], knodes[KEY_MAX], krooms[KEY_MAX], rooms[24], players[24], ttl[24];
     key(c, knode, "node:%s", c->node);
@@ -486,21 +507,22 @@ static void heartbeat(thue_cluster *c)
     snprintf(rooms, sizeof rooms, "%ld", c->load_rooms);
     snprintf(players, sizeof players, "%ld", c->load_players);
     snprintf(ttl, sizeof ttl, "%u", ttl_ms(c));
-    const char *args[] = {knode, knodes, krooms, c->node, c->address,
-                          c->draining ? "draining" : "ok", rooms, players, ttl};
+    const char *args[] = {knode,   knodes,     krooms,
+                          c->node, c->address, c->draining ? "draining" : "ok",
+                          rooms,   players,    ttl};
     if (eval(c, S_HEARTBEAT, 3, 9, args, on_heartbeat, NULL) == 0)
         c->hb_inflight = true;
 }
 
 static void on_hb_timer(uv_timer_t *t)
 {
-    heartbeat(t->data);
+    heartbeat(t->data, false);
 }
 
 void thue_cluster_heartbeat_now(thue_cluster *c)
 {
     if (c)
-        heartbeat(c);
+        heartbeat(c, true);
 }
 
 void thue_cluster_set_load(thue_cluster *c, long rooms, long players)
@@ -551,7 +573,7 @@ int thue_cluster_room_add(thue_cluster *c, const char *room)
     int added = set_add(&c->rooms, room);
     if (added < 0)
         return THUE_CLUSTER_ENOMEM;
-    if (added == 0)
+    if (added == 0 || c->left)
         return 0;
     if (!thue_redis_up(c->cmd)) {
         c->dirty = true;
@@ -570,6 +592,8 @@ int thue_cluster_room_remove(thue_cluster *c, const char *room)
 {
     if (!c || !valid_id(room) || !set_remove(&c->rooms, room))
         return THUE_CLUSTER_EARG;
+    if (c->left)
+        return 0;
     if (!thue_redis_up(c->cmd)) {
         c->dirty = true;
         return 0;
@@ -708,8 +732,7 @@ int thue_cluster_nodes(thue_cluster *c, thue_cluster_nodes_cb *cb, void *data)
 
 /* ---- sessions ------------------------------------------------------------------------- */
 
-static void on_done(thue_redis *r, int status, const redisReply *reply, const char *err,
-                    void *data)
+static void on_done(thue_redis *r, int status, const redisReply *reply, const char *err, void *data)
 {
     (void)r;
     (void)reply;
@@ -720,9 +743,8 @@ static void on_done(thue_redis *r, int status, const redisReply *reply, const ch
     free(u);
 }
 
-int thue_cluster_session_put(thue_cluster *c, const char *token,
-                             const thue_cluster_session *s, unsigned ttl, thue_cluster_done_cb *cb,
-                             void *data)
+int thue_cluster_session_put(thue_cluster *c, const char *token, const thue_cluster_session *s,
+                             unsigned ttl, thue_cluster_done_cb *cb, void *data)
 {
     if (!c || !valid_id(token) || !s || ttl == 0 || thue_cluster_check_node(s->node) != 0 ||
         !valid_text(s->name, THUE_CLUSTER_TEXT_MAX, 0x20, true))
@@ -856,8 +878,8 @@ static void deliver_pair(thue_cluster *c, const char *text, size_t len)
         !ticket_from_json(json_object_get(o, "mine"), &pair.mine) ||
         !ticket_from_json(json_object_get(o, "other"), &pair.other) ||
         strcmp(pair.mine.node, c->node) != 0) {
-        thue_log(THUE_LOG_WARN, "cluster: a malformed pair message (%.*s)", (int)(len > 200 ? 200 : len),
-                 text);
+        thue_log(THUE_LOG_WARN, "cluster: a malformed pair message (%.*s)",
+                 (int)(len > 200 ? 200 : len), text);
         json_decref(o);
         return;
     }
@@ -941,8 +963,8 @@ int thue_cluster_queue_join(thue_cluster *c, const char *pool, const thue_cluste
 {
     if (!c || !cb || !t || !valid_text(pool, THUE_CLUSTER_POOL_MAX, 0x20, false) ||
         !valid_id(t->id) || !valid_text(t->player, THUE_CLUSTER_TEXT_MAX, 0x20, true) ||
-        !valid_text(t->name, THUE_CLUSTER_TEXT_MAX, 0x20, true) || !isfinite(t->rating) ||
-        isnan(max_diff))
+        !valid_text(t->name, THUE_CLUSTER_TEXT_MAX, 0x20, true) || !valid_utf8(t->player) ||
+        !valid_utf8(t->name) || !isfinite(t->rating) || isnan(max_diff))
         return THUE_CLUSTER_EARG;
     if (ttl == 0)
         ttl = TICKET_TTL_DEFAULT;
@@ -972,8 +994,8 @@ int thue_cluster_queue_join(thue_cluster *c, const char *pool, const thue_cluste
     snprintf(rating, sizeof rating, "%.17g", t->rating);
     snprintf(ttltext, sizeof ttltext, "%u", ttl);
     snprintf(diff, sizeof diff, "%.17g", max_diff < 0 ? -1.0 : max_diff);
-    const char *args[] = {k, c->prefix, pool, c->node, t->id, t->player, t->name, rating,
-                          ttltext, diff};
+    const char *args[] = {k,         c->prefix, pool,   c->node, t->id,
+                          t->player, t->name,   rating, ttltext, diff};
     int rc = eval(c, S_JOIN, 1, 10, args, on_join, u);
     if (rc) {
         free(u);
@@ -1078,8 +1100,8 @@ int thue_cluster_send(thue_cluster *c, const char *node, const char *payload, si
     return publish(c, ch, payload, len, cb, data);
 }
 
-static void on_message(thue_redis *r, const char *channel, size_t channel_len,
-                       const char *payload, size_t len, void *data)
+static void on_message(thue_redis *r, const char *channel, size_t channel_len, const char *payload,
+                       size_t len, void *data)
 {
     (void)r;
     thue_cluster *c = data;
@@ -1091,7 +1113,8 @@ static void on_message(thue_redis *r, const char *channel, size_t channel_len,
     }
     bool all = channel_len == strlen(c->ch_all) && memcmp(channel, c->ch_all, channel_len) == 0;
     bool mine = channel_len == strlen(c->ch_node) && memcmp(channel, c->ch_node, channel_len) == 0;
-    const char *nl = memchr(payload, '\n', len < THUE_CLUSTER_NODE_MAX ? len : THUE_CLUSTER_NODE_MAX);
+    const char *nl =
+        memchr(payload, '\n', len < THUE_CLUSTER_NODE_MAX ? len : THUE_CLUSTER_NODE_MAX);
     if ((!all && !mine) || !nl || nl == payload)
         return;
     char from[THUE_CLUSTER_NODE_MAX];
@@ -1151,6 +1174,38 @@ int thue_cluster_limit_take(thue_cluster *c, const char *k, double rate, double 
 
 /* ---- life ----------------------------------------------------------------------------- */
 
+int thue_cluster_leave(thue_cluster *c, thue_cluster_done_cb *cb, void *data)
+{
+    if (!c || c->left)
+        return THUE_CLUSTER_EARG;
+    usercb *u = new_usercb((void (*)(void))cb, data);
+    if (!u)
+        return THUE_CLUSTER_ENOMEM;
+    c->left = true;
+    /* The waiting tickets first (a join must not take them meanwhile; one that was
+     * paired before its cancel landed is still delivered by the paired hook), then the
+     * record, the node's place in the zset and its rooms; the last answer is the
+     * caller's. */
+    for (waiting *w = c->tickets; w; w = w->next) {
+        char k[KEY_MAX], member[KEY_MAX];
+        key(c, k, "qm:%s", w->pool);
+        snprintf(member, sizeof member, "%s/%s", c->node, w->id);
+        const char *args[] = {k, c->prefix, member};
+        eval(c, S_CANCEL, 1, 3, args, NULL, NULL);
+    }
+    char knode[KEY_MAX], knodes[KEY_MAX], krooms[KEY_MAX];
+    key(c, knode, "node:%s", c->node);
+    key(c, knodes, "nodes");
+    key(c, krooms, "rooms:%s", c->node);
+    const char *zrem[] = {"ZREM", knodes, c->node};
+    thue_redis_command(c->cmd, NULL, NULL, 3, zrem, NULL);
+    const char *del[] = {"DEL", knode, krooms};
+    int rc = thue_redis_command(c->cmd, on_done, u, 3, del, NULL);
+    if (rc)
+        free(u);
+    return rc;
+}
+
 bool thue_cluster_up(const thue_cluster *c)
 {
     return c && thue_redis_up(c->cmd) && thue_redis_up(c->sub);
@@ -1175,13 +1230,17 @@ thue_cluster *thue_cluster_new(uv_loop_t *loop, const thue_cluster_config *confi
         return NULL;
     }
     if (!valid_text(config->address, THUE_CLUSTER_ADDRESS_MAX, 0x21, false)) {
-        snprintf(err, err_size, "address: the node's address is 1 to %d printable characters "
-                 "without spaces", THUE_CLUSTER_ADDRESS_MAX - 1);
+        snprintf(err, err_size,
+                 "address: the node's address is 1 to %d printable characters "
+                 "without spaces",
+                 THUE_CLUSTER_ADDRESS_MAX - 1);
         return NULL;
     }
     if (!valid_text(prefix, THUE_CLUSTER_PREFIX_MAX, 0x21, false)) {
-        snprintf(err, err_size, "prefix: the key prefix is 1 to %d printable characters without "
-                 "spaces", THUE_CLUSTER_PREFIX_MAX - 1);
+        snprintf(err, err_size,
+                 "prefix: the key prefix is 1 to %d printable characters without "
+                 "spaces",
+                 THUE_CLUSTER_PREFIX_MAX - 1);
         return NULL;
     }
     if (config->heartbeat_ms > 60000u || (config->heartbeat_ms && config->heartbeat_ms < 10)) {
@@ -1210,6 +1269,7 @@ thue_cluster *thue_cluster_new(uv_loop_t *loop, const thue_cluster_config *confi
     thue_redis_config rc;
     memset(&rc, 0, sizeof rc);
     rc.url = config->url;
+    rc.password = config->password;
     rc.backoff_max_ms = config->backoff_max_ms;
     rc.command_timeout_ms = config->command_timeout_ms;
     rc.on_state = on_cmd_state;

@@ -35,11 +35,14 @@
 #define THUE_CLUSTER_NODE_MAX 33     /* node names: [a-z0-9-]{1,32} */
 #define THUE_CLUSTER_ADDRESS_MAX 128 /* where the balancer reaches a node */
 #define THUE_CLUSTER_ID_MAX 129      /* room ids, ticket ids, tokens: [A-Za-z0-9_.-]{1,128} */
-#define THUE_CLUSTER_TEXT_MAX 129    /* names and player keys: 1..128 bytes, no control characters */
-#define THUE_CLUSTER_POOL_MAX 257    /* pool names: 1..256 printable ASCII bytes */
-#define THUE_CLUSTER_PREFIX_MAX 65   /* key prefixes: 1..64 printable ASCII bytes, no space */
+#define THUE_CLUSTER_TEXT_MAX 129  /* names and player keys: 1..128 bytes, no control characters */
+#define THUE_CLUSTER_POOL_MAX 257  /* pool names: 1..256 printable ASCII bytes */
+#define THUE_CLUSTER_PREFIX_MAX 65 /* key prefixes: 1..64 printable ASCII bytes, no space */
 
 typedef struct thue_cluster thue_cluster;
+
+/* A call's outcome: 0 or a negative THUE_CLUSTER_E... code. */
+typedef void thue_cluster_done_cb(void *data, int status);
 
 /* A live node, as its last heartbeat wrote it. */
 typedef struct thue_cluster_node {
@@ -49,9 +52,11 @@ typedef struct thue_cluster_node {
     long rooms, players;
 } thue_cluster_node;
 
-/* A quick-match ticket: the node whose player waits, the ticket's id on that node, the
- * player's key (two tickets of one player never pair: an account id, or a guest's
- * node-qualified session), the player's display name and rating. */
+/* A quick-match ticket: the node whose player waits, the ticket's id on that node (unique
+ * on the node, across pools too: a session id and a counter), the player's key (two
+ * tickets of one player never pair: an account id, or a guest's node-qualified session),
+ * the player's display name and rating. Player keys and names are 1..128 bytes of UTF-8
+ * without control characters. */
 typedef struct thue_cluster_ticket {
     char node[THUE_CLUSTER_NODE_MAX];
     char id[THUE_CLUSTER_ID_MAX];
@@ -88,12 +93,13 @@ typedef struct thue_cluster_hooks {
 } thue_cluster_hooks;
 
 typedef struct thue_cluster_config {
-    const char *url;          /* redis://HOST:PORT or unix:/PATH (required) */
-    const char *node;         /* this node's name, [a-z0-9-]{1,32} (required) */
-    const char *address;      /* where the balancer reaches it, 1..127 bytes (required) */
-    const char *prefix;       /* every key and channel starts with it; NULL: "thue:" */
-    unsigned heartbeat_ms;    /* 0: 1000; records live 3 heartbeats */
-    unsigned backoff_max_ms;  /* reconnect backoff cap; 0: 2000 (from 100 ms, doubling) */
+    const char *url;             /* redis://HOST:PORT or unix:/PATH (required) */
+    const char *password;        /* Redis's requirepass; NULL: none (copied) */
+    const char *node;            /* this node's name, [a-z0-9-]{1,32} (required) */
+    const char *address;         /* where the balancer reaches it, 1..127 bytes (required) */
+    const char *prefix;          /* every key and channel starts with it; NULL: "thue:" */
+    unsigned heartbeat_ms;       /* 0: 1000; records live 3 heartbeats */
+    unsigned backoff_max_ms;     /* reconnect backoff cap; 0: 2000 (from 100 ms, doubling) */
     unsigned command_timeout_ms; /* 0: 5000 (see redis.h) */
     thue_cluster_hooks hooks;
 } thue_cluster_config;
@@ -112,6 +118,15 @@ thue_cluster *thue_cluster_new(uv_loop_t *loop, const thue_cluster_config *confi
  * one of its callbacks. */
 void thue_cluster_free(thue_cluster *c);
 
+/*
+ * Leaves the cluster (a graceful shutdown or a drain that ends): this node's record, its
+ * room set and its waiting tickets are deleted now, so other nodes stop finding them at
+ * once rather than after the TTL, and no heartbeat or directory write is sent any more.
+ * cb (may be NULL) hears when Redis has done it, or an error (the TTLs do it then).
+ * Free the cluster afterwards; there is no way back in.
+ */
+int thue_cluster_leave(thue_cluster *c, thue_cluster_done_cb *cb, void *data);
+
 /* Both connections up. */
 bool thue_cluster_up(const thue_cluster *c);
 /* This node's name (borrowed). */
@@ -119,8 +134,6 @@ const char *thue_cluster_node_name(const thue_cluster *c);
 /* Heartbeats answered so far, directory rebuilds written so far (for tests and metrics). */
 unsigned long thue_cluster_heartbeats(const thue_cluster *c);
 unsigned long thue_cluster_rebuilds(const thue_cluster *c);
-
-typedef void thue_cluster_done_cb(void *data, int status);
 
 /* ---- nodes ---- */
 /* What the next heartbeats report: the rooms and players here, and whether the node is
@@ -153,9 +166,8 @@ int thue_cluster_room_lookup(thue_cluster *c, const char *room, thue_cluster_loo
 
 /* ---- sessions and resume tokens ---- */
 /* Stores token -> session for ttl_ms (the grace period; >= 1). cb may be NULL. */
-int thue_cluster_session_put(thue_cluster *c, const char *token,
-                             const thue_cluster_session *s, unsigned ttl_ms,
-                             thue_cluster_done_cb *cb, void *data);
+int thue_cluster_session_put(thue_cluster *c, const char *token, const thue_cluster_session *s,
+                             unsigned ttl_ms, thue_cluster_done_cb *cb, void *data);
 /* The session of token: s NULL when unknown or expired. */
 typedef void thue_cluster_session_cb(void *data, int status, const thue_cluster_session *s);
 int thue_cluster_session_get(thue_cluster *c, const char *token, thue_cluster_session_cb *cb,
@@ -176,8 +188,7 @@ int thue_cluster_session_delete(thue_cluster *c, const char *token, thue_cluster
  */
 typedef void thue_cluster_join_cb(void *data, int status, const thue_cluster_pair *pair);
 int thue_cluster_queue_join(thue_cluster *c, const char *pool, const thue_cluster_ticket *t,
-                            double max_diff, unsigned ttl_ms, thue_cluster_join_cb *cb,
-                            void *data);
+                            double max_diff, unsigned ttl_ms, thue_cluster_join_cb *cb, void *data);
 /* Takes a waiting ticket of this node out of pool: removed true when it was still
  * waiting; false when it was paired first (the paired hook tells, or told, which) or had
  * expired. */

@@ -20,8 +20,8 @@
 #define THUE__LUA_HEARTBEAT                                                                        \
     THUE__LUA_NOW                                                                                  \
     "local ttl = tonumber(ARGV[6])\n"                                                              \
-    "redis.call('HSET', KEYS[1], 'name', ARGV[1], 'address', ARGV[2], 'state', ARGV[3],\n"        \
-    "           'rooms', ARGV[4], 'players', ARGV[5], 'seen', tostring(now))\n"                   \
+    "redis.call('HSET', KEYS[1], 'name', ARGV[1], 'address', ARGV[2], 'state', ARGV[3],\n"         \
+    "           'rooms', ARGV[4], 'players', ARGV[5], 'seen', tostring(now))\n"                    \
     "redis.call('PEXPIRE', KEYS[1], ttl)\n"                                                        \
     "redis.call('ZADD', KEYS[2], now + ttl, ARGV[1])\n"                                            \
     "redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', '(' .. now)\n"                                \
@@ -33,7 +33,7 @@
     THUE__LUA_NOW                                                                                  \
     "local out = {}\n"                                                                             \
     "for _, n in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], now, '+inf')) do\n"                   \
-    "  local f = redis.call('HMGET', ARGV[1] .. 'node:' .. n, 'name', 'address', 'state',\n"      \
+    "  local f = redis.call('HMGET', ARGV[1] .. 'node:' .. n, 'name', 'address', 'state',\n"       \
     "                       'rooms', 'players')\n"                                                 \
     "  if f[1] then out[#out + 1] = f end\n"                                                       \
     "end\n"                                                                                        \
@@ -49,13 +49,14 @@
  * nil. O(nodes). */
 #define THUE__LUA_LOOKUP                                                                           \
     "for _, n in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do\n"                                \
-    "  if redis.call('SISMEMBER', ARGV[1] .. 'rooms:' .. n, ARGV[2]) == 1 and\n"                  \
+    "  if redis.call('SISMEMBER', ARGV[1] .. 'rooms:' .. n, ARGV[2]) == 1 and\n"                   \
     "     redis.call('EXISTS', ARGV[1] .. 'node:' .. n) == 1 then return n end\n"                  \
     "end\n"                                                                                        \
     "return false\n"
 
 /*
- * KEYS: the pool's zset (member "node/ticket", score = when it joined). ARGV: prefix,
+ * KEYS: the pool's zset (member "node/ticket", score = the order of joining: a counter
+ * qseq shared by the pools, so that two joins in one millisecond keep their order). ARGV: prefix,
  * pool, node, ticket, player, name, rating, ttl_ms, max_diff (< 0: any).
  * Looks at the 64 longest-waiting tickets, dropping those that expired or whose node is
  * dead; the first of another player within max_diff is taken: the pair is published on
@@ -64,7 +65,6 @@
  * rating}. Otherwise this ticket waits: {'queued'}; {'dup'} when it already waits.
  */
 #define THUE__LUA_JOIN                                                                             \
-    THUE__LUA_NOW                                                                                  \
     "local p = ARGV[1]\n"                                                                          \
     "local rating, ttl, maxdiff = tonumber(ARGV[7]), tonumber(ARGV[8]), tonumber(ARGV[9])\n"       \
     "local me = ARGV[3] .. '/' .. ARGV[4]\n"                                                       \
@@ -74,18 +74,19 @@
     "end\n"                                                                                        \
     "for _, m in ipairs(redis.call('ZRANGE', KEYS[1], 0, 63)) do\n"                                \
     "  local tk = p .. 'qt:' .. m\n"                                                               \
-    "  local f = redis.call('HMGET', tk, 'node', 'ticket', 'player', 'name', 'rating')\n"         \
+    "  local f = redis.call('HMGET', tk, 'node', 'ticket', 'player', 'name', 'rating')\n"          \
     "  if not f[1] then\n"                                                                         \
     "    redis.call('ZREM', KEYS[1], m)\n"                                                         \
     "  elseif redis.call('EXISTS', p .. 'node:' .. f[1]) == 0 then\n"                              \
     "    redis.call('ZREM', KEYS[1], m)\n"                                                         \
     "    redis.call('DEL', tk)\n"                                                                  \
-    "  elseif f[3] ~= ARGV[5] and (maxdiff < 0 or math.abs(tonumber(f[5]) - rating) <= maxdiff) then\n" \
+    "  elseif f[3] ~= ARGV[5] and\n"                                                               \
+    "         (maxdiff < 0 or math.abs(tonumber(f[5]) - rating) <= maxdiff) then\n"                \
     "    redis.call('ZREM', KEYS[1], m)\n"                                                         \
     "    redis.call('DEL', tk)\n"                                                                  \
     "    local msg = cjson.encode({pool = ARGV[2],\n"                                              \
     "      mine = {node = f[1], ticket = f[2], player = f[3], name = f[4], rating = f[5]},\n"      \
-    "      other = {node = ARGV[3], ticket = ARGV[4], player = ARGV[5], name = ARGV[6],\n"        \
+    "      other = {node = ARGV[3], ticket = ARGV[4], player = ARGV[5], name = ARGV[6],\n"         \
     "               rating = ARGV[7]}})\n"                                                         \
     "    redis.call('SET', p .. 'qres:' .. m, msg, 'PX', ttl)\n"                                   \
     "    redis.call('PUBLISH', p .. 'pair:' .. f[1], msg)\n"                                       \
@@ -93,10 +94,10 @@
     "  end\n"                                                                                      \
     "end\n"                                                                                        \
     "local tk = p .. 'qt:' .. me\n"                                                                \
-    "redis.call('HSET', tk, 'node', ARGV[3], 'ticket', ARGV[4], 'player', ARGV[5],\n"             \
+    "redis.call('HSET', tk, 'node', ARGV[3], 'ticket', ARGV[4], 'player', ARGV[5],\n"              \
     "           'name', ARGV[6], 'rating', ARGV[7])\n"                                             \
     "redis.call('PEXPIRE', tk, ttl)\n"                                                             \
-    "redis.call('ZADD', KEYS[1], now, me)\n"                                                       \
+    "redis.call('ZADD', KEYS[1], redis.call('INCR', p .. 'qseq'), me)\n"                           \
     "if redis.call('PTTL', KEYS[1]) < ttl then redis.call('PEXPIRE', KEYS[1], ttl) end\n"          \
     "return {'queued'}\n"
 
@@ -119,7 +120,8 @@
     "local ok, retry = 0, 0\n"                                                                     \
     "if tokens >= 1 then tokens = tokens - 1; ok = 1\n"                                            \
     "else retry = math.max(1, math.ceil((1 - tokens) * 1000 / rate)) end\n"                        \
-    "redis.call('HSET', KEYS[1], 'tokens', string.format('%.17g', tokens), 'ts', tostring(now))\n" \
+    "redis.call('HSET', KEYS[1], 'tokens', string.format('%.17g', tokens),\n"                      \
+    "           'ts', tostring(now))\n"                                                            \
     "redis.call('PEXPIRE', KEYS[1], math.ceil((burst - tokens) * 1000 / rate) + 1000)\n"           \
     "return {ok, retry}\n"
 

@@ -1,5 +1,6 @@
 /*
- * redis.c: the asynchronous Redis connection (redis.h) on hiredis 0.14's async API.
+ * redis.c: the asynchronous Redis connection (redis.h) on hiredis 0.14's async API, with
+ * a small uv_poll_t glue of its own (see "hiredis on a uv_poll_t" below for why).
  *
  * States: DOWN (waiting for the backoff timer), RESOLVING (uv_getaddrinfo for a host name:
  * hiredis's own resolver would block the loop; numeric addresses skip it), CONNECTING
@@ -26,7 +27,6 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include <hiredis/adapters/libuv.h>
 #include <hiredis/async.h>
 
 #include "log.h"
@@ -56,10 +56,11 @@ typedef struct request {
 
 struct thue_redis {
     uv_loop_t *loop;
-    char host[THUE_REDIS_HOST_MAX]; /* host name, address, or the unix path */
+    char host[THUE_REDIS_HOST_MAX];       /* host name, address, or the unix path */
     char where[THUE_REDIS_HOST_MAX + 16]; /* for the log: HOST:PORT or unix:PATH */
-    int port;                       /* 0: unix socket */
+    int port;                             /* 0: unix socket */
     unsigned backoff_min, backoff_max, backoff, connect_timeout, command_timeout;
+    char *password;
     char **channels;
     size_t nchannels, confirmed;
     thue_redis_state_cb *on_state;
@@ -70,21 +71,24 @@ struct thue_redis {
     bool closing;
     unsigned ups;
     redisAsyncContext *ac;
-    uv_timer_t timer;  /* backoff, or the connect timeout */
-    uv_timer_t watch;  /* the outstanding commands' watchdog */
-    uv_timer_t defer;  /* fails the commands issued while down */
+    uv_timer_t timer; /* backoff, or the connect timeout */
+    uv_timer_t watch; /* the outstanding commands' watchdog */
+    uv_timer_t defer; /* fails the commands issued while down */
     uv_getaddrinfo_t gai;
-    bool resolving;    /* gai is in flight */
-    int open_handles;  /* timers not yet closed + a resolution in flight */
-    long outstanding;  /* commands sent and not answered */
-    uint64_t progress; /* uv_now of the last reply, or of the first send after a lull */
+    bool resolving;        /* gai is in flight */
+    unsigned turn;         /* which of the resolved addresses the next attempt uses */
+    unsigned attempts;     /* connection attempts so far */
+    unsigned last_backoff; /* the wait before the latest scheduled attempt */
+    int open_handles;      /* timers not yet closed + a resolution in flight */
+    long outstanding;      /* commands sent and not answered */
+    uint64_t progress;     /* uv_now of the last reply, or of the first send after a lull */
     request *failed, **failed_tail;
 };
 
 /* ---- addresses ------------------------------------------------------------------------ */
 
-int thue_redis_parse_url(const char *url, char host[THUE_REDIS_HOST_MAX], int *port,
-                         char *err, size_t err_size)
+int thue_redis_parse_url(const char *url, char host[THUE_REDIS_HOST_MAX], int *port, char *err,
+                         size_t err_size)
 {
     if (!url || !*url) {
         snprintf(err, err_size, "the Redis address is empty (redis://HOST:PORT or unix:/PATH)");
@@ -93,8 +97,9 @@ int thue_redis_parse_url(const char *url, char host[THUE_REDIS_HOST_MAX], int *p
     if (strncmp(url, "unix:", 5) == 0) {
         const char *path = url + 5;
         if (path[0] != '/' || strlen(path) >= THUE_REDIS_HOST_MAX) {
-            snprintf(err, err_size, "\"%s\": a unix socket is unix:/ABSOLUTE/PATH (at most %d bytes)",
-                     url, THUE_REDIS_HOST_MAX - 1);
+            snprintf(err, err_size,
+                     "\"%s\": a unix socket is unix:/ABSOLUTE/PATH (at most %d bytes)", url,
+                     THUE_REDIS_HOST_MAX - 1);
             return THUE_CLUSTER_EURL;
         }
         snprintf(host, THUE_REDIS_HOST_MAX, "%s", path);
@@ -102,7 +107,8 @@ int thue_redis_parse_url(const char *url, char host[THUE_REDIS_HOST_MAX], int *p
         return 0;
     }
     if (strncmp(url, "redis://", 8) != 0) {
-        snprintf(err, err_size, "\"%s\" is not a Redis address: redis://HOST:PORT or unix:/PATH", url);
+        snprintf(err, err_size, "\"%s\" is not a Redis address: redis://HOST:PORT or unix:/PATH",
+                 url);
         return THUE_CLUSTER_EURL;
     }
     const char *h = url + 8, *end;
@@ -133,14 +139,110 @@ int thue_redis_parse_url(const char *url, char host[THUE_REDIS_HOST_MAX], int *p
             return THUE_CLUSTER_EURL;
         }
     } else if (*end && strcmp(end, "/") != 0) {
-        snprintf(err, err_size, "\"%s\": unexpected text after the host (databases and options "
-                 "are not supported)", url);
+        snprintf(err, err_size,
+                 "\"%s\": unexpected text after the host (databases and options "
+                 "are not supported)",
+                 url);
         return THUE_CLUSTER_EURL;
     }
     memcpy(host, h, hlen);
     host[hlen] = '\0';
     *port = (int)p;
     return 0;
+}
+
+/* ---- hiredis on a uv_poll_t ------------------------------------------------------------ */
+
+/*
+ * The glue between hiredis and the loop: hiredis says which events it waits for, a
+ * uv_poll_t waits for them. Written here instead of using <hiredis/adapters/libuv.h>:
+ * the 0.14 header ignores a poll error (libuv reports POLLERR, e.g. after Redis reset
+ * the connection, as a negative status and stops the handle), so hiredis never learns
+ * and the connection looks up forever while its commands wait for nothing (hiredis fixed
+ * it upstream after 0.14, PR #624). Here an error hands hiredis the events it waited for:
+ * its read or write meets the error and it disconnects as usual.
+ */
+typedef struct uvpoll {
+    redisAsyncContext *ac; /* NULL once hiredis has cleaned up */
+    uv_poll_t handle;
+    int events;
+} uvpoll;
+
+static void on_poll(uv_poll_t *h, int status, int events)
+{
+    uvpoll *p = h->data;
+    int ev = status < 0 ? p->events : events;
+    if (p->ac && (ev & UV_READABLE))
+        redisAsyncHandleRead(p->ac);
+    if (p->ac && (ev & UV_WRITABLE)) /* the read may have freed the context */
+        redisAsyncHandleWrite(p->ac);
+}
+
+static void poll_events(uvpoll *p, int events)
+{
+    p->events = events;
+    if (events)
+        uv_poll_start(&p->handle, events, on_poll);
+    else
+        uv_poll_stop(&p->handle);
+}
+
+static void poll_add_read(void *data)
+{
+    uvpoll *p = data;
+    poll_events(p, p->events | UV_READABLE);
+}
+
+static void poll_del_read(void *data)
+{
+    uvpoll *p = data;
+    poll_events(p, p->events & ~UV_READABLE);
+}
+
+static void poll_add_write(void *data)
+{
+    uvpoll *p = data;
+    poll_events(p, p->events | UV_WRITABLE);
+}
+
+static void poll_del_write(void *data)
+{
+    uvpoll *p = data;
+    poll_events(p, p->events & ~UV_WRITABLE);
+}
+
+static void poll_closed(uv_handle_t *h)
+{
+    free(h->data);
+}
+
+static void poll_cleanup(void *data)
+{
+    uvpoll *p = data;
+    p->ac = NULL;
+    uv_close((uv_handle_t *)&p->handle, poll_closed);
+}
+
+static int poll_attach(redisAsyncContext *ac, uv_loop_t *loop)
+{
+    if (ac->ev.data)
+        return REDIS_ERR;
+    uvpoll *p = calloc(1, sizeof *p);
+    if (!p)
+        return REDIS_ERR;
+    if (uv_poll_init(loop, &p->handle, ac->c.fd) != 0) {
+        free(p);
+        return REDIS_ERR;
+    }
+    p->ac = ac;
+    p->handle.data = p;
+    ac->ev.data = p;
+    ac->ev.addRead = poll_add_read;
+    ac->ev.delRead = poll_del_read;
+    ac->ev.addWrite = poll_add_write;
+    ac->ev.delWrite = poll_del_write;
+    ac->ev.cleanup = poll_cleanup;
+    return REDIS_OK;
 }
 
 /* ---- the state machine ---------------------------------------------------------------- */
@@ -175,6 +277,8 @@ static void lost(thue_redis *r)
     if (r->state == ST_DOWN)
         return;
     bool was_up = r->state == ST_UP;
+    thue_log(THUE_LOG_DEBUG, "redis: %s (%s) down from state %d", r->where,
+             r->nchannels ? "sub" : "cmd", r->state);
     r->state = ST_DOWN;
     r->ac = NULL;
     r->confirmed = 0;
@@ -182,6 +286,7 @@ static void lost(thue_redis *r)
     uv_timer_stop(&r->watch);
     if (!r->closing) {
         uv_timer_start(&r->timer, on_timer, r->backoff, 0);
+        r->last_backoff = r->backoff;
         r->backoff = r->backoff * 2 > r->backoff_max ? r->backoff_max : r->backoff * 2;
     }
     if (was_up)
@@ -193,8 +298,7 @@ static void went_up(thue_redis *r)
     r->state = ST_UP;
     r->backoff = r->backoff_min;
     r->ups++;
-    thue_log(THUE_LOG_INFO, "redis: %s to %s", r->nchannels ? "subscribed" : "connected",
-             r->where);
+    thue_log(THUE_LOG_INFO, "redis: %s to %s", r->nchannels ? "subscribed" : "connected", r->where);
     notify(r, true);
 }
 
@@ -235,6 +339,16 @@ static void on_first_pong(redisAsyncContext *ac, void *reply_, void *data)
     thue_redis_drop(r);
 }
 
+static void on_auth(redisAsyncContext *ac, void *reply_, void *data)
+{
+    thue_redis *r = data;
+    redisReply *reply = reply_;
+    if (!reply || r->ac != ac || r->state != ST_CONNECTING || reply->type != REDIS_REPLY_ERROR)
+        return;
+    thue_log(THUE_LOG_ERROR, "redis: %s refuses the password: %s", r->where, reply->str);
+    thue_redis_drop(r);
+}
+
 static void on_connect(const redisAsyncContext *ac, int status)
 {
     thue_redis *r = ac->data;
@@ -247,6 +361,8 @@ static void on_connect(const redisAsyncContext *ac, int status)
     }
     /* The connect timer still runs: up once Redis has answered (a PING, or every
      * subscription), which also has hiredis watch the socket for reads. */
+    if (r->password)
+        redisAsyncCommand(r->ac, on_auth, r, "AUTH %s", r->password);
     if (r->nchannels == 0) {
         redisAsyncCommand(r->ac, on_first_pong, r, "PING");
         return;
@@ -288,12 +404,22 @@ static void on_resolved(uv_getaddrinfo_t *req, int status, struct addrinfo *res)
         uv_freeaddrinfo(res);
         return;
     }
+    /* The addresses in turn, one per attempt: "localhost" may give ::1 first while
+     * Redis listens on 127.0.0.1 only. */
     char numeric[INET6_ADDRSTRLEN] = "";
-    if (status == 0 && res) {
-        const void *a = res->ai_family == AF_INET6
-                            ? (const void *)&((struct sockaddr_in6 *)res->ai_addr)->sin6_addr
-                            : (const void *)&((struct sockaddr_in *)res->ai_addr)->sin_addr;
-        inet_ntop(res->ai_family, a, numeric, sizeof numeric);
+    unsigned n = 0;
+    for (struct addrinfo *ai = status == 0 ? res : NULL; ai; ai = ai->ai_next)
+        n += ai->ai_family == AF_INET || ai->ai_family == AF_INET6;
+    unsigned pick = n ? r->turn++ % n : 0;
+    for (struct addrinfo *ai = status == 0 ? res : NULL; ai && !*numeric; ai = ai->ai_next) {
+        if (ai->ai_family != AF_INET && ai->ai_family != AF_INET6)
+            continue;
+        if (pick-- > 0)
+            continue;
+        const void *a = ai->ai_family == AF_INET6
+                            ? (const void *)&((struct sockaddr_in6 *)ai->ai_addr)->sin6_addr
+                            : (const void *)&((struct sockaddr_in *)ai->ai_addr)->sin_addr;
+        inet_ntop(ai->ai_family, a, numeric, sizeof numeric);
     }
     uv_freeaddrinfo(res);
     if (!*numeric) {
@@ -308,8 +434,8 @@ static void on_resolved(uv_getaddrinfo_t *req, int status, struct addrinfo *res)
 
 static void start_connect(thue_redis *r, const char *numeric)
 {
-    redisAsyncContext *ac = r->port ? redisAsyncConnect(numeric, r->port)
-                                    : redisAsyncConnectUnix(r->host);
+    redisAsyncContext *ac =
+        r->port ? redisAsyncConnect(numeric, r->port) : redisAsyncConnectUnix(r->host);
     r->state = ST_CONNECTING;
     if (!ac || ac->err) {
         thue_log(THUE_LOG_WARN, "redis: cannot connect to %s: %s", r->where,
@@ -320,7 +446,7 @@ static void start_connect(thue_redis *r, const char *numeric)
         return;
     }
     ac->data = r;
-    if (redisLibuvAttach(ac, r->loop) != REDIS_OK) {
+    if (poll_attach(ac, r->loop) != REDIS_OK) {
         redisAsyncFree(ac);
         lost(r);
         return;
@@ -334,6 +460,7 @@ static void start_connect(thue_redis *r, const char *numeric)
 static void begin(thue_redis *r)
 {
     unsigned char buf[sizeof(struct in6_addr)];
+    r->attempts++;
     uv_timer_start(&r->timer, on_timer, r->connect_timeout, 0);
     if (r->port == 0 || inet_pton(AF_INET, r->host, buf) == 1 ||
         inet_pton(AF_INET6, r->host, buf) == 1) {
@@ -460,6 +587,16 @@ unsigned thue_redis_ups(const thue_redis *r)
     return r ? r->ups : 0;
 }
 
+unsigned thue_redis_attempts(const thue_redis *r)
+{
+    return r ? r->attempts : 0;
+}
+
+unsigned thue_redis_backoff_ms(const thue_redis *r)
+{
+    return r ? r->last_backoff : 0;
+}
+
 static void free_channels(thue_redis *r)
 {
     for (size_t i = 0; i < r->nchannels; i++)
@@ -499,18 +636,26 @@ thue_redis *thue_redis_new(uv_loop_t *loop, const thue_redis_config *config, cha
     r->on_message = config->on_message;
     r->data = config->data;
     r->failed_tail = &r->failed;
+    if (config->password && !(r->password = strdup(config->password))) {
+        free(r);
+        snprintf(err, err_size, "out of memory");
+        return NULL;
+    }
     if (config->nchannels) {
         r->channels = calloc(config->nchannels, sizeof *r->channels);
         if (!r->channels) {
+            free(r->password);
             free(r);
             snprintf(err, err_size, "out of memory");
             return NULL;
         }
         for (size_t i = 0; i < config->nchannels; i++) {
-            r->channels[i] = config->channels && config->channels[i] ? strdup(config->channels[i]) : NULL;
+            r->channels[i] =
+                config->channels && config->channels[i] ? strdup(config->channels[i]) : NULL;
             r->nchannels = i + 1;
             if (!r->channels[i]) {
                 free_channels(r);
+                free(r->password);
                 free(r);
                 snprintf(err, err_size, "a channel is missing (or out of memory)");
                 return NULL;
@@ -553,6 +698,8 @@ void thue_redis_free(thue_redis *r)
         uv_cancel((uv_req_t *)&r->gai);
     free_channels(r);
     r->channels = NULL;
+    free(r->password);
+    r->password = NULL;
     uv_close((uv_handle_t *)&r->timer, on_closed);
     uv_close((uv_handle_t *)&r->watch, on_closed);
     uv_close((uv_handle_t *)&r->defer, on_closed);

@@ -1,6 +1,6 @@
 /*
- * redis.h: one asynchronous connection to Redis on a libuv loop (hiredis's async API and
- * its libuv adapter), that comes back by itself after it is lost.
+ * redis.h: one asynchronous connection to Redis on a libuv loop (hiredis's async API on a
+ * uv_poll_t), that comes back by itself after it is lost.
  *
  * The loop thread never blocks: the connect, every command and every reply go through
  * the loop. The connection is up or down, and says which through a state callback:
@@ -14,6 +14,9 @@
  * A command either gets its reply, or its callback hears an error: issued while down it
  * fails on the next turn of the loop ("redis is down"), in flight when the connection is
  * lost it fails then. Nothing queues while down.
+ *
+ * With a password, every connection starts with AUTH; a refusal is logged and the
+ * connection stays down (retried with the backoff).
  *
  * A subscriber connection (config.channels non-empty) subscribes to its channels every
  * time it comes up, and counts as up only once Redis has confirmed every subscription,
@@ -33,14 +36,15 @@
 
 /* The cluster's error codes (-300..-399), with thue_cluster_strerror. */
 #define THUE_CLUSTER_ERRNO_MAP(X)                                                                  \
-    X(CLUSTER_EURL, -300, "cluster_bad_url", "not a Redis address: redis://HOST:PORT or unix:/PATH") \
-    X(CLUSTER_EDOWN, -301, "cluster_down", "redis is down")                                       \
-    X(CLUSTER_ELOST, -302, "cluster_lost", "the connection to redis was lost before the reply")   \
-    X(CLUSTER_EREPLY, -303, "cluster_reply", "redis answered with an error")                      \
-    X(CLUSTER_ECLOSED, -304, "cluster_closed", "the connection is closing")                       \
+    X(CLUSTER_EURL, -300, "cluster_bad_url",                                                       \
+      "not a Redis address: redis://HOST:PORT or unix:/PATH")                                      \
+    X(CLUSTER_EDOWN, -301, "cluster_down", "redis is down")                                        \
+    X(CLUSTER_ELOST, -302, "cluster_lost", "the connection to redis was lost before the reply")    \
+    X(CLUSTER_EREPLY, -303, "cluster_reply", "redis answered with an error")                       \
+    X(CLUSTER_ECLOSED, -304, "cluster_closed", "the connection is closing")                        \
     X(CLUSTER_ECONFIG, -305, "cluster_bad_config", "bad cluster configuration")                    \
-    X(CLUSTER_ENOMEM, -306, "cluster_no_memory", "out of memory")                               \
-    X(CLUSTER_EARG, -307, "cluster_bad_argument", "an argument is missing or malformed")          \
+    X(CLUSTER_ENOMEM, -306, "cluster_no_memory", "out of memory")                                  \
+    X(CLUSTER_EARG, -307, "cluster_bad_argument", "an argument is missing or malformed")           \
     X(CLUSTER_EQUEUED, -308, "cluster_queued", "that ticket is already waiting in the pool")
 
 typedef enum {
@@ -69,16 +73,17 @@ typedef void thue_redis_message_cb(thue_redis *r, const char *channel, size_t ch
                                    const char *payload, size_t payload_len, void *data);
 
 typedef struct thue_redis_config {
-    const char *url;                /* redis://HOST:PORT (port default 6379) or unix:/PATH */
-    unsigned backoff_min_ms;        /* 0: 100 */
-    unsigned backoff_max_ms;        /* 0: 2000 */
-    unsigned connect_timeout_ms;    /* 0: 2000 */
-    unsigned command_timeout_ms;    /* 0: 5000 */
-    const char *const *channels;    /* subscriber: the channels (copied); NULL: commands */
+    const char *url;             /* redis://HOST:PORT (port default 6379) or unix:/PATH */
+    const char *password;        /* sent with AUTH on every connect; NULL: none */
+    unsigned backoff_min_ms;     /* 0: 100 */
+    unsigned backoff_max_ms;     /* 0: 2000 */
+    unsigned connect_timeout_ms; /* 0: 2000 */
+    unsigned command_timeout_ms; /* 0: 5000 */
+    const char *const *channels; /* subscriber: the channels (copied); NULL: commands */
     size_t nchannels;
-    thue_redis_state_cb *on_state;  /* may be NULL */
+    thue_redis_state_cb *on_state;     /* may be NULL */
     thue_redis_message_cb *on_message; /* the subscriber's messages */
-    void *data;                     /* given to on_state and on_message */
+    void *data;                        /* given to on_state and on_message */
 } thue_redis_config;
 
 /* The longest host name or unix socket path accepted. */
@@ -89,8 +94,8 @@ typedef struct thue_redis_config {
  * IPv6 one in brackets) or "unix:/PATH". 0 with *port > 0 (TCP) or *port = 0 and host =
  * the path (unix); THUE_CLUSTER_EURL with a sentence in err otherwise.
  */
-int thue_redis_parse_url(const char *url, char host[THUE_REDIS_HOST_MAX], int *port,
-                         char *err, size_t err_size);
+int thue_redis_parse_url(const char *url, char host[THUE_REDIS_HOST_MAX], int *port, char *err,
+                         size_t err_size);
 
 /*
  * A new connection on loop; it starts connecting at once (the first state callback comes
@@ -108,8 +113,11 @@ void thue_redis_free(thue_redis *r);
 
 /* Up now (a subscriber: every subscription confirmed). */
 bool thue_redis_up(const thue_redis *r);
-/* Times the connection has come up so far. */
+/* Times the connection has come up so far; connection attempts so far; the wait before
+ * the latest attempt scheduled after a failure or a loss (0 before the first). */
 unsigned thue_redis_ups(const thue_redis *r);
+unsigned thue_redis_attempts(const thue_redis *r);
+unsigned thue_redis_backoff_ms(const thue_redis *r);
 
 /*
  * Sends a command (argv: argc arguments with their lengths; lens NULL: NUL-terminated).

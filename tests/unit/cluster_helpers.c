@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -64,7 +65,9 @@ void ch_run_for(uv_loop_t *loop, unsigned ms)
 
 void ch_loop_close(uv_loop_t *loop)
 {
-    for (int i = 0; i < 100 && uv_run(loop, UV_RUN_NOWAIT); i++)
+    /* ONCE blocks until something completes (a close callback, a resolution that was
+     * under way): bounded in turns, each bounded by what is still pending. */
+    for (int i = 0; i < 1000 && uv_run(loop, UV_RUN_ONCE); i++)
         ;
     assert_int_equal(uv_loop_close(loop), 0);
 }
@@ -90,6 +93,34 @@ static void nap(long ms)
     nanosleep(&ts, NULL);
 }
 
+/* The private servers still running: killed at exit, so that a failing test (cmocka
+ * jumps out of it) leaves no redis-server behind. */
+static pid_t running[16];
+
+static void kill_running(void)
+{
+    for (int i = 0; i < 16; i++)
+        if (running[i] > 0) {
+            kill(running[i], SIGKILL);
+            waitpid(running[i], NULL, 0);
+            running[i] = 0;
+        }
+}
+
+static void track(pid_t pid, pid_t replace)
+{
+    static bool registered;
+    if (!registered) {
+        atexit(kill_running);
+        registered = true;
+    }
+    for (int i = 0; i < 16; i++)
+        if (running[i] == replace) {
+            running[i] = pid;
+            return;
+        }
+}
+
 void ch_server_start(ch_server *s, int port)
 {
     s->port = port > 0 ? port : free_port();
@@ -99,11 +130,13 @@ void ch_server_start(ch_server *s, int port)
     s->pid = fork();
     assert_true(s->pid >= 0);
     if (s->pid == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL); /* dies with the test, even one killed by ctest */
         execlp(THUE_REDIS_SERVER, THUE_REDIS_SERVER, "--port", porttext, "--bind", "127.0.0.1",
                "--save", "", "--appendonly", "no", "--daemonize", "no", "--logfile", "/dev/null",
                "--dir", "/tmp", (char *)NULL);
         _exit(127);
     }
+    track(s->pid, 0);
     for (int i = 0; i < 200; i++) { /* 10 s at most */
         redisContext *rc = redisConnect("127.0.0.1", s->port);
         if (rc && !rc->err) {
@@ -128,6 +161,7 @@ void ch_server_stop(ch_server *s)
     kill(s->pid, SIGKILL);
     int st;
     waitpid(s->pid, &st, 0);
+    track(0, s->pid);
     s->pid = 0;
 }
 

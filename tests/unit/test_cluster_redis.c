@@ -17,10 +17,12 @@ static void test_cluster_redis_urls(void **state)
     (void)state;
     char host[THUE_REDIS_HOST_MAX], err[256];
     int port = -1;
-    assert_int_equal(thue_redis_parse_url("redis://127.0.0.1:6380", host, &port, err, sizeof err), 0);
+    assert_int_equal(thue_redis_parse_url("redis://127.0.0.1:6380", host, &port, err, sizeof err),
+                     0);
     assert_string_equal(host, "127.0.0.1");
     assert_int_equal(port, 6380);
-    assert_int_equal(thue_redis_parse_url("redis://cache.example/", host, &port, err, sizeof err), 0);
+    assert_int_equal(thue_redis_parse_url("redis://cache.example/", host, &port, err, sizeof err),
+                     0);
     assert_string_equal(host, "cache.example");
     assert_int_equal(port, 6379);
     assert_int_equal(thue_redis_parse_url("redis://[::1]:7000", host, &port, err, sizeof err), 0);
@@ -364,6 +366,155 @@ static void test_cluster_redis_subscriber(void **state)
     ch_server_stop(&srv);
 }
 
+/* The backoff: 100 ms doubling to 2 s by default (to a configured cap otherwise), one
+ * attempt after each wait; back to 100 ms after a connection that came up. */
+typedef struct trace {
+    thue_redis *r;
+    unsigned n;
+    unsigned waits[32];        /* the successive distinct backoffs */
+    unsigned attempts_at_last; /* attempts when the last one was first seen */
+} trace;
+
+static void observe(trace *t)
+{
+    unsigned w = thue_redis_backoff_ms(t->r);
+    if (w && (t->n == 0 || t->waits[t->n - 1] != w) && t->n < 32) {
+        t->waits[t->n++] = w;
+        t->attempts_at_last = thue_redis_attempts(t->r);
+    }
+}
+
+static void test_cluster_redis_backoff(void **state)
+{
+    (void)state;
+    ch_server srv;
+    ch_server_start(&srv, 0);
+    ch_server_stop(&srv); /* nothing listens there now */
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    rstate st = {0, 0, false};
+    thue_redis_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.url = srv.url;
+    cfg.on_state = on_rstate;
+    cfg.data = &st;
+    char err[256];
+    trace def, capped;
+    memset(&def, 0, sizeof def);
+    memset(&capped, 0, sizeof capped);
+    def.r = thue_redis_new(&loop, &cfg, err, sizeof err);
+    cfg.backoff_max_ms = 300;
+    capped.r = thue_redis_new(&loop, &cfg, err, sizeof err);
+    assert_true(def.r && capped.r);
+    for (int turns = 0; turns < 2000 && def.n < 6; turns++) {
+        ch_run_for(&loop, 5);
+        observe(&def);
+        observe(&capped);
+    }
+    /* One attempt after each wait: 100, 200, 400, 800, 1600, then 2000 for ever. */
+    unsigned want[] = {100, 200, 400, 800, 1600, 2000};
+    assert_int_equal(def.n, 6);
+    for (int i = 0; i < 6; i++)
+        assert_int_equal(def.waits[i], want[i]);
+    assert_in_range(def.attempts_at_last, 6, 7);
+    /* Capped at 300: 100, 200, then 300 however long (3 s: several attempts). */
+    unsigned want_capped[] = {100, 200, 300};
+    assert_int_equal(capped.n, 3);
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(capped.waits[i], want_capped[i]);
+    assert_true(thue_redis_attempts(capped.r) >= 8);
+    assert_int_equal(st.ups, 0);
+    /* Up, then lost: the next wait is 100 ms again. */
+    ch_server_start(&srv, srv.port);
+    assert_true(ch_run_until(&loop, r_up, &st, 5000));
+    ch_server_stop(&srv);
+    assert_true(ch_run_until(&loop, r_down, &st, 5000));
+    ch_run_for(&loop, 20);
+    assert_int_equal(thue_redis_backoff_ms(capped.r), 100);
+    thue_redis_free(def.r);
+    thue_redis_free(capped.r);
+    ch_loop_close(&loop);
+}
+
+/* A host name goes through the resolver (the loop's, not hiredis's blocking one), and
+ * every address it gives is tried in turn ("localhost" may give ::1 first). */
+static void test_cluster_redis_host_name(void **state)
+{
+    (void)state;
+    char host[THUE_REDIS_HOST_MAX], err[256], url[300];
+    int port;
+    assert_int_equal(thue_redis_parse_url(ch_redis_url(), host, &port, err, sizeof err), 0);
+    snprintf(url, sizeof url, "redis://localhost:%d", port);
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    rstate st = {0, 0, false};
+    thue_redis_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.url = url;
+    cfg.on_state = on_rstate;
+    cfg.data = &st;
+    thue_redis *r = thue_redis_new(&loop, &cfg, err, sizeof err);
+    assert_non_null(r);
+    assert_true(ch_run_until(&loop, r_up, &st, 5000));
+    reply_rec q;
+    const char *ping[] = {"PING"};
+    command(r, &q, 1, ping);
+    assert_true(ch_run_until(&loop, answered, &q, 5000));
+    assert_string_equal(q.str, "PONG");
+    thue_redis_free(r);
+    ch_loop_close(&loop);
+}
+
+/* A Redis with a password: without it (or with a wrong one) the connection never comes
+ * up and keeps retrying; with it, it does. */
+static void test_cluster_redis_password(void **state)
+{
+    (void)state;
+    ch_server srv;
+    ch_server_start(&srv, 0);
+    redisContext *rc = ch_sync(srv.url);
+    redisReply *rep = redisCommand(rc, "CONFIG SET requirepass s3cret");
+    assert_non_null(rep);
+    assert_int_equal(rep->type, REDIS_REPLY_STATUS);
+    freeReplyObject(rep);
+    redisFree(rc);
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    rstate none = {0, 0, false}, wrong = {0, 0, false}, right = {0, 0, false};
+    thue_redis_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.url = srv.url;
+    cfg.on_state = on_rstate;
+    char err[256];
+    cfg.data = &none;
+    thue_redis *r0 = thue_redis_new(&loop, &cfg, err, sizeof err);
+    cfg.data = &wrong;
+    cfg.password = "guess";
+    thue_redis *r1 = thue_redis_new(&loop, &cfg, err, sizeof err);
+    cfg.data = &right;
+    cfg.password = "s3cret";
+    thue_redis *r2 = thue_redis_new(&loop, &cfg, err, sizeof err);
+    assert_true(r0 && r1 && r2);
+    assert_true(ch_run_until(&loop, r_up, &right, 5000));
+    reply_rec q;
+    const char *ping[] = {"PING"};
+    command(r2, &q, 1, ping);
+    assert_true(ch_run_until(&loop, answered, &q, 5000));
+    assert_string_equal(q.str, "PONG");
+    ch_run_for(&loop, 400); /* several attempts each */
+    assert_int_equal(none.ups + wrong.ups, 0);
+    assert_false(thue_redis_up(r0));
+    assert_false(thue_redis_up(r1));
+    command(r1, &q, 1, ping);
+    assert_true(ch_run_until(&loop, answered, &q, 5000));
+    assert_int_equal(q.status, THUE_CLUSTER_EDOWN);
+    thue_redis_free(r0);
+    thue_redis_free(r1);
+    thue_redis_free(r2);
+    ch_loop_close(&loop);
+    ch_server_stop(&srv);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -372,6 +523,9 @@ int main(void)
         cmocka_unit_test(test_cluster_redis_down_and_back),
         cmocka_unit_test(test_cluster_redis_watchdog),
         cmocka_unit_test(test_cluster_redis_subscriber),
+        cmocka_unit_test(test_cluster_redis_password),
+        cmocka_unit_test(test_cluster_redis_backoff),
+        cmocka_unit_test(test_cluster_redis_host_name),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,16 @@
+# The cluster (server/cluster): against a real Redis. Registered only when THUE_TEST_REDIS
+# is set at configure time (scripts/test.sh starts one with scripts/services.sh); the
+# tests that stop and restart Redis start a redis-server of their own on a free port.
+if(DEFINED ENV{THUE_TEST_REDIS} AND NOT "$ENV{THUE_TEST_REDIS}" STREQUAL "")
+  find_program(THUE_REDIS_SERVER redis-server REQUIRED)
+  pkg_check_modules(HIREDIS REQUIRED IMPORTED_TARGET hiredis)
+  foreach(t test_cluster_redis test_cluster_directory test_cluster_match test_cluster_pubsub)
+    thue_unit_test(${t} ${t}.c cluster_helpers.c)
+    target_link_libraries(${t} PRIVATE thue_cluster PkgConfig::HIREDIS)
+    target_compile_definitions(${t} PRIVATE THUE_REDIS_SERVER="${THUE_REDIS_SERVER}")
+    set_tests_properties(${t} PROPERTIES ENVIRONMENT "THUE_TEST_REDIS=$ENV{THUE_TEST_REDIS}")
+  endforeach()
+else()
+  message(STATUS "THUE_TEST_REDIS is not set: the cluster tests (test_cluster_*) are not "
+                 "registered (scripts/services.sh redis DIR prints it)")
+endif()

@@ -1,0 +1,690 @@
+/*
+ * test_cluster_directory.c: the node registry and the room directory of
+ * server/cluster/cluster.h, and the sessions: configuration errors; two nodes' records
+ * and a dead node leaving the list; random registrations on two nodes against a naive
+ * map; a dead node's rooms vanishing within the TTL; Redis emptied (FLUSHALL) and Redis
+ * restarted with rooms added and removed meanwhile, the directory rebuilt from the
+ * nodes; sessions stored, found, expired and deleted; calls while Redis is down.
+ */
+#include "cluster_helpers.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define HB 100 /* heartbeat in the tests: records live 300 ms */
+
+static thue_cluster *node_new(uv_loop_t *loop, const char *url, const char *name,
+                              const char *prefix, ch_state *st)
+{
+    thue_cluster_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.url = url;
+    cfg.node = name;
+    char address[64];
+    snprintf(address, sizeof address, "%s.local:8080", name);
+    cfg.address = address;
+    cfg.prefix = prefix;
+    cfg.heartbeat_ms = HB;
+    cfg.hooks.state = ch_on_state;
+    cfg.hooks.data = st;
+    char err[256];
+    thue_cluster *c = thue_cluster_new(loop, &cfg, err, sizeof err);
+    if (!c)
+        fail_msg("thue_cluster_new: %s", err);
+    return c;
+}
+
+static void test_cluster_config_errors(void **state)
+{
+    (void)state;
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    const char *names_ok[] = {"n1", "a", "node-7", "0123456789abcdef0123456789abcdef"};
+    for (size_t i = 0; i < 4; i++)
+        assert_int_equal(thue_cluster_check_node(names_ok[i]), 0);
+    const char *names_bad[] = {"", "N1", "a_b", "a.b", "a b", "0123456789abcdef0123456789abcdef0"};
+    for (size_t i = 0; i < 6; i++)
+        assert_int_equal(thue_cluster_check_node(names_bad[i]), THUE_CLUSTER_EARG);
+    assert_int_equal(thue_cluster_check_node(NULL), THUE_CLUSTER_EARG);
+
+    struct {
+        const char *url, *node, *address, *prefix;
+        unsigned hb;
+        const char *field;
+    } cases[] = {
+        {"redis://127.0.0.1:1", "Bad", "h:1", NULL, 0, "node"},
+        {"redis://127.0.0.1:1", NULL, "h:1", NULL, 0, "node"},
+        {"redis://127.0.0.1:1", "n1", "", NULL, 0, "address"},
+        {"redis://127.0.0.1:1", "n1", "a b", NULL, 0, "address"},
+        {"redis://127.0.0.1:1", "n1", "h:1", "", 0, "prefix"},
+        {"redis://127.0.0.1:1", "n1", "h:1", "a b", 0, "prefix"},
+        {"redis://127.0.0.1:1", "n1", "h:1", NULL, 5, "heartbeat"},
+        {"redis://127.0.0.1:1", "n1", "h:1", NULL, 60001, "heartbeat"},
+        {"tcp://127.0.0.1:1", "n1", "h:1", NULL, 0, "tcp://"},
+        {NULL, "n1", "h:1", NULL, 0, "empty"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        thue_cluster_config cfg;
+        memset(&cfg, 0, sizeof cfg);
+        cfg.url = cases[i].url;
+        cfg.node = cases[i].node;
+        cfg.address = cases[i].address;
+        cfg.prefix = cases[i].prefix;
+        cfg.heartbeat_ms = cases[i].hb;
+        char err[256] = "";
+        assert_null(thue_cluster_new(&loop, &cfg, err, sizeof err));
+        if (!strstr(err, cases[i].field))
+            fail_msg("case %zu: \"%s\" does not name %s", i, err, cases[i].field);
+    }
+    ch_loop_close(&loop);
+}
+
+/* ---- lookups -------------------------------------------------------------------------- */
+
+typedef struct lookup {
+    int calls, status;
+    char node[THUE_CLUSTER_NODE_MAX]; /* "" when none */
+} lookup;
+
+static void on_lookup(void *data, int status, const char *node)
+{
+    lookup *l = data;
+    l->calls++;
+    l->status = status;
+    snprintf(l->node, sizeof l->node, "%s", node ? node : "");
+}
+
+typedef struct batch {
+    lookup *l;
+    int n;
+} batch;
+
+static bool batch_done(void *data)
+{
+    batch *b = data;
+    for (int i = 0; i < b->n; i++)
+        if (b->l[i].calls == 0)
+            return false;
+    return true;
+}
+
+/* Looks up room ids "r0".."r<n-1>" through c; the answers into l (n). */
+static void lookup_all(uv_loop_t *loop, thue_cluster *c, lookup *l, int n)
+{
+    memset(l, 0, (size_t)n * sizeof *l);
+    for (int i = 0; i < n; i++) {
+        char id[32];
+        snprintf(id, sizeof id, "r%d", i);
+        assert_int_equal(thue_cluster_room_lookup(c, id, on_lookup, &l[i]), 0);
+    }
+    batch b = {l, n};
+    assert_true(ch_run_until(loop, batch_done, &b, 10000));
+    for (int i = 0; i < n; i++)
+        assert_int_equal(l[i].status, 0);
+}
+
+/* Waits until every command c sent so far has been answered (one connection answers in
+ * order). */
+static void flush(uv_loop_t *loop, thue_cluster *c)
+{
+    lookup l;
+    memset(&l, 0, sizeof l);
+    assert_int_equal(thue_cluster_room_lookup(c, "flush", on_lookup, &l), 0);
+    batch b = {&l, 1};
+    assert_true(ch_run_until(loop, batch_done, &b, 10000));
+}
+
+/* Every lookup through c agrees with model (model[i]: "" or the node). */
+static void check_model(uv_loop_t *loop, thue_cluster *c, char (*model)[THUE_CLUSTER_NODE_MAX],
+                        int n)
+{
+    lookup *l = calloc((size_t)n, sizeof *l);
+    lookup_all(loop, c, l, n);
+    for (int i = 0; i < n; i++)
+        if (strcmp(l[i].node, model[i]) != 0)
+            fail_msg("room r%d: the directory says \"%s\", the model \"%s\"", i, l[i].node,
+                     model[i]);
+    free(l);
+}
+
+/* ---- nodes ---------------------------------------------------------------------------- */
+
+typedef struct nodelist {
+    int calls, status;
+    size_t n;
+    thue_cluster_node nodes[8];
+} nodelist;
+
+static void on_nodes(void *data, int status, const thue_cluster_node *nodes, size_t n)
+{
+    nodelist *l = data;
+    l->calls++;
+    l->status = status;
+    l->n = n;
+    for (size_t i = 0; i < n && i < 8; i++)
+        l->nodes[i] = nodes[i];
+}
+
+static bool list_done(void *data)
+{
+    return ((nodelist *)data)->calls > 0;
+}
+
+static void list_nodes(uv_loop_t *loop, thue_cluster *c, nodelist *l)
+{
+    memset(l, 0, sizeof *l);
+    assert_int_equal(thue_cluster_nodes(c, on_nodes, l), 0);
+    assert_true(ch_run_until(loop, list_done, l, 5000));
+    assert_int_equal(l->status, 0);
+}
+
+/* Lists the nodes until there are want of them (at most tries times, 50 ms apart). */
+static bool wait_nodes(uv_loop_t *loop, thue_cluster *c, size_t want, int tries)
+{
+    for (int i = 0; i < tries; i++) {
+        nodelist l;
+        list_nodes(loop, c, &l);
+        if (l.n == want)
+            return true;
+        ch_run_for(loop, 50);
+    }
+    return false;
+}
+
+static void test_cluster_nodes(void **state)
+{
+    (void)state;
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    char prefix[64];
+    ch_prefix(prefix, "nodes");
+    ch_state sa = {0, 0, false}, sb = {0, 0, false};
+    thue_cluster *a = node_new(&loop, ch_redis_url(), "n1", prefix, &sa);
+    thue_cluster *b = node_new(&loop, ch_redis_url(), "n2", prefix, &sb);
+    assert_string_equal(thue_cluster_node_name(a), "n1");
+    assert_true(ch_run_until(&loop, ch_is_up, &sa, 5000));
+    assert_true(ch_run_until(&loop, ch_is_up, &sb, 5000));
+    assert_true(thue_cluster_up(a));
+    thue_cluster_set_load(a, 12, 30);
+    thue_cluster_set_draining(b, true);
+    thue_cluster_heartbeat_now(a);
+    thue_cluster_heartbeat_now(b);
+    flush(&loop, a); /* each node's heartbeat is answered before the list is asked */
+    flush(&loop, b);
+    nodelist l;
+    list_nodes(&loop, a, &l);
+    assert_int_equal(l.n, 2);
+    assert_string_equal(l.nodes[0].name, "n1");
+    assert_string_equal(l.nodes[0].address, "n1.local:8080");
+    assert_false(l.nodes[0].draining);
+    assert_int_equal(l.nodes[0].rooms, 12);
+    assert_int_equal(l.nodes[0].players, 30);
+    assert_string_equal(l.nodes[1].name, "n2");
+    assert_string_equal(l.nodes[1].address, "n2.local:8080");
+    assert_true(l.nodes[1].draining);
+    assert_true(thue_cluster_heartbeats(a) >= 1);
+
+    /* The record's TTL is 3 heartbeats. */
+    redisContext *rc = ch_sync(ch_redis_url());
+    long long ttl = ch_int(rc, "PTTL %snode:n1", prefix);
+    assert_true(ttl > 0 && ttl <= 3 * HB);
+    redisFree(rc);
+
+    /* n2 dies (no goodbye): it leaves the list within its TTL; n1 stays. */
+    thue_cluster_free(b);
+    assert_true(wait_nodes(&loop, a, 1, 60));
+    list_nodes(&loop, a, &l);
+    assert_string_equal(l.nodes[0].name, "n1");
+    thue_cluster_free(a);
+    ch_loop_close(&loop);
+}
+
+/* ---- the directory against a naive map ------------------------------------------------ */
+
+#define ROOMS 300
+
+static void test_cluster_directory_model(void **state)
+{
+    (void)state;
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    char prefix[64];
+    ch_prefix(prefix, "model");
+    ch_state sa = {0, 0, false}, sb = {0, 0, false};
+    thue_cluster *a = node_new(&loop, ch_redis_url(), "n1", prefix, &sa);
+    thue_cluster *b = node_new(&loop, ch_redis_url(), "n2", prefix, &sb);
+    assert_true(ch_run_until(&loop, ch_is_up, &sa, 5000));
+    assert_true(ch_run_until(&loop, ch_is_up, &sb, 5000));
+    thue_cluster *nodes[2] = {a, b};
+    const char *names[2] = {"n1", "n2"};
+    static char model[ROOMS][THUE_CLUSTER_NODE_MAX];
+    memset(model, 0, sizeof model);
+    unsigned seed = 12345;
+    for (int round = 0; round < 4; round++) {
+        for (int op = 0; op < 600; op++) {
+            seed = seed * 1103515245u + 12345u;
+            int room = (int)((seed >> 8) % ROOMS), who = (int)((seed >> 20) & 1);
+            bool add = (seed >> 24) % 3 != 0;
+            char id[32];
+            snprintf(id, sizeof id, "r%d", room);
+            if (add) {
+                if (model[room][0] && strcmp(model[room], names[who]) != 0)
+                    continue; /* a room lives on one node */
+                assert_int_equal(thue_cluster_room_add(nodes[who], id), 0);
+                snprintf(model[room], THUE_CLUSTER_NODE_MAX, "%s", names[who]);
+            } else {
+                int rc = thue_cluster_room_remove(nodes[who], id);
+                if (strcmp(model[room], names[who]) == 0) {
+                    assert_int_equal(rc, 0);
+                    model[room][0] = '\0';
+                } else {
+                    assert_int_equal(rc, THUE_CLUSTER_EARG); /* not registered here */
+                }
+            }
+            if (op % 50 == 0)
+                ch_run_for(&loop, 1);
+        }
+        flush(&loop, a);
+        flush(&loop, b);
+        size_t count[2] = {0, 0};
+        for (int i = 0; i < ROOMS; i++)
+            for (int w = 0; w < 2; w++)
+                count[w] += strcmp(model[i], names[w]) == 0;
+        assert_int_equal(thue_cluster_room_count(a), count[0]);
+        assert_int_equal(thue_cluster_room_count(b), count[1]);
+        check_model(&loop, round % 2 ? a : b, model, ROOMS);
+        redisContext *rc = ch_sync(ch_redis_url());
+        assert_int_equal(ch_int(rc, "SCARD %srooms:n1", prefix), (long long)count[0]);
+        assert_int_equal(ch_int(rc, "SCARD %srooms:n2", prefix), (long long)count[1]);
+        long long ttl = ch_int(rc, "PTTL %srooms:n1", prefix);
+        assert_true(ttl > 0 && ttl <= 3 * HB);
+        redisFree(rc);
+    }
+    /* Malformed ids: refused, nothing changes. */
+    assert_int_equal(thue_cluster_room_add(a, ""), THUE_CLUSTER_EARG);
+    assert_int_equal(thue_cluster_room_add(a, "a b"), THUE_CLUSTER_EARG);
+    assert_int_equal(thue_cluster_room_add(a, "x/y"), THUE_CLUSTER_EARG);
+    lookup l;
+    assert_int_equal(thue_cluster_room_lookup(a, "a b", on_lookup, &l), THUE_CLUSTER_EARG);
+    /* Registering twice changes nothing. */
+    size_t before = thue_cluster_room_count(a);
+    assert_int_equal(thue_cluster_room_add(a, "twice"), 0);
+    assert_int_equal(thue_cluster_room_add(a, "twice"), 0);
+    assert_int_equal(thue_cluster_room_count(a), before + 1);
+    thue_cluster_free(a);
+    thue_cluster_free(b);
+    ch_loop_close(&loop);
+}
+
+/* ---- a dead node ---------------------------------------------------------------------- */
+
+/* Looks up r0..r<n-1> until none is found (at most tries times, 20 ms apart). */
+static bool wait_all_gone(uv_loop_t *loop, thue_cluster *c, int n, int tries)
+{
+    for (int t = 0; t < tries; t++) {
+        lookup l[40];
+        lookup_all(loop, c, l, n);
+        int found = 0;
+        for (int i = 0; i < n; i++)
+            found += l[i].node[0] != '\0';
+        if (found == 0)
+            return true;
+        ch_run_for(loop, 20);
+    }
+    return false;
+}
+
+static void test_cluster_dead_node_rooms_vanish(void **state)
+{
+    (void)state;
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    char prefix[64];
+    ch_prefix(prefix, "dead");
+    ch_state sa = {0, 0, false}, sb = {0, 0, false};
+    thue_cluster *a = node_new(&loop, ch_redis_url(), "n1", prefix, &sa);
+    thue_cluster *b = node_new(&loop, ch_redis_url(), "n2", prefix, &sb);
+    assert_true(ch_run_until(&loop, ch_is_up, &sa, 5000));
+    assert_true(ch_run_until(&loop, ch_is_up, &sb, 5000));
+    for (int i = 0; i < 40; i++) {
+        char id[32];
+        snprintf(id, sizeof id, "r%d", i);
+        assert_int_equal(thue_cluster_room_add(a, id), 0);
+    }
+    flush(&loop, a);
+    /* Alive for several heartbeats: its rooms stay (the heartbeat refreshes them). */
+    ch_run_for(&loop, 5 * HB);
+    lookup l[40];
+    lookup_all(&loop, b, l, 40);
+    for (int i = 0; i < 40; i++)
+        assert_string_equal(l[i].node, "n1");
+    thue_cluster_free(a); /* dies without unregistering anything */
+    assert_true(wait_all_gone(&loop, b, 40, 50));
+    redisContext *rc = ch_sync(ch_redis_url());
+    assert_int_equal(ch_int(rc, "EXISTS %srooms:n1", prefix), 0);
+    assert_int_equal(ch_int(rc, "EXISTS %snode:n1", prefix), 0);
+    redisFree(rc);
+    thue_cluster_free(b);
+    ch_loop_close(&loop);
+}
+
+static void on_done(void *data, int status);
+static bool done_done(void *data);
+
+static void on_join_done(void *data, int status, const thue_cluster_pair *pair)
+{
+    int *calls = data;
+    calls[0]++;
+    calls[1] = status;
+    calls[2] = pair != NULL;
+}
+
+/* A node that leaves (a graceful shutdown): its record, rooms and waiting tickets are
+ * gone at once, not after the TTL, and it writes nothing more. */
+static void test_cluster_leave(void **state)
+{
+    (void)state;
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    char prefix[64];
+    ch_prefix(prefix, "leave");
+    ch_state sa = {0, 0, false}, sb = {0, 0, false};
+    thue_cluster *a = node_new(&loop, ch_redis_url(), "n1", prefix, &sa);
+    thue_cluster *b = node_new(&loop, ch_redis_url(), "n2", prefix, &sb);
+    assert_true(ch_run_until(&loop, ch_is_up, &sa, 5000));
+    assert_true(ch_run_until(&loop, ch_is_up, &sb, 5000));
+    for (int i = 0; i < 10; i++) {
+        char id[32];
+        snprintf(id, sizeof id, "r%d", i);
+        assert_int_equal(thue_cluster_room_add(a, id), 0);
+    }
+    thue_cluster_ticket t;
+    memset(&t, 0, sizeof t);
+    snprintf(t.id, sizeof t.id, "w1");
+    snprintf(t.player, sizeof t.player, "p1");
+    snprintf(t.name, sizeof t.name, "P1");
+    assert_int_equal(thue_cluster_queue_join(a, "pool", &t, -1, 60000, NULL, NULL),
+                     THUE_CLUSTER_EARG);
+    int joined[3] = {0, 0, 0};
+    assert_int_equal(thue_cluster_queue_join(a, "pool", &t, -1, 60000, on_join_done, joined), 0);
+    assert_true(ch_run_until(&loop, done_done, joined, 5000));
+    assert_int_equal(joined[1], 0);
+    assert_int_equal(joined[2], 0); /* waits */
+    flush(&loop, a);
+    assert_true(wait_nodes(&loop, b, 2, 20));
+    int done[2] = {0, 0};
+    assert_int_equal(thue_cluster_leave(a, on_done, done), 0);
+    assert_int_equal(thue_cluster_leave(a, on_done, done), THUE_CLUSTER_EARG);
+    assert_true(ch_run_until(&loop, done_done, done, 5000));
+    assert_int_equal(done[1], 0);
+    /* At once, well within the 300 ms TTL. */
+    lookup l[10];
+    lookup_all(&loop, b, l, 10);
+    for (int i = 0; i < 10; i++)
+        assert_string_equal(l[i].node, "");
+    nodelist nl;
+    list_nodes(&loop, b, &nl);
+    assert_int_equal(nl.n, 1);
+    assert_string_equal(nl.nodes[0].name, "n2");
+    /* Nothing more is written: no heartbeat brings the record back. */
+    assert_int_equal(thue_cluster_room_add(a, "late"), 0);
+    ch_run_for(&loop, 3 * HB);
+    redisContext *rc = ch_sync(ch_redis_url());
+    assert_int_equal(ch_int(rc, "EXISTS %snode:n1", prefix), 0);
+    assert_int_equal(ch_int(rc, "EXISTS %srooms:n1", prefix), 0);
+    assert_int_equal(ch_int(rc, "EXISTS %sqt:n1/w1", prefix), 0); /* its ticket too */
+    assert_int_equal(ch_int(rc, "ZCARD %sqm:pool", prefix), 0);
+    redisFree(rc);
+    thue_cluster_free(a);
+    thue_cluster_free(b);
+    ch_loop_close(&loop);
+}
+
+/* ---- Redis loses everything ----------------------------------------------------------- */
+
+typedef struct rebuilt {
+    thue_cluster *c;
+    unsigned long more_than;
+} rebuilt;
+
+static bool has_rebuilt(void *data)
+{
+    rebuilt *r = data;
+    return thue_cluster_rebuilds(r->c) > r->more_than;
+}
+
+#define MANY 1300 /* more than two chunks of the rebuild */
+
+static void test_cluster_directory_rebuilt(void **state)
+{
+    (void)state;
+    ch_server srv;
+    ch_server_start(&srv, 0);
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    ch_state sa = {0, 0, false}, sb = {0, 0, false};
+    thue_cluster *a = node_new(&loop, srv.url, "n1", "thue:", &sa);
+    thue_cluster *b = node_new(&loop, srv.url, "n2", "thue:", &sb);
+    assert_true(ch_run_until(&loop, ch_is_up, &sa, 5000));
+    assert_true(ch_run_until(&loop, ch_is_up, &sb, 5000));
+    static char model[MANY][THUE_CLUSTER_NODE_MAX];
+    memset(model, 0, sizeof model);
+    for (int i = 0; i < MANY - 100; i++) {
+        char id[32];
+        snprintf(id, sizeof id, "r%d", i);
+        thue_cluster *c = i % 3 ? a : b;
+        assert_int_equal(thue_cluster_room_add(c, id), 0);
+        snprintf(model[i], THUE_CLUSTER_NODE_MAX, "%s", i % 3 ? "n1" : "n2");
+    }
+    flush(&loop, a);
+    flush(&loop, b);
+    check_model(&loop, b, model, MANY);
+
+    /* Emptied under the nodes' feet: the next heartbeat finds the sets gone. */
+    redisContext *rc = ch_sync(srv.url);
+    unsigned long ra = thue_cluster_rebuilds(a), rb = thue_cluster_rebuilds(b);
+    redisReply *rep = redisCommand(rc, "FLUSHALL");
+    freeReplyObject(rep);
+    redisFree(rc);
+    rebuilt wa = {a, ra}, wb = {b, rb};
+    assert_true(ch_run_until(&loop, has_rebuilt, &wa, 3000));
+    assert_true(ch_run_until(&loop, has_rebuilt, &wb, 3000));
+    flush(&loop, a);
+    flush(&loop, b);
+    check_model(&loop, a, model, MANY);
+
+    /* Killed; rooms come and go meanwhile; restarted empty on the same port. */
+    ch_server_stop(&srv);
+    assert_true(ch_run_until(&loop, ch_is_down, &sa, 5000));
+    assert_true(ch_run_until(&loop, ch_is_down, &sb, 5000));
+    for (int i = MANY - 100; i < MANY; i++) {
+        char id[32];
+        snprintf(id, sizeof id, "r%d", i);
+        assert_int_equal(thue_cluster_room_add(a, id), 0);
+        snprintf(model[i], THUE_CLUSTER_NODE_MAX, "n1");
+    }
+    for (int i = 1; i < 300; i += 3) { /* n1's */
+        char id[32];
+        snprintf(id, sizeof id, "r%d", i);
+        assert_int_equal(thue_cluster_room_remove(a, id), 0);
+        model[i][0] = '\0';
+    }
+    lookup l;
+    memset(&l, 0, sizeof l);
+    assert_int_equal(thue_cluster_room_lookup(b, "r0", on_lookup, &l), 0);
+    batch bt = {&l, 1};
+    assert_true(ch_run_until(&loop, batch_done, &bt, 1000));
+    assert_int_equal(l.status, THUE_CLUSTER_EDOWN);
+    ra = thue_cluster_rebuilds(a);
+    rb = thue_cluster_rebuilds(b);
+    ch_server_start(&srv, srv.port);
+    assert_true(ch_run_until(&loop, ch_is_up, &sa, 5000));
+    assert_true(ch_run_until(&loop, ch_is_up, &sb, 5000));
+    wa.more_than = ra;
+    wb.more_than = rb;
+    assert_true(ch_run_until(&loop, has_rebuilt, &wa, 3000));
+    assert_true(ch_run_until(&loop, has_rebuilt, &wb, 3000));
+    flush(&loop, a);
+    flush(&loop, b);
+    check_model(&loop, b, model, MANY);
+    assert_int_equal(sa.ups, 2);
+    assert_int_equal(sa.downs, 1);
+    thue_cluster_free(a);
+    thue_cluster_free(b);
+    ch_loop_close(&loop);
+    ch_server_stop(&srv);
+}
+
+/* ---- sessions ------------------------------------------------------------------------- */
+
+typedef struct sess {
+    int calls, status;
+    bool found;
+    thue_cluster_session s;
+} sess;
+
+static void on_sess(void *data, int status, const thue_cluster_session *s)
+{
+    sess *q = data;
+    q->calls++;
+    q->status = status;
+    q->found = s != NULL;
+    if (s)
+        q->s = *s;
+}
+
+static void on_done(void *data, int status)
+{
+    int *calls = data;
+    calls[0]++;
+    calls[1] = status;
+}
+
+static bool sess_done(void *data)
+{
+    return ((sess *)data)->calls > 0;
+}
+
+static bool done_done(void *data)
+{
+    return ((int *)data)[0] > 0;
+}
+
+static void get(uv_loop_t *loop, thue_cluster *c, const char *token, sess *q)
+{
+    memset(q, 0, sizeof *q);
+    assert_int_equal(thue_cluster_session_get(c, token, on_sess, q), 0);
+    assert_true(ch_run_until(loop, sess_done, q, 5000));
+}
+
+static void test_cluster_sessions(void **state)
+{
+    (void)state;
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    char prefix[64];
+    ch_prefix(prefix, "sess");
+    ch_state sa = {0, 0, false}, sb = {0, 0, false};
+    thue_cluster *a = node_new(&loop, ch_redis_url(), "n1", prefix, &sa);
+    thue_cluster *b = node_new(&loop, ch_redis_url(), "n2", prefix, &sb);
+    assert_true(ch_run_until(&loop, ch_is_up, &sa, 5000));
+    assert_true(ch_run_until(&loop, ch_is_up, &sb, 5000));
+    thue_cluster_session s = {"n1", "Zoë \"Z\" 7", 42};
+    int done[2] = {0, 0};
+    assert_int_equal(thue_cluster_session_put(a, "tok-1", &s, 10000, on_done, done), 0);
+    assert_true(ch_run_until(&loop, done_done, done, 5000));
+    assert_int_equal(done[1], 0);
+    thue_cluster_session guest = {"n1", "guest", 0};
+    memset(done, 0, sizeof done);
+    assert_int_equal(thue_cluster_session_put(a, "tok-2", &guest, 150, on_done, done), 0);
+    assert_true(ch_run_until(&loop, done_done, done, 5000));
+    sess q;
+    get(&loop, b, "tok-1", &q); /* from the other node */
+    assert_int_equal(q.status, 0);
+    assert_true(q.found);
+    assert_string_equal(q.s.node, "n1");
+    assert_string_equal(q.s.name, "Zoë \"Z\" 7");
+    assert_int_equal(q.s.account, 42);
+    get(&loop, b, "tok-2", &q);
+    assert_true(q.found);
+    assert_int_equal(q.s.account, 0);
+    get(&loop, b, "nope", &q);
+    assert_int_equal(q.status, 0);
+    assert_false(q.found);
+    /* The grace period ends. */
+    ch_run_for(&loop, 300);
+    get(&loop, b, "tok-2", &q);
+    assert_false(q.found);
+    /* Deleted by the other node. */
+    memset(done, 0, sizeof done);
+    assert_int_equal(thue_cluster_session_delete(b, "tok-1", on_done, done), 0);
+    assert_true(ch_run_until(&loop, done_done, done, 5000));
+    get(&loop, a, "tok-1", &q);
+    assert_false(q.found);
+    /* Malformed: refused at once, no callback. */
+    thue_cluster_session bad = {"N1", "x", 1};
+    assert_int_equal(thue_cluster_session_put(a, "t", &bad, 1000, NULL, NULL), THUE_CLUSTER_EARG);
+    assert_int_equal(thue_cluster_session_put(a, "a b", &s, 1000, NULL, NULL), THUE_CLUSTER_EARG);
+    assert_int_equal(thue_cluster_session_put(a, "t", &s, 0, NULL, NULL), THUE_CLUSTER_EARG);
+    thue_cluster_session ctl = {"n1", "a\tb", 1};
+    assert_int_equal(thue_cluster_session_put(a, "t", &ctl, 1000, NULL, NULL), THUE_CLUSTER_EARG);
+    assert_int_equal(thue_cluster_session_get(a, "", on_sess, &q), THUE_CLUSTER_EARG);
+    thue_cluster_free(a);
+    thue_cluster_free(b);
+    ch_loop_close(&loop);
+}
+
+/* ---- Redis absent --------------------------------------------------------------------- */
+
+static void test_cluster_calls_while_down(void **state)
+{
+    (void)state;
+    ch_server srv;
+    ch_server_start(&srv, 0);
+    ch_server_stop(&srv); /* a port where nothing listens */
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    ch_state sa = {0, 0, false};
+    thue_cluster *a = node_new(&loop, srv.url, "n1", NULL, &sa);
+    ch_run_for(&loop, 50);
+    assert_false(thue_cluster_up(a));
+    lookup l;
+    memset(&l, 0, sizeof l);
+    assert_int_equal(thue_cluster_room_lookup(a, "r1", on_lookup, &l), 0);
+    assert_int_equal(l.calls, 0); /* never inside the call */
+    sess q;
+    memset(&q, 0, sizeof q);
+    assert_int_equal(thue_cluster_session_get(a, "tok", on_sess, &q), 0);
+    ch_run_for(&loop, 20);
+    assert_int_equal(l.calls, 1);
+    assert_int_equal(l.status, THUE_CLUSTER_EDOWN);
+    assert_int_equal(q.calls, 1);
+    assert_int_equal(q.status, THUE_CLUSTER_EDOWN);
+    /* The local table works regardless. */
+    assert_int_equal(thue_cluster_room_add(a, "r1"), 0);
+    assert_int_equal(thue_cluster_room_count(a), 1);
+    assert_int_equal(sa.ups, 0);
+    /* Pending at free: answered during the call. */
+    memset(&l, 0, sizeof l);
+    assert_int_equal(thue_cluster_room_lookup(a, "r1", on_lookup, &l), 0);
+    thue_cluster_free(a);
+    assert_int_equal(l.calls, 1);
+    assert_int_equal(l.status, THUE_CLUSTER_EDOWN); /* issued while down */
+    ch_loop_close(&loop);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_cluster_config_errors),
+        cmocka_unit_test(test_cluster_nodes),
+        cmocka_unit_test(test_cluster_directory_model),
+        cmocka_unit_test(test_cluster_dead_node_rooms_vanish),
+        cmocka_unit_test(test_cluster_leave),
+        cmocka_unit_test(test_cluster_directory_rebuilt),
+        cmocka_unit_test(test_cluster_sessions),
+        cmocka_unit_test(test_cluster_calls_while_down),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
