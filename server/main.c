@@ -254,6 +254,7 @@ static int start_cluster(app *a, char *err, size_t errsize)
     snprintf(address, sizeof address, "http://%s:%d", host, thue_net_port(a->net));
     thue_cluster_config cc = {
         .url = a->cfg.redis,
+        .password = a->cfg.redis_password[0] != '\0' ? a->cfg.redis_password : NULL,
         .node = a->cfg.node,
         .address = address,
         .hooks =
