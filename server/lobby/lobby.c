@@ -857,8 +857,12 @@ void thue_lobby_shutdown(thue_lobby *l)
     uv_timer_stop(&l->tour_timer);
     uv_timer_stop(&l->nodes_timer);
     analysis_shutdown(l);
+    /* One node of several: the client's next connection to /ws reaches another node. */
+    const char *why = l->cfg.node[0] != '\0'
+                          ? "this node is stopping: connect again to /ws to carry on on another"
+                          : "the server is shutting down";
     for (thue_client *c = l->clients; c; c = c->next)
-        send_goodbye(l, c, "shutdown", "the server is shutting down", 1001);
+        send_goodbye(l, c, "shutdown", why, 1001);
 }
 
 void thue_lobby_close(thue_lobby *l, void (*closed)(void *data), void *data)

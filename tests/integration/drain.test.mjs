@@ -71,6 +71,7 @@ test("draining: the match goes on, nothing new starts, exit when it ends", async
   for (const c of [ann, bob, cy, eve]) {
     const bye = await c.next("goodbye");
     assert.equal(bye.reason, "shutdown");
+    assert.match(bye.message, /node is stopping: connect again to \/ws/, "one node of several says where to go");
   }
   assert.match(server.stderr() + server.stdout(), /drain/);
 });
