@@ -119,6 +119,10 @@ static void shut_down(app *a)
     a->stopping = 1;
     thue_net_stop_accepting(a->net);
     thue_lobby_shutdown(a->lobby);
+    /* Out of the cluster now (its record, rooms and tickets deleted), not after the TTL:
+     * the commands go out while the connections close (thue_net_close). */
+    if (a->cluster != NULL)
+        (void)thue_cluster_leave(a->cluster, NULL, NULL);
     thue_net_close(a->net, net_closed, a);
 }
 

@@ -853,6 +853,7 @@ void thue_lobby_shutdown(thue_lobby *l)
     for (session *s = l->sessions; s; s = s->next) {
         uv_timer_stop(&s->grace_timer);
         uv_timer_stop(&s->queue_timer);
+        nodes_session_gone(l, s); /* its token is dead: other nodes say bad_resume at once */
     }
     uv_timer_stop(&l->tour_timer);
     uv_timer_stop(&l->nodes_timer);

@@ -402,6 +402,26 @@ test("kill -9 one node of three: the others play on, its rooms leave the directo
   }
 });
 
+test("a node stopped with SIGTERM leaves the cluster at once: its rooms and tokens are gone", async () => {
+  const cl = await startCluster(2);
+  try {
+    const ann = await hello(cl.nodes.n2, "Ann");
+    const { room } = await ann.ok({ type: "create_room", k: 3 });
+    const probe = await hello(cl.nodes.n1, "Probe");
+    assert.equal((await probe.request({ type: "spectate", room })).type, "moved");
+    const { code } = await cl.nodes.n2.stop("SIGTERM");
+    assert.equal(code, 0);
+    delete cl.nodes.n2;
+    assert.match((await ann.next("goodbye")).message, /connect again to \/ws/);
+    // at once, not after the records' life (3 s): the first look after the exit
+    assert.equal((await probe.request({ type: "spectate", room })).code, "no_such_room");
+    const c = await Client.connect(cl.nodes.n1.ws, "again");
+    assert.equal((await c.request({ type: "hello", protocol: 1, resume: ann.welcome.resume })).code, "bad_resume");
+  } finally {
+    await cl.stop();
+  }
+});
+
 test("Redis restarted: play goes on, the directory and the queues are written again", async () => {
   const cl = await startCluster(2);
   try {
