@@ -355,9 +355,12 @@ static int cmd_hello(request *rq)
     return 0;
 }
 
-/* A session for an account whose owner is not connected (a tournament game waits for
- * them after a restart): it is away, and its grace period runs. The lobby's
- * session_for_account hook, for tournament.c. */
+/* A session that no connection holds yet: it is away, and its grace period runs (hello
+ * with its resume token takes it). For an account whose owner is not connected (a
+ * tournament game waits for them after a restart, or while they are on another node),
+ * or a player of another node seated by quick match. NULL when the name, or the
+ * account's session, is in use here. The lobby's session_ghost hook, for quickmatch.c;
+ * session_for_account below is its form for an account, for tournament.c. */
 static session *lobby_session_ghost(thue_lobby *l, const char *name, account *a)
 {
     if (lobby_session_by_name(l, name) != NULL || (a != NULL && a->session != NULL))
