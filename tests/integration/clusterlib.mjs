@@ -36,26 +36,37 @@ export function startServices() {
   };
 }
 
-/** n nodes n1..nN on the services: {svc, nodes: {n1: server, ...}, node(name), stop()}. */
+// One PostgreSQL and one Redis for all the clusters of a test file (started at the first,
+// stopped when the process exits): each cluster gets a database of its own and an empty
+// Redis (FLUSHALL), so tests do not see each other's state.
+let shared = null;
+let clusters = 0;
+function sharedServices() {
+  if (shared === null) {
+    shared = startServices();
+    process.on("exit", () => shared.stop());
+  }
+  return shared;
+}
+
+/** n nodes n1..nN on the services: {svc, nodes: {n1: server, ...}, add(name), stop()}. */
 export async function startCluster(n, extra = []) {
-  const svc = startServices();
+  const base = sharedServices();
+  const db = `cluster_${process.pid}_${++clusters}`;
+  execFileSync("psql", [base.pg, "-qc", `CREATE DATABASE ${db}`], { stdio: ["ignore", "pipe", "pipe"] });
+  execFileSync("redis-cli", ["-u", base.redis, "FLUSHALL"], { stdio: ["ignore", "pipe", "pipe"] });
+  const svc = { dir: base.dir, redis: base.redis, pg: base.pg.replace(/\/thue$/, `/${db}`) };
   const nodes = {};
+  const stopNodes = async () => {
+    for (const s of Object.values(nodes)) await s.stop("SIGKILL").catch(() => {});
+  };
   try {
     for (let i = 1; i <= n; i++) await addNode(svc, nodes, `n${i}`, extra);
   } catch (e) {
-    for (const s of Object.values(nodes)) await s.stop("SIGKILL").catch(() => {});
-    svc.stop();
+    await stopNodes();
     throw e;
   }
-  return {
-    svc,
-    nodes,
-    add: (name) => addNode(svc, nodes, name, extra),
-    async stop() {
-      for (const s of Object.values(nodes)) await s.stop("SIGKILL").catch(() => {});
-      svc.stop();
-    },
-  };
+  return { svc, nodes, add: (name) => addNode(svc, nodes, name, extra), stop: stopNodes };
 }
 
 async function addNode(svc, nodes, name, extra) {
