@@ -2,7 +2,18 @@
 // /healthz says draining (503, for the balancer), the server exits once the last match
 // has ended (or at once without a running match, or on a second signal).
 import assert from "node:assert/strict";
-import { get, player, run, startServer, test } from "./lib.mjs";
+import { get, player, run, startServer as start, test } from "./lib.mjs";
+
+// Every server a test starts is killed when the file ends, passed or failed.
+const started = [];
+async function startServer(args) {
+  const s = await start(args);
+  started.push(s);
+  return s;
+}
+process.on("exit", () => {
+  for (const s of started) if (s.proc.exitCode === null && s.proc.signalCode === null) s.proc.kill("SIGKILL");
+});
 
 /** Ann and Bob in a room of k = 3 with a match running; resolves to {ann, bob, room}. */
 async function running(server) {
