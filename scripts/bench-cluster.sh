@@ -21,6 +21,10 @@
 #           players on the one node, B one on n1 and one on n2 (the one who waited is
 #           `moved` to n2 and resumes there): pairings/s, p50/p99 of a pairing, CPU per
 #           pairing.
+#   idle    N connections that say hello and stay (A: on the one node; B: N/3 a node):
+#           the memory each costs (the nodes' RSS; B: and Redis's used_memory, where
+#           a session's token and directory entry live), and CPU per connection-second
+#           (the server's default keep-alive, --ping-s 30).
 # A node is started afresh for every phase (A: --db on a new SQLite file in the temp
 # directory, synchronous=FULL as shipped; B: --node nI --redis --db postgres://); B's
 # PostgreSQL and Redis are started once per run (scripts/services.sh) and shared by the
@@ -40,10 +44,11 @@
 #   --duration S          measured window of a load, seconds (default 10)
 #   --warmup S            warm-up before it (default 3)
 #   --short-limit L       the starts phase's length limit (default 4)
+#   --idle N              idle connections of the idle phase, in all (default 3000)
 #   --pairs P             pairings of the quick phase (default 400)
 #   --concurrency C       pairings in flight at once (default 20)
-#   --phases LIST         a comma-separated subset of play,starts,quick (default: all)
-#   --quick               1 round, 60 matches, 1.5 s windows, 60 pairings
+#   --phases LIST         a comma-separated subset of play,starts,quick,idle (default: all)
+#   --quick               1 round, 60 matches, 1.5 s windows, 60 pairings, 300 idle
 #   --build-dir DIR       where the binaries are (default: build)
 #   --server-bin FILE     thue-server (default: DIR/server/thue-server)
 #   --loadgen-bin FILE    thue-loadgen (default: DIR/tests/load/thue-loadgen)
@@ -66,7 +71,8 @@ WARMUP=3
 SHORT_LIMIT=4
 PAIRS=400
 CONCURRENCY=20
-PHASES="play,starts,quick"
+PHASES="play,starts,quick,idle"
+IDLE=3000
 QUICK=0
 BUILD=1
 BUILD_DIR=build
@@ -89,11 +95,12 @@ while [ $# -gt 0 ]; do
     --keep-log) KEEP_LOG=1 ;;
     --json) JSON=1 ;;
     -h|--help) usage; exit 0 ;;
-    --rounds|--matches|--duration|--warmup|--short-limit|--pairs|--concurrency|--phases|--build-dir|--server-bin|--loadgen-bin)
+    --rounds|--matches|--idle|--duration|--warmup|--short-limit|--pairs|--concurrency|--phases|--build-dir|--server-bin|--loadgen-bin)
       [ $# -ge 2 ] || die_usage "$1 needs a value"
       v=$2
       case "$1" in
         --rounds) is_uint "$v" && [ "$v" -ge 1 ] && [ "$v" -le 50 ] || die_usage "--rounds must be 1..50, not '$v'"; ROUNDS=$v ;;
+        --idle) is_uint "$v" && [ "$v" -ge 3 ] && [ "$v" -le 60000 ] || die_usage "--idle must be 3..60000, not '$v'"; IDLE=$v ;;
         --matches) is_uint "$v" && [ "$v" -ge 3 ] && [ "$v" -le 30000 ] || die_usage "--matches must be 3..30000, not '$v'"; MATCHES=$v ;;
         --duration) is_secs "$v" && python3 -c "import sys; sys.exit(not 1 <= float('$v') <= 3600)" || die_usage "--duration must be 1..3600 seconds, not '$v'"; DURATION=$v ;;
         --warmup) is_secs "$v" && python3 -c "import sys; sys.exit(not 0 <= float('$v') <= 600)" || die_usage "--warmup must be 0..600 seconds, not '$v'"; WARMUP=$v ;;
@@ -118,14 +125,15 @@ if [ "$QUICK" = 1 ]; then
   [[ $EXPLICIT == *--duration* ]] || DURATION=1.5
   [[ $EXPLICIT == *--warmup* ]] || WARMUP=0.5
   [[ $EXPLICIT == *--pairs* ]] || PAIRS=60
+  [[ $EXPLICIT == *--idle* ]] || IDLE=300
   [[ $EXPLICIT == *--concurrency* ]] || CONCURRENCY=10
 fi
 IFS=',' read -r -a PHASE_LIST <<< "$PHASES"
 [ "${#PHASE_LIST[@]}" -ge 1 ] || die_usage "--phases is empty"
 for p in "${PHASE_LIST[@]}"; do
   case "$p" in
-    play|starts|quick) ;;
-    *) die_usage "unknown phase '$p' in --phases (play, starts, quick)" ;;
+    play|starts|quick|idle) ;;
+    *) die_usage "unknown phase '$p' in --phases (play, starts, quick, idle)" ;;
   esac
 done
 SERVER_BIN=${SERVER_BIN:-$BUILD_DIR/server/thue-server}
@@ -337,7 +345,23 @@ start_mode() { # start_mode A|B TAG
   fi
 }
 
-# One load phase (play or starts) of one mode: the loadgens, the CPU over the window.
+# The memory of the phase's processes, one line: NODES_RSS_KIB REDIS_USED_BYTES (B's
+# Redis, from INFO memory; 0 in A).
+mem_sample() { # mem_sample A|B
+  local rss=0 p v redis=0
+  for p in "${NODE_PIDS[@]}"; do
+    v=$(awk '$1 == "VmRSS:" { print $2 }' "/proc/$p/status" 2>/dev/null || true)
+    rss=$((rss + ${v:-0}))
+  done
+  if [ "$1" = B ]; then
+    redis=$(redis-cli -p "$(cat "$SVC/redis.port")" info memory 2>/dev/null |
+      tr -d '\r' | awk -F: '$1 == "used_memory" { print $2 }')
+  fi
+  echo "$rss ${redis:-0}"
+}
+
+# One load phase (play, starts or idle) of one mode: the loadgens, the CPU over the
+# window; for idle, the memory before the connections and once they are all up.
 #   load_phase A|B ROUND PHASE LIMIT
 load_phase() {
   local mode=$1 round=$2 phase=$3 limit=$4
@@ -352,14 +376,18 @@ load_phase() {
   local n=${#PORTS[@]} i per rate
   rate=$((CONNECT_RATE / n))
   local files=()
-  local bound
-  bound=$(python3 -c "print(int($WARMUP + $DURATION + 2 * $MATCHES / $CONNECT_RATE + 30))")
+  local bound total=$MATCHES conns=$((2 * MATCHES)) m0 m1=""
+  [ "$phase" = idle ] && total=$IDLE && conns=$IDLE
+  bound=$(python3 -c "print(int($WARMUP + $DURATION + $conns / $CONNECT_RATE + 30))")
+  m0=$(mem_sample "$mode")
   for i in $(seq 0 $((n - 1))); do
-    per=$((MATCHES / n))
-    [ "$i" = 0 ] && per=$((per + MATCHES % n))
+    per=$((total / n))
+    [ "$i" = 0 ] && per=$((per + total % n))
+    local what=(--matches "$per" --limit "$limit" --warmup "$WARMUP")
+    [ "$phase" = idle ] && what=(--matches 0 --idle "$per" --warmup 0)
     timeout -k 5 "$bound" "$LOADGEN_BIN" --server "ws://127.0.0.1:${PORTS[$i]}/ws" \
-      --server-pid "${NODE_PIDS[$i]}" --matches "$per" --limit "$limit" \
-      --warmup "$WARMUP" --duration "$DURATION" --connect-rate "$rate" --json -v \
+      --server-pid "${NODE_PIDS[$i]}" "${what[@]}" \
+      --duration "$DURATION" --connect-rate "$rate" --json -v \
       >"$WORK/$tag.lg$i.json" 2>"$WORK/$tag.lg$i.log" &
     LOAD_PIDS+=("$!")
     files+=("$WORK/$tag.lg$i.log")
@@ -372,6 +400,7 @@ load_phase() {
     for f in "${files[@]}"; do grep -q "measuring for" "$f" 2>/dev/null || { all=0; break; }; done
     if [ "$all" = 1 ]; then
       c0=$(cpu_sample "$mode")
+      m1=$(mem_sample "$mode")
       break
     fi
     local alive=0 p
@@ -394,10 +423,10 @@ load_phase() {
   local died=0
   nodes_alive || died=1
   stop_nodes
-  python3 - "$mode" "$round" "$phase" "$limit" "$rc" "$died" "$c0" "$c1" "$out" "${NAMES[@]}" <<'EOF'
+  python3 - "$mode" "$round" "$phase" "$limit" "$rc" "$died" "$c0" "$c1" "$out" "$m0" "$m1" "${NAMES[@]}" <<'EOF'
 import json, sys
-mode, rnd, phase, limit, rc, died, c0, c1, out = sys.argv[1:10]
-names = sys.argv[10:]
+mode, rnd, phase, limit, rc, died, c0, c1, out, m0, m1 = sys.argv[1:12]
+names = sys.argv[12:]
 tag = "%s/r%s.%s.%s" % (out.rsplit("/", 1)[0], rnd, phase, mode)
 d = {"mode": mode, "round": int(rnd), "phase": phase, "limit": int(limit), "nodes": names, "loadgens": []}
 problems = []
@@ -417,7 +446,20 @@ else:
     d["cpu_window_s"] = b[0] - a[0]
     d["cpu_s"] = {"nodes": b[1] - a[1], "redis": b[2] - a[2], "pg": b[3] - a[3]}
 lg = d["loadgens"]
-if lg:
+if m0 and m1:
+    a, b = [list(map(int, x.split())) for x in (m0, m1)]
+    d["mem_delta"] = {"nodes_rss_kib": b[0] - a[0], "redis_bytes": b[1] - a[1]}
+if lg and phase == "idle":
+    d["connections_up"] = sum(x["connections"]["up"] for x in lg)
+    d["idle_open_at_end"] = sum(x["connections"]["idle_open_at_end"] for x in lg)
+    d["errors_total"] = sum(x["errors_total"] for x in lg)
+    d["loadgen_cpu_pct"] = sum(max(0, x["loadgen_cpu_pct"]) for x in lg)
+    planned = sum(x["idle"] for x in lg)
+    if d["idle_open_at_end"] < planned:
+        problems.append("%d of %d idle connections open at the end" % (d["idle_open_at_end"], planned))
+    if d["errors_total"]:
+        problems.append("%d errors: %s" % (d["errors_total"], "; ".join(json.dumps(x["errors"]) for x in lg if x["errors_total"])))
+elif lg:
     d["moves_per_s"] = sum(x["moves_per_s"] for x in lg)
     d["matches_per_s"] = sum(x["matches_finished_window"] / x["window_s"] for x in lg if x["window_s"] > 0)
     d["errors_total"] = sum(x["errors_total"] for x in lg)
@@ -517,6 +559,7 @@ for r in $(seq 1 "$ROUNDS"); do
       case "$p" in
         play) load_phase "$m" "$r" play 100 ;;
         starts) load_phase "$m" "$r" starts "$SHORT_LIMIT" ;;
+        idle) load_phase "$m" "$r" idle 100 ;;
         quick) quick_phase "$m" "$r" ;;
       esac
     done
@@ -568,7 +611,9 @@ def split(d, rate_key):
 print("thue-server cluster bench: A = 1 node on SQLite, B = 3 nodes on PostgreSQL + Redis; "
       "%d round(s), %s matches in all, %s s windows; starts: --limit %s; quick: %s pairings, %s at once"
       % (rounds, matches, duration, short, pairs, conc))
-print("CPU: the nodes + Redis + PostgreSQL over the window, in us (nodes/redis/pg); lg: the loadgens' CPU% in all")
+print("CPU: the nodes + Redis + PostgreSQL over the window; split: per move, match or pairing in us (nodes/redis/pg);")
+print("idle: the memory a connection added (the nodes' RSS / Redis's used_memory); lg: the loadgens' CPU% in all;")
+print("p50/p99 of B: the worst of its three loadgens")
 hdr = ("round", "phase", "mode", "conns", "moves/s", "matches/s", "p50 ms", "p99 ms", "srv CPU%", "CPU us/move", "CPU us/match", "split us", "lg CPU%", "errors")
 for r in range(1, rounds + 1):
     for p in phases:
@@ -591,6 +636,15 @@ for r in range(1, rounds + 1):
                              "-" if not q.get("pairs_done") or "cpu_s" not in d else "%.0f/%.0f/%.0f" % tuple(1e6 * d["cpu_s"][k] / q["pairs_done"] for k in ("nodes", "redis", "pg")),
                              "-", f(q.get("errors_total"), "%d")))
                 continue
+            if p == "idle":
+                md = d.get("mem_delta")
+                cu = d.get("connections_up")
+                memtxt = "-"
+                if md and cu:
+                    memtxt = "%.1f KiB/%.0f B a conn" % (md["nodes_rss_kib"] / cu, md["redis_bytes"] / cu)
+                rows.append((str(r), p, m, f(cu, "%d"), "-", "-", "-", "-", f(cpu_pct, "%.1f"), "-", "-", memtxt,
+                             f(d.get("loadgen_cpu_pct"), "%.0f"), f(d.get("errors_total"), "%d")))
+                continue
             key = "moves_per_s" if p == "play" else "matches_per_s"
             rows.append((str(r), p, m, f(d.get("connections_up"), "%d"), f(d.get("moves_per_s"), "%.0f"),
                          f(d.get("matches_per_s"), "%.1f"), f(d.get("rtt_p50_ms"), "%.2f"), f(d.get("rtt_p99_ms"), "%.2f"),
@@ -611,6 +665,12 @@ def sums(p, m):
     if not ds:
         return None
     s = {"n": len(ds)}
+    if p == "idle":
+        conns = sum(d["connections_up"] for d in ds)
+        s["rss_kib_conn"] = sum(d["mem_delta"]["nodes_rss_kib"] for d in ds if "mem_delta" in d) / conns
+        s["redis_b_conn"] = sum(d["mem_delta"]["redis_bytes"] for d in ds if "mem_delta" in d) / conns
+        s["cpu_conn_s"] = 1e6 * sum(cpu_total(d) for d in ds) / sum(d["cpu_window_s"] * d["connections_up"] for d in ds)
+        return s
     if p == "quick":
         done = sum(d["qm"]["pairs_done"] for d in ds)
         s["rate"] = done / sum(d["qm"]["wall_s"] for d in ds)
@@ -661,6 +721,10 @@ for p in phases:
             return 1e6 * (S["cpu"] - S["moves_in_window"] * P["cpu_unit"] / 1e6) / S["units"]
         if PA is not None or PB is not None:
             line(p, "CPU us/match - moves", net(A, PA), net(B, PB), "%.0f")
+    elif p == "idle":
+        line(p, "node RSS KiB/conn", g(A, "rss_kib_conn"), g(B, "rss_kib_conn"), "%.2f")
+        line(p, "Redis bytes/conn", g(A, "redis_b_conn"), g(B, "redis_b_conn"), "%.0f")
+        line(p, "CPU us/conn/s", g(A, "cpu_conn_s"), g(B, "cpu_conn_s"), "%.3f")
     else:
         line(p, "pairings/s", g(A, "rate"), g(B, "rate"), "%.1f")
         line(p, "p50 ms", g(A, "p50"), g(B, "p50"), "%.2f")
