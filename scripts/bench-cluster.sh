@@ -24,7 +24,8 @@
 #   idle    N connections that say hello and stay (A: on the one node; B: N/3 a node):
 #           the memory each costs (the nodes' RSS; B: and Redis's used_memory, where
 #           a session's token and directory entry live), and CPU per connection-second
-#           (the server's default keep-alive, --ping-s 30).
+#           (the server's default keep-alive, --ping-s 30), also less the background:
+#           the same processes' CPU over 2 s with no connection, just before.
 # A node is started afresh for every phase (A: --db on a new SQLite file in the temp
 # directory, synchronous=FULL as shipped; B: --node nI --redis --db postgres://); B's
 # PostgreSQL and Redis are started once per run (scripts/services.sh) and shared by the
@@ -380,6 +381,14 @@ load_phase() {
   [ "$phase" = idle ] && total=$IDLE && conns=$IDLE
   bound=$(python3 -c "print(int($WARMUP + $DURATION + $conns / $CONNECT_RATE + 30))")
   m0=$(mem_sample "$mode")
+  # idle: what the processes use with no connection at all (B: the heartbeats, Redis,
+  # PostgreSQL's background), to be taken off the connections' CPU
+  local b0="" b1=""
+  if [ "$phase" = idle ]; then
+    b0=$(cpu_sample "$mode")
+    sleep 2
+    b1=$(cpu_sample "$mode")
+  fi
   for i in $(seq 0 $((n - 1))); do
     per=$((total / n))
     [ "$i" = 0 ] && per=$((per + total % n))
@@ -423,10 +432,10 @@ load_phase() {
   local died=0
   nodes_alive || died=1
   stop_nodes
-  python3 - "$mode" "$round" "$phase" "$limit" "$rc" "$died" "$c0" "$c1" "$out" "$m0" "$m1" "${NAMES[@]}" <<'EOF'
+  python3 - "$mode" "$round" "$phase" "$limit" "$rc" "$died" "$c0" "$c1" "$out" "$m0" "$m1" "$b0" "$b1" "${NAMES[@]}" <<'EOF'
 import json, sys
-mode, rnd, phase, limit, rc, died, c0, c1, out, m0, m1 = sys.argv[1:12]
-names = sys.argv[12:]
+mode, rnd, phase, limit, rc, died, c0, c1, out, m0, m1, b0, b1 = sys.argv[1:14]
+names = sys.argv[14:]
 tag = "%s/r%s.%s.%s" % (out.rsplit("/", 1)[0], rnd, phase, mode)
 d = {"mode": mode, "round": int(rnd), "phase": phase, "limit": int(limit), "nodes": names, "loadgens": []}
 problems = []
@@ -446,6 +455,10 @@ else:
     d["cpu_window_s"] = b[0] - a[0]
     d["cpu_s"] = {"nodes": b[1] - a[1], "redis": b[2] - a[2], "pg": b[3] - a[3]}
 lg = d["loadgens"]
+if b0 and b1:
+    a, b = [list(map(float, x.split())) for x in (b0, b1)]
+    d["background_window_s"] = b[0] - a[0]
+    d["background_cpu_s"] = {"nodes": b[1] - a[1], "redis": b[2] - a[2], "pg": b[3] - a[3]}
 if m0 and m1:
     a, b = [list(map(int, x.split())) for x in (m0, m1)]
     d["mem_delta"] = {"nodes_rss_kib": b[0] - a[0], "redis_bytes": b[1] - a[1]}
@@ -670,6 +683,12 @@ def sums(p, m):
         s["rss_kib_conn"] = sum(d["mem_delta"]["nodes_rss_kib"] for d in ds if "mem_delta" in d) / conns
         s["redis_b_conn"] = sum(d["mem_delta"]["redis_bytes"] for d in ds if "mem_delta" in d) / conns
         s["cpu_conn_s"] = 1e6 * sum(cpu_total(d) for d in ds) / sum(d["cpu_window_s"] * d["connections_up"] for d in ds)
+        # less the background (the same processes with no connection, just before)
+        bg = [d for d in ds if "background_cpu_s" in d]
+        if bg:
+            rate = sum(sum(d["background_cpu_s"].values()) for d in bg) / sum(d["background_window_s"] for d in bg)
+            s["background_cpu_pct"] = 100 * rate
+            s["cpu_conn_s_net"] = 1e6 * sum(cpu_total(d) - rate * d["cpu_window_s"] for d in ds) / sum(d["cpu_window_s"] * d["connections_up"] for d in ds)
         return s
     if p == "quick":
         done = sum(d["qm"]["pairs_done"] for d in ds)
@@ -725,6 +744,8 @@ for p in phases:
         line(p, "node RSS KiB/conn", g(A, "rss_kib_conn"), g(B, "rss_kib_conn"), "%.2f")
         line(p, "Redis bytes/conn", g(A, "redis_b_conn"), g(B, "redis_b_conn"), "%.0f")
         line(p, "CPU us/conn/s", g(A, "cpu_conn_s"), g(B, "cpu_conn_s"), "%.3f")
+        line(p, "background CPU%", g(A, "background_cpu_pct"), g(B, "background_cpu_pct"), "%.2f")
+        line(p, "CPU us/conn/s - bg", g(A, "cpu_conn_s_net"), g(B, "cpu_conn_s_net"), "%.3f")
     else:
         line(p, "pairings/s", g(A, "rate"), g(B, "rate"), "%.1f")
         line(p, "p50 ms", g(A, "p50"), g(B, "p50"), "%.2f")

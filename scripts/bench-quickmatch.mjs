@@ -2,13 +2,16 @@
 // nodes (docs/bench.md, "Several nodes"). P pairings, C at a time; each pairing is two
 // fresh guests: the first says hello on --first and joins a queue, and once its `ok` is
 // back the second says hello on --second and joins the same queue. A pairing is done
-// when both players hold the new room's `room_state`: the one who joined last hears
-// `match_found` on its own node; the one who waited hears `match_found` too when both
-// are on one node, or `moved` (reason match) when the room was made on another node,
-// and then connects to that node (--node NAME=URL: how to reach it, as the balancer's
-// /n/NAME/ws would), says hello with the resume token of `moved` and gets the state
-// there. The latency of a pairing runs from the second `queue_join` sent to the later of
-// the two states. The first player then resigns and both close.
+// when both players hold the new room's `room_state`. The room is made on the node of
+// the ticket that reached the queue last: the second player's as a rule, and its player
+// hears `match_found`; the other hears `match_found` too when both are on one node, or
+// `moved` (reason match) when the room is on another node, and then connects to that
+// node (--node NAME=URL: how to reach it, as the balancer's /n/NAME/ws would), says
+// hello with the resume token of `moved` and gets the state there. The first player's
+// `ok` can come before its ticket is in Redis, so now and then the second is the one
+// moved (counted apart: moved_second). The latency of a pairing runs from the second
+// `queue_join` sent to the later of the two states. The first player then resigns and
+// all close.
 //
 // Each pipeline of the C has a queue of its own (square, k 12, limit 100 + its index),
 // so that its two players always pair with each other: a pair on two nodes is never
@@ -221,8 +224,10 @@ const stateOf = (room) => (m) => m.type === "room_state" && m.room === room;
 
 const lat = [];
 const errors = {};
+const failures = []; // the first few failed pairings, in detail
 let done = 0;
-let moved = 0;
+let moved = 0; // the first player (who waited) moved, as the protocol describes
+let movedSecond = 0; // the second player moved instead (its ticket reached Redis first)
 let connections = 0;
 let started = 0;
 const errorsAdd = (e) => {
@@ -234,6 +239,7 @@ const errorsAdd = (e) => {
 async function pairing(w, i) {
   const queue = { type: "queue_join", variant: "square", k: 12, limit: 100 + w };
   const conns = [];
+  const t = Date.now();
   try {
     const a = await guest(opt.first, { name: `qa${i}` });
     conns.push(a);
@@ -243,36 +249,51 @@ async function pairing(w, i) {
     await a.ok(queue);
     const t0 = process.hrtime.bigint();
     const bJoin = b.ok(queue);
-    // b (joined last): match_found on its own node, then the room's state
-    const bSide = (async () => {
-      await bJoin;
-      const f = await b.next((m) => m.type === "match_found", "match_found (second player)");
-      await b.next(stateOf(f.room), "the room's state (second player)");
-      return f.room;
-    })();
-    // a (waited): match_found here, or moved to the room's node
-    const aSide = (async () => {
-      const m = await a.next((x) => x.type === "match_found" || x.type === "moved", "match_found or moved (first player)");
-      if (m.type === "match_found") {
-        await a.next(stateOf(m.room), "the room's state (first player)");
-        return { room: m.room, conn: a };
-      }
-      if (m.reason !== "match" || !m.resume || !m.room) throw new Error(`moved without a match: ${JSON.stringify(m)}`);
-      const url = opt.nodes[m.node];
-      if (!url) throw new Error(`moved to node ${m.node}, which no --node names`);
-      const a2 = await guest(url, { resume: m.resume });
-      conns.push(a2);
-      connections++;
-      if (a2.welcome.resumed !== true) throw new Error("the moved player's hello was not resumed");
-      await a2.next(stateOf(m.room), "the room's state (moved player)");
-      moved++;
-      return { room: m.room, conn: a2 };
-    })();
-    const [bRoom, aRes] = await Promise.all([bSide, aSide]);
+    // Each player hears match_found on its own node, or moved (match) to the room's node.
+    // Which node gets the room is Redis's order of the two tickets, not the order of the
+    // queue_join replies: `ok` is sent before the ticket reaches Redis, so when a node is
+    // slow the first player's ticket may arrive last and the second player is moved.
+    const side = (c, who) =>
+      (async () => {
+        if (c === b) await bJoin;
+        const m = await c.next((x) => x.type === "match_found" || x.type === "moved", `match_found or moved (${who} player)`);
+        if (m.type === "match_found") {
+          await c.next(stateOf(m.room), `the room's state (${who} player)`);
+          return { room: m.room, conn: c, moved: false };
+        }
+        if (m.reason !== "match" || !m.resume || !m.room) throw new Error(`moved without a match: ${JSON.stringify(m)}`);
+        const url = opt.nodes[m.node];
+        if (!url) throw new Error(`moved to node ${m.node}, which no --node names`);
+        const c2 = await guest(url, { resume: m.resume });
+        conns.push(c2);
+        connections++;
+        if (c2.welcome.resumed !== true) throw new Error("the moved player's hello was not resumed");
+        await c2.next(stateOf(m.room), `the room's state (${who} player, moved)`);
+        return { room: m.room, conn: c2, moved: true };
+      })();
+    const aSide = side(a, "first");
+    const bSide = side(b, "second");
+    const [aRes, bRes] = await Promise.all([aSide, bSide]).catch(async (e) => {
+      // both sides' outcome, and what each player had heard and not used
+      const why = await Promise.allSettled([aSide, bSide]);
+      if (failures.length < 5)
+        failures.push({
+          pairing: i,
+          queue: { limit: queue.limit },
+          after_ms: Date.now() - t,
+          first: why[0].status === "rejected" ? String(why[0].reason.message) : "ok",
+          second: why[1].status === "rejected" ? String(why[1].reason.message) : "ok",
+          unread: conns.map((c) => c.inbox.map((m) => m.type + (m.code ? ":" + m.code : "") + (m.reason ? ":" + m.reason : ""))),
+        });
+      throw e;
+    });
     const t1 = process.hrtime.bigint();
-    if (bRoom !== aRes.room) throw new Error("the two players were paired into different rooms");
+    if (aRes.room !== bRes.room) throw new Error("the two players were paired into different rooms");
+    if (aRes.moved && bRes.moved) throw new Error("both players were moved");
     lat.push(Number(t1 - t0) / 1e6);
     done++;
+    if (aRes.moved) moved++;
+    if (bRes.moved) movedSecond++;
     await aRes.conn.ok({ type: "resign", room: aRes.room });
   } finally {
     for (const c of conns) c.close();
@@ -306,12 +327,14 @@ const report = {
   pairs_started: started,
   pairs_done: done,
   moved,
+  moved_second: movedSecond,
   connections,
   wall_s: +wall.toFixed(3),
   pairs_per_s: +(done / wall).toFixed(2),
   latency_ms: { p50: q(0.5), p99: q(0.99), max: lat.length ? lat[lat.length - 1] : null },
   errors_total: errorsTotal,
   errors,
+  failures,
 };
 for (const k of ["p50", "p99", "max"]) if (report.latency_ms[k] !== null) report.latency_ms[k] = +report.latency_ms[k].toFixed(3);
 if (opt.json) {
@@ -319,9 +342,10 @@ if (opt.json) {
 } else {
   const l = report.latency_ms;
   process.stdout.write(
-    `${done} of ${opt.pairs} pairings in ${report.wall_s} s: ${report.pairs_per_s}/s, ${moved} moved; ` +
+    `${done} of ${opt.pairs} pairings in ${report.wall_s} s: ${report.pairs_per_s}/s, ${moved} + ${movedSecond} moved (first + second player); ` +
       `latency p50 ${l.p50} ms, p99 ${l.p99} ms, max ${l.max} ms; ${errorsTotal} errors\n`,
   );
   for (const [k, v] of Object.entries(errors)) process.stdout.write(`  ${v} x ${k}\n`);
+  for (const x of failures) process.stdout.write(`  failed: ${JSON.stringify(x)}\n`);
 }
 process.exit(errorsTotal || done < opt.pairs ? 1 : 0);
