@@ -5,8 +5,8 @@
 # honest figure is what a move and a match start cost in CPU, summed over every process
 # that serves them (the nodes, and in B Redis and every PostgreSQL process), as B/A.
 #
-#   bash scripts/bench-cluster.sh               # 3 rounds, 10 s windows (~4 minutes)
-#   bash scripts/bench-cluster.sh --quick       # a smoke test: 1 round, small, ~1 minute
+#   bash scripts/bench-cluster.sh               # 3 rounds, 10 s windows (~6 minutes)
+#   bash scripts/bench-cluster.sh --quick       # a smoke test: 1 round, small (~30 s)
 #
 # Each round runs, for A and for B (the order alternates from round to round, ABBA, so
 # that a drift of the machine weighs on both):
@@ -18,9 +18,9 @@
 #           second and CPU per match (its moves included; the report also subtracts
 #           the moves at the play phase's CPU per move).
 #   quick   scripts/bench-quickmatch.mjs: P pairings through quick match; A both
-#           players on the one node, B one on n1 and one on n2 (the one who waited is
-#           `moved` to n2 and resumes there): pairings/s, p50/p99 of a pairing, CPU per
-#           pairing.
+#           players on the one node, B one on n1 and one on n2 (as a rule the one who
+#           waited is `moved` to n2 and resumes there): pairings/s, p50/p99 of a
+#           pairing, CPU per pairing; at most 100 s of pairings.
 #   idle    N connections that say hello and stay (A: on the one node; B: N/3 a node):
 #           the memory each costs (the nodes' RSS; B: and Redis's used_memory, where
 #           a session's token and directory entry live), and CPU per connection-second
@@ -88,6 +88,8 @@ usage() { sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d' | sed 's/^# \{0
 die_usage() { echo "bench-cluster.sh: $*" >&2; echo "(bash scripts/bench-cluster.sh --help lists the options)" >&2; exit 2; }
 is_uint() { case "$1" in ''|*[!0-9]*) return 1 ;; esac; [ "${#1}" -le 7 ]; }
 is_secs() { [[ $1 =~ ^[0-9]{1,4}(\.[0-9]{1,3})?$ ]]; }
+in_range() { is_uint "$1" && [ "$1" -ge "$2" ] && [ "$1" -le "$3" ]; }          # in_range V LO HI
+secs_in() { is_secs "$1" && python3 -c "import sys; sys.exit(not $2 <= float('$1') <= $3)"; }
 
 EXPLICIT=""
 while [ $# -gt 0 ]; do
@@ -101,14 +103,14 @@ while [ $# -gt 0 ]; do
       [ $# -ge 2 ] || die_usage "$1 needs a value"
       v=$2
       case "$1" in
-        --rounds) is_uint "$v" && [ "$v" -ge 1 ] && [ "$v" -le 50 ] || die_usage "--rounds must be 1..50, not '$v'"; ROUNDS=$v ;;
-        --idle) is_uint "$v" && [ "$v" -ge 3 ] && [ "$v" -le 60000 ] || die_usage "--idle must be 3..60000, not '$v'"; IDLE=$v ;;
-        --matches) is_uint "$v" && [ "$v" -ge 3 ] && [ "$v" -le 30000 ] || die_usage "--matches must be 3..30000, not '$v'"; MATCHES=$v ;;
-        --duration) is_secs "$v" && python3 -c "import sys; sys.exit(not 1 <= float('$v') <= 3600)" || die_usage "--duration must be 1..3600 seconds, not '$v'"; DURATION=$v ;;
-        --warmup) is_secs "$v" && python3 -c "import sys; sys.exit(not 0 <= float('$v') <= 600)" || die_usage "--warmup must be 0..600 seconds, not '$v'"; WARMUP=$v ;;
-        --short-limit) is_uint "$v" && [ "$v" -ge 1 ] && [ "$v" -le 10000 ] || die_usage "--short-limit must be 1..10000, not '$v'"; SHORT_LIMIT=$v ;;
-        --pairs) is_uint "$v" && [ "$v" -ge 1 ] && [ "$v" -le 100000 ] || die_usage "--pairs must be 1..100000, not '$v'"; PAIRS=$v ;;
-        --concurrency) is_uint "$v" && [ "$v" -ge 1 ] && [ "$v" -le 1000 ] || die_usage "--concurrency must be 1..1000, not '$v'"; CONCURRENCY=$v ;;
+        --rounds) in_range "$v" 1 50 || die_usage "--rounds must be 1..50, not '$v'"; ROUNDS=$v ;;
+        --idle) in_range "$v" 3 60000 || die_usage "--idle must be 3..60000, not '$v'"; IDLE=$v ;;
+        --matches) in_range "$v" 3 30000 || die_usage "--matches must be 3..30000, not '$v'"; MATCHES=$v ;;
+        --duration) secs_in "$v" 1 3600 || die_usage "--duration must be 1..3600 seconds, not '$v'"; DURATION=$v ;;
+        --warmup) secs_in "$v" 0 600 || die_usage "--warmup must be 0..600 seconds, not '$v'"; WARMUP=$v ;;
+        --short-limit) in_range "$v" 1 10000 || die_usage "--short-limit must be 1..10000, not '$v'"; SHORT_LIMIT=$v ;;
+        --pairs) in_range "$v" 1 100000 || die_usage "--pairs must be 1..100000, not '$v'"; PAIRS=$v ;;
+        --concurrency) in_range "$v" 1 1000 || die_usage "--concurrency must be 1..1000, not '$v'"; CONCURRENCY=$v ;;
         --phases) PHASES=$v ;;
         --build-dir) BUILD_DIR=$v ;;
         --server-bin) SERVER_BIN=$v ;;
@@ -179,10 +181,10 @@ SVC_UP=0
 NODE_PIDS=()
 LOAD_PIDS=()
 FAILED=0
-INTERRUPTED=0
 START_S=$SECONDS
 BUDGET_S=$(python3 -c "print(int(60 + $ROUNDS * (6 * ($WARMUP + $DURATION + 40) + 2 * 120)))")
 
+# shellcheck disable=SC2317  # called from cleanup (the EXIT trap)
 stop_loads() {
   local p
   for p in "${LOAD_PIDS[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
@@ -223,7 +225,7 @@ cleanup() {
   fi
 }
 trap cleanup EXIT
-trap 'INTERRUPTED=1; echo "bench-cluster.sh: interrupted" >&2; exit 130' INT TERM
+trap 'echo "bench-cluster.sh: interrupted" >&2; exit 130' INT TERM
 
 over_budget() {
   if [ $((SECONDS - START_S)) -gt "$BUDGET_S" ]; then
@@ -563,7 +565,10 @@ PG_URL=$(bash scripts/services.sh postgres "$SVC" | sed -n 's/^export THUE_TEST_
   { echo "bench-cluster.sh: PostgreSQL did not start" >&2; exit 1; }
 REDIS_URL=$(bash scripts/services.sh redis "$SVC" | sed -n 's/^export THUE_TEST_REDIS=//p') ||
   { echo "bench-cluster.sh: Redis did not start" >&2; exit 1; }
-[ -n "$PG_URL" ] && [ -n "$REDIS_URL" ] || { echo "bench-cluster.sh: the services did not start" >&2; exit 1; }
+if [ -z "$PG_URL" ] || [ -z "$REDIS_URL" ]; then
+  echo "bench-cluster.sh: the services did not start" >&2
+  exit 1
+fi
 
 for r in $(seq 1 "$ROUNDS"); do
   if [ $((r % 2)) = 1 ]; then ORDER=(A B); else ORDER=(B A); fi
@@ -581,11 +586,11 @@ for r in $(seq 1 "$ROUNDS"); do
 done
 
 set +e
-python3 - "$WORK" "$ROUNDS" "$JSON" "$MATCHES" "$SHORT_LIMIT" "$PAIRS" "$CONCURRENCY" "$DURATION" "${PHASE_LIST[@]}" <<'EOF'
+python3 - "$WORK" "$ROUNDS" "$JSON" "$MATCHES" "$SHORT_LIMIT" "$PAIRS" "$CONCURRENCY" "$DURATION" "$IDLE" "${PHASE_LIST[@]}" <<'EOF'
 import json, os, sys
-work, rounds, want_json, matches, short, pairs, conc, duration = sys.argv[1:9]
+work, rounds, want_json, matches, short, pairs, conc, duration, idle = sys.argv[1:10]
 rounds, want_json = int(rounds), int(want_json)
-phases = sys.argv[9:]
+phases = sys.argv[10:]
 rows, bad = [], []
 data = {}
 for r in range(1, rounds + 1):
@@ -623,8 +628,8 @@ def split(d, rate_key):
     return "%.0f/%.0f/%.0f" % (c["nodes"] * k, c["redis"] * k, c["pg"] * k)
 
 print("thue-server cluster bench: A = 1 node on SQLite, B = 3 nodes on PostgreSQL + Redis; "
-      "%d round(s), %s matches in all, %s s windows; starts: --limit %s; quick: %s pairings, %s at once"
-      % (rounds, matches, duration, short, pairs, conc))
+      "%d round(s), %s matches in all, %s s windows; starts: --limit %s; quick: %s pairings, %s at once; idle: %s connections"
+      % (rounds, matches, duration, short, pairs, conc, idle))
 print("CPU: the nodes + Redis + PostgreSQL over the window; split: per move, match or pairing in us (nodes/redis/pg);")
 print("idle: the memory a connection added (the nodes' RSS / Redis's used_memory); lg: the loadgens' CPU% in all;")
 print("p50/p99 of B: the worst of its three loadgens")
