@@ -14,7 +14,7 @@
 #           finished match followed by a rematch): moves/s, move round trip p50/p99,
 #           CPU per move. A: one loadgen on the one node; B: three loadgens of M/3
 #           matches, one per node (the same connect rate in all).
-#   starts  the same with --limit SHORT (a match of a few moves): matches started per
+#   starts  the same with --limit SHORT (a match of a few moves, 4 at 1): matches started per
 #           second and CPU per match (its moves included; the report also subtracts
 #           the moves at the play phase's CPU per move).
 #   quick   scripts/bench-quickmatch.mjs: P pairings through quick match; A both
@@ -45,7 +45,8 @@
 #                         B: M/3 a node, the remainder to n1)
 #   --duration S          measured window of a load, seconds (default 10)
 #   --warmup S            warm-up before it (default 3)
-#   --short-limit L       the starts phase's length limit (default 4)
+#   --short-limit L       the starts phase's length limit (default 1: a match of
+#                         4 moves, so that the start and the end weigh most)
 #   --idle N              idle connections of the idle phase, in all (default 3000)
 #   --pairs P             pairings of the quick phase (default 400)
 #   --concurrency C       pairings in flight at once (default 20)
@@ -70,7 +71,7 @@ ROUNDS=3
 MATCHES=450
 DURATION=10
 WARMUP=3
-SHORT_LIMIT=4
+SHORT_LIMIT=1
 PAIRS=400
 CONCURRENCY=20
 PHASES="play,starts,quick,idle"
