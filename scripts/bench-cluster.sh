@@ -14,9 +14,9 @@
 #           finished match followed by a rematch): moves/s, move round trip p50/p99,
 #           CPU per move. A: one loadgen on the one node; B: three loadgens of M/3
 #           matches, one per node (the same connect rate in all).
-#   starts  the same with --limit SHORT (a match of a few moves, 4 at 1): matches started per
-#           second and CPU per match (its moves included; the report also subtracts
-#           the moves at the play phase's CPU per move).
+#   starts  the same with --limit SHORT (a match of a few moves: 4 at the default 1):
+#           matches started per second and CPU per match (its moves included; the
+#           report also subtracts the moves at the play phase's CPU per move).
 #   quick   scripts/bench-quickmatch.mjs: P pairings through quick match; A both
 #           players on the one node, B one on n1 and one on n2 (as a rule the one who
 #           waited is `moved` to n2 and resumes there): pairings/s, p50/p99 of a
