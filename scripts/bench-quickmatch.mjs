@@ -342,7 +342,8 @@ if (opt.json) {
 } else {
   const l = report.latency_ms;
   process.stdout.write(
-    `${done} of ${opt.pairs} pairings in ${report.wall_s} s: ${report.pairs_per_s}/s, ${moved} + ${movedSecond} moved (first + second player); ` +
+    `${done} of ${opt.pairs} pairings in ${report.wall_s} s: ${report.pairs_per_s}/s; ` +
+      `${moved} + ${movedSecond} moved (first + second player); ` +
       `latency p50 ${l.p50} ms, p99 ${l.p99} ms, max ${l.max} ms; ${errorsTotal} errors\n`,
   );
   for (const [k, v] of Object.entries(errors)) process.stdout.write(`  ${v} x ${k}\n`);
