@@ -46,7 +46,7 @@
 #include "store/sql.h"
 #include "strbuf.h"
 
-#define MAX_PARAMS 48
+#define MAX_PARAMS 128 /* THUE__STMT_MOVES_INSERT_BATCH's 16 rows of 8 */
 #define NUM_SIZE 32
 /* pg_advisory_xact_lock's key for migrations (store_db.c's account lock is ...002). */
 #define MIGRATE_LOCK "1953002853000001"

@@ -71,6 +71,19 @@ static const char *const stmt_sql[THUE__STMT_COUNT] = {
     [THUE__STMT_MOVE_INSERT] =
         "INSERT INTO moves (match, round, ply, seat, is_paint, value, think_ms, move) "
         "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+    /* THUE__MOVES_BATCH moves in one statement: one round trip to PostgreSQL, not 16. */
+    [THUE__STMT_MOVES_INSERT_BATCH] =
+        "INSERT INTO moves (match, round, ply, seat, is_paint, value, think_ms, move) VALUES "
+        "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8), (?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16), "
+        "(?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24), (?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32), "
+        "(?33, ?34, ?35, ?36, ?37, ?38, ?39, ?40), (?41, ?42, ?43, ?44, ?45, ?46, ?47, ?48), "
+        "(?49, ?50, ?51, ?52, ?53, ?54, ?55, ?56), (?57, ?58, ?59, ?60, ?61, ?62, ?63, ?64), "
+        "(?65, ?66, ?67, ?68, ?69, ?70, ?71, ?72), (?73, ?74, ?75, ?76, ?77, ?78, ?79, ?80), "
+        "(?81, ?82, ?83, ?84, ?85, ?86, ?87, ?88), (?89, ?90, ?91, ?92, ?93, ?94, ?95, ?96), "
+        "(?97, ?98, ?99, ?100, ?101, ?102, ?103, ?104), "
+        "(?105, ?106, ?107, ?108, ?109, ?110, ?111, ?112), "
+        "(?113, ?114, ?115, ?116, ?117, ?118, ?119, ?120), "
+        "(?121, ?122, ?123, ?124, ?125, ?126, ?127, ?128)",
     /* Columns in the order of THUE__MC_... */
     [THUE__STMT_MATCH_GET] =
         "SELECT id, room, number, variant, k, \"limit\", clock_initial_ms, clock_increment_ms, "
@@ -640,17 +653,26 @@ static int insert_match_row(thue__db *d, const thue_match_row *m, const char *ro
     return err;
 }
 
-static int insert_move(thue__db *d, const char *match, const thue_move_row *mv)
+/* Binds one move as the 8 parameters from `at` (1-based) of statement w. */
+static void bind_move(thue__db *d, thue__stmt w, int at, const char *match,
+                      const thue_move_row *mv)
 {
-    const thue__stmt w = THUE__STMT_MOVE_INSERT;
-    thue__sql_bind_text(d, w, 1, match);
-    thue__sql_bind_int(d, w, 2, mv->round);
-    thue__sql_bind_int(d, w, 3, mv->ply);
-    thue__sql_bind_int(d, w, 4, mv->seat);
-    thue__sql_bind_int(d, w, 5, mv->is_paint != 0);
-    thue__sql_bind_int(d, w, 6, mv->value);
-    thue__sql_bind_double(d, w, 7, mv->think_ms);
-    bind_text_or_null(d, w, 8, mv->gmove);
+    thue__sql_bind_text(d, w, at, match);
+    thue__sql_bind_int(d, w, at + 1, mv->round);
+    thue__sql_bind_int(d, w, at + 2, mv->ply);
+    thue__sql_bind_int(d, w, at + 3, mv->seat);
+    thue__sql_bind_int(d, w, at + 4, mv->is_paint != 0);
+    thue__sql_bind_int(d, w, at + 5, mv->value);
+    thue__sql_bind_double(d, w, at + 6, mv->think_ms);
+    bind_text_or_null(d, w, at + 7, mv->gmove);
+}
+
+/* Writes n moves (1, or THUE__MOVES_BATCH in one statement). */
+static int insert_moves(thue__db *d, const char *match, const thue_move_row *mv, int n)
+{
+    const thue__stmt w = n == 1 ? THUE__STMT_MOVE_INSERT : THUE__STMT_MOVES_INSERT_BATCH;
+    for (int i = 0; i < n; i++)
+        bind_move(d, w, 1 + 8 * i, match, &mv[i]);
     int rc = thue__sql_step(d, w);
     int err = 0;
     if (rc != THUE__SQL_DONE) {
@@ -727,12 +749,13 @@ int thue__db_save_match(thue__db *d, const thue_match_row *m, int crash)
     if (err == 0)
         err = insert_match_row(d, m, rounds);
     /* The crash test's point is half-way through the moves: the match row and some moves
-     * are written, not committed. */
+     * are written, not committed (the batch or move that holds the half comes after it). */
     int half = m->nmoves / 2;
-    for (int i = 0; err == 0 && i < m->nmoves; i++) {
-        if (i == half)
+    for (int i = 0, n; err == 0 && i < m->nmoves; i += n) {
+        n = m->nmoves - i >= THUE__MOVES_BATCH ? THUE__MOVES_BATCH : 1;
+        if (i <= half && half < i + n)
             thue__crash_point(crash);
-        err = insert_move(d, m->id, &m->moves[i]);
+        err = insert_moves(d, m->id, &m->moves[i], n);
     }
     if (m->nmoves == 0)
         thue__crash_point(crash);

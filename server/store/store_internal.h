@@ -22,6 +22,9 @@
 
 #include "store/store.h"
 
+/* Moves written by one statement (THUE__STMT_MOVES_INSERT_BATCH); the rest one by one. */
+#define THUE__MOVES_BATCH 16
+
 /* The prepared statements, prepared once at open (store_db.c holds their SQL). */
 typedef enum {
     THUE__STMT_BEGIN = 0,   /* a read job's transaction */
@@ -39,6 +42,7 @@ typedef enum {
     THUE__STMT_TOURNAMENT_LOAD,
     THUE__STMT_MATCH_INSERT,
     THUE__STMT_MOVE_INSERT,
+    THUE__STMT_MOVES_INSERT_BATCH, /* THUE__MOVES_BATCH rows of MOVE_INSERT's 8 columns */
     THUE__STMT_MATCH_GET,
     THUE__STMT_MATCH_EXISTS,
     THUE__STMT_MOVES_GET,

@@ -4,6 +4,7 @@
  * each written through the store and read back, and checked in the file with SQL.
  */
 #include "store_helpers.h"
+#include "strbuf.h"
 
 #include <libpq-fe.h>
 
@@ -201,6 +202,45 @@ static void test_store_match_roundtrip(void **state)
     assert_not_found(read_json(404, &r));
     rres_clear(&r);
 
+    close_run(s, &loop);
+    free(m);
+    assert_int_equal(uv_loop_close(&loop), 0);
+    tdir_remove(&t);
+}
+
+/* Moves go in batches of THUE__MOVES_BATCH (16) and then one by one: every length around
+ * the batch's reads back whole and in order, against the CSV the rows make by hand. */
+static void test_store_moves_batches(void **state)
+{
+    (void)state;
+    tdir t;
+    tdir_make(&t);
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    thue_store *s = open_started(t.path, &loop);
+    tmatch *m = malloc(sizeof *m);
+    static const int lengths[] = {15, 16, 17, 31, 32, 37, 300};
+    for (size_t k = 0; k < sizeof lengths / sizeof lengths[0]; k++) {
+        char id[16];
+        snprintf(id, sizeof id, "mb%d", lengths[k]);
+        make_match(m, id, "Ann", "nested:1", 1700000100000 + (int64_t)k, lengths[k]);
+        assert_int_equal(save_match(s, &loop, &m->row), 0);
+        thue_strbuf want = {0};
+        thue_strbuf_printf(&want, "round,ply,seat,role,move,think_ms\n");
+        for (int i = 0; i < m->row.nmoves; i++) {
+            const thue_move_row *mv = &m->row.moves[i];
+            bool builder = (mv->seat == 0) == (mv->round == 0);
+            thue_strbuf_printf(&want, "%d,%d,%d,%s,%d,%.3f\n", mv->round, mv->ply, mv->seat,
+                               builder ? "builder" : "painter", mv->value, mv->think_ms);
+        }
+        rres r = {0};
+        assert_int_equal(thue_store_moves_csv(s, id, on_read, &r), 0);
+        uv_run(&loop, UV_RUN_DEFAULT);
+        assert_int_equal(r.status, 200);
+        assert_string_equal(r.body, want.p);
+        free(want.p);
+        rres_clear(&r);
+    }
     close_run(s, &loop);
     free(m);
     assert_int_equal(uv_loop_close(&loop), 0);
@@ -472,6 +512,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_store_account_exists),
         cmocka_unit_test(test_store_match_roundtrip),
+        cmocka_unit_test(test_store_moves_batches),
         cmocka_unit_test(test_store_matches_paging),
         cmocka_unit_test(test_store_rated_match_ratings),
         cmocka_unit_test(test_store_tournaments),
