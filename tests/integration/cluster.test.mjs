@@ -3,18 +3,8 @@
 // different nodes, accounts and the ladder are the same from every node; and the faults
 // of issue 19: a node killed with SIGKILL, Redis restarted, PostgreSQL stopped and back.
 import assert from "node:assert/strict";
-import { autoplay, Client, run, test } from "./lib.mjs";
+import { autoplay, Client, run, startMatch as playing, test } from "./lib.mjs";
 import { follow, hello, services, startCluster, until } from "./clusterlib.mjs";
-
-/** A Thue room of k = 3 on a's node with b joined (both there) and a match running. */
-async function playing(a, b, opts = {}) {
-  const { room } = await a.ok({ type: "create_room", k: 3, first_builder: "creator", ...opts });
-  await b.ok({ type: "join", room });
-  await a.ok({ type: "ready", room });
-  await b.ok({ type: "ready", room });
-  await a.state(room, (s) => s.status === "playing");
-  return room;
-}
 
 /** One insertion: the builder places at 1, the painter paints c. */
 async function insertion(room, builder, painter, c) {

@@ -2,7 +2,7 @@
 // /healthz says draining (503, for the balancer), the server exits once the last match
 // has ended (or at once without a running match, or on a second signal).
 import assert from "node:assert/strict";
-import { get, player, run, startServer as start, test } from "./lib.mjs";
+import { get, player, run, startMatch, startServer as start, test } from "./lib.mjs";
 
 // Every server a test starts is killed when the file ends, passed or failed.
 const started = [];
@@ -19,12 +19,7 @@ process.on("exit", () => {
 async function running(server) {
   const ann = await player(server, "Ann");
   const bob = await player(server, "Bob");
-  const { room } = await ann.ok({ type: "create_room", k: 3, first_builder: "creator" });
-  await bob.ok({ type: "join", room });
-  await ann.ok({ type: "ready", room });
-  await bob.ok({ type: "ready", room });
-  await ann.state(room, (s) => s.status === "playing");
-  return { ann, bob, room };
+  return { ann, bob, room: await startMatch(ann, bob) };
 }
 
 test("draining: the match goes on, nothing new starts, exit when it ends", async () => {

@@ -239,6 +239,17 @@ export async function get(server, path, init = {}) {
   return { status: res.status, headers: res.headers, body, json };
 }
 
+/** A Thue room of k = 3 made by a (its creator builds first; opts add to create_room),
+ * b joined, both ready: resolves to the room's id once a's state says playing. */
+export async function startMatch(a, b, opts = {}) {
+  const { room } = await a.ok({ type: "create_room", k: 3, first_builder: "creator", ...opts });
+  await b.ok({ type: "join", room });
+  await a.ok({ type: "ready", room });
+  await b.ok({ type: "ready", room });
+  await a.state(room, (s) => s.status === "playing");
+  return room;
+}
+
 /** Plays c's games of a tournament as they come: every room_state where c is to move
  * gets a move (build at the end; paint the lowest symbol unlike both neighbours). */
 export function autoplay(c, k) {
