@@ -163,6 +163,8 @@ struct session {
     char ticket[LOBBY_ID_CHARS + 2];
     char qpool[THUE_CLUSTER_POOL_MAX];
     bool qpaired;
+    bool qreply; /* queue_join's `ok` waits for Redis's answer: its id */
+    thue_msg_id qreply_id;
     analysis *analysis; /* its analysis (analysis.c), or NULL */
     uv_timer_t grace_timer, queue_timer;
     int handles; /* open timers; freed at 0 once ending */

@@ -49,7 +49,7 @@ static bool same_queue(const thue_room_options *a, const thue_room_options *b)
 }
 
 static void cluster_cancel(session *s);
-static int cluster_queue(thue_lobby *l, session *s);
+static int cluster_queue(thue_lobby *l, session *s, const thue_msg_id *id);
 
 void queue_remove(session *s)
 {
@@ -202,12 +202,13 @@ int cmd_queue_join(request *rq)
         s->queued = true;
         s->queue_opt = opt;
         s->queue_seq = ++l->queue_seq;
-        if (cluster_queue(l, s) == 0) {
+        /* `ok` once the ticket is in the pool (cluster_joined): a later join's ticket
+         * comes after it there, so "who joined last" means the same to every client. */
+        if (cluster_queue(l, s, &cmd->id) == 0) {
             if (cmd->u.queue_join.bot_after_s > 0)
                 uv_timer_start(&s->queue_timer, queue_bot_due,
                                (uint64_t)cmd->u.queue_join.bot_after_s * 1000, 0);
-            request_ok(rq);
-            return 0;
+            return LOBBY_LATER;
         }
         s->queued = false;
     }
@@ -297,6 +298,20 @@ typedef struct qjoin {
     char ticket[sizeof(((session *)0)->ticket)];
 } qjoin;
 
+/* queue_join's `ok`, once its ticket is in the pool (or the session left the queue
+ * first): sent once. */
+static void join_ok(thue_lobby *l, session *s)
+{
+    if (!s->qreply)
+        return;
+    s->qreply = false;
+    thue_msg ok;
+    memset(&ok, 0, sizeof ok);
+    ok.type = THUE_MSG_OK;
+    ok.id = s->qreply_id;
+    lobby_send_msg(l, s, &ok);
+}
+
 static qjoin *qjoin_new(thue_lobby *l, const session *s)
 {
     qjoin *q = calloc(1, sizeof *q);
@@ -336,7 +351,7 @@ static void requeue_other(thue_lobby *l, const thue_cluster_ticket *other)
         session *o = session_by_ticket(l, other->id);
         if (o != NULL && o->queued) {
             o->qpaired = false;
-            if (cluster_queue(l, o) != 0)
+            if (cluster_queue(l, o, NULL) != 0)
                 local_fallback(l, o);
         }
         return;
@@ -361,7 +376,7 @@ static void pair_here(thue_lobby *l, session *s, const thue_cluster_ticket *othe
     if (local) {
         o = session_by_ticket(l, other->id);
         if (o == NULL || !o->queued) { /* it left meanwhile: this one waits again */
-            if (cluster_queue(l, s) != 0)
+            if (cluster_queue(l, s, NULL) != 0)
                 local_fallback(l, s);
             return;
         }
@@ -414,6 +429,8 @@ static void cluster_joined(void *data, int status, const thue_cluster_pair *pair
     qjoin *q = data;
     thue_lobby *l = q->l;
     session *s = session_by_ticket(l, q->ticket);
+    if (s != NULL)
+        join_ok(l, s); /* before anything the join brings */
     free(q);
     if (status != 0) {
         if (s != NULL && s->queued) {
@@ -432,9 +449,10 @@ static void cluster_joined(void *data, int status, const thue_cluster_pair *pair
     pair_here(l, s, &pair->other);
 }
 
-/* Puts a queued session's ticket into Redis's pool (a new ticket id each time). 0, or
- * -1 when the cluster cannot take it now. */
-static int cluster_queue(thue_lobby *l, session *s)
+/* Puts a queued session's ticket into Redis's pool (a new ticket id each time); id: the
+ * queue_join whose `ok` waits for it (cluster_joined sends it), or NULL. 0, or -1 when the
+ * cluster cannot take it now. */
+static int cluster_queue(thue_lobby *l, session *s, const thue_msg_id *id)
 {
     if (!nodes_up(l))
         return -1;
@@ -462,6 +480,10 @@ static int cluster_queue(thue_lobby *l, session *s)
         s->ticket[0] = '\0';
         return -1;
     }
+    if (id != NULL) {
+        s->qreply = true;
+        s->qreply_id = *id;
+    }
     return 0;
 }
 
@@ -477,6 +499,7 @@ static void cancelled(void *data, int status, bool removed)
 static void cluster_cancel(session *s)
 {
     thue_lobby *l = s->lobby;
+    join_ok(l, s); /* (a queue_join whose ticket Redis has not answered yet) */
     if (s->ticket[0] != '\0' && !s->qpaired && l->cluster != NULL)
         (void)thue_cluster_queue_cancel(l->cluster, s->qpool, s->ticket, cancelled, NULL);
     s->ticket[0] = '\0';
@@ -544,7 +567,7 @@ void quickmatch_event(thue_lobby *l, const char *from, json_t *ev)
             nodes_send_moved(l, s->client, NULL, "match", from, room_id, resume);
     } else if (strcmp(t, "requeue") == 0 && s->queued) {
         s->qpaired = false;
-        if (cluster_queue(l, s) != 0)
+        if (cluster_queue(l, s, NULL) != 0)
             local_fallback(l, s);
     }
 }
@@ -556,7 +579,7 @@ void quickmatch_cluster_up(thue_lobby *l)
             /* (the old ticket goes first, in case Redis kept it: one connection keeps the
              * order of the commands) */
             cluster_cancel(s);
-            if (cluster_queue(l, s) != 0)
+            if (cluster_queue(l, s, NULL) != 0)
                 local_fallback(l, s);
         }
 }

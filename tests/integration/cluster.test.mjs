@@ -150,8 +150,7 @@ test("quick match pairs players of two nodes; the one who waited moves and plays
   try {
     const cy = await hello(cl.nodes.n1, "Cy");
     const dee = await hello(cl.nodes.n2, "Dee");
-    await cy.ok({ type: "queue_join", variant: "square", k: 4 });
-    await new Promise((r) => setTimeout(r, 200));
+    await cy.ok({ type: "queue_join", variant: "square", k: 4 }); // ok: Cy's ticket is in the pool
     await dee.ok({ type: "queue_join", variant: "square", k: 4 });
     const found = await dee.next("match_found");
     const mv = await cy.next("moved");
@@ -379,6 +378,8 @@ test("kill -9 one node of three: the others play on, its rooms leave the directo
     const b2 = await hello(cl.nodes.n1, "Bn3");
     await c.ok({ type: "queue_join", variant: "square", k: 5 });
     await b2.ok({ type: "queue_join", variant: "square", k: 5 });
+    // b2 joined last (its ok came after c's: an ok means the ticket is in the pool), so the
+    // room is on b2's node and c is moved there
     const found = await b2.next("match_found");
     assert.ok(found.room);
     assert.equal((await c.next("moved")).room, found.room);
