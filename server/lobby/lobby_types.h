@@ -46,7 +46,7 @@
 #define ABUSE_REJECTIONS 50
 #define QUICK_BOT_SPEC "nested:1"
 #define QUICK_GBOT_SPEC "uct:iterations=2000" /* quick match's bot in other games */
-#define QUICK_TICKET_TTL_MS (3600 * 1000) /* a wait in Redis's quick-match pool, at most */
+#define QUICK_TICKET_TTL_MS (86400u * 1000u) /* a wait in Redis's quick-match pool: a day */
 #define ROOM_LIST_MAX 500
 #define LOBBY_LIMIT_KEYS 65536 /* addresses (and accounts) a limiter tracks at once */
 
