@@ -44,8 +44,7 @@ account *account_by_name(thue_lobby *l, const char *name)
 
 static account *by_token_hash(thue_lobby *l, const unsigned char hash[32])
 {
-    for (account *a = l->acct_by_token[hash_bytes(hash, 32) % LOBBY_BUCKETS]; a;
-         a = a->token_next)
+    for (account *a = l->acct_by_token[hash_bytes(hash, 32) % LOBBY_BUCKETS]; a; a = a->token_next)
         if (a->kind == THUE_KIND_ACCOUNT && memcmp(a->token_hash, hash, 32) == 0)
             return a;
     return NULL;
@@ -408,46 +407,42 @@ void account_committed(thue_lobby *l, account *a, int64_t id)
     char hash[65];
     hex_of(a->token_hash, 32, hash);
     nodes_broadcast_kept(l, json_pack("{s:s, s:I, s:s, s:i, s:s, s:s}", "t", "account", "id",
-                                 (json_int_t)a->id, "name", a->name, "kind", (int)a->kind, "bot",
-                                 a->bot, "hash", hash));
+                                      (json_int_t)a->id, "name", a->name, "kind", (int)a->kind,
+                                      "bot", a->bot, "hash", hash));
 }
 
-void accounts_ratings_saved(thue_lobby *l, const thue_rating_row rows[2])
+void accounts_ratings_saved(thue_lobby *l, const thue_rating_row rows[2],
+                            const char names[2][THUE_PROTO_NAME_MAX * 4 + 1])
 {
     if (l->cluster == NULL)
         return;
     json_t *list = json_array();
     for (int i = 0; i < 2 && list != NULL; i++)
         json_array_append_new(
-            list, json_pack("{s:I, s:s, s:s, s:f, s:f, s:f, s:i, s:i, s:i, s:i}", "account",
-                            (json_int_t)rows[i].account, "game", rows[i].game, "pool",
-                            rows[i].pool, "rating", rows[i].rating, "rd", rows[i].rd, "vol",
+            list, json_pack("{s:I, s:s, s:s, s:s, s:f, s:f, s:f, s:i, s:i, s:i, s:i}", "account",
+                            (json_int_t)rows[i].account, "name", names[i], "game", rows[i].game,
+                            "pool", rows[i].pool, "rating", rows[i].rating, "rd", rows[i].rd, "vol",
                             rows[i].vol, "games", rows[i].games, "wins", rows[i].wins, "draws",
                             rows[i].draws, "losses", rows[i].losses));
     nodes_broadcast_kept(l, list != NULL ? json_pack("{s:s, s:o}", "t", "rating", "rows", list)
                                          : NULL);
 }
 
-static account *account_by_id(thue_lobby *l, int64_t id)
-{
-    for (account *a = l->accounts; a; a = a->next)
-        if (a->id == id)
-            return a;
-    return NULL;
-}
-
 /* Another node's rating row replaces this node's record of the pool. */
 static void remote_rating(thue_lobby *l, json_t *row)
 {
     json_int_t id = 0;
-    const char *game = NULL, *key = NULL;
+    const char *name = NULL, *game = NULL, *key = NULL;
     double rating = 0, rd = 0, vol = 0;
     int games = 0, wins = 0, draws = 0, losses = 0;
-    if (json_unpack(row, "{s:I, s:s, s:s, s:F, s:F, s:F, s:i, s:i, s:i, s:i}", "account", &id,
-                    "game", &game, "pool", &key, "rating", &rating, "rd", &rd, "vol", &vol,
-                    "games", &games, "wins", &wins, "draws", &draws, "losses", &losses) != 0)
+    if (json_unpack(row, "{s:I, s:s, s:s, s:s, s:F, s:F, s:F, s:i, s:i, s:i, s:i}", "account", &id,
+                    "name", &name, "game", &game, "pool", &key, "rating", &rating, "rd", &rd, "vol",
+                    &vol, "games", &games, "wins", &wins, "draws", &draws, "losses", &losses) != 0)
         return;
-    account *a = account_by_id(l, id);
+    /* By name (a hashed table), the id checked: no scan of every account per match. */
+    account *a = account_by_name(l, name);
+    if (a != NULL && a->id != id)
+        a = NULL;
     const thue_gamedef *g = thue_game_find(game);
     if (a == NULL || g == NULL || strlen(key) >= POOL_KEY_MAX)
         return;
@@ -475,18 +470,18 @@ void accounts_event(thue_lobby *l, json_t *ev)
         json_t *rows = json_object_get(ev, "rows");
         size_t i;
         json_t *row;
-        json_array_foreach(rows, i, row)
-            remote_rating(l, row);
+        json_array_foreach(rows, i, row) remote_rating(l, row);
         return;
     }
     json_int_t id = 0;
     int kind = 0;
     const char *name = NULL, *bot = NULL, *hash = NULL;
     unsigned char h[32];
-    if (json_unpack(ev, "{s:I, s:s, s:i, s:s, s:s}", "id", &id, "name", &name, "kind", &kind,
-                    "bot", &bot, "hash", &hash) != 0 ||
-        id <= 0 || (kind != THUE_KIND_ACCOUNT && kind != THUE_KIND_BOT) || unhex(hash, h, 32) != 0 ||
-        strlen(name) > THUE_PROTO_NAME_MAX * 4 || strlen(bot) > THUE_PROTO_SPEC_MAX)
+    if (json_unpack(ev, "{s:I, s:s, s:i, s:s, s:s}", "id", &id, "name", &name, "kind", &kind, "bot",
+                    &bot, "hash", &hash) != 0 ||
+        id <= 0 || (kind != THUE_KIND_ACCOUNT && kind != THUE_KIND_BOT) ||
+        unhex(hash, h, 32) != 0 || strlen(name) > THUE_PROTO_NAME_MAX * 4 ||
+        strlen(bot) > THUE_PROTO_SPEC_MAX)
         return;
     account *same = account_by_name(l, name);
     if (same != NULL) {

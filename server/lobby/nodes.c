@@ -19,8 +19,8 @@ typedef struct node_wait {
     thue_client *c; /* NULL once the connection is gone */
     thue_msg_id id;
     bool hello;
-    bool tournament; /* room holds a tournament's id */
-    bool retried;    /* the directory was asked a second time (room_found) */
+    bool tournament;  /* room holds a tournament's id */
+    bool retried;     /* the directory was asked a second time (room_found) */
     uv_timer_t timer; /* the wait before that second time */
     char room[THUE_PROTO_KEY_MAX + 1];
     char node[THUE_CLUSTER_NODE_MAX]; /* the session's node, while its liveness is asked */
@@ -361,8 +361,9 @@ static void send_event(thue_lobby *l, const char *node, json_t *event)
     if (nodes_up(l)) {
         char *text = json_dumps(event, JSON_COMPACT);
         if (text != NULL) {
-            int r = node != NULL ? thue_cluster_send(l->cluster, node, text, strlen(text), NULL, NULL)
-                                 : thue_cluster_broadcast(l->cluster, text, strlen(text), NULL, NULL);
+            int r = node != NULL
+                        ? thue_cluster_send(l->cluster, node, text, strlen(text), NULL, NULL)
+                        : thue_cluster_broadcast(l->cluster, text, strlen(text), NULL, NULL);
             if (r != 0)
                 thue_log(THUE_LOG_WARN, "cluster: an event was not sent (%d)", r);
             free(text);
@@ -423,8 +424,9 @@ void nodes_broadcast_kept(thue_lobby *l, json_t *event)
     if (++l->nkept > NODES_KEPT_MAX) {
         kept_drop_oldest(l);
         if (!l->kept_overflowed)
-            thue_log(THUE_LOG_WARN, "cluster: more than %d events wait for Redis: the oldest "
-                                    "are dropped (the other nodes see them after a restart)",
+            thue_log(THUE_LOG_WARN,
+                     "cluster: more than %d events wait for Redis: the oldest "
+                     "are dropped (the other nodes see them after a restart)",
                      NODES_KEPT_MAX);
         l->kept_overflowed = true;
     }
@@ -657,8 +659,7 @@ static void limit_taken(void *data, int status, bool allowed, uint64_t retry_ms)
     free(t);
 }
 
-void nodes_limit_take(thue_lobby *l, const char *kind, const char *key, double rate,
-                      double burst)
+void nodes_limit_take(thue_lobby *l, const char *kind, const char *key, double rate, double burst)
 {
     if (!nodes_up(l))
         return;

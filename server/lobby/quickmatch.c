@@ -129,12 +129,14 @@ static room *quick_room_for(thue_lobby *l, session *first, session *s, int *err,
                             size_t size)
 {
     *err = room_allowed(l, s->client ? s->client->peer : NULL, why, size);
-    room *r = *err ? NULL : room_quick(l, first != NULL ? first : s, first != NULL ? s : NULL,
-                                       &s->queue_opt);
+    room *r =
+        *err ? NULL
+             : room_quick(l, first != NULL ? first : s, first != NULL ? s : NULL, &s->queue_opt);
     if (r == NULL && *err == 0) {
         *err = THUE_PERR_INTERNAL;
-        snprintf(why, size, "the server could not make the room for your match%s; join the "
-                            "queue again",
+        snprintf(why, size,
+                 "the server could not make the room for your match%s; join the "
+                 "queue again",
                  first != NULL ? "" : " with a bot");
     }
     return r;
@@ -271,7 +273,8 @@ static void pool_text(const thue_room_options *o, char *out, size_t size)
         snprintf(full, sizeof full, "%s|%s|%s|%d", o->game, o->game_options, clock, o->rated);
     else
         snprintf(full, sizeof full, "thue|%s|%d|%d|%s|%d",
-                 o->variant == THUE_OVERLAP ? "overlap" : "square", o->k, o->limit, clock, o->rated);
+                 o->variant == THUE_OVERLAP ? "overlap" : "square", o->k, o->limit, clock,
+                 o->rated);
     if (strlen(full) < 200 && strlen(full) < size) {
         snprintf(out, size, "%s", full);
         return;
@@ -434,7 +437,8 @@ static void cluster_joined(void *data, int status, const thue_cluster_pair *pair
     free(q);
     if (status != 0) {
         if (s != NULL && s->queued) {
-            thue_log(THUE_LOG_WARN, "quick match: Redis did not take %s's ticket (%d): pairing here",
+            thue_log(THUE_LOG_WARN,
+                     "quick match: Redis did not take %s's ticket (%d): pairing here",
                      s->player.name, status);
             local_fallback(l, s);
         }
@@ -473,9 +477,8 @@ static int cluster_queue(thue_lobby *l, session *s, const thue_msg_id *id)
     snprintf(t.name, sizeof t.name, "%s", s->player.name);
     t.rating = 1500;
     qjoin *q = qjoin_new(l, s);
-    if (q == NULL ||
-        thue_cluster_queue_join(l->cluster, s->qpool, &t, -1, QUICK_TICKET_TTL_MS, cluster_joined,
-                                q) != 0) {
+    if (q == NULL || thue_cluster_queue_join(l->cluster, s->qpool, &t, -1, QUICK_TICKET_TTL_MS,
+                                             cluster_joined, q) != 0) {
         free(q);
         s->ticket[0] = '\0';
         return -1;

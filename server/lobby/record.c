@@ -31,8 +31,10 @@ typedef struct pending_end {
     char room[THUE_PROTO_KEY_MAX + 1];
     char *text; /* the encoded match_end */
     record_done_fn done;
-    bool rated; /* ratings: the two rows to tell the other nodes once committed */
+    bool rated; /* ratings: the two rows, and their accounts' names, to tell the other
+                   nodes once committed */
     thue_rating_row ratings[2];
+    char names[2][THUE_PROTO_NAME_MAX * 4 + 1];
 } pending_end;
 
 /* match_end goes out now (no store, no record id, or the record could not be queued):
@@ -76,7 +78,7 @@ static void saved(int err, int64_t id, void *data)
     if (err)
         drop_match_id(p->text);
     else if (p->rated)
-        accounts_ratings_saved(p->l, p->ratings);
+        accounts_ratings_saved(p->l, p->ratings, p->names);
     p->done(p->l, p->room, p->text);
     free(p->text);
     free(p);
@@ -374,8 +376,11 @@ void record_match(room *r, thue_msg *end, record_done_fn done)
     p->text = text;
     p->done = done;
     p->rated = me->has_ratings != 0;
-    p->ratings[0] = ratings[0];
-    p->ratings[1] = ratings[1];
+    for (int i = 0; i < 2; i++) {
+        p->ratings[i] = ratings[i];
+        const account *a = seat_account(&r->seats[i]);
+        snprintf(p->names[i], sizeof p->names[i], "%s", a != NULL ? a->name : "");
+    }
     int err = thue_store_save_match(l->store, &row, saved, p);
     free(gstates[0]); /* the store made its own copies */
     free(gstates[1]);
