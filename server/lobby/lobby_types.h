@@ -161,6 +161,7 @@ struct session {
     /* several nodes: the ticket in Redis's pool ("" = none), the pool's name, and whether
      * another node's join took it (its "match" is coming) */
     char ticket[LOBBY_ID_CHARS + 2];
+    session *ticket_next; /* in the lobby's by_ticket chain while it has a ticket */
     char qpool[THUE_CLUSTER_POOL_MAX];
     bool qpaired;
     bool qreply; /* queue_join's `ok` waits for Redis's answer: its id */
@@ -273,6 +274,7 @@ struct thue_lobby {
     int nrooms;
     uint64_t room_seq, queue_seq;
     session *by_name[LOBBY_BUCKETS], *by_token[LOBBY_BUCKETS];
+    session *by_ticket[LOBBY_BUCKETS]; /* sessions with a ticket in Redis's pool (quickmatch.c) */
     room *by_id[LOBBY_BUCKETS];
     /* accounts and ratings (persistence): store is NULL without a database */
     thue_store *store;

@@ -53,11 +53,11 @@ static int cluster_queue(thue_lobby *l, session *s, const thue_msg_id *id);
 
 void queue_remove(session *s)
 {
-    if (!s->queued)
-        return;
-    s->queued = false;
-    uv_timer_stop(&s->queue_timer);
-    cluster_cancel(s);
+    if (s->queued) {
+        s->queued = false;
+        uv_timer_stop(&s->queue_timer);
+    }
+    cluster_cancel(s); /* (any ticket leaves the table: the session may be ending) */
 }
 
 static void match_found(thue_lobby *l, room *r, session *a, session *b)
@@ -286,14 +286,51 @@ static void pool_text(const thue_room_options *o, char *out, size_t size)
         snprintf(out + n, size - (size_t)n, "%02x", h[i]);
 }
 
+/* Sessions with a ticket are in the lobby's by_ticket table (a pairing finds its session
+ * there, not by a walk over every session). */
+static session **ticket_bucket(thue_lobby *l, const char *ticket)
+{
+    return &l->by_ticket[lobby_hash(ticket) % LOBBY_BUCKETS];
+}
+
 static session *session_by_ticket(thue_lobby *l, const char *ticket)
 {
     if (ticket == NULL || ticket[0] == '\0')
         return NULL;
-    for (session *s = l->sessions; s; s = s->next)
+    for (session *s = *ticket_bucket(l, ticket); s; s = s->ticket_next)
         if (!s->ending && strcmp(s->ticket, ticket) == 0)
             return s;
     return NULL;
+}
+
+/* s has no ticket any more (out of the table). */
+static void ticket_clear(thue_lobby *l, session *s)
+{
+    if (s->ticket[0] == '\0')
+        return;
+    session **pp = ticket_bucket(l, s->ticket);
+    while (*pp != NULL && *pp != s)
+        pp = &(*pp)->ticket_next;
+    if (*pp != NULL)
+        *pp = s->ticket_next;
+    s->ticket_next = NULL;
+    s->ticket[0] = '\0';
+}
+
+/* A new ticket for s (its old one, if any, dropped): 0, or -1 when the kernel's
+ * generator failed (s has none then). */
+static int ticket_new(thue_lobby *l, session *s)
+{
+    ticket_clear(l, s);
+    s->ticket[0] = 'q';
+    if (lobby_random_key(s->ticket + 1, LOBBY_ID_CHARS, LOBBY_ID_ALPHABET) != 0) {
+        s->ticket[0] = '\0';
+        return -1;
+    }
+    session **head = ticket_bucket(l, s->ticket);
+    s->ticket_next = *head;
+    *head = s;
+    return 0;
 }
 
 typedef struct qjoin {
@@ -329,7 +366,7 @@ static qjoin *qjoin_new(thue_lobby *l, const session *s)
  * paired with a local one if one waits. */
 static void local_fallback(thue_lobby *l, session *s)
 {
-    s->ticket[0] = '\0';
+    ticket_clear(l, s);
     s->qpaired = false;
     session *other = longest_waiting(l, s, &s->queue_opt);
     if (other == NULL)
@@ -420,7 +457,7 @@ static void pair_here(thue_lobby *l, session *s, const thue_cluster_ticket *othe
                                r->id, "resume", o->resume);
         nodes_send(l, other->node, ev);
     }
-    s->ticket[0] = '\0';
+    ticket_clear(l, s);
     queue_remove(s);
     thue_log(THUE_LOG_INFO, "quick match: %s (node %s) and %s paired in room %s", o->player.name,
              other->node, s->player.name, r->id);
@@ -460,11 +497,8 @@ static int cluster_queue(thue_lobby *l, session *s, const thue_msg_id *id)
 {
     if (!nodes_up(l))
         return -1;
-    s->ticket[0] = 'q';
-    if (lobby_random_key(s->ticket + 1, LOBBY_ID_CHARS, LOBBY_ID_ALPHABET) != 0) {
-        s->ticket[0] = '\0';
+    if (ticket_new(l, s) != 0)
         return -1;
-    }
     s->qpaired = false;
     pool_text(&s->queue_opt, s->qpool, sizeof s->qpool);
     thue_cluster_ticket t;
@@ -480,7 +514,7 @@ static int cluster_queue(thue_lobby *l, session *s, const thue_msg_id *id)
     if (q == NULL || thue_cluster_queue_join(l->cluster, s->qpool, &t, -1, QUICK_TICKET_TTL_MS,
                                              cluster_joined, q) != 0) {
         free(q);
-        s->ticket[0] = '\0';
+        ticket_clear(l, s);
         return -1;
     }
     if (id != NULL) {
@@ -505,7 +539,7 @@ static void cluster_cancel(session *s)
     join_ok(l, s); /* (a queue_join whose ticket Redis has not answered yet) */
     if (s->ticket[0] != '\0' && !s->qpaired && l->cluster != NULL)
         (void)thue_cluster_queue_cancel(l->cluster, s->qpool, s->ticket, cancelled, NULL);
-    s->ticket[0] = '\0';
+    ticket_clear(l, s);
     s->qpaired = false;
 }
 
@@ -519,7 +553,7 @@ static void bot_cancelled(void *data, int status, bool removed)
         return;
     if (status == 0 && !removed)
         return; /* taken by a join: its node's "match" comes */
-    s->ticket[0] = '\0';
+    ticket_clear(l, s);
     bot_match(l, s);
 }
 
@@ -531,7 +565,7 @@ static void ticket_cancel_for_bot(session *s)
         thue_cluster_queue_cancel(l->cluster, s->qpool, s->ticket, bot_cancelled, q) != 0) {
         free(q);
         if (!s->qpaired) {
-            s->ticket[0] = '\0';
+            ticket_clear(l, s);
             bot_match(l, s);
         }
     }

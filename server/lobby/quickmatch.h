@@ -15,7 +15,8 @@
 int cmd_queue_join(request *rq);
 /* queue_leave: out of the queue (also when not in it). */
 int cmd_queue_leave(request *rq);
-/* Takes a session out of the queue and stops its queue timer; a no-op when not queued. */
+/* Takes a session out of the queue and stops its queue timer (a no-op when not queued), and
+ * out of Redis's pool with its ticket, if it has one. */
 void queue_remove(session *s);
 /* The lobby drains (thue_lobby_drain): a queued session leaves the queue and gets
  * queue_failed (server_busy); a no-op when not queued. */
