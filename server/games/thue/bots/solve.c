@@ -17,11 +17,22 @@
  * The canonical form relabels symbols in order of first appearance and takes the
  * lexicographically smaller of the word and its reversal, each so relabelled.
  *
- * Search. Alpha-beta, fail-soft, builder minimising over positions (fewest safe symbols
- * first) and painter maximising over safe symbols. A capped search computes
- * V_d = min(V, d), so its results are bounds on V itself: V_d <= r < d gives V <= r,
- * V_d >= r gives V >= r; the table stores such bounds on V and so serves every cap.
- * Iterative deepening on d stops at the first d whose answer is below d (exact).
+ * Search. Alpha-beta, fail-soft, builder minimising over positions (the table's best
+ * move, then fewest safe symbols first) and painter maximising over safe symbols (ordered
+ * by what the table knows of the children: a child already known to hold cuts at once,
+ * one known to fail is not searched). A capped search computes V_d = min(V, d), so its
+ * results are bounds on V itself: V_d <= r < d gives V <= r, V_d >= r gives V >= r; the
+ * table stores such bounds on V and so serves every cap. Iterative deepening on d stops
+ * at the first d whose answer is below d (exact).
+ *
+ * Leaves. Most nodes are at the last levels, so those skip the table: at remaining depth
+ * 1, V_1 = 1 iff every position has a safe symbol, read off the legal-move map; nodes
+ * below TABLE_MIN_D neither canonicalise nor touch the table.
+ *
+ * Threads (lazy SMP). Solvers over one shared table search the same root; helpers take
+ * other orders (positions and symbols reversed among equals), so they explore different
+ * subtrees first and leave bounds the main search then finds. Every stored bound is
+ * true whoever stored it, so the main search's answer is the same as with one thread.
  */
 #include "games/thue/bots/solve.h"
 
@@ -29,33 +40,33 @@
 #include <string.h>
 
 #include "base/errors.h"
+#include "games/thue/bots/solve_table.h"
 #include "games/thue/engine/word.h"
 
-/* Longest word the solver handles (the table stores lengths in 16 bits). */
+/* Longest word the solver handles. */
 #define SOLVE_MAXLEN 4096
-/* Memory bounds of one solver's table: positions, and bytes of their canonical words
- * (with the slots, about 80 MB at most). */
-#define SOLVE_MAX_ENTRIES (1u << 20)
-#define SOLVE_ARENA_MAX ((size_t)32 << 20)
-#define UNKNOWN_HI 32767
+/* Nodes with less remaining depth than this skip the table (see "Leaves" above). */
+#ifndef TABLE_MIN_D
+#define TABLE_MIN_D 2
+#endif
 
-typedef struct entry {
-    uint64_t hash; /* 0: empty slot */
-    uint32_t off;  /* canonical word in the arena */
-    uint16_t len;
-    int16_t lo, hi; /* lo <= V <= hi */
-} entry;
+/* The table's two hashes of a canonical word, and whether the canonical form is the
+ * reversed word (positions then map i -> n - i). */
+typedef struct hkey {
+    uint64_t key, index;
+    int rev;
+} hkey;
 
 struct thue_solver {
     int k;
     thue_variant v;
     thue_scan *scan;
-    entry *table;
-    size_t cap, count; /* slots (a power of two) and used slots */
-    uint8_t *arena;
-    size_t arena_len, arena_cap;
-    uint8_t *w;   /* the word being searched, edited in place */
-    uint8_t *key; /* canonical form scratch */
+    thue_solve_table *tt, *own_tt; /* own_tt: freed with the solver */
+    uint64_t seed;                 /* mixes k and the variant into the hashes */
+    unsigned gen;                  /* the table generation: the cap being searched */
+    int helper;                    /* lazy SMP order (solve.h) */
+    uint8_t *w;                    /* the word being searched, edited in place */
+    uint8_t *key, *key2;           /* canonical form scratch */
     /* Per ply: the legal-move map and the builder's move order. Each ply's buffers are
      * allocated separately (never moved), since a deeper ply may grow the list. */
     uint64_t **maps;
@@ -93,16 +104,49 @@ void thue_canonical(const uint8_t *sym, int n, uint8_t *out)
     memcpy(out, memcmp(rev, fwd, (size_t)n) < 0 ? rev : fwd, (size_t)n);
 }
 
-static uint64_t hash_word(const uint8_t *x, int n)
+static uint64_t mix64(uint64_t z)
 {
-    uint64_t h = 0xcbf29ce484222325ULL ^ (uint64_t)n;
-    for (int j = 0; j < n; j++)
-        h = (h ^ x[j]) * 0x100000001b3ULL;
-    h ^= h >> 29;
-    return h ? h : 1;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
 }
 
-thue_solver *thue_solver_new(int k, thue_variant v)
+/* Canonical form of w[0..n) into out, and its hashes. */
+static void canon_hash(const thue_solver *s, const uint8_t *w, int n, uint8_t *out, uint8_t *tmp,
+                       hkey *h)
+{
+    uint8_t mf[THUE_K_MAX], mr[THUE_K_MAX];
+    memset(mf, 0xff, (size_t)s->k);
+    memset(mr, 0xff, (size_t)s->k);
+    uint8_t nf = 0, nr = 0;
+    int cmp = 0;
+    for (int j = 0; j < n; j++) {
+        uint8_t a = w[j], b = w[n - 1 - j];
+        if (mf[a] == 0xff)
+            mf[a] = nf++;
+        if (mr[b] == 0xff)
+            mr[b] = nr++;
+        out[j] = mf[a];
+        tmp[j] = mr[b];
+        if (cmp == 0)
+            cmp = (int)tmp[j] - (int)out[j];
+    }
+    h->rev = cmp < 0;
+    if (h->rev)
+        memcpy(out, tmp, (size_t)n);
+    /* Two independent chains over 8-byte chunks, each step a full 64-bit mix. */
+    uint64_t a = s->seed ^ (uint64_t)n, b = ~s->seed + ((uint64_t)n << 32);
+    for (int j = 0; j < n; j += 8) {
+        uint64_t v = 0;
+        memcpy(&v, out + j, (size_t)(n - j < 8 ? n - j : 8));
+        a = mix64(a ^ v);
+        b = mix64(b + v * 0x9e3779b97f4a7c15ULL);
+    }
+    h->key = mix64(a + 0x632be59bd9b4e019ULL);
+    h->index = b;
+}
+
+static thue_solver *solver_new(int k, thue_variant v, thue_solve_table *t, size_t own_bytes)
 {
     if (k < THUE_K_MIN || k > THUE_K_MAX || (v != THUE_SQUARE && v != THUE_OVERLAP))
         return NULL;
@@ -111,16 +155,35 @@ thue_solver *thue_solver_new(int k, thue_variant v)
         return NULL;
     s->k = k;
     s->v = v;
-    s->cap = 1 << 12;
+    s->seed = mix64(0x5eed5017e0000000ULL ^ ((uint64_t)k << 8) ^ (uint64_t)v);
     s->scan = thue_scan_new();
-    s->table = calloc(s->cap, sizeof *s->table);
+    if (t == NULL)
+        t = s->own_tt = thue_solve_table_new(own_bytes);
+    s->tt = t;
     s->w = malloc(SOLVE_MAXLEN + 1);
     s->key = malloc(SOLVE_MAXLEN + 1);
-    if (!s->scan || !s->table || !s->w || !s->key) {
+    s->key2 = malloc(SOLVE_MAXLEN + 1);
+    if (!s->scan || !s->tt || !s->w || !s->key || !s->key2) {
         thue_solver_free(s);
         return NULL;
     }
     return s;
+}
+
+thue_solver *thue_solver_new(int k, thue_variant v)
+{
+    return solver_new(k, v, NULL, THUE_SOLVE_TABLE_DEFAULT);
+}
+
+thue_solver *thue_solver_new_shared(int k, thue_variant v, thue_solve_table *t)
+{
+    return t == NULL ? NULL : solver_new(k, v, t, 0);
+}
+
+void thue__solver_game(const thue_solver *s, int *k, thue_variant *v)
+{
+    *k = s->k;
+    *v = s->v;
 }
 
 void thue_solver_free(thue_solver *s)
@@ -133,86 +196,12 @@ void thue_solver_free(thue_solver *s)
     }
     free(s->maps);
     free(s->orders);
+    free(s->key2);
     free(s->key);
     free(s->w);
-    free(s->arena);
-    free(s->table);
+    thue_solve_table_free(s->own_tt);
     thue_scan_free(s->scan);
     free(s);
-}
-
-/* The slot of key[0..n) (found, or the empty slot where it would go). */
-static entry *slot_of(thue_solver *s, const uint8_t *key, int n, uint64_t h)
-{
-    size_t mask = s->cap - 1;
-    for (size_t i = h & mask;; i = (i + 1) & mask) {
-        entry *e = &s->table[i];
-        if (e->hash == 0)
-            return e;
-        if (e->hash == h && e->len == n &&
-            (n == 0 || memcmp(s->arena + e->off, key, (size_t)n) == 0))
-            return e;
-    }
-}
-
-static int grow_table(thue_solver *s)
-{
-    size_t ncap = s->cap * 2;
-    entry *nt = calloc(ncap, sizeof *nt);
-    if (nt == NULL)
-        return -1;
-    for (size_t i = 0; i < s->cap; i++) {
-        entry *e = &s->table[i];
-        if (e->hash == 0)
-            continue;
-        size_t j = e->hash & (ncap - 1);
-        while (nt[j].hash != 0)
-            j = (j + 1) & (ncap - 1);
-        nt[j] = *e;
-    }
-    free(s->table);
-    s->table = nt;
-    s->cap = ncap;
-    return 0;
-}
-
-/* Tightens the stored bounds of key[0..n) (inserting it if new). */
-static void store(thue_solver *s, const uint8_t *key, int n, uint64_t h, int lo, int hi)
-{
-    entry *e = slot_of(s, key, n, h);
-    if (e->hash == 0) {
-        /* A full table is a cache that stops learning: still correct, only slower. */
-        if (s->count >= SOLVE_MAX_ENTRIES || s->arena_len + (size_t)n > SOLVE_ARENA_MAX)
-            return;
-        if (s->arena_len + (size_t)n > s->arena_cap) {
-            size_t ncap = s->arena_cap ? s->arena_cap * 2 : 1 << 16;
-            while (ncap < s->arena_len + (size_t)n)
-                ncap *= 2;
-            uint8_t *na = realloc(s->arena, ncap);
-            if (na == NULL || ncap > UINT32_MAX) {
-                free(na == s->arena ? NULL : na);
-                s->oom = 1;
-                return;
-            }
-            s->arena = na;
-            s->arena_cap = ncap;
-        }
-        if (n > 0) /* the empty word has no bytes (and the arena may not exist yet) */
-            memcpy(s->arena + s->arena_len, key, (size_t)n);
-        e->hash = h;
-        e->off = (uint32_t)s->arena_len;
-        e->len = (uint16_t)n;
-        e->lo = 0;
-        e->hi = UNKNOWN_HI;
-        s->arena_len += (size_t)n;
-        if (++s->count * 2 > s->cap && grow_table(s) != 0)
-            s->oom = 1;
-        e = slot_of(s, key, n, h); /* the table may have moved */
-    }
-    if (lo > e->lo)
-        e->lo = (int16_t)lo;
-    if (hi < e->hi)
-        e->hi = (int16_t)hi;
 }
 
 /* Per-ply buffers for words up to SOLVE_MAXLEN. */
@@ -270,12 +259,150 @@ static int restricted(const thue_solver *s, int ply)
     return ply == 0 && s->root_parts > 1;
 }
 
+/* ---- the legal-move map of a short word ------------------------------------------- */
+
+/*
+ * The same map as thue_legal_map (repetition.c has the argument), for words of fewer
+ * than 63 symbols, where every bit set fits in one machine word: no scratch memory, no
+ * loops over words. The search spends most of its time here (the last levels of the
+ * tree are most of its nodes), and test_solve checks it against thue_legal_map.
+ *
+ * For a period p, bit t of A_p is w[t] == w[t+p]. Inserting e at i makes a new
+ * repetition of period p only in one of two ways: e = w[i-p] with a run of equalities
+ * through t = i-p (left: A_p below it, A_{p-1} above it up to i-1), or e = w[i+p-1] with
+ * a run through t = i (right: A_{p-1} below, A_p from i up), the run being p-1 long
+ * around the new position (p for an overlap; an overlap may also join both sides). As
+ * a + b >= T needs max(a, b) >= ceil(T/2), only positions next to runs of that length
+ * are looked at.
+ */
+#define SHORT_MAX 62
+
+static inline int run_down(uint64_t a, int x, int cap)
+{
+    if (x < 0)
+        return 0;
+    int r = __builtin_clzll(~(a << (63 - x)));
+    return r < cap ? r : cap;
+}
+
+static inline int run_up(uint64_t a, int x, int cap)
+{
+    int r = __builtin_ctzll(~(a >> x));
+    return r < cap ? r : cap;
+}
+
+/* Bits t where a has h ones in a row from t up. */
+static inline uint64_t runs(uint64_t a, int h)
+{
+    int have = 1;
+    while (have < h) {
+        int step = have < h - have ? have : h - have;
+        a &= a >> step;
+        have += step;
+    }
+    return a;
+}
+
+static void short_map(const uint8_t *w, int n, int k, thue_variant v, uint64_t *safe)
+{
+    int extra = v == THUE_OVERLAP;
+    uint64_t plane[6] = {0};
+    int nplanes = 1;
+    while ((1 << nplanes) < k)
+        nplanes++;
+    for (int t = 0; t < n; t++)
+        for (int b = 0; b < nplanes; b++)
+            plane[b] |= (uint64_t)((w[t] >> b) & 1) << t;
+    uint64_t *bad = safe;
+    /* Period 1: "aa" (square), "aaa" (overlap). */
+    for (int i = 0; i <= n; i++) {
+        uint64_t m = 0;
+        if (!extra) {
+            if (i > 0)
+                m |= (uint64_t)1 << w[i - 1];
+            if (i < n)
+                m |= (uint64_t)1 << w[i];
+        } else {
+            if (i >= 2 && w[i - 2] == w[i - 1])
+                m |= (uint64_t)1 << w[i - 1];
+            if (i >= 1 && i < n && w[i - 1] == w[i])
+                m |= (uint64_t)1 << w[i];
+            if (i + 1 < n && w[i] == w[i + 1])
+                m |= (uint64_t)1 << w[i];
+        }
+        bad[i] = m;
+    }
+    uint64_t aq = 0; /* A_{p-1} */
+    for (int p = 1; 2 * p + extra <= n + 1; p++) {
+        uint64_t diff = 0;
+        for (int b = 0; b < nplanes; b++)
+            diff |= plane[b] ^ (plane[b] >> p);
+        uint64_t ap = ~diff & (((uint64_t)1 << (n - p)) - 1);
+        if (p >= 2) {
+            int T = p - 1 + extra, h = (T + 1) / 2;
+            uint64_t rp = runs(ap, h), rq = runs(aq, h);
+            /* Left case at u = i - p, 0 <= u <= n - p. */
+            uint64_t lc = ((rp << h) | (rq >> 1)) & (((uint64_t)1 << (n - p + 1)) - 1);
+            for (; lc; lc &= lc - 1) {
+                int u = __builtin_ctzll(lc), i = u + p, e = w[u];
+                if ((bad[i] >> e) & 1)
+                    continue;
+                int a = run_down(ap, u - 1, p), b = run_up(aq, u + 1, p - 1);
+                if (a + b >= T || (extra && b == p - 1 && i + p - 1 < n && w[i + p - 1] == e))
+                    bad[i] |= (uint64_t)1 << e;
+            }
+            /* Right case at i, 0 <= i <= n - p. */
+            uint64_t rc = (rp | (rq << h)) & (((uint64_t)1 << (n - p + 1)) - 1);
+            for (; rc; rc &= rc - 1) {
+                int i = __builtin_ctzll(rc), e = w[i + p - 1];
+                if ((bad[i] >> e) & 1)
+                    continue;
+                if (run_down(aq, i - 1, p - 1) + run_up(ap, i, p) >= T)
+                    bad[i] |= (uint64_t)1 << e;
+            }
+        }
+        aq = ap;
+    }
+    uint64_t all = thue_all_symbols(k);
+    for (int i = 0; i <= n; i++)
+        safe[i] = all & ~bad[i];
+}
+
+/* The legal-move map of s->w[0..n) into safe. */
+static void legal_map(thue_solver *s, int n, uint64_t *safe)
+{
+    if (n <= SHORT_MAX)
+        short_map(s->w, n, s->k, s->v, safe);
+    else
+        thue_legal_map(s->scan, s->w, n, s->k, s->v, safe);
+}
+
+void thue__short_map(const uint8_t *w, int n, int k, thue_variant v, uint64_t *safe)
+{
+    short_map(w, n, k, v, safe);
+}
+
+static int popcount64(uint64_t x)
+{
+    x = x - ((x >> 1) & 0x5555555555555555ULL);
+    x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
+    x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0fULL;
+    return (int)((x * 0x0101010101010101ULL) >> 56);
+}
+
+/* A painter's candidate symbol with what the table knows of its child (1 + its bounds). */
+typedef struct cand {
+    int c, lo, hi;
+    hkey h;
+} cand;
+
 /*
  * V_d of s->w[0..n) with the builder to move, fail-soft in the window (alpha, beta):
  * a result r <= alpha means V_d <= r, r >= beta means V_d >= r, else V_d = r.
- * Sets s->stop when the node budget runs out (then the result means nothing).
+ * hk: the word's hashes when the caller has them (else NULL). Sets s->stop when a limit
+ * stops the search (then the result means nothing).
  */
-static int search(thue_solver *s, int n, int d, int alpha, int beta, int ply)
+static int search(thue_solver *s, int n, int d, int alpha, int beta, int ply, const hkey *hk)
 {
     if (s->stop)
         return 0;
@@ -293,68 +420,157 @@ static int search(thue_solver *s, int n, int d, int alpha, int beta, int ply)
     /* A restricted root is the value of a share of the positions, not of the word: it
      * neither reads nor writes the table. */
     int own = restricted(s, ply);
-    thue_canonical(s->w, n, s->key);
-    uint64_t h = hash_word(s->key, n);
-    entry *e = own ? NULL : slot_of(s, s->key, n, h);
-    int lo = e && e->hash ? imin(e->lo, d) : 0, hi = e && e->hash ? imin(e->hi, d) : d;
-    if (lo == hi || lo >= beta)
-        return lo;
-    if (hi <= alpha)
-        return hi;
-    if (alpha < lo)
-        alpha = lo;
-    if (beta > hi)
-        beta = hi;
-
     uint64_t *safe = s->maps[ply];
-    thue_legal_map(s->scan, s->w, n, s->k, s->v, safe);
-    /* Order positions by how few symbols are safe there: a position with none ends the
-     * round at once (value 0), and tight positions refute the painter soonest. */
-    int *order = s->orders[ply], cnt = 0;
-    for (int want = 0; want <= s->k; want++)
+    if (d == 1 && TABLE_MIN_D > 1) { /* V_1 = 1 iff every position (of the share) has a safe symbol */
+        legal_map(s, n, safe);
         for (int i = 0; i <= n; i++)
-            if (__builtin_popcountll(safe[i]) == want &&
-                (!own || i % s->root_parts == s->root_part))
-                order[cnt++] = i;
-    int best;
+            if (safe[i] == 0 && (!own || i % s->root_parts == s->root_part))
+                return 0;
+        return 1;
+    }
+    int tab = !own && d >= TABLE_MIN_D;
+    hkey h = {0, 0, 0};
+    int tmove = -1;
+    if (tab) {
+        if (hk != NULL)
+            h = *hk;
+        else
+            canon_hash(s, s->w, n, s->key, s->key2, &h);
+        thue__tt_data e;
+        int lo = 0, hi = d;
+        if (thue__tt_probe(s->tt, h.key, h.index, &e)) {
+            lo = imin(e.lo, d);
+            hi = imin(e.hi, d);
+            if (e.move >= 0 && e.move <= n)
+                tmove = h.rev ? n - e.move : e.move;
+        }
+        if (lo == hi || lo >= beta)
+            return lo;
+        if (hi <= alpha)
+            return hi;
+        if (alpha < lo)
+            alpha = lo;
+        if (beta > hi)
+            beta = hi;
+    }
+
+    legal_map(s, n, safe);
+    /* Order positions: the table's refutation first, then by how few symbols are safe
+     * there: a position with none ends the round at once (value 0), and tight positions
+     * refute the painter soonest. Helpers scan each class in reverse. */
+    int *order = s->orders[ply], cnt = 0;
+    int bucket[THUE_K_MAX + 2];
+    memset(bucket, 0, sizeof(int) * (size_t)(s->k + 2));
+    for (int i = 0; i <= n; i++)
+        if (!own || i % s->root_parts == s->root_part)
+            bucket[popcount64(safe[i]) + 1]++;
+    for (int b = 1; b <= s->k + 1; b++)
+        bucket[b] += bucket[b - 1];
+    for (int x = 0; x <= n; x++) {
+        int i = s->helper ? n - x : x;
+        if (!own || i % s->root_parts == s->root_part)
+            order[bucket[popcount64(safe[i])]++] = i;
+    }
+    cnt = bucket[s->k];
+    if (tmove >= 0 && cnt > 0 && safe[order[0]] != 0 && (!own || tmove % s->root_parts == s->root_part))
+        for (int x = 1; x < cnt; x++)
+            if (order[x] == tmove) {
+                memmove(order + 1, order, sizeof(int) * (size_t)x);
+                order[0] = tmove;
+                break;
+            }
+    int best, bi = -1;
     if (cnt == 0) {
         best = d; /* an empty share: no position, so no bound below the cap */
     } else if (safe[order[0]] == 0) {
         best = 0;
+        bi = order[0];
     } else {
         best = d; /* every P_i is at most d */
+        int child_tab = d - 1 >= TABLE_MIN_D;
         for (int x = 0; x < cnt && best > alpha; x++) {
             int i = order[x];
             int cut = imin(best, beta); /* the builder ignores positions worth >= cut */
             int pbest = 0;
-            for (uint64_t m = safe[i]; m && pbest < cut; m &= m - 1) {
-                int c = __builtin_ctzll(m);
-                int a2 = alpha > pbest ? alpha : pbest;
-                insert_at(s->w, n, i, c);
-                int r = 1 + search(s, n + 1, d - 1, a2 - 1, cut - 1, ply + 1);
+            cand cs[THUE_K_MAX];
+            int nc = 0;
+            for (uint64_t m = safe[i]; m; m &= m - 1) {
+                cand *c = &cs[nc++];
+                c->c = __builtin_ctzll(m);
+                c->lo = 1;
+                c->hi = d;
+                if (!child_tab)
+                    continue;
+                insert_at(s->w, n, i, c->c);
+                canon_hash(s, s->w, n + 1, s->key, s->key2, &c->h);
                 remove_at(s->w, n + 1, i);
-                if (s->stop)
-                    return 0;
-                if (r > pbest)
-                    pbest = r;
+                thue__tt_prefetch(s->tt, c->h.index); /* the probes below overlap */
             }
-            if (pbest < best)
+            for (int y = 0; y < nc && child_tab; y++) {
+                cand *c = &cs[y];
+                thue__tt_data e;
+                if (thue__tt_probe(s->tt, c->h.key, c->h.index, &e)) {
+                    c->lo = 1 + imin(e.lo, d - 1);
+                    c->hi = 1 + imin(e.hi, d - 1);
+                }
+                if (c->lo >= cut) { /* the child is known to hold: cut at once */
+                    pbest = c->lo;
+                    break;
+                }
+            }
+            if (pbest < cut) {
+                /* Most promising first: the highest upper bound, then lower bound. Helpers
+                 * take equals in reverse. */
+                for (int a = 1; a < nc; a++) {
+                    cand t = cs[a];
+                    int b = a;
+                    while (b > 0 && (cs[b - 1].hi < t.hi ||
+                                     (cs[b - 1].hi == t.hi &&
+                                      (cs[b - 1].lo < t.lo ||
+                                       (s->helper && cs[b - 1].lo == t.lo))))) {
+                        cs[b] = cs[b - 1];
+                        b--;
+                    }
+                    cs[b] = t;
+                }
+                for (int y = 0; y < nc && pbest < cut; y++) {
+                    cand *c = &cs[y];
+                    int a2 = alpha > pbest ? alpha : pbest;
+                    if (c->hi <= a2) { /* what its search would answer from the table */
+                        if (c->hi > pbest)
+                            pbest = c->hi;
+                        continue;
+                    }
+                    insert_at(s->w, n, i, c->c);
+                    int r = 1 + search(s, n + 1, d - 1, a2 - 1, cut - 1, ply + 1,
+                                       child_tab ? &c->h : NULL);
+                    remove_at(s->w, n + 1, i);
+                    if (s->stop)
+                        return 0;
+                    if (r > pbest)
+                        pbest = r;
+                }
+            }
+            if (pbest < best) {
                 best = pbest;
+                bi = i;
+            }
         }
     }
-    if (own)
+    if (!tab)
         return best;
-    /* Record what this result proves about V itself (s->key was overwritten below). */
-    thue_canonical(s->w, n, s->key);
+    /* Record what this result proves about V itself, with the refuting position (in the
+     * canonical word's coordinates) when the builder found one. */
+    int mv = bi < 0 ? THUE__TT_NOMOVE : h.rev ? n - bi : bi;
     if (best <= alpha) {
         if (best < d)
-            store(s, s->key, n, h, 0, best);
+            thue__tt_store(s->tt, h.key, h.index, 0, best, d, s->gen, mv);
     } else if (best >= beta) {
-        store(s, s->key, n, h, best, UNKNOWN_HI);
+        thue__tt_store(s->tt, h.key, h.index, best, THUE__TT_UNKNOWN, d, s->gen, THUE__TT_NOMOVE);
     } else if (best < d) {
-        store(s, s->key, n, h, best, best);
+        thue__tt_store(s->tt, h.key, h.index, best, best, d, s->gen, mv);
     } else {
-        store(s, s->key, n, h, d, UNKNOWN_HI);
+        thue__tt_store(s->tt, h.key, h.index, d, THUE__TT_UNKNOWN, d, s->gen, THUE__TT_NOMOVE);
     }
     return best;
 }
@@ -369,6 +585,7 @@ static void set_limits(thue_solver *s, const thue_solve_limits *limits)
     s->yield = limits ? limits->yield : NULL;
     s->yield_arg = limits ? limits->yield_arg : NULL;
     s->root_part = s->root_parts = 0;
+    s->helper = limits ? limits->helper : 0;
     s->nodes = 0;
     s->stop = s->oom = 0;
 }
@@ -376,7 +593,8 @@ static void set_limits(thue_solver *s, const thue_solve_limits *limits)
 /* V_d of s->w[0..n) exactly (full window). */
 static int value_at(thue_solver *s, int n, int d)
 {
-    return search(s, n, d, -1, d + 1, 0);
+    s->gen = (unsigned)d;
+    return search(s, n, d, -1, d + 1, 0, NULL);
 }
 
 /* Follows best play from s->w[0..n), whose value capped at d is r: at each step the
@@ -476,7 +694,7 @@ int thue_solve(thue_solver *s, const uint8_t *sym, int n, const thue_solve_limit
     if (out->depth > 0)
         principal_variation(s, n, out->exact ? out->value + 1 : out->depth, out->value, out);
     s->root_parts = 0;
-    out->states = s->count;
+    out->states = thue_solve_table_used(s->tt);
     return s->oom ? THUE_ENOMEM : 0;
 }
 
@@ -499,4 +717,20 @@ int thue_solver_value(thue_solver *s, const uint8_t *sym, int n, int cap,
         return 1;
     *value = r;
     return 0;
+}
+
+int thue__solver_holds(thue_solver *s, const uint8_t *sym, int n, int d)
+{
+    if (n < 0 || n >= SOLVE_MAXLEN)
+        return THUE_ETOOLONG;
+    if (d <= 0)
+        return 1;
+    set_limits(s, NULL);
+    if (n > 0)
+        memcpy(s->w, sym, (size_t)n);
+    s->gen = (unsigned)d;
+    int r = search(s, n, d, d - 1, d, 0, NULL);
+    if (s->oom)
+        return THUE_ENOMEM;
+    return r >= d;
 }

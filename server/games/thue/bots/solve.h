@@ -12,15 +12,21 @@
  * table keyed on a canonical form of the word (symbols relabelled in order of first
  * appearance, and the smaller of the word and its reversal; see solve.c for why both
  * are symmetries), and iterative deepening on d so that an answer is always ready when
- * the budget runs out. Single-threaded; one thue_solver per thread. The table's memory
- * is bounded (about a million positions, some 80 MB): past that, positions are still
- * searched exactly but no longer remembered.
+ * the budget runs out. A solver is single-threaded (one per thread), but solvers may
+ * share one table (thue_solver_new_shared): threads then help each other (lazy SMP:
+ * the helpers search in other orders and leave their results in the table).
+ *
+ * The table is a fixed array (solve_table.c): thue_solver_new gives a solver a small
+ * one of its own (THUE_SOLVE_TABLE_DEFAULT bytes, for the bots), thue_solve_table_new
+ * makes one of any size (the CLI's --hash). A full table replaces its least useful
+ * entries: the search stays exact, only slower.
  */
 #ifndef THUE_GAMES_THUE_BOTS_SOLVE_H
 #define THUE_GAMES_THUE_BOTS_SOLVE_H
 
 #include <stdatomic.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "games/thue/engine/repetition.h"
 #include "search/limits.h" /* thue_search_must_stop */
@@ -40,6 +46,9 @@ typedef struct thue_solve_limits {
      * only among the positions i with i % root_parts == root_part, so the result is the
      * value of that share (the true value is the minimum over the shares). */
     int root_part, root_parts;
+    /* Lazy SMP: 0 for the main search; h > 0 for a helper sharing the main search's table,
+     * which searches the same positions in another order (its result is as exact). */
+    int helper;
 } thue_solve_limits;
 
 #define THUE_SOLVE_PV_MAX 256
@@ -51,7 +60,7 @@ typedef struct thue_solve_result {
     int depth;       /* the deepest cap searched to completion */
     uint64_t nodes;  /* positions visited by the search, all iterations (not counting the
                         walk along the principal variation, which reads the table) */
-    uint64_t states; /* distinct canonical positions in the table */
+    uint64_t states; /* entries of the table in use (each a canonical position) */
     /* Principal variation: (position, symbol) insertions from w under best play, ending
      * with the insertion that makes the repetition when value is exact. */
     int pv[THUE_SOLVE_PV_MAX][2];
@@ -59,9 +68,30 @@ typedef struct thue_solve_result {
 } thue_solve_result;
 
 typedef struct thue_solver thue_solver;
+typedef struct thue_solve_table thue_solve_table;
 
-/* A solver for k symbols and the variant; NULL on bad arguments or out of memory. */
+/* The table of thue_solver_new: 16 MB (about a million positions). */
+#define THUE_SOLVE_TABLE_DEFAULT ((size_t)16 << 20)
+
+/*
+ * A table of bytes / 64 buckets of four positions each (new; free it after every solver
+ * using it). NULL when bytes < 64 or out of memory. Its memory is taken from the system
+ * as zero pages, so it grows (up to bytes) as the search fills it. One table serves one
+ * (k, variant): solvers sharing it must agree on both.
+ */
+thue_solve_table *thue_solve_table_new(size_t bytes);
+/* NULL is a no-op. */
+void thue_solve_table_free(thue_solve_table *t);
+/* Positions the table can hold, and entries filled so far (approximate with threads). */
+uint64_t thue_solve_table_entries(const thue_solve_table *t);
+uint64_t thue_solve_table_used(const thue_solve_table *t);
+
+/* A solver for k symbols and the variant with a table of its own
+ * (THUE_SOLVE_TABLE_DEFAULT); NULL on bad arguments or out of memory. */
 thue_solver *thue_solver_new(int k, thue_variant v);
+/* The same over the table t (borrowed: it must outlive the solver), which other solvers,
+ * in other threads, may share. NULL on bad arguments (t NULL) or out of memory. */
+thue_solver *thue_solver_new_shared(int k, thue_variant v, thue_solve_table *t);
 /* NULL is a no-op. */
 void thue_solver_free(thue_solver *s);
 
@@ -89,5 +119,17 @@ int thue_solver_value(thue_solver *s, const uint8_t *sym, int n, int cap,
  * for the reversed word. out needs n bytes.
  */
 void thue_canonical(const uint8_t *sym, int n, uint8_t *out);
+
+/*
+ * The proof file (docs/proofs.md): writes to f a proof that V(sym[0..n)) >= depth, the
+ * painter's strategy from the root, found with the solver's table (searching again where
+ * the table has forgotten). The word must be clean with symbols < k; k <= 16. Returns 0
+ * (then *records and *bytes, either may be NULL, get the proof's size), 1 when the claim
+ * is false (V < depth: nothing proves it; f holds a partial file), THUE_EINVAL (k > 16,
+ * depth < 0), THUE_ESYMBOL, THUE_EREPEAT, THUE_ETOOLONG or THUE_ENOMEM. Write errors are
+ * the caller's to find (ferror, fclose).
+ */
+int thue_solver_write_proof(thue_solver *s, const uint8_t *sym, int n, int depth, FILE *f,
+                            uint64_t *records, uint64_t *bytes);
 
 #endif
