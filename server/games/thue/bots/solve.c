@@ -29,10 +29,15 @@
  * 1, V_1 = 1 iff every position has a safe symbol, read off the legal-move map; nodes
  * below TABLE_MIN_D neither canonicalise nor touch the table.
  *
- * Threads (lazy SMP). Solvers over one shared table search the same root; helpers take
- * other orders (positions and symbols reversed among equals), so they explore different
- * subtrees first and leave bounds the main search then finds. Every stored bound is
- * true whoever stored it, so the main search's answer is the same as with one thread.
+ * Threads. Solvers over one shared table search the same root in the same order, but at
+ * a builder node with remaining depth >= SPLIT_MIN_D a position another thread is busy
+ * with is put off to the end (a small shared array of busy (node, position) hashes),
+ * so threads spread over the positions instead of repeating each other; when a thread
+ * comes back to a put-off position, the other's results are mostly in the table (the
+ * scheme of ABDADA, Weill 1996). Measured on 2 cores, this halves the main thread's
+ * nodes where searching other orders (plain lazy SMP) saved only a tenth. Every
+ * stored bound is true whoever stored it, so the main search's answer is the same as
+ * with one thread.
  */
 #include "games/thue/bots/solve.h"
 
@@ -46,6 +51,8 @@
 /* Longest word the solver handles. */
 #define SOLVE_MAXLEN 4096
 /* Nodes with less remaining depth than this skip the table (see "Leaves" above). */
+/* Threads split the work at nodes with at least this remaining depth. */
+#define SPLIT_MIN_D 5
 #ifndef TABLE_MIN_D
 #define TABLE_MIN_D 2
 #endif
@@ -64,7 +71,6 @@ struct thue_solver {
     thue_solve_table *tt, *own_tt; /* own_tt: freed with the solver */
     uint64_t seed;                 /* mixes k and the variant into the hashes */
     unsigned gen;                  /* the table generation: the cap being searched */
-    int helper;                    /* lazy SMP order (solve.h) */
     uint8_t *w;                    /* the word being searched, edited in place */
     uint8_t *key, *key2;           /* canonical form scratch */
     /* Per ply: the legal-move map and the builder's move order. Each ply's buffers are
@@ -220,7 +226,7 @@ static int ensure_ply(thue_solver *s, int ply)
     s->orders = orders;
     for (int p = s->nplies; p < np; p++) {
         s->maps[p] = malloc((SOLVE_MAXLEN + 1) * sizeof(uint64_t));
-        s->orders[p] = malloc((SOLVE_MAXLEN + 1) * sizeof(int));
+        s->orders[p] = malloc(2 * (SOLVE_MAXLEN + 1) * sizeof(int)); /* + deferred ones */
         if (s->maps[p] == NULL || s->orders[p] == NULL) {
             free(s->maps[p]);
             free(s->orders[p]);
@@ -457,7 +463,7 @@ static int search(thue_solver *s, int n, int d, int alpha, int beta, int ply, co
     legal_map(s, n, safe);
     /* Order positions: the table's refutation first, then by how few symbols are safe
      * there: a position with none ends the round at once (value 0), and tight positions
-     * refute the painter soonest. Helpers scan each class in reverse. */
+     * refute the painter soonest. */
     int *order = s->orders[ply], cnt = 0;
     int bucket[THUE_K_MAX + 2];
     memset(bucket, 0, sizeof(int) * (size_t)(s->k + 2));
@@ -466,8 +472,7 @@ static int search(thue_solver *s, int n, int d, int alpha, int beta, int ply, co
             bucket[popcount64(safe[i]) + 1]++;
     for (int b = 1; b <= s->k + 1; b++)
         bucket[b] += bucket[b - 1];
-    for (int x = 0; x <= n; x++) {
-        int i = s->helper ? n - x : x;
+    for (int i = 0; i <= n; i++) {
         if (!own || i % s->root_parts == s->root_part)
             order[bucket[popcount64(safe[i])]++] = i;
     }
@@ -488,8 +493,25 @@ static int search(thue_solver *s, int n, int d, int alpha, int beta, int ply, co
     } else {
         best = d; /* every P_i is at most d */
         int child_tab = d - 1 >= TABLE_MIN_D;
-        for (int x = 0; x < cnt && best > alpha; x++) {
+        /* With other threads on the table, a position another thread is searching is
+         * left for last (by then its children are mostly in the table): the threads
+         * split the work instead of repeating it. */
+        int split = tab && d >= SPLIT_MIN_D &&
+                    atomic_load_explicit(&s->tt->searchers, memory_order_relaxed) > 1;
+        int deferred = 0;
+        _Atomic uint64_t *slot = NULL;
+        uint64_t bkey = 0;
+        for (int x = 0; x < cnt + deferred && best > alpha; x++) {
             int i = order[x];
+            if (split) {
+                bkey = mix64(h.key + (uint64_t)(h.rev ? n - i : i) + 1) | 1;
+                slot = &s->tt->busy[bkey & (THUE__TT_BUSY - 1)];
+                if (x < cnt && atomic_load_explicit(slot, memory_order_relaxed) == bkey) {
+                    order[cnt + deferred++] = i;
+                    continue;
+                }
+                atomic_store_explicit(slot, bkey, memory_order_relaxed);
+            }
             int cut = imin(best, beta); /* the builder ignores positions worth >= cut */
             int pbest = 0;
             cand cs[THUE_K_MAX];
@@ -519,15 +541,12 @@ static int search(thue_solver *s, int n, int d, int alpha, int beta, int ply, co
                 }
             }
             if (pbest < cut) {
-                /* Most promising first: the highest upper bound, then lower bound. Helpers
-                 * take equals in reverse. */
+                /* Most promising first: the highest upper bound, then lower bound. */
                 for (int a = 1; a < nc; a++) {
                     cand t = cs[a];
                     int b = a;
                     while (b > 0 && (cs[b - 1].hi < t.hi ||
-                                     (cs[b - 1].hi == t.hi &&
-                                      (cs[b - 1].lo < t.lo ||
-                                       (s->helper && cs[b - 1].lo == t.lo))))) {
+                                     (cs[b - 1].hi == t.hi && cs[b - 1].lo < t.lo))) {
                         cs[b] = cs[b - 1];
                         b--;
                     }
@@ -546,11 +565,18 @@ static int search(thue_solver *s, int n, int d, int alpha, int beta, int ply, co
                                        child_tab ? &c->h : NULL);
                     remove_at(s->w, n + 1, i);
                     if (s->stop)
-                        return 0;
+                        break;
                     if (r > pbest)
                         pbest = r;
                 }
             }
+            if (split) { /* done with i: unmark it unless another thread took the slot */
+                uint64_t mine = bkey;
+                atomic_compare_exchange_strong_explicit(slot, &mine, 0, memory_order_relaxed,
+                                                        memory_order_relaxed);
+            }
+            if (s->stop)
+                return 0;
             if (pbest < best) {
                 best = pbest;
                 bi = i;
@@ -585,7 +611,6 @@ static void set_limits(thue_solver *s, const thue_solve_limits *limits)
     s->yield = limits ? limits->yield : NULL;
     s->yield_arg = limits ? limits->yield_arg : NULL;
     s->root_part = s->root_parts = 0;
-    s->helper = limits ? limits->helper : 0;
     s->nodes = 0;
     s->stop = s->oom = 0;
 }
@@ -670,6 +695,7 @@ int thue_solve(thue_solver *s, const uint8_t *sym, int n, const thue_solve_limit
         memcpy(s->w, sym, (size_t)n);
     /* Iterative deepening: each finished depth d either proves V = r < d, or V >= d. */
     int proven = 0;
+    atomic_fetch_add_explicit(&s->tt->searchers, 1, memory_order_relaxed);
     for (int d = 1; cap == 0 || d <= cap; d++) {
         int r = value_at(s, n, d);
         if (s->stop)
@@ -684,6 +710,7 @@ int thue_solve(thue_solver *s, const uint8_t *sym, int n, const thue_solve_limit
         }
         proven = d;
     }
+    atomic_fetch_sub_explicit(&s->tt->searchers, 1, memory_order_relaxed);
     if (!out->exact)
         out->value = proven;
     out->nodes = s->nodes;
@@ -691,7 +718,7 @@ int thue_solve(thue_solver *s, const uint8_t *sym, int n, const thue_solve_limit
     set_limits(s, NULL);
     s->root_part = limits ? limits->root_part : 0;
     s->root_parts = limits ? limits->root_parts : 0;
-    if (out->depth > 0)
+    if (out->depth > 0 && (limits == NULL || limits->helper == 0))
         principal_variation(s, n, out->exact ? out->value + 1 : out->depth, out->value, out);
     s->root_parts = 0;
     out->states = thue_solve_table_used(s->tt);

@@ -13,8 +13,9 @@
  * appearance, and the smaller of the word and its reversal; see solve.c for why both
  * are symmetries), and iterative deepening on d so that an answer is always ready when
  * the budget runs out. A solver is single-threaded (one per thread), but solvers may
- * share one table (thue_solver_new_shared): threads then help each other (lazy SMP:
- * the helpers search in other orders and leave their results in the table).
+ * share one table (thue_solver_new_shared): threads solving the same word then split
+ * the work (a thread puts off the positions another is searching, and finds their
+ * results in the table later; solve.c).
  *
  * The table is a fixed array (solve_table.c): thue_solver_new gives a solver a small
  * one of its own (THUE_SOLVE_TABLE_DEFAULT bytes, for the bots), thue_solve_table_new
@@ -46,8 +47,8 @@ typedef struct thue_solve_limits {
      * only among the positions i with i % root_parts == root_part, so the result is the
      * value of that share (the true value is the minimum over the shares). */
     int root_part, root_parts;
-    /* Lazy SMP: 0 for the main search; h > 0 for a helper sharing the main search's table,
-     * which searches the same positions in another order (its result is as exact). */
+    /* Threads: 0 for the main search; > 0 for a helper solving the same word on the
+     * main search's table (to share the work; it skips the principal variation). */
     int helper;
 } thue_solve_limits;
 

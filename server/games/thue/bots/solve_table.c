@@ -84,6 +84,9 @@ thue_solve_table *thue_solve_table_new(size_t bytes)
     t->slot = (_Atomic uint64_t *)p;
     t->buckets = buckets;
     atomic_init(&t->used, 0);
+    atomic_init(&t->searchers, 0);
+    for (int j = 0; j < THUE__TT_BUSY; j++)
+        atomic_init(&t->busy[j], 0);
     return t;
 }
 

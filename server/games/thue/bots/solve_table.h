@@ -23,6 +23,7 @@
 /* Bounds and depths are stored in 12 bits: THUE__TT_UNKNOWN means "no upper bound". */
 #define THUE__TT_UNKNOWN 4095
 #define THUE__TT_NOMOVE (-1)
+#define THUE__TT_BUSY 4096
 
 struct thue_solve_table {
     _Atomic uint64_t *slot; /* 8 words per bucket: key^data, data for entries 0..3 */
@@ -32,6 +33,9 @@ struct thue_solve_table {
     size_t huge_len;
     uint64_t buckets;
     _Atomic uint64_t used; /* entries ever filled (an empty entry taken) */
+    _Atomic int searchers; /* thue_solve calls running on the table */
+    /* (node, position) pairs some thread is searching, by hash (solve.c); a hint only. */
+    _Atomic uint64_t busy[THUE__TT_BUSY];
 };
 
 typedef struct thue__tt_data {
