@@ -7,7 +7,10 @@
  * k = 2, 3, 4 and overlap k = 2, 3; every reachable position up to a length against
  * the reference, with and without depth caps (V_d = min(V, d)); the two symmetries the
  * solver's table relies on (relabelling and reversal); principal variations that replay
- * legally and score the value; bad input.
+ * legally and score the value; bad input. The table (solve_table.c): tiny tables that
+ * must replace entries all the time give the same values as the reference; the
+ * one-word legal map of short words against the engine's; two threads on one table
+ * against one.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -22,6 +25,9 @@
 #include "games/thue/engine/repetition.h"
 #include "naive.h"
 #include "games/thue/bots/solve.h"
+#include "games/thue/bots/solve_table.h"
+
+#include <uv.h>
 
 /* ---- the reference: memoised minimax on exact words -------------------------------- */
 
@@ -207,6 +213,155 @@ static void all_positions(thue_solver *s, memo *m, uint8_t *w, int n, int k, thu
             }
 }
 
+/* The same walk with a solver over a tiny shared table: a few buckets, so entries are
+ * replaced all the time (and bounds of other words evicted mid-search); the values must
+ * stay exact. */
+#define TINY_OVERLAP_MIN 4096 /* bytes */
+static void test_tiny_table_stays_exact(void **state)
+{
+    (void)state;
+    size_t sizes[] = {64, 256, 4096};
+    struct {
+        int k;
+        thue_variant v;
+        int plies, deep;
+    } cases[] = {{3, THUE_SQUARE, 4, 6}, {4, THUE_SQUARE, 2, 7}, {3, THUE_OVERLAP, 2, 6}};
+    for (size_t z = 0; z < sizeof sizes / sizeof sizes[0]; z++)
+        for (size_t x = 0; x < sizeof cases / sizeof cases[0]; x++) {
+            if (sizes[z] < TINY_OVERLAP_MIN && cases[x].v == THUE_OVERLAP)
+                continue; /* overlap k = 3 (value 10) is too slow with a 16-entry table */
+            thue_solve_table *t = thue_solve_table_new(sizes[z]);
+            assert_non_null(t);
+            assert_int_equal(thue_solve_table_entries(t), sizes[z] / 16);
+            memo m = {0};
+            thue_solver *s = thue_solver_new_shared(cases[x].k, cases[x].v, t);
+            assert_non_null(s);
+            uint8_t w[MAXW + 1] = {0};
+            long count = 0;
+            all_positions(s, &m, w, 1, cases[x].k, cases[x].v, cases[x].plies, cases[x].deep,
+                          &count);
+            assert_true(count > 5);
+            assert_true(thue_solve_table_used(t) <= thue_solve_table_entries(t));
+            thue_solver_free(s);
+            thue_solve_table_free(t);
+            memo_free(&m);
+        }
+}
+
+/* Random clean words grown one safe insertion at a time (k = 2..9, both variants, up to
+ * 62 symbols): the solver's one-word legal map equals the engine's at every step. */
+static void test_short_map_matches_engine(void **state)
+{
+    (void)state;
+    uint64_t r = 0x2545f4914f6cdd1dULL;
+    long maps = 0;
+    for (int rep = 0; rep < 300; rep++)
+        for (int v = 0; v < 2; v++)
+            for (int k = 2; k <= 9; k++) {
+                uint8_t w[64];
+                uint64_t a[64], b[64];
+                int n = 0;
+                r = r * 6364136223846793005ULL + 1442695040888963407ULL;
+                int target = (int)((r >> 33) % 62);
+                while (n < target) {
+                    assert_int_equal(thue_legal_map(NULL, w, n, k, (thue_variant)v, a), 0);
+                    thue__short_map(w, n, k, (thue_variant)v, b);
+                    assert_memory_equal(a, b, (size_t)(n + 1) * sizeof(uint64_t));
+                    maps++;
+                    int open = 0;
+                    for (int i = 0; i <= n; i++)
+                        open += a[i] != 0;
+                    if (open == 0)
+                        break;
+                    int i;
+                    do {
+                        r = r * 6364136223846793005ULL + 1442695040888963407ULL;
+                        i = (int)((r >> 33) % (uint64_t)(n + 1));
+                    } while (a[i] == 0);
+                    uint64_t m = a[i];
+                    for (int skip = (int)((r >> 20) % (uint64_t)__builtin_popcountll(m)); skip > 0;
+                         skip--)
+                        m &= m - 1;
+                    memmove(w + i + 1, w + i, (size_t)(n - i));
+                    w[i] = (uint8_t)__builtin_ctzll(m);
+                    n++;
+                }
+            }
+    assert_true(maps > 10000);
+}
+
+/* Two threads solving one word on one table (the main search and a helper) give the
+ * main search the value one thread finds alone. */
+typedef struct helper_arg {
+    thue_solver *s;
+    const uint8_t *w;
+    int n, cap;
+    atomic_int *stop;
+    thue_solve_result r;
+} helper_arg;
+
+static void helper_run(void *p)
+{
+    helper_arg *h = p;
+    thue_solve_limits lim = {.max_depth = h->cap, .stop = h->stop, .helper = 1};
+    assert_int_equal(thue_solve(h->s, h->w, h->n, &lim, &h->r), 0);
+}
+
+static void test_threads_agree(void **state)
+{
+    (void)state;
+    struct {
+        int k;
+        thue_variant v;
+        uint8_t w[8];
+        int n, cap;
+    } cases[] = {{5, THUE_SQUARE, {0}, 1, 11},
+                 {5, THUE_SQUARE, {0, 1, 2, 0, 3}, 5, 9},
+                 {3, THUE_OVERLAP, {0}, 1, 0},
+                 {4, THUE_SQUARE, {0, 1}, 2, 0},
+                 {6, THUE_OVERLAP, {0, 1, 0}, 3, 8}};
+    for (size_t x = 0; x < sizeof cases / sizeof cases[0]; x++) {
+        thue_solver *one = thue_solver_new(cases[x].k, cases[x].v);
+        thue_solve_limits lim = {.max_depth = cases[x].cap};
+        thue_solve_result alone, main_r;
+        assert_int_equal(thue_solve(one, cases[x].w, cases[x].n, &lim, &alone), 0);
+        thue_solver_free(one);
+
+        thue_solve_table *t = thue_solve_table_new((size_t)1 << 20);
+        thue_solver *a = thue_solver_new_shared(cases[x].k, cases[x].v, t);
+        helper_arg h = {thue_solver_new_shared(cases[x].k, cases[x].v, t), cases[x].w,
+                        cases[x].n, cases[x].cap, NULL, {0}};
+        atomic_int stop;
+        atomic_init(&stop, 0);
+        h.stop = &stop;
+        uv_thread_t tid;
+        assert_int_equal(uv_thread_create(&tid, helper_run, &h), 0);
+        assert_int_equal(thue_solve(a, cases[x].w, cases[x].n, &lim, &main_r), 0);
+        atomic_store(&stop, 1);
+        uv_thread_join(&tid);
+        assert_int_equal(main_r.value, alone.value);
+        assert_int_equal(main_r.exact, alone.exact);
+        assert_int_equal(main_r.depth, alone.depth);
+        assert_int_equal(main_r.pv_len, alone.pv_len);
+        thue_solver_free(a);
+        thue_solver_free(h.s);
+        thue_solve_table_free(t);
+    }
+}
+
+static void test_table_bad_arguments(void **state)
+{
+    (void)state;
+    assert_null(thue_solve_table_new(0));
+    assert_null(thue_solve_table_new(63));
+    assert_null(thue_solve_table_new(SIZE_MAX));
+    assert_null(thue_solver_new_shared(3, THUE_SQUARE, NULL));
+    thue_solve_table *t = thue_solve_table_new(64);
+    assert_null(thue_solver_new_shared(1, THUE_SQUARE, t));
+    thue_solve_table_free(t);
+    thue_solve_table_free(NULL);
+}
+
 static void test_every_position_against_reference(void **state)
 {
     (void)state;
@@ -367,6 +522,10 @@ int main(void)
         cmocka_unit_test(test_principal_variation_replays),
         cmocka_unit_test(test_budget_and_caps),
         cmocka_unit_test(test_bad_input),
+        cmocka_unit_test(test_tiny_table_stays_exact),
+        cmocka_unit_test(test_short_map_matches_engine),
+        cmocka_unit_test(test_threads_agree),
+        cmocka_unit_test(test_table_bad_arguments),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
