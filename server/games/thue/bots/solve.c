@@ -761,3 +761,13 @@ int thue__solver_holds(thue_solver *s, const uint8_t *sym, int n, int d)
         return THUE_ENOMEM;
     return r >= d;
 }
+
+int thue__solver_known(thue_solver *s, const uint8_t *sym, int n)
+{
+    if (n < 0 || n >= SOLVE_MAXLEN)
+        return -1;
+    hkey h;
+    canon_hash(s, sym, n, s->key, s->key2, &h);
+    thue__tt_data e;
+    return thue__tt_probe(s->tt, h.key, h.index, &e) ? e.lo : -1;
+}

@@ -5,10 +5,11 @@
  * Level by level from the root: level P holds canonical words of length n0 + P with D - P
  * insertions still to survive. For each word and each builder position i the painter's
  * symbol r[i] is one whose child still holds D - P - 1: a symbol whose canonical child is
- * already in the next level is taken first (no search, and the proof stays small), else
- * the first symbol the solver proves (a null-window search, mostly answered by the table
- * the main search filled). The next level is the set of those canonical children. Each
- * level is sorted and written once complete, then freed, so memory holds two levels.
+ * already in the next level is taken first (no search, and the proof stays small), then
+ * a symbol whose child the table already proves (the search's own choice), else the
+ * first symbol the solver proves (a null-window search). The next level is the set of
+ * those canonical children. Each level is sorted and written once complete, then freed,
+ * so memory holds two levels.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -180,7 +181,12 @@ int thue_solver_write_proof(thue_solver *s, const uint8_t *sym, int n, int depth
         for (size_t q = 0; q < cur.count && err == 0; q++) {
             uint8_t *rec = cur.rec + q * rs;
             memcpy(w, rec, (size_t)L);
-            thue_legal_map(NULL, w, L, k, v, safe);
+            if (L <= 62)
+                thue__short_map(w, L, k, v, safe);
+            else if (thue_legal_map(NULL, w, L, k, v, safe) != 0) {
+                err = THUE_ENOMEM;
+                break;
+            }
             for (int i = 0; i <= L && err == 0; i++) {
                 int pick = -1;
                 for (uint64_t m = safe[i]; m && !last && pick < 0; m &= m - 1) {
@@ -190,6 +196,16 @@ int thue_solver_write_proof(thue_solver *s, const uint8_t *sym, int n, int depth
                     memcpy(x + i + 1, w + i, (size_t)(L - i));
                     thue_canonical(x, L + 1, cx);
                     if (set_has(&next, cx))
+                        pick = c;
+                }
+                /* Then a symbol the table already proves (what the search chose), and
+                 * only then a search, symbol by symbol. */
+                for (uint64_t m = safe[i]; m && R - 1 >= 2 && pick < 0; m &= m - 1) {
+                    int c = __builtin_ctzll(m);
+                    memcpy(x, w, (size_t)i);
+                    x[i] = (uint8_t)c;
+                    memcpy(x + i + 1, w + i, (size_t)(L - i));
+                    if (thue__solver_known(s, x, L + 1) >= R - 1)
                         pick = c;
                 }
                 for (uint64_t m = safe[i]; m && pick < 0; m &= m - 1) {

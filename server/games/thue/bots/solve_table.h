@@ -68,6 +68,9 @@ void thue__solver_game(const thue_solver *s, int *k, thue_variant *v);
 /* Does V(sym[0..n)) >= d hold (d >= 0; a null-window search with the table)? 1 or 0,
  * THUE_ENOMEM, THUE_ETOOLONG. The word is trusted to be clean. */
 int thue__solver_holds(thue_solver *s, const uint8_t *sym, int n, int d);
+/* The lower bound the table holds for V(sym[0..n)), or -1 when the table has none. */
+int thue__solver_known(thue_solver *s, const uint8_t *sym, int n);
+
 /* The solver's legal-move map for words of at most 62 symbols (exposed for the tests,
  * which check it against thue_legal_map). */
 void thue__short_map(const uint8_t *w, int n, int k, thue_variant v, uint64_t *safe);
