@@ -75,8 +75,8 @@ typedef struct worker {
 static void on_depth(void *ctx, int depth, int value, int exact, uint64_t nodes)
 {
     worker *wk = ctx;
-    double fill = 100.0 * (double)thue_solve_table_used(wk->tt) /
-                  (double)thue_solve_table_entries(wk->tt);
+    double fill =
+        100.0 * (double)thue_solve_table_used(wk->tt) / (double)thue_solve_table_entries(wk->tt);
     fprintf(stderr, "depth %d: %s%d (%.0f ms, %llu nodes, table %.1f%% full)\n", depth,
             exact ? "" : ">= ", value, now_ms() - wk->start, (unsigned long long)nodes, fill);
 }
@@ -212,7 +212,8 @@ int cmd_solve(int argc, char **argv)
     double proof_ms = 0;
     if (err == 0 && pf != NULL) {
         double t0 = now_ms();
-        int pe = thue_solver_write_proof(wk[0].solver, w.sym, w.len, r->value, pf, &records, &bytes);
+        int pe =
+            thue_solver_write_proof(wk[0].solver, w.sym, w.len, r->value, pf, &records, &bytes);
         int werr = ferror(pf);
         if (fclose(pf) != 0)
             werr = 1;
@@ -257,8 +258,8 @@ int cmd_solve(int argc, char **argv)
             if (r->exact)
                 printf("value %d (exact): with best play the painter scores %d more point%s and "
                        "the builder forces a%s %s on insertion %d\n",
-                       r->value, r->value, r->value == 1 ? "" : "s",
-                       v == THUE_OVERLAP ? "n" : "", rep_name, r->value + 1);
+                       r->value, r->value, r->value == 1 ? "" : "s", v == THUE_OVERLAP ? "n" : "",
+                       rep_name, r->value + 1);
             else if (r->depth > 0)
                 printf("value >= %d (not exact): the painter survives at least %d more "
                        "insertions%s\n",
@@ -272,8 +273,7 @@ int cmd_solve(int argc, char **argv)
                    (unsigned long long)r->nodes, (unsigned long long)r->states, ms);
             if (proof != NULL)
                 printf("proof: %s: painter >= %d, %llu records, %llu bytes, %.1f ms\n", proof,
-                       r->value, (unsigned long long)records, (unsigned long long)bytes,
-                       proof_ms);
+                       r->value, (unsigned long long)records, (unsigned long long)bytes, proof_ms);
         }
     }
     for (int t = 0; t < threads; t++)

@@ -329,8 +329,12 @@ static void test_threads_agree(void **state)
 
         thue_solve_table *t = thue_solve_table_new((size_t)1 << 20);
         thue_solver *a = thue_solver_new_shared(cases[x].k, cases[x].v, t);
-        helper_arg h = {thue_solver_new_shared(cases[x].k, cases[x].v, t), cases[x].w,
-                        cases[x].n, cases[x].cap, NULL, {0}};
+        helper_arg h = {thue_solver_new_shared(cases[x].k, cases[x].v, t),
+                        cases[x].w,
+                        cases[x].n,
+                        cases[x].cap,
+                        NULL,
+                        {0}};
         atomic_int stop;
         atomic_init(&stop, 0);
         h.stop = &stop;

@@ -93,8 +93,9 @@ static size_t check_proof(const char *buf, size_t size, const char *variant, int
     if (n0 > 0)
         digits[n0] = '\0';
     int M = D > 1 ? D - 1 : 0;
-    snprintf(want, sizeof want, "thue-proof 1\nvariant %s\nk %d\nroot %s\ndepth %d\nlevels %d\nend\n",
-             variant, k, digits, D, M);
+    snprintf(want, sizeof want,
+             "thue-proof 1\nvariant %s\nk %d\nroot %s\ndepth %d\nlevels %d\nend\n", variant, k,
+             digits, D, M);
     assert_true(size >= strlen(want));
     assert_memory_equal(p, want, strlen(want));
     p += strlen(want);
@@ -126,7 +127,7 @@ static size_t check_proof(const char *buf, size_t size, const char *variant, int
             uint8_t c[MAXL];
             canon_ref(nibs, l->len, c);
             assert_memory_equal(c, nibs, (size_t)l->len); /* canonical */
-            if (x > 0) /* sorted, no duplicates */
+            if (x > 0)                                    /* sorted, no duplicates */
                 assert_true(memcmp(l->w + (x - 1) * (size_t)l->len, nibs, (size_t)l->len) < 0);
         }
         p += count * bytes;
@@ -194,8 +195,8 @@ static size_t prove(int k, thue_variant v, const uint8_t *root, int n0, int D, s
     char *buf = malloc((size_t)size + 1);
     assert_int_equal(fread(buf, 1, (size_t)size, f), (size_t)size);
     fclose(f);
-    size_t got = check_proof(buf, (size_t)size, v == THUE_SQUARE ? "square" : "overlap", k,
-                             root, n0, D);
+    size_t got =
+        check_proof(buf, (size_t)size, v == THUE_SQUARE ? "square" : "overlap", k, root, n0, D);
     assert_int_equal(got, records);
     free(buf);
     thue_solver_free(s);

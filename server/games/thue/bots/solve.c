@@ -427,7 +427,8 @@ static int search(thue_solver *s, int n, int d, int alpha, int beta, int ply, co
      * neither reads nor writes the table. */
     int own = restricted(s, ply);
     uint64_t *safe = s->maps[ply];
-    if (d == 1 && TABLE_MIN_D > 1) { /* V_1 = 1 iff every position (of the share) has a safe symbol */
+    if (d == 1 &&
+        TABLE_MIN_D > 1) { /* V_1 = 1 iff every position (of the share) has a safe symbol */
         legal_map(s, n, safe);
         for (int i = 0; i <= n; i++)
             if (safe[i] == 0 && (!own || i % s->root_parts == s->root_part))
@@ -477,7 +478,8 @@ static int search(thue_solver *s, int n, int d, int alpha, int beta, int ply, co
             order[bucket[popcount64(safe[i])]++] = i;
     }
     cnt = bucket[s->k];
-    if (tmove >= 0 && cnt > 0 && safe[order[0]] != 0 && (!own || tmove % s->root_parts == s->root_part))
+    if (tmove >= 0 && cnt > 0 && safe[order[0]] != 0 &&
+        (!own || tmove % s->root_parts == s->root_part))
         for (int x = 1; x < cnt; x++)
             if (order[x] == tmove) {
                 memmove(order + 1, order, sizeof(int) * (size_t)x);
@@ -545,8 +547,8 @@ static int search(thue_solver *s, int n, int d, int alpha, int beta, int ply, co
                 for (int a = 1; a < nc; a++) {
                     cand t = cs[a];
                     int b = a;
-                    while (b > 0 && (cs[b - 1].hi < t.hi ||
-                                     (cs[b - 1].hi == t.hi && cs[b - 1].lo < t.lo))) {
+                    while (b > 0 &&
+                           (cs[b - 1].hi < t.hi || (cs[b - 1].hi == t.hi && cs[b - 1].lo < t.lo))) {
                         cs[b] = cs[b - 1];
                         b--;
                     }
