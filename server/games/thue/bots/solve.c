@@ -27,7 +27,8 @@
  *
  * Leaves. Most nodes are at the last levels, so those skip the table: at remaining depth
  * 1, V_1 = 1 iff every position has a safe symbol, read off the legal-move map; nodes
- * below TABLE_MIN_D neither canonicalise nor touch the table.
+ * below TABLE_MIN_D neither canonicalise nor touch the table. Words of up to 62 symbols
+ * get their legal-move maps from short_map below (one machine word per bit set).
  *
  * Threads. Solvers over one shared table search the same root in the same order, but at
  * a builder node with remaining depth >= SPLIT_MIN_D a position another thread is busy
@@ -50,12 +51,11 @@
 
 /* Longest word the solver handles. */
 #define SOLVE_MAXLEN 4096
-/* Nodes with less remaining depth than this skip the table (see "Leaves" above). */
+/* Nodes with less remaining depth than this skip the table (see "Leaves" above):
+ * measured at depth 15 for square k = 5, 2 takes 1.3 s, 1 takes 1.6 s, 3 takes 3.5 s. */
+#define TABLE_MIN_D 2
 /* Threads split the work at nodes with at least this remaining depth. */
 #define SPLIT_MIN_D 5
-#ifndef TABLE_MIN_D
-#define TABLE_MIN_D 2
-#endif
 
 /* The table's two hashes of a canonical word, and whether the canonical form is the
  * reversed word (positions then map i -> n - i). */
@@ -427,8 +427,7 @@ static int search(thue_solver *s, int n, int d, int alpha, int beta, int ply, co
      * neither reads nor writes the table. */
     int own = restricted(s, ply);
     uint64_t *safe = s->maps[ply];
-    if (d == 1 &&
-        TABLE_MIN_D > 1) { /* V_1 = 1 iff every position (of the share) has a safe symbol */
+    if (d == 1) { /* V_1 = 1 iff every position (of the share) has a safe symbol */
         legal_map(s, n, safe);
         for (int i = 0; i <= n; i++)
             if (safe[i] == 0 && (!own || i % s->root_parts == s->root_part))
