@@ -623,8 +623,31 @@ static int value_at(thue_solver *s, int n, int d)
     return search(s, n, d, -1, d + 1, 0, NULL);
 }
 
+/* V_d(s->w[0..n)) >= t? A null-window search (mostly answered by the table). */
+static int at_least(thue_solver *s, int n, int d, int t)
+{
+    if (t <= 0)
+        return 1;
+    if (t > d)
+        return 0;
+    s->gen = (unsigned)d;
+    return search(s, n, d, t - 1, t, 0, NULL) >= t;
+}
+
+/* The table's lower bound for s->w[0..n) (0 when it has none). */
+static int known_lo(thue_solver *s, int n)
+{
+    hkey h;
+    canon_hash(s, s->w, n, s->key, s->key2, &h);
+    thue__tt_data e;
+    return thue__tt_probe(s->tt, h.key, h.index, &e) ? e.lo : 0;
+}
+
 /* Follows best play from s->w[0..n), whose value capped at d is r: at each step the
- * first position whose painter value is r, and there the first symbol reaching it. */
+ * first position whose painter value is r, and there a symbol reaching it (one the table
+ * already proves if any). Only null-window questions are asked: "is this child worth at
+ * least r - 1" for the symbol, and, below the cap, "is any worth r" to rule the position
+ * out; a child's exact value is never needed. */
 static void principal_variation(thue_solver *s, int n, int d, int r, thue_solve_result *out)
 {
     static _Thread_local uint64_t safe[SOLVE_MAXLEN + 1];
@@ -634,29 +657,37 @@ static void principal_variation(thue_solver *s, int n, int d, int r, thue_solve_
     int part = s->root_part, parts = s->root_parts;
     s->root_parts = 0;
     while (d > 0 && out->pv_len < THUE_SOLVE_PV_MAX && !s->stop) {
-        thue_legal_map(s->scan, s->w, len, s->k, s->v, safe);
+        legal_map(s, len, safe);
         int bi = -1, bc = 0;
-        for (int i = 0; i <= len && bi < 0; i++) {
+        for (int i = 0; i <= len && bi < 0 && !s->stop; i++) {
             if (out->pv_len == 0 && parts > 1 && i % parts != part)
                 continue;
-            if (safe[i] == 0) { /* r is 0: the builder ends the round here */
-                bi = i;
-                break;
+            if (safe[i] == 0) { /* worth 0: the builder ends the round here */
+                if (r == 0)
+                    bi = i;
+                continue;
             }
-            int pmax = -1, cmax = 0;
-            for (uint64_t m = safe[i]; m; m &= m - 1) {
-                int c = __builtin_ctzll(m);
-                insert_at(s->w, len, i, c);
-                int v = 1 + value_at(s, len + 1, d - 1);
-                remove_at(s->w, len + 1, i);
-                if (v > pmax) {
-                    pmax = v;
-                    cmax = c;
+            if (r == 0)
+                continue;
+            int pick = -1;
+            for (int pass = 0; pass < 2 && pick < 0; pass++)
+                for (uint64_t m = safe[i]; m && pick < 0; m &= m - 1) {
+                    int c = __builtin_ctzll(m);
+                    insert_at(s->w, len, i, c);
+                    if (pass == 0 ? known_lo(s, len + 1) >= r - 1
+                                  : at_least(s, len + 1, d - 1, r - 1))
+                        pick = c;
+                    remove_at(s->w, len + 1, i);
                 }
+            int above = 0; /* below the cap, a symbol worth more than r rules i out */
+            for (uint64_t m = safe[i]; m && pick >= 0 && r < d && !above; m &= m - 1) {
+                insert_at(s->w, len, i, __builtin_ctzll(m));
+                above = at_least(s, len + 1, d - 1, r);
+                remove_at(s->w, len + 1, i);
             }
-            if (pmax == r) {
+            if (pick >= 0 && !above) {
                 bi = i;
-                bc = cmax;
+                bc = pick;
             }
         }
         if (bi < 0 || s->stop)
