@@ -154,9 +154,11 @@ struct session {
     thue_client *client; /* NULL while away */
     account *acct;       /* NULL for a guest */
     int rooms_created;   /* rooms created and not left */
-    /* quick match: the queue this session waits in (queued = false: none) */
+    /* quick match: the queue this session waits in (queued = false: none); queue_opt is
+     * allocated by the session's first queue_join and lives as long as the session (it
+     * is 1 KiB: most sessions never queue, and a node holds 100,000 of them) */
     bool queued;
-    thue_room_options queue_opt;
+    thue_room_options *queue_opt;
     uint64_t queue_seq;
     /* several nodes: the ticket in Redis's pool ("" = none), the pool's name, and whether
      * another node's join took it (its "match" is coming) */

@@ -118,7 +118,7 @@ static session *longest_waiting(thue_lobby *l, const session *s, const thue_room
     session *other = NULL;
     for (session *o = l->sessions; o; o = o->next)
         if (o != s && o->queued && !o->ending && o->ticket[0] == '\0' &&
-            same_queue(&o->queue_opt, opt) && (other == NULL || o->queue_seq < other->queue_seq))
+            same_queue(o->queue_opt, opt) && (other == NULL || o->queue_seq < other->queue_seq))
             other = o;
     return other;
 }
@@ -131,7 +131,7 @@ static room *quick_room_for(thue_lobby *l, session *first, session *s, int *err,
     *err = room_allowed(l, s->client ? s->client->peer : NULL, why, size);
     room *r =
         *err ? NULL
-             : room_quick(l, first != NULL ? first : s, first != NULL ? s : NULL, &s->queue_opt);
+             : room_quick(l, first != NULL ? first : s, first != NULL ? s : NULL, s->queue_opt);
     if (r == NULL && *err == 0) {
         *err = THUE_PERR_INTERNAL;
         snprintf(why, size,
@@ -189,6 +189,11 @@ int cmd_queue_join(request *rq)
                                  &opt, &game, &gopt);
     if (gerr)
         return gerr;
+    if (s->queue_opt == NULL && (s->queue_opt = malloc(sizeof *s->queue_opt)) == NULL) {
+        snprintf(rq->message, sizeof rq->message,
+                 "the server is out of memory: join the queue again in a minute");
+        return THUE_PERR_INTERNAL;
+    }
     queue_remove(s);
     /* A server without room for a match says so now rather than queue the player for
      * nothing. */
@@ -202,7 +207,7 @@ int cmd_queue_join(request *rq)
     /* Several nodes: Redis's pool pairs (cluster_queue), when it can. */
     if (nodes_up(l)) {
         s->queued = true;
-        s->queue_opt = opt;
+        *s->queue_opt = opt;
         s->queue_seq = ++l->queue_seq;
         /* `ok` once the ticket is in the pool (cluster_joined): a later join's ticket
          * comes after it there, so "who joined last" means the same to every client. */
@@ -242,7 +247,7 @@ int cmd_queue_join(request *rq)
         return 0;
     }
     s->queued = true;
-    s->queue_opt = opt;
+    *s->queue_opt = opt;
     s->queue_seq = ++l->queue_seq;
     if (cmd->u.queue_join.bot_after_s > 0)
         uv_timer_start(&s->queue_timer, queue_bot_due,
@@ -368,7 +373,7 @@ static void local_fallback(thue_lobby *l, session *s)
 {
     ticket_clear(l, s);
     s->qpaired = false;
-    session *other = longest_waiting(l, s, &s->queue_opt);
+    session *other = longest_waiting(l, s, s->queue_opt);
     if (other == NULL)
         return;
     char why[THUE_PROTO_TEXT_MAX + 1];
@@ -441,7 +446,7 @@ static void pair_here(thue_lobby *l, session *s, const thue_cluster_ticket *othe
             return;
         }
     }
-    room *r = room_quick(l, o, s, &s->queue_opt);
+    room *r = room_quick(l, o, s, s->queue_opt);
     if (r == NULL) {
         snprintf(why, sizeof why,
                  "the server could not make the room for your match; join the queue again");
@@ -500,7 +505,7 @@ static int cluster_queue(thue_lobby *l, session *s, const thue_msg_id *id)
     if (ticket_new(l, s) != 0)
         return -1;
     s->qpaired = false;
-    pool_text(&s->queue_opt, s->qpool, sizeof s->qpool);
+    pool_text(s->queue_opt, s->qpool, sizeof s->qpool);
     thue_cluster_ticket t;
     memset(&t, 0, sizeof t);
     snprintf(t.id, sizeof t.id, "%s", s->ticket);
