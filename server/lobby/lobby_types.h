@@ -160,6 +160,7 @@ struct session {
     bool queued;
     thue_room_options *queue_opt;
     uint64_t queue_seq;
+    session *qprev, *qnext; /* in the lobby's queue list while queued */
     /* several nodes: the ticket in Redis's pool ("" = none), the pool's name, and whether
      * another node's join took it (its "match" is coming) */
     char ticket[LOBBY_ID_CHARS + 2];
@@ -275,6 +276,8 @@ struct thue_lobby {
     room *rooms; /* newest first */
     int nrooms;
     uint64_t room_seq, queue_seq;
+    /* The queued sessions, oldest first (quick match looks here, not at every session) */
+    session *qhead, *qtail;
     session *by_name[LOBBY_BUCKETS], *by_token[LOBBY_BUCKETS];
     session *by_ticket[LOBBY_BUCKETS]; /* sessions with a ticket in Redis's pool (quickmatch.c) */
     room *by_id[LOBBY_BUCKETS];
