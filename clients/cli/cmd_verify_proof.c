@@ -133,7 +133,10 @@ int cmd_verify_proof(int argc, char **argv)
             cli_json_string(stdout, fail.message);
             fputs("}\n", stdout);
         }
-        fprintf(stderr, "thue verify-proof: %s: proof rejected: %s\n", pos[0], fail.message);
+        if (fail.status == THUE_PROOF_IO || fail.status == THUE_PROOF_NOMEM)
+            fprintf(stderr, "thue verify-proof: %s: cannot check it: %s\n", pos[0], fail.message);
+        else
+            fprintf(stderr, "thue verify-proof: %s: proof rejected: %s\n", pos[0], fail.message);
         return 1;
     }
     if (json) {

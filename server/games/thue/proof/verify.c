@@ -663,7 +663,8 @@ static int read_trailer(reader *rd, thue_proof_failure *fail)
         return THUE_PROOF_TRAILER;
     }
     if (rd->left != 0 || getc(rd->f) != EOF) {
-        set_fail(fail, THUE_PROOF_TRAILER, -1, -1, -1, "%lld bytes after 'end-proof'",
+        set_fail(fail, THUE_PROOF_TRAILER, -1, -1, -1,
+                 "trailing data after 'end-proof' (%lld bytes)",
                  (long long)(rd->left > 0 ? rd->left : 1));
         return THUE_PROOF_TRAILER;
     }
