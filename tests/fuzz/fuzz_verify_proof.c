@@ -42,7 +42,8 @@ static int check(const uint8_t *data, size_t size, int threads, thue_proof_failu
         int64_t total = 0;
         for (int p = 0; p < sum.levels; p++)
             total += sum.counts[p];
-        if (sum.root == NULL || total != sum.records || sum.levels != (sum.depth > 1 ? sum.depth - 1 : 0))
+        if (sum.root == NULL || total != sum.records ||
+            sum.levels != (sum.depth > 1 ? sum.depth - 1 : 0))
             abort();
     } else if (sum.counts != NULL || sum.root != NULL || fail->message[0] == '\0') {
         abort();
