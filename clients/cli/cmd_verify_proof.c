@@ -118,7 +118,7 @@ int cmd_verify_proof(int argc, char **argv)
         size = ftell(f);
         rewind(f);
     }
-    thue_proof_options opt = {threads, size >= PROGRESS_MIN_BYTES ? progress : NULL, NULL};
+    thue_proof_options opt = {threads, size >= PROGRESS_MIN_BYTES ? progress : NULL, NULL, 0};
     thue_proof_summary sum;
     thue_proof_failure fail;
     double t0 = now_seconds();

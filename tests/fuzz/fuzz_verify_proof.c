@@ -33,7 +33,7 @@ static FILE *file_of(const uint8_t *data, size_t size)
 
 static int check(const uint8_t *data, size_t size, int threads, thue_proof_failure *fail)
 {
-    thue_proof_options opt = {threads, NULL, NULL};
+    thue_proof_options opt = {threads, NULL, NULL, threads == 1 ? 0 : 1};
     thue_proof_summary sum;
     int st = thue_proof_verify(file_of(data, size), &opt, &sum, fail);
     if (st < 0 || st > THUE_PROOF_DEAD_END || (st != 0) != (fail->status != 0))

@@ -39,7 +39,7 @@ static int verify_buf(const uint8_t *buf, size_t len, int threads, thue_proof_su
     assert_non_null(f);
     assert_int_equal(fwrite(buf, 1, len, f), len);
     rewind(f);
-    thue_proof_options opt = {threads, NULL, NULL};
+    thue_proof_options opt = {threads, NULL, NULL, 0};
     int st = thue_proof_verify(f, &opt, sum, fail);
     fclose(f);
     return st;

@@ -34,18 +34,24 @@ static uint64_t rng_below(rng_t *r, uint64_t n)
     return thue_splitmix64(r) % n;
 }
 
-static int verify_buf(const uint8_t *buf, size_t len, int threads, thue_proof_failure *fail)
+static int verify_chunked(const uint8_t *buf, size_t len, int threads, int chunk,
+                          thue_proof_failure *fail)
 {
     FILE *f = tmpfile();
     assert_non_null(f);
     assert_int_equal(fwrite(buf, 1, len, f), len);
     rewind(f);
-    thue_proof_options opt = {threads, NULL, NULL};
+    thue_proof_options opt = {threads, NULL, NULL, chunk};
     thue_proof_summary sum;
     int st = thue_proof_verify(f, &opt, &sum, fail);
     fclose(f);
     thue_proof_summary_free(&sum);
     return st;
+}
+
+static int verify_buf(const uint8_t *buf, size_t len, int threads, thue_proof_failure *fail)
+{
+    return verify_chunked(buf, len, threads, 0, fail);
 }
 
 /* Every word over k symbols of length n, in turn, in w; returns 0 after the last. */
@@ -258,35 +264,45 @@ static void test_threads_same_first_failure(void **state)
             big = P;
     int n = p.count[big], L = 1 + big;
     assert_true(n > 300); /* more than one chunk of 256 records (510 here) */
-    /* Spoil a late record and an early one: the early one is the one to report. */
-    int late = n - 5, early = 100;
+    /* Spoil every record from 200 on (its last position with an unsafe symbol). With the
+     * default chunks of 256 records a second thread starts at record 256 and can find a
+     * failure there before the first thread reaches the first spoiled record (`early`);
+     * with chunks of one record the threads take turns over the spoiled ones. Either way
+     * `early` is the one to report. */
+    int early = -1, spoiled = 0;
     uint8_t x[PG_LEN_MAX];
-    int spoiled = 0;
-    for (int j = late; j >= early; j -= late - early) {
+    for (int j = 200; j < n; j++) {
         pg_record *r = &p.recs[big][j];
-        for (int i = L; i >= 0 && spoiled < (j == late ? 1 : 2); i--)
-            for (int c = 0; c < 3; c++) {
+        int done = 0;
+        for (int i = L; i >= 0 && !done; i--)
+            for (int c = 0; c < 3 && !done; c++) {
                 memcpy(x, r->w, (size_t)i);
                 x[i] = (uint8_t)c;
                 memcpy(x + i + 1, r->w + i, (size_t)(L - i));
                 if (!pg_clean(x, L + 1, THUE_OVERLAP)) {
                     r->r[i] = (uint8_t)c;
-                    spoiled++;
-                    break;
+                    done = 1;
                 }
             }
+        spoiled += done;
+        if (done && early < 0)
+            early = j; /* a few words have no unsafe symbol anywhere */
     }
-    assert_int_equal(spoiled, 2);
+    assert_true(early >= 200 && early < 256 && spoiled > 250);
     size_t len;
     uint8_t *buf = pg_serialize(&p, &len);
     thue_proof_failure f1, f;
     assert_int_equal(verify_buf(buf, len, 1, &f1), THUE_PROOF_UNSAFE);
     assert_int_equal(f1.level, big);
     assert_int_equal(f1.record, early);
-    for (int threads = 2; threads <= 8; threads++) {
-        assert_int_equal(verify_buf(buf, len, threads, &f), THUE_PROOF_UNSAFE);
-        assert_string_equal(f.message, f1.message);
-    }
+    for (int threads = 2; threads <= 16; threads++)
+        for (int chunk = 0; chunk <= 7; chunk += 7) {
+            assert_int_equal(verify_chunked(buf, len, threads % 8 + 1, chunk, &f),
+                             THUE_PROOF_UNSAFE);
+            assert_string_equal(f.message, f1.message);
+        }
+    assert_int_equal(verify_chunked(buf, len, 4, 1, &f), THUE_PROOF_UNSAFE);
+    assert_string_equal(f.message, f1.message);
     free(buf);
     pg_free(&p);
     pg_reset();

@@ -36,7 +36,7 @@
 
 #define LINE_MAX_LEVEL 64 /* "level P COUNT": two numbers of at most 19 digits */
 #define NUM_DIGITS_MAX 18 /* decimal numbers in the file: below 10^18 */
-#define CHUNK 256         /* records a thread claims at a time */
+#define CHUNK 256         /* records a thread claims at a time, by default */
 #define WORD_SHOWN 48     /* symbols of a word shown in a message */
 
 typedef struct reader {
@@ -57,6 +57,7 @@ typedef struct verifier {
     int k;
     int levels; /* M */
     int threads;
+    int chunk; /* records a thread claims at a time */
 } verifier;
 
 struct worker;
@@ -325,11 +326,11 @@ static int check_record(worker *wk, int64_t idx)
         }
         if (bad) {
             set_fail(&wk->fail, THUE_PROOF_UNSAFE, P, idx, i,
-                     "level %d, record %lld (word %s), position %d: painter symbol %d makes a %s "
+                     "level %d, record %lld (word %s), position %d: painter symbol %d makes %s "
                      "(period %d at %d..%d of %s)",
-                     P, (long long)idx, hex_word(wk->w, L, buf), i, c, thue_variant_name(vf->v),
-                     rep.period, rep.start, rep.start + rep.length - 1,
-                     hex_word(wk->x, L + 1, buf2));
+                     P, (long long)idx, hex_word(wk->w, L, buf), i, c,
+                     vf->v == THUE_SQUARE ? "a square" : "an overlap", rep.period, rep.start,
+                     rep.start + rep.length - 1, hex_word(wk->x, L + 1, buf2));
             return THUE_PROOF_UNSAFE;
         }
         if (ps->next != NULL) {
@@ -375,10 +376,11 @@ static void *worker_run(void *arg)
     pass *ps = wk->ps;
     int64_t count = ps->cur->count;
     for (;;) {
-        int64_t start = __atomic_fetch_add(&ps->next_chunk, CHUNK, __ATOMIC_RELAXED);
+        int64_t chunk = ps->vf->chunk;
+        int64_t start = __atomic_fetch_add(&ps->next_chunk, chunk, __ATOMIC_RELAXED);
         if (start >= count || start > __atomic_load_n(&ps->first_bad, __ATOMIC_RELAXED))
             break;
-        int64_t end = start + CHUNK < count ? start + CHUNK : count;
+        int64_t end = start + chunk < count ? start + chunk : count;
         for (int64_t i = start; i < end; i++) {
             if (i > __atomic_load_n(&ps->first_bad, __ATOMIC_RELAXED))
                 return NULL;
@@ -431,7 +433,7 @@ static int run_pass(const verifier *vf, int p, const level *cur, const level *ne
 {
     pass ps = {vf, p, cur, next, fn, 0, INT64_MAX};
     int nt = vf->threads;
-    int64_t chunks = (cur->count + CHUNK - 1) / CHUNK;
+    int64_t chunks = (cur->count + vf->chunk - 1) / vf->chunk;
     if (nt > chunks)
         nt = chunks > 0 ? (int)chunks : 1;
     worker *wks = calloc((size_t)nt, sizeof *wks);
@@ -606,8 +608,9 @@ static int read_header(reader *rd, verifier *vf, uint8_t *root, int *n0, char *t
     if (bad != 0) {
         set_fail(fail, bad < 0 ? THUE_PROOF_NOMEM : THUE_PROOF_ROOT, -1, -1, -1,
                  bad < 0 ? "header line 4: out of memory checking the root"
-                         : "header line 4: the root holds a %s (period %d at %d..%d)",
-                 thue_variant_name(vf->v), rep.period, rep.start, rep.start + rep.length - 1);
+                         : "header line 4: the root holds %s (period %d at %d..%d)",
+                 vf->v == THUE_SQUARE ? "a square" : "an overlap", rep.period, rep.start,
+                 rep.start + rep.length - 1);
         return fail->status;
     }
     if ((st = header_line(rd, text, cap, 5, "depth D", fail)) != 0)
@@ -780,7 +783,8 @@ int thue_proof_verify(FILE *f, const thue_proof_options *opt, thue_proof_summary
     memset(fail, 0, sizeof *fail);
     fail->level = fail->position = -1;
     fail->record = -1;
-    verifier vf = {THUE_SQUARE, 0, 0, opt && opt->threads > 1 ? opt->threads : 1};
+    verifier vf = {THUE_SQUARE, 0, 0, opt && opt->threads > 1 ? opt->threads : 1,
+                   opt && opt->chunk > 0 ? opt->chunk : CHUNK};
     struct stat stt;
     long pos = ftell(f);
     if (fstat(fileno(f), &stt) != 0 || !S_ISREG(stt.st_mode) || pos < 0) {

@@ -77,6 +77,8 @@ typedef struct thue_proof_options {
     int threads;                     /* >= 1: threads to check one level's records */
     thue_proof_progress_fn progress; /* may be NULL */
     void *progress_ctx;
+    int chunk; /* records a thread claims at a time; 0: 256 (tests use 1 to interleave
+                  the threads as much as they can) */
 } thue_proof_options;
 
 /*
