@@ -1,5 +1,5 @@
 /*
- * verify.c: the proof checker (see verify.h for the contract, docs/cli.md for the format).
+ * verify.c: the proof checker (verify.h has the contract and the file format).
  *
  * The file is read front to back once. Level P's records can only be checked once level
  * P+1 is in memory (each child must be found there), and level P+1's records can only be
@@ -174,8 +174,8 @@ static int cmp_words(const uint8_t *a, const uint8_t *b, int nw)
 
 /*
  * Reads one line (without its "\n") of at most cap characters into buf (NUL-terminated).
- * 0, or THUE_PROOF_TRUNCATED at the end of the file, or `toolong` (the caller's status)
- * for a longer line or a byte that is not printable ASCII.
+ * 0, or THUE_PROOF_TRUNCATED at the end of the file, or -1 for a longer line or a byte
+ * that is not printable ASCII (the caller names what it expected).
  */
 static int read_line(reader *rd, char *buf, size_t cap, int *len)
 {

@@ -1,18 +1,36 @@
 /*
- * verify.h: the independent checker of Thue proof files (format version 1).
+ * verify.h: the independent checker of Thue proof files (format version 1), behind
+ * `thue verify-proof FILE`; `thue solve --proof FILE` writes them.
  *
- * A proof file claims that in one round of the online Thue game the painter survives at
- * least D more insertions from a clean root word with the builder to move, and holds the
- * painter's strategy tree level by level (docs/cli.md, "thue verify-proof", has the
- * layout). This module reads such a file and checks every claim in it against the
- * engine's repetition checks; it trusts nothing it reads and shares no code with the
- * solver that writes the files (server/games/thue/bots/), so a bug there cannot hide
- * itself here.
+ * A proof claims V(root) >= D: in one round of the online Thue game, from the clean word
+ * root with the builder to move, the painter survives at least D more insertions, where
+ * V(w) = min over positions i of (0 if no symbol is safe at i, else max over safe c of
+ * 1 + V(w with c inserted at i)). Words are identified up to relabelling and reversal;
+ * the canonical form relabels the word and its reversal in order of first appearance and
+ * keeps the smaller. The file:
+ *     thue-proof 1 / variant square|overlap / k K (2..16) / root DIGITS (hex, "-" for
+ *     the empty word) / depth D / levels M (= max(D-1, 0)) / end      (text lines)
+ *     M blocks "level P COUNT\n" + COUNT records, P = 0..M-1: words of length
+ *         L = |root| + P with remaining depth D - P; a record is the 2L+1 nibbles
+ *         w[0..L-1] r[0..L] (high nibble first, a zero padding nibble: L+1 bytes), w
+ *         canonical, the records sorted by w without duplicates; r[i] is the painter's
+ *         symbol when the builder picks position i
+ *     end-proof                                                        (and nothing after)
+ * Level 0 is the one record of canonical(root); every record's children (w with r[i]
+ * inserted at i) are clean and their canonical forms are records of the next level,
+ * except after the last level, where each child needs a safe symbol at every position;
+ * every record is reached from the root's. D = 1 has no levels (the root needs a safe
+ * symbol at every position); D = 0 claims nothing.
+ *
+ * This module checks every claim in such a file against the engine's repetition checks;
+ * it trusts nothing it reads and shares no code with the solver that writes the files
+ * (server/games/thue/bots/), so a bug there cannot hide itself here.
  *
  * Memory: at most two adjacent levels are held at once, each record at its packed size
- * (ceil((2L+1)/2) bytes), plus one bit per record of the next level. Every count read
- * from the file is checked against the bytes the file still has before anything is
- * allocated, so a malformed file is an error, never a huge allocation.
+ * (L+1 bytes), plus one bit per record of the next level. Every count read from the file
+ * is checked against the bytes the file still has before anything is allocated, so a
+ * malformed file is an error, never a huge allocation. Words are at most THUE_WORD_MAX
+ * symbols (root length + M + 1 <= THUE_WORD_MAX).
  */
 #ifndef THUE_GAMES_THUE_PROOF_VERIFY_H
 #define THUE_GAMES_THUE_PROOF_VERIFY_H
