@@ -203,7 +203,8 @@ static int cmp_rec(const void *a, const void *b)
     return memcmp(((const pg_record *)a)->w, ((const pg_record *)b)->w, (size_t)rec_len);
 }
 
-int pg_build(pg_proof *p, const uint8_t *root, int n0, int k, thue_variant v, int depth)
+static int build(pg_proof *p, const uint8_t *root, int n0, int k, thue_variant v, int depth,
+                 int greedy)
 {
     memset(p, 0, sizeof *p);
     p->v = v;
@@ -212,7 +213,7 @@ int pg_build(pg_proof *p, const uint8_t *root, int n0, int k, thue_variant v, in
     p->depth = depth;
     p->nlevels = depth > 1 ? depth - 1 : 0;
     memcpy(p->root, root, (size_t)n0);
-    if (pg_value(root, n0, k, v, depth) < depth)
+    if (!greedy && pg_value(root, n0, k, v, depth) < depth)
         return -1;
     if (p->nlevels == 0)
         return 0;
@@ -233,7 +234,7 @@ int pg_build(pg_proof *p, const uint8_t *root, int n0, int k, thue_variant v, in
                     child[i] = (uint8_t)c;
                     memcpy(child + i + 1, r->w + i, (size_t)(L - i));
                     if (clean_at(child, L + 1, v, i) &&
-                        pg_value(child, L + 1, k, v, need) >= need) {
+                        (greedy || pg_value(child, L + 1, k, v, need) >= need)) {
                         r->r[i] = (uint8_t)c;
                         found = 1;
                     }
@@ -258,6 +259,16 @@ int pg_build(pg_proof *p, const uint8_t *root, int n0, int k, thue_variant v, in
         }
     }
     return 0;
+}
+
+int pg_build(pg_proof *p, const uint8_t *root, int n0, int k, thue_variant v, int depth)
+{
+    return build(p, root, n0, k, v, depth, 0);
+}
+
+int pg_build_greedy(pg_proof *p, const uint8_t *root, int n0, int k, thue_variant v, int depth)
+{
+    return build(p, root, n0, k, v, depth, 1);
 }
 
 void pg_free(pg_proof *p)

@@ -49,6 +49,10 @@ typedef struct pg_proof {
 /* Builds the painter's strategy to depth D from root (the smallest symbol that keeps the
  * remaining depth at each position). 0, or -1 when the painter has no such strategy. */
 int pg_build(pg_proof *p, const uint8_t *root, int n0, int k, thue_variant v, int depth);
+/* The same tree for the greedy painter (the smallest safe symbol, no minimax; any k <= 16):
+ * 0, or -1 when it meets a position without a safe symbol. The last level's children are
+ * not examined: the checker does that. */
+int pg_build_greedy(pg_proof *p, const uint8_t *root, int n0, int k, thue_variant v, int depth);
 void pg_free(pg_proof *p);
 /* Serialises p in the file format; returns a new buffer, its size in *len. */
 uint8_t *pg_serialize(const pg_proof *p, size_t *len);

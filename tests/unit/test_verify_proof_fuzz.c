@@ -308,6 +308,58 @@ static void test_threads_same_first_failure(void **state)
     pg_reset();
 }
 
+/* A proof of 10^5 records over 16 symbols (the greedy painter from a root of length 8):
+ * the checker agrees with the builder's counts, on any thread count, and the command, given
+ * a file of more than 1 MiB, prints one progress line per level. */
+static void test_big_proof_and_progress(void **state)
+{
+    (void)state;
+    static const uint8_t root[8] = {0, 1, 2, 3, 0, 4, 1, 5};
+    pg_proof p;
+    assert_int_equal(pg_build_greedy(&p, root, 8, 16, THUE_SQUARE, 8), 0);
+    size_t len;
+    uint8_t *buf = pg_serialize(&p, &len);
+    assert_true(len > (1 << 20));
+    char path[] = "/tmp/thue-proof-big-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, buf, len), (ssize_t)len);
+    close(fd);
+    long total = 0;
+    for (int P = 0; P < p.nlevels; P++)
+        total += p.count[P];
+    assert_true(total > 100000);
+    char want[128];
+    snprintf(want, sizeof want,
+             "proof ok: square k=16 root 01230415: painter >= 8 (levels 7, records %ld)\n", total);
+    run_result r = run("verify-proof", path, "--threads", "2", NULL);
+    assert_status(&r, 0);
+    assert_string_equal(r.out, want);
+    for (int P = 0; P < p.nlevels; P++) {
+        char line[64];
+        snprintf(line, sizeof line, "level %d: %d records, ", P, p.count[P]);
+        assert_contains(r.err, line);
+    }
+    run_free(&r);
+    thue_proof_failure f;
+    assert_int_equal(verify_buf(buf, len, 3, &f), 0);
+    /* The last record's last answer replaced by a symbol that repeats its neighbour. */
+    int P = p.nlevels - 1, L = 8 + P;
+    pg_record *last = &p.recs[P][p.count[P] - 1];
+    last->r[L] = last->w[L - 1];
+    free(buf);
+    buf = pg_serialize(&p, &len);
+    for (int threads = 1; threads <= 3; threads++) {
+        assert_int_equal(verify_buf(buf, len, threads, &f), THUE_PROOF_UNSAFE);
+        assert_int_equal(f.level, P);
+        assert_int_equal(f.record, p.count[P] - 1);
+        assert_int_equal(f.position, L);
+    }
+    unlink(path);
+    free(buf);
+    pg_free(&p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -316,6 +368,7 @@ int main(void)
         cmocka_unit_test(test_mutations_match_naive),
         cmocka_unit_test(test_cli_mutations),
         cmocka_unit_test(test_threads_same_first_failure),
+        cmocka_unit_test(test_big_proof_and_progress),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
