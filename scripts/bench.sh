@@ -7,9 +7,17 @@
 #   bash scripts/bench.sh --quick      # a smoke test: small numbers, a few seconds
 #
 # Options:
-#   --quick               20 matches, 200 idle connections, 2 s windows
-#   --phases LIST         a comma-separated subset of tcp,play,idle,play+bots,idle+bots
-#                         (tcp: the baseline, the play phase's traffic over bare TCP)
+#   --quick               20 matches, 200 idle connections, 300 many, 2 s windows
+#   --phases LIST         a comma-separated subset of
+#                         tcp,play,idle,play+bots,idle+bots,many,play+many
+#                         (tcp: the baseline, the play phase's traffic over bare TCP;
+#                         many: --many idle connections at the default keep-alive;
+#                         play+many: the play phase beside them)
+#   --many N              the many phases' idle connections (default 100000). They are
+#                         bound to several loopback source addresses (thue-loadgen
+#                         --source); when the open-file limit (ulimit -Hn) is lower, the
+#                         phases run with what fits and say so (BLOCKED), with the
+#                         per-connection figures projected to N
 #   --port N              the server's port (default: a free one, from --port 0)
 #   --keep-log            keep the servers' logs and the loadgen's reports (their
 #                         directory is printed)
@@ -34,8 +42,9 @@ BUILD_DIR=build
 SERVER_BIN=""
 LOADGEN_BIN=""
 CEILING_BIN=""
-PHASES="tcp,play,idle,play+bots,idle+bots"
+PHASES="tcp,play,idle,play+bots,idle+bots,many,play+many"
 JSON=0
+MANY=""
 
 die_usage() {
   echo "bench.sh: $*" >&2
@@ -49,7 +58,7 @@ while [ $# -gt 0 ]; do
     --keep-log) KEEP_LOG=1 ;;
     --no-build) BUILD=0 ;;
     --json) JSON=1 ;;
-    --port|--build-dir|--server-bin|--loadgen-bin|--ceiling-bin|--phases)
+    --port|--build-dir|--server-bin|--loadgen-bin|--ceiling-bin|--phases|--many)
       [ $# -ge 2 ] || die_usage "$1 needs a value"
       case "$1" in
         --port) PORT=$2 ;;
@@ -58,6 +67,7 @@ while [ $# -gt 0 ]; do
         --loadgen-bin) LOADGEN_BIN=$2 ;;
         --ceiling-bin) CEILING_BIN=$2 ;;
         --phases) PHASES=$2 ;;
+        --many) MANY=$2 ;;
       esac
       shift ;;
     -h|--help)
@@ -71,11 +81,17 @@ case "$PORT" in
   ''|*[!0-9]*) die_usage "--port must be 0..65535" ;;
 esac
 [ "$PORT" -le 65535 ] || die_usage "--port must be 0..65535"
+case "$MANY" in
+  '') ;;
+  *[!0-9]*) die_usage "--many must be 1..1000000" ;;
+  *) { [ "${#MANY}" -le 7 ] && [ "$MANY" -ge 1 ] && [ "$MANY" -le 1000000 ]; } ||
+       die_usage "--many must be 1..1000000" ;;
+esac
 IFS=',' read -r -a PHASE_LIST <<< "$PHASES"
 for p in "${PHASE_LIST[@]}"; do
   case "$p" in
-    tcp|play|idle|play+bots|idle+bots) ;;
-    *) die_usage "unknown phase '$p' (tcp, play, idle, play+bots, idle+bots)" ;;
+    tcp|play|idle|play+bots|idle+bots|many|play+many) ;;
+    *) die_usage "unknown phase '$p' (tcp, play, idle, play+bots, idle+bots, many, play+many)" ;;
   esac
 done
 SERVER_BIN=${SERVER_BIN:-$BUILD_DIR/server/thue-server}
@@ -103,9 +119,16 @@ done
 # The figures of the issue, and the sizes of the phases.
 if [ "$QUICK" = 1 ]; then
   MATCHES=20; IDLE=200; WARMUP=0.3; DURATION=1.5; IDLE_HOLD=1.5
+  MANY=${MANY:-300}; MANY_HOLD=1.5
 else
   MATCHES=500; IDLE=10000; WARMUP=5; DURATION=20; IDLE_HOLD=20
+  # Held past the default keep-alive's ping (30 s of silence): every connection is
+  # pinged and answers twice in the window.
+  MANY=${MANY:-100000}; MANY_HOLD=65
 fi
+# The many phases connect this fast (the server's accept rate on loopback is higher; a
+# burst of all at once overflows the listen queue and costs SYN retries, not work).
+MANY_RATE=10000
 SEARCH_ROOMS=2
 SEARCH_BOT="uct:iterations=0,ms=60000"
 SEARCH_THINK_MS=60000
@@ -113,6 +136,25 @@ CONNECT_RATE=2000
 
 # Every descriptor we may get: 10,000 idle connections need as many on both sides.
 ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
+
+# The many phases need --many + the players' connections on both sides, plus the
+# server's reserve (96) and the loadgen's (64): with a lower limit they run with what
+# fits (MANY_RUN) and the report says so.
+NOFILE=$(ulimit -n)
+MANY_RUN=$MANY
+MANY_PLAYERS=$((2 * MATCHES))
+if [ "$NOFILE" != unlimited ] && [ $((MANY + MANY_PLAYERS + 200)) -gt "$NOFILE" ]; then
+  MANY_RUN=$((NOFILE - MANY_PLAYERS - 200))
+  [ "$MANY_RUN" -ge 1 ] || MANY_RUN=1
+fi
+# Source addresses: one per 10,000 connections, so that each uses a third of its
+# ephemeral ports and a second run within TIME_WAIT's minute still finds free ones.
+# The two phases use different addresses (127.0.1.x and 127.0.2.x) for the same reason.
+many_sources() { # many_sources THIRD_OCTET CONNECTIONS
+  local n=$((($2 + 9999) / 10000)) list="" i
+  for ((i = 1; i <= n; i++)); do list+="${list:+,}127.0.$1.$i"; done
+  echo "$list"
+}
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/thue-bench.XXXXXX")
 SERVER_PID=""
@@ -173,6 +215,13 @@ server_died() {
 # Starts a server for one phase; sets SERVER_PID and SERVER_PORT.
 start_server() {
   local log=$1
+  shift
+  # The keep-alive: the bench's short one unless the phase gives its own flags.
+  local keepalive=(--ping-s 5 --idle-s 15) maxconn=100000
+  if [ $# -gt 0 ]; then
+    keepalive=()
+    maxconn=$1
+  fi
   SERVER_LOG=$log
   # The bot phases' watcher is a guest that seats bots against bots, and every match is
   # a room made from one address (an older server, one to compare with, has no such
@@ -187,9 +236,9 @@ start_server() {
     extra+=(--room-rate-per-ip 1000000)
   fi
   "$SERVER_BIN" --port "$PORT" --bind 127.0.0.1 --db :memory: --log-level warn \
-    --max-connections 100000 --max-connections-per-ip 100000 \
+    --max-connections "$maxconn" --max-connections-per-ip 1000000 \
     --max-rooms 100000 --rate 10000 --burst 10000 \
-    --ping-s 5 --idle-s 15 "${extra[@]}" >"$log" 2>&1 &
+    "${keepalive[@]}" "${extra[@]}" >"$log" 2>&1 &
   SERVER_PID=$!
   SERVER_PORT=""
   for _ in $(seq 1 200); do
@@ -201,6 +250,7 @@ start_server() {
     SERVER_PORT=$(sed -n 's|^thue-server listening on http://127\.0\.0\.1:\([0-9]*\).*|\1|p' "$log" | head -n 1)
     if [ -n "$SERVER_PORT" ] &&
        curl -fsS --max-time 1 "http://127.0.0.1:$SERVER_PORT/healthz" >/dev/null 2>&1; then
+      SERVER_RSS0=$(awk '$1 == "VmRSS:" { printf "%.1f", $2 / 1024 }' "/proc/$SERVER_PID/status" 2>/dev/null || echo -1)
       return 0
     fi
     sleep 0.05
@@ -219,8 +269,13 @@ run_phase() {
   local name=$1; shift
   local tag=${name//+/_}
   local log="$WORK/$tag.server.log" out="$WORK/$tag.json" err="$WORK/$tag.loadgen.log"
+  # The many phases: the server's default keep-alive, and room for every connection.
+  local server_flags=()
+  case "$name" in
+    many|play+many) server_flags=($((MANY_RUN + MANY_PLAYERS + 100))) ;;
+  esac
   echo "bench.sh: phase $name..." >&2
-  if ! start_server "$log"; then
+  if ! start_server "$log" "${server_flags[@]}"; then
     echo "{\"phase\":\"$name\",\"failed\":\"the server did not start\"}" >"$out"
     FAILED=1
     return
@@ -250,13 +305,14 @@ run_phase() {
     FAILED=1
     return
   fi
-  python3 - "$name" "$running" "$connections" "$out.tmp" >"$out" <<'EOF'
+  python3 - "$name" "$running" "$connections" "$out.tmp" "$SERVER_RSS0" >"$out" <<'EOF'
 import json, sys
-name, running, conns, path = sys.argv[1:5]
+name, running, conns, path, rss0 = sys.argv[1:6]
 d = json.load(open(path))
 d["phase"] = name
 d["bot_jobs_running_mid"] = running
 d["server_connections_mid"] = conns
+d["server_rss_start_mib"] = float(rss0)
 print(json.dumps(d))
 EOF
 }
@@ -284,6 +340,8 @@ mid_of() { # mid_of CONNECTIONS
 }
 
 IDLE_MID=$(python3 -c "print(round($IDLE / $CONNECT_RATE + $IDLE_HOLD / 2 + 0.5, 2))")
+MANY_MID=$(python3 -c "print(round($MANY_RUN / $MANY_RATE + $MANY_HOLD / 2 + 0.5, 2))")
+PLAY_MANY_MID=$(python3 -c "print(round(($MANY_RUN + $MANY_PLAYERS) / $MANY_RATE + $WARMUP + $DURATION / 2 + 0.5, 2))")
 for p in "${PHASE_LIST[@]}"; do
   case "$p" in
     tcp)
@@ -301,15 +359,23 @@ for p in "${PHASE_LIST[@]}"; do
       run_phase idle+bots "$IDLE_MID" \
         --matches 0 --idle "$IDLE" --search-rooms "$SEARCH_ROOMS" --search-bot "$SEARCH_BOT" \
         --search-think-ms "$SEARCH_THINK_MS" --warmup 0 --duration "$IDLE_HOLD" ;;
+    many)
+      run_phase many "$MANY_MID" --matches 0 --idle "$MANY_RUN" --connect-rate "$MANY_RATE" \
+        --source "$(many_sources 1 "$MANY_RUN")" --warmup 0 --duration "$MANY_HOLD" ;;
+    play+many)
+      run_phase play+many "$PLAY_MANY_MID" --matches "$MATCHES" --idle "$MANY_RUN" \
+        --connect-rate "$MANY_RATE" --source "$(many_sources 2 $((MANY_RUN + MANY_PLAYERS)))" \
+        --warmup "$WARMUP" --duration "$DURATION" ;;
   esac
 done
 
 # The table. The report decides the exit status: errors, no moves, lost idle connections.
 set +e
-python3 - "$QUICK" "$JSON" "$MATCHES" "$IDLE" "$WORK" "${PHASE_LIST[@]}" <<'EOF'
+python3 - "$QUICK" "$JSON" "$MATCHES" "$IDLE" "$WORK" "$MANY" "$MANY_RUN" "$NOFILE" "${PHASE_LIST[@]}" <<'EOF'
 import json, os, sys
 quick, want_json, matches, idle, work = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
-phases = sys.argv[6:]
+many, many_run, nofile = int(sys.argv[6]), int(sys.argv[7]), sys.argv[8]
+phases = sys.argv[9:]
 rows = {}
 for p in phases:
     path = os.path.join(work, p.replace("+", "_") + ".json")
@@ -352,7 +418,7 @@ for p in phases:
         bad.append("%s: no move confirmed in the window" % p)
     if c["up"] < c["planned"]:
         bad.append("%s: %d of %d connections came up" % (p, c["up"], c["planned"]))
-    if not play and c["idle_open_at_end"] < d["idle"]:
+    if (not play or p == "play+many") and c["idle_open_at_end"] < d["idle"]:
         bad.append("%s: only %d of %d idle connections were still open at the end" % (p, c["idle_open_at_end"], d["idle"]))
     bots = "-"
     if d["search_rooms"]:
@@ -362,6 +428,33 @@ for p in phases:
         tgt = ">=30000/s, p99<20ms: %s" % ("MET" if ok else "MISSED")
         if tcp_mps:
             tgt += " (x%.2f of tcp)" % (d["moves_per_s"] / tcp_mps)
+    elif p == "play+many":
+        if base_p99:
+            ratio = rtt["p99"] / base_p99 if base_p99 > 0 else 0
+            tgt = "p99 x%.2f of play beside %d idle (<=1.5): %s" % (ratio, d["idle"], "MET" if ratio <= 1.5 else "MISSED")
+        else:
+            tgt = "p99 <= 1.5x play's (play not run)"
+        if many_run < many:
+            tgt += "; BLOCKED at %d of %d idle (open files: %s)" % (many_run, many, nofile)
+    elif p == "many":
+        # Targets for --many connections; with fewer (the open-file limit), the figures per
+        # connection are projected to --many and the phase says BLOCKED.
+        n = d["idle"]
+        rss0 = d.get("server_rss_start_mib", -1)
+        rss, cpu, conn_s = d["server_rss_mib"], d["server_cpu_pct"], c.get("connect_s", -1)
+        scale = many / n if n else 0
+        if scale > 1 and rss0 >= 0:
+            rss = rss0 + (rss - rss0) * scale
+            cpu = cpu * scale
+            conn_s = conn_s * scale
+        ok = (0 <= rss < 1e9 / 1048576 and 0 <= cpu < 5 and 0 <= conn_s < 30 and
+              c["idle_open_at_end"] == n)
+        what = "%d: RSS %s MiB (<1 GB), CPU %s%% (<5%%), connected in %s s (<30)" % (
+            many, f(rss, "%.0f"), f(cpu, "%.1f"), f(conn_s, "%.1f"))
+        if scale > 1:
+            tgt = "BLOCKED at %d (open files: %s); projected to %s: %s" % (n, nofile, what, "MET" if ok else "MISSED")
+        else:
+            tgt = "%s: %s" % (what, "MET" if ok else "MISSED")
     elif p == "play+bots":
         if base_p99:
             ratio = rtt["p99"] / base_p99 if base_p99 > 0 else 0
@@ -379,7 +472,9 @@ for p in phases:
                   f(d["loadgen_cpu_pct"], "%.0f"),
                   bots, tgt))
 w = [max(len(str(r[i])) for r in [hdr] + lines) for i in range(len(hdr))]
-print("thue-server bench%s: %d matches (%d connections), %d idle connections" % (" (--quick)" if quick else "", matches, 2 * matches, idle))
+print("thue-server bench%s: %d matches (%d connections), %d idle connections, many: %d%s" % (
+    " (--quick)" if quick else "", matches, 2 * matches, idle, many_run,
+    "" if many_run == many else " (of %d: the open-file limit is %s)" % (many, nofile)))
 for r in [hdr] + lines:
     print("  ".join(str(x).ljust(w[i]) if i < len(hdr) - 1 else str(x) for i, x in enumerate(r)))
 if want_json:

@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Runs the libFuzzer targets (tests/fuzz/) for a while each: the protocol decoder, the
 # lobby (message sequences from several connections), the repetition checks (insertion
-# check vs full check vs a naive rescan), the word parser, the bot SPEC parser and every
-# game behind server/games/game.h (options, positions and moves against its promises).
+# check vs full check vs a naive rescan), the word parser, the bot SPEC parser, every
+# game behind server/games/game.h (options, positions and moves against its promises)
+# and the proof checker of thue verify-proof (against a naive verifier).
 #
 #   scripts/fuzz.sh [--time S] [--jobs N] [TARGET...]
 #
-#   TARGET     protocol, lobby, repetition, word_parse, bot_spec or games (default: all six)
+#   TARGET     protocol, lobby, repetition, word_parse, bot_spec, games or verify_proof
+#              (default: all seven)
 #   --time S   seconds per target (default 60); the test command runs 20-30 s each, a
 #              long run is, say, --time 3600 (an hour per target)
 #   --jobs N   N fuzzing processes per target (libFuzzer's -fork=N), default 1
@@ -31,13 +33,13 @@ while [ $# -gt 0 ]; do
     --jobs) jobs="${2:-}"; shift 2 ;;
     --jobs=*) jobs="${1#--jobs=}"; shift ;;
     -h|--help) usage; exit 0 ;;
-    protocol|lobby|repetition|word_parse|bot_spec|games) targets+=("$1"); shift ;;
+    protocol|lobby|repetition|word_parse|bot_spec|games|verify_proof) targets+=("$1"); shift ;;
     *) echo "fuzz.sh: unknown argument '$1' (try --help)" >&2; exit 2 ;;
   esac
 done
 [[ "$time_s" =~ ^[1-9][0-9]{0,6}$ ]] || { echo "fuzz.sh: --time takes seconds (1..9999999), not '$time_s'" >&2; exit 2; }
 [[ "$jobs" =~ ^[1-9][0-9]{0,2}$ ]] || { echo "fuzz.sh: --jobs takes 1..999, not '$jobs'" >&2; exit 2; }
-[ ${#targets[@]} -gt 0 ] || targets=(protocol lobby repetition word_parse bot_spec games)
+[ ${#targets[@]} -gt 0 ] || targets=(protocol lobby repetition word_parse bot_spec games verify_proof)
 command -v clang >/dev/null || { echo "fuzz.sh: needs clang and libclang-rt-14-dev (apt-get install clang libclang-rt-14-dev)" >&2; exit 1; }
 
 names=()
@@ -55,12 +57,13 @@ for t in "${targets[@]}"; do
     protocol) python3 tests/fuzz/protocol_corpus.py "$corpus" tests/vectors/protocol.jsonl ;;
     lobby) cp tests/fuzz/lobby_seed.txt "$corpus/seed.txt" ;;
     games) cp tests/fuzz/games_seed/* "$corpus/" ;;
+    verify_proof) cp tests/fuzz/proof_seed/* "$corpus/" ;;
   esac
   log="build-fuzz/fuzz_$t.log"
   args=(-max_total_time="$time_s" -print_final_stats=1 -artifact_prefix="build-fuzz/artifacts/$t-")
   # Inputs up to 4 KiB for the message parsers: longer messages are unit tests, and
   # shorter inputs give many more executions.
-  case "$t" in protocol|lobby|games) args+=(-max_len=4096) ;; esac
+  case "$t" in protocol|lobby|games|verify_proof) args+=(-max_len=4096) ;; esac
   [ "$jobs" -gt 1 ] && args+=(-fork="$jobs" -ignore_crashes=0)
   if ! "build-fuzz/tests/fuzz/fuzz_$t" "${args[@]}" "$corpus" >"$log" 2>&1; then
     tail -n 60 "$log"

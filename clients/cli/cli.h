@@ -79,6 +79,8 @@ int cmd_local(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_bench_search(int argc, char **argv);
 int cmd_solve(int argc, char **argv);
+/* `thue verify-proof FILE` (cmd_verify_proof.c): checks a proof file of solve --proof. */
+int cmd_verify_proof(int argc, char **argv);
 int cmd_bestmove(int argc, char **argv);
 int cmd_arena(int argc, char **argv);
 /* `thue wythoff` (cmd_wythoff.c): the P-table methods of Wythoff's game. */

@@ -19,6 +19,7 @@ static const char usage[] =
     "  moves WORD --k K [--variant V]   the legal-move map: safe symbols at every position\n"
     "  local [--k K] [--variant V] ...  a match for two players on one terminal\n"
     "  solve [WORD] --k K [...]         exact value of a position and a line of best play\n"
+    "  verify-proof FILE [--threads T]  check a proof file (solve --proof) on its own\n"
     "  bestmove WORD --k K --role R --bot SPEC [...]\n"
     "                                   a bot's move in a position\n"
     "  arena [...]                      bot-vs-bot batches: tables, CSV, an SVG chart\n"
@@ -61,6 +62,8 @@ int main(int argc, char **argv)
         return cmd_local(argc - 1, argv + 1);
     if (strcmp(cmd, "solve") == 0)
         return cmd_solve(argc - 1, argv + 1);
+    if (strcmp(cmd, "verify-proof") == 0)
+        return cmd_verify_proof(argc - 1, argv + 1);
     if (strcmp(cmd, "bestmove") == 0)
         return cmd_bestmove(argc - 1, argv + 1);
     if (strcmp(cmd, "arena") == 0)

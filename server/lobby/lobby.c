@@ -107,8 +107,10 @@ static void session_handle_closed(uv_handle_t *h)
     session *s = h->data;
     thue_lobby *l = s->lobby;
     l->handles--;
-    if (--s->handles == 0)
+    if (--s->handles == 0) {
+        free(s->queue_opt);
         free(s);
+    }
     lobby_maybe_closed(l);
 }
 

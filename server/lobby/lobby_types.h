@@ -154,10 +154,13 @@ struct session {
     thue_client *client; /* NULL while away */
     account *acct;       /* NULL for a guest */
     int rooms_created;   /* rooms created and not left */
-    /* quick match: the queue this session waits in (queued = false: none) */
+    /* quick match: the queue this session waits in (queued = false: none); queue_opt is
+     * allocated by the session's first queue_join and lives as long as the session (it
+     * is 1 KiB: most sessions never queue, and a node holds 100,000 of them) */
     bool queued;
-    thue_room_options queue_opt;
+    thue_room_options *queue_opt;
     uint64_t queue_seq;
+    session *qprev, *qnext; /* in the lobby's queue list while queued */
     /* several nodes: the ticket in Redis's pool ("" = none), the pool's name, and whether
      * another node's join took it (its "match" is coming) */
     char ticket[LOBBY_ID_CHARS + 2];
@@ -273,6 +276,8 @@ struct thue_lobby {
     room *rooms; /* newest first */
     int nrooms;
     uint64_t room_seq, queue_seq;
+    /* The queued sessions, oldest first (quick match looks here, not at every session) */
+    session *qhead, *qtail;
     session *by_name[LOBBY_BUCKETS], *by_token[LOBBY_BUCKETS];
     session *by_ticket[LOBBY_BUCKETS]; /* sessions with a ticket in Redis's pool (quickmatch.c) */
     room *by_id[LOBBY_BUCKETS];

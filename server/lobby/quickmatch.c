@@ -51,10 +51,42 @@ static bool same_queue(const thue_room_options *a, const thue_room_options *b)
 static void cluster_cancel(session *s);
 static int cluster_queue(thue_lobby *l, session *s, const thue_msg_id *id);
 
+/* s joins the queue: last in the lobby's list, with the next sequence number. */
+static void queue_enter(thue_lobby *l, session *s)
+{
+    s->queued = true;
+    s->queue_seq = ++l->queue_seq;
+    s->qnext = NULL;
+    s->qprev = l->qtail;
+    if (l->qtail)
+        l->qtail->qnext = s;
+    else
+        l->qhead = s;
+    l->qtail = s;
+}
+
+/* s leaves the queue (nothing when it is not in it). */
+static void queue_leave(session *s)
+{
+    thue_lobby *l = s->lobby;
+    if (!s->queued)
+        return;
+    s->queued = false;
+    if (s->qprev)
+        s->qprev->qnext = s->qnext;
+    else
+        l->qhead = s->qnext;
+    if (s->qnext)
+        s->qnext->qprev = s->qprev;
+    else
+        l->qtail = s->qprev;
+    s->qprev = s->qnext = NULL;
+}
+
 void queue_remove(session *s)
 {
     if (s->queued) {
-        s->queued = false;
+        queue_leave(s);
         uv_timer_stop(&s->queue_timer);
     }
     cluster_cancel(s); /* (any ticket leaves the table: the session may be ending) */
@@ -112,15 +144,14 @@ static void queue_bot_due(uv_timer_t *t)
     bot_match(l, s);
 }
 
-/* The longest-waiting session of s's queue in the local queue (not in Redis's), or NULL. */
+/* The longest-waiting session of s's queue in the local queue (not in Redis's), or NULL:
+ * the first in the lobby's list (oldest first) that fits. */
 static session *longest_waiting(thue_lobby *l, const session *s, const thue_room_options *opt)
 {
-    session *other = NULL;
-    for (session *o = l->sessions; o; o = o->next)
-        if (o != s && o->queued && !o->ending && o->ticket[0] == '\0' &&
-            same_queue(&o->queue_opt, opt) && (other == NULL || o->queue_seq < other->queue_seq))
-            other = o;
-    return other;
+    for (session *o = l->qhead; o; o = o->qnext)
+        if (o != s && !o->ending && o->ticket[0] == '\0' && same_queue(o->queue_opt, opt))
+            return o;
+    return NULL;
 }
 
 /* The room of a pairing made for s (against first, or a bot when first is NULL): it counts
@@ -131,7 +162,7 @@ static room *quick_room_for(thue_lobby *l, session *first, session *s, int *err,
     *err = room_allowed(l, s->client ? s->client->peer : NULL, why, size);
     room *r =
         *err ? NULL
-             : room_quick(l, first != NULL ? first : s, first != NULL ? s : NULL, &s->queue_opt);
+             : room_quick(l, first != NULL ? first : s, first != NULL ? s : NULL, s->queue_opt);
     if (r == NULL && *err == 0) {
         *err = THUE_PERR_INTERNAL;
         snprintf(why, size,
@@ -145,7 +176,7 @@ static room *quick_room_for(thue_lobby *l, session *first, session *s, int *err,
 /* The room with a bot for a session that waited bot_after_s (out of the queue now). */
 static void bot_match(thue_lobby *l, session *s)
 {
-    s->queued = false;
+    queue_leave(s);
     char why[THUE_PROTO_TEXT_MAX + 1];
     int err;
     room *r = quick_room_for(l, NULL, s, &err, why, sizeof why);
@@ -189,6 +220,11 @@ int cmd_queue_join(request *rq)
                                  &opt, &game, &gopt);
     if (gerr)
         return gerr;
+    if (s->queue_opt == NULL && (s->queue_opt = malloc(sizeof *s->queue_opt)) == NULL) {
+        snprintf(rq->message, sizeof rq->message,
+                 "the server is out of memory: join the queue again in a minute");
+        return THUE_PERR_INTERNAL;
+    }
     queue_remove(s);
     /* A server without room for a match says so now rather than queue the player for
      * nothing. */
@@ -201,9 +237,8 @@ int cmd_queue_join(request *rq)
     }
     /* Several nodes: Redis's pool pairs (cluster_queue), when it can. */
     if (nodes_up(l)) {
-        s->queued = true;
-        s->queue_opt = opt;
-        s->queue_seq = ++l->queue_seq;
+        *s->queue_opt = opt;
+        queue_enter(l, s);
         /* `ok` once the ticket is in the pool (cluster_joined): a later join's ticket
          * comes after it there, so "who joined last" means the same to every client. */
         if (cluster_queue(l, s, &cmd->id) == 0) {
@@ -212,7 +247,7 @@ int cmd_queue_join(request *rq)
                                (uint64_t)cmd->u.queue_join.bot_after_s * 1000, 0);
             return LOBBY_LATER;
         }
-        s->queued = false;
+        queue_leave(s);
     }
     /* The longest-waiting session of the same queue, if any. */
     session *other = longest_waiting(l, s, &opt);
@@ -241,9 +276,8 @@ int cmd_queue_join(request *rq)
         match_found(l, r, other, s);
         return 0;
     }
-    s->queued = true;
-    s->queue_opt = opt;
-    s->queue_seq = ++l->queue_seq;
+    *s->queue_opt = opt;
+    queue_enter(l, s);
     if (cmd->u.queue_join.bot_after_s > 0)
         uv_timer_start(&s->queue_timer, queue_bot_due,
                        (uint64_t)cmd->u.queue_join.bot_after_s * 1000, 0);
@@ -368,7 +402,7 @@ static void local_fallback(thue_lobby *l, session *s)
 {
     ticket_clear(l, s);
     s->qpaired = false;
-    session *other = longest_waiting(l, s, &s->queue_opt);
+    session *other = longest_waiting(l, s, s->queue_opt);
     if (other == NULL)
         return;
     char why[THUE_PROTO_TEXT_MAX + 1];
@@ -441,7 +475,7 @@ static void pair_here(thue_lobby *l, session *s, const thue_cluster_ticket *othe
             return;
         }
     }
-    room *r = room_quick(l, o, s, &s->queue_opt);
+    room *r = room_quick(l, o, s, s->queue_opt);
     if (r == NULL) {
         snprintf(why, sizeof why,
                  "the server could not make the room for your match; join the queue again");
@@ -500,7 +534,7 @@ static int cluster_queue(thue_lobby *l, session *s, const thue_msg_id *id)
     if (ticket_new(l, s) != 0)
         return -1;
     s->qpaired = false;
-    pool_text(&s->queue_opt, s->qpool, sizeof s->qpool);
+    pool_text(s->queue_opt, s->qpool, sizeof s->qpool);
     thue_cluster_ticket t;
     memset(&t, 0, sizeof t);
     snprintf(t.id, sizeof t.id, "%s", s->ticket);

@@ -33,6 +33,12 @@ typedef struct lg_opts {
     int verbose;
     int check; /* --check: also decode every room_state with the codec and compare */
     unsigned seed;
+    /* --source: the local addresses the connections are bound to, in turn (none: the
+     * kernel's choice). Each address has its own ephemeral ports, so several of them get
+     * more connections to one server than the port range allows. */
+#define LG_SOURCES_MAX 64
+    char sources[LG_SOURCES_MAX][48];
+    int nsources;
 } lg_opts;
 
 /* Parses argv into *o: 0, 1 after --help (printed), or 2 after a bad flag (reported on

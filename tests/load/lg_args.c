@@ -44,6 +44,11 @@ static void usage(FILE *f)
             "  --k K                 12        2..64 symbols\n"
             "  --limit L             100       1..10000 the rooms' length limit\n"
             "  --connect-rate R      1000      1..100000 connections opened per second\n"
+            "  --source LIST         none      comma-separated local loopback addresses the\n"
+            "                                  connections are bound to in turn (IPv4\n"
+            "                                  127.x.y.z, or ::1 for an IPv6 server): each\n"
+            "                                  has its own ephemeral ports, so a few of them\n"
+            "                                  reach past the port range (up to 64)\n"
             "  --seed N              time      the random generator's seed\n"
             "  --json                          print the report as one JSON object\n"
             "  --check                         also decode every room_state with the project's\n"
@@ -99,6 +104,47 @@ static int spec_ok(const char *s)
             s[i] == '\\')
             return 0;
     return 1;
+}
+
+/* A comma-separated list of loopback addresses of the server's family, none twice. */
+static int parse_sources(lg_opts *o, const char *v)
+{
+    o->nsources = 0;
+    const char *p = v;
+    for (;;) {
+        size_t n = strcspn(p, ",");
+        char a[48];
+        if (n == 0 || n >= sizeof a)
+            return bad("--source", v, "a comma-separated list of addresses, none empty");
+        memcpy(a, p, n);
+        a[n] = '\0';
+        int ok;
+        if (strchr(a, ':') != NULL) {
+            ok = strcmp(a, "::1") == 0;
+        } else {
+            unsigned b[4];
+            char tail;
+            ok = sscanf(a, "%u.%u.%u.%u%c", &b[0], &b[1], &b[2], &b[3], &tail) == 4 &&
+                 b[0] == 127 && b[1] < 256 && b[2] < 256 && b[3] < 256 && strspn(a, "0123456789.") == n;
+        }
+        if (!ok) {
+            char why[120];
+            snprintf(why, sizeof why, "'%s' is not a loopback address (127.x.y.z or ::1)", a);
+            return bad("--source", v, why);
+        }
+        for (int i = 0; i < o->nsources; i++)
+            if (strcmp(o->sources[i], a) == 0) {
+                char why[120];
+                snprintf(why, sizeof why, "'%s' is listed twice", a);
+                return bad("--source", v, why);
+            }
+        if (o->nsources == LG_SOURCES_MAX)
+            return bad("--source", v, "at most 64 addresses");
+        snprintf(o->sources[o->nsources++], sizeof o->sources[0], "%s", a);
+        if (p[n] == '\0')
+            return 0;
+        p += n + 1;
+    }
 }
 
 /* ws://HOST[:PORT]/PATH with a loopback HOST. */
@@ -269,6 +315,8 @@ int lg_parse_args(int argc, char **argv, lg_opts *o)
                 o->limit = (int)l;
         } else if (strcmp(flag, "--connect-rate") == 0) {
             rc = parse_double(flag, v, 1, 100000, &o->connect_rate);
+        } else if (strcmp(flag, "--source") == 0) {
+            rc = parse_sources(o, v);
         } else if (strcmp(flag, "--seed") == 0) {
             if (!(rc = parse_long(flag, v, 0, UINT_MAX > LONG_MAX ? LONG_MAX : (long)UINT_MAX,
                                   &l))) {
@@ -286,6 +334,15 @@ int lg_parse_args(int argc, char **argv, lg_opts *o)
         fprintf(stderr, "thue-loadgen: nothing to do: --matches, --idle and --search-rooms are 0\n");
         return 2;
     }
+    /* A source address must be of the server's family. */
+    for (int i = 0; i < o->nsources; i++)
+        if ((strchr(o->sources[i], ':') != NULL) != (strchr(o->host, ':') != NULL)) {
+            fprintf(stderr,
+                    "thue-loadgen: --source %s is not of the server's address family (the "
+                    "server is %s)\n",
+                    o->sources[i], o->host);
+            return 2;
+        }
     if (o->server_pid) {
         char p[64];
         snprintf(p, sizeof p, "/proc/%d/stat", o->server_pid);

@@ -861,6 +861,8 @@ static void open_conn(conn *c)
     ci.local_protocol_name = "thue.v1";
     ci.opaque_user_data = c;
     ci.pwsi = &c->wsi;
+    if (G.o.nsources > 0)
+        ci.iface = G.o.sources[(c - G.conns) % G.o.nsources];
     c->state = C_CONNECTING;
     if (lws_client_connect_via_info(&ci) == NULL && c->state == C_CONNECTING)
         conn_closed(c, "refused");
@@ -981,6 +983,45 @@ static void raise_nofile(void)
     }
 }
 
+/*
+ * Refuses, before anything connects, a run that cannot fit: every connection is a
+ * descriptor here, and each source address has only the ephemeral port range's ports
+ * (/proc/sys/net/ipv4/ip_local_port_range). 0, or 2 after saying why.
+ */
+static int check_capacity(void)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+        (rlim_t)G.nconns + 64 > rl.rlim_cur) {
+        fprintf(stderr,
+                "thue-loadgen: %d connections need about %d open files, and this process may "
+                "open %llu (ulimit -Hn): ask for fewer connections, or raise the hard limit\n",
+                G.nconns, G.nconns + 64, (unsigned long long)rl.rlim_cur);
+        return 2;
+    }
+    FILE *f = fopen("/proc/sys/net/ipv4/ip_local_port_range", "r");
+    long lo = 0, hi = -1;
+    if (f != NULL) {
+        if (fscanf(f, "%ld %ld", &lo, &hi) != 2)
+            hi = -1;
+        fclose(f);
+    }
+    if (hi >= lo) {
+        long ports = hi - lo + 1;
+        int nsrc = G.o.nsources > 0 ? G.o.nsources : 1;
+        long per = (G.nconns + nsrc - 1) / nsrc;
+        if (per > ports) {
+            fprintf(stderr,
+                    "thue-loadgen: %ld connections from one source address are more than its "
+                    "%ld ephemeral ports (%ld..%ld, ip_local_port_range): give --source at least "
+                    "%ld addresses, e.g. --source 127.0.0.1,127.0.0.2,...\n",
+                    per, ports, lo, hi, (G.nconns + ports - 1) / ports);
+            return 2;
+        }
+    }
+    return 0;
+}
+
 static double cpu_s(const struct rusage *r)
 {
     return (double)r->ru_utime.tv_sec + r->ru_utime.tv_usec / 1e6 + (double)r->ru_stime.tv_sec +
@@ -1009,6 +1050,8 @@ static void report(void)
         if (G.loop_ok && window > 0 && hz > 0)
             loop_cpu = 100.0 * (double)(G.loop_ticks1 - G.loop_ticks0) / (double)hz / window;
     }
+    /* From the first connect to the last connection's welcome (or failure). */
+    double connect_s = G.t_allup > G.t0 ? (double)(G.t_allup - G.t0) / 1e9 : -1;
     int idle_open = 0, open_now = 0;
     for (int i = 0; i < G.nconns; i++) {
         if (G.conns[i].state == C_UP) {
@@ -1025,13 +1068,13 @@ static void report(void)
     if (G.o.json) {
         printf("{\"server\":\"%s\",\"matches\":%d,\"bot_matches\":%d,\"idle\":%d,"
                "\"search_rooms\":%d,\"connections\":{\"planned\":%d,\"opened\":%d,\"up\":%d,"
-               "\"failed\":%d,\"open_at_end\":%d,\"idle_open_at_end\":%d},"
+               "\"failed\":%d,\"open_at_end\":%d,\"idle_open_at_end\":%d,\"connect_s\":%.3f},"
                "\"window_s\":%.3f,\"matches_finished\":%ld,\"matches_finished_window\":%ld,"
                "\"moves_sent\":%llu,\"moves_confirmed\":%llu,\"moves_confirmed_window\":%llu,"
                "\"moves_per_s\":%.1f,\"rtt_ms\":{\"samples\":%llu,\"p50\":%.3f,\"p99\":%.3f,"
                "\"max\":%.3f},\"errors_total\":%ld,\"errors\":{",
                G.o.server, G.o.matches, G.nsolo, G.nidle, G.o.search_rooms, G.nconns, G.opened,
-               G.up, G.failed, open_now, idle_open, window, G.matches_finished, matches_w,
+               G.up, G.failed, open_now, idle_open, connect_s, window, G.matches_finished, matches_w,
                (unsigned long long)G.moves_sent, (unsigned long long)G.moves_confirmed,
                (unsigned long long)confirmed_w, mps, (unsigned long long)G.hist->n, p50, p99, mx,
                lg_err_total());
@@ -1048,6 +1091,9 @@ static void report(void)
         printf("  connections    %d planned, %d opened, %d up, %d failed; %d open at the end "
                "(idle: %d of %d)\n",
                G.nconns, G.opened, G.up, G.failed, open_now, idle_open, G.nidle);
+        if (connect_s >= 0)
+            printf("  connecting     %.2f s from the first connect to the last welcome\n",
+                   connect_s);
         printf("  matches        %d running (%d against a bot), %ld finished (%ld in the "
                "window)\n",
                G.o.matches, G.nsolo, G.matches_finished, matches_w);
@@ -1118,6 +1164,9 @@ int main(int argc, char **argv)
         G.conns[at++].role = R_SOLO;
     for (int i = 0; i < G.nidle; i++)
         G.conns[at++].role = R_IDLE;
+    rc = check_capacity();
+    if (rc)
+        return rc;
 
     if (uv_loop_init(&G.loop) != 0) {
         fprintf(stderr, "thue-loadgen: cannot start libuv\n");

@@ -31,6 +31,68 @@ static void test_quick_match(void **st)
     h_free(h);
 }
 
+/* Quick match pairs a player with the longest-waiting player of the same queue (on one
+ * node a queue holds one waiting player at most: the next join pairs). Random joins,
+ * leaves and joins again over three queues, against a naive model (every player's queue
+ * and when it joined, searched in full): the lobby's list of queued sessions must follow
+ * every way in and out. */
+static void test_quick_match_order(void **st)
+{
+    (void)st;
+    enum { P = 24, STEPS = 400, NQ = 3 };
+    harness *h = h_new(60, 1000, 1000);
+    thue_conn *pl[P];
+    int queue_of[P]; /* its queue; -1: not queued; -2: paired (done with) */
+    uint64_t joined[P], seq = 0, rng = 0x5eed;
+    for (int i = 0; i < P; i++) {
+        char name[16], peer[32];
+        snprintf(name, sizeof name, "P%d", i);
+        snprintf(peer, sizeof peer, "10.1.0.%d", i + 1);
+        pl[i] = h_player_from(h, name, peer);
+        queue_of[i] = -1;
+    }
+    int pairings = 0;
+    for (int step = 0; step < STEPS; step++) {
+        rng = rng * 6364136223846793005ULL + 1442695040888963407ULL;
+        int i = (int)((rng >> 33) % P);
+        if (queue_of[i] == -2)
+            continue;
+        if (queue_of[i] >= 0 && (rng >> 20) % 4 == 0) {
+            h_send(h, pl[i], "{\"type\":\"queue_leave\"}");
+            expect_ok(pl[i], "ok");
+            queue_of[i] = -1;
+            continue;
+        }
+        int q = (int)((rng >> 40) % NQ);
+        queue_of[i] = -1; /* joining again leaves the old place first */
+        int best = -1;
+        for (int j = 0; j < P; j++)
+            if (queue_of[j] == q && (best < 0 || joined[j] < joined[best]))
+                best = j;
+        h_send(h, pl[i], "{\"type\":\"queue_join\",\"variant\":\"square\",\"k\":%d}", 4 + q);
+        expect_ok(pl[i], "ok");
+        if (best >= 0) {
+            json_t *fa = peek(pl[i], "match_found", NULL, 1);
+            json_t *fb = peek(pl[best], "match_found", NULL, 1);
+            assert_non_null(fa);
+            assert_non_null(fb);
+            assert_string_equal(str(fa, "room"), str(fb, "room"));
+            queue_of[i] = queue_of[best] = -2;
+            pairings++;
+        } else {
+            assert_null(peek(pl[i], "match_found", NULL, 0));
+            queue_of[i] = q;
+            joined[i] = ++seq;
+        }
+    }
+    /* Nobody else was paired behind the model's back. */
+    for (int j = 0; j < P; j++)
+        if (queue_of[j] != -2)
+            assert_null(peek(pl[j], "match_found", NULL, 0));
+    assert_true(pairings >= 5); /* the walk did pair (and leave, and join again) */
+    h_free(h);
+}
+
 /* Shutting down with bots searching: goodbye to every client, jobs cancelled, and the
  * lobby, pool and loop close cleanly (the sanitizers check for leaks). */
 static void test_shutdown_with_jobs(void **st)
@@ -319,6 +381,7 @@ int main(void)
     thue_log_set_level(THUE_LOG_ERROR); /* the lobby's info lines are not the test's output */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_quick_match),
+        cmocka_unit_test(test_quick_match_order),
         cmocka_unit_test(test_shutdown_with_jobs),
         cmocka_unit_test(test_empty_room_pauses_bots),
         cmocka_unit_test(test_rooms_linger),
