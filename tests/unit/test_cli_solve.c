@@ -2,8 +2,9 @@
  * test_cli_solve.c: `thue solve` with --hash and --proof, run as a separate process
  * (cli_run.h): table sizes within the machine's memory, clear errors for bad ones, the
  * proof written to FILE (through FILE.tmp, which must not remain), a clear error for a
- * path that cannot be written (nothing left behind), and the same answer with a small
- * table, with threads, and with the default one.
+ * path that cannot be written (nothing left behind), the same answer with a small
+ * table, with threads, and with the default one, and proofs that `thue verify-proof`
+ * accepts.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -110,6 +111,40 @@ static void test_proof_written(void **state)
     rmdir(dir);
 }
 
+/* What solve writes, verify-proof (a checker sharing no code with the solver) accepts. */
+static void test_proof_verified(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/thue-cli-solve-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char path[128];
+    snprintf(path, sizeof path, "%s/p.proof", dir);
+    struct {
+        const char *word, *k, *variant, *depth, *ok;
+    } cases[] = {
+        {"0", "4", "square", "0", "proof ok: square k=4 root 0: painter >= 5 (levels 4"},
+        {"0", "3", "overlap", "0", "proof ok: overlap k=3 root 0: painter >= 10 (levels 9"},
+        {"0120", "5", "square", "8", "proof ok: square k=5 root 0120: painter >= 8 (levels 7"},
+        {"01", "4", "overlap", "9", "proof ok: overlap k=4 root 01: painter >= 9 (levels 8"},
+    };
+    for (size_t x = 0; x < sizeof cases / sizeof cases[0]; x++) {
+        run_result r = strcmp(cases[x].depth, "0") == 0
+                           ? run("solve", cases[x].word, "--k", cases[x].k, "--variant",
+                                 cases[x].variant, "--hash", "4", "--proof", path, NULL)
+                           : run("solve", cases[x].word, "--k", cases[x].k, "--variant",
+                                 cases[x].variant, "--max-depth", cases[x].depth, "--threads", "2",
+                                 "--hash", "4", "--proof", path, NULL);
+        assert_status(&r, 0);
+        run_free(&r);
+        r = run("verify-proof", path, NULL);
+        assert_status(&r, 0);
+        assert_contains(r.out, cases[x].ok);
+        run_free(&r);
+    }
+    unlink(path);
+    rmdir(dir);
+}
+
 static void test_proof_bad_path(void **state)
 {
     (void)state;
@@ -124,9 +159,8 @@ static void test_proof_bad_path(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_hash_bad_values),
-        cmocka_unit_test(test_hash_sizes_agree),
-        cmocka_unit_test(test_proof_written),
+        cmocka_unit_test(test_hash_bad_values), cmocka_unit_test(test_hash_sizes_agree),
+        cmocka_unit_test(test_proof_written),   cmocka_unit_test(test_proof_verified),
         cmocka_unit_test(test_proof_bad_path),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
