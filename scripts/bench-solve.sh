@@ -5,8 +5,8 @@
 # (iterative deepening on the cap, memo on canonical words; on this project's 2-core
 # machine: painter >= 17 in 69 s, >= 18 in 236 s, >= 19 in 1,105 s).
 #
-#   bash scripts/bench-solve.sh                          # depths 17,18,19
-#   bash scripts/bench-solve.sh --depths 15,16 --threads 2 --hash 1024
+#   bash scripts/bench-solve.sh                          # depths 17,18,19, a thread per core
+#   bash scripts/bench-solve.sh --depths 15,16 --threads 1 --hash 1024
 #   bash scripts/bench-solve.sh --thue build/clients/cli/thue
 #
 # Prints one row per depth: the reference's seconds ("-" where it has none), ours, the
@@ -17,10 +17,14 @@
 set -euo pipefail
 
 depths=17,18,19
-threads=1
+threads=$(nproc 2>/dev/null || echo 1)
 hash=""
 thue=""
 while [ $# -gt 0 ]; do
+    case "$1" in
+    --depths | --threads | --hash | --thue)
+        [ $# -ge 2 ] || { echo "bench-solve.sh: $1 needs a value (--help)" >&2; exit 2; } ;;
+    esac
     case "$1" in
     --depths) depths="$2"; shift 2 ;;
     --threads) threads="$2"; shift 2 ;;
@@ -32,6 +36,7 @@ while [ $# -gt 0 ]; do
 done
 case "$depths" in *[!0-9,]* | "") echo "bench-solve.sh: --depths is a list like 17,18,19" >&2; exit 2 ;; esac
 case "$threads" in *[!0-9]* | "") echo "bench-solve.sh: --threads is a number" >&2; exit 2 ;; esac
+case "$hash" in *[!0-9]*) echo "bench-solve.sh: --hash is a number of MB" >&2; exit 2 ;; esac
 root="$(cd "$(dirname "$0")/.." && pwd)"
 if [ -z "$thue" ]; then
     for c in "$root/build/clients/cli/thue" "$root/../build/clients/cli/thue"; do
