@@ -320,24 +320,9 @@ static void short_map(const uint8_t *w, int n, int k, thue_variant v, uint64_t *
         for (int b = 0; b < nplanes; b++)
             plane[b] |= (uint64_t)((w[t] >> b) & 1) << t;
     uint64_t *bad = safe;
-    /* Period 1: "aa" (square), "aaa" (overlap). */
-    for (int i = 0; i <= n; i++) {
-        uint64_t m = 0;
-        if (!extra) {
-            if (i > 0)
-                m |= (uint64_t)1 << w[i - 1];
-            if (i < n)
-                m |= (uint64_t)1 << w[i];
-        } else {
-            if (i >= 2 && w[i - 2] == w[i - 1])
-                m |= (uint64_t)1 << w[i - 1];
-            if (i >= 1 && i < n && w[i - 1] == w[i])
-                m |= (uint64_t)1 << w[i];
-            if (i + 1 < n && w[i] == w[i + 1])
-                m |= (uint64_t)1 << w[i];
-        }
-        bad[i] = m;
-    }
+    /* Period 1: "aa" (square), "aaa" (overlap), as the engine finds them. */
+    memset(bad, 0, (size_t)(n + 1) * sizeof *bad);
+    thue__period_one(w, n, extra, bad);
     uint64_t aq = 0; /* A_{p-1} */
     for (int p = 1; 2 * p + extra <= n + 1; p++) {
         uint64_t diff = 0;

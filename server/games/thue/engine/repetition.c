@@ -389,8 +389,8 @@ static inline void right_case(const map_ctx *m, int i)
         m->bad[i] |= (uint64_t)1 << c;
 }
 
-/* Period 1 directly: a square is "aa"; an overlap is "aaa". */
-static void period_one(const uint8_t *w, int n, int extra, uint64_t *bad)
+/* Period 1 directly: a square is "aa"; an overlap is "aaa" (repetition.h). */
+void thue__period_one(const uint8_t *w, int n, int extra, uint64_t *bad)
 {
     for (int i = 0; i <= n; i++) {
         uint64_t m = 0;
@@ -442,7 +442,7 @@ int thue_legal_map(thue_scan *s, const uint8_t *sym, int n, int k, thue_variant 
 
     uint64_t *bad = safe; /* unsafe sets are gathered in place, then complemented */
     memset(bad, 0, (size_t)(n + 1) * sizeof(uint64_t));
-    period_one(sym, n, extra, bad);
+    thue__period_one(sym, n, extra, bad);
 
     /* zp = Z_p and dp = its runs of h ones; zq = Z_{p-1} and dq = its runs of hq ones,
      * carried over from the previous period (hq = -1: not computed yet). */

@@ -68,6 +68,11 @@ int thue_check_insert(const uint8_t *sym, int n, thue_variant v, int i, int c,
  */
 int thue_legal_map(thue_scan *s, const uint8_t *sym, int n, int k, thue_variant v, uint64_t *safe);
 
+/* Internal (the legal-move map's and the solver's short-word map's): ORs into bad[i],
+ * for i = 0..n, the symbols whose insertion at i makes a repetition of period 1 ("aa";
+ * with extra = 1, the overlap "aaa"). */
+void thue__period_one(const uint8_t *w, int n, int extra, uint64_t *bad);
+
 /* The mask of all k symbols (bits 0..k-1); k must be 1..64. */
 static inline uint64_t thue_all_symbols(int k)
 {
