@@ -92,7 +92,7 @@ static void perm_min(const uint8_t *sym, int n, int k, int *perm, int used, int 
 
 void pg_canonical_perm(const uint8_t *sym, int n, int k, uint8_t *out)
 {
-    int perm[16], have = 0;
+    int perm[16] = {0}, have = 0; /* (set before use; gcc -O3 cannot tell) */
     uint8_t *img = malloc((size_t)n + 1);
     perm_min(sym, n, k, perm, 0, 0, img, out, &have);
     free(img);
