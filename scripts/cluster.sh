@@ -83,7 +83,16 @@ port=$((10#$port))
 
 # ---- helpers ------------------------------------------------------------------------------
 
-alive() { [ -f "$1" ] && kill -0 "$(cat "$1")" 2>/dev/null; }
+# A process of the pid file runs: it exists and is not a zombie (a node killed with -9
+# stays one until init reaps it, which a busy machine may take a while to do).
+alive() {
+  [ -f "$1" ] || return 1
+  local p st
+  p=$(cat "$1")
+  kill -0 "$p" 2>/dev/null || return 1
+  st=$(sed 's/.*) //' "/proc/$p/stat" 2>/dev/null | cut -c1)
+  [ "$st" != Z ]
+}
 
 free_port() {
   python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
