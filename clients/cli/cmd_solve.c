@@ -1,7 +1,8 @@
 /*
  * cmd_solve.c: `thue solve [WORD] --k K ...`: the exact value of a position, with a
- * table sized by --hash shared by --threads searching threads (lazy SMP: the main
- * thread's answer is the result; helpers only fill the table), and --proof FILE.
+ * table sized by --hash shared by --threads searching threads (each puts off the
+ * positions another is busy with, solve.c; the main thread's answer is the result, the
+ * others only fill the table), and --proof FILE.
  */
 #include <errno.h>
 #include <stdatomic.h>
