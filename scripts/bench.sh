@@ -212,16 +212,12 @@ server_died() {
   tail -n 30 "$log" >&2 || true
 }
 
-# Starts a server for one phase; sets SERVER_PID and SERVER_PORT.
+# Starts a server for one phase (start_server LOG FLAG...: the phase's connection limit
+# and keep-alive flags); sets SERVER_PID and SERVER_PORT.
 start_server() {
   local log=$1
   shift
-  # The keep-alive: the bench's short one unless the phase gives its own flags.
-  local keepalive=(--ping-s 5 --idle-s 15) maxconn=100000
-  if [ $# -gt 0 ]; then
-    keepalive=()
-    maxconn=$1
-  fi
+  local phase_flags=("$@")
   SERVER_LOG=$log
   # The bot phases' watcher is a guest that seats bots against bots, and every match is
   # a room made from one address (an older server, one to compare with, has no such
@@ -236,9 +232,8 @@ start_server() {
     extra+=(--room-rate-per-ip 1000000)
   fi
   "$SERVER_BIN" --port "$PORT" --bind 127.0.0.1 --db :memory: --log-level warn \
-    --max-connections "$maxconn" --max-connections-per-ip 1000000 \
-    --max-rooms 100000 --rate 10000 --burst 10000 \
-    "${keepalive[@]}" "${extra[@]}" >"$log" 2>&1 &
+    --max-connections-per-ip 1000000 --max-rooms 100000 --rate 10000 --burst 10000 \
+    "${phase_flags[@]}" "${extra[@]}" >"$log" 2>&1 &
   SERVER_PID=$!
   SERVER_PORT=""
   for _ in $(seq 1 200); do
@@ -269,10 +264,11 @@ run_phase() {
   local name=$1; shift
   local tag=${name//+/_}
   local log="$WORK/$tag.server.log" out="$WORK/$tag.json" err="$WORK/$tag.loadgen.log"
-  # The many phases: the server's default keep-alive, and room for every connection.
-  local server_flags=()
+  # The bench's short keep-alive, so that idle connections are pinged during the phase;
+  # the many phases keep the server's default one, with room for every connection.
+  local server_flags=(--max-connections 100000 --ping-s 5 --idle-s 15)
   case "$name" in
-    many|play+many) server_flags=($((MANY_RUN + MANY_PLAYERS + 100))) ;;
+    many|play+many) server_flags=(--max-connections $((MANY_RUN + MANY_PLAYERS + 100))) ;;
   esac
   echo "bench.sh: phase $name..." >&2
   if ! start_server "$log" "${server_flags[@]}"; then

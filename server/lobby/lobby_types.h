@@ -159,7 +159,6 @@ struct session {
      * is 1 KiB: most sessions never queue, and a node holds 100,000 of them) */
     bool queued;
     thue_room_options *queue_opt;
-    uint64_t queue_seq;
     session *qprev, *qnext; /* in the lobby's queue list while queued */
     /* several nodes: the ticket in Redis's pool ("" = none), the pool's name, and whether
      * another node's join took it (its "match" is coming) */
@@ -275,7 +274,7 @@ struct thue_lobby {
     session *sessions;
     room *rooms; /* newest first */
     int nrooms;
-    uint64_t room_seq, queue_seq;
+    uint64_t room_seq;
     /* The queued sessions, oldest first (quick match looks here, not at every session) */
     session *qhead, *qtail;
     session *by_name[LOBBY_BUCKETS], *by_token[LOBBY_BUCKETS];

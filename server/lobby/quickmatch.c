@@ -51,11 +51,10 @@ static bool same_queue(const thue_room_options *a, const thue_room_options *b)
 static void cluster_cancel(session *s);
 static int cluster_queue(thue_lobby *l, session *s, const thue_msg_id *id);
 
-/* s joins the queue: last in the lobby's list, with the next sequence number. */
+/* s joins the queue: last in the lobby's list (the list's order is the waiting order). */
 static void queue_enter(thue_lobby *l, session *s)
 {
     s->queued = true;
-    s->queue_seq = ++l->queue_seq;
     s->qnext = NULL;
     s->qprev = l->qtail;
     if (l->qtail)
