@@ -46,6 +46,7 @@
 #include <string.h>
 
 #include "base/errors.h"
+#include "base/rng.h"
 #include "games/thue/bots/solve_table.h"
 #include "games/thue/engine/word.h"
 
@@ -110,13 +111,6 @@ void thue_canonical(const uint8_t *sym, int n, uint8_t *out)
     memcpy(out, memcmp(rev, fwd, (size_t)n) < 0 ? rev : fwd, (size_t)n);
 }
 
-static uint64_t mix64(uint64_t z)
-{
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-
 /* Canonical form of w[0..n) into out, and its hashes. */
 static void canon_hash(const thue_solver *s, const uint8_t *w, int n, uint8_t *out, uint8_t *tmp,
                        hkey *h)
@@ -145,10 +139,10 @@ static void canon_hash(const thue_solver *s, const uint8_t *w, int n, uint8_t *o
     for (int j = 0; j < n; j += 8) {
         uint64_t v = 0;
         memcpy(&v, out + j, (size_t)(n - j < 8 ? n - j : 8));
-        a = mix64(a ^ v);
-        b = mix64(b + v * 0x9e3779b97f4a7c15ULL);
+        a = thue_mix64(a ^ v);
+        b = thue_mix64(b + v * 0x9e3779b97f4a7c15ULL);
     }
-    h->key = mix64(a + 0x632be59bd9b4e019ULL);
+    h->key = thue_mix64(a + 0x632be59bd9b4e019ULL);
     h->index = b;
 }
 
@@ -161,7 +155,7 @@ static thue_solver *solver_new(int k, thue_variant v, thue_solve_table *t, size_
         return NULL;
     s->k = k;
     s->v = v;
-    s->seed = mix64(0x5eed5017e0000000ULL ^ ((uint64_t)k << 8) ^ (uint64_t)v);
+    s->seed = thue_mix64(0x5eed5017e0000000ULL ^ ((uint64_t)k << 8) ^ (uint64_t)v);
     s->scan = thue_scan_new();
     if (t == NULL)
         t = s->own_tt = thue_solve_table_new(own_bytes);
@@ -490,7 +484,7 @@ static int search(thue_solver *s, int n, int d, int alpha, int beta, int ply, co
         for (int x = 0; x < cnt + deferred && best > alpha; x++) {
             int i = order[x];
             if (split) {
-                bkey = mix64(h.key + (uint64_t)(h.rev ? n - i : i) + 1) | 1;
+                bkey = thue_mix64(h.key + (uint64_t)(h.rev ? n - i : i) + 1) | 1;
                 slot = &s->tt->busy[bkey & (THUE__TT_BUSY - 1)];
                 if (x < cnt && atomic_load_explicit(slot, memory_order_relaxed) == bkey) {
                     order[cnt + deferred++] = i;
