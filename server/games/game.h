@@ -72,17 +72,46 @@ typedef struct thue_goption_doc {
     const char *help;  /* the allowed values and what it does */
 } thue_goption_doc;
 
+/* What a game's searching members (perfect, its own bots) get from whoever runs them
+ * (gbot.c): a poll of the limits and the search's memory account (search/budget.h). Any
+ * member may be NULL, and so may the whole (then nothing stops the search and memory is
+ * unlimited); the helpers below say so. */
+typedef struct thue_gctl {
+    int (*must_stop)(void *arg);          /* 1: stop now and answer the best move found */
+    int (*take)(void *arg, size_t bytes); /* 0, or -1 when the budget refuses the bytes */
+    void (*give)(void *arg, size_t bytes);
+    void *arg;
+} thue_gctl;
+
+static inline int thue_gctl_stop(const thue_gctl *c)
+{
+    return c != NULL && c->must_stop != NULL && c->must_stop(c->arg);
+}
+
+/* Takes bytes before allocating them: 0, or -1 (then allocate less, or give up). */
+static inline int thue_gctl_take(const thue_gctl *c, size_t bytes)
+{
+    return c != NULL && c->take != NULL ? c->take(c->arg, bytes) : 0;
+}
+
+static inline void thue_gctl_give(const thue_gctl *c, size_t bytes)
+{
+    if (c != NULL && c->give != NULL)
+        c->give(c->arg, bytes);
+}
+
 /* A bot of the game's own (game.h's optional `bots`), named in bot specs after the
  * generic ones (search/gbot.h: "heuristic", "strong"). choose gives the move for the
- * player to move in st (not over), the same for the same seed; it calls must_stop
- * (may be NULL; arg is its argument) now and then while it searches, and when that
- * returns 1 it answers the best move it has at once. 0 with *out, or THUE_ENOMEM. Pure
- * like the rest of the table (it may allocate and free its own work space). */
+ * player to move in st (not over), the same for the same seed; it polls ctl
+ * (thue_gctl_stop) now and then while it searches, and when that says stop it answers
+ * the best move it has at once; big work space is taken from ctl's budget first
+ * (thue_gctl_take). 0 with *out, or THUE_ENOMEM. Pure like the rest of the table (it may
+ * allocate and free its own work space). */
 typedef struct thue_gamebot {
     const char *name; /* a spec's word: lower-case letters, not random, uct or perfect */
     const char *help; /* one line for `thue games` and docs */
-    int (*choose)(const thue_gopt *opt, const void *st, uint64_t seed, int (*must_stop)(void *arg),
-                  void *arg, thue_gmove *out);
+    int (*choose)(const thue_gopt *opt, const void *st, uint64_t seed, const thue_gctl *ctl,
+                  thue_gmove *out);
 } thue_gamebot;
 
 enum {
@@ -150,8 +179,11 @@ typedef struct thue_gamedef {
 
     /* Optional (NULL when the game has none). The exact value for the player to move
      * (1 win, 0 draw, -1 loss) and a move that keeps it (*best; untouched once over).
-     * 0, or THUE_ETOOBIG when the position is beyond what it can decide. */
-    int (*perfect)(const thue_gopt *opt, const void *st, thue_gmove *best, int *value);
+     * 0, or THUE_ETOOBIG when the position is beyond what it can decide. A solver that
+     * searches polls ctl (may be NULL) as the own bots do, takes its tables from ctl's
+     * budget, and gives up (THUE_ETOOBIG) when told to stop or refused the memory. */
+    int (*perfect)(const thue_gopt *opt, const void *st, const thue_gctl *ctl, thue_gmove *best,
+                   int *value);
 
     /* Optional (NULL and 0 when the game has none): its own bots, played by gbot.c's
      * THUE_GBOT_OWN kind. */

@@ -150,67 +150,7 @@ int thue_gbot_spec_check(const thue_gamedef *g, const thue_gbot_spec *s)
     return 0;
 }
 
-/* ---- uct -------------------------------------------------------------------------------- */
-
-/* The uct bot is one run of a fresh guct tree (guct.h), whose best root move it plays. */
-static int uct_choose(const thue_gamedef *g, const thue_gopt *opt, const void *root,
-                      const thue_gbot_spec *spec, uint64_t seed, thue__ctl *ctl,
-                      thue_gbot_result *out, FILE *tree, int format)
-{
-    thue_guct_params p;
-    memset(&p, 0, sizeof p);
-    p.playout_limit = spec->playout_limit;
-    p.c = spec->exploration;
-    p.seed = seed;
-    p.nodes_max = THUE_GUCT_NODES_MAX;
-    thue_guct *t = NULL;
-    int err = thue_guct_new(g, opt, root, &p, &t);
-    if (err != 0)
-        return err;
-    uint64_t ran = 0;
-    err = thue_guct_run(t, spec->iterations == 0 ? UINT64_MAX : spec->iterations, ctl, &ran);
-    out->iterations = ran;
-    if (err == 0)
-        err = thue_guct_best(t, &out->move);
-    if (err == 0 && tree != NULL)
-        err = thue_guct_export(t, UINT32_MAX, tree, (thue_guct_format)format);
-    thue_guct_free(t);
-    return err;
-}
-
-/* ---- perfect --------------------------------------------------------------------------- */
-
-/* The game's own solver, then (beyond it, on an acyclic game) the generic one: 0 with
- * out's move, value and exact set, or THUE_ETOOBIG / THUE_ENOMEM. */
-static int perfect_choose(const thue_gamedef *g, const thue_gopt *opt, const void *st,
-                          const thue_bot_limits *lim, int64_t deadline, thue_gbot_result *out)
-{
-    int v = 0, err;
-    if (g->perfect != NULL) {
-        thue_gmove best = {{0, 0, 0, 0}};
-        err = g->perfect(opt, st, &best, &v);
-        out->nodes = 1;
-        if (err == 0) {
-            out->move = best;
-            out->value = v;
-            out->exact = 1;
-            return 0;
-        }
-        if (err != THUE_ETOOBIG || (g->flags & THUE_GAME_ACYCLIC) == 0)
-            return err;
-        /* Beyond the game's own solver: try the generic one. */
-    }
-    uint64_t nodes = 0;
-    int stopped = 0;
-    err = thue__gsolve(g, opt, st, lim, deadline, &out->move, &v, &nodes, &stopped);
-    out->nodes += nodes;
-    out->stopped = stopped;
-    if (err == 0) {
-        out->value = v;
-        out->exact = 1;
-    }
-    return err;
-}
+/* ---- a move when nothing better can be had ------------------------------------------ */
 
 /* An undecided perfect's answer (spec legal_if_undecided): the first of legal_moves, not
  * exact, its value unknown. 0; THUE_ETOOBIG still when the table gives no legal move (an
@@ -231,12 +171,100 @@ static int first_legal(const thue_gamedef *g, const thue_gopt *opt, const void *
     return k > 0 ? 0 : THUE_ETOOBIG;
 }
 
-/* ---- own ------------------------------------------------------------------------------ */
+/* ---- uct -------------------------------------------------------------------------------- */
 
-/* The own bots' must_stop: one poll of the limits (stop flag, deadline, the pool's pause). */
-static int own_must_stop(void *arg)
+/* The uct bot is one run of a fresh guct tree (guct.h), whose best root move it plays. */
+static int uct_choose(const thue_gamedef *g, const thue_gopt *opt, const void *root,
+                      const thue_gbot_spec *spec, uint64_t seed, thue__ctl *ctl,
+                      thue_gbot_result *out, FILE *tree, int format)
 {
-    return thue__ctl_poll(arg);
+    thue_guct_params p;
+    memset(&p, 0, sizeof p);
+    p.playout_limit = spec->playout_limit;
+    p.c = spec->exploration;
+    p.seed = seed;
+    p.nodes_max = THUE_GUCT_NODES_MAX;
+    p.mem = ctl->mem;
+    thue_guct *t = NULL;
+    int err = thue_guct_new(g, opt, root, &p, &t);
+    if (err == THUE_ETOOBIG) {
+        /* The memory budget allows no tree: the first legal move, said to be cut short. */
+        ctl->stopped = 1;
+        return first_legal(g, opt, root, out);
+    }
+    if (err != 0)
+        return err;
+    uint64_t ran = 0;
+    err = thue_guct_run(t, spec->iterations == 0 ? UINT64_MAX : spec->iterations, ctl, &ran);
+    out->iterations = ran;
+    if (err == 0)
+        err = thue_guct_best(t, &out->move);
+    if (err == 0 && tree != NULL)
+        err = thue_guct_export(t, UINT32_MAX, tree, (thue_guct_format)format);
+    thue_guct_free(t);
+    return err;
+}
+
+/* ---- the game's own searches -------------------------------------------------------- */
+
+/* What a game's perfect member and own bots get (game.h's thue_gctl): polls of ctl's
+ * limits, paced like every search's (one unit of work per call: a game that asks often
+ * reads the clock rarely), and its memory account. */
+static int gctl_must_stop(void *arg)
+{
+    return thue__work(arg, 1);
+}
+
+static int gctl_take(void *arg, size_t bytes)
+{
+    return thue__take(arg, bytes);
+}
+
+static void gctl_give(void *arg, size_t bytes)
+{
+    thue__give(arg, bytes);
+}
+
+static thue_gctl gctl_of(thue__ctl *ctl)
+{
+    thue_gctl c = {gctl_must_stop, gctl_take, gctl_give, ctl};
+    return c;
+}
+
+/* ---- perfect --------------------------------------------------------------------------- */
+
+/* The game's own solver, then (beyond it, on an acyclic game) the generic one: 0 with
+ * out's move, value and exact set, or THUE_ETOOBIG / THUE_ENOMEM. */
+static int perfect_choose(const thue_gamedef *g, const thue_gopt *opt, const void *st,
+                          const thue_bot_limits *lim, thue__ctl *ctl, thue_gbot_result *out)
+{
+    int v = 0, err;
+    if (g->perfect != NULL) {
+        thue_gmove best = {{0, 0, 0, 0}};
+        thue_gctl gc = gctl_of(ctl);
+        err = g->perfect(opt, st, &gc, &best, &v);
+        out->stopped = ctl->stopped;
+        out->nodes = 1;
+        if (err == 0) {
+            out->move = best;
+            out->value = v;
+            out->exact = 1;
+            return 0;
+        }
+        if (err != THUE_ETOOBIG || (g->flags & THUE_GAME_ACYCLIC) == 0)
+            return err;
+        /* Beyond the game's own solver: try the generic one. */
+    }
+    uint64_t nodes = 0;
+    int stopped = 0;
+    err = thue__gsolve(g, opt, st, lim, ctl->deadline_ns, &out->move, &v, &nodes, &stopped);
+    out->nodes += nodes;
+    out->stopped |= stopped;
+    if (err == 0) {
+        out->value = v;
+        out->exact = 1;
+    }
+    return err;
 }
 
 /* ---- choose ---------------------------------------------------------------------------- */
@@ -252,14 +280,8 @@ static int choose(const thue_gamedef *g, const thue_gopt *opt, const void *st,
         return THUE_EINVAL;
     if (g->to_move(opt, st) < 0)
         return THUE_EOVER;
-    thue__ctl ctl;
-    memset(&ctl, 0, sizeof ctl);
     int64_t deadline = 0;
     if (lim != NULL) {
-        ctl.stop = lim->stop;
-        ctl.yield = lim->yield;
-        ctl.yield_arg = lim->yield_arg;
-        ctl.budget = lim->node_budget;
         deadline = lim->deadline_ns;
         if (lim->think_ms > 0) {
             int64_t d = t0 + lim->think_ms * 1000000;
@@ -272,7 +294,8 @@ static int choose(const thue_gamedef *g, const thue_gopt *opt, const void *st,
         if (deadline == 0 || d < deadline)
             deadline = d;
     }
-    ctl.deadline_ns = deadline;
+    thue__ctl ctl;
+    thue__ctl_init(&ctl, lim, deadline);
     int err = 0;
     switch (spec->kind) {
     case THUE_GBOT_RANDOM: {
@@ -296,13 +319,15 @@ static int choose(const thue_gamedef *g, const thue_gopt *opt, const void *st,
         out->nodes = ctl.nodes;
         out->stopped = ctl.stopped;
         break;
-    case THUE_GBOT_OWN:
-        err = g->bots[spec->own].choose(opt, st, seed, own_must_stop, &ctl, &out->move);
+    case THUE_GBOT_OWN: {
+        thue_gctl gc = gctl_of(&ctl);
+        err = g->bots[spec->own].choose(opt, st, seed, &gc, &out->move);
         out->nodes = 1;
         out->stopped = ctl.stopped;
         break;
+    }
     case THUE_GBOT_PERFECT:
-        err = perfect_choose(g, opt, st, lim, deadline, out);
+        err = perfect_choose(g, opt, st, lim, &ctl, out);
         if (err == THUE_ETOOBIG && spec->legal_if_undecided)
             err = first_legal(g, opt, st, out);
         break;

@@ -17,8 +17,10 @@
  * The search runs on states kept one per ply (ply d's state and move list in buffers
  * allocated the first time the search gets that deep, so they never move). Every position
  * searched counts one node against the budget (lim->node_budget, else
- * THUE_GSOLVE_NODES_DEFAULT); the stop flag, the yield hook and the deadline are polled
- * through thue__tick like every bot's.
+ * THUE_GSOLVE_NODES_DEFAULT) and its moves as work; the stop flag, the yield hook and the
+ * deadline are polled through thue__tick and thue__work like every bot's. The plies and
+ * the table are taken from the memory account (lim->mem): a ply it refuses is a line too
+ * deep to follow (THUE_ETOOBIG), a table it refuses stops growing.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -52,7 +54,23 @@ typedef struct gsolver {
     unsigned char *tt_states;
     size_t cap, used;
     int full; /* could not grow: store no more */
+    size_t taken; /* bytes taken from the memory account (ctl.mem) */
 } gsolver;
+
+/* Takes bytes from the search's memory account: 0, or -1 when its budget says no. */
+static int take(gsolver *s, size_t bytes)
+{
+    if (thue__take(&s->ctl, bytes) != 0)
+        return -1;
+    s->taken += bytes;
+    return 0;
+}
+
+static void give(gsolver *s, size_t bytes)
+{
+    thue__give(&s->ctl, bytes);
+    s->taken -= bytes;
+}
 
 static int ply_ready(gsolver *s, int d)
 {
@@ -60,7 +78,10 @@ static int ply_ready(gsolver *s, int d)
         return 0;
     if (d >= THUE_GSOLVE_DEPTH_MAX)
         return THUE_ETOOBIG;
-    /* d == s->nplies: the search goes one ply deeper at a time. */
+    /* d == s->nplies: the search goes one ply deeper at a time. A ply past the memory
+     * budget is as deep as the search can go. */
+    if (take(s, s->sz + (size_t)(s->maxm > 0 ? s->maxm : 1) * sizeof(thue_gmove)) != 0)
+        return THUE_ETOOBIG;
     s->states[d] = malloc(s->sz ? s->sz : 1);
     s->moves[d] = malloc((size_t)(s->maxm > 0 ? s->maxm : 1) * sizeof(thue_gmove));
     if (s->states[d] == NULL || s->moves[d] == NULL) {
@@ -100,13 +121,15 @@ static int tt_grow(gsolver *s)
 {
     size_t ncap = s->cap ? s->cap * 2 : 1024;
     size_t bytes = ncap * (sizeof(tt_entry) + s->sz);
-    if (bytes / ncap != sizeof(tt_entry) + s->sz || bytes > THUE_GSOLVE_TABLE_BYTES_MAX)
+    if (bytes / ncap != sizeof(tt_entry) + s->sz || bytes > THUE_GSOLVE_TABLE_BYTES_MAX ||
+        take(s, bytes) != 0)
         return -1;
     tt_entry *nt = calloc(ncap, sizeof *nt);
     unsigned char *ns = malloc(ncap * s->sz + 1);
     if (nt == NULL || ns == NULL) {
         free(nt);
         free(ns);
+        give(s, bytes);
         return -1;
     }
     for (size_t i = 0; i < s->cap; i++) {
@@ -118,6 +141,7 @@ static int tt_grow(gsolver *s)
     }
     free(s->tt);
     free(s->tt_states);
+    give(s, s->cap * (sizeof(tt_entry) + s->sz));
     s->tt = nt;
     s->tt_states = ns;
     s->cap = ncap;
@@ -189,6 +213,11 @@ static int search(gsolver *s, int d, int alpha, int beta, thue_gmove *best_out)
     }
     thue_gmove *moves = s->moves[d];
     int n = g->legal_moves(s->opt, st, moves);
+    /* Making and trying the moves is work beyond the node's tick. */
+    if (thue__work(&s->ctl, n)) {
+        s->err = THUE_ETOOBIG;
+        return 0;
+    }
     /* The table's best move first. */
     for (int i = 1; i < n && hint.v[0] != INT32_MIN; i++)
         if (memcmp(&moves[i], &hint, sizeof hint) == 0) {
@@ -249,15 +278,9 @@ int thue__gsolve(const thue_gamedef *g, const thue_gopt *opt, const void *st,
     s.opt = opt;
     s.sz = g->state_size(opt);
     s.maxm = g->max_moves(opt);
-    s.ctl.budget = THUE_GSOLVE_NODES_DEFAULT;
-    s.ctl.deadline_ns = deadline_ns;
-    if (lim != NULL) {
-        s.ctl.stop = lim->stop;
-        s.ctl.yield = lim->yield;
-        s.ctl.yield_arg = lim->yield_arg;
-        if (lim->node_budget)
-            s.ctl.budget = lim->node_budget;
-    }
+    thue__ctl_init(&s.ctl, lim, deadline_ns);
+    if (s.ctl.budget == 0)
+        s.ctl.budget = THUE_GSOLVE_NODES_DEFAULT;
     s.states = calloc(THUE_GSOLVE_DEPTH_MAX, sizeof *s.states);
     s.moves = calloc(THUE_GSOLVE_DEPTH_MAX, sizeof *s.moves);
     int err = s.states && s.moves ? ply_ready(&s, 0) : THUE_ENOMEM;
@@ -279,5 +302,6 @@ int thue__gsolve(const thue_gamedef *g, const thue_gopt *opt, const void *st,
     free(s.moves);
     free(s.tt);
     free(s.tt_states);
+    thue__give(&s.ctl, s.taken);
     return err;
 }

@@ -26,9 +26,6 @@
 
 #include "base/errors.h"
 
-#define POLL_STEPS 256 /* playout moves between polls */
-#define POLL_ITERATIONS 16
-
 typedef struct unode {
     thue_gmove move; /* the move into this node */
     int32_t first;   /* its first child, -1 until expanded */
@@ -53,7 +50,14 @@ struct thue_guct {
     int pathcap;
     void *root; /* the root state */
     void *st;   /* an iteration's scratch state */
+    size_t taken; /* bytes taken from p.mem: the nodes' capacity and the move list */
+    int mem_full; /* the memory budget refused the nodes to grow: the tree is full */
 };
+
+/* Bytes a node's capacity is taken for: the node and what a walk of the tree needs per
+ * node (thue_guct_walk_depth's marks, heap, counts and levels), so that a tree that could
+ * grow can always be shown. */
+#define NODE_BYTES (sizeof(unode) + 1 + 3 * sizeof(uint32_t))
 
 int thue_guct_new(const thue_gamedef *g, const thue_gopt *opt, const void *st,
                   const thue_guct_params *p, thue_guct **out)
@@ -75,6 +79,12 @@ int thue_guct_new(const thue_gamedef *g, const thue_gopt *opt, const void *st,
     t->sz = g->state_size(opt);
     t->rng = thue_mix64(p->seed ^ 0x75637421ull);
     int maxm = g->max_moves(opt);
+    size_t first = (size_t)(maxm > 0 ? maxm : 1) * sizeof *t->moves + 1024 * NODE_BYTES;
+    if (thue_mem_take(p->mem, first) != 0) {
+        free(t);
+        return THUE_ETOOBIG;
+    }
+    t->taken = first;
     t->moves = malloc((size_t)(maxm > 0 ? maxm : 1) * sizeof *t->moves);
     t->pathcap = 64;
     t->path = malloc((size_t)t->pathcap * sizeof *t->path);
@@ -102,6 +112,7 @@ void thue_guct_free(thue_guct *t)
 {
     if (t == NULL)
         return;
+    thue_mem_give(t->p.mem, t->taken);
     free(t->moves);
     free(t->path);
     free(t->root);
@@ -120,21 +131,36 @@ uint32_t thue_guct_nodes(const thue_guct *t)
     return t->n;
 }
 
+int thue_guct_mem_full(const thue_guct *t)
+{
+    return t->mem_full;
+}
+
 /* Makes the children of node at; 0, 1 when a limit stopped it, or -1 out of memory. */
 static int expand(thue_guct *t, uint32_t at, const void *st, thue__ctl *ctl)
 {
     int k = t->g->legal_moves(t->opt, st, t->moves);
     if (k <= 0)
         return 0; /* nothing to expand (an inconsistent table); playouts start here */
-    if (t->n + (uint32_t)k > t->p.nodes_max)
+    if (t->n + (uint32_t)k > t->p.nodes_max || t->mem_full)
         return 0; /* the tree is full: leave it a leaf */
     if (t->n + (uint32_t)k > t->cap) {
         uint32_t ncap = t->cap;
         while (ncap < t->n + (uint32_t)k)
-            ncap *= 2;
+            ncap = ncap > UINT32_MAX / 2 ? UINT32_MAX : ncap * 2;
+        if (ncap > t->p.nodes_max)
+            ncap = t->p.nodes_max;
+        size_t more = (size_t)(ncap - t->cap) * NODE_BYTES;
+        if (thue_mem_take(t->p.mem, more) != 0) {
+            t->mem_full = 1; /* past the budget: the tree stops growing, as at nodes_max */
+            return 0;
+        }
         unode *nn = realloc(t->nodes, (size_t)ncap * sizeof *nn);
-        if (nn == NULL)
+        if (nn == NULL) {
+            thue_mem_give(t->p.mem, more);
             return -1;
+        }
+        t->taken += more;
         t->nodes = nn;
         t->cap = ncap;
     }
@@ -188,9 +214,9 @@ static int playout(thue_guct *t, void *st, thue__ctl *ctl)
         }
         if (step >= t->p.playout_limit)
             return -2;
-        if (ctl != NULL && step > 0 && step % POLL_STEPS == 0 && thue__ctl_poll(ctl))
-            return -3;
         int k = g->legal_moves(t->opt, st, t->moves);
+        if (ctl != NULL && thue__work(ctl, k + 1))
+            return -3;
         if (k <= 0 || g->apply(t->opt, st, who, &t->moves[thue__rand_below(&t->rng, k)], NULL))
             return -2; /* an inconsistent table: score it as a cut playout */
     }
@@ -228,6 +254,8 @@ static int iterate(thue_guct *t, thue__ctl *ctl)
             if (nd->first < 0)
                 break;
         }
+        if (ctl != NULL && thue__work(ctl, nd->nchild))
+            return 1; /* nothing made yet by this iteration is undone: see expand */
         uint32_t c = select_child(t, nd);
         int who = g->to_move(t->opt, st);
         if (g->apply(t->opt, st, who, &t->nodes[c].move, NULL) != 0)
@@ -278,7 +306,7 @@ int thue_guct_run(thue_guct *t, uint64_t n, thue__ctl *ctl, uint64_t *ran)
     }
     uint64_t it = 0;
     while (e == 0 && it < n) {
-        if (ctl != NULL && it % POLL_ITERATIONS == 0 && it > 0 && thue__ctl_poll(ctl))
+        if (ctl != NULL && thue__work(ctl, 1))
             break;
         e = iterate(t, ctl);
         if (e < 0)

@@ -36,12 +36,16 @@ typedef struct thue_guct_params {
     uint64_t seed;
     uint32_t nodes_max; /* the tree stops growing past this many nodes, 2..THUE_GUCT_NODES_MAX;
                            0: THUE_GUCT_NODES_MAX */
+    thue_mem *mem;      /* the memory account (budget.h) the tree is taken from (borrowed: it
+                           must outlive the tree); NULL: unlimited. The tree stops growing
+                           where the account refuses more, as at nodes_max. */
 } thue_guct_params;
 
 /*
  * A tree of one node (the root, position st copied; g and opt borrowed: they must outlive
  * the tree, the registry's games are static). 0 with *out, THUE_EINVAL (NULL argument,
- * a parameter out of range) or THUE_ENOMEM. A root that is over is allowed: runs then do
+ * a parameter out of range), THUE_ETOOBIG (the memory account refuses even the first
+ * nodes and the move list) or THUE_ENOMEM. A root that is over is allowed: runs then do
  * nothing.
  */
 int thue_guct_new(const thue_gamedef *g, const thue_gopt *opt, const void *st,
@@ -50,8 +54,9 @@ void thue_guct_free(thue_guct *t);
 
 /*
  * Runs up to n more iterations (the root's children are made first, once). ctl (may be
- * NULL: no limits) counts the nodes made and is polled every 16 iterations and every 256
- * playout moves; a stop leaves the tree as the completed iterations made it. *ran (may
+ * NULL: no limits) counts the nodes made, and as work the children scanned, the moves
+ * made in playouts and the iterations, so that its polls come about every millisecond
+ * (limits.h); a stop leaves the tree as the completed iterations made it. *ran (may
  * be NULL) gets the iterations completed. 0, or THUE_ENOMEM (the tree is then unchanged
  * by the failing iteration and may still be read and freed).
  */
@@ -61,6 +66,8 @@ int thue_guct_run(thue_guct *t, uint64_t n, thue__ctl *ctl, uint64_t *ran);
 uint64_t thue_guct_iterations(const thue_guct *t);
 /* Nodes in the tree (the root included). */
 uint32_t thue_guct_nodes(const thue_guct *t);
+/* 1 once the memory account refused the tree more nodes (it grows no more). */
+int thue_guct_mem_full(const thue_guct *t);
 
 /*
  * The move uct plays: the root's most visited child (equal visits: the better mean for

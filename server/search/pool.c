@@ -100,6 +100,7 @@ struct job {
     void *data;
     int64_t t_submit;
     int64_t due_ns; /* the earliest deadline of its limits; 0: none */
+    thue_mem *mem;  /* its memory account (limits.mem), closed when it is freed */
     owner *own;
     atomic_int stop;
 
@@ -176,6 +177,7 @@ struct thue_pool {
     /* Set at creation. */
     int nslots, owner_max, threads_max;
     int64_t slice_ns;
+    thue_mem_budget *mem;
 
     atomic_int contended; /* some owner could be served if a slot were free */
 
@@ -203,6 +205,7 @@ struct thue_pool {
 static void job_free(job *j)
 {
     thue_bot_search_free(j->search);
+    thue_mem_close(j->mem); /* after the search that gave back what it took */
     if (j->game) {
         free(j->game->state);
         free(j->game);
@@ -822,6 +825,7 @@ thue_pool *thue_pool_new_config(uv_loop_t *loop, const thue_pool_config *cfg)
     pool->owner_max = owner_max;
     pool->threads_max = tmax;
     pool->slice_ns = (int64_t)slice_ms * 1000000;
+    pool->mem = cfg->mem;
     atomic_init(&pool->contended, 0);
     pool->stats.threads = cfg->threads;
     if (uv_mutex_init(&pool->lock) != 0) {
@@ -858,7 +862,7 @@ thue_pool *thue_pool_new_config(uv_loop_t *loop, const thue_pool_config *cfg)
 
 thue_pool *thue_pool_new(uv_loop_t *loop, int threads)
 {
-    thue_pool_config cfg = {threads, 0, 0, 0};
+    thue_pool_config cfg = {threads, 0, 0, 0, NULL};
     return thue_pool_new_config(loop, &cfg);
 }
 
@@ -914,9 +918,18 @@ int thue_pool_submit(thue_pool *pool, const thue_job_request *req, uint64_t *id)
     return enqueue(pool, j, key, id);
 }
 
-/* Queues a job whose search and limits are set: 0, or THUE_ENOMEM (then j is freed). */
+/* Queues a job whose search and limits are set: 0, or THUE_ENOMEM (then j is freed). A bot
+ * job (not a task) gets its memory account here. */
 static int enqueue(thue_pool *pool, job *j, const char *key, uint64_t *id)
 {
+    if (pool->mem != NULL && (j->game == NULL || j->game->run == NULL)) {
+        j->mem = thue_mem_open(pool->mem, key);
+        if (j->mem == NULL) {
+            job_free(j);
+            return THUE_ENOMEM;
+        }
+        j->limits.mem = j->mem;
+    }
     uv_mutex_lock(&pool->lock);
     owner *o = owner_get(pool, key);
     if (o == NULL) {

@@ -30,6 +30,11 @@
  * oldest paused search of the owner with the most started is stopped early (it plays its
  * best move so far), so that no owner waits for another's searches to end.
  *
+ * Memory. With a budget (thue_pool_config.mem), every bot job opens an account of its
+ * owner's when it is submitted and closes it when it is freed; its search takes its
+ * trees and tables from it (budget.h), so one owner's searches cannot take the memory
+ * the others' need.
+ *
  * Results go back to the loop thread: a finished job is put on a completion list and the
  * pool's uv_async_t is signalled; the async callback swaps the whole list out under the
  * lock and then runs each job's callback on the loop thread, unlocked.
@@ -53,6 +58,7 @@
 #include <uv.h>
 
 #include "games/thue/bots/bot.h"
+#include "search/budget.h"
 #include "search/gbot.h"
 
 typedef struct thue_pool thue_pool;
@@ -93,6 +99,10 @@ typedef struct thue_pool_config {
     int slice_ms;        /* the time slice, 1..10000; 0: THUE_POOL_SLICE_MS_DEFAULT */
     int threads_max;     /* threads in all (running and paused parts), threads..4096;
                             0: the larger of 4 x threads and 256 */
+    thue_mem_budget *mem; /* the searches' memory budgets (budget.h; borrowed: it must
+                             outlive the pool): each bot job takes its trees and tables
+                             from an account of its owner's. NULL: unlimited. Tasks bring
+                             their own accounts (thue_pool_task). */
 } thue_pool_config;
 
 #define THUE_POOL_OWNER_PARTS_DEFAULT 2

@@ -261,7 +261,7 @@ void game_check_state(const thue_gamedef *g, const thue_gopt *opt, const void *s
     if (g->perfect != NULL) {
         thue_gmove best = {{-7, -7, -7, -7}};
         int value = 5;
-        rc = g->perfect(opt, st, &best, &value);
+        rc = g->perfect(opt, st, NULL, &best, &value);
         assert_true(rc == 0 || rc == THUE_ETOOBIG);
         if (rc == 0) {
             assert_true(value >= -1 && value <= 1);

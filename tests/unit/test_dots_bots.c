@@ -50,7 +50,7 @@ static uint64_t border_set(int R, int C)
 static int solve(const thue_dots_opt *o, uint64_t d, int *best)
 {
     int net, b;
-    assert_int_equal(thue__dots_solve(o, d, 0, NULL, NULL, &net, &b, NULL), 0);
+    assert_int_equal(thue__dots_solve(o, d, 0, NULL, &net, &b, NULL), 0);
     if (best)
         *best = b;
     return net;
@@ -212,7 +212,7 @@ static void test_dots_perfect_member(void **state)
             int p = G->to_move(&opt, &s);
             thue_gmove best;
             int value;
-            assert_int_equal(G->perfect(&opt, &s, &best, &value), 0);
+            assert_int_equal(G->perfect(&opt, &s, NULL, &best, &value), 0);
             int diff = s.score[p] - s.score[p ^ 1];
             int net = solve(o, s.drawn[0], NULL);
             assert_int_equal(value, diff + net > 0 ? 1 : diff + net < 0 ? -1 : 0);
@@ -231,7 +231,7 @@ static void test_dots_perfect_member(void **state)
     G->start(&opt, 1, &s);
     thue_gmove best;
     int value;
-    assert_int_equal(G->perfect(&opt, &s, &best, &value), THUE_ETOOBIG);
+    assert_int_equal(G->perfect(&opt, &s, NULL, &best, &value), THUE_ETOOBIG);
 }
 
 /* ---- the heuristic ------------------------------------------------------------------- */
@@ -409,7 +409,7 @@ static void test_dots_strong_endgame(void **state)
              * position is made of chains and loops. */
             while (G->to_move(&opt, &s) >= 0) {
                 uint64_t d = s.drawn[0];
-                int l = thue__dots_strong_ex(o, &s, thue_splitmix64(&rng), 0, NULL, NULL);
+                int l = thue__dots_strong_ex(o, &s, thue_splitmix64(&rng), 0, NULL);
                 assert_true(l >= 0 && l < nl && !thue_dots_bit(s.drawn, l));
                 if (chains_only(R, C, d)) {
                     int v = solve(o, d, NULL), mvv = move_value(o, d, l);
@@ -448,11 +448,11 @@ static void test_dots_strong_double_deals(void **state)
             s.drawn[0] |= (uint64_t)1 << thue_dots_hline(2, 3, r, c);
     s.drawn[0] |= (uint64_t)1 << thue_dots_vline(2, 3, 0, 0); /* the opening */
     assert_int_equal(solve(&o, s.drawn[0], NULL), 2);
-    int l = thue__dots_strong_ex(&o, &s, 1, 0, NULL, NULL);
+    int l = thue__dots_strong_ex(&o, &s, 1, 0, NULL);
     assert_int_equal(l, thue_dots_vline(2, 3, 0, 1)); /* takes the first box */
     s.drawn[0] |= (uint64_t)1 << l;
     assert_int_equal(solve(&o, s.drawn[0], NULL), 1);
-    l = thue__dots_strong_ex(&o, &s, 1, 0, NULL, NULL);
+    l = thue__dots_strong_ex(&o, &s, 1, 0, NULL);
     assert_int_equal(l, thue_dots_vline(2, 3, 0, 3)); /* declines the last two */
     assert_int_equal(move_value(&o, s.drawn[0], l), 1);
     /* With nothing left after the chain there is nothing to keep control for: it takes. */
@@ -465,7 +465,7 @@ static void test_dots_strong_double_deals(void **state)
     memset(&s, 0, sizeof s);
     memset(s.owner, -1, sizeof s.owner);
     s.drawn[0] = d;
-    l = thue__dots_strong_ex(&o1, &s, 1, 0, NULL, NULL);
+    l = thue__dots_strong_ex(&o1, &s, 1, 0, NULL);
     assert_int_equal(l, thue_dots_vline(1, 3, 0, 2));
 }
 
@@ -486,13 +486,13 @@ static void test_dots_strong_stopped(void **state)
     memset(&s, 0, sizeof s);
     memset(s.owner, -1, sizeof s.owner);
     int calls = 0;
-    int l = thue__dots_strong(&o, &s, 5, stop_now, &calls);
+    thue_gctl stopper = {stop_now, NULL, NULL, &calls};
+    int l = thue__dots_strong(&o, &s, 5, &stopper);
     assert_true(l >= 0 && l < thue_dots_nlines(4, 4));
     thue_dots_opt o3 = mkopt(3, 3, false);
     int net = 99, best = 99;
     calls = 0;
-    assert_int_equal(thue__dots_solve(&o3, 0, 0, stop_now, &calls, &net, &best, NULL),
-                     THUE_ETOOBIG);
+    assert_int_equal(thue__dots_solve(&o3, 0, 0, &stopper, &net, &best, NULL), THUE_ETOOBIG);
     assert_true(calls > 0);
     assert_int_equal(net, 99);
     assert_int_equal(best, 99);
@@ -500,7 +500,7 @@ static void test_dots_strong_stopped(void **state)
      * answers a legal line. */
     calls = 0;
     memset(&s, 0, sizeof s);
-    l = thue__dots_strong(&o3, &s, 5, stop_now, &calls);
+    l = thue__dots_strong(&o3, &s, 5, &stopper);
     assert_true(calls > 0);
     assert_true(l >= 0 && l < 24);
 }
@@ -524,7 +524,7 @@ static void test_dots_strong_beats_heuristic(void **state)
         G->start(&opt, 1, &s);
         while (G->to_move(&opt, &s) >= 0) {
             uint64_t seed = thue_splitmix64(&rng);
-            int l = s.to_move == strong_seat ? thue__dots_strong_ex(o, &s, seed, 0, NULL, NULL)
+            int l = s.to_move == strong_seat ? thue__dots_strong_ex(o, &s, seed, 0, NULL)
                                              : thue__dots_heuristic(o, &s, seed);
             thue_gmove m = l < H ? (thue_gmove){{0, l / C, l % C, 0}}
                                  : (thue_gmove){{1, (l - H) / (C + 1), (l - H) % (C + 1), 0}};

@@ -244,7 +244,7 @@ static void check_conversion(const retro *r)
             thue_gmove m;
             if (st.to_move == winner) {
                 int value;
-                assert_int_equal(G->perfect(&opt, &st, &m, &value), 0);
+                assert_int_equal(G->perfect(&opt, &st, NULL, &m, &value), 0);
                 assert_int_equal(value, 1);
                 assert_int_equal(G->apply(&opt, &st, st.to_move, &m, &e), 0);
                 continue;
@@ -352,7 +352,7 @@ static void check_n(int n)
         }
         thue_gmove best = {{-1, -1, 0, 0}};
         int value = 2;
-        assert_int_equal(G->perfect(&opt, &st, &best, &value), 0);
+        assert_int_equal(G->perfect(&opt, &st, NULL, &best, &value), 0);
         assert_int_equal(value, want);
         assert_int_equal(G->apply(&opt, &st, p, &best, &e), 0);
         long next = encode(n, st.board) * 2 + (p ^ 1);

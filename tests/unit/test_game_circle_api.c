@@ -402,7 +402,7 @@ static void test_circle_no_moves_and_cap(void **state)
     refused(&opt, &s, 0, "{\"from\":1,\"to\":3}", THUE_EOVER, "");
     thue_gmove best = {{7, 7, 7, 7}};
     int value = 5;
-    assert_int_equal(G->perfect(&opt, &s, &best, &value), 0);
+    assert_int_equal(G->perfect(&opt, &s, NULL, &best, &value), 0);
     assert_int_equal(value, -1);
     assert_int_equal(best.v[0], 7); /* untouched once over */
     /* Black to move on the same board is not over. */
@@ -426,7 +426,7 @@ static void test_circle_no_moves_and_cap(void **state)
     assert_string_equal(r.why, "move_cap");
     assert_int_equal(r.score[0] + r.score[1], 0);
     refused(&opt, &s, 1, "{\"from\":4,\"to\":5}", THUE_EOVER, "");
-    assert_int_equal(G->perfect(&opt, &s, &best, &value), 0);
+    assert_int_equal(G->perfect(&opt, &s, NULL, &best, &value), 0);
     assert_int_equal(value, 0);
     /* A player stuck on the cap's last move still loses. */
     opts("{\"fields\":4,\"move_cap\":1}", &opt);
@@ -505,7 +505,7 @@ static void check_state(const thue_gopt *opt, const thue_circle_state *s)
     /* The perfect move: legal, and the analysis agrees with itself after it. */
     thue_gmove best;
     int value = 9;
-    assert_int_equal(G->perfect(opt, s, &best, &value), 0);
+    assert_int_equal(G->perfect(opt, s, NULL, &best, &value), 0);
     assert_true(value >= -1 && value <= 1);
     assert_true(is_legal(mv, cnt, &best));
     assert_int_equal(thue_circle_value(s->n, s->board, s->to_move), value);
@@ -541,7 +541,7 @@ static void test_circle_round_trips(void **state)
                 thue_gerr e;
                 /* Half the plies perfect, half random, to see many kinds of boards. */
                 if (rnd() % 2 == 0)
-                    assert_int_equal(G->perfect(&opt, &s, &best, &value), 0);
+                    assert_int_equal(G->perfect(&opt, &s, NULL, &best, &value), 0);
                 else
                     best = mv[rnd() % (uint64_t)cnt];
                 assert_int_equal(G->apply(&opt, &s, s.to_move, &best, &e), 0);

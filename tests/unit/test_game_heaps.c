@@ -114,7 +114,7 @@ static void test_nim_perfect_matches_minimax(void **state)
                 int want = nim_brute(h, misere);
                 thue_gmove best = {{-1, -1, 0, 0}};
                 int value = 0;
-                assert_int_equal(g->perfect(&opt, &s, &best, &value), 0);
+                assert_int_equal(g->perfect(&opt, &s, NULL, &best, &value), 0);
                 if (value != want)
                     print_error("%s misere=%d: perfect %d, minimax %d\n", text, misere, value,
                                 want);
@@ -458,7 +458,7 @@ static void rims_position(const rb_set *s, void *vctx)
     /* The perfect player. */
     int grundy = rb_grundy(s), value = 0;
     thue_gmove best;
-    assert_int_equal(g->perfect(&c->opt, st, &best, &value), 0);
+    assert_int_equal(g->perfect(&c->opt, st, NULL, &best, &value), 0);
     assert_int_equal(value, grundy != 0 ? 1 : -1);
     memcpy(child, st, size);
     assert_int_equal(g->apply(&c->opt, child, 1, &best, &e), 0);

@@ -266,7 +266,7 @@ static void check_board(int rows, int cols, totals *t)
         /* The perfect player agrees with the retrograde. */
         thue_gmove best = {{-1, -1, 0, 0}};
         int value = 9;
-        assert_int_equal(g->perfect(&opt, st, &best, &value), 0);
+        assert_int_equal(g->perfect(&opt, st, NULL, &best, &value), 0);
         if (value != bd.val[k])
             print_error("%dx%d: %s: perfect %d, retrograde %d\n", rows, cols, text, value,
                         bd.val[k]);
@@ -349,7 +349,7 @@ static void test_northcott_perfect_beats_random(void **state)
         g->start(&opt, (uint64_t)seed, st);
         thue_gmove best;
         int value;
-        assert_int_equal(g->perfect(&opt, st, &best, &value), 0);
+        assert_int_equal(g->perfect(&opt, st, NULL, &best, &value), 0);
         int perfect_side = value > 0 ? 0 : 1; /* the player the nim-sum favours */
         uint64_t rng = (uint64_t)seed;
         int plies = 0;
@@ -357,7 +357,7 @@ static void test_northcott_perfect_beats_random(void **state)
             thue_gmove m;
             if (who == perfect_side) {
                 int v;
-                assert_int_equal(g->perfect(&opt, st, &m, &v), 0);
+                assert_int_equal(g->perfect(&opt, st, NULL, &m, &v), 0);
                 assert_int_equal(v, 1); /* a won position stays won */
             } else {
                 int n = g->legal_moves(&opt, st, moves);
@@ -425,7 +425,7 @@ static void test_northcott_perfect_respects_cap(void **state)
         g->start(&opt, (uint64_t)seed, st);
         thue_gmove m;
         int value;
-        int rc = g->perfect(&opt, st, &m, &value);
+        int rc = g->perfect(&opt, st, NULL, &m, &value);
         if (rc == THUE_ETOOBIG) {
             toobig++;
             continue;
@@ -437,7 +437,7 @@ static void test_northcott_perfect_respects_cap(void **state)
         for (int who; (who = g->to_move(&opt, st)) >= 0; plies++) {
             if (who == perfect_side) {
                 int v;
-                assert_int_equal(g->perfect(&opt, st, &m, &v), 0);
+                assert_int_equal(g->perfect(&opt, st, NULL, &m, &v), 0);
                 assert_int_equal(v, 1);
             } else {
                 m = stall(g, &opt, st, moves, &rng);
@@ -536,7 +536,7 @@ static void test_northcott_rules(void **state)
     assert_int_equal(g->to_move(&opt, st), 1);
     thue_gmove best;
     int value;
-    assert_int_equal(g->perfect(&opt, st, &best, &value), THUE_ETOOBIG); /* 1 move left */
+    assert_int_equal(g->perfect(&opt, st, NULL, &best, &value), THUE_ETOOBIG); /* 1 move left */
     assert_int_equal(thue_game_apply_text(g, &opt, st, 1, "{\"row\":0,\"to\":5}", &e), 0);
     g->result(&opt, st, &r);
     assert_true(r.over);
@@ -548,7 +548,7 @@ static void test_northcott_rules(void **state)
     assert_int_equal(g->to_move(&opt, st), -1);
     assert_int_equal(thue_game_apply_text(g, &opt, st, 0, "{\"row\":0,\"to\":1}", &e), THUE_EOVER);
     free(t);
-    assert_int_equal(g->perfect(&opt, st, &best, &value), 0);
+    assert_int_equal(g->perfect(&opt, st, NULL, &best, &value), 0);
     assert_int_equal(value, 0);
     /* The move that reaches the cap and leaves the opponent stuck wins. */
     opts("{\"rows\":1,\"cols\":3,\"start\":[[0,2]],\"move_cap\":1}", &opt);

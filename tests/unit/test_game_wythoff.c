@@ -88,7 +88,7 @@ static void test_wythoff_perfect_brute_force(void **state)
                 position(&opt, (uint64_t)x, (uint64_t)y, (x + y) & 1, &s);
                 thue_gmove best = {{-1, -1, -1, -1}};
                 int value = 0;
-                assert_int_equal(game()->perfect(&opt, &s, &best, &value), 0);
+                assert_int_equal(game()->perfect(&opt, &s, NULL, &best, &value), 0);
                 if (value != (P[x][y] ? -1 : 1))
                     fail_msg("a=%d (%d,%d): perfect says %d, brute force %s", a, x, y, value,
                              P[x][y] ? "P" : "N");
@@ -183,7 +183,7 @@ static void test_wythoff_huge_heaps(void **state)
             position(&opt, x, y, 0, &s);
             thue_gmove best;
             int value;
-            assert_int_equal(game()->perfect(&opt, &s, &best, &value), 0);
+            assert_int_equal(game()->perfect(&opt, &s, NULL, &best, &value), 0);
             bool p = thue_wythoff_exact_is_p(a, x, y);
             assert_int_equal(value, p ? -1 : 1);
             t = s;
@@ -253,7 +253,7 @@ static void test_wythoff_cut_list(void **state)
             assert_int_equal(n, THUE_WYTHOFF_MOVES_MAX);
         thue_gmove best;
         int value;
-        assert_int_equal(game()->perfect(&opt, &s, &best, &value), 0);
+        assert_int_equal(game()->perfect(&opt, &s, NULL, &best, &value), 0);
         bool cut = x + y > (uint64_t)THUE_WYTHOFF_MOVES_MAX / (2 * a + 1);
         if (cut && value == 1)
             assert_memory_equal(&mv[0], &best, sizeof best);

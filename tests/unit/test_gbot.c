@@ -63,7 +63,7 @@ static int nim_value(const thue_gopt *opt, const thue_nim_state *s)
 {
     thue_gmove m;
     int v = 0;
-    assert_int_equal(nim()->perfect(opt, s, &m, &v), 0);
+    assert_int_equal(nim()->perfect(opt, s, NULL, &m, &v), 0);
     return v;
 }
 
@@ -163,7 +163,7 @@ static void test_gsolve_rims(void **state)
             int v = 9, pv = 9, stopped = 0;
             uint64_t nodes = 0;
             assert_int_equal(thue__gsolve(g, &opt, st, NULL, 0, &best, &v, &nodes, &stopped), 0);
-            assert_int_equal(g->perfect(&opt, st, &pbest, &pv), 0);
+            assert_int_equal(g->perfect(&opt, st, NULL, &pbest, &pv), 0);
             if (v != pv)
                 fail_msg("rims %s: gsolve %d, the game's perfect %d", text, v, pv);
             memcpy(child, st, sz);
@@ -175,7 +175,7 @@ static void test_gsolve_rims(void **state)
                 g->result(&opt, child, &r);
                 after = r.winner == mover ? 1 : -1;
             } else {
-                assert_int_equal(g->perfect(&opt, child, &pbest, &after), 0);
+                assert_int_equal(g->perfect(&opt, child, NULL, &pbest, &after), 0);
                 after = -after;
             }
             assert_int_equal(after, v);
@@ -391,10 +391,12 @@ static void test_gsolve_budget_and_stop(void **state)
 }
 
 /* A `perfect` member that can never decide (a game beyond its own solver). */
-static int perfect_never(const thue_gopt *opt, const void *st, thue_gmove *best, int *value)
+static int perfect_never(const thue_gopt *opt, const void *st, const thue_gctl *ctl,
+                         thue_gmove *best, int *value)
 {
     (void)opt;
     (void)st;
+    (void)ctl;
     (void)best;
     (void)value;
     return THUE_ETOOBIG;

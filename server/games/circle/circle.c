@@ -456,8 +456,10 @@ static uint64_t progress(int n, const uint8_t *b, int opponent)
            (uint64_t)cnt;
 }
 
-static int circle_perfect(const thue_gopt *o, const void *st, thue_gmove *best, int *value)
+static int circle_perfect(const thue_gopt *o, const void *st, const thue_gctl *ctl,
+                          thue_gmove *best, int *value)
 {
+    (void)ctl; /* an analysis of the position: no search to stop */
     const thue_circle_state *s = st;
     thue_gresult r;
     circle_result(o, st, &r);

@@ -480,7 +480,8 @@ static int undrawn(const thue_dots_opt *o, const thue_dots_state *s)
     return n;
 }
 
-static int dots_perfect(const thue_gopt *go, const void *stv, thue_gmove *best, int *value)
+static int dots_perfect(const thue_gopt *go, const void *stv, const thue_gctl *ctl,
+                        thue_gmove *best, int *value)
 {
     const thue_dots_opt *o = OPT(go);
     const thue_dots_state *s = stv;
@@ -492,7 +493,7 @@ static int dots_perfect(const thue_gopt *go, const void *stv, thue_gmove *best, 
         return 0;
     }
     int net, l;
-    int err = thue__dots_solve(o, s->drawn[0], PERFECT_NODES, NULL, NULL, &net, &l, NULL);
+    int err = thue__dots_solve(o, s->drawn[0], PERFECT_NODES, ctl, &net, &l, NULL);
     if (err != 0)
         return err;
     line_move(o, l, best);
@@ -501,17 +502,17 @@ static int dots_perfect(const thue_gopt *go, const void *stv, thue_gmove *best, 
 }
 
 static int heuristic_choose(const thue_gopt *go, const void *st, uint64_t seed,
-                            int (*must_stop)(void *arg), void *arg, thue_gmove *out)
+                            const thue_gctl *ctl, thue_gmove *out)
 {
-    (void)must_stop, (void)arg;
+    (void)ctl;
     line_move(OPT(go), thue__dots_heuristic(OPT(go), st, seed), out);
     return 0;
 }
 
-static int strong_choose(const thue_gopt *go, const void *st, uint64_t seed,
-                         int (*must_stop)(void *arg), void *arg, thue_gmove *out)
+static int strong_choose(const thue_gopt *go, const void *st, uint64_t seed, const thue_gctl *ctl,
+                         thue_gmove *out)
 {
-    int l = thue__dots_strong(OPT(go), st, seed, must_stop, arg);
+    int l = thue__dots_strong(OPT(go), st, seed, ctl);
     if (l < 0)
         return THUE_ENOMEM;
     line_move(OPT(go), l, out);

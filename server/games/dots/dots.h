@@ -111,11 +111,14 @@ int thue__dots_completes(const thue_dots_opt *o, const thue_dots_state *st, int 
  * by negamax with alpha-beta and a transposition table keyed by the drawn lines alone
  * (the value does not depend on the score or on who drew what). Boards of at most
  * THUE_DOTS_SOLVE_LINES_MAX lines. 0 with *net and *best (a line; -1 when none is left),
- * THUE_ETOOBIG (more lines, or past node_budget nodes when it is not 0), THUE_ENOMEM.
- * *nodes (may be NULL) gets the positions searched. Allocates its table and frees it.
+ * THUE_ETOOBIG (more lines, past node_budget nodes when it is not 0, stopped by ctl, or
+ * not even its smallest table allowed by ctl's budget), THUE_ENOMEM. *nodes (may be
+ * NULL) gets the positions searched. ctl (may be NULL) is polled about every 4096 nodes;
+ * the table (up to 64 MiB, less when the budget refuses it) is taken from its budget,
+ * allocated and freed here.
  */
 int thue__dots_solve(const thue_dots_opt *o, uint64_t drawn, uint64_t node_budget,
-                     int (*must_stop)(void *arg), void *arg, int *net, int *best, uint64_t *nodes);
+                     const thue_gctl *ctl, int *net, int *best, uint64_t *nodes);
 /* The same value by plain minimax (no pruning, no table): the tests' reference. */
 int thue__dots_minimax(const thue_dots_opt *o, uint64_t drawn);
 
@@ -123,12 +126,13 @@ int thue__dots_minimax(const thue_dots_opt *o, uint64_t drawn);
 int thue__dots_heuristic(const thue_dots_opt *o, const thue_dots_state *st, uint64_t seed);
 /* Boxes the opponent can take in a row after the mover draws l (the heuristic's key). */
 int thue__dots_handed(const thue_dots_opt *o, const thue_dots_state *st, int l);
-/* The strong bot: the line it draws. must_stop (may be NULL) cuts its search short. */
+/* The strong bot: the line it draws. ctl (may be NULL) cuts its search short and budgets
+ * its exact search's table. */
 int thue__dots_strong(const thue_dots_opt *o, const thue_dots_state *st, uint64_t seed,
-                      int (*must_stop)(void *arg), void *arg);
+                      const thue_gctl *ctl);
 /* The same with the exact search on (exact 1) or off (0: chains, loops and the model
  * alone, as on big boards; the tests check that part against the exact values). */
 int thue__dots_strong_ex(const thue_dots_opt *o, const thue_dots_state *st, uint64_t seed,
-                         int exact, int (*must_stop)(void *arg), void *arg);
+                         int exact, const thue_gctl *ctl);
 
 #endif

@@ -299,8 +299,7 @@ static int model_of(const board *B, int *v, int *open)
  * the number of long chains (the long-chain rule) before the endgame. */
 typedef struct neutral_search {
     long nodes, budget;
-    int (*must_stop)(void *);
-    void *arg;
+    const thue_gctl *ctl;
     int stopped;
 } neutral_search;
 
@@ -319,7 +318,7 @@ static int neutral_lines(const board *B, int *cand)
 static int neutral_value(const board *B, neutral_search *S, int alpha, int beta, int *best)
 {
     if (S->stopped || ++S->nodes > S->budget ||
-        ((S->nodes & 1023) == 0 && S->must_stop && S->must_stop(S->arg))) {
+        ((S->nodes & 1023) == 0 && thue_gctl_stop(S->ctl))) {
         S->stopped = 1;
         return 0;
     }
@@ -399,13 +398,13 @@ static int chain_choice(const board *B)
 }
 
 int thue__dots_strong(const thue_dots_opt *o, const thue_dots_state *st, uint64_t seed,
-                      int (*must_stop)(void *arg), void *arg)
+                      const thue_gctl *ctl)
 {
-    return thue__dots_strong_ex(o, st, seed, 1, must_stop, arg);
+    return thue__dots_strong_ex(o, st, seed, 1, ctl);
 }
 
 int thue__dots_strong_ex(const thue_dots_opt *o, const thue_dots_state *st, uint64_t seed,
-                         int exact, int (*must_stop)(void *arg), void *arg)
+                         int exact, const thue_gctl *ctl)
 {
     board B;
     board_of(&B, o, st);
@@ -415,8 +414,7 @@ int thue__dots_strong_ex(const thue_dots_opt *o, const thue_dots_state *st, uint
         left += !drawn(&B, l);
     if (exact && B.nl <= THUE_DOTS_SOLVE_LINES_MAX && left <= STRONG_EXACT_LINES) {
         int net, best;
-        if (thue__dots_solve(o, st->drawn[0], STRONG_EXACT_NODES, must_stop, arg, &net, &best,
-                             NULL) == 0 &&
+        if (thue__dots_solve(o, st->drawn[0], STRONG_EXACT_NODES, ctl, &net, &best, NULL) == 0 &&
             best >= 0)
             return best;
     }
@@ -435,7 +433,7 @@ int thue__dots_strong_ex(const thue_dots_opt *o, const thue_dots_state *st, uint
     int cand[THUE_DOTS_LINES_MAX];
     int n = neutral_lines(&B, cand);
     if (n > 0 && n <= NEUTRAL_LINES_MAX) {
-        neutral_search S = {0, NEUTRAL_NODES, must_stop, arg, 0};
+        neutral_search S = {0, NEUTRAL_NODES, ctl, 0};
         int best = -1;
         neutral_value(&B, &S, -100000, 100000, &best);
         if (!S.stopped && best >= 0)

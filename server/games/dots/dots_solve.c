@@ -54,8 +54,7 @@ typedef struct solver {
     int8_t perm[8][THUE_DOTS_SOLVE_LINES_MAX], inv[8][THUE_DOTS_SOLVE_LINES_MAX];
     uint64_t tab[8][8][256];
     uint64_t nodes, budget;
-    int (*must_stop)(void *);
-    void *arg;
+    const thue_gctl *ctl;
     int stopped;
 } solver;
 
@@ -241,7 +240,7 @@ static int search(solver *S, uint64_t drawn, int alpha, int beta, int *bestl)
         S->stopped = 1;
         return 0;
     }
-    if ((++S->nodes & 4095) == 0 && S->must_stop && S->must_stop(S->arg)) {
+    if ((++S->nodes & 4095) == 0 && thue_gctl_stop(S->ctl)) {
         S->stopped = 1;
         return 0;
     }
@@ -306,7 +305,7 @@ static int search(solver *S, uint64_t drawn, int alpha, int beta, int *bestl)
 }
 
 int thue__dots_solve(const thue_dots_opt *o, uint64_t drawn, uint64_t node_budget,
-                     int (*must_stop)(void *arg), void *arg, int *net, int *best, uint64_t *nodes)
+                     const thue_gctl *ctl, int *net, int *best, uint64_t *nodes)
 {
     if (nodes)
         *nodes = 0;
@@ -319,15 +318,24 @@ int thue__dots_solve(const thue_dots_opt *o, uint64_t drawn, uint64_t node_budge
     drawn &= S->full;
     int free_l = popc(S->full & ~drawn);
     int bits = free_l < 12 ? 12 : free_l > 22 ? 22 : free_l;
+    /* The table the position deserves, or a smaller one the budget allows (always
+     * replacing, any size gives the same values; a smaller one only searches more). */
+    while (bits > 12 && thue_gctl_take(ctl, ((size_t)1 << bits) * sizeof *S->tt) != 0)
+        bits--;
+    size_t bytes = ((size_t)1 << bits) * sizeof *S->tt;
+    if (bits == 12 && thue_gctl_take(ctl, bytes) != 0) {
+        free(S);
+        return THUE_ETOOBIG;
+    }
     S->tt = calloc((size_t)1 << bits, sizeof *S->tt);
     if (S->tt == NULL) {
+        thue_gctl_give(ctl, bytes);
         free(S);
         return THUE_ENOMEM;
     }
     S->tmask = ((uint64_t)1 << bits) - 1;
     S->budget = node_budget;
-    S->must_stop = must_stop;
-    S->arg = arg;
+    S->ctl = ctl;
     int rem = open_boxes(S, drawn);
     int bl = -1;
     int v = search(S, drawn, -rem - 1, rem + 1, &bl);
@@ -339,6 +347,7 @@ int thue__dots_solve(const thue_dots_opt *o, uint64_t drawn, uint64_t node_budge
         *best = bl;
     }
     free(S->tt);
+    thue_gctl_give(ctl, bytes);
     free(S);
     return err;
 }

@@ -312,8 +312,10 @@ int thue_nim_perfect_heaps(const int *heaps, int n, bool misere, int *heap, int 
     return -1; /* not reached: some heap has x's top bit */
 }
 
-static int nim_perfect(const thue_gopt *o, const void *st, thue_gmove *best, int *value)
+static int nim_perfect(const thue_gopt *o, const void *st, const thue_gctl *ctl, thue_gmove *best,
+                       int *value)
 {
+    (void)ctl; /* an analysis of the position: no search to stop */
     const thue_nim_state *s = st;
     int h = 0, t = 0;
     int v = thue_nim_perfect_heaps(s->heaps, s->n, OPT(o)->misere, &h, &t);

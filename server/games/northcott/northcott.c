@@ -462,8 +462,10 @@ static int winner_budget(const int *own, const int *opp, int rows, int cols)
     return d;
 }
 
-static int nc_perfect(const thue_gopt *o, const void *st, thue_gmove *best, int *value)
+static int nc_perfect(const thue_gopt *o, const void *st, const thue_gctl *ctl, thue_gmove *best,
+                      int *value)
 {
+    (void)ctl; /* an analysis of the position: no search to stop */
     const nc_state *s = st;
     int end = ended(o, s);
     if (end != 0) {

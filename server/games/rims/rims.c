@@ -347,8 +347,10 @@ static uint64_t hash(const thue_gopt *o, const void *st)
     return h;
 }
 
-static int perfect(const thue_gopt *o, const void *st, thue_gmove *best, int *value)
+static int perfect(const thue_gopt *o, const void *st, const thue_gctl *ctl, thue_gmove *best,
+                   int *value)
 {
+    (void)ctl; /* an analysis of the position: no search to stop */
     (void)o;
     const rims_state *s = st;
     if (s->n == 0) {

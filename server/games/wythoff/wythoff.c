@@ -258,7 +258,8 @@ static bool legal(const thue_wythoff_state *s, int a, uint64_t x, uint64_t y, co
     return true;
 }
 
-static int wy_perfect(const thue_gopt *o, const void *st, thue_gmove *best, int *value);
+static int wy_perfect(const thue_gopt *o, const void *st, const thue_gctl *ctl, thue_gmove *best,
+                      int *value);
 
 static int wy_legal_moves(const thue_gopt *o, const void *st, thue_gmove *out)
 {
@@ -274,7 +275,7 @@ static int wy_legal_moves(const thue_gopt *o, const void *st, thue_gmove *out)
     bool cut = x + y > (uint64_t)cap / (2 * a + 1); /* a sure bound of "fits" below */
     if (cut) {
         int v = 0;
-        if (wy_perfect(o, st, &win, &v) == 0 && v == 1) {
+        if (wy_perfect(o, st, NULL, &win, &v) == 0 && v == 1) {
             out[n++] = win;
             has_win = true;
         }
@@ -389,8 +390,10 @@ static uint64_t wy_hash(const thue_gopt *o, const void *st)
     return thue_gmix64(h ^ s->heaps[1]);
 }
 
-static int wy_perfect(const thue_gopt *o, const void *st, thue_gmove *best, int *value)
+static int wy_perfect(const thue_gopt *o, const void *st, const thue_gctl *ctl, thue_gmove *best,
+                      int *value)
 {
+    (void)ctl; /* an analysis of the position: no search to stop */
     const thue_wythoff_state *s = st;
     if (over(s)) {
         *value = -1; /* the player to move faces empty heaps and has lost */

@@ -369,22 +369,13 @@ void thue_bot_search_run_part(thue_bot_search *s, int p, const thue_bot_limits *
 {
     if (p < 0 || p >= s->nparts || prepare(s) != 0)
         return;
-    thue__ctl ctl;
-    memset(&ctl, 0, sizeof ctl);
     int64_t deadline = 0;
     if (limits != NULL) {
-        ctl.stop = limits->stop;
-        ctl.yield = limits->yield;
-        ctl.yield_arg = limits->yield_arg;
         deadline = limits->deadline_ns;
         if (limits->think_ms > 0) {
             int64_t d = s->t0 + limits->think_ms * 1000000;
             if (deadline == 0 || d < deadline)
                 deadline = d;
-        }
-        if (limits->node_budget) {
-            uint64_t share = limits->node_budget / (uint64_t)s->nparts;
-            ctl.budget = share ? share : 1;
         }
     }
     if (s->spec.kind == THUE_BOT_UCT && s->spec.time_ms > 0) {
@@ -392,7 +383,12 @@ void thue_bot_search_run_part(thue_bot_search *s, int p, const thue_bot_limits *
         if (deadline == 0 || d < deadline)
             deadline = d;
     }
-    ctl.deadline_ns = deadline;
+    thue__ctl ctl;
+    thue__ctl_init(&ctl, limits, deadline);
+    if (limits != NULL && limits->node_budget) {
+        uint64_t share = limits->node_budget / (uint64_t)s->nparts;
+        ctl.budget = share ? share : 1;
+    }
     thue__part *part = &s->part[p];
     switch (s->spec.kind) {
     case THUE_BOT_GREEDY:

@@ -10,8 +10,9 @@
  * join or mutex orders the memory).
  *
  * Limits reach the bots as a thue__ctl (search/limits.h, shared with the generic bots): a
- * node counter with a budget, the deadline and the stop flag, polled every
- * THUE__POLL_EVERY nodes so that the clock and the atomic are read rarely.
+ * node counter with a budget, the deadline, the stop flag and the memory account, polled
+ * about every millisecond of work (thue__tick, thue__work) so that the clock and the
+ * atomic are read rarely.
  */
 #ifndef THUE_GAMES_THUE_BOTS_BOT_INTERNAL_H
 #define THUE_GAMES_THUE_BOTS_BOT_INTERNAL_H

@@ -31,6 +31,9 @@
 #include "games/thue/bots/bot_internal.h"
 #include "games/thue/bots/solve.h"
 
+/* The smallest table the bot searches with (the memory budget may refuse the default). */
+#define TABLE_MIN ((size_t)1 << 20)
+
 static int min_cap(int a, int b)
 {
     return a == 0 ? b : b == 0 ? a : a < b ? a : b;
@@ -80,7 +83,17 @@ void thue__perfect_run(thue_bot_search *s, int p, thue__ctl *ctl)
     const thue_position *pos = &s->pos;
     int n = pos->n;
     int cap = min_cap(s->spec.max_depth, pos->remaining);
-    thue_solver *sv = thue_solver_new(pos->k, pos->variant);
+    /* The table (THUE_SOLVE_TABLE_DEFAULT), or a smaller one the memory account allows
+     * (a smaller table only searches more); with none the bot plays greedy's move. */
+    size_t bytes = THUE_SOLVE_TABLE_DEFAULT;
+    while (bytes > TABLE_MIN && thue__take(ctl, bytes) != 0)
+        bytes /= 2;
+    if (bytes == TABLE_MIN && thue__take(ctl, bytes) != 0) {
+        ctl->stopped = 1;
+        return;
+    }
+    thue_solve_table *tt = thue_solve_table_new(bytes);
+    thue_solver *sv = tt != NULL ? thue_solver_new_shared(pos->k, pos->variant, tt) : NULL;
     uint8_t *w = malloc((size_t)n + 2);
     int *vals = malloc(((size_t)s->ncand + 1) * sizeof(int));
     if (sv == NULL || w == NULL || vals == NULL) {
@@ -131,6 +144,8 @@ done:
     free(vals);
     free(w);
     thue_solver_free(sv);
+    thue_solve_table_free(tt);
+    thue__give(ctl, bytes);
 }
 
 void thue__perfect_choose(thue_bot_search *s, thue_bot_result *out)

@@ -80,10 +80,7 @@ struct thue_solver {
     int **orders;
     int nplies;
     uint64_t nodes, budget;
-    int64_t deadline;
-    const atomic_int *stop_flag;
-    int (*yield)(void *arg, int64_t now_ns);
-    void *yield_arg;
+    thue__ctl ctl;             /* the stop flag, deadline and pause hook, polled about every ms */
     int root_part, root_parts; /* root split (solve.h); root_parts <= 1: none */
     int stop, oom;
 };
@@ -248,11 +245,6 @@ static void remove_at(uint8_t *w, int n, int i)
     memmove(w + i, w + i + 1, (size_t)(n - i - 1));
 }
 
-static int out_of_time(const thue_solver *s)
-{
-    return thue_search_must_stop(s->stop_flag, s->yield, s->yield_arg, s->deadline);
-}
-
 /* At the root of a split search only a share of the positions is the builder's. */
 static int restricted(const thue_solver *s, int ply)
 {
@@ -391,7 +383,8 @@ static int search(thue_solver *s, int n, int d, int alpha, int beta, int ply, co
 {
     if (s->stop)
         return 0;
-    if ((s->budget && s->nodes >= s->budget) || ((s->nodes & 63) == 0 && out_of_time(s))) {
+    /* A node's work (canonical forms, legal maps) grows with the word's length. */
+    if ((s->budget && s->nodes >= s->budget) || thue__work(&s->ctl, 1 + n / 32)) {
         s->stop = 1;
         return 0;
     }
@@ -586,10 +579,13 @@ static int search(thue_solver *s, int n, int d, int alpha, int beta, int ply, co
 static void set_limits(thue_solver *s, const thue_solve_limits *limits)
 {
     s->budget = limits ? limits->node_budget : 0;
-    s->deadline = limits ? limits->deadline_ns : 0;
-    s->stop_flag = limits ? limits->stop : NULL;
-    s->yield = limits ? limits->yield : NULL;
-    s->yield_arg = limits ? limits->yield_arg : NULL;
+    thue_bot_limits lim = {0};
+    if (limits != NULL) {
+        lim.stop = limits->stop;
+        lim.yield = limits->yield;
+        lim.yield_arg = limits->yield_arg;
+    }
+    thue__ctl_init(&s->ctl, &lim, limits ? limits->deadline_ns : 0);
     s->root_part = s->root_parts = 0;
     s->nodes = 0;
     s->stop = s->oom = 0;

@@ -30,7 +30,7 @@
 #include <stdio.h>
 
 #include "games/thue/engine/repetition.h"
-#include "search/limits.h" /* thue_search_must_stop */
+#include "search/limits.h" /* thue__ctl, thue_now_ns */
 
 typedef struct thue_solve_limits {
     int max_depth;        /* insertions to look ahead; <= 0: no cap */

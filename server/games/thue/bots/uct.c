@@ -26,8 +26,10 @@
  *     as the root word;
  *   - a builder node of word length len is fully expanded when it has len+1 children,
  *     a painter node when its set of untried safe symbols is empty;
- *   - a part holds at most its share of UCT_NODES_TOTAL nodes; past it, iterations go on
- *     without expanding (the playout starts where the new node would have been).
+ *   - a part holds at most its share of UCT_NODES_TOTAL nodes, and no more than its
+ *     memory account allows (the search's, its owner's and the server's budgets:
+ *     search/budget.h); past that, iterations go on without expanding (the playout
+ *     starts where the new node would have been).
  * Determinism: everything random comes from the part's own SplitMix64 state, seeded from
  * the search's seed and the part's index, so a fixed seed and iteration count (or node
  * budget) give the same tree, move and node count on every machine.
@@ -46,10 +48,6 @@
  * its share a part stops expanding and goes on simulating from the tree's frontier. */
 #define UCT_NODES_TOTAL ((uint32_t)1 << 22)
 #define UCT_NODES_PART_MIN ((uint32_t)1 << 16)
-/* Poll the clock and the stop flag every this many iterations, and every this many
- * playout insertions (playouts with a large horizon on long words can be slow). */
-#define UCT_POLL_ITERATIONS 16
-#define UCT_POLL_STEPS 256
 
 typedef struct node {
     double payoff;   /* sum of rewards, painter's view */
@@ -68,6 +66,8 @@ typedef struct uct_tree {
     node *pool;
     uint32_t count, cap, limit; /* nodes used, allocated, allowed */
     int depth;                  /* deepest node, in moves (plies) from the root */
+    thue_mem *mem;              /* the memory account the pool is taken from */
+    size_t taken;
 } uct_tree;
 
 typedef struct run {
@@ -79,7 +79,6 @@ typedef struct run {
     uint64_t rng;
     int H;
     double c;
-    int oom;
 } run;
 
 static int is_builder(thue_role r)
@@ -89,15 +88,24 @@ static int is_builder(thue_role r)
 
 /* ---- the pool ---------------------------------------------------------------------- */
 
-static uct_tree *tree_new(uint32_t limit)
+static uct_tree *tree_new(uint32_t limit, thue_mem *mem)
 {
     uct_tree *t = calloc(1, sizeof *t);
     if (t == NULL)
         return NULL;
     t->cap = limit < 4096 ? limit : 4096;
     t->limit = limit;
+    t->mem = mem;
+    t->taken = (size_t)t->cap * sizeof(node);
+    if (thue_mem_take(mem, t->taken) != 0) {
+        /* Not even the first nodes: a tree of the root alone (the search simulates from
+         * it), whose one node is not counted. */
+        t->taken = 0;
+        t->cap = t->limit = 1;
+    }
     t->pool = calloc(t->cap, sizeof(node));
     if (t->pool == NULL) {
+        thue_mem_give(mem, t->taken);
         free(t);
         return NULL;
     }
@@ -110,22 +118,42 @@ void thue__uct_tree_free(void *tree)
     uct_tree *t = tree;
     if (t == NULL)
         return;
+    thue_mem_give(t->mem, t->taken);
     free(t->pool);
     free(t);
 }
 
-/* A new child of `parent`, linked in move order. Its index, or 0 when out of memory.
+/* Makes room for one more node: 0, or 1 when the tree may not grow (its node limit, or
+ * the memory account or realloc refusing more: then the limit comes down to what the
+ * tree holds, and iterations go on simulating from its frontier). */
+static int reserve(uct_tree *t)
+{
+    if (t->count < t->cap)
+        return 0;
+    if (t->count >= t->limit)
+        return 1;
+    uint32_t cap = t->cap > t->limit / 2 ? t->limit : t->cap * 2;
+    size_t more = (size_t)(cap - t->cap) * sizeof(node);
+    node *pool = NULL;
+    if (thue_mem_take(t->mem, more) == 0) {
+        pool = realloc(t->pool, (size_t)cap * sizeof(node));
+        if (pool == NULL)
+            thue_mem_give(t->mem, more);
+    }
+    if (pool == NULL) {
+        t->limit = t->count;
+        return 1;
+    }
+    t->taken += more;
+    t->pool = pool;
+    t->cap = cap;
+    return 0;
+}
+
+/* A new child of `parent`, linked in move order (reserve made room for it). Its index.
  * Invalidates node pointers (the pool may move). */
 static uint32_t add_child(uct_tree *t, uint32_t parent, uint32_t move, uint64_t todo)
 {
-    if (t->count == t->cap) {
-        uint32_t cap = t->cap > t->limit / 2 ? t->limit : t->cap * 2;
-        node *pool = realloc(t->pool, (size_t)cap * sizeof(node));
-        if (pool == NULL)
-            return 0;
-        t->pool = pool;
-        t->cap = cap;
-    }
     uint32_t id = t->count++;
     node *x = &t->pool[id];
     memset(x, 0, sizeof *x);
@@ -239,8 +267,9 @@ static int playout(run *r, int builder, int at, int *len, int *ins, int *rep, ui
                    int have_first)
 {
     const thue_bot_search *s = r->s;
-    for (unsigned steps = 1; *ins < r->H; steps++) {
-        if (steps % UCT_POLL_STEPS == 0 && thue__ctl_poll(r->ctl))
+    while (*ins < r->H) {
+        /* A step's checks cost about the word's length. */
+        if (thue__work(r->ctl, 1 + *len / 16))
             return 1;
         if (builder) {
             at = thue__rand_below(&r->rng, *len + 1);
@@ -287,8 +316,9 @@ static int iterate(run *r)
             }
             uint32_t m = (uint32_t)len + 1;
             if (x->nchild < m) {
-                if (t->count >= t->limit)
+                if (reserve(t))
                     break; /* memory cap: simulate from here */
+                x = &t->pool[cur];
                 if (x->todo == 0)
                     x->todo = draw_order(&r->rng, m);
                 uint32_t mv =
@@ -298,8 +328,6 @@ static int iterate(run *r)
                     return 1;
                 first = safe_mask(s, r->w, len, (int)mv);
                 made = add_child(t, cur, mv, first);
-                if (made == 0)
-                    goto oom;
                 made_parent = cur;
                 cur = made;
                 have_first = 1;
@@ -308,6 +336,8 @@ static int iterate(run *r)
                 r->path[plen++] = cur;
                 break;
             }
+            if (thue__work(r->ctl, x->nchild))
+                return 1;
             cur = select_child(t, cur, 1, r->c);
             at = (int)t->pool[cur].move;
             builder = 0;
@@ -318,14 +348,13 @@ static int iterate(run *r)
                 break;
             }
             if (x->todo != 0) {
-                if (t->count >= t->limit)
+                if (reserve(t))
                     break;
+                x = &t->pool[cur];
                 int c = random_bit(&r->rng, x->todo);
                 if (thue__tick(r->ctl))
                     return 1;
                 made = add_child(t, cur, (uint32_t)c, 0);
-                if (made == 0)
-                    goto oom;
                 t->pool[cur].todo &= ~((uint64_t)1 << c);
                 made_parent = cur;
                 made_sym = c;
@@ -337,6 +366,8 @@ static int iterate(run *r)
                 r->path[plen++] = cur;
                 break;
             }
+            if (thue__work(r->ctl, x->nchild))
+                return 1;
             cur = select_child(t, cur, 0, r->c);
             thue__insert(r->w, len, at, (int)t->pool[cur].move);
             len++;
@@ -364,10 +395,6 @@ static int iterate(run *r)
         x->reps += (uint64_t)rep;
     }
     return 0;
-oom:
-    r->oom = 1;
-    r->ctl->stopped = 1;
-    return 1;
 }
 
 /* ---- the bot ----------------------------------------------------------------------- */
@@ -376,7 +403,7 @@ void thue__uct_run(thue_bot_search *s, int p, thue__ctl *ctl)
 {
     thue__part *part = &s->part[p];
     uint32_t limit = UCT_NODES_TOTAL / (uint32_t)s->nparts;
-    uct_tree *t = tree_new(limit > UCT_NODES_PART_MIN ? limit : UCT_NODES_PART_MIN);
+    uct_tree *t = tree_new(limit > UCT_NODES_PART_MIN ? limit : UCT_NODES_PART_MIN, ctl->mem);
     if (t == NULL) {
         part->oom = 1;
         return;
@@ -392,7 +419,7 @@ void thue__uct_run(thue_bot_search *s, int p, thue__ctl *ctl)
         H = s->pos.remaining;
     if (H > THUE_WORD_MAX - n) /* the engine checks words up to THUE_WORD_MAX */
         H = THUE_WORD_MAX - n;
-    run r = {s, t, ctl, NULL, NULL, 0, H, s->spec.exploration, 0};
+    run r = {s, t, ctl, NULL, NULL, 0, H, s->spec.exploration};
     r.rng = thue_mix64(s->seed ^ (uint64_t)(p + 1) * 0x9e3779b97f4a7c15ULL);
     r.w = malloc((size_t)n + (size_t)H + 1);
     r.path = malloc(((size_t)2 * (size_t)H + 2) * sizeof(uint32_t));
@@ -404,13 +431,12 @@ void thue__uct_run(thue_bot_search *s, int p, thue__ctl *ctl)
                     ((uint64_t)p < s->spec.iterations % (uint64_t)s->nparts);
     uint64_t done = 0;
     while (s->spec.iterations == 0 || done < want) {
-        if (done % UCT_POLL_ITERATIONS == 0 && thue__ctl_poll(ctl))
+        if (thue__work(ctl, 1))
             break;
         if (iterate(&r))
             break;
         done++;
     }
-    part->oom |= r.oom;
     part->iterations = done;
     part->depth = t->depth;
     for (uint32_t ch = t->pool[0].first; ch != 0; ch = t->pool[ch].next) {
