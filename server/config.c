@@ -101,6 +101,7 @@ static const setting settings[] = {
     INT_SETTING("bot-think-ms", "THUE_BOT_THINK_MS", bot_think_ms, 10, 60000),
     INT_SETTING("bot-think-max-ms", "THUE_BOT_THINK_MAX_MS", bot_think_max_ms, 10, 60000),
     INT_SETTING("bot-seats-per-owner", "THUE_BOT_SEATS_PER_OWNER", bot_seats_per_owner, 1, 100000),
+    INT_SETTING("bot-seats-per-ip", "THUE_BOT_SEATS_PER_IP", bot_seats_per_ip, 1, 100000),
     INT_SETTING("guest-bot-vs-bot", "THUE_GUEST_BOT_VS_BOT", guest_bot_vs_bot, 0, 1),
     INT_SETTING("max-rooms", "THUE_MAX_ROOMS", max_rooms, 1, 1000000),
     INT_SETTING("room-rate-per-ip", "THUE_ROOM_RATE_PER_IP", room_rate_per_ip, 1, 1000000),
@@ -117,6 +118,18 @@ static const setting settings[] = {
                 1, 1000000000),
     INT_SETTING("analysis-tree-nodes", "THUE_ANALYSIS_TREE_NODES", analysis_tree_nodes, 1000,
                 16777216),
+    INT_SETTING("analyses-per-owner", "THUE_ANALYSES_PER_OWNER", analyses_per_owner, 1, 100000),
+    INT_SETTING("analyses-per-ip", "THUE_ANALYSES_PER_IP", analyses_per_ip, 1, 100000),
+    INT_SETTING("analysis-seconds-max", "THUE_ANALYSIS_SECONDS_MAX", analysis_seconds_max, 1,
+                86400),
+    INT_SETTING("analysis-tree-max-kib", "THUE_ANALYSIS_TREE_MAX_KIB", analysis_tree_max_kib, 16,
+                1048576),
+    INT_SETTING("search-moves-max", "THUE_SEARCH_MOVES_MAX", search_moves_max, 1000, 10000000),
+    INT_SETTING("search-mem-mib", "THUE_SEARCH_MEM_MIB", search_mem_mib, 1, 1048576),
+    INT_SETTING("owner-search-mem-mib", "THUE_OWNER_SEARCH_MEM_MIB", owner_search_mem_mib, 1,
+                1048576),
+    INT_SETTING("search-mem-total-mib", "THUE_SEARCH_MEM_TOTAL_MIB", search_mem_total_mib, 1,
+                1048576),
     INT_SETTING("tournament-expire-s", "THUE_TOURNAMENT_EXPIRE_S", tournament_expire_s, 1, 2592000),
     REAL_SETTING("glicko-tau", "THUE_GLICKO_TAU", glicko_tau, 0.2, 1.2),
     STR_SETTING("trusted-proxy", "THUE_TRUSTED_PROXY", KIND_PROXIES, trusted_proxy),
@@ -193,7 +206,29 @@ const char thue_config_usage[] =
     "  --analysis-iterations-max N 1000000    1..1000000000 iterations one analysis\n"
     "                                         may run in all, resumes included\n"
     "  --analysis-tree-nodes N     1000000    1000..16777216 nodes an analysis's\n"
-    "                                         tree may hold (about 56 bytes each)\n"
+    "                                         tree may hold (about 72 bytes each)\n"
+    "  --analyses-per-owner N      2          1..100000 analyses one account, or the\n"
+    "                                         guests of one address, may have open\n"
+    "  --analyses-per-ip N         4          1..100000 analyses open from one\n"
+    "                                         address (IPv6: its /64), accounts\n"
+    "                                         included; never all --max-analyses\n"
+    "  --analysis-seconds-max N    120        1..86400 s of search one analysis may\n"
+    "                                         run in all, resumes included\n"
+    "  --analysis-tree-max-kib N   2048       16..1048576 KiB of one analysis_tree\n"
+    "                                         message (at most half of\n"
+    "                                         --send-total-max-mib): fewer nodes are\n"
+    "                                         shown past it\n"
+    "  --search-moves-max N        100000     1000..10000000 legal moves a position\n"
+    "                                         may have for a bot or an analysis to\n"
+    "                                         search it (bad_bot, bad_options past)\n"
+    "  --search-mem-mib N          64         1..1048576 MiB of trees and tables one\n"
+    "                                         search may hold (a bot's move, an\n"
+    "                                         analysis); past it the tree stops\n"
+    "                                         growing or the table is smaller\n"
+    "  --owner-search-mem-mib N    256        1..1048576 MiB the searches of one\n"
+    "                                         account, or of one guest address, may\n"
+    "                                         hold together\n"
+    "  --search-mem-total-mib N    1024       1..1048576 MiB all searches may hold\n"
     "  --rate N                    20         1..10000 messages/s per connection\n"
     "  --burst N                   40         1..100000 messages sent at once\n"
     "  --ping-s N                  30         1..3600 s of silence before a ping\n"
@@ -215,6 +250,9 @@ const char thue_config_usage[] =
     "  --bot-seats-per-owner N     4          1..100000 bots seated with seat_bot at\n"
     "                                         once by one account, or by the guests\n"
     "                                         of one address (IPv6: its /64)\n"
+    "  --bot-seats-per-ip N        8          1..100000 bots seated with seat_bot at\n"
+    "                                         once from one address, accounts\n"
+    "                                         included\n"
     "  --guest-bot-vs-bot N        0          0..1: 1 lets guests seat a bot against\n"
     "                                         a bot; 0 keeps that for accounts\n"
     "  --glicko-tau X              0.5        0.2..1.2 Glicko-2's system constant\n"
@@ -675,6 +713,15 @@ void thue_config_defaults(thue_config *c)
     c->max_analyses = 16;
     c->analysis_iterations_max = 1000000;
     c->analysis_tree_nodes = 1000000;
+    c->analyses_per_owner = 2;
+    c->analyses_per_ip = 4;
+    c->analysis_seconds_max = 120;
+    c->analysis_tree_max_kib = 2048;
+    c->search_moves_max = 100000;
+    c->search_mem_mib = 64;
+    c->owner_search_mem_mib = 256;
+    c->search_mem_total_mib = 1024;
+    c->bot_seats_per_ip = 8;
     c->glicko_tau = 0.5;
     c->request_timeout_s = 10;
     c->api_rate = 10;
@@ -1100,14 +1147,27 @@ int thue_config_load(thue_config *c, int argc, char **argv, char *err, size_t er
                         a, b);
         }
     }
-    /* The server's own bots keep the limit it sets for everyone's. */
-    if (c->bot_think_ms > c->bot_think_max_ms) {
-        const setting *th = find_setting("bot-think-ms", 12),
-                      *mx = find_setting("bot-think-max-ms", 16);
+    /* The server's own bots keep the limit it sets for everyone's; one search holds no
+     * more than its owner may, an owner no more than all. */
+    static const struct {
+        const char *small, *large, *why;
+        long long scale; /* large's unit in small's */
+    } ordered[] = {
+        {"bot-think-ms", "bot-think-max-ms", "", 1},
+        {"search-mem-mib", "owner-search-mem-mib", " (one search is one owner's)", 1},
+        {"owner-search-mem-mib", "search-mem-total-mib", " (one owner's searches are some of all)",
+         1},
+    };
+    for (size_t i = 0; i < sizeof ordered / sizeof ordered[0]; i++) {
+        const setting *lo = find_setting(ordered[i].small, strlen(ordered[i].small)),
+                      *hi = find_setting(ordered[i].large, strlen(ordered[i].large));
+        if ((long long)*int_member(c, lo) <= (long long)*int_member(c, hi) * ordered[i].scale)
+            continue;
         char a[THUE_CONFIG_PATH_MAX + 64], b[THUE_CONFIG_PATH_MAX + 64];
-        describe(th, c, &src[th - settings], a, sizeof a);
-        describe(mx, c, &src[mx - settings], b, sizeof b);
-        return fail(err, errsize, "%s must be at most %s", a, b);
+        describe(lo, c, &src[lo - settings], a, sizeof a);
+        describe(hi, c, &src[hi - settings], b, sizeof b);
+        return fail(err, errsize, "%s must be at most %s%s%s", a, b,
+                    ordered[i].scale > 1 ? " in KiB" : "", ordered[i].why);
     }
     return 0;
 }

@@ -72,6 +72,23 @@ typedef struct thue_config {
                                            one analysis may run in all, 1000000 */
     int analysis_tree_nodes;            /* --analysis-tree-nodes 1000..16777216 nodes of one
                                            analysis's tree, 1000000 */
+    int analyses_per_owner;             /* --analyses-per-owner 1..100000 open ones of one
+                                           account or one guest address, 2 */
+    int analyses_per_ip;                /* --analyses-per-ip 1..100000 open ones from one
+                                           address, accounts included, 4 */
+    int analysis_seconds_max;           /* --analysis-seconds-max 1..86400 s of search one
+                                           analysis may run in all, 120 */
+    int analysis_tree_max_kib;          /* --analysis-tree-max-kib 16..1048576 KiB of one
+                                           analysis_tree message, 2048 */
+    int search_moves_max;               /* --search-moves-max 1000..10000000 legal moves a
+                                           position may have to be searched, 100000 */
+    int search_mem_mib;                 /* --search-mem-mib: MiB one search may hold, 64 */
+    int owner_search_mem_mib;           /* --owner-search-mem-mib: MiB one owner's searches
+                                           may hold, 256 */
+    int search_mem_total_mib;           /* --search-mem-total-mib: MiB all searches may
+                                           hold, 1024 */
+    int bot_seats_per_ip;               /* --bot-seats-per-ip 1..100000 bots seated at once
+                                           from one address, accounts included, 8 */
     int tournament_expire_s;            /* --tournament-expire-s 1..2592000: an open tournament
                                            not started by then expires, 86400 */
     char trusted_proxy[THUE_CONFIG_PROXIES_MAX]; /* --trusted-proxy ADDRESS[,ADDRESS...]: peers

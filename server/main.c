@@ -50,6 +50,7 @@ typedef struct app {
     uv_loop_t loop;
     thue_config cfg;
     thue_metrics metrics;
+    thue_mem_budget *mem; /* the searches' memory budgets, shared by the pool and the lobby */
     thue_pool *pool;
     thue_lobby *lobby;
     thue_store *store;
@@ -76,6 +77,9 @@ static void pool_closed(void *data)
 {
     app *a = data;
     a->pool = NULL;
+    thue_mem_budget_free(a->mem); /* every search's account is closed: the lobby's and the
+                                     pool's are gone */
+    a->mem = NULL;
     close_signals(a);
     if (a->stopping)
         thue_log(THUE_LOG_INFO, "stopped");
@@ -295,8 +299,15 @@ static int start(app *a)
     }
     a->signals_open = 1;
     a->sigint.data = a->sigterm.data = a;
-    a->pool = thue_pool_new(&a->loop, a->cfg.threads);
+    thue_mem_limits ml = {(uint64_t)a->cfg.search_mem_mib << 20,
+                          (uint64_t)a->cfg.owner_search_mem_mib << 20,
+                          (uint64_t)a->cfg.search_mem_total_mib << 20};
+    a->mem = thue_mem_budget_new(&ml);
+    thue_pool_config pc = {.threads = a->cfg.threads, .mem = a->mem};
+    a->pool = a->mem != NULL ? thue_pool_new_config(&a->loop, &pc) : NULL;
     if (a->pool == NULL) {
+        thue_mem_budget_free(a->mem);
+        a->mem = NULL;
         fprintf(stderr, "thue-server: cannot start %d worker threads\n", a->cfg.threads);
         close_signals(a);
         return -1;
@@ -328,6 +339,17 @@ static int start(app *a)
         .max_analyses = a->cfg.max_analyses,
         .analysis_iterations_max = a->cfg.analysis_iterations_max,
         .analysis_tree_nodes = a->cfg.analysis_tree_nodes,
+        .analyses_per_owner = a->cfg.analyses_per_owner,
+        .analyses_per_ip = a->cfg.analyses_per_ip,
+        .analysis_seconds_max = a->cfg.analysis_seconds_max,
+        /* A tree message never more than half of what all connections may have unsent
+         * (past that it could only be dropped). */
+        .analysis_tree_max_bytes =
+            (size_t)a->cfg.analysis_tree_max_kib << 10 < (size_t)a->cfg.send_total_max_mib << 19
+                ? (size_t)a->cfg.analysis_tree_max_kib << 10
+                : (size_t)a->cfg.send_total_max_mib << 19,
+        .search_moves_max = a->cfg.search_moves_max,
+        .bot_seats_per_ip = a->cfg.bot_seats_per_ip,
     };
     snprintf(lc.node, sizeof lc.node, "%s", a->cfg.node);
     a->lobby = thue_lobby_new(&a->loop, &lc, a->pool, &a->metrics);

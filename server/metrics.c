@@ -119,6 +119,35 @@ static int in_table(int code)
     return 0;
 }
 
+/* The searches' memory budgets (search/budget.h): what they hold, their limits and the
+ * takes each limit refused. */
+static void search_memory(thue_strbuf *b, const thue_mem_stats *mem)
+{
+    static const char *const names[3] = {"search", "owner", "total"};
+    const uint64_t limits[3] = {mem->limits.per_search, mem->limits.per_owner, mem->limits.total};
+    metric(b, "search_memory_bytes", "gauge", "Bytes the searches' trees and tables hold now.",
+           (unsigned long long)mem->used);
+    metric(b, "search_memory_peak_bytes", "gauge", "The most they ever held at once.",
+           (unsigned long long)mem->peak);
+    metric(b, "search_memory_owner_max_bytes", "gauge",
+           "The most one owner (an account, or a guest's address) holds now.",
+           (unsigned long long)mem->owner_max);
+    gauge_signed(b, "search_memory_accounts", "Searches holding a memory account now.",
+                 mem->accounts);
+    thue_strbuf_printf(b, "# HELP thue_search_memory_limit_bytes The memory budgets: per "
+                          "search, per owner, in all.\n"
+                          "# TYPE thue_search_memory_limit_bytes gauge\n");
+    for (int i = 0; i < 3; i++)
+        thue_strbuf_printf(b, "thue_search_memory_limit_bytes{budget=\"%s\"} %llu\n", names[i],
+                           (unsigned long long)limits[i]);
+    thue_strbuf_printf(b, "# HELP thue_search_memory_refused_total Memory takes a budget "
+                          "refused (the search grew no more, or used less).\n"
+                          "# TYPE thue_search_memory_refused_total counter\n");
+    for (int i = 0; i < 3; i++)
+        thue_strbuf_printf(b, "thue_search_memory_refused_total{budget=\"%s\"} %llu\n", names[i],
+                           (unsigned long long)mem->refused[i]);
+}
+
 char *thue_metrics_render(const thue_metrics *m, const thue_pool_stats *pool, size_t *len)
 {
     thue_strbuf b = {0};
@@ -161,6 +190,8 @@ char *thue_metrics_render(const thue_metrics *m, const thue_pool_stats *pool, si
         metric(&b, "bot_stopped_early_total", "counter",
                "Searches stopped early to free a thread for a waiting owner.",
                (unsigned long long)st.stopped_early);
+        if (st.has_mem)
+            search_memory(&b, &st.mem);
     }
     metric(&b, "bot_jobs_cancelled_total", "counter", "Bot moves cancelled before delivery.",
            (unsigned long long)m->bot_jobs_cancelled);

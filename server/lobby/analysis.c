@@ -2,22 +2,30 @@
  * analysis.c: the analysis view's server side (analysis.h, PROTOCOL.md "Analysis").
  *
  * An analysis is a persistent uct tree (search/guct.h) of one position of any game, the
- * session's only one. It grows in slices: one pool task at a time per analysis, and all
- * analyses are one owner of the pool's (so together they take one fair share, and bots'
- * moves wait at most about a slice behind them; the pool's time slices apply too), each
- * running at most SLICE_ITERATIONS iterations or SLICE_MS, whichever comes first.
- * Slices are counted in iterations and the tree keeps its
+ * session's only one. It grows in slices: one pool task at a time per analysis, whose
+ * pool owner is the session's owner (its account, or a guest's address: the same fair
+ * share as its bots), each running at most SLICE_ITERATIONS iterations or SLICE_MS,
+ * whichever comes first. Slices are counted in iterations and the tree keeps its
  * random stream, so however the work was sliced, the tree after N iterations is the one
  * `thue bestmove --bot uct:iterations=N` grows for the same position and seed.
+ *
+ * Bounds (docs/server.md, "Bounded searches"): an owner has at most analyses_per_owner
+ * open and an address analyses_per_ip (never every one of max_analyses); the tree is
+ * taken from a memory account of the owner's (search/budget.h) and stops growing where
+ * it refuses more; an analysis searches analysis_seconds_max of CPU time in all (then it
+ * is done); its game must pass lobby_search_allowed, and its position must fit one tree
+ * message.
  *
  * The loop thread never searches and never walks the tree: a slice's task, on its worker,
  * also builds the whole analysis_tree message text when one is due (250 ms after the last
  * one plus 1 ms per KB of it, at the end of the budget, or when a stop was asked for),
- * and the loop only sends it. While a task is out, the worker owns the tree and the
- * members it writes (seq, text, sent_ns, ran); the loop touches them again only in the
- * task's done callback (the pool's lock orders the two). The loop's requests reach a running slice through two
- * atomics: `stop` (analyze_stop: end the slice and build a stopped tree) and `cancel`
- * (close, session gone, shutdown: end at once; nothing more is sent).
+ * and the loop only sends it. The text is written node by node, polling the limits (the
+ * pool may pause it, a close ends it), and holds at most analysis_tree_max_bytes: past
+ * that it is built again with fewer nodes (the most visited ones still). While a task is out, the
+ * worker owns the tree and the members it writes (seq, text, sent_ns, ran); the loop touches them
+ * again only in the task's done callback (the pool's lock orders the two). The loop's requests
+ * reach a running slice through two atomics: `stop` (analyze_stop: end the slice and build a
+ * stopped tree) and `cancel` (close, session gone, shutdown: end at once; nothing more is sent).
  *
  * States: running (a slice is out, or about to be), stopped (by analyze_stop), done (the
  * iterations asked for are run). A closed analysis whose slice is still out is unlinked
@@ -28,14 +36,17 @@
 
 #include <math.h>
 #include <stdatomic.h>
+#include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ids.h"
 #include "log.h"
+#include "room.h"
 #include "roomstate.h"
 #include "search/guct.h"
+#include "strbuf.h"
 
 #define SLICE_ITERATIONS 4000
 #define SLICE_MS 50
@@ -51,7 +62,9 @@ struct analysis {
     thue_lobby *lobby;
     session *s; /* NULL once closed */
     char key[THUE_PROTO_KEY_MAX + 1];
-    char owner[THUE_POOL_OWNER_MAX + 1];
+    char owner[THUE_POOL_OWNER_MAX + 1]; /* the pool's owner, and analyses_owned's key */
+    char ip[THUE_LIMIT_KEY_MAX];         /* analyses_ip's key */
+    thue_mem *mem;                       /* the tree's memory account */
     const thue_gamedef *g;
     thue_gopt opt;
     thue_guct *tree;
@@ -66,6 +79,7 @@ struct analysis {
     uint64_t job;
     atomic_int stop, cancel;
     /* Written by the worker while busy. */
+    int64_t cpu_ns; /* CPU time its slices searched, in all */
     int64_t seq;
     int64_t sent_ns; /* when the last tree was built */
     size_t sent_len; /* its bytes (a big tree waits longer for the next) */
@@ -77,89 +91,152 @@ struct analysis {
 
 /* ---- the worker's side ------------------------------------------------------------------ */
 
+/* The analysis_tree's "tree" text, written node by node as the walk shows them (depth-first
+ * preorder): a node stays open (its children array) until a node no deeper comes. */
 typedef struct builder {
     const analysis *a;
-    json_t **stack; /* the children arrays of the nodes on the current path, by depth */
-    int cap;
-    json_t *root;
-    int oom;
+    thue__ctl *ctl;
+    thue_strbuf b;
+    size_t max; /* bytes the text may have */
+    int open;   /* nodes open: those at depths 0..open-1 */
+    int hidden[THUE_PROTO_TREE_LEVELS_MAX + 1];
+    int kids[THUE_PROTO_TREE_LEVELS_MAX + 1]; /* children written so far, per open node */
+    uint32_t shown;
+    int over, stopped, oom;
 } builder;
 
-/* The state's name: its compact JSON with every double quote removed. */
-static json_t *state_name(const analysis *a, const void *st)
+static void close_to(builder *b, int depth)
 {
-    char *text = thue_guct_name(a->g->state_json(&a->opt, st));
-    json_t *j = text != NULL ? json_string(text) : NULL;
-    free(text);
-    return j;
+    while (b->open > depth) {
+        b->open--;
+        thue_strbuf_printf(&b->b, "],\"hidden\":%d}", b->hidden[b->open]);
+    }
+}
+
+/* s as a JSON string (a state's name has no double quote, but may hold anything else). */
+static void put_string(thue_strbuf *b, const char *s)
+{
+    thue_strbuf_printf(b, "\"");
+    for (const char *p = s; *p; p++) {
+        unsigned char c = (unsigned char)*p;
+        if (c == '"' || c == '\\')
+            thue_strbuf_printf(b, "\\%c", c);
+        else if (c < 0x20)
+            thue_strbuf_printf(b, "\\u%04x", c);
+        else
+            thue_strbuf_printf(b, "%c", c);
+    }
+    thue_strbuf_printf(b, "\"");
 }
 
 static int add_node(void *arg, const thue_guct_view *v)
 {
     builder *b = arg;
     const analysis *a = b->a;
-    if (v->depth >= b->cap) {
-        int ncap = b->cap ? b->cap * 2 : 64;
-        json_t **ns = realloc(b->stack, (size_t)ncap * sizeof *ns);
-        if (ns == NULL) {
-            b->oom = 1;
-            return 1;
-        }
-        b->stack = ns;
-        b->cap = ncap;
+    if (thue__work(b->ctl, 1)) {
+        b->stopped = 1;
+        return 1;
     }
-    json_t *o = json_object();
-    json_t *kids = json_array();
-    json_t *move = v->move ? a->g->move_json(&a->opt, v->move) : json_null();
-    json_t *name = state_name(a, v->state);
-    if (o == NULL || kids == NULL || move == NULL || name == NULL) {
-        json_decref(o);
-        json_decref(kids);
-        json_decref(move);
-        json_decref(name);
+    close_to(b, v->depth);
+    if (v->depth > 0 && b->kids[v->depth - 1]++ > 0)
+        thue_strbuf_printf(&b->b, ",");
+    char *move = v->move ? thue_game_dump(a->g->move_json(&a->opt, v->move)) : NULL;
+    char *name = thue_guct_name(a->g->state_json(&a->opt, v->state));
+    if ((v->move != NULL && move == NULL) || name == NULL) {
+        free(move);
+        free(name);
         b->oom = 1;
         return 1;
     }
-    json_object_set_new(o, "move", move);
-    json_object_set_new(o, "name", name);
-    json_object_set_new(o, "to_move", json_integer(v->to_move));
-    json_object_set_new(o, "visits", json_integer((json_int_t)v->visits));
-    json_object_set_new(o, "ended", json_integer((json_int_t)v->ended));
-    json_object_set_new(o, "value", json_real(v->value));
-    json_object_set_new(o, "children", kids);
-    json_object_set_new(o, "hidden", json_integer(v->hidden));
-    b->stack[v->depth] = kids;
-    if (v->depth == 0)
-        b->root = o;
-    else
-        json_array_append_new(b->stack[v->depth - 1], o);
+    thue_strbuf_printf(&b->b, "{\"move\":%s,\"name\":", move ? move : "null");
+    put_string(&b->b, name);
+    free(move);
+    free(name);
+    /* The mean as jansson writes a real (%.10g, and ".0" when it looks whole). */
+    char value[40];
+    snprintf(value, sizeof value, "%.10g", v->value);
+    if (strpbrk(value, ".e") == NULL)
+        strcat(value, ".0");
+    thue_strbuf_printf(
+        &b->b, ",\"to_move\":%d,\"visits\":%llu,\"ended\":%llu,\"value\":%s,\"children\":[",
+        v->to_move, (unsigned long long)v->visits, (unsigned long long)v->ended, value);
+    b->hidden[v->depth] = v->hidden;
+    b->kids[v->depth] = 0;
+    b->open = v->depth + 1;
+    b->shown++;
+    if (b->b.oom) {
+        b->oom = 1;
+        return 1;
+    }
+    if (b->b.len > b->max) {
+        b->over = 1;
+        return 1;
+    }
     return 0;
 }
 
-/* Builds the analysis_tree message of the tree as it is now into a->text. */
-static void build_tree(analysis *a, int status)
+/* Room in the message for everything but the tree (its other members: at most a few
+ * hundred bytes). */
+#define TREE_MESSAGE_OVERHEAD 1024
+
+/*
+ * The tree text of at most `want` nodes, or, past the byte bound, of fewer (each try
+ * guesses the nodes that fit from the bytes per node of the last). The text (malloc'd)
+ * and *shown, or NULL: stopped (ctl), out of memory (a->err set), or not even the root
+ * fits (a->err THUE_ETOOBIG).
+ */
+static char *tree_text(analysis *a, uint32_t want, size_t max, thue__ctl *ctl, uint32_t *shown)
 {
-    builder *b = calloc(1, sizeof *b);
-    if (b == NULL) {
-        a->err = THUE_ENOMEM;
-        return;
+    for (int tries = 0; tries < 6; tries++) {
+        builder *b = calloc(1, sizeof *b);
+        if (b == NULL) {
+            a->err = THUE_ENOMEM;
+            return NULL;
+        }
+        b->a = a;
+        b->ctl = ctl;
+        b->max = max;
+        uint32_t n = 0;
+        /* At most THUE_PROTO_TREE_LEVELS_MAX levels, so that every decoder of the
+         * protocol's limits (codec.h) reads the message. */
+        int rc = thue_guct_walk_depth(a->tree, want, THUE_PROTO_TREE_LEVELS_MAX, add_node, b, &n);
+        close_to(b, 0);
+        char *text = b->b.p;
+        int over = b->over, stopped = b->stopped, oom = b->oom || b->b.oom || rc < 0;
+        double per_node = b->shown > 0 ? (double)b->b.len / b->shown : (double)max;
+        free(b);
+        if (!over && !stopped && !oom && text != NULL) {
+            *shown = n;
+            return text;
+        }
+        free(text);
+        if (stopped)
+            return NULL;
+        if (oom) {
+            a->err = THUE_ENOMEM;
+            return NULL;
+        }
+        if (want == 1)
+            break;
+        /* Nine tenths of what the bytes per node so far say would fit. */
+        double fit = 0.9 * (double)max / per_node;
+        want = fit < 1 ? 1 : fit < (double)want ? (uint32_t)fit : want - 1;
     }
-    b->a = a;
+    a->err = THUE_ETOOBIG;
+    return NULL;
+}
+
+/* Builds the analysis_tree message of the tree as it is now into a->text (nothing when
+ * ctl says stop). */
+static void build_tree(analysis *a, int status, thue__ctl *ctl)
+{
     uint32_t shown = 0;
-    /* At most THUE_PROTO_TREE_LEVELS_MAX levels, so that every decoder of the protocol's
-     * limits (codec.h) reads the message. */
-    int rc = thue_guct_walk_depth(a->tree, (uint32_t)a->max_nodes, THUE_PROTO_TREE_LEVELS_MAX,
-                                  add_node, b, &shown);
-    char *tree = NULL;
-    if (rc == 0 && !b->oom && b->root != NULL)
-        tree = json_dumps(b->root, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
-    json_decref(b->root);
-    free(b->stack);
-    free(b);
-    if (tree == NULL) {
-        a->err = THUE_ENOMEM;
+    size_t max = a->lobby->cfg.analysis_tree_max_bytes;
+    char *tree =
+        tree_text(a, (uint32_t)a->max_nodes,
+                  max > TREE_MESSAGE_OVERHEAD ? max - TREE_MESSAGE_OVERHEAD : 1, ctl, &shown);
+    if (tree == NULL)
         return;
-    }
     thue_msg *m = calloc(1, sizeof *m);
     if (m == NULL) {
         free(tree);
@@ -196,6 +273,13 @@ static void build_tree(analysis *a, int status)
     a->sent_len = strlen(a->text);
 }
 
+static int64_t thread_cpu_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
 /* One slice, on a worker. */
 static int slice_run(void *data, const thue_bot_limits *lim)
 {
@@ -203,42 +287,64 @@ static int slice_run(void *data, const thue_bot_limits *lim)
     a->err = 0;
     free(a->text);
     a->text = NULL;
+    int64_t cpu0 = thread_cpu_ns();
+    int64_t cpu_max = (int64_t)a->lobby->cfg.analysis_seconds_max * 1000000000;
+    /* The search polls the analysis's cancel flag (close, session gone, shutdown) and the
+     * pool's pause hook, and takes its tree from the analysis's memory account. */
+    thue_bot_limits mine = *lim;
+    mine.stop = &a->cancel;
+    mine.mem = a->mem;
     uint64_t have = thue_guct_iterations(a->tree);
     uint64_t n = a->target > have ? a->target - have : 0;
     if (n > SLICE_ITERATIONS)
         n = SLICE_ITERATIONS;
-    if (n > 0 && !atomic_load(&a->stop) && !atomic_load(&a->cancel)) {
+    if (n > 0 && a->cpu_ns < cpu_max && !atomic_load(&a->stop) && !atomic_load(&a->cancel)) {
+        /* A slice ends within SLICE_MS, and within what is left of the CPU budget. */
+        int64_t left = cpu_max - a->cpu_ns, slice = (int64_t)SLICE_MS * 1000000;
         thue__ctl ctl;
-        memset(&ctl, 0, sizeof ctl);
-        /* The search polls the analysis's cancel flag; the pool's own (raised at its
-         * close, or to free a thread) is read after it: a slice ends within SLICE_MS. */
-        ctl.stop = &a->cancel;
-        ctl.yield = lim->yield;
-        ctl.yield_arg = lim->yield_arg;
-        ctl.deadline_ns = thue_now_ns() + (int64_t)SLICE_MS * 1000000;
+        thue__ctl_init(&ctl, &mine, thue_now_ns() + (left < slice ? left : slice));
         int err = thue_guct_run(a->tree, n, &ctl, NULL);
         if (err != 0) {
             a->err = err;
+            a->cpu_ns += thread_cpu_ns() - cpu0;
             return err;
         }
     }
+    a->cpu_ns += thread_cpu_ns() - cpu0;
     if (atomic_load(&a->cancel) || (lim->stop != NULL && atomic_load(lim->stop)))
         return 0;
     int status = ST_RUNNING;
     thue_gmove m;
-    if (thue_guct_iterations(a->tree) >= a->target || thue_guct_best(a->tree, &m) == THUE_EOVER)
+    if (thue_guct_iterations(a->tree) >= a->target || a->cpu_ns >= cpu_max ||
+        thue_guct_best(a->tree, &m) == THUE_EOVER)
         status = ST_DONE;
     else if (atomic_load(&a->stop))
         status = ST_STOPPED;
     /* Every 250 ms, plus 1 ms per KB of the last tree, so that a client on a slow link is
      * not flooded by big trees. */
     int64_t every = (int64_t)TREE_EVERY_MS * 1000000 + (int64_t)a->sent_len * 1000;
-    if (status != ST_RUNNING || a->sent_ns == 0 || thue_now_ns() - a->sent_ns >= every)
-        build_tree(a, status);
+    if (status != ST_RUNNING || a->sent_ns == 0 || thue_now_ns() - a->sent_ns >= every) {
+        /* Building the text polls the cancel flag and may be paused, but has no deadline:
+         * its size is bounded instead. */
+        thue__ctl ctl;
+        thue__ctl_init(&ctl, &mine, 0);
+        build_tree(a, status, &ctl);
+    }
     return a->err;
 }
 
 /* ---- the loop's side ------------------------------------------------------------------- */
+
+/* The analysis no longer counts as open: against the server's, its owner's and its
+ * address's limits. */
+static void uncount(analysis *a)
+{
+    thue_lobby *l = a->lobby;
+    l->nanalyses--;
+    l->metrics->analyses = l->nanalyses;
+    thue_counts_add(l->analyses_owned, a->owner, -1);
+    thue_counts_add(l->analyses_ip, a->ip, -1);
+}
 
 static void analysis_free(analysis *a)
 {
@@ -249,11 +355,10 @@ static void analysis_free(analysis *a)
         l->analyses = a->next;
     if (a->next)
         a->next->prev = a->prev;
-    if (!a->counted) {
-        l->nanalyses--;
-        l->metrics->analyses = l->nanalyses;
-    }
+    if (!a->counted)
+        uncount(a);
     thue_guct_free(a->tree);
+    thue_mem_close(a->mem); /* after the tree, which gave back what it took */
     free(a->text);
     free(a);
 }
@@ -362,8 +467,7 @@ static void analysis_close(analysis *a)
          * handle of the lobby's until its slice is back. */
         a->counted = true;
         a->lobby->handles++;
-        a->lobby->nanalyses--;
-        a->lobby->metrics->analyses = a->lobby->nanalyses;
+        uncount(a);
     }
 }
 
@@ -468,13 +572,56 @@ int cmd_analyze(request *rq)
     p.c = q->has_c ? q->c : sqrt(2.0);
     p.seed = q->has_seed ? (uint64_t)q->seed : (lobby_random(l) & SEED_MAX);
     p.nodes_max = (uint32_t)l->cfg.analysis_tree_nodes;
-    /* The server's limit, the session's own analysis (which this one replaces) not
-     * counted. */
-    if (l->nanalyses - (s->analysis != NULL ? 1 : 0) >= l->cfg.max_analyses) {
+    /* The game must be small enough to search, its position fit one tree message. */
+    if (lobby_search_allowed(l, g, &opt, rq->message, sizeof rq->message) != 0) {
+        free(st);
+        snprintf(rq->field, sizeof rq->field, q->has_room ? "room" : "game_options");
+        return THUE_EOPTIONS;
+    }
+    char *root = thue_game_dump(g->state_json(&opt, st));
+    size_t root_len = root != NULL ? strlen(root) : 0;
+    free(root);
+    if (2 * root_len + TREE_MESSAGE_OVERHEAD > l->cfg.analysis_tree_max_bytes) {
+        free(st);
+        snprintf(rq->field, sizeof rq->field, q->has_room ? "room" : "position");
+        snprintf(rq->message, sizeof rq->message,
+                 "the position is %zu bytes of JSON: too big for one analysis_tree message on "
+                 "this server (%zu KiB, --analysis-tree-max-kib)",
+                 root_len, l->cfg.analysis_tree_max_bytes >> 10);
+        return THUE_ESTATE;
+    }
+    /* The server's limits, the session's own analysis (which this one replaces) not
+     * counted: in all, per owner, per address (which never holds every one). */
+    char owner[THUE_LIMIT_KEY_MAX], ip[THUE_LIMIT_KEY_MAX];
+    lobby_owner_of(s, c->peer, owner, sizeof owner);
+    lobby_ip_of(s, c->peer, ip, sizeof ip);
+    const analysis *old = s->analysis;
+    long mine =
+        thue_counts_get(l->analyses_owned, owner) - (old != NULL && strcmp(old->owner, owner) == 0);
+    long here = thue_counts_get(l->analyses_ip, ip) - (old != NULL && strcmp(old->ip, ip) == 0);
+    int per_ip = l->cfg.analyses_per_ip;
+    if (per_ip >= l->cfg.max_analyses)
+        per_ip = l->cfg.max_analyses > 1 ? l->cfg.max_analyses - 1 : 1;
+    if (l->nanalyses - (old != NULL ? 1 : 0) >= l->cfg.max_analyses) {
         free(st);
         snprintf(rq->message, sizeof rq->message,
                  "the server runs %d analyses, its most; try again later", l->nanalyses);
         return THUE_PERR_BUSY;
+    }
+    if (mine >= l->cfg.analyses_per_owner || here >= per_ip) {
+        free(st);
+        if (mine >= l->cfg.analyses_per_owner)
+            snprintf(rq->message, sizeof rq->message,
+                     "%s may have %d analyses open at once, and has: close one "
+                     "(analyze_close) first",
+                     s->acct ? "one account" : "the guests of one address",
+                     l->cfg.analyses_per_owner);
+        else
+            snprintf(rq->message, sizeof rq->message,
+                     "one address may have %d analyses open at once, accounts included, and "
+                     "has: close one (analyze_close) first",
+                     per_ip);
+        return THUE_PERR_NOT_ALLOWED;
     }
     if (s->analysis != NULL)
         analysis_close(s->analysis);
@@ -488,21 +635,32 @@ int cmd_analyze(request *rq)
     a->opt = opt;
     atomic_init(&a->stop, 0);
     atomic_init(&a->cancel, 0);
-    if (lobby_random_key(a->key + 1, LOBBY_ID_CHARS, LOBBY_ID_ALPHABET) != 0 ||
-        thue_guct_new(g, &a->opt, st, &p, &a->tree) != 0) {
+    /* The pool's owner is the session's (its bots' fair share); the tree is taken from a
+     * memory account of that owner's. */
+    snprintf(a->owner, sizeof a->owner, "%s", owner);
+    snprintf(a->ip, sizeof a->ip, "%s", ip);
+    a->mem = thue_mem_open(thue_pool_mem(l->pool), owner);
+    p.mem = a->mem;
+    int terr = 0;
+    if ((thue_pool_mem(l->pool) != NULL && a->mem == NULL) ||
+        lobby_random_key(a->key + 1, LOBBY_ID_CHARS, LOBBY_ID_ALPHABET) != 0 ||
+        (terr = thue_guct_new(g, &a->opt, st, &p, &a->tree)) != 0) {
         free(st);
         thue_guct_free(a->tree);
+        thue_mem_close(a->mem);
         free(a);
+        if (terr == THUE_ETOOBIG) {
+            snprintf(rq->message, sizeof rq->message,
+                     "the memory this server gives searches is taken (yours, or everyone's); "
+                     "close an analysis or try again later");
+            return THUE_PERR_BUSY;
+        }
         return THUE_PERR_INTERNAL;
     }
     a->key[0] = 'a';
     a->target = (uint64_t)iterations;
     a->last_budget = (uint64_t)iterations;
     a->max_nodes = q->has_max_nodes ? q->max_nodes : ANALYSIS_NODES_DEFAULT;
-    /* Every analysis is one owner of the pool's: together they get one fair share (at
-     * most owner_parts_max slices at once, FIFO among them), so that bots' moves, whose
-     * owners are their players, never queue behind many analyses. */
-    snprintf(a->owner, sizeof a->owner, "analyses");
     a->s = s;
     s->analysis = a;
     a->next = l->analyses;
@@ -512,6 +670,8 @@ int cmd_analyze(request *rq)
     l->nanalyses++;
     l->metrics->analyses = l->nanalyses;
     l->metrics->analyses_total++;
+    thue_counts_add(l->analyses_owned, a->owner, 1);
+    thue_counts_add(l->analyses_ip, a->ip, 1);
 
     thue_msg *m = calloc(1, sizeof *m);
     if (m == NULL) {
@@ -582,6 +742,15 @@ int cmd_analyze_resume(request *rq)
         snprintf(rq->message, sizeof rq->message,
                  "this analysis has run %llu iterations, the server's most per analysis",
                  (unsigned long long)have);
+        return THUE_PERR_NOT_ALLOWED;
+    }
+    /* cpu_ns is the worker's while a slice is out: read it only between slices. */
+    if (!a->busy && a->cpu_ns >= (int64_t)l->cfg.analysis_seconds_max * 1000000000) {
+        snprintf(rq->field, sizeof rq->field, "analysis");
+        snprintf(rq->message, sizeof rq->message,
+                 "this analysis has searched for %d s, the server's most per analysis "
+                 "(--analysis-seconds-max)",
+                 l->cfg.analysis_seconds_max);
         return THUE_PERR_NOT_ALLOWED;
     }
     request_ok(rq);

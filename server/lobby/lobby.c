@@ -88,6 +88,9 @@ static void lobby_maybe_closed(thue_lobby *l)
         thue_limiter_free(l->tour_rate);
         thue_limiter_free(l->claim_rate);
         thue_counts_free(l->bot_seats);
+        thue_counts_free(l->bot_seats_ip);
+        thue_counts_free(l->analyses_owned);
+        thue_counts_free(l->analyses_ip);
         free(l);
         cb(data);
     }
@@ -565,6 +568,18 @@ thue_lobby *thue_lobby_new(uv_loop_t *loop, const thue_lobby_config *cfg, thue_p
         l->cfg.analysis_iterations_max = THUE_LOBBY_ANALYSIS_ITERATIONS_MAX_DEFAULT;
     if (l->cfg.analysis_tree_nodes <= 0)
         l->cfg.analysis_tree_nodes = THUE_LOBBY_ANALYSIS_TREE_NODES_DEFAULT;
+    if (l->cfg.analyses_per_owner <= 0)
+        l->cfg.analyses_per_owner = THUE_LOBBY_ANALYSES_PER_OWNER_DEFAULT;
+    if (l->cfg.analyses_per_ip <= 0)
+        l->cfg.analyses_per_ip = THUE_LOBBY_ANALYSES_PER_IP_DEFAULT;
+    if (l->cfg.bot_seats_per_ip <= 0)
+        l->cfg.bot_seats_per_ip = THUE_LOBBY_BOT_SEATS_PER_IP_DEFAULT;
+    if (l->cfg.analysis_seconds_max <= 0)
+        l->cfg.analysis_seconds_max = THUE_LOBBY_ANALYSIS_SECONDS_MAX_DEFAULT;
+    if (l->cfg.analysis_tree_max_bytes == 0)
+        l->cfg.analysis_tree_max_bytes = THUE_LOBBY_ANALYSIS_TREE_MAX_BYTES_DEFAULT;
+    if (l->cfg.search_moves_max <= 0)
+        l->cfg.search_moves_max = THUE_LOBBY_SEARCH_MOVES_MAX_DEFAULT;
     /* Buckets per address (and per account): room_rate_per_ip rooms refilled over a
      * minute, tournament_rate tournaments refilled over an hour. */
     l->room_rate =
@@ -574,12 +589,19 @@ thue_lobby *thue_lobby_new(uv_loop_t *loop, const thue_lobby_config *cfg, thue_p
     l->claim_rate =
         thue_limiter_new(l->cfg.claims_per_ip / 3600.0, l->cfg.claims_per_ip, LOBBY_LIMIT_KEYS);
     l->bot_seats = thue_counts_new();
+    l->bot_seats_ip = thue_counts_new();
+    l->analyses_owned = thue_counts_new();
+    l->analyses_ip = thue_counts_new();
     if (l->room_rate == NULL || l->tour_rate == NULL || l->claim_rate == NULL ||
-        l->bot_seats == NULL) {
+        l->bot_seats == NULL || l->bot_seats_ip == NULL || l->analyses_owned == NULL ||
+        l->analyses_ip == NULL) {
         thue_limiter_free(l->room_rate);
         thue_limiter_free(l->tour_rate);
         thue_limiter_free(l->claim_rate);
         thue_counts_free(l->bot_seats);
+        thue_counts_free(l->bot_seats_ip);
+        thue_counts_free(l->analyses_owned);
+        thue_counts_free(l->analyses_ip);
         free(l);
         return NULL;
     }

@@ -53,6 +53,12 @@ typedef struct thue_lobby_hooks {
 #define THUE_LOBBY_MAX_ANALYSES_DEFAULT 16
 #define THUE_LOBBY_ANALYSIS_ITERATIONS_MAX_DEFAULT 1000000
 #define THUE_LOBBY_ANALYSIS_TREE_NODES_DEFAULT 1000000
+#define THUE_LOBBY_ANALYSES_PER_OWNER_DEFAULT 2
+#define THUE_LOBBY_ANALYSES_PER_IP_DEFAULT 4
+#define THUE_LOBBY_BOT_SEATS_PER_IP_DEFAULT 8
+#define THUE_LOBBY_ANALYSIS_SECONDS_MAX_DEFAULT 120
+#define THUE_LOBBY_ANALYSIS_TREE_MAX_BYTES_DEFAULT ((size_t)2 << 20)
+#define THUE_LOBBY_SEARCH_MOVES_MAX_DEFAULT 100000
 #define THUE_LOBBY_RATED_PAIR_WINDOW_MS (24 * 3600 * 1000LL)
 
 typedef struct thue_lobby_config {
@@ -91,6 +97,16 @@ typedef struct thue_lobby_config {
     /* Analyses (0: the defaults below): open at once on the server; iterations one may
      * run in all; the nodes its tree may hold. */
     int max_analyses, analysis_iterations_max, analysis_tree_nodes;
+    /* Fair shares (0: the defaults, 2, 4 and 8): analyses open of one owner (an account,
+     * or the guests of one address) and from one address, accounts included (never all
+     * of max_analyses); bots seated with seat_bot from one address. */
+    int analyses_per_owner, analyses_per_ip, bot_seats_per_ip;
+    /* Bounds of a search (0: the defaults, 120 s, 2 MiB, 100000): seconds of search one
+     * analysis may run in all; bytes of one analysis_tree message; legal moves a
+     * position may have for a bot or an analysis to search it. */
+    int analysis_seconds_max;
+    size_t analysis_tree_max_bytes;
+    int search_moves_max;
     /* Several nodes: this node's name (--node), "" for a single server; the tournaments it
      * saves are its own, and it loads only its own. */
     char node[33];

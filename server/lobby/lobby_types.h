@@ -189,6 +189,7 @@ typedef struct room_seat {
      * address key. A bot seated with seat_bot (owner_limited) is counted in
      * lobby->bot_seats while its room has somebody in it (owner_counted). */
     char owner[THUE_LIMIT_KEY_MAX];
+    char owner_ip[THUE_LIMIT_KEY_MAX]; /* the address it was seated from (bot_seats_ip) */
     bool owner_limited, owner_counted;
     bool ready, rematch;
 } room_seat;
@@ -297,7 +298,9 @@ struct thue_lobby {
     thue_limiter *tour_rate; /* tournaments made per address and per account (an hour) */
     thue_limiter *claim_rate; /* accounts claimed per address (cfg.claims_per_ip an hour) */
     struct rated_pair *pairs[LOBBY_BUCKETS]; /* rated matches per pair of accounts (record.c) */
-    thue_counts *bot_seats;  /* seat_bot's bots seated now, per owner (room.c, owner_of) */
+    thue_counts *bot_seats;    /* seat_bot's bots seated now, per owner (room.c, lobby_owner_of) */
+    thue_counts *bot_seats_ip; /* and per address (lobby_ip_of), accounts included */
+    thue_counts *analyses_owned, *analyses_ip; /* analyses open, per owner and per address */
     uv_timer_t tour_timer;   /* the next open tournament's expiry */
     int handles; /* open handles of ending rooms and sessions, while closing */
     void (*closed)(void *data);

@@ -219,6 +219,12 @@ int cmd_queue_join(request *rq)
                                  &opt, &game, &gopt);
     if (gerr)
         return gerr;
+    /* A bot may take the other seat: its game must be small enough to search. */
+    if (cmd->u.queue_join.bot_after_s > 0 &&
+        lobby_search_allowed(l, game, &gopt, rq->message, sizeof rq->message) != 0) {
+        snprintf(rq->field, sizeof rq->field, "game_options");
+        return THUE_EOPTIONS;
+    }
     if (s->queue_opt == NULL && (s->queue_opt = malloc(sizeof *s->queue_opt)) == NULL) {
         snprintf(rq->message, sizeof rq->message,
                  "the server is out of memory: join the queue again in a minute");

@@ -196,6 +196,7 @@ static void count_bots(room *r, bool on)
             continue;
         /* Out of memory only loses the count (a limit, not a safety property). */
         thue_counts_add(r->lobby->bot_seats, st->owner, on ? 1 : -1);
+        thue_counts_add(r->lobby->bot_seats_ip, st->owner_ip, on ? 1 : -1);
         st->owner_counted = on;
     }
 }
@@ -385,18 +386,17 @@ void room_destroy(room *r)
 
 /* ---- commands ---------------------------------------------------------------------------- */
 
-/*
- * Whom a session's bots search for, the key of the pool's fair shares and of the bot
- * seat limit: "acct:ID" for an account; for a guest its address key ("ip:" and the
- * address, an IPv6 address's /64), taken from `peer` (the connection the command came
- * on) or the session's connection, or its name when it has none.
- */
-static void owner_of(const session *s, const char *peer, char *out, size_t size)
+void lobby_owner_of(const session *s, const char *peer, char *out, size_t size)
 {
     if (s->acct != NULL) {
         snprintf(out, size, "acct:%lld", (long long)s->acct->id);
         return;
     }
+    lobby_ip_of(s, peer, out, size);
+}
+
+void lobby_ip_of(const session *s, const char *peer, char *out, size_t size)
+{
     if (peer == NULL && s->client != NULL)
         peer = s->client->peer;
     if (peer == NULL) {
@@ -408,13 +408,31 @@ static void owner_of(const session *s, const char *peer, char *out, size_t size)
     snprintf(out, size, "ip:%.68s", key);
 }
 
+int lobby_search_allowed(const thue_lobby *l, const thue_gamedef *g, const thue_gopt *opt,
+                         char *why, size_t size)
+{
+    if (g == NULL)
+        return 0;
+    long long moves = g->max_moves(opt);
+    if (moves <= l->cfg.search_moves_max)
+        return 0;
+    snprintf(why, size,
+             "%s with these options has up to %lld legal moves in a position; this server's "
+             "bots and analyses search positions of at most %d (--search-moves-max): choose "
+             "smaller options",
+             g->name, moves, l->cfg.search_moves_max);
+    return -1;
+}
+
 /*
  * The limits on the bots one may seat (docs/server.md): think_ms up to bot_think_max_ms
  * (bad_bot), a bot against a bot only for accounts unless guest_bot_vs_bot (not_allowed),
- * and at most bot_seats_per_owner seated at once per owner (not_allowed). 0 or the code
- * with rq's field and message set.
+ * at most bot_seats_per_owner seated at once per owner and bot_seats_per_ip per address
+ * (not_allowed), and a game whose positions are not too big to search (bad_bot). 0 or
+ * the code with rq's field and message set.
  */
-static int bot_seat_allowed(request *rq, const room *r, int seat, int think_ms, const char *owner)
+static int bot_seat_allowed(request *rq, const room *r, int seat, int think_ms, const char *owner,
+                            const char *ip)
 {
     const thue_lobby_config *cfg = &rq->c->lobby->cfg;
     if (think_ms > cfg->bot_think_max_ms) {
@@ -437,6 +455,17 @@ static int bot_seat_allowed(request *rq, const room *r, int seat, int think_ms, 
                  rq->c->s->acct ? "one account" : "the guests of one address",
                  cfg->bot_seats_per_owner);
         return THUE_PERR_NOT_ALLOWED;
+    }
+    if (thue_counts_get(rq->c->lobby->bot_seats_ip, ip) >= cfg->bot_seats_per_ip) {
+        snprintf(rq->message, sizeof rq->message,
+                 "one address may have %d bots seated at once, accounts included, and has; a "
+                 "bot stops counting once nobody is in its room",
+                 cfg->bot_seats_per_ip);
+        return THUE_PERR_NOT_ALLOWED;
+    }
+    if (lobby_search_allowed(rq->c->lobby, r->game, &r->gopt, rq->message, sizeof rq->message)) {
+        snprintf(rq->field, sizeof rq->field, "bot");
+        return THUE_PERR_BOT;
     }
     return 0;
 }
@@ -917,14 +946,16 @@ int room_seat_bot(request *rq)
     int seat, err;
     if ((err = pick_seat(rq, r, a->has_seat, a->seat, &seat)) != 0)
         return err;
-    char owner[THUE_LIMIT_KEY_MAX];
-    owner_of(s, rq->c->peer, owner, sizeof owner);
-    if ((err = bot_seat_allowed(rq, r, seat, a->think_ms, owner)) != 0)
+    char owner[THUE_LIMIT_KEY_MAX], ip[THUE_LIMIT_KEY_MAX];
+    lobby_owner_of(s, rq->c->peer, owner, sizeof owner);
+    lobby_ip_of(s, rq->c->peer, ip, sizeof ip);
+    if ((err = bot_seat_allowed(rq, r, seat, a->think_ms, owner, ip)) != 0)
         return err;
     if (r->opt.has_game ? table_seat_gbot(r, &r->seats[seat], &gspec, a->think_ms)
                         : table_seat_bot(r, &r->seats[seat], &spec, a->think_ms))
         return THUE_PERR_INTERNAL;
     snprintf(r->seats[seat].owner, sizeof r->seats[seat].owner, "%s", owner);
+    snprintf(r->seats[seat].owner_ip, sizeof r->seats[seat].owner_ip, "%s", ip);
     r->seats[seat].owner_limited = true;
     count_bots(r, !room_is_empty(r));
     thue_log(THUE_LOG_INFO, "room %s: bot %s seated by %s", r->id, r->seats[seat].bot_spec_text,
@@ -1116,7 +1147,7 @@ room *room_quick(thue_lobby *l, session *a, session *b, const thue_room_options 
             room_destroy(r);
             return NULL;
         }
-        owner_of(a, NULL, r->seats[1].owner, sizeof r->seats[1].owner);
+        lobby_owner_of(a, NULL, r->seats[1].owner, sizeof r->seats[1].owner);
     }
     if (table_match_start(r, (int)(lobby_random(l) & 1)) != 0) {
         room_destroy(r);

@@ -13,6 +13,21 @@
 /* 0 when s may play rated, else the error (with rq's message set). */
 int rated_allowed(request *rq, const session *s);
 
+/*
+ * Whom a session's bots and analyses search for, the key of the pool's fair shares, the
+ * memory budget per owner and the per-owner limits: "acct:ID" for an account; for a
+ * guest its address key (lobby_ip_of).
+ */
+void lobby_owner_of(const session *s, const char *peer, char *out, size_t size);
+/* The address a session counts as: "ip:" and thue_addr_key of `peer` (the connection the
+ * command came on) or of the session's connection, or "guest:KEY" when it has none. */
+void lobby_ip_of(const session *s, const char *peer, char *out, size_t size);
+/* Whether positions of game g with opt are small enough for the server's searches (a
+ * bot's move, an analysis): at most cfg.search_moves_max legal moves. 0, or -1 with a
+ * sentence for the player in why. g NULL: 0. */
+int lobby_search_allowed(const thue_lobby *l, const thue_gamedef *g, const thue_gopt *opt,
+                         char *why, size_t size);
+
 int room_create(request *rq);
 /* The game a command names (NULL or "thue": Thue) with its options object's text (NULL:
  * the defaults): 0 with opt's game members, *game (NULL for Thue) and *gopt filled, or

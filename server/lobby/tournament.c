@@ -716,6 +716,14 @@ static int subject(request *rq, const tournament *t, tournament_entrant *out)
             snprintf(rq->message, sizeof rq->message, "%s", why);
             return THUE_PERR_BOT;
         }
+        thue_gopt gopt;
+        thue_gerr ge;
+        if (t->game != NULL && thue_game_options_text(t->game, t->game_options, &gopt, &ge) == 0 &&
+            lobby_search_allowed(rq->c->lobby, t->game, &gopt, rq->message, sizeof rq->message) !=
+                0) {
+            snprintf(rq->field, sizeof rq->field, "bot");
+            return THUE_PERR_BOT;
+        }
         out->kind = THUE_KIND_BOT;
         if (t->game != NULL)
             thue_gbot_spec_format(&gspec, out->bot, sizeof out->bot);

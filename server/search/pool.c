@@ -1074,6 +1074,13 @@ void thue_pool_stats_get(thue_pool *pool, thue_pool_stats *out)
     uv_mutex_lock(&pool->lock);
     *out = pool->stats;
     uv_mutex_unlock(&pool->lock);
+    out->has_mem = pool->mem != NULL;
+    thue_mem_stats_get(pool->mem, &out->mem);
+}
+
+thue_mem_budget *thue_pool_mem(thue_pool *pool)
+{
+    return pool != NULL ? pool->mem : NULL;
 }
 
 static void free_list(job *j)

@@ -120,6 +120,8 @@ typedef struct thue_pool_stats {
     uint64_t stopped_early; /* searches stopped before their time to free a thread for an
                                owner with nothing started (at threads_max) */
     int owners;  /* owners with a job queued or started */
+    int has_mem; /* the pool has a memory budget (thue_pool_config.mem)... */
+    thue_mem_stats mem; /* ...and these are its figures (budget.h) */
 } thue_pool_stats;
 
 /*
@@ -214,6 +216,9 @@ int thue_pool_cancel(thue_pool *pool, uint64_t id);
 
 /* Counters; safe from any thread. */
 void thue_pool_stats_get(thue_pool *pool, thue_pool_stats *out);
+
+/* The memory budget the pool was made with (borrowed), or NULL. */
+thue_mem_budget *thue_pool_mem(thue_pool *pool);
 
 /*
  * Shuts the pool down: cancels every pending job (no callback runs for them), stops the

@@ -159,13 +159,28 @@ static void test_ranges(void **state)
             thue_config c;
             char err[ERR_SIZE];
             snprintf(text, sizeof text, "%lld", ok[e]);
-            /* ping-s must stay below idle-s: move the other one out of the way. */
-            /* bot-think-ms must stay at most bot-think-max-ms: likewise. */
-            int r = strcmp(s->name, "ping-s") == 0   ? LOAD(&c, err, flag, text, "--idle-s", "7200")
-                    : strcmp(s->name, "idle-s") == 0 ? LOAD(&c, err, flag, text, "--ping-s", "1")
-                    : strcmp(s->name, "bot-think-max-ms") == 0
-                        ? LOAD(&c, err, flag, text, "--bot-think-ms", "10")
-                        : LOAD(&c, err, flag, text);
+            /* ping-s must stay below idle-s: move the other one out of the way. Likewise
+             * bot-think-ms at most bot-think-max-ms, and search-mem-mib at most
+             * owner-search-mem-mib at most search-mem-total-mib. */
+            static const struct {
+                const char *name, *f1, *v1, *f2, *v2;
+            } others[] = {
+                {"ping-s", "--idle-s", "7200", "--idle-s", "7200"},
+                {"idle-s", "--ping-s", "1", "--ping-s", "1"},
+                {"bot-think-max-ms", "--bot-think-ms", "10", "--bot-think-ms", "10"},
+                {"search-mem-mib", "--owner-search-mem-mib", "1048576", "--search-mem-total-mib",
+                 "1048576"},
+                {"owner-search-mem-mib", "--search-mem-mib", "1", "--search-mem-total-mib",
+                 "1048576"},
+                {"search-mem-total-mib", "--search-mem-mib", "1", "--owner-search-mem-mib", "1"},
+            };
+            int r = -2;
+            for (size_t o = 0; o < sizeof others / sizeof others[0]; o++)
+                if (strcmp(s->name, others[o].name) == 0)
+                    r = LOAD(&c, err, flag, text, others[o].f1, others[o].v1, others[o].f2,
+                             others[o].v2);
+            if (r == -2)
+                r = LOAD(&c, err, flag, text);
             if (r != 0)
                 fail_msg("%s %s: %s", flag, text, err);
             assert_int_equal(*(int *)(void *)((char *)&c + s->offset), (int)ok[e]);
