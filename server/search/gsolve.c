@@ -133,6 +133,14 @@ static int tt_grow(gsolver *s)
         return -1;
     }
     for (size_t i = 0; i < s->cap; i++) {
+        /* Moving a big table takes a while: polled like the search (a stop leaves the
+         * old table, full). */
+        if (thue__work(&s->ctl, 1 + (int64_t)(s->sz / 64))) {
+            free(nt);
+            free(ns);
+            give(s, bytes);
+            return -1;
+        }
         if (s->tt[i].bound == 0)
             continue;
         size_t j = tt_slot(nt, ncap, s->tt[i].hash);

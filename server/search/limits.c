@@ -29,21 +29,22 @@ void thue__ctl_init(thue__ctl *ctl, const thue_bot_limits *lim, int64_t deadline
     ctl->deadline_ns = deadline_ns;
 }
 
-/* The first interval's units: small, so that the first poll comes soon whatever a unit
+/* The first interval's units: one, so that the first poll comes soon whatever a unit
  * costs; the pace then adapts. */
-#define WORK_FIRST 16
+#define WORK_FIRST 1
 
 int thue__ctl_poll(thue__ctl *ctl)
 {
     int64_t now = thue_now_ns();
-    /* The pace: as many units as took about THUE__POLL_NS last time, changed at most
-     * fourfold per poll (a burst of dear or cheap units does not swing it far). */
+    /* The pace: as many units as took about THUE__POLL_NS last time, grown at most
+     * sixteenfold and shrunk at most fourfold per poll (a burst of dear or cheap units
+     * does not swing it far). */
     int64_t every = ctl->work_every > 0 ? ctl->work_every : WORK_FIRST;
     if (ctl->last_ns != 0) {
-        int64_t dt = now - ctl->last_ns, next = every * 4;
+        int64_t dt = now - ctl->last_ns, next = every * 16;
         if (dt > 0 && every <= INT64_MAX / THUE__POLL_NS)
             next = every * THUE__POLL_NS / dt;
-        every = next > every * 4 ? every * 4 : next < every / 4 ? every / 4 : next;
+        every = next > every * 16 ? every * 16 : next < every / 4 ? every / 4 : next;
         every = every < 1 ? 1 : every > THUE__POLL_WORK_MAX ? THUE__POLL_WORK_MAX : every;
     }
     ctl->work_every = every;

@@ -113,9 +113,9 @@ int thue__dots_completes(const thue_dots_opt *o, const thue_dots_state *st, int 
  * THUE_DOTS_SOLVE_LINES_MAX lines. 0 with *net and *best (a line; -1 when none is left),
  * THUE_ETOOBIG (more lines, past node_budget nodes when it is not 0, stopped by ctl, or
  * not even its smallest table allowed by ctl's budget), THUE_ENOMEM. *nodes (may be
- * NULL) gets the positions searched. ctl (may be NULL) is polled about every 4096 nodes;
- * the table (up to 64 MiB, less when the budget refuses it) is taken from its budget,
- * allocated and freed here.
+ * NULL) gets the positions searched. ctl (may be NULL) is polled every 64 nodes (its pace decides
+ * when that reads the clock); the table (up to 64 MiB, less when the budget refuses it) is taken
+ * from its budget, allocated and freed here.
  */
 int thue__dots_solve(const thue_dots_opt *o, uint64_t drawn, uint64_t node_budget,
                      const thue_gctl *ctl, int *net, int *best, uint64_t *nodes);

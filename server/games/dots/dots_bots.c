@@ -317,8 +317,7 @@ static int neutral_lines(const board *B, int *cand)
 
 static int neutral_value(const board *B, neutral_search *S, int alpha, int beta, int *best)
 {
-    if (S->stopped || ++S->nodes > S->budget ||
-        ((S->nodes & 1023) == 0 && thue_gctl_stop(S->ctl))) {
+    if (S->stopped || ++S->nodes > S->budget || ((S->nodes & 63) == 0 && thue_gctl_stop(S->ctl))) {
         S->stopped = 1;
         return 0;
     }

@@ -240,7 +240,7 @@ static int search(solver *S, uint64_t drawn, int alpha, int beta, int *bestl)
         S->stopped = 1;
         return 0;
     }
-    if ((++S->nodes & 4095) == 0 && thue_gctl_stop(S->ctl)) {
+    if ((++S->nodes & 63) == 0 && thue_gctl_stop(S->ctl)) {
         S->stopped = 1;
         return 0;
     }

@@ -48,7 +48,8 @@ typedef struct walk {
  * safe moves plus, when levels > 1, simulation(levels-1) of every child. */
 static uint64_t simulate(walk *x, int n, int levels, int depth)
 {
-    if (thue__tick(x->ctl))
+    /* A node's legal-move map costs about the word's length: work beyond its tick. */
+    if (thue__tick(x->ctl) || thue__work(x->ctl, n / 16))
         return 0;
     uint64_t *map = x->maps + (size_t)depth * (size_t)x->stride;
     if (thue_legal_map(x->scan, x->w, n, x->s->pos.k, x->s->pos.variant, map) != 0) {
