@@ -68,7 +68,7 @@ bash scripts/soak.sh --minutes 1 --build build-asan
 
 echo "== ThreadSanitizer build of the threaded tests (build-tsan/)"
 cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTHUE_TSAN=ON -DTHUE_WERROR=ON >/dev/null
-tsan_tests=(test_pool test_pool_owners test_pool_game test_pool_task test_bots_perfect
+tsan_tests=(test_pool test_pool_owners test_pool_game test_pool_task test_bots_perfect test_budget
             test_lobby_matches test_lobby_rooms test_lobby_lists
             test_lobby_tournaments test_lobby_accounts
             test_store_schema test_store_records test_store_writes test_store_engines)

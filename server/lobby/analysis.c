@@ -430,8 +430,11 @@ static void slice_done(uint64_t id, int err, void *data)
         atomic_store(&a->stop, 0);
         return;
     }
-    if (sent == ST_DONE && have >= a->target) {
-        a->status = ST_DONE; /* a stop that came too late: the done tree was the last */
+    if (sent == ST_DONE &&
+        (have >= a->target || a->cpu_ns >= (int64_t)l->cfg.analysis_seconds_max * 1000000000)) {
+        /* Its iterations or its CPU time are spent (a stop that came too late: the done
+         * tree was the last). */
+        a->status = ST_DONE;
         a->stop_asked = false;
         atomic_store(&a->stop, 0);
         return;
