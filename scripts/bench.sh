@@ -228,6 +228,9 @@ start_server() {
   if [[ $help == *--guest-bot-vs-bot* ]]; then
     extra=(--guest-bot-vs-bot 1 --bot-seats-per-owner 1000)
   fi
+  if [[ $help == *--bot-seats-per-ip* ]]; then
+    extra+=(--bot-seats-per-ip 1000)
+  fi
   if [[ $help == *--room-rate-per-ip* ]]; then
     extra+=(--room-rate-per-ip 1000000)
   fi

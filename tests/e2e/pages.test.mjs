@@ -173,7 +173,7 @@ test("a player's matches page through more than one page of stored matches", () 
   await tid(page, "matches-pager").filter({ hasText: "Page 1 of 2" }).waitFor();
   await shot(page, "p5-matches-pages");
 }, ["--max-rooms-per-player", "100", "--rate", "1000", "--burst", "1000", "--room-rate-per-ip", "1000",
-    "--guest-bot-vs-bot", "1", "--bot-seats-per-owner", "1000"]));
+    "--guest-bot-vs-bot", "1", "--bot-seats-per-owner", "1000", "--bot-seats-per-ip", "1000"]));
 
 test("the tournaments page pages through more than 50 tournaments", () => withWorld(async (browser, server) => {
   const org = await player(server, "Org");

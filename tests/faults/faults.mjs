@@ -35,7 +35,7 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 // reads every stored match through /api: past the default /api rate limit. Accounts are
 // claimed and pairs rematch rated faster than an address or a pair may on the open
 // internet: those limits (--claims-per-ip, --rated-pair-max) are lifted too.
-const FLAGS = ["--rate", "2000", "--burst", "2000", "--max-rooms-per-player", "50", "--room-rate-per-ip", "100000", "--bot-seats-per-owner", "100000",
+const FLAGS = ["--rate", "2000", "--burst", "2000", "--max-rooms-per-player", "50", "--room-rate-per-ip", "100000", "--bot-seats-per-owner", "100000", "--bot-seats-per-ip", "100000",
   "--log-level", "info", "--api-rate", "100000", "--api-burst", "1000000",
   "--claims-per-ip", "100000", "--rated-pair-max", "100000"];
 const rand = (n) => Math.floor(Math.random() * n);

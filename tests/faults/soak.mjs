@@ -277,7 +277,7 @@ async function main() {
   // Every player here comes from 127.0.0.1: the per-address room rate is lifted.
   server = await startServer(["--db", path.join(dir, "thue.db"), "--grace-s", "30", "--log-level", "warn",
     "--room-rate-per-ip", "100000", "--claims-per-ip", "100000", "--rated-pair-max", "100000",
-    "--bot-seats-per-owner", "100000"], env);
+    "--bot-seats-per-owner", "100000", "--bot-seats-per-ip", "100000"], env);
   const pid = server.proc.pid;
   const t0 = Date.now();
   const total = MINUTES * 60000;
