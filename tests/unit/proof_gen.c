@@ -512,3 +512,93 @@ out:
     free(lv);
     return ok;
 }
+
+/* ---- wide proofs: few records, long words ---- */
+
+void pg_ternary_word(int n, uint8_t *out)
+{
+    uint8_t *w = calloc((size_t)n + 1, 1); /* calloc: gcc -O3 cannot see the loop fill it */
+    int m = 0, ones = -1;
+    for (unsigned t = 0; m < n; t++) {
+        if (__builtin_popcount(t) & 1) {
+            ones++;
+        } else {
+            if (ones >= 0)
+                w[m++] = (uint8_t)ones;
+            ones = 0;
+        }
+    }
+    pg_canonical_spec(w, n, out);
+    free(w);
+}
+
+static int wide_len; /* for the qsort comparator */
+
+static int cmp_wide(const void *a, const void *b)
+{
+    return memcmp(*(const uint8_t *const *)a, *(const uint8_t *const *)b, (size_t)wide_len);
+}
+
+/* Appends the record (w of L symbols, every answer c) packed as the format says. */
+static size_t put_record(uint8_t *out, const uint8_t *w, int L, int c)
+{
+    size_t n = 0;
+    for (int t = 0; t < 2 * L + 2; t += 2) {
+        int hi = t < L ? w[t] : t < 2 * L + 1 ? c : 0;
+        int lo = t + 1 < L ? w[t + 1] : t + 1 < 2 * L + 1 ? c : 0;
+        out[n++] = (uint8_t)(hi << 4 | lo);
+    }
+    return n;
+}
+
+uint8_t *pg_wide_proof(int n0, int depth, size_t *len)
+{
+    uint8_t *root = malloc((size_t)n0 + 1);
+    pg_ternary_word(n0, root);
+    /* Level 1 (depth 3): the canonical children of the root with 3 inserted, sorted and
+     * without duplicates; their answer is 4. */
+    int nk = 0, L1 = n0 + 1;
+    uint8_t **kids = NULL;
+    if (depth == 3) {
+        kids = malloc((size_t)(n0 + 1) * sizeof *kids);
+        uint8_t *x = malloc((size_t)L1);
+        for (int i = 0; i <= n0; i++) {
+            memcpy(x, root, (size_t)i);
+            x[i] = 3;
+            memcpy(x + i + 1, root + i, (size_t)(n0 - i));
+            kids[nk] = malloc((size_t)L1);
+            pg_canonical_spec(x, L1, kids[nk++]);
+        }
+        free(x);
+        wide_len = L1;
+        qsort(kids, (size_t)nk, sizeof *kids, cmp_wide);
+        int u = 0;
+        for (int j = 0; j < nk; j++) {
+            if (u == 0 || memcmp(kids[u - 1], kids[j], (size_t)L1) != 0)
+                kids[u++] = kids[j];
+            else
+                free(kids[j]);
+        }
+        nk = u;
+    }
+    size_t cap = 2 * (size_t)n0 + 256 + (size_t)nk * ((size_t)L1 + 1);
+    uint8_t *buf = malloc(cap);
+    size_t n = (size_t)sprintf((char *)buf, "thue-proof 1\nvariant square\nk %d\nroot ", depth + 2);
+    for (int t = 0; t < n0; t++)
+        buf[n++] = (uint8_t)('0' + root[t]);
+    n += (size_t)sprintf((char *)buf + n, "\ndepth %d\nlevels %d\nend\nlevel 0 1\n", depth,
+                         depth - 1);
+    n += put_record(buf + n, root, n0, 3);
+    if (depth == 3) {
+        n += (size_t)sprintf((char *)buf + n, "level 1 %d\n", nk);
+        for (int j = 0; j < nk; j++) {
+            n += put_record(buf + n, kids[j], L1, 4);
+            free(kids[j]);
+        }
+    }
+    memcpy(buf + n, "end-proof\n", 10);
+    *len = n + 10;
+    free(kids);
+    free(root);
+    return buf;
+}

@@ -60,4 +60,17 @@ uint8_t *pg_serialize(const pg_proof *p, size_t *len);
 /* The naive verifier: 1 when buf[0..len-1] is a valid proof file, else 0. */
 int pg_naive_verify(const uint8_t *buf, size_t len);
 
+/* A square-free word over {0, 1, 2} of n symbols (the number of 1s between consecutive 0s
+ * of the Thue-Morse word), in canonical form, into out. */
+void pg_ternary_word(int n, uint8_t *out);
+/*
+ * A small proof with long words (a new buffer, its size in *len): square, k = depth + 2,
+ * root pg_ternary_word(n0), depth 2 or 3; the painter answers the one symbol the word does
+ * not hold yet (never part of a square), at every position. Valid as long as every last
+ * child has a safe symbol at each position (true for the sizes the tests use). Its
+ * records are about L+1 bytes but their checks cost about L^2 each: the proof the
+ * checker's work bound is for.
+ */
+uint8_t *pg_wide_proof(int n0, int depth, size_t *len);
+
 #endif

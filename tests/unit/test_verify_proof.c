@@ -3,14 +3,24 @@
  * `thue verify-proof` on real proofs built by the brute-force minimax of proof_gen.c:
  * valid proofs pass at every depth up to the true value, the value itself is confirmed
  * (no strategy one deeper), and each way of spoiling a proof is rejected with the right
- * status, place and message. test_verify_proof_fuzz.c has the random mutations and the
- * cross-checks of the reference.
+ * status, place and message. Only regular files are read: FIFOs, pipes, sockets, devices
+ * and directories are refused at once (checked in child processes that an alarm kills, so
+ * that a regression fails instead of blocking the tests), and the work is bounded by the
+ * file's size (small proofs with long words are refused, by counted work, before their
+ * checks run; real proofs stay far below the limit). test_verify_proof_fuzz.c has the
+ * random mutations and the cross-checks of the reference.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -657,6 +667,301 @@ static void test_cli_verify_proof(void **state)
     pg_reset();
 }
 
+/* ---- only regular files ---- */
+
+#define BLOCK_SECONDS 5 /* a refusal is immediate; a check still running then has blocked */
+
+typedef FILE *(*stream_fn)(const char *arg);
+
+/* A FIFO opened for reading and writing: open() does not wait, and a read would block
+ * for ever (this process is a writer that never writes). */
+static FILE *open_fifo(const char *path)
+{
+    int fd = open(path, O_RDWR);
+    return fd < 0 ? NULL : fdopen(fd, "r");
+}
+
+/* The read end of a pipe whose write end stays open: a read would block for ever. */
+static FILE *open_pipe(const char *unused)
+{
+    (void)unused;
+    int fds[2];
+    return pipe(fds) != 0 ? NULL : fdopen(fds[0], "r");
+}
+
+static FILE *open_plain(const char *path)
+{
+    return fopen(path, "r");
+}
+
+/* thue_proof_verify on the stream open_stream(arg), in a child process that SIGALRM kills
+ * after BLOCK_SECONDS: it must refuse it at once as "not a regular file (KIND)", having
+ * read nothing and counted no work. */
+static void expect_stream_refused(stream_fn open_stream, const char *arg, const char *kind)
+{
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        alarm(BLOCK_SECONDS);
+        FILE *f = open_stream(arg);
+        if (f == NULL)
+            _exit(3);
+        char want[96];
+        snprintf(want, sizeof want, "not a regular file (%s)", kind);
+        thue_proof_summary sum;
+        thue_proof_failure fail;
+        int st = thue_proof_verify(f, NULL, &sum, &fail);
+        _exit(st == THUE_PROOF_IO && fail.status == THUE_PROOF_IO && fail.work == 0 &&
+                      sum.counts == NULL && strcmp(fail.message, want) == 0
+                  ? 0
+                  : 1);
+    }
+    int ws = 0;
+    while (waitpid(pid, &ws, 0) < 0)
+        assert_int_equal(errno, EINTR);
+    if (WIFSIGNALED(ws))
+        fail_msg("%s (%s): the check was killed by signal %d: it blocked", arg, kind, WTERMSIG(ws));
+    if (!WIFEXITED(ws) || WEXITSTATUS(ws) != 0)
+        fail_msg("%s (%s): not refused as not a regular file (child status %d)", arg, kind,
+                 WIFEXITED(ws) ? WEXITSTATUS(ws) : -1);
+}
+
+/* Runs thue with args (NULL-terminated, without the program name) like run(), in a process
+ * that SIGALRM kills after BLOCK_SECONDS (an alarm survives exec): *sig gets the signal
+ * that ended it, or 0. */
+static run_result run_limited(const char *const *args, int *sig)
+{
+    char *argv[MAX_ARGS + 2];
+    int n = 0;
+    argv[n++] = (char *)THUE_CLI_PATH;
+    for (; args[n - 1] != NULL; n++)
+        argv[n] = (char *)args[n - 1];
+    argv[n] = NULL;
+    FILE *out = tmpfile(), *err = tmpfile();
+    assert_non_null(out);
+    assert_non_null(err);
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        int in = open("/dev/null", O_RDONLY);
+        if (in < 0 || dup2(in, STDIN_FILENO) < 0 || dup2(fileno(out), STDOUT_FILENO) < 0 ||
+            dup2(fileno(err), STDERR_FILENO) < 0)
+            _exit(126);
+        alarm(BLOCK_SECONDS);
+        execv(argv[0], argv);
+        _exit(127);
+    }
+    int ws = 0;
+    while (waitpid(pid, &ws, 0) < 0)
+        assert_int_equal(errno, EINTR);
+    run_result r;
+    r.status = WIFEXITED(ws) ? WEXITSTATUS(ws) : -1;
+    *sig = WIFSIGNALED(ws) ? WTERMSIG(ws) : 0;
+    r.out = slurp(out);
+    r.err = slurp(err);
+    fclose(out);
+    fclose(err);
+    return r;
+}
+
+/* A temporary directory holding a FIFO and a socket; paths into dir, fifo and sock. */
+static void make_special_files(char *dir, char *fifo, char *sock, size_t cap)
+{
+    strcpy(dir, "/tmp/thue-proof-special-XXXXXX");
+    assert_non_null(mkdtemp(dir));
+    snprintf(fifo, cap, "%s/p.proof", dir);
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    snprintf(sock, cap, "%s/s.proof", dir);
+    struct sockaddr_un sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sun_family = AF_UNIX;
+    assert_true(strlen(sock) < sizeof sa.sun_path);
+    strcpy(sa.sun_path, sock);
+    int sfd = socket(AF_UNIX, SOCK_STREAM, 0);
+    assert_true(sfd >= 0);
+    assert_int_equal(bind(sfd, (struct sockaddr *)&sa, sizeof sa), 0);
+    close(sfd); /* the socket file stays */
+}
+
+static void remove_special_files(const char *dir, const char *fifo, const char *sock)
+{
+    unlink(fifo);
+    unlink(sock);
+    rmdir(dir);
+}
+
+static void test_non_regular_streams_refused(void **state)
+{
+    (void)state;
+    char dir[64], fifo[96], sock[96];
+    make_special_files(dir, fifo, sock, sizeof fifo);
+    expect_stream_refused(open_fifo, fifo, "a FIFO");
+    expect_stream_refused(open_pipe, "a pipe", "a FIFO");
+    expect_stream_refused(open_plain, dir, "a directory");
+    expect_stream_refused(open_plain, "/dev/zero", "a character device");
+    remove_special_files(dir, fifo, sock);
+}
+
+static void test_cli_non_regular_refused(void **state)
+{
+    (void)state;
+    char dir[64], fifo[96], sock[96];
+    make_special_files(dir, fifo, sock, sizeof fifo);
+    const struct {
+        const char *path, *kind;
+    } files[] = {
+        {fifo, "a FIFO"},
+        {dir, "a directory"},
+        {sock, "a socket"},
+        {"/dev/zero", "a character device"},
+    };
+    for (size_t x = 0; x < sizeof files / sizeof files[0]; x++)
+        for (int json = 0; json < 2; json++) {
+            const char *args[] = {"verify-proof", files[x].path, json ? "--json" : NULL, NULL};
+            int sig = 0;
+            run_result r = run_limited(args, &sig);
+            if (sig != 0)
+                fail_msg("verify-proof %s (%s): killed by signal %d: it blocked", files[x].path,
+                         files[x].kind, sig);
+            char want[192];
+            snprintf(want, sizeof want, "thue verify-proof: '%s' is not a regular file (%s)\n",
+                     files[x].path, files[x].kind);
+            assert_status(&r, 1);
+            assert_string_equal(r.err, want);
+            assert_string_equal(r.out, "");
+            run_free(&r);
+        }
+    remove_special_files(dir, fifo, sock);
+}
+
+/* ---- work bounded by the file's size ---- */
+
+static uint8_t *wide(int n0, int depth, size_t *len)
+{
+    uint8_t *buf = pg_wide_proof(n0, depth, len);
+    assert_non_null(buf);
+    return buf;
+}
+
+/* Every proof of the brute-force builder costs a small fraction of the limit. */
+static void test_work_real_proofs_far_below_limit(void **state)
+{
+    (void)state;
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        const game_case *g = &cases[c];
+        pg_proof p;
+        size_t len;
+        uint8_t *buf = build(zero, 1, g->k, g->v, g->value, &p, &len);
+        thue_proof_summary sum, sum3;
+        thue_proof_failure fail;
+        assert_int_equal(verify_buf(buf, len, 1, &sum, &fail), 0);
+        assert_int_equal(verify_buf(buf, len, 3, &sum3, &fail), 0);
+        assert_int_equal(sum.work, sum3.work); /* counted, so the same on any thread count */
+        assert_true(sum.work > 0);
+        /* overlap k=3 (5.6 KB, 10 levels): 146 units per byte */
+        if (sum.work * 32 > (int64_t)len * THUE_PROOF_WORK_PER_BYTE)
+            fail_msg("k=%d %s: %lld work units for %zu bytes, more than 1/32 of the limit", g->k,
+                     thue_variant_name(g->v), (long long)sum.work, len);
+        thue_proof_summary_free(&sum);
+        thue_proof_summary_free(&sum3);
+        pg_free(&p);
+        free(buf);
+    }
+    pg_reset();
+}
+
+static void test_work_long_words_refused(void **state)
+{
+    (void)state;
+    thue_proof_summary sum;
+    thue_proof_failure fail;
+    size_t len;
+    /* The generator's small cases are valid for the naive verifier too. */
+    for (int depth = 2; depth <= 3; depth++) {
+        uint8_t *small = wide(12, depth, &len);
+        assert_int_equal(pg_naive_verify(small, len), 1);
+        assert_int_equal(verify_buf(small, len, 1, &sum, &fail), 0);
+        thue_proof_summary_free(&sum);
+        free(small);
+    }
+    /* A 500-symbol root, depth 2 (1 KB): valid, and within the limit, though at about 8,000
+     * units per byte it costs 30 times what real proofs do. */
+    uint8_t *buf = wide(500, 2, &len);
+    assert_int_equal(verify_buf(buf, len, 2, &sum, &fail), 0);
+    assert_int_equal(sum.root_len, 500);
+    assert_true(sum.work > (int64_t)len * 4000);
+    assert_true(sum.work <= (int64_t)len * THUE_PROOF_WORK_PER_BYTE);
+    thue_proof_summary_free(&sum);
+    free(buf);
+    /* A 1000-symbol root (2 KB): 8 times the work for twice the bytes, past the limit. It
+     * is refused before the level's checks run: the work counted is the root's check. */
+    buf = wide(1000, 2, &len);
+    expect_failure(buf, len, THUE_PROOF_TOO_MUCH_WORK, 0, -1, -1,
+                   "level 0: the game checks of 1 record of 1000 symbols would bring the work to ");
+    char needle[160];
+    snprintf(needle, sizeof needle, "per byte of the %zu bytes checked: more than the limit of %d",
+             len, THUE_PROOF_WORK_PER_BYTE);
+    expect_failure(buf, len, THUE_PROOF_TOO_MUCH_WORK, 0, -1, -1, needle);
+    assert_int_equal(verify_buf(buf, len, 1, &sum, &fail), THUE_PROOF_TOO_MUCH_WORK);
+    int64_t root_work = fail.work;
+    assert_true(root_work > 0 && root_work < (int64_t)len * THUE_PROOF_WORK_PER_BYTE / 8);
+    free(buf);
+    /* Depth 3, a 150-symbol root: 151 records of 152 bytes; the total is counted over the
+     * root, level 0 and level 1. */
+    buf = wide(150, 3, &len);
+    assert_int_equal(verify_buf(buf, len, 3, &sum, &fail), 0);
+    assert_int_equal(sum.levels, 2);
+    assert_true(sum.counts[1] > 100);
+    assert_true(sum.work <= (int64_t)len * THUE_PROOF_WORK_PER_BYTE);
+    thue_proof_summary_free(&sum);
+    free(buf);
+    /* Depth 3, a 600-symbol root (360 KB): the root and level 0 are checked (their work is
+     * counted), level 1's words are too long for their bytes. */
+    buf = wide(600, 3, &len);
+    expect_failure(buf, len, THUE_PROOF_TOO_MUCH_WORK, 1, -1, -1, "level 1: the game checks of ");
+    assert_int_equal(verify_buf(buf, len, 2, &sum, &fail), THUE_PROOF_TOO_MUCH_WORK);
+    assert_true(fail.work > 601 * 601); /* level 0: 601 children searched */
+    assert_true(fail.work <= (int64_t)len * THUE_PROOF_WORK_PER_BYTE);
+    free(buf);
+}
+
+static void test_cli_too_much_work(void **state)
+{
+    (void)state;
+    size_t len;
+    uint8_t *buf = wide(1000, 2, &len);
+    char *path = write_temp(buf, len);
+    run_result r = run("verify-proof", path, "--json", NULL);
+    assert_status(&r, 1);
+    assert_contains(r.out, "{\"ok\":false,\"status\":\"too_much_work\",\"level\":0,\"record\":-1,"
+                           "\"position\":-1,\"error\":\"level 0: the game checks of 1 record");
+    assert_contains(r.err, "proof rejected: level 0: the game checks of 1 record of 1000 symbols");
+    assert_contains(r.err, "more than the limit of 16384 per byte");
+    run_free(&r);
+    /* A valid one reports its work and size. */
+    free(buf);
+    buf = wide(300, 2, &len);
+    unlink(path);
+    free(path);
+    path = write_temp(buf, len);
+    r = run("verify-proof", path, "--json", NULL);
+    assert_status(&r, 0);
+    long long work = -1, bytes = -1;
+    const char *at = strstr(r.out, "\"work\":");
+    assert_non_null(at);
+    assert_int_equal(sscanf(at, "\"work\":%lld,\"bytes\":%lld}", &work, &bytes), 2);
+    assert_int_equal(bytes, (long long)len);
+    assert_true(work > 0 && work <= bytes * THUE_PROOF_WORK_PER_BYTE);
+    run_free(&r);
+    unlink(path);
+    free(path);
+    free(buf);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -672,6 +977,11 @@ int main(void)
         cmocka_unit_test(test_tamper_file_shape),
         cmocka_unit_test(test_tamper_header),
         cmocka_unit_test(test_cli_verify_proof),
+        cmocka_unit_test(test_non_regular_streams_refused),
+        cmocka_unit_test(test_cli_non_regular_refused),
+        cmocka_unit_test(test_work_real_proofs_far_below_limit),
+        cmocka_unit_test(test_work_long_words_refused),
+        cmocka_unit_test(test_cli_too_much_work),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
