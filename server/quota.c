@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/hash.h"
+
 /* ---- address keys --------------------------------------------------------------------- */
 
 void thue_addr_key(const char *ip, char *out, size_t size)
@@ -57,18 +59,10 @@ typedef struct table {
     size_t n;
 } table;
 
-static uint32_t key_hash(const char *s)
-{
-    uint32_t h = 2166136261u; /* FNV-1a */
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 16777619u;
-    return h;
-}
-
 /* The slot that holds key's entry, or the empty slot at the end of its chain. */
 static entry **slot_of(const table *t, const char *key)
 {
-    entry **p = &t->b[key_hash(key) & (t->nb - 1)];
+    entry **p = &t->b[thue_hash_str(key) & (t->nb - 1)];
     while (*p && strncmp((*p)->key, key, THUE_LIMIT_KEY_MAX - 1) != 0)
         p = &(*p)->next;
     return p;
@@ -92,7 +86,7 @@ static int table_grow(table *t)
     for (size_t i = 0; i < t->nb; i++) {
         for (entry *e = t->b[i], *next; e; e = next) {
             next = e->next;
-            entry **head = &b[key_hash(e->key) & (nb - 1)];
+            entry **head = &b[thue_hash_str(e->key) & (nb - 1)];
             e->next = *head;
             *head = e;
         }

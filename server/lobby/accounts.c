@@ -21,16 +21,9 @@
 #include "nodes.h"
 #include "util.h"
 #include "log.h"
+#include "base/hash.h"
 
 /* ---- tables ------------------------------------------------------------------------- */
-
-static uint32_t hash_bytes(const unsigned char *b, size_t n)
-{
-    uint32_t h = 2166136261u;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ b[i]) * 16777619u;
-    return h;
-}
 
 account *account_by_name(thue_lobby *l, const char *name)
 {
@@ -44,7 +37,8 @@ account *account_by_name(thue_lobby *l, const char *name)
 
 static account *by_token_hash(thue_lobby *l, const unsigned char hash[32])
 {
-    for (account *a = l->acct_by_token[hash_bytes(hash, 32) % LOBBY_BUCKETS]; a; a = a->token_next)
+    for (account *a = l->acct_by_token[thue_hash_bytes(hash, 32) % LOBBY_BUCKETS]; a;
+         a = a->token_next)
         if (a->kind == THUE_KIND_ACCOUNT && memcmp(a->token_hash, hash, 32) == 0)
             return a;
     return NULL;
@@ -77,7 +71,7 @@ account *account_add(thue_lobby *l, int64_t id, const char *name, thue_player_ki
     a->name_next = *head;
     *head = a;
     if (kind == THUE_KIND_ACCOUNT) {
-        head = &l->acct_by_token[hash_bytes(a->token_hash, 32) % LOBBY_BUCKETS];
+        head = &l->acct_by_token[thue_hash_bytes(a->token_hash, 32) % LOBBY_BUCKETS];
         a->token_next = *head;
         *head = a;
     }
@@ -111,8 +105,8 @@ void account_remove(thue_lobby *l, account *a)
         ;
     if (*pp)
         *pp = a->name_next;
-    for (pp = &l->acct_by_token[hash_bytes(a->token_hash, 32) % LOBBY_BUCKETS]; *pp && *pp != a;
-         pp = &(*pp)->token_next)
+    for (pp = &l->acct_by_token[thue_hash_bytes(a->token_hash, 32) % LOBBY_BUCKETS];
+         *pp && *pp != a; pp = &(*pp)->token_next)
         ;
     if (*pp)
         *pp = a->token_next;

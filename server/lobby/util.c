@@ -17,6 +17,7 @@
 #include <sys/random.h>
 
 #include "base/rng.h"
+#include "base/hash.h"
 #include "log.h"
 
 uint64_t lobby_random(thue_lobby *l)
@@ -26,10 +27,7 @@ uint64_t lobby_random(thue_lobby *l)
 
 uint32_t lobby_hash(const char *s)
 {
-    uint32_t h = 2166136261u;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 16777619u;
-    return h;
+    return thue_hash_str(s);
 }
 
 int lobby_random_bytes(unsigned char *b, size_t size)

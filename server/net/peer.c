@@ -36,15 +36,13 @@
  * and the connection is closed.
  */
 #include "net/net_internal.h"
+#include "base/hash.h"
 
 /* ---- open WebSockets per address text (ws.c's log lines; the limits count links) ----- */
 
 static unsigned ip_hash(const char *ip)
 {
-    unsigned h = 2166136261u; /* FNV-1a */
-    for (const unsigned char *p = (const unsigned char *)ip; *p; p++)
-        h = (h ^ *p) * 16777619u;
-    return h % IP_BUCKETS;
+    return thue_hash_str(ip) % IP_BUCKETS;
 }
 
 static ip_slot *ip_find(thue_net *net, const char *ip)

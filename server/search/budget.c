@@ -11,6 +11,7 @@
  * names them and freed with the last one closed; takes and gives never lock.
  */
 #include "search/budget.h"
+#include "base/hash.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -72,14 +73,6 @@ void thue_mem_budget_free(thue_mem_budget *b)
     free(b);
 }
 
-static uint32_t key_hash(const char *s)
-{
-    uint32_t h = 2166136261u; /* FNV-1a */
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 16777619u;
-    return h;
-}
-
 thue_mem *thue_mem_open(thue_mem_budget *b, const char *key)
 {
     if (b == NULL)
@@ -91,7 +84,7 @@ thue_mem *thue_mem_open(thue_mem_budget *b, const char *key)
         return NULL;
     m->b = b;
     pthread_mutex_lock(&b->lock);
-    owner **head = &b->owners[key_hash(key) % BUCKETS], *o = *head;
+    owner **head = &b->owners[thue_hash_str(key) % BUCKETS], *o = *head;
     while (o != NULL && strncmp(o->key, key, OWNER_KEY_MAX) != 0)
         o = o->next;
     if (o == NULL) {
@@ -178,7 +171,7 @@ void thue_mem_close(thue_mem *m)
     owner *o = m->own;
     b->naccounts--;
     if (--o->accounts == 0) {
-        owner **pp = &b->owners[key_hash(o->key) % BUCKETS];
+        owner **pp = &b->owners[thue_hash_str(o->key) % BUCKETS];
         while (*pp != o)
             pp = &(*pp)->next;
         *pp = o->next;

@@ -82,6 +82,7 @@
 #include <string.h>
 
 #include "base/errors.h"
+#include "base/hash.h"
 
 #define OWNER_BUCKETS 256
 #define THREADS_MAX_LIMIT 4096
@@ -215,17 +216,9 @@ static void job_free(job *j)
 
 /* ---- owners and their lists (locked) ---------------------------------------------------- */
 
-static uint32_t key_hash(const char *s)
-{
-    uint32_t h = 2166136261u; /* FNV-1a */
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 16777619u;
-    return h;
-}
-
 static owner *owner_get(thue_pool *pool, const char *key)
 {
-    owner **b = &pool->owners[key_hash(key) % OWNER_BUCKETS];
+    owner **b = &pool->owners[thue_hash_str(key) % OWNER_BUCKETS];
     for (owner *o = *b; o; o = o->hash_next)
         if (strcmp(o->key, key) == 0)
             return o;
@@ -286,7 +279,7 @@ static void owner_release(thue_pool *pool, owner *o)
     if (owner_waiting(o) || o->started > 0)
         return;
     list_remove(pool, o);
-    owner **pp = &pool->owners[key_hash(o->key) % OWNER_BUCKETS];
+    owner **pp = &pool->owners[thue_hash_str(o->key) % OWNER_BUCKETS];
     while (*pp != o)
         pp = &(*pp)->hash_next;
     *pp = o->hash_next;

@@ -41,9 +41,8 @@ char *slurp(FILE *f)
     return buf;
 }
 
-/* Runs thue with args (NULL-terminated, without the program name), stdin holding
- * input[0..input_len-1]. */
-run_result run_argv(const char *input, size_t input_len, const char *const *args)
+run_result run_argv_limited(const char *input, size_t input_len, const char *const *args,
+                            unsigned alarm_s, int *sig)
 {
     char *argv[MAX_ARGS + 2];
     int n = 0;
@@ -71,6 +70,8 @@ run_result run_argv(const char *input, size_t input_len, const char *const *args
         if (dup2(fileno(in), STDIN_FILENO) < 0 || dup2(fileno(out), STDOUT_FILENO) < 0 ||
             dup2(fileno(err), STDERR_FILENO) < 0)
             _exit(126);
+        if (alarm_s > 0)
+            alarm(alarm_s); /* an alarm survives exec */
         execv(argv[0], argv);
         _exit(127);
     }
@@ -80,12 +81,21 @@ run_result run_argv(const char *input, size_t input_len, const char *const *args
 
     run_result r;
     r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    if (sig != NULL)
+        *sig = WIFSIGNALED(st) ? WTERMSIG(st) : 0;
     r.out = slurp(out);
     r.err = slurp(err);
     fclose(in);
     fclose(out);
     fclose(err);
     return r;
+}
+
+/* Runs thue with args (NULL-terminated, without the program name), stdin holding
+ * input[0..input_len-1]. */
+run_result run_argv(const char *input, size_t input_len, const char *const *args)
+{
+    return run_argv_limited(input, input_len, args, 0, NULL);
 }
 
 static run_result run_va(const char *input, const char *first, va_list ap)

@@ -23,6 +23,10 @@ typedef struct run_result {
 /* Runs thue with args (NULL-terminated, without the program name), stdin holding
  * input[0..input_len-1]. */
 run_result run_argv(const char *input, size_t input_len, const char *const *args);
+/* The same in a process that SIGALRM kills after alarm_s seconds (0: never), for a run
+ * that must not block; *sig (may be NULL) gets the signal that ended it, or 0. */
+run_result run_argv_limited(const char *input, size_t input_len, const char *const *args,
+                            unsigned alarm_s, int *sig);
 /* run_in("stdin text", "arg", ..., NULL) */
 run_result run_in(const char *input, const char *first, ...);
 /* run("arg", ..., NULL) with empty stdin. */

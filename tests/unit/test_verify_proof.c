@@ -728,46 +728,6 @@ static void expect_stream_refused(stream_fn open_stream, const char *arg, const 
                  WIFEXITED(ws) ? WEXITSTATUS(ws) : -1);
 }
 
-/* Runs thue with args (NULL-terminated, without the program name) like run(), in a process
- * that SIGALRM kills after BLOCK_SECONDS (an alarm survives exec): *sig gets the signal
- * that ended it, or 0. */
-static run_result run_limited(const char *const *args, int *sig)
-{
-    char *argv[MAX_ARGS + 2];
-    int n = 0;
-    argv[n++] = (char *)THUE_CLI_PATH;
-    for (; args[n - 1] != NULL; n++)
-        argv[n] = (char *)args[n - 1];
-    argv[n] = NULL;
-    FILE *out = tmpfile(), *err = tmpfile();
-    assert_non_null(out);
-    assert_non_null(err);
-    fflush(stdout);
-    fflush(stderr);
-    pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0) {
-        int in = open("/dev/null", O_RDONLY);
-        if (in < 0 || dup2(in, STDIN_FILENO) < 0 || dup2(fileno(out), STDOUT_FILENO) < 0 ||
-            dup2(fileno(err), STDERR_FILENO) < 0)
-            _exit(126);
-        alarm(BLOCK_SECONDS);
-        execv(argv[0], argv);
-        _exit(127);
-    }
-    int ws = 0;
-    while (waitpid(pid, &ws, 0) < 0)
-        assert_int_equal(errno, EINTR);
-    run_result r;
-    r.status = WIFEXITED(ws) ? WEXITSTATUS(ws) : -1;
-    *sig = WIFSIGNALED(ws) ? WTERMSIG(ws) : 0;
-    r.out = slurp(out);
-    r.err = slurp(err);
-    fclose(out);
-    fclose(err);
-    return r;
-}
-
 /* A temporary directory holding a FIFO and a socket; paths into dir, fifo and sock. */
 static void make_special_files(char *dir, char *fifo, char *sock, size_t cap)
 {
@@ -823,7 +783,7 @@ static void test_cli_non_regular_refused(void **state)
         for (int json = 0; json < 2; json++) {
             const char *args[] = {"verify-proof", files[x].path, json ? "--json" : NULL, NULL};
             int sig = 0;
-            run_result r = run_limited(args, &sig);
+            run_result r = run_argv_limited(NULL, 0, args, BLOCK_SECONDS, &sig);
             if (sig != 0)
                 fail_msg("verify-proof %s (%s): killed by signal %d: it blocked", files[x].path,
                          files[x].kind, sig);
