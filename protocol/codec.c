@@ -495,6 +495,10 @@ static void cmd_members(thue__io *o, thue_cmd *c)
         thue__io_bool_def(o, "private", &c->u.create_room.is_private, 0);
         IO_STR_OPT(o, "name", &c->u.create_room.has_name, c->u.create_room.name, THUE__S_TITLE);
         thue__io_bool_def(o, "seat", &c->u.create_room.seat, 1);
+        if (!o->enc || c->u.create_room.auto_start) /* written only when true, so that the
+                                                       canonical text of older messages
+                                                       stays as it was */
+            thue__io_bool_def(o, "auto_start", &c->u.create_room.auto_start, 0);
         io_game(o, &c->u.create_room.has_game, c->u.create_room.game, sizeof c->u.create_room.game);
         thue__io_raw(o, "game_options", THUE__OPT, &c->u.create_room.has_game_options,
                      c->u.create_room.game_options, sizeof c->u.create_room.game_options);
@@ -675,6 +679,8 @@ static void options_members(thue__io *o, thue_room_options *op)
     thue__io_bool(o, "rated", &op->rated);
     thue__io_bool(o, "private", &op->is_private);
     IO_ENUM(o, "first_builder", op->first, first_names);
+    if (!o->enc || op->auto_start) /* written only when true: absent means false */
+        thue__io_bool_def(o, "auto_start", &op->auto_start, 0);
 }
 
 static void seat_members(thue__io *o, thue_seat *s)

@@ -185,6 +185,7 @@ typedef struct thue_cmd {
             int has_name;
             char name[THUE_PROTO_TITLE_MAX * 4 + 1];
             int seat; /* default 1 */
+            int auto_start; /* default 0: the first match starts without ready */
             /* another game than Thue (variant, k and limit are Thue's and then unused) */
             int has_game, has_game_options;
             char game[THUE_PROTO_GAME_MAX + 1];
@@ -358,6 +359,7 @@ typedef struct thue_room_options {
     thue_clock clock;
     int rated, is_private;
     thue_first_builder first;
+    int auto_start; /* the first match starts once both seats are taken (written when 1) */
     /* Another game than Thue: its name and options object (then variant, k and limit are
      * not written). has_game 0: Thue. */
     int has_game;

@@ -672,6 +672,7 @@ int room_create(request *rq)
     opt.is_private = cr->is_private;
     opt.rated = cr->rated;
     opt.first = cr->first;
+    opt.auto_start = cr->auto_start;
     const thue_gamedef *game = NULL;
     thue_gopt gopt;
     int err = room_game_options(rq, cr->has_game ? cr->game : NULL,
@@ -833,12 +834,19 @@ int room_join(request *rq)
     int seat;
     if ((err = pick_seat(rq, r, a->has_seat, a->seat, &seat)) != 0)
         return err;
+    /* In a room whose first match starts by itself, taking the last seat starts it: not
+     * while the server drains. */
+    if (r->opt.auto_start && r->status == THUE_STATUS_WAITING &&
+        room_seat_taken(&r->seats[1 - seat]) &&
+        (err = room_no_new_match(rq->c->lobby, rq->message, sizeof rq->message)) != 0)
+        return err;
     int si = spect_index(r, s);
     if (si >= 0)
         spect_remove(r, si);
     memset(&r->seats[seat], 0, sizeof r->seats[seat]);
     r->seats[seat].s = s;
     request_ok(rq);
+    table_maybe_start(r);
     room_changed(r);
     return 0;
 }

@@ -113,15 +113,17 @@ int table_match_start(room *r, int builder)
     return 0;
 }
 
-/* Starts a match when both seats are filled and agree: ready before the first match,
- * rematch after one. */
+/* Starts a match when both seats are filled and agree: ready before the first match (or
+ * nothing, in a room with auto_start), rematch after one. */
 void table_maybe_start(room *r)
 {
-    if (!room_seat_taken(&r->seats[0]) || !room_seat_taken(&r->seats[1]) || room_match_running(r))
+    /* A draining server starts no new match (thue_lobby_drain). */
+    if (!room_seat_taken(&r->seats[0]) || !room_seat_taken(&r->seats[1]) || room_match_running(r) ||
+        r->lobby->draining)
         return;
     int builder;
     if (r->status == THUE_STATUS_WAITING) {
-        if (!r->seats[0].ready || !r->seats[1].ready)
+        if (!r->opt.auto_start && (!r->seats[0].ready || !r->seats[1].ready))
             return;
         int creator_seat = r->creator ? room_seat_of(r, r->creator) : -1;
         if (creator_seat < 0)

@@ -1,5 +1,6 @@
 // match.test.mjs: whole matches through the real server: two humans to a result, a
-// human against a bot, two bots watched by a spectator, and a rematch.
+// human against a bot, two bots watched by a spectator, a rematch, and rooms whose first
+// match starts by itself (auto_start: a friend's invite, a bot).
 import assert from "node:assert/strict";
 import { player, run, startServer, test } from "./lib.mjs";
 
@@ -174,6 +175,68 @@ test("two bots play to the end while a spectator watches every state", async () 
     assert.equal(r.code, "not_seated");
   } finally {
     await server.stop();
+  }
+});
+
+test("auto_start: a friend's join or a bot's seat starts the first match, nobody saying ready", async () => {
+  const server = await startServer();
+  try {
+    const ann = await player(server, "Ann");
+    const bob = await player(server, "Bob");
+    // Ann's private room for a friend: Bob comes by the invite and the match starts.
+    const made = await ann.ok({ type: "create_room", k: 4, private: true, auto_start: true, first_builder: "creator" });
+    const waiting = await ann.state(made.room);
+    assert.equal(waiting.status, "waiting");
+    assert.equal(waiting.options.auto_start, true);
+    await bob.ok({ type: "join", room: made.room, invite: made.invite });
+    const started = await ann.state(made.room, (s) => s.status === "playing");
+    assert.equal(started.players[1].name, "Bob");
+    const seen = await bob.state(made.room, (s) => s.status === "playing");
+    assert.equal(seen.match.to_move, 0, "Ann builds first");
+    // A plain room still waits for both to say ready.
+    const plain = await ann.ok({ type: "create_room", k: 4 });
+    await bob.ok({ type: "join", room: plain.room });
+    const still = await bob.state(plain.room, (s) => s.players[1] !== null && s.players[1].name === "Bob");
+    assert.equal(still.status, "waiting");
+    assert.equal(still.options.auto_start, undefined);
+    // A bot in an auto_start room: seat_bot starts it.
+    const carl = await player(server, "Carl");
+    const solo = await carl.ok({ type: "create_room", game: "nim", game_options: { heaps: [3, 4] }, auto_start: true, first_builder: "opponent" });
+    await carl.ok({ type: "seat_bot", room: solo.room, bot: "perfect", think_ms: 100 });
+    const moved = await carl.state(solo.room, (s) => s.status !== "waiting" && s.match.moves >= 1);
+    assert.equal(moved.match.last_move.seat, 1, "the bot moved first, unasked");
+  } finally {
+    await server.stop();
+  }
+});
+
+test("auto_start: a join that would start a match while the server drains is refused", async () => {
+  const server = await startServer(["--drain-s", "60"]);
+  try {
+    const ann = await player(server, "Ann");
+    const bob = await player(server, "Bob");
+    const made = await ann.ok({ type: "create_room", k: 4, auto_start: true });
+    // A running match keeps the drain going.
+    const cy = await player(server, "Cy");
+    const dee = await player(server, "Dee");
+    const run1 = await cy.ok({ type: "create_room", k: 4, auto_start: true });
+    await dee.ok({ type: "join", room: run1.room });
+    await cy.state(run1.room, (s) => s.status === "playing");
+    server.proc.kill("SIGTERM");
+    let refused = null;
+    for (let i = 0; i < 50 && !refused; i++) {
+      const r = await bob.request({ type: "join", room: made.room });
+      if (r.type === "error") refused = r;
+      else {
+        await bob.ok({ type: "leave", room: made.room });
+        await new Promise((res) => setTimeout(res, 100));
+      }
+    }
+    assert.ok(refused, "the join was refused once draining");
+    assert.equal(refused.code, "server_busy");
+    assert.match(refused.message, /starts no new match/);
+  } finally {
+    await server.stop("SIGKILL");
   }
 });
 
