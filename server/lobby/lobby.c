@@ -749,6 +749,11 @@ char *thue_lobby_rooms_json(thue_lobby *l, const char *game, const char *variant
     return room_list_text(l, &f, NULL);
 }
 
+char *thue_lobby_room_json(thue_lobby *l, const char *id, const char *code)
+{
+    return room_peek_text(l, id, code);
+}
+
 void thue_lobby_drain(thue_lobby *l)
 {
     if (l->draining || l->stopping)

@@ -200,6 +200,9 @@ void thue_lobby_disconnected(thue_lobby *lobby, thue_client *client);
  * k, status: < 0 = any; variant and k filter Thue's rooms only). A new string, or NULL. */
 char *thue_lobby_rooms_json(thue_lobby *lobby, const char *game, const char *variant, int k,
                             int status);
+/* One room of this node as the body of GET /api/rooms/{id}[?code=C] (room.h's
+ * room_peek_text); NULL when there is none for that code, or out of memory. */
+char *thue_lobby_room_json(thue_lobby *lobby, const char *id, const char *code);
 
 /*
  * Several nodes (docs/cluster.md): the cluster this lobby is one node of (borrowed; NULL,

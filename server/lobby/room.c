@@ -736,6 +736,26 @@ static void remote_room(void *ctx, const thue_room_summary *o)
         rf->list[rf->n++] = *o;
 }
 
+/* r's summary, as `rooms` lists it. */
+static void summary_of(const room *r, thue_room_summary *o)
+{
+    snprintf(o->room, sizeof o->room, "%s", r->id);
+    snprintf(o->name, sizeof o->name, "%s", r->name);
+    o->variant = r->opt.variant;
+    o->k = r->opt.k;
+    o->limit = r->opt.limit;
+    o->clock = r->opt.clock;
+    o->status = r->status;
+    o->has_game = r->opt.has_game;
+    snprintf(o->game, sizeof o->game, "%s", r->opt.game);
+    snprintf(o->game_options, sizeof o->game_options, "%s", r->opt.game_options);
+    for (int i = 0; i < 2; i++) {
+        o->has_player[i] = room_seat_taken(&r->seats[i]);
+        room_player_of(&r->seats[i], &o->players[i]);
+    }
+    o->spectators = r->nspect;
+}
+
 char *room_list_text(thue_lobby *l, const room_filter *f, const thue_msg_id *id)
 {
     long all = l->nrooms + (f->all_games ? 0 : nodes_remote_room_count(l));
@@ -748,21 +768,7 @@ char *room_list_text(thue_lobby *l, const room_filter *f, const thue_msg_id *id)
         if (r->invite[0] || r->ending)
             continue;
         thue_room_summary *o = &list[n++];
-        snprintf(o->room, sizeof o->room, "%s", r->id);
-        snprintf(o->name, sizeof o->name, "%s", r->name);
-        o->variant = r->opt.variant;
-        o->k = r->opt.k;
-        o->limit = r->opt.limit;
-        o->clock = r->opt.clock;
-        o->status = r->status;
-        o->has_game = r->opt.has_game;
-        snprintf(o->game, sizeof o->game, "%s", r->opt.game);
-        snprintf(o->game_options, sizeof o->game_options, "%s", r->opt.game_options);
-        for (int i = 0; i < 2; i++) {
-            o->has_player[i] = room_seat_taken(&r->seats[i]);
-            room_player_of(&r->seats[i], &o->players[i]);
-        }
-        o->spectators = r->nspect;
+        summary_of(r, o);
         if (!summary_passes(f, o))
             n--;
     }
@@ -782,6 +788,33 @@ char *room_list_text(thue_lobby *l, const room_filter *f, const thue_msg_id *id)
     char *text = id || f->all_games ? thue_msg_encode(&msg, NULL)
                                     : thue_msg_encode_members(&msg, NULL);
     free(list);
+    return text;
+}
+
+char *room_peek_text(thue_lobby *l, const char *id, const char *code)
+{
+    room *r = room_find(l, id);
+    if (r == NULL || r->ending || (r->invite[0] && (code == NULL || !invite_equal(code, r->invite))))
+        return NULL;
+    thue_room_summary one;
+    memset(&one, 0, sizeof one);
+    summary_of(r, &one);
+    thue_msg msg;
+    memset(&msg, 0, sizeof msg);
+    msg.type = THUE_MSG_ROOMS;
+    msg.u.rooms.rooms = &one;
+    msg.u.rooms.nrooms = 1;
+    char *text = thue_msg_encode_members(&msg, NULL); /* {"rooms":[{...}]} */
+    json_t *all = text ? json_loads(text, 0, NULL) : NULL;
+    free(text);
+    json_t *o = json_incref(json_array_get(json_object_get(all, "rooms"), 0));
+    json_decref(all);
+    if (o == NULL)
+        return NULL;
+    json_object_set_new(o, "private", json_boolean(r->invite[0] != '\0'));
+    json_object_set_new(o, "auto_start", json_boolean(r->opt.auto_start));
+    text = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    json_decref(o);
     return text;
 }
 

@@ -60,6 +60,11 @@ typedef struct room_filter {
  * command with its id, or (id NULL) the HTTP API's answer, its members alone
  * (thue_msg_encode_members). NULL when out of memory. */
 char *room_list_text(thue_lobby *l, const room_filter *f, const thue_msg_id *id);
+/* One room as GET /api/rooms/{id} shows it: its summary (as `rooms` lists it) with
+ * `private` and `auto_start`; a private room only with its invite code (compared in
+ * constant time). A new string, or NULL when there is no such room for that code (one
+ * answer for both, so that nobody learns a private room exists) or out of memory. */
+char *room_peek_text(thue_lobby *l, const char *id, const char *code);
 /* Several nodes: the list shows the other nodes' public rooms too (nodes.h), after this
  * node's, up to ROOM_LIST_MAX. */
 

@@ -149,6 +149,31 @@ static int http_rooms(thue_net *net, struct lws *wsi, pss *p, int head)
     return thue__http_respond(wsi, p, 200, JSON_TYPE, text, strlen(text), head);
 }
 
+static int valid_key(const char *s, size_t n);
+
+/* GET /api/rooms/{id}[?code=CODE]: one room, a private one with its invite code (what an
+ * invite link's page shows before its reader joins). */
+static int http_room(thue_net *net, struct lws *wsi, pss *p, const char *id, int head)
+{
+    char arg[256], code[THUE_PROTO_KEY_MAX + 1] = "";
+    const char *value;
+    for (int i = 0;; i++) {
+        int r = query_pair(wsi, i, arg, sizeof arg, &value);
+        if (r > 0)
+            break;
+        if (r < 0)
+            return thue__http_error(wsi, p, 400, "bad_request", "query argument too long", head);
+        if (strcmp(arg, "code") == 0)
+            snprintf(code, sizeof code, "%s", value);
+    }
+    char *text = valid_key(id, strlen(id)) ? thue_lobby_room_json(net->lobby, id, code) : NULL;
+    if (text == NULL)
+        return thue__http_error(wsi, p, 404, "not_found",
+                                "no room has that id (a private room also needs its invite code)",
+                                head);
+    return thue__http_respond(wsi, p, 200, JSON_TYPE, text, strlen(text), head);
+}
+
 /* The store's answer to a deferred request (loop thread). */
 static void deferred_done(int status, char *body, size_t len, void *data)
 {
@@ -478,6 +503,8 @@ int thue__api_request(thue_net *net, struct lws *wsi, pss *p, const char *uri, i
 {
     if (strcmp(uri, "/api/rooms") == 0)
         return http_rooms(net, wsi, p, head);
+    if (strncmp(uri, "/api/rooms/", 11) == 0 && strchr(uri + 11, '/') == NULL)
+        return http_room(net, wsi, p, uri + 11, head);
     if (strcmp(uri, "/api/ladder") == 0)
         return http_ladder(net, wsi, p, head);
     if (strcmp(uri, "/api/games") == 0)

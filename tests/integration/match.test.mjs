@@ -2,7 +2,7 @@
 // human against a bot, two bots watched by a spectator, a rematch, and rooms whose first
 // match starts by itself (auto_start: a friend's invite, a bot).
 import assert from "node:assert/strict";
-import { player, run, startServer, test } from "./lib.mjs";
+import { get, player, run, startServer, test } from "./lib.mjs";
 
 // RULES.md's worked example as round 1 (Ann builds): 02, 012, 0121, then 01212 holds the
 // square 12|12 at 1..4. Bob paints 3 points.
@@ -188,6 +188,15 @@ test("auto_start: a friend's join or a bot's seat starts the first match, nobody
     const waiting = await ann.state(made.room);
     assert.equal(waiting.status, "waiting");
     assert.equal(waiting.options.auto_start, true);
+    // What the invite link's page reads before Bob has a session: the room with its code,
+    // and the same 404 without it, with a wrong one, or for no room at all.
+    const peek = await get(server, `/api/rooms/${made.room}?code=${made.invite}`);
+    assert.equal(peek.status, 200);
+    assert.deepEqual([peek.json.room, peek.json.players[0].name, peek.json.players[1], peek.json.k, peek.json.private, peek.json.auto_start],
+      [made.room, "Ann", null, 4, true, true]);
+    const hidden = [await get(server, `/api/rooms/${made.room}`), await get(server, `/api/rooms/${made.room}?code=${made.invite}x`), await get(server, "/api/rooms/rnosuchroom")];
+    assert.deepEqual(hidden.map((h) => h.status), [404, 404, 404]);
+    assert.equal(new Set(hidden.map((h) => h.body)).size, 1, "one answer for all three");
     await bob.ok({ type: "join", room: made.room, invite: made.invite });
     const started = await ann.state(made.room, (s) => s.status === "playing");
     assert.equal(started.players[1].name, "Bob");
