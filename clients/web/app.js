@@ -7,6 +7,7 @@
 import { Connection } from "./conn.js";
 import { losingSymbols, symbolColour } from "./rules.js";
 import { noticeTurn, setSound, soundWanted } from "./notify.js";
+import { CARDS, levelOf, picture } from "./home.js";
 import {
   applyMove, boardKey, checkOptions, COLOUR, drawBoard, fieldText, gameInfo, gameTitle, games, loadGames,
   moveHint, moveText, optionsText, resultWords, serverListsGames,
@@ -34,6 +35,9 @@ const ui = {
   gstates: {},         // room id -> {number, list}: the states of another game's match seen here
   gsel: null,          // another game's board: the piece or split being chosen, or null
   greplay: null,       // {room, number, step}: the finished match's state on the board
+  replaced: false,     // another tab took the session over: this one stands by
+  news: null,          // {room, text, until}: "Bob joined." under the room's title
+  invitePeek: null,    // {key, info | null}: what an invite link's room is
 };
 
 /** A JSON value from this tab's sessionStorage, or null. */
@@ -60,6 +64,7 @@ function el(tag, props = {}, ...children) {
     if (k === "testid") e.dataset.testid = v;
     else if (k === "class") e.className = v;
     else if (k.startsWith("on")) e.addEventListener(k.slice(2), v);
+    else if (k.includes("-")) e.setAttribute(k, v); // aria-*, data-*
     else e[k] = v;
   }
   for (const c of children) if (c !== null && c !== undefined) e.append(c);
@@ -173,6 +178,7 @@ function onEvent(m) {
       if (ui.left.has(m.room)) return; // the last state of a room we left
       if (ui.state && ui.state.room === m.room && m.version < ui.state.version) return;
       if (!ui.state || ui.state.room !== m.room) followRoom(m.room); // entering a room: its address
+      else noticeArrivals(ui.state, m);
       ui.room = m.room;
       if (!ui.state || ui.state.room !== m.room || !sameMove(ui.state, m)) { ui.cursor = defaultCursor(m); ui.gsel = null; }
       keepGameState(m);
@@ -214,6 +220,7 @@ function onEvent(m) {
       if (m.room === ui.room) renderChat();
       break;
     case "goodbye":
+      if (m.reason === "replaced") { ui.replaced = true; showView(); break; } // said plainly, with "use it here"
       showError({ message: m.message, code: m.reason });
       break;
     case "error":
@@ -322,17 +329,148 @@ function showView() {
   const here = ui.room !== null && ui.state !== null && ui.state.room === ui.room && !ui.left.has(ui.room) ? ui.room : null;
   const inRoom = Boolean(r && r.what === "room" && here === r.arg);
   const onPage = Boolean(r && r.what !== "room");
-  $("page").hidden = !onPage;
-  $("lobby").hidden = onPage || inRoom || !conn.welcomed;
-  $("start").hidden = onPage || inRoom;
-  $("game").hidden = !inRoom;
+  // An invite link opened before the page has a session: its own card, one tap to join.
+  const inviting = Boolean(r && r.what === "room" && r.code && !conn.welcomed && !ui.replaced);
+  const away = ui.replaced; // another tab has the session: only the notice
+  $("replaced").hidden = !away;
+  $("invite").hidden = !inviting || away;
+  $("page").hidden = !onPage || away;
+  $("lobby").hidden = onPage || inRoom || !conn.welcomed || away;
+  $("start").hidden = onPage || inRoom || inviting || away;
+  $("game").hidden = !inRoom || away;
+  if (inviting) showInvite(r);
+  $("login").hidden = conn.welcomed || inviting || away;
   const back = here ? `#/room/${enc(here)}` : "#/";
   $("page-back").href = back;
   $("in-room").hidden = !here;
   if (here) { $("in-room-link").href = back; $("in-room-link").textContent = ui.state.name; }
-  const waiting = r && r.what === "room" && !conn.welcomed;
+  // A game of ours still running while the games are on screen: one tap back to it.
+  const playing = here && ui.state.you !== null && ui.state.match && ui.state.match.step !== "over";
+  $("in-game").hidden = !playing;
+  if (playing) { $("in-game-link").href = back; $("in-game-link").textContent = ui.state.name; }
+  const waiting = r && r.what === "room" && !conn.welcomed && !inviting;
   $("login-next").hidden = !waiting;
-  if (waiting) $("login-next").textContent = `Enter a name (or leave it empty for a guest name) to ${r.code ? "join" : "watch"} room ${r.arg}.`;
+  if (waiting) $("login-next").textContent = `Enter a name (or leave it empty for a guest name) to watch room ${r.arg}.`;
+}
+
+// ---- an invite link's card ------------------------------------------------------------
+
+/** Fills the invite card for route r: whose game it is, read from GET /api/rooms/ID (once
+ * per link), or why it cannot be joined. */
+async function showInvite(r) {
+  const key = `${r.arg}?${r.code}`;
+  if (ui.invitePeek && ui.invitePeek.key === key) return;
+  ui.invitePeek = { key, info: null };
+  $("invite-title").textContent = "You are invited to a game";
+  $("invite-what").textContent = "";
+  $("invite-error").textContent = "";
+  $("invite-form").hidden = false;
+  $("invite-name").value = conn.name;
+  let info = null;
+  try {
+    info = await getJSON(`/api/rooms/${enc(r.arg)}?code=${enc(r.code)}`);
+  } catch (e) {
+    if (e.code !== "not_found") return; // another reason (an older server): the plain card stays
+  }
+  if (!ui.invitePeek || ui.invitePeek.key !== key) return;
+  ui.invitePeek.info = info;
+  if (!info) {
+    $("invite-title").textContent = "This invitation has expired";
+    $("invite-what").textContent = "Its room is gone: the game may have ended, or the link is mistyped. Ask for a new link, or pick a game of your own.";
+    $("invite-form").hidden = true;
+    return;
+  }
+  const host = info.players.find((p) => p !== null);
+  const game = info.game && info.game !== "thue" ? optionsText(info.game, info.game_options) : `Thue, ${info.k} symbols, ${info.variant}-free`;
+  $("invite-title").textContent = host ? `Join ${host.name}'s game` : "Join the game";
+  const full = info.players.every((p) => p !== null);
+  $("invite-what").textContent = `${game}${info.clock ? ` · ${fmtClock(info.clock.initial_ms)} each` : ""}. ` +
+    (full ? "Both seats are taken: you can watch." : info.auto_start ? "It starts as soon as you join." : "Join, then press Ready.");
+}
+
+/** The card's Join: the name typed (or a guest name), then the link's room (onWelcome). */
+function inviteJoin(ev) {
+  ev.preventDefault();
+  const name = $("invite-name").value.trim();
+  if (name !== conn.name) { conn.resume = ""; conn.token = ""; }
+  conn.name = name;
+  $("invite-error").textContent = "";
+  conn.connect();
+}
+
+// ---- the game cards ---------------------------------------------------------------------
+
+/** The first screen's cards (home.js): the games this server hosts. */
+function renderCards() {
+  const box = $("game-cards");
+  box.textContent = "";
+  const hosted = new Set(["thue", ...games().map((g) => g.name)]);
+  for (const c of CARDS) {
+    if (!hosted.has(c.game)) continue;
+    const id = `card-${c.game}`;
+    const levels = el("div", { class: "card-levels", id: `${id}-levels`, testid: `${id}-levels` },
+      ...c.levels.map((l) => el("button", { type: "button", class: "level", testid: `${id}-level-${l.label.toLowerCase()}`,
+        onclick: () => startAction({ kind: "bot", game: c.game, spec: l.spec, label: l.label }) }, l.label, el("small", {}, l.engine))));
+    levels.hidden = true;
+    const rules = el("ul", { class: "card-rules small", id: `${id}-rules-text`, testid: `${id}-rules-text` }, ...c.rules.map((t) => el("li", {}, t)));
+    rules.hidden = true;
+    const toggle = (button, part) => () => {
+      const open = part.hidden;
+      part.hidden = !open;
+      button.setAttribute("aria-expanded", String(open));
+    };
+    const computer = el("button", { type: "button", class: "primary", testid: `${id}-computer`, "aria-expanded": "false", "aria-controls": `${id}-levels` }, "Play the computer");
+    computer.addEventListener("click", toggle(computer, levels));
+    const rulesButton = el("button", { type: "button", class: "quiet", testid: `${id}-rules`, "aria-expanded": "false", "aria-controls": `${id}-rules-text` }, "Rules");
+    rulesButton.addEventListener("click", toggle(rulesButton, rules));
+    const friend = el("button", { type: "button", testid: `${id}-friend` }, "Play a friend");
+    friend.addEventListener("click", () => startAction({ kind: "friend", game: c.game }));
+    box.append(el("article", { class: "card", testid: id, "aria-labelledby": `${id}-title` },
+      picture(c.game),
+      el("h3", { id: `${id}-title` }, c.title),
+      el("p", { class: "small card-line" }, c.line),
+      el("div", { class: "card-actions" }, computer, friend, rulesButton),
+      levels, rules));
+  }
+}
+
+/** "Bob joined.": a person took a free seat of the room on screen (news for a few
+ * seconds under its title). */
+function noticeArrivals(prev, next) {
+  for (const seat of [0, 1]) {
+    const was = prev.players[seat], now = next.players[seat];
+    if (was || !now || seat === next.you || now.kind === "bot") continue;
+    ui.news = { room: next.room, text: next.match ? `${now.name} joined: the game has begun.` : `${now.name} joined.`, until: performance.now() + 8000 };
+  }
+}
+
+function renderNews(s) {
+  const n = ui.news;
+  const show = Boolean(n && n.room === s.room && performance.now() < n.until);
+  $("room-news").hidden = !show;
+  if (show) $("room-news").textContent = n.text;
+}
+
+/** What the turn line says before the first match. */
+function waitingText(s) {
+  const o = s.options;
+  if (s.players.every((p) => p)) return o.auto_start ? "Starting…" : "Waiting for both players to be ready.";
+  if (o.auto_start && o.private) return "Waiting for your friend: send them the invite link. The game starts as soon as they join.";
+  if (o.auto_start) return "Waiting for an opponent: the game starts as soon as one joins.";
+  return "Waiting for an opponent.";
+}
+
+/** A seat's name: a computer player by its level where it has one ("Beginner"), else its
+ * spec; (you) for your own seat. */
+function seatName(s, seat) {
+  const p = s.players[seat];
+  if (!p) return "free seat";
+  let name = p.name;
+  if (p.kind === "bot") {
+    const level = levelOf(s.options.game || "thue", p.bot || p.name);
+    name = level ? `${level.label} (computer)` : `${p.name} (bot)`;
+  }
+  return `${name}${s.you === seat ? " (you)" : ""}`;
 }
 
 /** Entering room `id` (a room_state of a new room came): its address replaces a room's
@@ -1098,8 +1236,9 @@ function renderGameRoom() {
     box.textContent = "";
     box.classList.toggle("to-move", Boolean(m && m.to_move === seat));
     box.classList.toggle("mine", s.you === seat);
-    box.append(el("div", { class: "seat-name" }, p ? `${p.name}${p.kind === "bot" ? " (bot)" : ""}${s.you === seat ? " (you)" : ""}` : "free seat"));
+    box.append(el("div", { class: "seat-name" }, seatName(s, seat)));
     const bits = [];
+    if (p && p.kind === "bot" && levelOf(s.options.game || "thue", p.bot || p.name)) bits.push(p.bot || p.name); // the engine, in small print
     if (m) bits.push(playerOf(m, seat) === 0 ? "white, moves first" : "black");
     if (p && !p.connected) bits.push("disconnected");
     if (p && !m && p.ready) bits.push("ready");
@@ -1108,13 +1247,14 @@ function renderGameRoom() {
     box.append(el("div", { class: "small", testid: `role-${seat}` }, bits.join(" · ")));
     if (m) box.dataset.colour = COLOUR[playerOf(m, seat)];
     if (p && !p.connected && p.away_left_ms !== undefined) box.append(el("div", { class: "away", testid: `away-${seat}`, id: `away-${seat}` }));
-    if (m) box.append(el("div", { class: "points", testid: `points-${seat}` }, `${m.points[seat]} pt`));
+    // A one-game match's point is its win: shown once the match is over, not as "0 pt".
+    if (m && m.step === "over") box.append(el("div", { class: "points", testid: `points-${seat}` }, `${m.points[seat]} pt`));
     if (m && m.clocks) box.append(el("div", { class: "clock", testid: `clock-${seat}`, id: `clock-${seat}` }, fmtClock(m.clocks[seat])));
   }
 
   let turn;
   const mine = myTurn("move");
-  if (!m) turn = s.players.every((p) => p) ? "Waiting for both players to be ready." : "Waiting for an opponent.";
+  if (!m) turn = waitingText(s);
   else if (m.step === "over") turn = "The match is over.";
   else if (mine) turn = `Your move (${COLOUR[playerOf(m, s.you)]}): ${moveHint(game)}.`;
   else turn = `${playerName(s.players[m.to_move])} (${COLOUR[playerOf(m, m.to_move)]}) to move.`;
@@ -1154,7 +1294,11 @@ function renderGameBoard() {
   const box = $("gboard");
   const focused = document.activeElement && box.contains(document.activeElement) ? document.activeElement.dataset.testid || "" : null;
   renderGameReplay();
-  if (!m) { box.textContent = ""; box.append(el("p", { class: "small" }, "The board appears when both players are ready.")); return; }
+  if (!m) {
+    box.textContent = "";
+    box.append(el("p", { class: "small" }, s.options.auto_start ? "The board appears when the game begins." : "The board appears when both players are ready."));
+    return;
+  }
   const shown = shownGameState();
   const game = s.options.game;
   const active = myTurn("move");
@@ -1429,7 +1573,7 @@ function wireGames() {
   };
   fill();
   const before = JSON.stringify(games());
-  loadGames().then(() => { if (JSON.stringify(games()) !== before) fill(); }); // the server's list
+  loadGames().then(() => { if (JSON.stringify(games()) !== before) { fill(); renderCards(); } }); // the server's list
   $("c-game").addEventListener("change", renderGameOptionsForm);
   $("l-game").addEventListener("change", refreshRooms);
   $("q-game").addEventListener("change", quickGame);
@@ -1562,6 +1706,7 @@ function renderGame() {
   const o = s.options;
   const m = s.match;
   $("room-title").textContent = s.name;
+  renderNews(s);
   $("game").dataset.room = s.room;
   $("game").dataset.status = s.status;
   $("game").dataset.game = o.game || "thue";
@@ -1582,8 +1727,9 @@ function renderGame() {
     box.classList.toggle("to-move", Boolean(m && m.to_move === seat));
     box.classList.toggle("mine", s.you === seat);
     const role = m ? (m.builder === seat ? "builder" : "painter") : "";
-    box.append(el("div", { class: "seat-name" }, p ? `${p.name}${p.kind === "bot" ? " (bot)" : ""}${s.you === seat ? " (you)" : ""}` : "free seat"));
+    box.append(el("div", { class: "seat-name" }, seatName(s, seat)));
     const bits = [];
+    if (p && p.kind === "bot" && levelOf(s.options.game || "thue", p.bot || p.name)) bits.push(p.bot || p.name); // the engine, in small print
     if (role) bits.push(role);
     if (p && !p.connected) bits.push("disconnected");
     if (p && !m && p.ready) bits.push("ready");
@@ -1599,7 +1745,7 @@ function renderGame() {
 
   // whose turn
   let turn = "";
-  if (!m) turn = s.players.every((p) => p) ? "Waiting for both players to be ready." : "Waiting for an opponent.";
+  if (!m) turn = waitingText(s);
   else if (m.step === "over") turn = "The match is over.";
   else {
     const who = s.players[m.to_move];
@@ -1803,7 +1949,7 @@ function renderButtons() {
   const seated = s.you !== null;
   const over = m && m.step === "over";
   const me = seated ? s.players[s.you] : null;
-  $("ready").hidden = !seated || Boolean(m) || (me && me.ready);
+  $("ready").hidden = !seated || Boolean(m) || (me && me.ready) || Boolean(s.options.auto_start);
   const tour = ui.tourRooms[s.room]; // a tournament game is played once: no rematch
   $("rematch").hidden = !seated || !over || Boolean(tour);
   if (!over) $("rematch").textContent = "Rematch";
@@ -2025,6 +2171,9 @@ function drawDemos() {
 /** Runs a start action now if welcomed, else enters (with the typed name, or as a guest)
  * and runs it on welcome. */
 function startAction(action) {
+  // A room's address on screen (a link to watch one) is left: this is a game of one's own.
+  const r = parseRoute();
+  if (r && r.what === "room") { history.replaceState(null, "", "#/"); ui.page = null; }
   if (conn.welcomed) { runStart(action); return; }
   pendingStart = action;
   const name = $("name").value.trim();
@@ -2033,15 +2182,21 @@ function startAction(action) {
   conn.connect();
 }
 
+/** create_room's members for a card's game: Thue's first game, another game's defaults. */
+function cardGame(game) {
+  return !game || game === "thue" ? { ...FIRST_GAME } : { game };
+}
+
 async function runStart(action) {
   if (action.kind === "bot") {
-    const r = await send({ type: "create_room", ...FIRST_GAME, first_builder: "creator", rated: false, private: false, seat: true, name: `${ui.me ? ui.me.name : "You"} vs ${action.label}` });
+    // The room starts by itself once the bot is seated (auto_start): no Ready step.
+    const r = await send({ type: "create_room", ...cardGame(action.game), first_builder: "creator", rated: false, private: false, seat: true, auto_start: true, name: `${ui.me ? ui.me.name : "You"} vs ${action.label}` });
     if (!r) return;
     ui.room = r.room;
-    if (!await send({ type: "seat_bot", room: r.room, bot: action.spec, think_ms: LEVEL_THINK_MS })) return;
-    await send({ type: "ready", room: r.room });
+    await send({ type: "seat_bot", room: r.room, bot: action.spec, think_ms: LEVEL_THINK_MS });
   } else if (action.kind === "friend") {
-    const r = await send({ type: "create_room", ...FIRST_GAME, first_builder: "random", rated: false, private: true, seat: true });
+    // A private room whose game starts when the friend opens the link and joins.
+    const r = await send({ type: "create_room", ...cardGame(action.game), first_builder: "random", rated: false, private: true, seat: true, auto_start: true, name: `${ui.me ? ui.me.name : "A"}'s game` });
     if (!r) return;
     if (r.invite) rememberInvite(r.room, r.invite);
     ui.room = r.room;
@@ -2062,9 +2217,17 @@ async function runStart(action) {
 
 function wireStart() {
   for (const b of document.querySelectorAll("#start .level")) {
-    b.addEventListener("click", () => startAction({ kind: "bot", spec: b.dataset.spec, label: b.firstChild.textContent.trim() }));
+    b.addEventListener("click", () => startAction({ kind: "bot", game: "thue", spec: b.dataset.spec, label: b.firstChild.textContent.trim() }));
   }
-  $("play-friend").addEventListener("click", () => startAction({ kind: "friend" }));
+  $("play-friend").addEventListener("click", () => startAction({ kind: "friend", game: "thue" }));
+  $("invite-form").addEventListener("submit", inviteJoin);
+  $("invite-decline").addEventListener("click", () => { ui.invitePeek = null; });
+  $("use-here").addEventListener("click", () => {
+    ui.replaced = false;
+    showView();
+    conn.connect(); // the newest resume token (the other tab's) takes the session back here
+  });
+  renderCards();
   $("play-quick").addEventListener("click", () => startAction({ kind: "quick" }));
   $("play-watch").addEventListener("click", () => startAction({ kind: "watch" }));
   drawDemos();
@@ -2108,6 +2271,11 @@ function wire() {
   $("resign").addEventListener("click", () => { if (confirm("Resign this match?")) send({ type: "resign", room: ui.room }); });
   $("leave").addEventListener("click", async () => {
     const room = ui.room;
+    const s = ui.state;
+    // Leaving a running match of one's own gives it up: said first (the games' list, at
+    // the top, keeps it running instead).
+    if (s && s.room === room && s.you !== null && s.match && s.match.step !== "over" &&
+        !confirm("Leave this game? Leaving counts as a loss for you. To keep it, go to the games at the top instead: it waits for you there.")) return;
     ui.left.add(room);
     await send({ type: "leave", room });
     ui.room = null;

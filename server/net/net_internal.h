@@ -70,7 +70,8 @@
 #define REFUSED_PER_KEY 2    /* and from one address */
 #define REFUSED_DEADLINE_MS 2000 /* their deadline */
 #define FILES_MAX 32             /* files being sent at once (each holds a descriptor) */
-#define FILES_PER_KEY 4          /* by one address */
+#define FILES_PER_KEY 8          /* by one address: a browser fetches a page's files on up
+                                    to 6 connections at once, and the client has 10 */
 #define FD_RESERVE 96            /* descriptors kept beside the connections (see peer.c) */
 
 /* ---- types ------------------------------------------------------------------------- */

@@ -134,15 +134,17 @@ test("an invite link joins the private room in one click, after the name step wi
   await tid(bea, "seat-1").filter({ hasText: "Bea (you)" }).waitFor();
   await tid(ann, "seat-1").filter({ hasText: "Bea" }).waitFor();
 
-  // Cy has none: the name step first, then the room (watching: both seats are taken).
+  // Cy has none: the invite's card first (whose game, a name), then the room (watching:
+  // both seats are taken).
   const ctx = await browser.newContext({ viewport: { width: 900, height: 900 } });
   const cy = await ctx.newPage();
   cy.on("pageerror", (e) => console.log(`[cy] page error: ${e.message}`));
   await cy.goto(link);
-  await tid(cy, "login-next").filter({ hasText: `room ${room}` }).waitFor();
+  await tid(cy, "invite-title").filter({ hasText: "Join Ann's game" }).waitFor();
+  await tid(cy, "invite-what").filter({ hasText: "Both seats are taken" }).waitFor();
   await shots(cy, "invite-name-step");
-  await tid(cy, "name").fill("Cy");
-  await tid(cy, "connect").click();
+  await tid(cy, "invite-name").fill("Cy");
+  await tid(cy, "invite-join").click();
   await tid(cy, "game").waitFor();
   await tid(cy, "room-info").filter({ hasText: "you are watching" }).waitFor();
   assert(await tid(cy, "error").textContent() === "", "no error for a full room");

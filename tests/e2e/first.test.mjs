@@ -1,7 +1,8 @@
-// first.test.mjs: a newcomer's first minute (issue 16). A fresh browser opens the page,
-// sees the game explained in three illustrated steps, and plays the computer with one
-// click: its first move is possible within 10 s of opening the page. Also: watching a
-// live game with one click, and the lobby listing open seats and live games only. Run:
+// first.test.mjs: a newcomer's first minute (issue 16, and issue 30's cards). A fresh
+// browser opens the page, sees every game as a card and Thue explained in three
+// illustrated steps, and plays the computer in two taps (Play the computer, Beginner): its
+// first move is possible within 10 s of opening the page. Also: watching a live game with
+// one click, and the lobby listing open seats and live games only. Run:
 //   node tests/e2e/first.test.mjs --server build/server/thue-server
 import assert from "node:assert/strict";
 import { test, run, newPage, enter, createRoom, shot, tid, withWorld } from "./lib.mjs";
@@ -13,23 +14,27 @@ test("a newcomer plays the computer within 10 seconds of opening the page", () =
     page.setDefaultTimeout(10000);
     const t0 = Date.now();
     await page.goto(server.url + "/");
-    // The three steps, the third animated (a square ending a round), the levels by
-    // strength with the engine's spec in small print, above the fold.
+    // Thue's three steps, the third animated (a square ending a round); its card's Play
+    // the computer above the fold, then the levels by strength with the engine's spec in
+    // small print (the same four below the steps).
     for (const id of ["demo-place", "demo-paint", "demo-square"]) assert((await tid(page, id).locator(".tile").count()) >= 3, id);
     await page.waitForFunction(() => document.querySelectorAll("[data-testid=demo-square] .tile.rep").length === 4, null, { timeout: 6000 });
-    const level = tid(page, "play-greedy");
-    assert.equal(await level.textContent(), "Beginnergreedy");
-    const box = await level.boundingBox();
-    assert(box.y + box.height <= h, `${label}: the Beginner button is above the fold (${box.y + box.height} > ${h})`);
+    assert.equal(await tid(page, "play-greedy").textContent(), "Beginnergreedy");
+    const play = tid(page, "card-thue-computer");
+    const box = await play.boundingBox();
+    assert(box.y + box.height <= h, `${label}: Thue's Play the computer is above the fold (${box.y + box.height} > ${h})`);
     assert.equal(await page.locator("footer a[href='/healthz']").count(), 0);
     await shot(page, `first-${label}-start`);
+    await (label === "phone" ? play.tap() : play.click());
+    const level = tid(page, "card-thue-level-beginner");
+    assert.equal(await level.textContent(), "Beginnergreedy");
     await (label === "phone" ? level.tap() : level.click());
     // The room: square-free, 4 symbols, against greedy; the newcomer builds first.
     await page.locator("[data-testid=word] .gap:not([disabled])").first().waitFor();
     const ms = Date.now() - t0;
     console.log(`     ${label}: first move possible ${ms} ms after opening the page`);
     assert(ms < 10000, `${label}: the first move took ${ms} ms to become possible`);
-    assert.match(await tid(page, "seat-1").textContent(), /greedy \(bot\)/);
+    assert.match(await tid(page, "seat-1").textContent(), /^Beginner \(computer\)greedy/);
     assert.match(await tid(page, "room-info").textContent(), /square-free, k = 4/);
     assert.equal(await page.title(), "● Your turn · Thue game");
     await shot(page, `first-${label}-game`);

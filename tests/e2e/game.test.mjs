@@ -89,7 +89,8 @@ test("two people play a whole match by clicks, a spectator watches", () => withW
   await paint(ann, 2);
   await waitTiles(carl, 2);
 
-  // Leaving a running match forfeits it.
+  // Leaving a running match forfeits it, once Bob says yes.
+  bob.once("dialog", (d) => { assert(/counts as a loss/.test(d.message()), d.message()); d.accept(); });
   await tid(bob, "leave").click();
   await tid(bob, "refresh").waitFor();
   await tid(ann, "result").filter({ hasText: "You win" }).waitFor();

@@ -254,7 +254,11 @@ test("every game's board fits a 375 px phone without sideways scrolling", () => 
     });
     assert(!overlap, `${game}: neighbouring fields overlap`);
     await shot(ivy, `g4-phone-${game}-${Object.values(opts).join("-").replace(/\s+/g, "_")}`);
-    for (const p of [ivy, jon]) { await tid(p, "leave").click(); await tid(p, "refresh").waitFor(); }
+    for (const p of [ivy, jon]) {
+      p.once("dialog", (d) => d.accept()); // leaving a running game asks first
+      await tid(p, "leave").click();
+      await tid(p, "refresh").waitFor();
+    }
   }
 }));
 

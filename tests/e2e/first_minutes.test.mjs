@@ -1,0 +1,157 @@
+// first_minutes.test.mjs: issue 30's first minutes, played as people would, on a desktop
+// (1280x800) and a phone (390x844, touch):
+//   - every game is a card on the first screen; the computer is two taps away, with
+//     levels named for people and no Ready step;
+//   - "Play a friend": the link opens a "Join Ann's game" card on the friend's phone, one
+//     tap starts the match on both screens, Ann sees her friend arrive; a stale link says
+//     so; the card offers no other game to start by mistake;
+//   - Leave asks before giving a running game up; the games' list keeps it as "your game
+//     in progress";
+//   - a second tab of the same browser: the first says so plainly and can take it back.
+// Screenshots go to the run's temp directory (lib.mjs: SHOTS). Run:
+//   node tests/e2e/first_minutes.test.mjs --server build/server/thue-server
+import assert from "node:assert/strict";
+import { launch, run, shot, startServer, test, tid } from "./lib.mjs";
+
+const DESKTOP = { viewport: { width: 1280, height: 800 } };
+const PHONE = { viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true };
+const GAMES = ["thue", "nim", "rims", "northcott", "circle", "wythoff", "dots"];
+
+/** A page in a fresh context (its own storage), errors logged; taps when it is a phone. */
+async function open(browser, server, label, device, path = "/") {
+  const context = await browser.newContext(device);
+  const page = await context.newPage();
+  page.setDefaultTimeout(10000);
+  page.label = label;
+  page.taps = 0;
+  page.on("pageerror", (e) => console.log(`[${label}] page error: ${e.message}`));
+  page.on("console", (m) => { if (m.type() === "error") console.log(`[${label}] console: ${m.text()}`); });
+  page.press1 = async (id) => {
+    page.taps++;
+    const t = tid(page, id);
+    await (device.hasTouch ? t.tap() : t.click());
+  };
+  await page.goto(server.url + path);
+  return page;
+}
+
+async function withServer(fn) {
+  const server = await startServer();
+  const browser = await launch();
+  try {
+    await fn(browser, server);
+  } finally {
+    await browser.close().catch(() => {});
+    await server.stop();
+  }
+}
+
+test("every game is a card; the computer is two taps away, levels named for people, no Ready", () => withServer(async (browser, server) => {
+  for (const [device, label] of [[DESKTOP, "desktop"], [PHONE, "phone"]]) {
+    const page = await open(browser, server, label, device);
+    for (const g of GAMES) await tid(page, `card-${g}`).waitFor();
+    assert.equal(await page.locator("[data-testid^=card-][data-testid$=-computer]").count(), GAMES.length);
+    // The first card's button is on the first screen.
+    const box = await tid(page, "card-thue-computer").boundingBox();
+    assert.ok(box.y + box.height <= device.viewport.height, `${label}: a game's Play button is above the fold`);
+    assert.equal(await tid(page, "conn").textContent(), "", "nothing said about a connection before one is made");
+    await shot(page, `fm-${label}-cards`);
+    // Nim against the computer: Play the computer, Beginner.
+    await page.press1("card-nim-computer");
+    const levels = await tid(page, "card-nim-levels").locator("button").allTextContents();
+    assert.deepEqual(levels, ["Beginnerrandom moves", "Casualuct, 300 playouts", "Stronguct, 3000 playouts", "Expertperfect play"]);
+    await page.press1("card-nim-level-beginner");
+    await page.locator("[data-testid=game][data-game=nim][data-status=playing]").waitFor();
+    assert.ok(page.taps <= 3, `${label}: ${page.taps} taps to play`);
+    assert.match(await tid(page, "seat-1").textContent(), /^Beginner \(computer\)/);
+    assert.equal(await tid(page, "ready").isVisible(), false, "no Ready step");
+    assert.equal(await tid(page, "points-0").count(), 0, "no '0 pt' in a game of Nim");
+    await page.locator("[data-testid=gboard] .htoken").first().waitFor();
+    await shot(page, `fm-${label}-nim`);
+    // Rules open in place on another card.
+    await page.goto(server.url + "/#/");
+    await page.press1("card-dots-rules");
+    assert.match(await tid(page, "card-dots-rules-text").textContent(), /fourth side of a box/);
+    await page.context().close();
+  }
+}));
+
+test("play a friend: the link opens a card on the phone; one tap starts the match on both screens", () => withServer(async (browser, server) => {
+  const ann = await open(browser, server, "ann", DESKTOP);
+  await tid(ann, "name").fill("Ann");
+  await ann.press1("card-nim-friend");
+  await ann.locator("[data-testid=game][data-game=nim][data-status=waiting]").waitFor();
+  assert.match(await tid(ann, "turn").textContent(), /Waiting for your friend/);
+  const link = await tid(ann, "invite-link").inputValue();
+  assert.match(link, /#\/room\/r[0-9a-z]+\?code=/);
+  await shot(ann, "fm-friend-ann-waiting");
+
+  const bob = await open(browser, server, "bob", PHONE, link.slice(link.indexOf("/#")));
+  await tid(bob, "invite-title").filter({ hasText: "Join Ann's game" }).waitFor();
+  assert.match(await tid(bob, "invite-what").textContent(), /Nim.*starts as soon as you join/);
+  // Nothing else to start by mistake: the card is alone on the screen.
+  assert.equal(await tid(bob, "start").isVisible(), false);
+  assert.equal(await tid(bob, "login").isVisible(), false);
+  await shot(bob, "fm-friend-bob-card");
+  await tid(bob, "invite-name").fill("Bob");
+  await bob.press1("invite-join");
+  await bob.locator("[data-testid=game][data-game=nim][data-status=playing]").waitFor();
+  assert.equal(bob.taps, 1, "one tap");
+  await ann.locator("[data-testid=game][data-status=playing]").waitFor();
+  await tid(ann, "room-news").filter({ hasText: "Bob joined" }).waitFor();
+  assert.match(await tid(ann, "seat-1").textContent(), /^Bob/);
+  assert.equal(await tid(ann, "ready").isVisible(), false);
+  assert.equal(await tid(bob, "ready").isVisible(), false);
+  await shot(ann, "fm-friend-ann-playing");
+  await shot(bob, "fm-friend-bob-playing");
+
+  // A stale link: the room is gone.
+  const cy = await open(browser, server, "cy", PHONE, "/#/room/rnosuchroom123?code=abc");
+  await tid(cy, "invite-title").filter({ hasText: "expired" }).waitFor();
+  assert.equal(await tid(cy, "invite-join").isVisible(), false);
+  await cy.press1("invite-decline");
+  await tid(cy, "card-nim").waitFor();
+}));
+
+test("leave asks first; the games' list keeps a running game as 'your game in progress'", () => withServer(async (browser, server) => {
+  const ann = await open(browser, server, "ann", DESKTOP);
+  await ann.press1("card-thue-computer");
+  await ann.press1("card-thue-level-casual");
+  await ann.locator("[data-testid=game][data-status=playing]").waitFor();
+  const room = await ann.locator("[data-testid=game]").getAttribute("data-room");
+  // To the games and back: the game is kept.
+  await ann.locator("#home-link").click();
+  await tid(ann, "in-game").waitFor();
+  await shot(ann, "fm-in-game");
+  await tid(ann, "in-game-link").click();
+  await ann.locator(`[data-testid=game][data-room="${room}"][data-status=playing]`).waitFor();
+  // Leave, then no: still playing.
+  ann.once("dialog", (d) => { assert.match(d.message(), /counts as a loss/); d.dismiss(); });
+  await tid(ann, "leave").click();
+  assert.equal(await ann.locator(`[data-testid=game][data-room="${room}"]`).isVisible(), true);
+  // Leave, yes: out, the match given up.
+  ann.once("dialog", (d) => d.accept());
+  await tid(ann, "leave").click();
+  await tid(ann, "card-thue").waitFor();
+  assert.equal(await tid(ann, "in-game").isVisible(), false);
+}));
+
+test("a second tab: the first says so plainly and can take the game back", () => withServer(async (browser, server) => {
+  const first = await open(browser, server, "tab1", DESKTOP);
+  await first.press1("card-nim-computer");
+  await first.press1("card-nim-level-beginner");
+  await first.locator("[data-testid=game][data-status=playing]").waitFor();
+  const room = await first.locator("[data-testid=game]").getAttribute("data-room");
+  const second = await first.context().newPage();
+  second.on("pageerror", (e) => console.log(`[tab2] page error: ${e.message}`));
+  await second.goto(server.url + `/#/room/${room}`);
+  await second.locator(`[data-testid=game][data-room="${room}"][data-status=playing]`).waitFor();
+  await tid(first, "replaced").waitFor();
+  assert.equal(await tid(first, "game").isVisible(), false, "no live-looking board in the old tab");
+  await shot(first, "fm-tab-replaced");
+  await tid(first, "use-here").click();
+  await first.locator(`[data-testid=game][data-room="${room}"][data-status=playing]`).waitFor();
+  await tid(second, "replaced").waitFor();
+}));
+
+await run();
