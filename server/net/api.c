@@ -491,12 +491,14 @@ static char *games_json(void)
     return text;
 }
 
-static int http_games(struct lws *wsi, pss *p, int head)
+/* The games do not change while the server runs: their list is made once, kept gzipped
+ * with a tag, and a page's reload revalidates it (304). */
+static int http_games(thue_net *net, struct lws *wsi, pss *p, int head)
 {
-    char *text = games_json();
-    if (text == NULL)
+    const thue__static *e = thue__static_made(net, "/api/games", games_json);
+    if (e == NULL)
         return thue__http_error(wsi, p, 500, "internal", "out of memory", head);
-    return thue__http_respond(wsi, p, 200, JSON_TYPE, text, strlen(text), head);
+    return thue__http_static(wsi, p, e, JSON_TYPE, head);
 }
 
 int thue__api_request(thue_net *net, struct lws *wsi, pss *p, const char *uri, int head)
@@ -508,7 +510,7 @@ int thue__api_request(thue_net *net, struct lws *wsi, pss *p, const char *uri, i
     if (strcmp(uri, "/api/ladder") == 0)
         return http_ladder(net, wsi, p, head);
     if (strcmp(uri, "/api/games") == 0)
-        return http_games(wsi, p, head);
+        return http_games(net, wsi, p, head);
     if (thue__http_path_under(uri, "/api/matches"))
         return http_matches(net, wsi, p, uri, head);
     if (thue__http_path_under(uri, "/api/tournaments"))

@@ -16,6 +16,8 @@
  */
 #include "net/net_internal.h"
 
+#include <strings.h>
+
 /* The web client is files only (no inline script or style; styles set through the
  * CSSOM are allowed): it works under this policy. The favicon is a data: URL. */
 #define CSP                                                                                        \
@@ -87,27 +89,33 @@ typedef struct extra_header {
 
 /*
  * Answers with status and body (owned: freed here, may be NULL with len 0). The headers
- * go out now; the body from HTTP_WRITEABLE. head: headers only (HEAD). extra: a header
- * more, or NULL.
+ * go out now; the body from HTTP_WRITEABLE. head: headers only (HEAD, and a 304, whose
+ * Content-Length is the length a 200 would have). extra: nextra headers more (may be NULL).
+ * cache: the Cache-Control value (NULL: no-store).
  */
-static int http_respond_ex(struct lws *wsi, pss *p, unsigned status, const char *type, char *body,
-                           size_t len, int head, const extra_header *extra)
+static int http_respond_hs(struct lws *wsi, pss *p, unsigned status, const char *type, char *body,
+                           size_t len, int head, const extra_header *extra, int nextra,
+                           const char *cache)
 {
     unsigned char buf[LWS_PRE + 2048];
     unsigned char *start = buf + LWS_PRE, *q = start, *end = buf + sizeof buf - 1;
-    static const char nostore[] = "no-store", close[] = "close";
-    if (lws_add_http_common_headers(wsi, status, type, (lws_filepos_t)len, &q, end) ||
-        lws_add_http_header_by_name(
-            wsi, (const unsigned char *)"cache-control:", (const unsigned char *)nostore,
-            (int)sizeof nostore - 1, &q, end) ||
-        thue__http_security_headers(wsi, &q, end) ||
-        (p->close_after && lws_add_http_header_by_name(wsi, (const unsigned char *)"connection:",
-                                                       (const unsigned char *)close,
-                                                       (int)sizeof close - 1, &q, end)) ||
-        (extra && lws_add_http_header_by_name(wsi, (const unsigned char *)extra->name,
-                                              (const unsigned char *)extra->value,
-                                              (int)strlen(extra->value), &q, end)) ||
-        lws_finalize_write_http_header(wsi, start, &q, end)) {
+    static const char close[] = "close";
+    if (cache == NULL)
+        cache = "no-store";
+    int bad = lws_add_http_common_headers(wsi, status, type, (lws_filepos_t)len, &q, end) ||
+              lws_add_http_header_by_name(wsi, (const unsigned char *)"cache-control:",
+                                          (const unsigned char *)cache, (int)strlen(cache), &q,
+                                          end) ||
+              thue__http_security_headers(wsi, &q, end) ||
+              (p->close_after &&
+               lws_add_http_header_by_name(wsi, (const unsigned char *)"connection:",
+                                           (const unsigned char *)close, (int)sizeof close - 1,
+                                           &q, end));
+    for (int i = 0; !bad && i < nextra; i++)
+        bad = lws_add_http_header_by_name(wsi, (const unsigned char *)extra[i].name,
+                                          (const unsigned char *)extra[i].value,
+                                          (int)strlen(extra[i].value), &q, end);
+    if (bad || lws_finalize_write_http_header(wsi, start, &q, end)) {
         free(body);
         return -1;
     }
@@ -120,6 +128,12 @@ static int http_respond_ex(struct lws *wsi, pss *p, unsigned status, const char 
     p->body_off = 0;
     lws_callback_on_writable(wsi);
     return 0;
+}
+
+static int http_respond_ex(struct lws *wsi, pss *p, unsigned status, const char *type, char *body,
+                           size_t len, int head, const extra_header *extra)
+{
+    return http_respond_hs(wsi, p, status, type, body, len, head, extra, extra ? 1 : 0, NULL);
 }
 
 int thue__http_respond(struct lws *wsi, pss *p, unsigned status, const char *type, char *body,
@@ -335,6 +349,58 @@ static int has_dot_segment(const char *path)
     return 0;
 }
 
+/* Whether the request's Accept-Encoding takes gzip (listed, and not with q=0). */
+static int accepts_gzip(struct lws *wsi)
+{
+    char v[256];
+    int n = lws_hdr_total_length(wsi, WSI_TOKEN_HTTP_ACCEPT_ENCODING);
+    if (n <= 0 || n >= (int)sizeof v || lws_hdr_copy(wsi, v, sizeof v, WSI_TOKEN_HTTP_ACCEPT_ENCODING) < 0)
+        return 0;
+    for (char *tok = strtok(v, ","); tok; tok = strtok(NULL, ",")) {
+        while (*tok == ' ' || *tok == '\t')
+            tok++;
+        if (strncasecmp(tok, "gzip", 4) != 0 || (tok[4] && tok[4] != ';' && tok[4] != ' '))
+            continue;
+        const char *qv = strstr(tok, "q=");
+        return qv == NULL || strtod(qv + 2, NULL) > 0;
+    }
+    return 0;
+}
+
+/* Whether If-None-Match names the tag (or is "*"): the client's copy is current. */
+static int not_modified(struct lws *wsi, const char *etag)
+{
+    char v[512];
+    int n = lws_hdr_total_length(wsi, WSI_TOKEN_HTTP_IF_NONE_MATCH);
+    if (n <= 0 || n >= (int)sizeof v || lws_hdr_copy(wsi, v, sizeof v, WSI_TOKEN_HTTP_IF_NONE_MATCH) < 0)
+        return 0;
+    return strcmp(v, "*") == 0 || strstr(v, etag) != NULL;
+}
+
+/* A file (or a made body) from memory (static.c): 304 when the client's copy is current,
+ * else the bytes, gzipped when the client takes them. Always revalidated (no-cache): a
+ * reload costs a 304 per file, and an edited file is seen at once. */
+int thue__http_static(struct lws *wsi, pss *p, const thue__static *e, const char *type, int head)
+{
+    extra_header hs[3] = {{"etag:", thue__static_etag(e)}, {"vary:", "accept-encoding"}};
+    int nh = 2;
+    int gz = thue__static_has_gzip(e) && accepts_gzip(wsi);
+    size_t len = 0;
+    const char *bytes = thue__static_body(e, gz, &len);
+    if (not_modified(wsi, thue__static_etag(e)))
+        return http_respond_hs(wsi, p, 304, type, NULL, len, 1, hs, nh, "no-cache");
+    if (gz)
+        hs[nh++] = (extra_header){"content-encoding:", "gzip"};
+    char *body = NULL;
+    if (!head) {
+        body = malloc(len ? len : 1);
+        if (body == NULL)
+            return -1;
+        memcpy(body, bytes, len);
+    }
+    return http_respond_hs(wsi, p, 200, type, body, len, head, hs, nh, "no-cache");
+}
+
 /* A file below the web root; directories serve their index.html. */
 static int http_file(thue_net *net, struct lws *wsi, pss *p, const char *uri, int head)
 {
@@ -360,6 +426,9 @@ static int http_file(thue_net *net, struct lws *wsi, pss *p, const char *uri, in
         !S_ISREG(st.st_mode))
         return thue__http_error(wsi, p, 404, "not_found", "no such file", head);
     const char *type = mime_type(real);
+    const thue__static *kept = thue__static_get(net, real, &st);
+    if (kept != NULL)
+        return thue__http_static(wsi, p, kept, type, head);
     if (head)
         return thue__http_respond(wsi, p, 200, type, NULL, (size_t)st.st_size, 1);
     /* Each transfer holds a descriptor until it ends: at most FILES_MAX at once, so that

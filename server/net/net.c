@@ -332,6 +332,7 @@ static void timer_closed(uv_handle_t *h)
         }
     }
     thue__links_free(net);
+    thue__statics_free(net);
     free(net->lws_handles.h);
     free(net->wbuf);
     free(net->held);

@@ -123,6 +123,9 @@ struct thue_conn {
     char reason[REASON_MAX + 1];
 };
 
+/* A file of the web root kept in memory with its gzip form and ETag (static.c). */
+typedef struct thue__static thue__static;
+
 /* Every connection the listener accepted (peer.c), from accept to close: lws's opaque
  * user data of its wsi (which, unlike the per-session data, lasts through an upgrade). */
 typedef struct net_link {
@@ -211,6 +214,8 @@ struct thue_net {
     thue_store *store; /* NULL: no database (the record endpoints say not_available) */
 
     char web_root[PATH_MAX]; /* canonical (realpath) */
+    thue__static *statics;   /* the small files served from memory (static.c) */
+    size_t static_bytes;
     int max_conns, max_per_ip;
     int nconns; /* open WebSocket connections */
     thue_conn *conns; /* all of them */
@@ -343,6 +348,21 @@ void thue__ka_stop(thue_net *net);
 void thue__ws_life(thue_conn *c);
 void thue__on_flush_check(uv_check_t *h);
 
+/* static.c: the file at path (canonical, below the web root; st its stat) from memory,
+ * read (again) when it is new or has changed; NULL when it is too big to keep (then stream
+ * it) or cannot be read. Borrowed until the next call or thue__statics_free. */
+const thue__static *thue__static_get(thue_net *net, const char *path, const struct stat *st);
+/* A body made once for the server's life by make() (a new string, taken over), kept
+ * under key (a name no file has: "/api/games") with its gzip form and tag; NULL out of
+ * memory. */
+const thue__static *thue__static_made(thue_net *net, const char *key, char *(*make)(void));
+/* Its ETag ("\"16 hex digits\"", from the content). */
+const char *thue__static_etag(const thue__static *e);
+/* Its bytes: the gzip form when gzip and there is one (smaller), else the file. */
+const char *thue__static_body(const thue__static *e, int gzip, size_t *len);
+int thue__static_has_gzip(const thue__static *e);
+void thue__statics_free(thue_net *net);
+
 /* http.c: the HTTP callbacks */
 int thue__http_request(thue_net *net, struct lws *wsi, pss *p, const char *uri);
 int thue__http_writeable(struct lws *wsi, pss *p);
@@ -353,6 +373,9 @@ int thue__http_refuse_method(struct lws *wsi, pss *p);
 int thue__http_security_headers(struct lws *wsi, unsigned char **q, unsigned char *end);
 /* The same as raw "name: value\r\n" lines. */
 extern const char thue__http_security_raw[];
+/* A kept body (static.c): 304 when If-None-Match holds its tag, else it, gzipped when the
+ * client takes gzip; no-cache (always revalidated). 0, or -1 to close the connection. */
+int thue__http_static(struct lws *wsi, pss *p, const thue__static *e, const char *type, int head);
 /* Answers with status and body (owned: freed, may be NULL with len 0), head: headers
  * only. 0, or -1 to close the connection. */
 int thue__http_respond(struct lws *wsi, pss *p, unsigned status, const char *type, char *body,

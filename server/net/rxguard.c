@@ -213,6 +213,8 @@ static const char *const passed_fields[] = {
     "origin",
     "x-forwarded-for",
     "authorization", /* an account token for /api/matches (private rooms' matches) */
+    "accept-encoding", /* gzip for the web root's files (static.c) */
+    "if-none-match",   /* their ETags: a reload is a row of 304s */
     "sec-websocket-key",
     "sec-websocket-version",
     "sec-websocket-protocol",

@@ -7,7 +7,9 @@
 //     so; the card offers no other game to start by mistake;
 //   - Leave asks before giving a running game up; the games' list keeps it as "your game
 //     in progress";
-//   - a second tab of the same browser: the first says so plainly and can take it back.
+//   - a second tab of the same browser: the first says so plainly and can take it back;
+//   - the first load travels compressed (under 90 KB on the wire) and a reload is a row
+//     of 304s (under 10 KB).
 // Screenshots go to the run's temp directory (lib.mjs: SHOTS). Run:
 //   node tests/e2e/first_minutes.test.mjs --server build/server/thue-server
 import assert from "node:assert/strict";
@@ -152,6 +154,32 @@ test("a second tab: the first says so plainly and can take the game back", () =>
   await tid(first, "use-here").click();
   await first.locator(`[data-testid=game][data-room="${room}"][data-status=playing]`).waitFor();
   await tid(second, "replaced").waitFor();
+}));
+
+test("the first load is under 90 KB on the wire, a reload under 10 KB", () => withServer(async (browser, server) => {
+  const context = await browser.newContext(DESKTOP);
+  const page = await context.newPage();
+  const cdp = await context.newCDPSession(page);
+  await cdp.send("Network.enable");
+  // The browser's own cache stays on (a reload revalidates with If-None-Match).
+  let bytes = 0, files = 0;
+  const statuses = [];
+  cdp.on("Network.responseReceived", (e) => statuses.push(e.response.status));
+  cdp.on("Network.loadingFinished", (e) => { bytes += e.encodedDataLength; files++; });
+  await page.goto(server.url + "/");
+  await tid(page, "card-dots").waitFor();
+  await page.waitForLoadState("networkidle");
+  const first = { bytes, files };
+  bytes = 0; files = 0; statuses.length = 0;
+  await page.reload();
+  await tid(page, "card-dots").waitFor();
+  await page.waitForLoadState("networkidle");
+  const again = { bytes, files, notModified: statuses.filter((x) => x === 304).length };
+  console.log(`     first load: ${files && first.files} responses, ${(first.bytes / 1024).toFixed(1)} KB on the wire; reload: ${again.files} responses (${again.notModified} were 304), ${(again.bytes / 1024).toFixed(1)} KB`);
+  assert.ok(first.bytes < 90 * 1024, `first load ${first.bytes} bytes`);
+  assert.ok(again.bytes < 10 * 1024, `reload ${again.bytes} bytes`);
+  assert.ok(again.notModified >= 8, "the page's files were revalidated, not sent again");
+  await context.close();
 }));
 
 await run();
