@@ -104,7 +104,9 @@ export function dotsBoard(box, view, el, colour) {
     box.append(el("p", { class: `dots-again p${st.to_move}`, testid: "dots-again", role: "status" },
       mine ? "You completed a box: move again!" : `${who(st.to_move)} completed a box and moves again.`));
   }
-  const grid = el("div", { class: "dots-board", role: "grid", label: `${R} × ${C} boxes; lines between the dots` });
+  // A group of buttons (the lines) and pictures (the boxes): not an ARIA grid, whose cells
+  // would need rows; arrow keys still move by rows (boardKey, data-row and data-col).
+  const grid = el("div", { class: "dots-board", role: "group", label: `${R} × ${C} boxes; lines between the dots` });
   grid.style.setProperty("--cols", String(C));
   grid.style.setProperty("--rows", String(R));
   for (let gy = 0; gy <= 2 * R; gy++) {
@@ -112,7 +114,7 @@ export function dotsBoard(box, view, el, colour) {
       if (gy % 2 === 0 && gx % 2 === 0) { grid.append(el("span", { class: "dot", "aria-hidden": "true" })); continue; }
       if (gy % 2 === 1 && gx % 2 === 1) {
         const r = (gy - 1) / 2, c = (gx - 1) / 2, o = st.owners[r][c];
-        grid.append(el("span", { class: `dbox${o >= 0 ? ` owned p${o}` : ""}`, testid: `box-${r}-${c}`, "data-owner": String(o), label: o >= 0 ? `box ${r + 1},${c + 1}: ${colour[o]}'s` : `box ${r + 1},${c + 1}: open` },
+        grid.append(el("span", { class: `dbox${o >= 0 ? ` owned p${o}` : ""}`, testid: `box-${r}-${c}`, "data-owner": String(o), role: "img", label: o >= 0 ? `box ${r + 1},${c + 1}: ${colour[o]}'s` : `box ${r + 1},${c + 1}: open` },
           o >= 0 ? el("span", { class: "owner-mark", "aria-hidden": "true" }, colour[o][0].toUpperCase()) : null));
         continue;
       }
@@ -127,7 +129,7 @@ export function dotsBoard(box, view, el, colour) {
       const label = `${name}: ${d < 0 ? "not drawn" : d === 2 ? "drawn at the start" : `drawn by ${colour[d]}`}${isLast ? " (last move)" : ""}`;
       const b = el("button", {
         type: "button", class: cls.join(" "), testid: `line-${dir}-${row}-${col}`, tabIndex: -1, label, title: label,
-        disabled: p === null || view.over || over || d >= 0, role: "gridcell",
+        disabled: p === null || view.over || over || d >= 0,
         onclick: () => view.onMove({ dir, row, col }),
       });
       b.dataset.row = String(gy);
