@@ -38,6 +38,7 @@ const ui = {
   replaced: false,     // another tab took the session over: this one stands by
   news: null,          // {room, text, until}: "Bob joined." under the room's title
   invitePeek: null,    // {key, info | null}: what an invite link's room is
+  quickGame: null,     // the game whose quick-match queue we wait in
 };
 
 /** A JSON value from this tab's sessionStorage, or null. */
@@ -79,12 +80,14 @@ const REASONS = {
   score: "on points", resign: "by resignation", timeout: "on time", abandon: "by abandonment",
 };
 
+/* A sentence from the server (or the page) at the top; its code goes in data-code, not
+ * into the words ("(not allowed)" is jargon to a player). */
 function showError(err) {
   const box = $("errors");
   const text = err && err.message ? err.message : String(err);
-  const code = err && err.code ? ` (${err.code.replace(/_/g, " ")})` : "";
+  box.dataset.code = err && err.code ? err.code : "";
   box.textContent = "";
-  box.append(el("span", {}, `${text}${code}`),
+  box.append(el("span", {}, text),
     el("button", { type: "button", class: "link", onclick: () => (box.textContent = "") }, "dismiss"));
   clearTimeout(showError.timer);
   showError.timer = setTimeout(() => (box.textContent = ""), 8000);
@@ -104,6 +107,12 @@ function fmtClock(ms) {
   const s = Math.floor(ms / 1000);
   const m = Math.floor(s / 60);
   return `${m}:${String(s % 60).padStart(2, "0")}${ms < 10000 ? "." + Math.floor((ms % 1000) / 100) : ""}`;
+}
+
+/* A bot's think time after its move (" (92 ms)"); a person's own is not shown. */
+function thinkOf(s, lm) {
+  const p = s.players[lm.seat];
+  return p && p.kind === "bot" ? ` (${fmtThink(lm.think_ms)})` : "";
 }
 
 function fmtThink(ms) {
@@ -204,14 +213,12 @@ function onEvent(m) {
       if (m.room === ui.room && ui.state) renderGame(); // the result, and the seats' new ratings
       break;
     case "match_found":
-      $("quick-status").textContent = "Opponent found.";
-      $("quick-cancel").hidden = true;
+      quickDone("Opponent found.");
       ui.room = m.room;
       ui.state = null;
       break;
     case "queue_failed": // out of the queue: the server could not make the room
-      $("quick-status").textContent = m.message;
-      $("quick-cancel").hidden = true;
+      quickDone(m.message);
       showError(m);
       break;
     case "chat_message":
@@ -585,8 +592,28 @@ async function quickMatch(ev) {
     : { type: "queue_join", game, rated, bot_after_s: bot });
   if (!r) return;
   ui.room = null;
-  $("quick-status").textContent = "Waiting for an opponent…";
+  $("quick-status").textContent = bot > 0 ? `Waiting for an opponent: a computer player takes the seat after ${bot} s, or play one now.` : "Waiting for an opponent…";
   $("quick-cancel").hidden = false;
+  $("quick-now").hidden = false;
+  ui.quickGame = game;
+}
+
+/** "Play the computer now" while waiting in the queue: out of it, and a game against the
+ * level quick match would have brought (Casual), no Ready. */
+async function quickNow() {
+  const game = ui.quickGame || "thue";
+  if (!await send({ type: "queue_leave" })) return;
+  quickDone("");
+  const card = CARDS.find((c) => c.game === game);
+  const level = card ? card.levels[1] : { spec: "nested:1", label: "Casual" };
+  runStart({ kind: "bot", game, spec: level.spec, label: level.label });
+}
+
+/** The queue's line and buttons once waiting is over (text: what to say). */
+function quickDone(text) {
+  $("quick-status").textContent = text;
+  $("quick-cancel").hidden = true;
+  $("quick-now").hidden = true;
 }
 
 // ---- pages from the HTTP API: #/ladder, #/tournaments, #/tournament/ID, #/match/ID,
@@ -684,7 +711,9 @@ const POOL_OPTIONS = { nim: ["misere"], northcott: ["rows", "cols"], circle: ["f
 POOL_OPTIONS.dots = ["rows", "cols", "outline"];
 const poolOptionsOf = (game) => POOL_OPTIONS[game] || [];
 
-const ladderQuery = { game: "thue", variant: "square", k: 3, kind: "all", options: {} };
+// Thue's ladder opens on the pool of the first screen's games (square-free, 4 symbols) until
+// another is busier: with 3 symbols every match ends level (docs/web.md).
+const ladderQuery = { game: "thue", variant: "square", k: 4, kind: "all", options: {} };
 
 function ladderHash(q) {
   if (q.game === "thue") return `#/ladder?variant=${enc(q.variant)}&k=${q.k}&kind=${enc(q.kind)}`;
@@ -724,7 +753,7 @@ function poolText(game, o) {
 /** The pool a bare #/ladder opens on: of a few usual pools, the one with the most
  * players (square-free k = 3 when all are empty). There is no list of pools to ask. */
 async function busiestPool() {
-  const pools = [["square", 3], ["square", 4], ["square", 5], ["overlap", 2], ["overlap", 3], ["overlap", 4]];
+  const pools = [["square", 4], ["square", 3], ["square", 5], ["overlap", 2], ["overlap", 3], ["overlap", 4]]; // ties: the first
   const totals = await Promise.all(pools.map(([v, k]) =>
     getJSON(`/api/ladder?variant=${v}&k=${k}&kind=all&count=1`).then((j) => j.total || 0, () => 0)));
   let best = 0;
@@ -856,7 +885,7 @@ function tournamentForm() {
   const game = sel("t-game", [["thue", "Thue"], ...games().map((g) => [g.name, g.title])]);
   const thueOnly = [
     el("label", {}, "Variant ", sel("t-variant", [["square", "square-free"], ["overlap", "overlap-free"]])),
-    el("label", {}, "Symbols k ", num("t-k", 2, 64, 3)),
+    el("label", {}, "Symbols k ", num("t-k", 2, 64, 4)),
     el("label", { title: POINTS_HELP }, "Points limit ", num("t-limit", 1, 10000, 100)),
   ];
   // Another game's options: the room form's widgets (gameOptionFields), ids tgo-NAME.
@@ -1265,7 +1294,7 @@ function renderGameRoom() {
 
   const lm = m && m.last_move;
   const before = lm ? keptStates(s).find((k) => k.moves === m.moves - 1) : null;
-  $("last-move").textContent = lm ? `Last move: ${playerName(s.players[lm.seat])} ${moveText(game, lm.move, before ? before.state : null)} (${fmtThink(lm.think_ms)})` : "";
+  $("last-move").textContent = lm ? `Last move: ${playerName(s.players[lm.seat])} ${moveText(game, lm.move, before ? before.state : null)}${thinkOf(s, lm)}` : "";
 
   if (!m || m.step !== "over") ui.greplay = null;
   renderGameBoard();
@@ -1759,7 +1788,7 @@ function renderGame() {
 
   const lm = m && m.last_move;
   $("last-move").textContent = lm
-    ? `Last move: ${playerName(s.players[lm.seat])} ${lm.kind === "place" ? `placed at gap ${lm.value}` : `painted ${lm.value}`} (${fmtThink(lm.think_ms)})`
+    ? `Last move: ${playerName(s.players[lm.seat])} ${lm.kind === "place" ? `placed at gap ${lm.value}` : `painted ${lm.value}`}${thinkOf(s, lm)}`
     : "";
 
   renderWord();
@@ -2203,8 +2232,10 @@ async function runStart(action) {
   } else if (action.kind === "quick") {
     const r = await send({ type: "queue_join", variant: FIRST_GAME.variant, k: FIRST_GAME.k, bot_after_s: 30 });
     if (!r) return;
-    $("quick-status").textContent = "Waiting for an opponent (a computer player takes the seat after 30 s)…";
+    $("quick-status").textContent = "Waiting for an opponent: a computer player takes the seat after 30 s, or play one now.";
     $("quick-cancel").hidden = false;
+    $("quick-now").hidden = false;
+    ui.quickGame = "thue";
     $("quick-status").scrollIntoView({ block: "center" });
   } else if (action.kind === "watch") {
     const r = await send({ type: "list_rooms" });
@@ -2251,8 +2282,9 @@ function wire() {
   $("create-form").addEventListener("submit", createRoom);
   $("quick-form").addEventListener("submit", quickMatch);
   $("quick-cancel").addEventListener("click", async () => {
-    if (await send({ type: "queue_leave" })) { $("quick-status").textContent = ""; $("quick-cancel").hidden = true; }
+    if (await send({ type: "queue_leave" })) quickDone("");
   });
+  $("quick-now").addEventListener("click", quickNow);
   $("claim").addEventListener("click", claimName);
   $("token-form").addEventListener("submit", (ev) => {
     ev.preventDefault();

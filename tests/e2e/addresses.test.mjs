@@ -85,7 +85,7 @@ test("Back and Forward move between the lobby, a room, its replay and the ladder
   await tid(ann, "ladder-link").click();
   await pageLoaded(ann);
   await tid(ann, "ladder").waitFor();
-  await ann.waitForFunction(() => /^#\/ladder\?variant=square&k=3&kind=all$/.test(location.hash));
+  await ann.waitForFunction(() => /^#\/ladder\?variant=square&k=4&kind=all$/.test(location.hash)); // the first screen's pool
 
   // Back through all of it: lobby, replay, room; Forward to the ladder again.
   await ann.goBack();

@@ -115,6 +115,17 @@ test("play a friend: the link opens a card on the phone; one tap starts the matc
   await tid(cy, "card-nim").waitFor();
 }));
 
+test("quick match on an empty server says when a bot comes, and plays one now on a tap", () => withServer(async (browser, server) => {
+  const page = await open(browser, server, "quick", PHONE);
+  await page.press1("play-quick");
+  await tid(page, "quick-status").filter({ hasText: "after 30 s, or play one now" }).waitFor();
+  await shot(page, "fm-quick-waiting");
+  await page.press1("quick-now");
+  await page.locator("[data-testid=game][data-status=playing]").waitFor();
+  assert.match(await tid(page, "seat-1").textContent(), /^Casual \(computer\)/);
+  assert.equal(await tid(page, "quick-now").isVisible(), false);
+}));
+
 test("leave asks first; the games' list keeps a running game as 'your game in progress'", () => withServer(async (browser, server) => {
   const ann = await open(browser, server, "ann", DESKTOP);
   await ann.press1("card-thue-computer");

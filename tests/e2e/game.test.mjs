@@ -228,7 +228,7 @@ test("a private room by invite code; a dropped connection reconnects and keeps t
   assert(await tid(jon, `join-${room}`).count() === 0, "a private room is not listed");
   await tid(jon, "join-room").fill(room);
   await tid(jon, "join").click();
-  await tid(jon, "error").filter({ hasText: "no such room" }).waitFor();
+  await jon.locator("[data-testid=error][data-code=no_such_room]").waitFor();
   await tid(jon, "join-invite").fill(invite[1]);
   await tid(jon, "join").click();
   await tid(jon, "game").waitFor();

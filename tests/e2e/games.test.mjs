@@ -61,7 +61,7 @@ test("two people play Nim by clicks to the end; a spectator watches; the match r
 
   // Bob clicks out of turn: the server refuses and the page says why; nothing changes.
   await bob.locator("[data-testid=token-0-0]").click();
-  await tid(bob, "error").filter({ hasText: "not your turn" }).waitFor();
+  await bob.locator("[data-testid=error][data-code=not_your_turn]").waitFor();
   await tid(bob, "gboard-hint").filter({ hasText: "not your turn" }).waitFor();
   assert(JSON.stringify(await heapsOf(bob)) === "[2,3]", "the refused click changed nothing");
   await shot(bob, "g1-bob-refused");
@@ -169,7 +169,7 @@ test("the create form checks the options as the server does and shows the server
   await tid(dana, "c-error").filter({ hasText: "The server refused the room" }).waitFor();
   const said = await tid(dana, "c-error").textContent();
   assert(said.includes("/api/games"), `the server's own sentence: ${said}`);
-  await tid(dana, "error").filter({ hasText: "unknown game" }).waitFor();
+  await dana.locator("[data-testid=error][data-code=unknown_game]").waitFor();
 
   // A valid form makes the room, misère included.
   const room = await createGameRoom(dana, "nim", { heaps: "1, 2, 3", misere: true });

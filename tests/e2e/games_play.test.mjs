@@ -73,7 +73,7 @@ for (const [game, opts, illegal, botOpts] of GAMES.filter(([g]) => found.have.ha
       // A click the rules refuse: the server's sentence shows, and the move is still Ann's.
       await ann.locator("[data-testid=gboard][data-turn=mine]").waitFor();
       for (const id of illegal) await tid(ann, id).click();
-      await tid(ann, "error").filter({ hasText: "(illegal move)" }).waitFor();
+      await ann.locator("[data-testid=error][data-code=illegal_move]").waitFor();
       const said = await tid(ann, "gboard-hint").textContent();
       assert(said.length > 10, `the refusal under the board: ${said}`);
       await ann.locator("[data-testid=gboard][data-turn=mine][data-moves='0']").waitFor();

@@ -102,7 +102,7 @@ test("the ladder page chooses a game and its pool by its form and its address", 
 
   // Back returns to the previous pool, and again to the circle of 9.
   r = await ladderRequest(page, () => page.goBack());
-  assert(r.game === null && r.variant === "square" && r.k === "3", `Back: square-free k = 3: ${JSON.stringify(r)}`);
+  assert(r.game === null && r.variant === "square" && r.k === "4", `Back: square-free k = 4 (the first screen's pool): ${JSON.stringify(r)}`);
   await loaded(page);
   r = await ladderRequest(page, () => page.goBack());
   assert(r.game === "circle" && r.options.fields === 9, `Back: the circle of 9 again: ${JSON.stringify(r)}`);

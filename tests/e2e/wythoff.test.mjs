@@ -69,7 +69,7 @@ test("a person beats the perfect bot on the quarter-plane board by clicks and ke
 
   // A click the rules refuse: take 1 and 4 (|1 - 4| >= 2).
   await tid(cleo, "wy-6-8").click();
-  await tid(cleo, "error").filter({ hasText: "(illegal move)" }).waitFor();
+  await cleo.locator("[data-testid=error][data-code=illegal_move]").waitFor();
   const said = await tid(cleo, "gboard-hint").textContent();
   assert(/\|x - y\| < a/.test(said), `the server's sentence under the board: ${said}`);
   await cleo.locator("[data-testid=gboard][data-turn=mine][data-moves='0']").waitFor();
@@ -133,7 +133,7 @@ test("heaps too big to draw: the counters take a move and the bot answers", () =
   await tid(dan, "wy-take-0").fill("3");
   await tid(dan, "wy-take-1").fill("4");
   await tid(dan, "wy-take").click();
-  await tid(dan, "error").filter({ hasText: "(illegal move)" }).waitFor();
+  await dan.locator("[data-testid=error][data-code=illegal_move]").waitFor();
   await tid(dan, "wy-take-0").fill("0");
   await tid(dan, "wy-take-1").fill("5");
   await tid(dan, "wy-take").click();
