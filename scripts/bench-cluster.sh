@@ -298,6 +298,7 @@ start_node() {
   local log=$1 name=$2 db=$3
   local cl=()
   [ -n "$name" ] && cl=(--node "$name" --redis "$REDIS_URL")
+  : >"$log" # before the server runs: the port is read from it at once
   "$SERVER_BIN" --port 0 --bind 127.0.0.1 --db "$db" --log-level info "${cl[@]}" \
     --max-connections 100000 --max-connections-per-ip 100000 \
     --max-rooms 100000 --max-rooms-per-player 1000 --room-rate-per-ip 1000000 \

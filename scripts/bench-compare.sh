@@ -120,6 +120,7 @@ mkdir -p "$OUT"
 # server's /metrics. Prints moves per million instructions.
 instr_run() {
   local bin=$1 f=$2 cg="$2.callgrind" log="$2.server" port="" pid
+  : >"$log" # before the server runs: the port is read from it at once
   valgrind --tool=callgrind --separate-threads=yes --callgrind-out-file="$cg" "$bin" --port 0 \
     --bind 127.0.0.1 --db :memory: --log-level warn --threads 1 >"$log" 2>&1 &
   pid=$!

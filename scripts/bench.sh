@@ -234,6 +234,7 @@ start_server() {
   if [[ $help == *--room-rate-per-ip* ]]; then
     extra+=(--room-rate-per-ip 1000000)
   fi
+  : >"$log" # before the server runs: the port is read from it at once
   "$SERVER_BIN" --port "$PORT" --bind 127.0.0.1 --db :memory: --log-level warn \
     --max-connections-per-ip 1000000 --max-rooms 100000 --rate 10000 --burst 10000 \
     "${phase_flags[@]}" "${extra[@]}" >"$log" 2>&1 &

@@ -15,6 +15,9 @@ cleanup() {
 trap cleanup EXIT
 fail() { echo "test_sources: FAIL: $*" >&2; exit 1; }
 
+# The log exists before the server starts: the background job opens it only once it runs,
+# and a sed before that (a busy machine) would fail the script under set -e.
+: >"$WORK/server.log"
 "$SERVER" --port 0 --bind 127.0.0.1 --db :memory: --log-level warn \
   --max-connections-per-ip 4 >"$WORK/server.log" 2>&1 &
 PID=$!
