@@ -168,7 +168,9 @@ static int add_node(void *arg, const thue_guct_view *v)
         b->oom = 1;
         return 1;
     }
-    if (b->b.len > b->max) {
+    /* What is written, and what closing the open nodes will add (each at most
+     * "],\"hidden\":2147483647}"). */
+    if (b->b.len + (size_t)b->open * 24 > b->max) {
         b->over = 1;
         return 1;
     }
