@@ -10,7 +10,7 @@
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
-import { launch, pageLoaded, run, startServer, test, tid } from "./lib.mjs";
+import { pageLoaded, run, test, tid, withWorld } from "./lib.mjs";
 
 const AXE = fs.readFileSync(path.join(path.dirname(new URL(import.meta.url).pathname), "node_modules", "axe-core", "axe.min.js"), "utf8");
 const DEVICES = [["desktop", { viewport: { width: 1280, height: 800 } }], ["phone", { viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true }]];
@@ -44,17 +44,6 @@ function checker() {
   };
 }
 
-async function withServer(fn, flags = []) {
-  const server = await startServer(flags);
-  const browser = await launch();
-  try {
-    await fn(browser, server);
-  } finally {
-    await browser.close().catch(() => {});
-    await server.stop();
-  }
-}
-
 async function opened(browser, server, device, hash = "/") {
   const context = await browser.newContext(device);
   const page = await context.newPage();
@@ -73,7 +62,7 @@ async function playComputer(page, game, level) {
   await page.locator("[data-testid=game][data-status=playing]").waitFor();
 }
 
-test("the first screen, invitations, a friend's room, a replaced tab: no critical or serious violation", () => withServer(async (browser, server) => {
+test("the first screen, invitations, a friend's room, a replaced tab: no critical or serious violation", () => withWorld(async (browser, server) => {
   const c = checker();
   for (const [label, device] of DEVICES) {
     const page = await opened(browser, server, device);
@@ -106,7 +95,7 @@ test("the first screen, invitations, a friend's room, a replaced tab: no critica
   c.report("first screen");
 }));
 
-test("every game against the computer, while it runs and once it is over: no critical or serious violation", () => withServer(async (browser, server) => {
+test("every game against the computer, while it runs and once it is over: no critical or serious violation", () => withWorld(async (browser, server) => {
   const c = checker();
   const levels = { thue: "beginner", nim: "beginner", rims: "beginner", northcott: "beginner", circle: "beginner", wythoff: "beginner", dots: "casual" };
   for (const [label, device] of DEVICES) {
@@ -133,7 +122,7 @@ test("every game against the computer, while it runs and once it is over: no cri
   c.report("games");
 }));
 
-test("the lobby, ladder, tournaments, a replay, a player's matches, the analysis page: no critical or serious violation", () => withServer(async (browser, server) => {
+test("the lobby, ladder, tournaments, a replay, a player's matches, the analysis page: no critical or serious violation", () => withWorld(async (browser, server) => {
   const c = checker();
   for (const [label, device] of DEVICES) {
     const page = await opened(browser, server, device);

@@ -13,7 +13,7 @@
 // Screenshots go to the run's temp directory (lib.mjs: SHOTS). Run:
 //   node tests/e2e/first_minutes.test.mjs --server build/server/thue-server
 import assert from "node:assert/strict";
-import { launch, run, shot, startServer, test, tid } from "./lib.mjs";
+import { run, shot, test, tid, withWorld } from "./lib.mjs";
 
 const DESKTOP = { viewport: { width: 1280, height: 800 } };
 const PHONE = { viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true };
@@ -37,18 +37,7 @@ async function open(browser, server, label, device, path = "/") {
   return page;
 }
 
-async function withServer(fn) {
-  const server = await startServer();
-  const browser = await launch();
-  try {
-    await fn(browser, server);
-  } finally {
-    await browser.close().catch(() => {});
-    await server.stop();
-  }
-}
-
-test("every game is a card; the computer is two taps away, levels named for people, no Ready", () => withServer(async (browser, server) => {
+test("every game is a card; the computer is two taps away, levels named for people, no Ready", () => withWorld(async (browser, server) => {
   for (const [device, label] of [[DESKTOP, "desktop"], [PHONE, "phone"]]) {
     const page = await open(browser, server, label, device);
     for (const g of GAMES) await tid(page, `card-${g}`).waitFor();
@@ -78,7 +67,7 @@ test("every game is a card; the computer is two taps away, levels named for peop
   }
 }));
 
-test("play a friend: the link opens a card on the phone; one tap starts the match on both screens", () => withServer(async (browser, server) => {
+test("play a friend: the link opens a card on the phone; one tap starts the match on both screens", () => withWorld(async (browser, server) => {
   const ann = await open(browser, server, "ann", DESKTOP);
   await tid(ann, "name").fill("Ann");
   await ann.press1("card-nim-friend");
@@ -115,7 +104,7 @@ test("play a friend: the link opens a card on the phone; one tap starts the matc
   await tid(cy, "card-nim").waitFor();
 }));
 
-test("quick match on an empty server says when a bot comes, and plays one now on a tap", () => withServer(async (browser, server) => {
+test("quick match on an empty server says when a bot comes, and plays one now on a tap", () => withWorld(async (browser, server) => {
   const page = await open(browser, server, "quick", PHONE);
   await page.press1("play-quick");
   await tid(page, "quick-status").filter({ hasText: "after 30 s, or play one now" }).waitFor();
@@ -126,7 +115,7 @@ test("quick match on an empty server says when a bot comes, and plays one now on
   assert.equal(await tid(page, "quick-now").isVisible(), false);
 }));
 
-test("leave asks first; the games' list keeps a running game as 'your game in progress'", () => withServer(async (browser, server) => {
+test("leave asks first; the games' list keeps a running game as 'your game in progress'", () => withWorld(async (browser, server) => {
   const ann = await open(browser, server, "ann", DESKTOP);
   await ann.press1("card-thue-computer");
   await ann.press1("card-thue-level-casual");
@@ -149,7 +138,7 @@ test("leave asks first; the games' list keeps a running game as 'your game in pr
   assert.equal(await tid(ann, "in-game").isVisible(), false);
 }));
 
-test("a second tab: the first says so plainly and can take the game back", () => withServer(async (browser, server) => {
+test("a second tab: the first says so plainly and can take the game back", () => withWorld(async (browser, server) => {
   const first = await open(browser, server, "tab1", DESKTOP);
   await first.press1("card-nim-computer");
   await first.press1("card-nim-level-beginner");
@@ -167,7 +156,7 @@ test("a second tab: the first says so plainly and can take the game back", () =>
   await tid(second, "replaced").waitFor();
 }));
 
-test("the first load is under 90 KB on the wire, a reload under 10 KB", () => withServer(async (browser, server) => {
+test("the first load is under 90 KB on the wire, a reload under 10 KB", () => withWorld(async (browser, server) => {
   const context = await browser.newContext(DESKTOP);
   const page = await context.newPage();
   const cdp = await context.newCDPSession(page);
