@@ -1151,23 +1151,20 @@ int thue_config_load(thue_config *c, int argc, char **argv, char *err, size_t er
      * more than its owner may, an owner no more than all. */
     static const struct {
         const char *small, *large, *why;
-        long long scale; /* large's unit in small's */
     } ordered[] = {
-        {"bot-think-ms", "bot-think-max-ms", "", 1},
-        {"search-mem-mib", "owner-search-mem-mib", " (one search is one owner's)", 1},
-        {"owner-search-mem-mib", "search-mem-total-mib", " (one owner's searches are some of all)",
-         1},
+        {"bot-think-ms", "bot-think-max-ms", ""},
+        {"search-mem-mib", "owner-search-mem-mib", " (one search is one owner's)"},
+        {"owner-search-mem-mib", "search-mem-total-mib", " (one owner's searches are some of all)"},
     };
     for (size_t i = 0; i < sizeof ordered / sizeof ordered[0]; i++) {
         const setting *lo = find_setting(ordered[i].small, strlen(ordered[i].small)),
                       *hi = find_setting(ordered[i].large, strlen(ordered[i].large));
-        if ((long long)*int_member(c, lo) <= (long long)*int_member(c, hi) * ordered[i].scale)
+        if (*int_member(c, lo) <= *int_member(c, hi))
             continue;
         char a[THUE_CONFIG_PATH_MAX + 64], b[THUE_CONFIG_PATH_MAX + 64];
         describe(lo, c, &src[lo - settings], a, sizeof a);
         describe(hi, c, &src[hi - settings], b, sizeof b);
-        return fail(err, errsize, "%s must be at most %s%s%s", a, b,
-                    ordered[i].scale > 1 ? " in KiB" : "", ordered[i].why);
+        return fail(err, errsize, "%s must be at most %s%s", a, b, ordered[i].why);
     }
     return 0;
 }
