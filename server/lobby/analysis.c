@@ -113,18 +113,25 @@ static void close_to(builder *b, int depth)
     }
 }
 
-/* s as a JSON string (a state's name has no double quote, but may hold anything else). */
+/* The bytes a JSON string must escape: the double quote, the backslash and the controls. */
+static const char JSON_ESCAPED[] = "\"\\\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b\x0c\x0d\x0e"
+                                   "\x0f\x10\x11\x12\x13\x14\x15\x16\x17\x18\x19\x1a\x1b\x1c\x1d"
+                                   "\x1e\x1f";
+
+/* s as a JSON string (a state's name has no double quote, but may hold anything else):
+ * the runs that need no escape in one append each (a Thue word's name is long). */
 static void put_string(thue_strbuf *b, const char *s)
 {
     thue_strbuf_printf(b, "\"");
-    for (const char *p = s; *p; p++) {
-        unsigned char c = (unsigned char)*p;
-        if (c == '"' || c == '\\')
-            thue_strbuf_printf(b, "\\%c", c);
-        else if (c < 0x20)
-            thue_strbuf_printf(b, "\\u%04x", c);
-        else
-            thue_strbuf_printf(b, "%c", c);
+    while (*s) {
+        size_t run = strcspn(s, JSON_ESCAPED);
+        if (run > 0)
+            thue_strbuf_printf(b, "%.*s", (int)run, s);
+        s += run;
+        if (*s == '"' || *s == '\\')
+            thue_strbuf_printf(b, "\\%c", *s++);
+        else if (*s)
+            thue_strbuf_printf(b, "\\u%04x", (unsigned char)*s++);
     }
     thue_strbuf_printf(b, "\"");
 }
@@ -604,9 +611,7 @@ int cmd_analyze(request *rq)
     long mine =
         thue_counts_get(l->analyses_owned, owner) - (old != NULL && strcmp(old->owner, owner) == 0);
     long here = thue_counts_get(l->analyses_ip, ip) - (old != NULL && strcmp(old->ip, ip) == 0);
-    int per_ip = l->cfg.analyses_per_ip;
-    if (per_ip >= l->cfg.max_analyses)
-        per_ip = l->cfg.max_analyses > 1 ? l->cfg.max_analyses - 1 : 1;
+    int per_ip = l->cfg.analyses_per_ip; /* below max_analyses (thue_lobby_new) */
     if (l->nanalyses - (old != NULL ? 1 : 0) >= l->cfg.max_analyses) {
         free(st);
         snprintf(rq->message, sizeof rq->message,

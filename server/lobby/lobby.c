@@ -572,6 +572,9 @@ thue_lobby *thue_lobby_new(uv_loop_t *loop, const thue_lobby_config *cfg, thue_p
         l->cfg.analyses_per_owner = THUE_LOBBY_ANALYSES_PER_OWNER_DEFAULT;
     if (l->cfg.analyses_per_ip <= 0)
         l->cfg.analyses_per_ip = THUE_LOBBY_ANALYSES_PER_IP_DEFAULT;
+    /* One address never holds every analysis slot: another address always gets one. */
+    if (l->cfg.analyses_per_ip >= l->cfg.max_analyses)
+        l->cfg.analyses_per_ip = l->cfg.max_analyses > 1 ? l->cfg.max_analyses - 1 : 1;
     if (l->cfg.bot_seats_per_ip <= 0)
         l->cfg.bot_seats_per_ip = THUE_LOBBY_BOT_SEATS_PER_IP_DEFAULT;
     if (l->cfg.analysis_seconds_max <= 0)
