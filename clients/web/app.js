@@ -7,7 +7,7 @@
 import { Connection } from "./conn.js";
 import { losingSymbols, symbolColour } from "./rules.js";
 import { noticeTurn, setSound, soundWanted } from "./notify.js";
-import { CARDS, levelOf, picture } from "./home.js";
+import { CARDS, cardOf, levelOf, picture } from "./home.js";
 import {
   applyMove, boardKey, checkOptions, COLOUR, drawBoard, fieldText, gameInfo, gameTitle, games, loadGames,
   moveHint, moveText, optionsText, resultWords, serverListsGames,
@@ -467,6 +467,12 @@ function waitingText(s) {
   return "Waiting for an opponent.";
 }
 
+/** The level (home.js) a room's computer player p is, or null (a person, or a bot
+ * seated by its spec alone). */
+function botLevel(s, p) {
+  return p && p.kind === "bot" ? levelOf(s.options.game || "thue", p.bot || p.name) : null;
+}
+
 /** A seat's name: a computer player by its level where it has one ("Beginner"), else its
  * spec; (you) for your own seat. */
 function seatName(s, seat) {
@@ -474,7 +480,7 @@ function seatName(s, seat) {
   if (!p) return "free seat";
   let name = p.name;
   if (p.kind === "bot") {
-    const level = levelOf(s.options.game || "thue", p.bot || p.name);
+    const level = botLevel(s, p);
     name = level ? `${level.label} (computer)` : `${p.name} (bot)`;
   }
   return `${name}${s.you === seat ? " (you)" : ""}`;
@@ -592,6 +598,12 @@ async function quickMatch(ev) {
     : { type: "queue_join", game, rated, bot_after_s: bot });
   if (!r) return;
   ui.room = null;
+  quickWaiting(game, bot);
+}
+
+/** The queue's line and buttons while we wait in game's queue (bot: the seconds until a
+ * computer player takes the seat, 0: never). */
+function quickWaiting(game, bot) {
   $("quick-status").textContent = bot > 0 ? `Waiting for an opponent: a computer player takes the seat after ${bot} s, or play one now.` : "Waiting for an opponent…";
   $("quick-cancel").hidden = false;
   $("quick-now").hidden = false;
@@ -604,7 +616,7 @@ async function quickNow() {
   const game = ui.quickGame || "thue";
   if (!await send({ type: "queue_leave" })) return;
   quickDone("");
-  const card = CARDS.find((c) => c.game === game);
+  const card = cardOf(game);
   const level = card ? card.levels[1] : { spec: "nested:1", label: "Casual" };
   runStart({ kind: "bot", game, spec: level.spec, label: level.label });
 }
@@ -1267,7 +1279,7 @@ function renderGameRoom() {
     box.classList.toggle("mine", s.you === seat);
     box.append(el("div", { class: "seat-name" }, seatName(s, seat)));
     const bits = [];
-    if (p && p.kind === "bot" && levelOf(s.options.game || "thue", p.bot || p.name)) bits.push(p.bot || p.name); // the engine, in small print
+    if (botLevel(s, p)) bits.push(p.bot || p.name); // the engine, in small print
     if (m) bits.push(playerOf(m, seat) === 0 ? "white, moves first" : "black");
     if (p && !p.connected) bits.push("disconnected");
     if (p && !m && p.ready) bits.push("ready");
@@ -1758,7 +1770,7 @@ function renderGame() {
     const role = m ? (m.builder === seat ? "builder" : "painter") : "";
     box.append(el("div", { class: "seat-name" }, seatName(s, seat)));
     const bits = [];
-    if (p && p.kind === "bot" && levelOf(s.options.game || "thue", p.bot || p.name)) bits.push(p.bot || p.name); // the engine, in small print
+    if (botLevel(s, p)) bits.push(p.bot || p.name); // the engine, in small print
     if (role) bits.push(role);
     if (p && !p.connected) bits.push("disconnected");
     if (p && !m && p.ready) bits.push("ready");
@@ -2232,10 +2244,7 @@ async function runStart(action) {
   } else if (action.kind === "quick") {
     const r = await send({ type: "queue_join", variant: FIRST_GAME.variant, k: FIRST_GAME.k, bot_after_s: 30 });
     if (!r) return;
-    $("quick-status").textContent = "Waiting for an opponent: a computer player takes the seat after 30 s, or play one now.";
-    $("quick-cancel").hidden = false;
-    $("quick-now").hidden = false;
-    ui.quickGame = "thue";
+    quickWaiting("thue", 30);
     $("quick-status").scrollIntoView({ block: "center" });
   } else if (action.kind === "watch") {
     const r = await send({ type: "list_rooms" });
