@@ -294,7 +294,7 @@ function showNext(room) {
   const box = $("next-game");
   const e = ui.seated[room];
   const s = e ? e.state : ui.state && ui.state.room === room ? ui.state : null;
-  const vs = s ? ` against ${playerName(s.players[1 - s.you])}` : "";
+  const vs = s ? ` against ${nameIn(s, s.players[1 - s.you])}` : "";
   box.textContent = "";
   box.append(el("span", {}, `Your next game is ready${vs}${s ? ` (${s.name})` : ""}. `),
     el("button", { type: "button", testid: "next-game-go", onclick: () => switchTo(room) }, "Go to the game"),
@@ -473,16 +473,19 @@ function botLevel(s, p) {
   return p && p.kind === "bot" ? levelOf(s.options.game || "thue", p.bot || p.name) : null;
 }
 
-/** A seat's name: a computer player by its level where it has one ("Beginner"), else its
- * spec; (you) for your own seat. */
+/** How the room s's sentences call its player p: a computer player by its level
+ * ("Beginner (computer)") where it has one, as its seat does, else by its name. */
+function nameIn(s, p) {
+  const level = botLevel(s, p);
+  return level ? `${level.label} (computer)` : playerName(p);
+}
+
+/** A seat's name: as nameIn, a bot without a level marked "(bot)"; (you) for your own
+ * seat. */
 function seatName(s, seat) {
   const p = s.players[seat];
   if (!p) return "free seat";
-  let name = p.name;
-  if (p.kind === "bot") {
-    const level = botLevel(s, p);
-    name = level ? `${level.label} (computer)` : `${p.name} (bot)`;
-  }
+  const name = p.kind === "bot" && !botLevel(s, p) ? `${p.name} (bot)` : nameIn(s, p);
   return `${name}${s.you === seat ? " (you)" : ""}`;
 }
 
@@ -1082,21 +1085,21 @@ async function pageMatches(body, name, page = 1) {
     : el("div", { class: "table-wrap", testid: "matches" }, table(["Players", "Game", "Result", "Ended", ""], ms.map((m) => [
       m.players.map((p) => p.name).join(" vs "),
       isGameRecord(m) ? `${optionsText(m.game, m.game_options)}${m.rated ? ", rated" : ""}` : `${m.variant}, k=${m.k}${m.rated ? ", rated" : ""}`,
-      isGameRecord(m) ? resultWords(m.result, m.players.map(playerName)) : resultText(m.result, m.players, m.points),
+      isGameRecord(m) ? resultWords(m.result, m.players.map(playerName)) : resultText(m.result, m.players.map(playerName), m.points),
       m.ended_at ? new Date(m.ended_at).toLocaleString() : "",
       link(`#/match/${enc(m.match)}`, "Replay", `replay-${m.match}`),
     ]))));
 }
 
-/** A result in words, the winner first and by name with the winner's points first
- * ("nested:3 wins 14–11"); a draw in seat order. */
-function resultText(result, players, points) {
+/** A result in words, the winner first and by name (names: the seats') with the winner's
+ * points first ("nested:3 wins 14–11"); a draw in seat order. */
+function resultText(result, names, points) {
   if (!result) return "";
   const w = result.winner;
   const how = REASONS[result.reason] ? ` ${REASONS[result.reason]}` : "";
   if (w === null) return `Draw${how}${points ? `: ${points[0]}–${points[1]}` : ""}`;
   const pts = points ? ` ${points[w]}–${points[1 - w]}` : "";
-  return `${playerName(players[w])} wins${pts}${how}`;
+  return `${names[w]} wins${pts}${how}`;
 }
 
 /** The word after the first `step` moves of a record: {round, word, placed, last}. */
@@ -1123,7 +1126,7 @@ async function pageMatch(body, id) {
   const o = rec.options;
   body.append(el("h2", {}, `Match ${rec.match}: ${rec.players.map((p) => playerName(p)).join(" vs ")}`),
     el("p", { class: "small", title: POINTS_HELP }, `${o.variant}-free, k = ${o.k}, rounds end at ${o.limit} points${o.rated ? " · rated" : ""}${rec.tournament ? ` · tournament ${rec.tournament}, round ${rec.tournament_round}` : ""}`),
-    el("p", { testid: "replay-result" }, `${resultText(rec.result, rec.players, rec.points)}.`));
+    el("p", { testid: "replay-result" }, `${resultText(rec.result, rec.players.map(playerName), rec.points)}.`));
   if (rec.ratings) {
     body.append(el("p", { class: "small" }, rec.ratings.map((r, i) => `${playerName(rec.players[i])}: ${Math.round(r.before)} → ${Math.round(r.after)}`).join(" · ")));
   }
@@ -1185,7 +1188,7 @@ function renderReplay() {
     // Points are the painter's: credit them to the painter by name.
     sc.append(el("div", { class: "small", testid: `replay-score-${i}` }, `Round ${i + 1}: ${playerName(rec.players[1 - rr.builder])} paints: ${done ? `${rr.points} pt` : "…"} (${playerName(rec.players[rr.builder])} builds)`));
   });
-  if (replay.step === n) sc.append(el("div", {}, el("strong", { testid: "replay-final" }, `Final: ${resultText(rec.result, rec.players, rec.points)}`)));
+  if (replay.step === n) sc.append(el("div", {}, el("strong", { testid: "replay-final" }, `Final: ${resultText(rec.result, rec.players.map(playerName), rec.points)}`)));
   const o = rec.options;
   document.querySelector("[data-testid=replay-analyse]").href = analysisHash("thue", { variant: o.variant, k: o.k, limit: o.limit }, thuePosition(rec, replay.step));
 }
@@ -1298,7 +1301,7 @@ function renderGameRoom() {
   if (!m) turn = waitingText(s);
   else if (m.step === "over") turn = "The match is over.";
   else if (mine) turn = `Your move (${COLOUR[playerOf(m, s.you)]}): ${moveHint(game)}.`;
-  else turn = `${playerName(s.players[m.to_move])} (${COLOUR[playerOf(m, m.to_move)]}) to move.`;
+  else turn = `${nameIn(s, s.players[m.to_move])} (${COLOUR[playerOf(m, m.to_move)]}) to move.`;
   $("turn").textContent = turn;
   $("turn").classList.toggle("yours", mine);
   if (m && m.thinking !== null) $("turn").append(el("span", { class: "thinking", testid: "thinking" }, " thinking…"));
@@ -1306,7 +1309,7 @@ function renderGameRoom() {
 
   const lm = m && m.last_move;
   const before = lm ? keptStates(s).find((k) => k.moves === m.moves - 1) : null;
-  $("last-move").textContent = lm ? `Last move: ${playerName(s.players[lm.seat])} ${moveText(game, lm.move, before ? before.state : null)}${thinkOf(s, lm)}` : "";
+  $("last-move").textContent = lm ? `Last move: ${nameIn(s, s.players[lm.seat])} ${moveText(game, lm.move, before ? before.state : null)}${thinkOf(s, lm)}` : "";
 
   if (!m || m.step !== "over") ui.greplay = null;
   renderGameBoard();
@@ -1404,7 +1407,7 @@ function renderGameReplay() {
   box.textContent = "";
   const at = list[step];
   const lm = at.last;
-  const who = lm ? playerName(s.players[lm.seat]) : "";
+  const who = lm ? nameIn(s, s.players[lm.seat]) : "";
   const prev = step > 0 ? list[step - 1].state : null;
   box.append(el("div", { class: "actions" },
     el("button", { type: "button", testid: "g-replay-first", disabled: step === 0, onclick: () => go(0) }, "« First"),
@@ -1723,12 +1726,12 @@ function renderRoundBanner() {
   banner.hidden = !shown;
   if (!shown) return;
   const r = m.rounds[roundEnd.round];
-  const painter = playerName(s.players[1 - r.builder]);
+  const painter = nameIn(s, s.players[1 - r.builder]);
   const why = r.end === "repetition" && r.repetition
     ? `a ${r.repetition.length === 2 * r.repetition.period ? "square" : "overlap"} (${r.word.slice(r.repetition.start, r.repetition.start + r.repetition.length).join(" ")}) ended it`
     : r.end === "limit" ? "it reached the points limit" : r.end === "forfeit" ? "it ended by forfeit" : "it ended";
   const next = roundEnd.round === 0 && m.step !== "over"
-    ? ` Round 2: ${playerName(s.players[m.rounds[1].builder])} builds, ${playerName(s.players[1 - m.rounds[1].builder])} paints.`
+    ? ` Round 2: ${nameIn(s, s.players[m.rounds[1].builder])} builds, ${nameIn(s, s.players[1 - m.rounds[1].builder])} paints.`
     : "";
   banner.textContent = `Round ${roundEnd.round + 1} over: ${painter} scored ${r.points} point${r.points === 1 ? "" : "s"}; ${why}.${next}`;
 }
@@ -1792,7 +1795,7 @@ function renderGame() {
     const who = s.players[m.to_move];
     if (myTurn("place")) turn = `Round ${m.round + 1}: your move: choose a gap for the next symbol.`;
     else if (myTurn("paint")) turn = `Round ${m.round + 1}: your move: choose the symbol for the marked gap.`;
-    else turn = `Round ${m.round + 1}: ${playerName(who)} ${m.step === "place" ? "chooses a gap" : "chooses a symbol"}.`;
+    else turn = `Round ${m.round + 1}: ${nameIn(s, who)} ${m.step === "place" ? "chooses a gap" : "chooses a symbol"}.`;
   }
   $("turn").textContent = turn;
   $("turn").classList.toggle("yours", myTurn("place") || myTurn("paint"));
@@ -1800,7 +1803,7 @@ function renderGame() {
 
   const lm = m && m.last_move;
   $("last-move").textContent = lm
-    ? `Last move: ${playerName(s.players[lm.seat])} ${lm.kind === "place" ? `placed at gap ${lm.value}` : `painted ${lm.value}`}${thinkOf(s, lm)}`
+    ? `Last move: ${nameIn(s, s.players[lm.seat])} ${lm.kind === "place" ? `placed at gap ${lm.value}` : `painted ${lm.value}`}${thinkOf(s, lm)}`
     : "";
 
   renderWord();
@@ -1963,7 +1966,7 @@ function renderRounds() {
     // A round after the one being played has not started, whatever its `end` says.
     const status = r.end === "playing" && i > m.round ? "not started yet" : ends[r.end] || r.end;
     const line = el("div", { class: "round", testid: `round-${i}` },
-      el("div", {}, `Round ${i + 1}: ${playerName(ui.state.players[r.builder])} builds, ${playerName(ui.state.players[1 - r.builder])} paints: ${r.points} pt, ${status}`));
+      el("div", {}, `Round ${i + 1}: ${nameIn(ui.state, ui.state.players[r.builder])} builds, ${nameIn(ui.state, ui.state.players[1 - r.builder])} paints: ${r.points} pt, ${status}`));
     if (r.word) {
       const w = el("div", { class: "word small-word", testid: `round-word-${i}` });
       const rep = r.repetition;
@@ -2010,7 +2013,8 @@ function renderButtons() {
     res.hidden = false;
     res.textContent = "";
     const w = m.result.winner;
-    let text = isGame(s) ? resultWords(m.result, s.players.map(playerName)) : `${resultText(m.result, s.players, m.points)}.`;
+    const names = s.players.map((p) => nameIn(s, p));
+    let text = isGame(s) ? resultWords(m.result, names) : `${resultText(m.result, names, m.points)}.`;
     res.dataset.reason = m.result.reason;
     if (s.you !== null && w !== null) text = (w === s.you ? "You win! " : "You lose. ") + text;
     // Green for a win (or a result watched), amber for a draw, red for your loss.
@@ -2075,7 +2079,7 @@ function tickAway() {
     const running = s.match && s.match.step !== "over";
     if (!running) e.textContent = `${left} to come back`;
     else if (s.you !== null && s.you !== seat) e.textContent = `${left} to come back, or you win by abandonment`;
-    else e.textContent = `${left} to come back, or ${playerName(s.players[1 - seat])} wins by abandonment`;
+    else e.textContent = `${left} to come back, or ${nameIn(s, s.players[1 - seat])} wins by abandonment`;
   }
 }
 

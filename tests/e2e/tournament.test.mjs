@@ -262,7 +262,7 @@ test("a player in another room's game gets a banner, not a switch, when its tour
 
   await tid(bob, "entrant-Ann").waitFor();
   await tid(bob, "t-start").click();
-  await tid(ann, "next-game").filter({ hasText: "greedy" }).waitFor();
+  await tid(ann, "next-game").filter({ hasText: "against Beginner (computer)" }).waitFor();
   assert(await tid(ann, "game").getAttribute("data-room") === own, "Ann's own room stays on screen");
   await shots(ann, "banner-in-room");
   await tid(ann, "next-game-go").click();
