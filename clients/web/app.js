@@ -468,9 +468,12 @@ function waitingText(s) {
 }
 
 /** The level (home.js) a room's computer player p is, or null (a person, or a bot
- * seated by its spec alone). */
+ * seated by its spec alone). A seat's `bot` is the full spec, defaults written out
+ * ("uct:iterations=3000,playout=100,c=…"); its name is the short one a level names. */
 function botLevel(s, p) {
-  return p && p.kind === "bot" ? levelOf(s.options.game || "thue", p.bot || p.name) : null;
+  if (!p || p.kind !== "bot") return null;
+  const game = s.options.game || "thue";
+  return levelOf(game, p.bot) || levelOf(game, p.name);
 }
 
 /** How the room s's sentences call its player p: a computer player by its level
@@ -1282,7 +1285,8 @@ function renderGameRoom() {
     box.classList.toggle("mine", s.you === seat);
     box.append(el("div", { class: "seat-name" }, seatName(s, seat)));
     const bits = [];
-    if (botLevel(s, p)) bits.push(p.bot || p.name); // the engine, in small print
+    const level = botLevel(s, p);
+    if (level) bits.push(level.engine); // the engine, in small print
     if (m) bits.push(playerOf(m, seat) === 0 ? "white, moves first" : "black");
     if (p && !p.connected) bits.push("disconnected");
     if (p && !m && p.ready) bits.push("ready");
@@ -1773,7 +1777,8 @@ function renderGame() {
     const role = m ? (m.builder === seat ? "builder" : "painter") : "";
     box.append(el("div", { class: "seat-name" }, seatName(s, seat)));
     const bits = [];
-    if (botLevel(s, p)) bits.push(p.bot || p.name); // the engine, in small print
+    const level = botLevel(s, p);
+    if (level) bits.push(level.engine); // the engine, in small print
     if (role) bits.push(role);
     if (p && !p.connected) bits.push("disconnected");
     if (p && !m && p.ready) bits.push("ready");

@@ -1,7 +1,7 @@
 // first_minutes.test.mjs: issue 30's first minutes, played as people would, on a desktop
 // (1280x800) and a phone (390x844, touch):
 //   - every game is a card on the first screen; the computer is two taps away, with
-//     levels named for people and no Ready step;
+//     levels named for people and no Ready step; every level seats the bot it names;
 //   - "Play a friend": the link opens a "Join Ann's game" card on the friend's phone, one
 //     tap starts the match on both screens, Ann sees her friend arrive; a stale link says
 //     so; the card offers no other game to start by mistake;
@@ -64,6 +64,29 @@ test("every game is a card; the computer is two taps away, levels named for peop
     await page.press1("card-dots-rules");
     assert.match(await tid(page, "card-dots-rules-text").textContent(), /fourth side of a box/);
     await page.context().close();
+  }
+}));
+
+test("every level of every card seats the computer it names: its level in the seat, the engine the card showed under it", () => withWorld(async (browser, server) => {
+  const page = await open(browser, server, "levels", DESKTOP);
+  page.on("dialog", (d) => d.accept()); // Leave's question, for a running game
+  for (const g of GAMES) {
+    const engines = Object.fromEntries(await tid(page, `card-${g}-levels`).locator("button").evaluateAll((bs) => bs.map((b) => [b.firstChild.textContent, b.querySelector("small").textContent])));
+    const labels = (await tid(page, `card-${g}-levels`).locator("button").evaluateAll((bs) => bs.map((b) => b.textContent))).map((t) => t.match(/^(Beginner|Casual|Strong|Expert)/)[1]);
+    assert.deepEqual(labels, ["Beginner", "Casual", "Strong", "Expert"], `${g}: four levels`);
+    for (const label of labels) {
+      // The levels stay open when one comes back to the cards.
+      if (!await tid(page, `card-${g}-levels`).isVisible()) await tid(page, `card-${g}-computer`).click();
+      await tid(page, `card-${g}-level-${label.toLowerCase()}`).click();
+      await page.locator(`[data-testid=game][data-game=${g}][data-status=playing]`).waitFor();
+      const seat = await tid(page, "seat-1").locator(".seat-name").textContent();
+      assert.equal(seat, `${label} (computer)`, `${g} ${label}: the seat names the level (not a spec)`);
+      const engine = (await tid(page, "role-1").textContent()).split(" · ")[0];
+      assert.equal(engine, engines[label], `${g} ${label}: the small print is the engine the card showed`);
+      // Out again (the game given up), back to the cards.
+      await tid(page, "leave").click();
+      await tid(page, `card-${g}`).waitFor();
+    }
   }
 }));
 
