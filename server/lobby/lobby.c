@@ -127,6 +127,7 @@ static session *session_new(thue_lobby *l, const char *name)
     if (s == NULL)
         return NULL;
     s->lobby = l;
+    s->serial = ++l->sessions_made;
     snprintf(s->player.name, sizeof s->player.name, "%s", name);
     s->player.kind = THUE_KIND_GUEST;
     lobby_name_key(name, s->key, sizeof s->key);

@@ -69,7 +69,7 @@ typedef struct thue_lobby_config {
     int bot_think_ms;         /* think time of seat_bot without think_ms */
     int bot_think_max_ms;     /* the most think_ms seat_bot may ask for (0: 60000) */
     int bot_seats_per_owner;  /* bots seated with seat_bot at once by one account, or by
-                                 the guests of one address (0: the default, 4) */
+                                 one guest session (0: the default, 4) */
     bool guest_bot_vs_bot;    /* guests may seat a bot against a bot (default: accounts
                                  only) */
     int rate, burst;          /* each connection's token bucket: messages per second and

@@ -153,6 +153,7 @@ struct session {
     char resume[THUE_PROTO_RESUME_LEN + 1];
     thue_client *client; /* NULL while away */
     account *acct;       /* NULL for a guest */
+    uint64_t serial;     /* made the serial-th on this node: a guest's key for its bot seats */
     int rooms_created;   /* rooms created and not left */
     /* quick match: the queue this session waits in (queued = false: none); queue_opt is
      * allocated by the session's first queue_join and lives as long as the session (it
@@ -190,6 +191,9 @@ typedef struct room_seat {
      * lobby->bot_seats while its room has somebody in it (owner_counted). */
     char owner[THUE_LIMIT_KEY_MAX];
     char owner_ip[THUE_LIMIT_KEY_MAX]; /* the address it was seated from (bot_seats_ip) */
+    /* whose bot it is for bot_seats: the account, or the guest's session (a guest per
+     * session, so that people behind one address each have theirs; owner_ip bounds them) */
+    char seated_by[THUE_LIMIT_KEY_MAX];
     bool owner_limited, owner_counted;
     bool ready, rematch;
 } room_seat;
@@ -273,6 +277,7 @@ struct thue_lobby {
     uint64_t kept_flush_ms; /* thue_lobby_drain: no new rooms or matches (room_allowed, no_new_match) */
     thue_client *clients;
     session *sessions;
+    uint64_t sessions_made; /* the last session's serial */
     room *rooms; /* newest first */
     int nrooms;
     uint64_t room_seq;
@@ -298,7 +303,7 @@ struct thue_lobby {
     thue_limiter *tour_rate; /* tournaments made per address and per account (an hour) */
     thue_limiter *claim_rate; /* accounts claimed per address (cfg.claims_per_ip an hour) */
     struct rated_pair *pairs[LOBBY_BUCKETS]; /* rated matches per pair of accounts (record.c) */
-    thue_counts *bot_seats;    /* seat_bot's bots seated now, per owner (room.c, lobby_owner_of) */
+    thue_counts *bot_seats;    /* seat_bot's bots seated now, per account or guest session (room.c) */
     thue_counts *bot_seats_ip; /* and per address (lobby_ip_of), accounts included */
     thue_counts *analyses_owned, *analyses_ip; /* analyses open, per owner and per address */
     uv_timer_t tour_timer;   /* the next open tournament's expiry */

@@ -195,7 +195,7 @@ static void count_bots(room *r, bool on)
         if (!st->bot || !st->owner_limited || st->owner_counted == on)
             continue;
         /* Out of memory only loses the count (a limit, not a safety property). */
-        thue_counts_add(r->lobby->bot_seats, st->owner, on ? 1 : -1);
+        thue_counts_add(r->lobby->bot_seats, st->seated_by, on ? 1 : -1);
         thue_counts_add(r->lobby->bot_seats_ip, st->owner_ip, on ? 1 : -1);
         st->owner_counted = on;
     }
@@ -427,11 +427,12 @@ int lobby_search_allowed(const thue_lobby *l, const thue_gamedef *g, const thue_
 /*
  * The limits on the bots one may seat (docs/server.md): think_ms up to bot_think_max_ms
  * (bad_bot), a bot against a bot only for accounts unless guest_bot_vs_bot (not_allowed),
- * at most bot_seats_per_owner seated at once per owner and bot_seats_per_ip per address
+ * at most bot_seats_per_owner seated at once per account or guest session (by) and
+ * bot_seats_per_ip per address
  * (not_allowed), and a game whose positions are not too big to search (bad_bot). 0 or
  * the code with rq's field and message set.
  */
-static int bot_seat_allowed(request *rq, const room *r, int seat, int think_ms, const char *owner,
+static int bot_seat_allowed(request *rq, const room *r, int seat, int think_ms, const char *by,
                             const char *ip)
 {
     const thue_lobby_config *cfg = &rq->c->lobby->cfg;
@@ -447,13 +448,12 @@ static int bot_seat_allowed(request *rq, const room *r, int seat, int think_ms, 
                  "a bot against a bot is for accounts: claim a name first (claim_name)");
         return THUE_PERR_NOT_ALLOWED;
     }
-    long held = thue_counts_get(rq->c->lobby->bot_seats, owner);
+    long held = thue_counts_get(rq->c->lobby->bot_seats, by);
     if (held >= cfg->bot_seats_per_owner) {
         snprintf(rq->message, sizeof rq->message,
                  "%s may have %d bots seated at once, and has; a bot stops counting once "
                  "nobody is in its room",
-                 rq->c->s->acct ? "one account" : "the guests of one address",
-                 cfg->bot_seats_per_owner);
+                 rq->c->s->acct ? "one account" : "one guest", cfg->bot_seats_per_owner);
         return THUE_PERR_NOT_ALLOWED;
     }
     if (thue_counts_get(rq->c->lobby->bot_seats_ip, ip) >= cfg->bot_seats_per_ip) {
@@ -987,16 +987,21 @@ int room_seat_bot(request *rq)
     int seat, err;
     if ((err = pick_seat(rq, r, a->has_seat, a->seat, &seat)) != 0)
         return err;
-    char owner[THUE_LIMIT_KEY_MAX], ip[THUE_LIMIT_KEY_MAX];
+    char owner[THUE_LIMIT_KEY_MAX], ip[THUE_LIMIT_KEY_MAX], by[THUE_LIMIT_KEY_MAX];
     lobby_owner_of(s, rq->c->peer, owner, sizeof owner);
     lobby_ip_of(s, rq->c->peer, ip, sizeof ip);
-    if ((err = bot_seat_allowed(rq, r, seat, a->think_ms, owner, ip)) != 0)
+    if (s->acct != NULL)
+        snprintf(by, sizeof by, "%s", owner);
+    else
+        snprintf(by, sizeof by, "guest#%llu", (unsigned long long)s->serial);
+    if ((err = bot_seat_allowed(rq, r, seat, a->think_ms, by, ip)) != 0)
         return err;
     if (r->opt.has_game ? table_seat_gbot(r, &r->seats[seat], &gspec, a->think_ms)
                         : table_seat_bot(r, &r->seats[seat], &spec, a->think_ms))
         return THUE_PERR_INTERNAL;
     snprintf(r->seats[seat].owner, sizeof r->seats[seat].owner, "%s", owner);
     snprintf(r->seats[seat].owner_ip, sizeof r->seats[seat].owner_ip, "%s", ip);
+    snprintf(r->seats[seat].seated_by, sizeof r->seats[seat].seated_by, "%s", by);
     r->seats[seat].owner_limited = true;
     count_bots(r, !room_is_empty(r));
     thue_log(THUE_LOG_INFO, "room %s: bot %s seated by %s", r->id, r->seats[seat].bot_spec_text,

@@ -7,7 +7,8 @@
 // bot's move comes at its think time and a slice or so.
 //
 //   - the limits: a guest cannot seat a bot against a bot (not_allowed), think_ms above
-//     --bot-think-max-ms is bad_bot, and an owner has at most --bot-seats-per-owner bots;
+//     --bot-think-max-ms is bad_bot, an account or a guest (each session) has at most
+//     --bot-seats-per-owner bots, and an address --bot-seats-per-ip;
 //   - the attack: 20 accounts (at 20 addresses 127.0.0.x) seat as many uct-vs-uct rooms
 //     at the longest think time as the limits allow, 20 guests try the same and are
 //     refused; then a player at another address plays a bot with think_ms 1000, and the
@@ -105,20 +106,38 @@ test("limits: guests get no bot against a bot, think_ms has a ceiling, an owner 
     const fifth = await a.request({ type: "seat_bot", room: r3.room, bot: "greedy", seat: 0 });
     assert.equal(fifth.code, "not_allowed", "a fifth bot of one account is refused");
     assert.match(fifth.message, /4 bots/);
-    // The guests of one address share one allowance: Gus holds two bots at 127.0.0.2.
-    const more = [];
+    // Each guest has an allowance of their own (people behind one address: a family, a
+    // school), and the address a ceiling (--bot-seats-per-ip, 8): Gus holds two bots at
+    // 127.0.0.2, four more guests there seat one each.
+    const hals = [];
+    const seatOne = async (c) => {
+      const { room: hr } = await c.ok({ type: "create_room", k: 3 });
+      const r = await c.request({ type: "seat_bot", room: hr, bot: "greedy" });
+      return r.type === "error" ? r : "ok";
+    };
     for (let i = 0; i < 4; i++) {
       const h = await player(server, `Hal${i}`, "127.0.0.2");
       clients.push(h);
-      const { room: hr } = await h.ok({ type: "create_room", k: 3 });
-      more.push((await h.request({ type: "seat_bot", room: hr, bot: "greedy" })).type === "error" ? "refused" : "ok");
+      hals.push(h);
+      assert.equal(await seatOne(h), "ok", `Hal${i}'s first bot, beside Gus's two`);
     }
-    assert.deepEqual(more, ["ok", "ok", "refused", "refused"], "four bots per address, Gus's counted");
+    assert.equal(await seatOne(hals[0]), "ok", "the address's 7th bot");
+    assert.equal(await seatOne(hals[0]), "ok", "the address's 8th bot");
+    const ninth = await seatOne(hals[1]);
+    assert.equal(ninth.code, "not_allowed", "the address's 9th bot is refused");
+    assert.match(ninth.message, /one address may have 8 bots/);
+    // One guest has at most 4 (--bot-seats-per-owner), alone at an address.
+    const ivy = await player(server, "Ivy", "127.0.0.6");
+    clients.push(ivy);
+    const ivys = [];
+    for (let i = 0; i < 5; i++) ivys.push(await seatOne(ivy));
+    assert.deepEqual(ivys.slice(0, 4), ["ok", "ok", "ok", "ok"]);
+    assert.equal(ivys[4].code, "not_allowed", "a guest's 5th bot is refused");
+    assert.match(ivys[4].message, /one guest may have 4 bots/);
     // A bot stops counting once nobody is in its room: Gus leaves, Hal3 may seat one.
     await g.ok({ type: "leave", room: mine.room });
-    const { room: again } = await clients[clients.length - 1].ok({ type: "create_room", k: 3 });
-    await clients[clients.length - 1].ok({ type: "seat_bot", room: again, bot: "greedy" });
-    console.log("     guest bot-vs-bot: not_allowed; think_ms 30001: bad_bot; 5th bot of an account, 4 per address: not_allowed");
+    assert.equal(await seatOne(hals[3]), "ok", "the address's 8th bot again, once Gus left his room");
+    console.log("     guest bot-vs-bot: not_allowed; think_ms 30001: bad_bot; 5th bot of an account or of a guest, 9th of an address: not_allowed");
   } finally {
     for (const c of clients) c.ws.terminate();
     await server.stop();
