@@ -16,7 +16,7 @@
 // across live updates. Nothing from a file or the server is put in the page as HTML.
 import { layoutTree } from "./treelayout.js";
 import { preorder, readTree, writeBinary, writeCsv } from "./treefile.js";
-import { drawBoard, gameInfo, games } from "./games.js";
+import { applyMove, drawBoard, gameInfo, games, moveText } from "./games.js";
 
 /** The analyze parameters: [least, greatest, default] (the server checks them too). */
 export const PARAMS = {
@@ -72,8 +72,8 @@ function keyTree(root) {
 }
 
 /** A live NODE of the protocol as a model node (an explicit stack, no recursion). */
-function fromLive(node) {
-  const conv = (n) => ({ move: n.move === null ? null : moveName(n.move), moveJson: n.move, state: n.name,
+function fromLive(node, game) {
+  const conv = (n) => ({ move: n.move === null ? null : moveName(n.move), label: n.move === null ? null : shortMove(game, n.move), moveJson: n.move, state: n.name,
     visits: n.visits, visits2: n.ended, payoff: n.value, toMove: n.to_move, hidden: n.hidden || 0, children: [], src: n });
   const root = conv(node);
   const stack = [root];
@@ -291,7 +291,8 @@ function paint() {
       const x = wx[i] * scale + tx, y = wy[i] * yscale + ty;
       if (x < -pad || x > w + pad || y < -pad || y > h + pad) continue;
       const v = L.nodes[i];
-      g.fillText(v.move.length > 14 ? `${v.move.slice(0, 13)}…` : v.move, x, y - rad[i] * scale - 4);
+      const text = v.label || v.move;
+      g.fillText(text.length > 14 ? `${text.slice(0, 13)}…` : text, x, y - rad[i] * scale - 4);
     }
     g.textAlign = "start";
   }
@@ -483,11 +484,18 @@ function renderStatus() {
   const total = A.byKey.size;
   const shown = A.L ? A.L.nodes.length : 0;
   const best = bestChild(A.root);
-  box.textContent = `${A.source}: ${total} node${total === 1 ? "" : "s"}${shown < total ? ` (${shown} drawn, the rest collapsed)` : ""} · root visits ${A.root.visits} · best move ${best ? best.move : "none"} (${best ? best.visits : 0} visits)`;
+  box.textContent = `${A.source}: ${total} node${total === 1 ? "" : "s"}${shown < total ? ` (${shown} drawn, the rest collapsed)` : ""} · root visits ${A.root.visits} · best move ${best ? nodeMoveText(best) : "none"} (${best ? best.visits : 0} visits)`;
   c.dataset.nodes = String(total);
   c.dataset.rootVisits = String(A.root.visits);
   c.dataset.best = best ? best.move : "";
   c.dataset.shown = String(shown);
+}
+
+/** A node's move as the board writes it (a live tree's), or as its file names it. */
+function nodeMoveText(v) {
+  if (A.format !== "live" || !A.live || v.moveJson === null || v.moveJson === undefined) return v.move;
+  const parent = v.key.slice(0, v.key.lastIndexOf("/"));
+  return moveWords(A.live.game, v.moveJson, stateAt(parent));
 }
 
 function renderDetails() {
@@ -499,7 +507,7 @@ function renderDetails() {
   if (!v) { box.append(ctx.el("p", { class: "small" }, "Click a node (or focus the tree and use the arrow keys) for its details.")); return; }
   const depth = v.key ? v.key.split("/").length - 1 : 0;
   const rows = [
-    ["Move", v.move === null ? "(the root)" : v.move],
+    ["Move", v.move === null ? "(the root)" : nodeMoveText(v)],
     ["State", v.state],
     ["Visits", String(v.visits)],
     ["Ended", `${v.visits2}${v.visits ? ` (${(100 * v.visits2 / v.visits).toFixed(1)} %)` : ""}`],
@@ -619,7 +627,8 @@ async function startLive(ev) {
   const err = $("an-live-error");
   err.textContent = problems.length ? `Check the form: ${problems.join(" ")}` : "";
   if (problems.length) return;
-  if (!ctx.conn.welcomed) { err.textContent = "Not connected: enter a name on the first screen (a guest name will do), then come back."; return; }
+  if (!ctx.conn.welcomed) { err.textContent = "Not connected yet: wait a moment (or enter a name on the first screen), then press Analyse again."; return; }
+  if (A.live && M.line) await liveCommand("analyze_close"); // one analysis at a time: the picked move's
   let r;
   try {
     r = await ctx.conn.request(msg);
@@ -636,8 +645,9 @@ async function startLive(ev) {
   A.selected = "";
   A.fitted = false;
   A.follow = true;
-  // The address now names this position, so the page can be linked or reloaded.
-  history.replaceState(null, "", ctx.analysisHash(r.game, r.game_options, r.position));
+  // The address now names this position, so the page can be linked or reloaded (a
+  // match's page keeps naming the match and the move).
+  if (!M.line) history.replaceState(null, "", ctx.analysisHash(r.game, r.game_options, r.position));
   $("an-seed").placeholder = `random (this one: ${r.seed})`;
   renderBoard(r.game, r.position);
   renderLive();
@@ -649,8 +659,9 @@ export function analysisEvent(m) {
   if (!L || m.analysis !== L.key || m.seq <= L.seq) return;
   Object.assign(L, { seq: m.seq, status: m.status, iterations: m.iterations, nodes: m.nodes, shown: m.shown, best: m.best });
   if (!A.canvas || !A.canvas.isConnected) return;
-  setTree(fromLive(m.tree), `Live analysis of ${gameLabel(L.game)}`, "live", L.seq > 1);
+  setTree(fromLive(m.tree, L.game), `Live analysis of ${gameLabel(L.game)}`, "live", L.seq > 1);
   renderLive();
+  renderVerdict();
 }
 
 async function liveCommand(type, extra = {}) {
@@ -690,7 +701,7 @@ function renderLive() {
   if (!L) { st.textContent = "No analysis running."; st.dataset.status = "none"; return; }
   const p = L.params;
   st.dataset.status = L.status;
-  st.textContent = `${L.status === "running" ? "Running" : L.status === "stopped" ? "Stopped" : "Done"} · iterations ${L.iterations} of ${p.iterations} · nodes ${L.nodes} · shown ${L.shown} · best move ${L.best === null ? "none yet" : moveName(L.best)} · seed ${p.seed}, playout ${p.playout}, c ${p.c}, max_nodes ${p.max_nodes}`;
+  st.textContent = `${L.status === "running" ? "Running" : L.status === "stopped" ? "Stopped" : "Done"} · iterations ${L.iterations} of ${p.iterations} · nodes ${L.nodes} · shown ${L.shown} · best move ${L.best === null ? "none yet" : moveWords(L.game, L.best, L.position)}${M.line ? "" : ` · seed ${p.seed}, playout ${p.playout}, c ${p.c}, max_nodes ${p.max_nodes}`}`;
   st.dataset.best = L.best === null ? "" : moveName(L.best);
   st.dataset.iterations = String(L.iterations);
 }
@@ -739,14 +750,123 @@ function renderOptionFields(values) {
   ctx.gameOptionFields(box, game, "ao-", { values: text, help: false });
 }
 
+// ---- a stored match (the address's match=ID, at=N) -----------------------------------------
+// The page opens on a match: its moves as the board writes them, one picked (at: the move
+// number, 1-based; the last by default), and the position before it searched at once, so
+// that the player sees what the search would have played against what was played.
+
+const M = { line: null, at: 0, id: "" }; // line: app.js matchLine(record)
+
+/** The move list of the match, the picked move marked. */
+function renderMoves() {
+  const box = $("an-moves");
+  if (!box || !M.line) return;
+  box.textContent = "";
+  M.line.moves.forEach((mv, i) => {
+    const b = ctx.el("button", { type: "button", class: "link", testid: `an-move-${i + 1}`, onclick: () => pickMove(i + 1) },
+      `${i + 1}. ${M.line.names[mv.seat]} ${mv.text}`);
+    if (i + 1 === M.at) b.setAttribute("aria-current", "step");
+    box.append(ctx.el("li", {}, b));
+  });
+  const cur = box.querySelector("[aria-current]");
+  if (cur && cur.scrollIntoView) cur.scrollIntoView({ block: "nearest" });
+}
+
+/** Picks move n: the position before it goes into the form and is searched. */
+async function pickMove(n) {
+  const L = M.line;
+  M.at = Math.max(1, Math.min(L.moves.length, n));
+  $("an-position").value = JSON.stringify(L.positions[M.at - 1]);
+  history.replaceState(null, "", `#/analysis?match=${encodeURIComponent(M.id)}&at=${M.at}`);
+  renderMoves();
+  renderBoard(L.game, L.positions[M.at - 1]);
+  renderVerdict();
+  await startLive(null);
+}
+
+/** The move played at the picked position against the search's choice there, in words. */
+function renderVerdict() {
+  const box = $("an-verdict");
+  if (!box) return;
+  if (!M.line) { box.hidden = true; return; }
+  box.hidden = false;
+  const mv = M.line.moves[M.at - 1];
+  const who = M.line.names[mv.seat];
+  const played = `Move ${M.at}: ${who} ${mv.text}.`;
+  const root = A.live && A.root && A.format === "live" ? A.root : null;
+  const best = root ? bestChild(root) : null;
+  box.dataset.best = best ? best.move : "";
+  if (!best) { box.textContent = `${played} The search is looking at the position before it…`; return; }
+  const share = (v) => `${Math.round((100 * v.visits) / Math.max(1, root.visits))} % of the search's visits, scoring ${v.payoff.toFixed(2)} for ${who}`;
+  const mine = root.children.find((c) => sameMoveJson(c.moveJson, mv.move));
+  const pos = M.line.positions[M.at - 1];
+  if (mine === best) box.textContent = `${played} The search agrees: it is its most visited move (${share(best)}).`;
+  else box.textContent = `${played} The search prefers the move that ${moveWords(M.line.game, best.moveJson, pos)} (${share(best)})` +
+    (mine ? `; ${who}'s move had ${share(mine)}.` : ".");
+}
+
+/** A live tree's move as a node's label on the canvas, short, in the board's numbering
+ * (heaps, rows and lines from 1): "heap 2 −1"; the move's JSON for a shape it does not know. */
+function shortMove(game, mv) {
+  const n = (x) => (Number.isInteger(x) ? x + 1 : "?");
+  if (game === "thue") return mv.place !== undefined ? `gap ${mv.place}` : `paint ${mv.paint}`;
+  if (game === "nim" && mv.take !== undefined) return `heap ${n(mv.heap)} −${mv.take}`;
+  if (game === "rims" && mv.take !== undefined) return `r${n(mv.heap)} −${mv.take}${mv.split ? ` ${mv.split}+` : ""}`;
+  if (game === "northcott" && mv.to !== undefined) return `row ${n(mv.row)} →${n(mv.to)}`;
+  if (game === "circle" && mv.to !== undefined) return `${mv.from}→${mv.to}`;
+  if (game === "wythoff" && Array.isArray(mv.take)) return `−${mv.take[0]}, −${mv.take[1]}`;
+  if (game === "dots" && mv.dir !== undefined) return `${mv.dir === "h" ? "—" : "|"} ${n(mv.row)},${n(mv.col)}`;
+  return moveName(mv);
+}
+
+/** Whether two moves' JSON name the same move: keys in any order, an absent key as 0 (a
+ * record may leave out Rims' split of 0 that a tree's move writes). */
+function sameMoveJson(a, b) {
+  const norm = (m) => JSON.stringify(Object.entries(m || {}).filter(([, v]) => v !== 0 && v !== null).sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)));
+  return norm(a) === norm(b);
+}
+
+/** A move of the tree as the board writes it ("took 1 from heap 2"), given the position
+ * it is made in (or null). */
+function moveWords(game, mv, prev) {
+  if (mv === null || mv === undefined) return "";
+  if (game === "thue") return mv.place !== undefined ? `placed at gap ${mv.place}` : mv.paint !== undefined ? `painted ${mv.paint}` : moveName(mv);
+  return moveText(game, mv, prev);
+}
+
+/** The position at a node of the live tree, from the analysed one down its path (null
+ * for Thue, whose moves are written without it, and for a file's tree). */
+function stateAt(key) {
+  const L = A.live;
+  if (!L || A.format !== "live" || L.game === "thue") return null;
+  let st = L.position;
+  if (!st) return null;
+  let path = "";
+  for (const part of key ? key.slice(1).split("/") : []) {
+    path += `/${part}`;
+    const v = A.byKey.get(path);
+    if (!v || v.moveJson === null) return null;
+    try { st = applyMove(L.game, st, v.moveJson); } catch { return null; }
+  }
+  return st;
+}
+
 /**
- * Builds the page into body. query: the address's URLSearchParams (game, options,
- * position, the parameters). app: what the page borrows from app.js (see ctx).
+ * Builds the page into body. query: the address's URLSearchParams (match and at; or game,
+ * options, position, the parameters). app: what the page borrows from app.js (see ctx).
  */
-export function pageAnalysis(body, query, app) {
+export async function pageAnalysis(body, query, app) {
   ctx = app;
   if (A.live) analysisLeave();
   const el = ctx.el;
+  M.line = null;
+  M.id = query.get("match") || "";
+  if (M.id) {
+    const rec = await ctx.getJSON(`/api/matches/${encodeURIComponent(M.id)}`);
+    M.line = ctx.matchLine(rec);
+    if (M.line.moves.length === 0) { M.line = null; body.append(el("p", { class: "empty", testid: "an-no-moves" }, `Match ${M.id} has no moves to analyse.`)); }
+    else M.at = Math.max(1, Math.min(M.line.moves.length, parseInt(query.get("at"), 10) || M.line.moves.length));
+  }
   const num = (name, label, help) => {
     const id = `an-${name.replace("_", "-")}`;
     const [lo, hi, def] = PARAMS[name];
@@ -755,18 +875,18 @@ export function pageAnalysis(body, query, app) {
       el("span", { class: "field-error", id: `${id}-err`, testid: `${id}-err` }));
   };
   const fieldErr = (id) => el("span", { class: "field-error", id: `${id}-err`, testid: `${id}-err` });
-  let game = query.get("game") || "nim";
+  let game = M.line ? M.line.game : query.get("game") || "thue";
   const known = ["thue", ...games().map((g) => g.name)];
   const problems = [];
-  if (!known.includes(game)) { problems.push(`The address names no game ${JSON.stringify(game)}.`); game = "nim"; }
+  if (!known.includes(game)) { problems.push(`The address names no game ${JSON.stringify(game)}.`); game = "thue"; }
   const parseQ = (name) => {
     const t = query.get(name);
     if (!t) return undefined;
     try { return JSON.parse(t); } catch { problems.push(`The address's ${name} is not JSON.`); return undefined; }
   };
-  const options = parseQ("options");
-  const room = query.get("room") || "";
-  const position = parseQ("position");
+  const options = M.line ? M.line.options : parseQ("options");
+  const room = M.line ? "" : query.get("room") || "";
+  const position = M.line ? M.line.positions[M.at - 1] : parseQ("position");
 
   const gameSel = el("select", { id: "an-game", testid: "an-game" },
     ...known.map((g) => el("option", { value: g, selected: g === game }, gameLabel(g))));
@@ -776,30 +896,53 @@ export function pageAnalysis(body, query, app) {
   A.canvas = canvas;
   const fileInput = el("input", { type: "file", id: "an-file", testid: "an-file", accept: ".csv,.tree,text/csv,application/octet-stream", onchange: (ev) => { if (ev.target.files[0]) loadFile(ev.target.files[0]); ev.target.value = ""; } });
   const btn = (testid, text, onclick, title) => el("button", { type: "button", testid, id: testid, onclick, ...(title ? { title } : {}) }, text);
-
-  body.append(
-    el("h2", {}, "Analysis: the UCT search tree"),
+  // What to analyse: the game and its options (visible unless a match fixes them).
+  const pick = el("div", { class: "an-pick" },
+    el("div", { class: "grid" }, el("label", {}, "Game", gameSel)),
+    el("div", { id: "an-thue-wrap", hidden: game !== "thue" },
+      el("label", {}, "Thue's options (JSON; empty: the defaults)",
+        el("input", { id: "an-thue-options", testid: "an-thue-options", value: game === "thue" && options ? JSON.stringify(options) : "", placeholder: "{\"variant\":\"square\",\"k\":4,\"limit\":100}" }),
+        fieldErr("an-thue-options"))),
+    el("div", { id: "an-options", class: "grid", testid: "an-options" }));
+  // The search's settings, the position as JSON and the tree files: for researchers,
+  // folded away when the page opens on a match.
+  const research = el("details", { id: "an-research", class: "an-research", testid: "an-research", open: !M.line },
+    el("summary", {}, "Research settings: iterations, playouts, exploration, the position as JSON, tree files"),
+    el("div", { class: "grid" },
+      num("iterations", "Iterations", "playouts in all"),
+      num("playout", "Playout limit", "moves a playout may make before it is scored"),
+      num("c", "Exploration c", "UCB1's constant; empty: √2"),
+      num("seed", "Seed", "empty: a random seed, reported back"),
+      num("max_nodes", "Nodes shown", "the most visited nodes sent to this page")),
+    M.line ? pick : null,
+    room ? el("label", { class: "check" }, el("input", { type: "checkbox", id: "an-use-room", testid: "an-use-room", value: room, checked: true }),
+      ` Analyse room ${room}'s current position (the fields below are ignored while this is ticked)`) : null,
+    el("label", {}, "Position (the game's state JSON; empty: the start)",
+      el("textarea", { id: "an-position", testid: "an-position", rows: 2, value: position ? JSON.stringify(position) : "" }),
+      fieldErr("an-position")),
     el("p", { class: "small" }, "Run UCT on any position of any game and watch its tree grow, or open a tree file saved by ",
       el("code", {}, "thue bestmove … --tree FILE"), " or by this page."),
+    el("div", { class: "actions an-tools" },
+      el("label", { class: "an-filebtn" }, "Open a tree file (.csv, .tree)", fileInput),
+      btn("an-export-csv", "Export CSV", () => exportTree("csv")),
+      btn("an-export-tree", "Export .tree", () => exportTree("tree"))),
+    el("p", { id: "an-file-error", class: "field-error", testid: "an-file-error", role: "alert" }));
+
+  if (M.line) {
+    body.append(el("h2", {}, `Analysis: ${M.line.names.join(" vs ")}, ${gameLabel(game)}`),
+      el("p", { class: "small" }, "Pick a move: the search looks at the position before it and says what it would play there. ",
+        el("a", { href: `#/match/${encodeURIComponent(M.id)}` }, "Replay the match")),
+      el("ol", { id: "an-moves", class: "an-moves", testid: "an-moves", "aria-label": "The match's moves" }));
+  } else {
+    body.append(el("h2", {}, "Analysis: what the search would play"),
+      el("p", { class: "small" }, "Pick a game and a position, or open one of your matches (",
+        el("a", { href: "#/matches" }, "My matches"), ") and press Analyse there: the page then opens on its moves."));
+  }
+  body.append(
     el("form", { id: "an-form", class: "an-form", testid: "an-form", onsubmit: startLive },
-      el("div", { class: "grid" },
-        el("label", {}, "Game", gameSel),
-        num("iterations", "Iterations", "playouts in all"),
-        num("playout", "Playout limit", "moves a playout may make before it is scored"),
-        num("c", "Exploration c", "UCB1's constant; empty: √2"),
-        num("seed", "Seed", "empty: a random seed, reported back"),
-        num("max_nodes", "Nodes shown", "the most visited nodes sent to this page")),
-      el("div", { id: "an-thue-wrap", hidden: game !== "thue" },
-        el("label", {}, "Thue's options (JSON; empty: the defaults)",
-          el("input", { id: "an-thue-options", testid: "an-thue-options", value: game === "thue" && options ? JSON.stringify(options) : "", placeholder: "{\"variant\":\"square\",\"k\":3,\"limit\":100}" }),
-          fieldErr("an-thue-options"))),
-      el("div", { id: "an-options", class: "grid", testid: "an-options" }),
-      room ? el("label", { class: "check" }, el("input", { type: "checkbox", id: "an-use-room", testid: "an-use-room", value: room, checked: true }),
-        ` Analyse room ${room}'s current position (the fields below are ignored while this is ticked)`) : null,
-      el("label", {}, "Position (the game's state JSON; empty: the start)",
-        el("textarea", { id: "an-position", testid: "an-position", rows: 2, value: position ? JSON.stringify(position) : "" }),
-        fieldErr("an-position")),
+      M.line ? null : pick,
       el("div", { id: "an-board", class: "gboard an-board", testid: "an-board" }),
+      el("p", { id: "an-verdict", class: "an-verdict", testid: "an-verdict", role: "status", hidden: !M.line }),
       el("div", { class: "actions" },
         el("button", { type: "submit", testid: "an-start" }, "Analyse"),
         btn("an-stop", "Stop", () => liveCommand("analyze_stop")),
@@ -807,16 +950,13 @@ export function pageAnalysis(body, query, app) {
         btn("an-resume", "Resume", resume),
         btn("an-close", "Close", () => liveCommand("analyze_close"))),
       el("p", { id: "an-live-status", class: "small", testid: "an-live-status", role: "status" }),
-      el("p", { id: "an-live-error", class: "field-error", testid: "an-live-error", role: "alert" })),
+      el("p", { id: "an-live-error", class: "field-error", testid: "an-live-error", role: "alert" }),
+      research),
     el("div", { class: "actions an-tools" },
-      el("label", { class: "an-filebtn" }, "Open a tree file (.csv, .tree)", fileInput),
-      btn("an-export-csv", "Export CSV", () => exportTree("csv")),
-      btn("an-export-tree", "Export .tree", () => exportTree("tree")),
       btn("an-zoom-in", "+", () => zoom(ZOOM_STEP), "Zoom in (+)"),
       btn("an-zoom-out", "−", () => zoom(1 / ZOOM_STEP), "Zoom out (-)"),
       btn("an-fit", "Fit", fit, "Show the whole tree (F)"),
       btn("an-expand", "Expand all", () => { A.collapsed.clear(); relayout(); renderStatus(); renderDetails(); })),
-    el("p", { id: "an-file-error", class: "field-error", testid: "an-file-error", role: "alert" }),
     el("p", { id: "an-status", class: "small", testid: "an-status", role: "status" }),
     el("div", { class: "an-view" }, canvas,
       el("div", { class: "an-side" },
@@ -831,7 +971,7 @@ export function pageAnalysis(body, query, app) {
   gameSel.addEventListener("change", () => { renderOptionFields(); $("an-position").value = ""; renderBoard($("an-game").value, null); });
   wireCanvas(canvas);
   // The fields need the page in the document: drawn once route() has put it there.
-  setTimeout(() => {
+  setTimeout(async () => {
     if (!canvas.isConnected) return;
     renderOptionFields(game === "thue" ? null : options);
     renderBoard(game, position || null);
@@ -839,6 +979,12 @@ export function pageAnalysis(body, query, app) {
     if (A.root) setTree(A.root, A.source, A.format, false);
     else { renderStatus(); renderDetails(); draw(); }
     canvas.dataset.ready = "1";
+    if (M.line) {
+      renderMoves();
+      renderVerdict();
+      await ctx.whenWelcomed();
+      if (canvas.isConnected) await startLive(null);
+    }
   }, 0);
 }
 

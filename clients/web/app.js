@@ -177,6 +177,7 @@ function onWelcome(w) {
   refreshRooms();
   if (ui.page && ui.page.what === "room") openRoomRoute(ui.page); // an invite link or a room's address
   if (pendingStart) { const a = pendingStart; pendingStart = null; runStart(a); }
+  for (const resolve of welcomeWaiters.splice(0)) resolve();
 }
 
 function onEvent(m) {
@@ -685,6 +686,24 @@ function analysisHash(game, options, position, room = "") {
   return `#/analysis?${q.toString()}`;
 }
 
+/** The analysis page's address for a stored match, at move `at` (1-based; 0: the last). */
+function matchAnalysisHash(id, at = 0) {
+  return `#/analysis?match=${enc(id)}${at > 0 ? `&at=${at}` : ""}`;
+}
+
+// Who waits for a session (whenWelcomed): resolved by onWelcome.
+const welcomeWaiters = [];
+
+/** Resolves once the page has a session; connects (with the name remembered, or as a
+ * guest) when no connection is on its way. */
+function whenWelcomed() {
+  if (conn.welcomed) return Promise.resolve();
+  return new Promise((resolve) => {
+    welcomeWaiters.push(resolve);
+    if (!conn.ws || conn.ws.readyState > 1) conn.connect();
+  });
+}
+
 let routeGen = 0;
 
 async function route() {
@@ -708,7 +727,7 @@ async function route() {
     else if (p.what === "tournament") await pageTournament(body, p.arg);
     else if (p.what === "match") await pageMatch(body, p.arg);
     else if (p.what === "matches") await pageMatches(body, p.arg || (ui.me ? ui.me.name : ""), p.page);
-    else if (p.what === "analysis") (await loadAnalysis()).pageAnalysis(body, p.query, { el, conn, gameOptionFields, readGameOptions, showOptionError, analysisHash });
+    else if (p.what === "analysis") await (await loadAnalysis()).pageAnalysis(body, p.query, { el, conn, gameOptionFields, readGameOptions, showOptionError, analysisHash, getJSON, matchLine, whenWelcomed });
   } catch (e) {
     body.append(el("p", { class: "empty", testid: "page-error" }, e && e.message ? e.message : String(e)));
   }
@@ -1145,7 +1164,7 @@ async function pageMatch(body, id) {
   el("div", { id: "replay-word", class: "word", testid: "replay-word" }),
   el("p", { id: "replay-rep", class: "small", testid: "replay-rep" }),
   el("div", { id: "replay-scores", testid: "replay-scores" }),
-  el("p", {}, link(`/api/matches/${enc(rec.match)}/moves.csv`, "moves.csv"), " · ", link("#/analysis", "Analyse this position", "replay-analyse")));
+  el("p", {}, link(`/api/matches/${enc(rec.match)}/moves.csv`, "moves.csv"), " · ", link("#/analysis", "Analyse the next move", "replay-analyse")));
   renderReplay();
 }
 
@@ -1192,8 +1211,7 @@ function renderReplay() {
     sc.append(el("div", { class: "small", testid: `replay-score-${i}` }, `Round ${i + 1}: ${playerName(rec.players[1 - rr.builder])} paints: ${done ? `${rr.points} pt` : "…"} (${playerName(rec.players[rr.builder])} builds)`));
   });
   if (replay.step === n) sc.append(el("div", {}, el("strong", { testid: "replay-final" }, `Final: ${resultText(rec.result, rec.players.map(playerName), rec.points)}`)));
-  const o = rec.options;
-  document.querySelector("[data-testid=replay-analyse]").href = analysisHash("thue", { variant: o.variant, k: o.k, limit: o.limit }, thuePosition(rec, replay.step));
+  document.querySelector("[data-testid=replay-analyse]").href = matchAnalysisHash(rec.match, Math.min(n, replay.step + 1));
 }
 
 /** Thue's position (docs/games.md) after the first `step` moves of a record; between the
@@ -1207,6 +1225,24 @@ function thuePosition(rec, step) {
   const pos = { round: at.round, step: over ? "over" : at.placed !== null ? "paint" : "place", word: at.word, placed: at.placed };
   if (at.round === 1) pos.rounds = [{ word: word0() }];
   return pos;
+}
+
+/** A stored match as the analysis page walks it: its game and options, the players'
+ * names, every move in the board's words with the JSON an analysis names it by, and
+ * positions[i], the position after the first i moves (i = 0..n). */
+function matchLine(rec) {
+  const names = rec.players.map(playerName);
+  if (!isGameRecord(rec)) {
+    const o = rec.options;
+    return { game: "thue", options: { variant: o.variant, k: o.k, limit: o.limit }, names,
+      positions: Array.from({ length: rec.moves.length + 1 }, (_, i) => thuePosition(rec, i)),
+      moves: rec.moves.map((mv) => ({ seat: mv.seat, move: mv.kind === "place" ? { place: mv.value } : { paint: mv.value },
+        text: mv.kind === "place" ? `placed at gap ${mv.value}` : `painted ${mv.value}` })) };
+  }
+  const positions = [rec.start];
+  for (const mv of rec.moves) positions.push(applyMove(rec.game, positions[positions.length - 1], mv.move));
+  return { game: rec.game, options: rec.game_options, names, positions,
+    moves: rec.moves.map((mv, i) => ({ seat: mv.seat, move: mv.move, text: moveText(rec.game, mv.move, positions[i]) })) };
 }
 
 function onReplayKey(ev) {
@@ -1452,9 +1488,7 @@ function isGameRecord(rec) {
 }
 
 function pageGameMatch(body, rec) {
-  const states = [rec.start];
-  for (const mv of rec.moves) states.push(applyMove(rec.game, states[states.length - 1], mv.move));
-  replay.states = states;
+  replay.states = matchLine(rec).positions;
   const names = rec.players.map(playerName);
   const white = names[rec.first];
   body.append(el("h2", {}, `Match ${rec.match}: ${names.join(" vs ")}`),
@@ -1472,7 +1506,7 @@ function pageGameMatch(body, rec) {
   el("p", { id: "replay-pos", testid: "replay-pos" }),
   el("div", { id: "replay-board", class: "gboard", testid: "replay-board" }),
   el("p", { id: "replay-final", class: "small", testid: "replay-final" }),
-  el("p", {}, link(`/api/matches/${enc(rec.match)}/moves.csv`, "moves.csv"), " · ", link("#/analysis", "Analyse this position", "replay-analyse")));
+  el("p", {}, link(`/api/matches/${enc(rec.match)}/moves.csv`, "moves.csv"), " · ", link("#/analysis", "Analyse the next move", "replay-analyse")));
 }
 
 function renderGameRecord() {
@@ -1485,7 +1519,7 @@ function renderGameRecord() {
   $("replay-pos").dataset.step = String(i);
   drawBoard($("replay-board"), { game: rec.game, state: replay.states[i], player: null, active: false, over: true, last: mv ? mv.move : null, prev: i > 0 ? replay.states[i - 1] : null, sel: null, onMove: () => {}, onSelect: () => {} });
   $("replay-final").textContent = i === rec.moves.length ? `Final: ${resultWords(rec.result, names)}` : "";
-  document.querySelector("[data-testid=replay-analyse]").href = analysisHash(rec.game, rec.game_options, replay.states[i]);
+  document.querySelector("[data-testid=replay-analyse]").href = matchAnalysisHash(rec.match, Math.min(rec.moves.length, i + 1));
 }
 
 // The fields of another game's options, one per option from the game's list: the room
@@ -2005,7 +2039,9 @@ function renderButtons() {
   $("resign").hidden = !seated || !m || over;
   // Analysis: spectators any time, players once the match is over (the server says so too).
   $("analyse").hidden = !m || (seated && !over);
-  if (m) {
+  const ended = over && ui.ends[s.room] && ui.ends[s.room].number === m.number ? ui.ends[s.room] : null;
+  if (ended && ended.match_id) $("analyse").href = matchAnalysisHash(ended.match_id); // the stored match, at its last move
+  else if (m) {
     const room = over ? "" : s.room; // a running match: the server's current position (and its say on who may)
     $("analyse").href = isGame(s) ? analysisHash(s.options.game, s.options.game_options, shownGameState().state, room)
       : analysisHash("thue", { variant: s.options.variant, k: s.options.k, limit: s.options.limit }, { round: m.round, step: m.step, word: m.word, placed: m.step === "paint" ? m.placed : null, ...(m.round === 1 ? { rounds: [{ word: m.rounds[0].word }] } : {}) }, room);

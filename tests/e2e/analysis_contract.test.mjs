@@ -104,14 +104,14 @@ test("the page follows the contract: analyze, trees by seq, stop, resume, close,
   let st = await live();
   assert.equal(st.iterations, 20);
   assert.equal(st.best, "{heap:0,take:3}");
-  assert.match(st.text, /Running · iterations 20 of 500 · nodes 9 · shown 7 · best move \{heap:0,take:3\} · seed 77/);
+  assert.match(st.text, /Running · iterations 20 of 500 · nodes 9 · shown 7 · best move took 3 from heap 1 · seed 77/);
   assert.equal(await tid(page, "an-stop").isDisabled(), false);
   assert.equal(await tid(page, "an-resume").isDisabled(), true);
 
   // Select and fold the best child by keyboard; the next tree keeps both.
   await page.locator("[data-testid=an-canvas]").focus();
   await page.keyboard.press("ArrowDown");
-  assert.equal(await tid(page, "an-d-move").textContent(), "{heap:0,take:3}");
+  assert.equal(await tid(page, "an-d-move").textContent(), "took 3 from heap 1", "the move as the board writes it");
   assert.equal(await tid(page, "an-d-children").textContent(), "2 (+2 not sent)");
   assert.equal(await tid(page, "an-d-to-move").textContent(), "player 1");
   assert.equal(await tid(page, "an-d-ended").textContent(), "7 (50.0 %)");

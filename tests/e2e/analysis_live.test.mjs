@@ -154,10 +154,15 @@ test("Thue: every step of a replay analyses (its position as position_parse read
   for (const href of hrefs) {
     await page.evaluate((h) => { location.hash = h; }, href);
     await page.locator("[data-testid=an-canvas][data-ready='1']").waitFor();
+    // The page opens on the match and searches the picked move's position at once; a
+    // short search of the same position, from its research settings, replaces it.
+    await page.locator("#an-research summary").click();
     await tid(page, "an-iterations").fill("30");
     await tid(page, "an-start").click();
-    await page.waitForFunction(() => ["done", "none"].includes(document.querySelector("[data-testid=an-live-status]").dataset.status) &&
-      (document.querySelector("[data-testid=an-live-status]").dataset.status === "done" || document.querySelector("[data-testid=an-live-error]").textContent !== ""), null, { timeout: 30000 });
+    await page.waitForFunction(() => {
+      const st = document.querySelector("[data-testid=an-live-status]").dataset;
+      return (st.status === "done" && st.iterations === "30") || document.querySelector("[data-testid=an-live-error]").textContent !== "";
+    }, null, { timeout: 30000 });
     assert.equal(await tid(page, "an-live-error").textContent(), "", `${decodeURIComponent(href)}`);
     await page.evaluate(() => { location.hash = "#/"; });
   }
