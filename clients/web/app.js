@@ -9,7 +9,7 @@ import { losingSymbols, symbolColour } from "./rules.js";
 import { noticeTurn, setSound, soundWanted } from "./notify.js";
 import { CARDS, cardOf, levelOf, picture } from "./home.js";
 import {
-  applyMove, boardKey, checkOptions, COLOUR, drawBoard, fieldText, gameInfo, gameTitle, games, loadGames,
+  applyMove, boardKey, checkOptions, COLOUR, colourName, drawBoard, fieldText, gameInfo, gameTitle, games, loadGames,
   moveHint, moveText, optionsText, resultWords, serverListsGames,
 } from "./games.js";
 
@@ -74,6 +74,9 @@ function el(tag, props = {}, ...children) {
 
 // The length limit counts the painter's points (PROTOCOL.md "Scoring, exactly"): a round
 // that reaches it has a word of limit + 1 symbols, so the page never calls it a length.
+/** Thue's options for people: "square-free, 4 symbols" (not "k = 4"). */
+const thueText = (variant, k) => `${variant}-free, ${k} symbol${k === 1 ? "" : "s"}`;
+
 const POINTS_HELP = "The points limit: a round ends when the painter has scored this many points; the word then has one symbol more (it starts from one symbol).";
 
 const REASONS = {
@@ -550,7 +553,7 @@ async function refreshRooms() {
     body.append(el("tr", { testid: `room-${s.room}` },
       el("td", {}, s.name),
       s.game && s.game !== "thue" ? el("td", { testid: `room-game-${s.room}` }, `${optionsText(s.game, s.game_options)}${clock}${s.rated ? " · rated" : ""}`)
-        : el("td", { title: POINTS_HELP }, `${s.variant}, k=${s.k}, to ${s.limit} points${clock}${s.rated ? " · rated" : ""}`),
+        : el("td", { title: POINTS_HELP }, `Thue, ${thueText(s.variant, s.k)}, to ${s.limit} points${clock}${s.rated ? " · rated" : ""}`),
       el("td", {}, s.players.map(playerName).join(" vs ")),
       el("td", {}, s.status),
       el("td", {},
@@ -851,13 +854,13 @@ async function pageLadder(body, p) {
     out.dataset.loaded = "";
     const path = q.game === "thue" ? `/api/ladder?variant=${enc(q.variant)}&k=${q.k}&kind=${enc(q.kind)}&count=100`
       : `/api/ladder?game=${enc(q.game)}&game_options=${enc(JSON.stringify(q.options))}&kind=${enc(q.kind)}&count=100`;
-    poolLine.textContent = q.game === "thue" ? `Thue, ${q.variant}-free, k = ${q.k}` : poolText(q.game, q.options);
+    poolLine.textContent = q.game === "thue" ? `Thue, ${thueText(q.variant, q.k)}` : poolText(q.game, q.options);
     try {
       const j = await getJSON(path);
       if (q.game !== "thue" && typeof j.pool === "string") poolLine.textContent = `${poolText(q.game, q.options)} (pool ${j.pool})`;
       const entries = j.entries || [];
       out.append(entries.length === 0 ? el("p", { class: "empty" }, "Nobody is rated in this pool yet.")
-        : table(["#", "Name", "Kind", "Rating", "RD", "Games", "W/D/L"], entries.map((e) =>
+        : table(["#", "Name", "Kind", "Rating", el("abbr", { title: "The rating deviation: how sure the rating is. The true strength is most likely within twice this of the rating; it shrinks with every game." }, "±"), "Games", "W/D/L"], entries.map((e) =>
           [e.rank, link(`#/matches/${enc(e.name)}`, e.name), e.kind, `${Math.round(e.rating)}${e.provisional ? "?" : ""}`, Math.round(e.rd), e.games, `${e.wins}/${e.draws}/${e.losses}`]), "ladder-table"));
     } catch (e) { out.append(el("p", { class: "empty", testid: "ladder-error" }, e.message || String(e))); }
     out.dataset.loaded = "1";
@@ -890,7 +893,7 @@ async function pageTournaments(body, page = 1) {
 
 /** A tournament's game in a few words: Thue's variant and k, or another game's options. */
 function tournamentGame(t) {
-  return isGameTournament(t) ? optionsText(t.game, t.game_options) : `${t.variant}, k=${t.k}`;
+  return isGameTournament(t) ? optionsText(t.game, t.game_options) : `Thue, ${thueText(t.variant, t.k)}`;
 }
 
 function isGameTournament(t) {
@@ -1044,7 +1047,7 @@ async function pageTournament(body, id) {
   }
   const clock = t.clock ? ` · clock ${fmtClock(t.clock.initial_ms)} + ${t.clock.increment_ms / 1000} s` : "";
   body.append(el("h2", { testid: "tournament-name" }, t.name, " ", el("button", { type: "button", testid: "page-refresh", onclick: route }, "Refresh")),
-    el("p", { class: "small", testid: "tournament-info" }, `${String(t.format).replace("_", " ")} · ${isGameTournament(t) ? optionsText(t.game, t.game_options) : `${t.variant}-free, k = ${t.k}, a round ends at ${t.limit} points`}${clock} · ${t.status} · round ${t.round}/${t.rounds} · ${t.players}/${t.max_players} players`),
+    el("p", { class: "small", testid: "tournament-info" }, `${String(t.format).replace("_", " ")} · ${isGameTournament(t) ? optionsText(t.game, t.game_options) : `Thue, ${thueText(t.variant, t.k)}, a round ends at ${t.limit} points`}${clock} · ${t.status} · round ${t.round}/${t.rounds} · ${t.players}/${t.max_players} players`),
     tournamentControls(t),
     el("h3", {}, "Entrants"));
   const ents = t.entrants || [];
@@ -1060,7 +1063,7 @@ async function pageTournament(body, id) {
   body.append(el("h3", {}, "Standings"));
   const st = t.standings || [];
   body.append(st.length === 0 ? el("p", { class: "empty", testid: "standings" }, "No standings yet.")
-    : el("div", { class: "table-wrap", testid: "standings" }, table(["#", "Name", "Points", "Buchholz", "SB", "Games"],
+    : el("div", { class: "table-wrap", testid: "standings" }, table(["#", "Name", "Points", el("abbr", { title: "Buchholz, the first tie-break: the opponents' points added up" }, "Buchholz"), el("abbr", { title: "Sonneborn-Berger, the second tie-break: the points of the opponents one beat, plus half those of the opponents one drew with" }, "Berger"), "Games"],
       st.map((s) => [s.rank, s.name, s.points, s.buchholz, s.sonneborn_berger, s.games]))));
   body.append(el("h3", {}, "Rounds"));
   const rounds = t.round_list || [];
@@ -1106,7 +1109,7 @@ async function pageMatches(body, name, page = 1) {
   body.append(ms.length === 0 ? el("p", { class: "empty", testid: "matches" }, "No stored matches.")
     : el("div", { class: "table-wrap", testid: "matches" }, table(["Players", "Game", "Result", "Ended", ""], ms.map((m) => [
       m.players.map((p) => p.name).join(" vs "),
-      isGameRecord(m) ? `${optionsText(m.game, m.game_options)}${m.rated ? ", rated" : ""}` : `${m.variant}, k=${m.k}${m.rated ? ", rated" : ""}`,
+      isGameRecord(m) ? `${optionsText(m.game, m.game_options)}${m.rated ? ", rated" : ""}` : `Thue, ${thueText(m.variant, m.k)}${m.rated ? ", rated" : ""}`,
       isGameRecord(m) ? resultWords(m.result, m.players.map(playerName)) : resultText(m.result, m.players.map(playerName), m.points),
       m.ended_at ? new Date(m.ended_at).toLocaleString() : "",
       link(`#/match/${enc(m.match)}`, "Replay", `replay-${m.match}`),
@@ -1147,7 +1150,7 @@ async function pageMatch(body, id) {
   if (isGameRecord(rec)) { pageGameMatch(body, rec); return; }
   const o = rec.options;
   body.append(el("h2", {}, `Match ${rec.match}: ${rec.players.map((p) => playerName(p)).join(" vs ")}`),
-    el("p", { class: "small", title: POINTS_HELP }, `${o.variant}-free, k = ${o.k}, rounds end at ${o.limit} points${o.rated ? " · rated" : ""}${rec.tournament ? ` · tournament ${rec.tournament}, round ${rec.tournament_round}` : ""}`),
+    el("p", { class: "small", title: POINTS_HELP }, `Thue, ${thueText(o.variant, o.k)}, rounds end at ${o.limit} points${o.rated ? " · rated" : ""}${rec.tournament ? ` · tournament ${rec.tournament}, round ${rec.tournament_round}` : ""}`),
     el("p", { testid: "replay-result" }, `${resultText(rec.result, rec.players.map(playerName), rec.points)}.`));
   if (rec.ratings) {
     body.append(el("p", { class: "small" }, rec.ratings.map((r, i) => `${playerName(rec.players[i])}: ${Math.round(r.before)} → ${Math.round(r.after)}`).join(" · ")));
@@ -1166,6 +1169,13 @@ async function pageMatch(body, id) {
   el("div", { id: "replay-scores", testid: "replay-scores" }),
   el("p", {}, link(`/api/matches/${enc(rec.match)}/moves.csv`, "moves.csv"), " · ", link("#/analysis", "Analyse the next move", "replay-analyse")));
   renderReplay();
+}
+
+/** A repetition that ended a round, for people: "a square: 0 1 repeated, symbols 3 to 6"
+ * (an overlap: the block twice and its first symbol again). */
+function repetitionText(rep) {
+  const kind = rep.length > 2 * rep.period ? "an overlap" : "a square";
+  return `The round ended on ${kind}: a block of ${rep.period} symbol${rep.period === 1 ? "" : "s"} repeated, symbols ${rep.start + 1} to ${rep.start + rep.length}.`;
 }
 
 function wordTiles(box, word, k, rep) {
@@ -1201,7 +1211,7 @@ function renderReplay() {
     const q = el("span", { class: "tile placed-mark" }, "?");
     box.insertBefore(q, box.children[at.placed] || null);
   }
-  $("replay-rep").textContent = rep ? `Repetition: period ${rep.period}, length ${rep.length}, from position ${rep.start}.`
+  $("replay-rep").textContent = rep ? repetitionText(rep)
     : roundOver ? `Round ${at.round + 1} ${r.end === "limit" ? "reached the points limit" : `ended (${r.end})`}.` : "";
   const sc = $("replay-scores");
   sc.textContent = "";
@@ -1310,7 +1320,7 @@ function renderGameRoom() {
   $("invite-box").hidden = !(o.private && code);
   if (o.private && code) $("invite-link").value = inviteLink(s.room, code);
   $("room-info").title = gameInfo(game).summary;
-  $("room-info").textContent = `Room ${s.room}${code ? ` · invite code ${code}` : ""} · ${optionsText(game, o.game_options)} · ${clock}${o.rated ? " · rated" : ""} · ${s.spectators} watching · ${s.you === null ? "you are watching" : `you are seat ${s.you + 1}`}`;
+  $("room-info").textContent = `${optionsText(game, o.game_options)} · ${clock}${o.rated ? " · rated" : ""} · ${s.spectators} watching · ${s.you === null ? "you are watching" : "you are playing"}`;
   $("sound-wrap").hidden = s.you === null;
 
   for (const seat of [0, 1]) {
@@ -1323,7 +1333,7 @@ function renderGameRoom() {
     const bits = [];
     const level = botLevel(s, p);
     if (level) bits.push(level.engine); // the engine, in small print
-    if (m) bits.push(playerOf(m, seat) === 0 ? "white, moves first" : "black");
+    if (m) bits.push(playerOf(m, seat) === 0 ? `${colourName(game, 0)}, moves first` : colourName(game, 1));
     if (p && !p.connected) bits.push("disconnected");
     if (p && !m && p.ready) bits.push("ready");
     const rating = seatRating(s, seat);
@@ -1340,8 +1350,8 @@ function renderGameRoom() {
   const mine = myTurn("move");
   if (!m) turn = waitingText(s);
   else if (m.step === "over") turn = "The match is over.";
-  else if (mine) turn = `Your move (${COLOUR[playerOf(m, s.you)]}): ${moveHint(game)}.`;
-  else turn = `${nameIn(s, s.players[m.to_move])} (${COLOUR[playerOf(m, m.to_move)]}) to move.`;
+  else if (mine) turn = `Your move (${colourName(game, playerOf(m, s.you))}): ${moveHint(game)}.`;
+  else turn = `${nameIn(s, s.players[m.to_move])} (${colourName(game, playerOf(m, m.to_move))}) to move.`;
   $("turn").textContent = turn;
   $("turn").classList.toggle("yours", mine);
   if (m && m.thinking !== null) $("turn").append(el("span", { class: "thinking", testid: "thinking" }, " thinking…"));
@@ -1795,12 +1805,11 @@ function renderGame() {
   showThueParts(!isGame(s));
   if (isGame(s)) { renderGameRoom(); return; }
   const clock = o.clock ? `clock ${fmtClock(o.clock.initial_ms)} + ${o.clock.increment_ms / 1000} s` : "no clock";
-  const invite = ui.invites[s.room] ? ` · invite code ${ui.invites[s.room]}` : "";
   const code = ui.invites[s.room];
   $("invite-box").hidden = !(o.private && code);
   if (o.private && code) $("invite-link").value = inviteLink(s.room, code);
   $("room-info").title = POINTS_HELP;
-  $("room-info").textContent = `Room ${s.room}${invite} · ${o.variant}-free, k = ${o.k}, a round ends at ${o.limit} points · ${clock}${o.rated ? " · rated" : ""} · ${s.spectators} watching · ${s.you === null ? "you are watching" : `you are seat ${s.you + 1}`}`;
+  $("room-info").textContent = `Thue, ${thueText(o.variant, o.k)}, a round ends at ${o.limit} points · ${clock}${o.rated ? " · rated" : ""} · ${s.spectators} watching · ${s.you === null ? "you are watching" : "you are playing"}`;
 
   for (const seat of [0, 1]) {
     const p = s.players[seat];
@@ -2011,7 +2020,7 @@ function renderRounds() {
       const rep = r.repetition;
       wordTiles(w, r.word, ui.state.options.k, rep);
       line.append(w);
-      if (rep) line.append(el("div", { class: "small" }, `Repetition: period ${rep.period}, length ${rep.length}, from position ${rep.start}.`));
+      if (rep) line.append(el("div", { class: "small" }, repetitionText(rep)));
     }
     box.append(line);
   });

@@ -89,20 +89,20 @@ export function dotsResultWords(result, names) {
 }
 
 /** Draws the board into box (view as games.js's drawBoard takes it; el is its helper). */
-export function dotsBoard(box, view, el, colour) {
+export function dotsBoard(box, view, el, colour = DOTS_NAMES) {
   const st = view.state;
   const R = st.lines.v.length, C = st.lines.h[0].length;
   const last = st.last;
   const p = view.player;
-  const who = (x) => (x === 0 || x === 1 ? `${colour[x]} (${DOTS_NAMES[x]})` : "");
+  const who = (x) => (x === 0 || x === 1 ? colour[x] : "");
   // The banner follows the shown state (a replay's step too); the buttons follow the match.
   const over = st.lines.h.every((r) => r.every((x) => x >= 0)) && st.lines.v.every((r) => r.every((x) => x >= 0));
   box.append(el("p", { class: "dots-score", testid: "dots-score" },
-    `Boxes: ${colour[0]} (${DOTS_NAMES[0]}) ${st.score[0]} · ${colour[1]} (${DOTS_NAMES[1]}) ${st.score[1]}`));
+    `Boxes: ${colour[0]} ${st.score[0]} · ${colour[1]} ${st.score[1]}`));
   if (st.again && !over) {
     const mine = p === st.to_move;
     box.append(el("p", { class: `dots-again p${st.to_move}`, testid: "dots-again", role: "status" },
-      mine ? "You completed a box: move again!" : `${who(st.to_move)} completed a box and moves again.`));
+      mine ? "You completed a box: move again!" : `${who(st.to_move)[0].toUpperCase()}${who(st.to_move).slice(1)} completed a box and moves again.`));
   }
   // A group of buttons (the lines) and pictures (the boxes): not an ARIA grid, whose cells
   // would need rows; arrow keys still move by rows (boardKey, data-row and data-col).

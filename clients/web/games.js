@@ -8,7 +8,7 @@
 // put in the page as HTML.
 
 import { WYTHOFF_HINT, WYTHOFF_INFO, wythoffApply, wythoffBoard, wythoffCheck, wythoffMoveText, wythoffOptionsText } from "./wythoff.js";
-import { DOTS_GAME, DOTS_HINT, dotsApply, dotsBoard, dotsCheckOptions, dotsMoveText, dotsOptionsText, dotsResultWords } from "./dots.js";
+import { DOTS_GAME, DOTS_HINT, DOTS_NAMES, dotsApply, dotsBoard, dotsCheckOptions, dotsMoveText, dotsOptionsText, dotsResultWords } from "./dots.js";
 
 const SPLIT_MAX_REGIONS = 64; // Rims: a split that makes a 65th region is refused
 
@@ -277,6 +277,9 @@ export function applyMove(game, st, mv) {
 }
 
 export const COLOUR = ["white", "black"];
+/** A player's colour as the game's board shows it: dots and boxes draws blue and red,
+ * the others white and black. */
+export const colourName = (game, p) => (game === "dots" ? DOTS_NAMES : COLOUR)[p];
 export const PIECE = ["W", "B"];
 
 // ---- words ---------------------------------------------------------------------------
@@ -367,7 +370,7 @@ export function drawBoard(box, view) {
   else if (view.game === "northcott") gridBoard(box, view);
   else if (view.game === "circle") circleBoard(box, view);
   else if (view.game === "wythoff") wythoffBoard(box, view, el);
-  else if (view.game === "dots") dotsBoard(box, view, el, COLOUR);
+  else if (view.game === "dots") dotsBoard(box, view, el, DOTS_NAMES);
   else box.append(el("pre", { class: "small" }, JSON.stringify(st)));
 }
 

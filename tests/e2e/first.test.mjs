@@ -35,7 +35,7 @@ test("a newcomer plays the computer within 10 seconds of opening the page", () =
     console.log(`     ${label}: first move possible ${ms} ms after opening the page`);
     assert(ms < 10000, `${label}: the first move took ${ms} ms to become possible`);
     assert.match(await tid(page, "seat-1").textContent(), /^Beginner \(computer\)greedy/);
-    assert.match(await tid(page, "room-info").textContent(), /square-free, k = 4/);
+    assert.match(await tid(page, "room-info").textContent(), /Thue, square-free, 4 symbols/);
     assert.equal(await page.title(), "● Your turn · Thue game");
     await shot(page, `first-${label}-game`);
     await context.close();

@@ -221,9 +221,11 @@ test("a private room by invite code; a dropped connection reconnects and keeps t
   await enter(ida, "Ida");
   await enter(jon, "Jon");
   const room = await createRoom(ida, { k: 3, limit: 20, first: "opponent", isPrivate: true });
-  const info = await tid(ida, "room-info").textContent();
-  const invite = /invite code ([A-Za-z0-9_-]+)/.exec(info);
-  assert(invite, `the invite code is shown: ${info}`);
+  // The code travels in the invite link (the room's header names no ids or codes).
+  const linkText = await tid(ida, "invite-link").inputValue();
+  const invite = /[?&]code=([A-Za-z0-9_-]+)/.exec(linkText);
+  assert(invite, `the invite link carries the code: ${linkText}`);
+  assert(!/invite code|Room r/.test(await tid(ida, "room-info").textContent()), "no room id or code in the header");
   await tid(jon, "refresh").click();
   assert(await tid(jon, `join-${room}`).count() === 0, "a private room is not listed");
   await tid(jon, "join-room").fill(room);

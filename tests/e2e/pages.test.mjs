@@ -124,7 +124,7 @@ test("a rated match against nested:1 moves the ladder; its replay steps through 
     assert(JSON.stringify(finals[i]) === JSON.stringify(r.word), `round ${i + 1}: ${finals[i]} vs ${r.word}`);
   });
   assert(Object.keys(finals).length >= 1, "some rounds replayed");
-  if (rec.rounds[rec.rounds.length - 1].end === "repetition") await tid(ann, "replay-rep").filter({ hasText: "Repetition" }).waitFor();
+  if (rec.rounds[rec.rounds.length - 1].end === "repetition") await tid(ann, "replay-rep").filter({ hasText: "The round ended on a" }).waitFor();
   // The final line names the winner first, with the winner's points first.
   const w = rec.result.winner;
   await tid(ann, "replay-final").filter({ hasText: w === null ? `Draw` : `${rec.players[w].name} wins ${rec.points[w]}–${rec.points[1 - w]}` }).waitFor();

@@ -219,7 +219,7 @@ test("a guest cannot create or join; an entrant on a page gets a banner or Go to
   assert(await tid(ann, `t-watch-${room}`).count() === 0, "no Watch for one's own game");
   await play.click();
   await ann.waitForFunction((r) => !document.getElementById("game").hidden && document.getElementById("game").dataset.room === r, room);
-  await tid(ann, "room-info").filter({ hasText: "you are seat" }).waitFor();
+  await tid(ann, "room-info").filter({ hasText: "you are playing" }).waitFor();
   await tid(ann, "clock-0").filter({ hasText: /^[45]:/ }).waitFor(); // its 5-minute clock
 
   // Ann plays it out; after a reload into the finished room there is still no Rematch
@@ -267,7 +267,7 @@ test("a player in another room's game gets a banner, not a switch, when its tour
   await shots(ann, "banner-in-room");
   await tid(ann, "next-game-go").click();
   await ann.waitForFunction((r) => document.getElementById("game").dataset.room !== r, own);
-  await tid(ann, "room-info").filter({ hasText: "you are seat" }).waitFor();
+  await tid(ann, "room-info").filter({ hasText: "you are playing" }).waitFor();
   await tid(ann, "seat-0").filter({ hasText: /Ann|greedy/ }).waitFor();
   await tid(ann, "seat-1").filter({ hasText: /Ann|greedy/ }).waitFor();
   await tid(ann, "clock-0").waitFor();
