@@ -458,8 +458,12 @@ function gridBoard(box, view) {
   const targets = selRow !== null && p !== null ? new Set(northcottTargets(st, p, selRow)) : new Set();
   const last = view.last;
   const from = last && view.prev ? (view.prev.to_move === 0 ? view.prev.white : view.prev.black)[last.row] : null;
-  const grid = el("div", { class: "grid-board", role: "grid", label: `${st.rows} rows of ${st.cols} squares` });
+  // A board wider than a phone (many columns, fewer rows) is drawn turned: each row a
+  // lane from top to bottom, row 1 on the left, so that nothing scrolls sideways.
+  const lanes = st.cols > st.rows && st.cols * 30 > innerWidth - 32;
+  const grid = el("div", { class: `grid-board${lanes ? " lanes" : ""}`, role: "grid", label: `${st.rows} rows of ${st.cols} squares${lanes ? ", each row drawn as a column, row 1 on the left, column 1 at the top" : ""}` });
   grid.style.setProperty("--cols", String(st.cols));
+  grid.style.setProperty("--rows", String(st.rows));
   for (let r = 0; r < st.rows; r++) {
     const row = el("div", { class: "grid-row", role: "row", testid: `row-${r}` });
     for (let c = 0; c < st.cols; c++) {
@@ -490,6 +494,32 @@ function gridBoard(box, view) {
   box.append(grid);
 }
 
+/**
+ * Where n fields stand on a track of height H (the width is 1): a circle of radius 0.42
+ * round the centre when H is 1, else a stadium (half circles of radius 0.42 at the top
+ * and the bottom, joined by straight sides), field 0 at the top, clockwise, evenly spaced
+ * along it. {x, y} (arrays, in widths) and gap, the distance along the track between
+ * neighbours (a circle's chord is at least 0.96 of it for n >= 8).
+ */
+export function trackPoints(n, H) {
+  const r = 0.42, L = H - 1; // the straight sides' length
+  const arc = Math.PI * r;
+  const P = 2 * arc + 2 * L;
+  const x = new Array(n), y = new Array(n);
+  const yt = 0.5, yb = H - 0.5; // the half circles' centres
+  for (let f = 0; f < n; f++) {
+    let s = (P * f) / n;
+    let px, py;
+    if (s < arc / 2) { const a = s / r; px = 0.5 + r * Math.sin(a); py = yt - r * Math.cos(a); }
+    else if ((s -= arc / 2) < L) { px = 0.5 + r; py = yt + s; }
+    else if ((s -= L) < arc) { const a = Math.PI / 2 + s / r; px = 0.5 + r * Math.sin(a); py = yb - r * Math.cos(a); }
+    else if ((s -= arc) < L) { px = 0.5 - r; py = yb - s; }
+    else { s -= L; const a = (3 * Math.PI) / 2 + s / r; px = 0.5 + r * Math.sin(a); py = yt - r * Math.cos(a); }
+    x[f] = px; y[f] = py;
+  }
+  return { x, y, gap: P / n };
+}
+
 function circleBoard(box, view) {
   const st = view.state;
   const board = st.board;
@@ -502,8 +532,16 @@ function circleBoard(box, view) {
   // Many fields: smaller ones, so that neighbours do not overlap on a phone.
   // The fields stand 2 pi 0.42 / n of the ring's width apart; a field takes at most 0.68
   // of that, so that even diagonal neighbours' boxes stay apart.
-  ring.style.setProperty("--field", `min(2.75rem, ${(179 / n).toFixed(2)}%)`);
+  // On a phone, many fields go round a tall track instead (two half circles joined by
+  // straight sides, up to 3 times as tall as wide): the fields stand further apart.
+  const H = n > 24 && innerWidth < 640 ? Math.min(3, 1 + (n - 24) / 20) : 1;
+  const track = trackPoints(n, H);
+  ring.style.setProperty("--h", String(H));
+  ring.style.setProperty("--inset-y", `${(8 / H).toFixed(3)}%`);
+  ring.style.setProperty("--field", `min(2.75rem, ${(track.gap * 68).toFixed(2)}%)`);
+  ring.style.setProperty("--field-y", `min(2.75rem, ${((track.gap * 68) / H).toFixed(2)}%)`);
   ring.classList.toggle("crowded", n > 24);
+  ring.classList.toggle("track", H > 1);
   if (view.sel && view.sel.kind === "dir") {
     const { from, to } = view.sel;
     box.append(el("div", { class: "split", testid: "dir-choice" },
@@ -535,9 +573,8 @@ function circleBoard(box, view) {
       },
     }, who !== null ? el("span", { class: "disc", "aria-hidden": "true" }) : null, el("span", { class: "field-no" }, String(f)));
     // Field 0 at the top, clockwise: positions as percentages of the ring's box.
-    const a = (2 * Math.PI * f) / n;
-    b.style.setProperty("left", `${50 + 42 * Math.sin(a)}%`);
-    b.style.setProperty("top", `${50 - 42 * Math.cos(a)}%`);
+    b.style.setProperty("left", `${(100 * track.x[f]).toFixed(3)}%`);
+    b.style.setProperty("top", `${((100 * track.y[f]) / H).toFixed(3)}%`);
     ring.append(b);
   }
   box.append(ring);

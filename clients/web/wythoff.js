@@ -79,18 +79,23 @@ export function wythoffBoard(box, view, el) {
   const idle = view.player === null || view.over;
   const prev = view.prev && view.prev.heaps ? view.prev.heaps : null;
   box.append(el("p", { class: "wy-heaps", testid: "wy-heaps" }, `Heap 1: ${x} · Heap 2: ${y} · a = ${a}${a === 1 ? " (equal numbers from both)" : ` (from both: |x − y| < ${a})`}`));
-  if (Math.max(x, y) < WYTHOFF_GRID_MAX) gridView(box, view, el, x, y, a, idle, prev);
-  else counterView(box, view, el, x, y, a, idle);
+  if (Math.max(x, y) < WYTHOFF_GRID_MAX) {
+    gridView(box, view, el, x, y, a, idle, prev);
+    // On a phone a big grid's squares are small to tap: the counters come too.
+    if (!idle && (x + 1) * 28 > innerWidth - 32) counterView(box, view, el, x, y, a, idle, true);
+  } else counterView(box, view, el, x, y, a, idle);
 }
 
 function gridView(box, view, el, x, y, a, idle, prev) {
-  const n = Math.max(x, y, prev ? Math.max(prev[0], prev[1]) : 0) + 1;
-  const grid = el("div", { class: "grid-board wy-board", role: "grid", label: `a quarter-plane board of ${n} × ${n} squares; the piece on column ${x}, row ${y}; the goal is the corner 0, 0` });
-  grid.style.setProperty("--cols", String(n));
-  for (let r = 0; r < n; r++) {
-    const j = n - 1 - r; // heap 2 grows upward
+  // Only as much of the quarter plane as the piece (and its last square) needs: the
+  // columns up to heap 1, the rows up to heap 2.
+  const cols = Math.max(x, prev ? prev[0] : 0) + 1, rows = Math.max(y, prev ? prev[1] : 0) + 1;
+  const grid = el("div", { class: "grid-board wy-board", role: "grid", label: `a quarter-plane board of ${cols} × ${rows} squares; the piece on column ${x}, row ${y}; the goal is the corner 0, 0` });
+  grid.style.setProperty("--cols", String(cols));
+  for (let r = 0; r < rows; r++) {
+    const j = rows - 1 - r; // heap 2 grows upward
     const row = el("div", { class: "grid-row", role: "row", testid: `wy-row-${j}` });
-    for (let i = 0; i < n; i++) {
+    for (let i = 0; i < cols; i++) {
       const here = i === x && j === y;
       const legal = wythoffLegal(x, y, a, x - i, y - j);
       const cls = ["square", "wy-sq"];
@@ -117,7 +122,7 @@ function gridView(box, view, el, x, y, a, idle, prev) {
   box.append(grid);
 }
 
-function counterView(box, view, el, x, y, a, idle) {
+function counterView(box, view, el, x, y, a, idle, alsoGrid = false) {
   const input = (h, max) => el("input", { type: "number", min: "0", max: String(max), step: "1", value: "0", testid: `wy-take-${h}`, disabled: idle, label: `tokens to take from heap ${h + 1}` });
   const t0 = input(0, x), t1 = input(1, y);
   const send = () => {
@@ -125,7 +130,8 @@ function counterView(box, view, el, x, y, a, idle) {
     view.onMove({ take: [tx, ty] });
   };
   box.append(el("div", { class: "wy-counters", testid: "wy-counters" },
-    el("p", { class: "small" }, `The heaps are too big to draw as a board: enter how many tokens to take from each (from both: |x − y| < ${a}).`),
+    el("p", { class: "small" }, alsoGrid ? `Or enter how many tokens to take from each heap (from both: |x − y| < ${a}).`
+      : `The heaps are too big to draw as a board: enter how many tokens to take from each (from both: |x − y| < ${a}).`),
     el("label", {}, `Take from heap 1 (holds ${x}) `, t0),
     el("label", {}, `Take from heap 2 (holds ${y}) `, t1),
     el("button", { type: "button", testid: "wy-take", disabled: idle, onclick: send }, "Take")));

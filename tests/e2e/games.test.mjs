@@ -229,6 +229,7 @@ test("every game's board fits a 375 px phone without sideways scrolling", () => 
     ["nim", { heaps: "30 7 1000" }], ["rims", { heaps: "12 5" }],
     ["northcott", { rows: 16, cols: 32 }], ["northcott", { rows: 8, cols: 8 }],
     ["circle", { fields: 64, white: 20, black: 20 }], ["circle", { fields: 12 }],
+    ["wythoff", { heaps: "16 27" }],
   ];
   for (const [game, opts] of boards) {
     await fillGameForm(ivy, game, opts);
@@ -247,6 +248,17 @@ test("every game's board fits a 375 px phone without sideways scrolling", () => 
     await ivy.locator("[data-testid=gboard][data-moves='0'] button").first().waitFor();
     const wide = await ivy.evaluate(() => document.documentElement.scrollWidth);
     assert(wide <= 375, `${game} ${JSON.stringify(opts)}: the page is ${wide} px wide`);
+    // The board itself fits too (no sideways scrolling inside it), and what one taps is
+    // big enough: Northcott's 16 x 32 turned into lanes, the 64-field circle on a tall
+    // track; Wythoff's 28 x 28 grid is a map, with counters to enter the move.
+    const fit = await ivy.evaluate(() => {
+      const b = document.querySelector("[data-testid=gboard]");
+      const sizes = [...b.querySelectorAll(".square, .field, .htoken")].map((e) => { const r = e.getBoundingClientRect(); return Math.min(r.width, r.height); });
+      return { over: b.scrollWidth - b.clientWidth, least: Math.min(...sizes), counters: Boolean(b.querySelector("[data-testid=wy-counters]")) };
+    });
+    assert(fit.over <= 0, `${game} ${JSON.stringify(opts)}: the board scrolls ${fit.over} px sideways`);
+    if (game === "wythoff") assert(fit.counters, "a big Wythoff grid on a phone comes with the counters");
+    else assert(fit.least >= 18, `${game} ${JSON.stringify(opts)}: the smallest square, field or token is ${fit.least.toFixed(1)} px`);
     // Neighbouring fields on the circle do not overlap (each stays clickable).
     const overlap = await ivy.evaluate(() => {
       const fs = [...document.querySelectorAll("[data-testid=gboard] .field")].map((f) => f.getBoundingClientRect());
