@@ -101,7 +101,9 @@ static const char *const cmd_names[THUE_CMD_COUNT] = {"hello",
                                                       "analyze",
                                                       "analyze_stop",
                                                       "analyze_resume",
-                                                      "analyze_close"};
+                                                      "analyze_close",
+                                                      "set_password",
+                                                      "login"};
 
 static const char *const msg_names[THUE_MSG_COUNT] = {
     "welcome",          "pong",        "ok",           "error",
@@ -483,6 +485,16 @@ static void cmd_members(thue__io *o, thue_cmd *c)
         break;
     case THUE_CMD_CLAIM_NAME:
         IO_STR(o, "name", c->u.claim_name.name, THUE__S_NAME);
+        break;
+    /* Passwords: a failure names the member and its rule, never the value. */
+    case THUE_CMD_SET_PASSWORD:
+        IO_STR(o, "password", c->u.set_password.password, THUE__S_PASSWORD);
+        IO_STR_OPT(o, "old_password", &c->u.set_password.has_old, c->u.set_password.old_password,
+                   THUE__S_SECRET);
+        break;
+    case THUE_CMD_LOGIN:
+        IO_STR(o, "name", c->u.login.name, THUE__S_NAME);
+        IO_STR(o, "password", c->u.login.password, THUE__S_SECRET);
         break;
     case THUE_CMD_CREATE_ROOM: {
         IO_ENUM_DEF(o, "variant", c->u.create_room.variant, variant_names, THUE_SQUARE);
@@ -949,6 +961,7 @@ static void msg_members(thue__io *o, thue_msg *m)
     case THUE_MSG_ACCOUNT:
         IO_STR(o, "name", m->u.account.name, THUE__S_NAME);
         IO_STR(o, "token", m->u.account.token, THUE__S_TOKEN);
+        IO_STR_OPT(o, "resume", &m->u.account.has_resume, m->u.account.resume, THUE__S_RESUME);
         break;
     case THUE_MSG_ROOM_CREATED:
         IO_STR(o, "room", m->u.room_created.room, THUE__S_KEY);
@@ -1165,11 +1178,16 @@ static int parse_depth(const char *text, size_t len, size_t max, int depth, json
             thue__io_oom(&o);
             return o.code;
         }
-        /* jansson quotes the text near the error: keep the message printable ASCII. */
+        /* jansson quotes the text near the error, which may be a secret of the message (a
+         * password cut short): the quote is left out, the place is given by its byte. */
+        char *near = strstr(je.text, " near ");
+        if (near != NULL)
+            *near = '\0';
         for (char *p = je.text; *p != '\0'; p++)
             if (*p < 0x20 || *p > 0x7e)
                 *p = '?';
-        thue__io_fail(&o, THUE_PERR_JSON, "", "not a JSON object in valid UTF-8: %s", je.text);
+        thue__io_fail(&o, THUE_PERR_JSON, "", "not a JSON object in valid UTF-8: %s (at byte %d)",
+                      je.text, je.position);
         return o.code;
     }
     if (!json_is_object(j)) {

@@ -58,6 +58,10 @@
 #define THUE_PROTO_TITLE_MAX 40  /* a room or tournament name */
 #define THUE_PROTO_TOKEN_MAX 128 /* an account token: ASCII */
 #define THUE_PROTO_RESUME_LEN 32 /* a resume token: lowercase hex */
+/* A password (set_password, login), in code points without control characters: a new one
+ * has at least THUE_PROTO_PASSWORD_MIN, one that is only checked at least 1. */
+#define THUE_PROTO_PASSWORD_MIN 8
+#define THUE_PROTO_PASSWORD_MAX 256
 #define THUE_PROTO_KEY_MAX 32    /* a room id, tournament id or invite code: ASCII */
 #define THUE_PROTO_SPEC_MAX 100  /* a bot SPEC: printable ASCII */
 #define THUE_PROTO_CHAT_MAX 200  /* a chat text */
@@ -155,6 +159,8 @@ typedef enum {
     THUE_CMD_ANALYZE_STOP,
     THUE_CMD_ANALYZE_RESUME,
     THUE_CMD_ANALYZE_CLOSE,
+    THUE_CMD_SET_PASSWORD,
+    THUE_CMD_LOGIN,
     THUE_CMD_COUNT
 } thue_cmd_type;
 
@@ -175,6 +181,17 @@ typedef struct thue_cmd {
         struct {
             char name[THUE_PROTO_NAME_MAX * 4 + 1];
         } claim_name;
+        /* set_password: the new password, and the current one (has_old) when the account
+         * has one. Secrets: the lobby wipes them once the command is handled. */
+        struct {
+            char password[THUE_PROTO_PASSWORD_MAX * 4 + 1];
+            int has_old;
+            char old_password[THUE_PROTO_PASSWORD_MAX * 4 + 1];
+        } set_password;
+        struct {
+            char name[THUE_PROTO_NAME_MAX * 4 + 1];
+            char password[THUE_PROTO_PASSWORD_MAX * 4 + 1];
+        } login;
         struct {
             thue_variant variant;     /* default square */
             int k;                    /* default 3 */
@@ -530,6 +547,8 @@ typedef struct thue_msg {
         struct {
             char name[THUE_PROTO_NAME_MAX * 4 + 1];
             char token[THUE_PROTO_TOKEN_MAX + 1];
+            int has_resume; /* login's reply: the session's resume token */
+            char resume[THUE_PROTO_RESUME_LEN + 1];
         } account;
         struct {
             char room[THUE_PROTO_KEY_MAX + 1];

@@ -62,6 +62,8 @@ typedef enum {
     THUE__S_TEXT,    /* a sentence for people: 1..200 code points, no control chars */
     THUE__S_SERVER,  /* welcome's server: 1..64 printable ASCII */
     THUE__S_FIELD,   /* error's field: 1..63 bytes, no control chars, no leading '/' */
+    THUE__S_PASSWORD, /* a new password: 8..256 code points, no control chars */
+    THUE__S_SECRET,   /* a password to check: 1..256 code points, no control chars */
     THUE__S_COUNT
 } thue__str_rule;
 

@@ -327,6 +327,10 @@ static const str_rule rules[THUE__S_COUNT] = {
     [THUE__S_FIELD] = {1, SET_PLAIN, 1, 63,
                        "a string of 1 to 63 bytes without control characters, not starting with "
                        "/"},
+    [THUE__S_PASSWORD] = {0, SET_PLAIN, THUE_PROTO_PASSWORD_MIN, THUE_PROTO_PASSWORD_MAX,
+                          "a password of 8 to 256 characters without control characters"},
+    [THUE__S_SECRET] = {0, SET_PLAIN, 1, THUE_PROTO_PASSWORD_MAX,
+                        "a password of 1 to 256 characters without control characters"},
 };
 
 /* The code point at s[0..n), n >= 1: its length 1..4 and *cp, or 0 when the bytes are not

@@ -66,7 +66,8 @@
     X(NOT_ALLOWED, -125, "not_allowed", "you may not do that")                                     \
     X(BUSY, -126, "server_busy", "the server is at a limit; try again later")                      \
     X(INTERNAL, -127, "internal", "an error inside the server")                                    \
-    X(NOT_FOUND, -128, "not_found", "no such analysis")
+    X(NOT_FOUND, -128, "not_found", "no such analysis")                                            \
+    X(BAD_PASSWORD, -129, "bad_password", "wrong name or password")
 
 typedef enum {
 #define THUE__PERR_ENUM(name, value, wire, msg) THUE_PERR_##name = (value),
