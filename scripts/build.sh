@@ -12,7 +12,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 . scripts/deps.sh
 thue_install_deps build-essential cmake pkg-config libuv1-dev libjansson-dev \
                   libwebsockets-dev libwebsockets-evlib-uv libsqlite3-dev libcmocka-dev libicu-dev \
-                  libpq-dev libhiredis-dev zlib1g-dev
+                  libpq-dev libhiredis-dev zlib1g-dev libsodium-dev
 
 # Quiet unless something fails: then the tool's output is shown.
 quietly() {
