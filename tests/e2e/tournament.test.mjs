@@ -175,6 +175,12 @@ test("three people create, join, leave, start and play a round robin to its end 
   assert(await replays.count() === 3, `three replay links: ${await replays.count()}`);
   assert(await tid(ann, "t-join").count() === 0 && await tid(ann, "t-start").count() === 0, "no joining or starting a finished tournament");
   await shots(ann, "standings");
+  // On a 360 px phone every column of the standings shows (no table scrolled or clipped).
+  const was = ann.viewportSize();
+  await ann.setViewportSize({ width: 360, height: 740 });
+  const clipped = await ann.locator("[data-testid=standings]").evaluate((w) => w.scrollWidth - w.clientWidth);
+  assert(clipped <= 0, `the standings are ${clipped} px wider than a 360 px phone`);
+  await ann.setViewportSize(was);
   const room = [...all][0];
   await tid(ann, `t-replay-${room}`).click();
   await tid(ann, "replay-result").waitFor();
