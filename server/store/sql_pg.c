@@ -621,6 +621,13 @@ static const migration migrations[] = {
         "games, wins, draws, losses FROM ratings;"
         "DROP TABLE ratings;"
         "ALTER TABLE ratings3 RENAME TO ratings;"},
+    {4, "ALTER TABLE accounts ADD COLUMN password_hash TEXT;"
+        "CREATE TABLE account_tokens ("
+        "  token_hash BYTEA  PRIMARY KEY CHECK (length(token_hash) = 32),"
+        "  account    BIGINT NOT NULL REFERENCES accounts (id),"
+        "  created_ms BIGINT NOT NULL"
+        ");"
+        "CREATE INDEX account_tokens_account ON account_tokens (account);"},
 };
 
 #define NMIGRATIONS ((int)(sizeof migrations / sizeof migrations[0]))

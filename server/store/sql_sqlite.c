@@ -23,6 +23,10 @@
  * column has no CHECK, so it is reused), its variant, k and limit the room's unused
  * defaults and its rounds "[]". moves gain move: another game's move JSON (NULL for
  * Thue's; round is 0 and ply counts the match's moves).
+ *
+ * Schema 4 (passwords): accounts gain password_hash (libsodium's Argon2id string, NULL
+ * without a password), and account_tokens holds the tokens login hands out (their
+ * SHA-256, the account, when), each as good as the account's own token_hash.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -157,6 +161,16 @@ static const migration migrations[] = {
         "games, wins, draws, losses FROM ratings;"
         "DROP TABLE ratings;"
         "ALTER TABLE ratings3 RENAME TO ratings;"},
+    /* Passwords and logins from other devices: an account's password hash (libsodium's
+     * Argon2id string; NULL: none), and the tokens login hands out besides the one
+     * claim_name gave (their SHA-256, as token_hash). */
+    {4, "ALTER TABLE accounts ADD COLUMN password_hash TEXT;"
+        "CREATE TABLE account_tokens ("
+        "  token_hash BLOB    PRIMARY KEY CHECK (length(token_hash) = 32),"
+        "  account    INTEGER NOT NULL REFERENCES accounts (id),"
+        "  created_ms INTEGER NOT NULL"
+        ") WITHOUT ROWID;"
+        "CREATE INDEX account_tokens_account ON account_tokens (account);"},
 };
 
 #define NMIGRATIONS ((int)(sizeof migrations / sizeof migrations[0]))

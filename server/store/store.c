@@ -42,14 +42,20 @@
 #include "log.h"
 #include "store/store_internal.h"
 
+/* The writes first, up to JOB_ADD_TOKEN (is_write), then the reads. */
 typedef enum {
     JOB_ADD_ACCOUNT = 0,
     JOB_SAVE_MATCH,
     JOB_SAVE_TOURNAMENT,
+    JOB_SET_PASSWORD,
+    JOB_ADD_TOKEN,
     JOB_MATCH_JSON,
     JOB_MATCHES_JSON,
-    JOB_MOVES_CSV
+    JOB_MOVES_CSV,
+    JOB_GET_PASSWORD
 } job_kind;
+
+#define JOB_LAST_WRITE JOB_ADD_TOKEN
 
 typedef struct job job;
 struct job {
@@ -57,6 +63,7 @@ struct job {
     job_kind kind;
     thue_store_cb cb;           /* writes */
     thue_store_text_cb text_cb; /* reads */
+    thue_store_hash_cb hash_cb; /* JOB_GET_PASSWORD */
     void *data;
 
     /* The input: the job's own copies. */
@@ -72,6 +79,13 @@ struct job {
     int64_t updated_ms;
     int page, per_page;
     int64_t viewer; /* reads of matches: thue__db_match_json's */
+    /* passwords and tokens: the account, the new hash and the one it replaces (has_expect
+     * 0: none), a login token's SHA-256; JOB_GET_PASSWORD's answer in hash (found) */
+    int64_t account_id;
+    char hash[THUE_STORE_HASH_MAX];
+    char expect[THUE_STORE_HASH_MAX];
+    int has_expect, found;
+    unsigned char token[32];
 
     /* The result, written by the store thread before posting. */
     int err;
@@ -140,7 +154,7 @@ static int64_t now_ms(void)
 
 static int is_write(const job *j)
 {
-    return j->kind <= JOB_SAVE_TOURNAMENT;
+    return j->kind <= JOB_LAST_WRITE;
 }
 
 static void run_job(thue_store *s, job *j)
@@ -174,6 +188,16 @@ static void run_job(thue_store *s, job *j)
         break;
     case JOB_MOVES_CSV:
         thue__db_moves_csv(&s->db, j->key, j->viewer, crash, &j->text);
+        break;
+    case JOB_SET_PASSWORD:
+        j->err = thue__db_password_set(&s->db, j->account_id, j->hash,
+                                       j->has_expect ? j->expect : NULL, crash, &j->id);
+        break;
+    case JOB_ADD_TOKEN:
+        j->err = thue__db_add_token(&s->db, j->account_id, j->token, j->updated_ms, crash);
+        break;
+    case JOB_GET_PASSWORD:
+        j->err = thue__db_password_get(&s->db, j->account_id, j->hash, sizeof j->hash, &j->found);
         break;
     }
 }
@@ -400,9 +424,12 @@ static void on_closed(uv_handle_t *handle)
 static void deliver(thue_store *s, job *j)
 {
     s->pending--;
-    if (j->kind <= JOB_SAVE_TOURNAMENT) {
+    if (j->kind <= JOB_LAST_WRITE) {
         if (j->cb)
             j->cb(j->err, j->id, j->data);
+    } else if (j->kind == JOB_GET_PASSWORD) {
+        if (j->hash_cb)
+            j->hash_cb(j->err, j->err == 0 && j->found ? j->hash : NULL, j->data);
     } else if (j->text_cb) {
         char *body = j->text.body;
         j->text.body = NULL; /* the callback owns it */
@@ -497,6 +524,18 @@ int thue_store_tournament_game(thue_store *s, const char *tournament, int round,
         winner == NULL)
         return THUE_EINVAL;
     return thue__db_tournament_game(&s->db, tournament, round, first, second, winner);
+}
+
+int thue_store_load_tokens(thue_store *s,
+                           void (*token)(void *ctx, int64_t account, const unsigned char hash[32]),
+                           void *ctx, char *err, size_t errsize)
+{
+    if (s == NULL || s->started) {
+        if (err && errsize)
+            snprintf(err, errsize, "the store is loaded at start-up, before it is started");
+        return THUE_EINVAL;
+    }
+    return thue__db_load_tokens(&s->db, token, ctx, err, errsize);
 }
 
 int thue_store_start(thue_store *s, uv_loop_t *loop)
@@ -784,6 +823,82 @@ int thue_store_moves_csv_as(thue_store *s, const char *id, int64_t viewer,
                             thue_store_text_cb cb, void *data)
 {
     return queue_read(s, JOB_MOVES_CSV, id, viewer, 0, 0, cb, data);
+}
+
+/* ---- passwords and login tokens ------------------------------------------------------------ */
+
+/* A hash of the form libsodium writes: 1..THUE_STORE_HASH_MAX-1 printable ASCII bytes. */
+static int hash_ok(const char *h)
+{
+    if (h == NULL)
+        return 0;
+    size_t n = strnlen(h, THUE_STORE_HASH_MAX);
+    if (n == 0 || n >= THUE_STORE_HASH_MAX)
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        if (h[i] < 0x21 || h[i] > 0x7e)
+            return 0;
+    return 1;
+}
+
+int thue_store_password_get(thue_store *s, int64_t account, thue_store_hash_cb cb, void *data)
+{
+    int err = can_queue(s);
+    if (err)
+        return err;
+    if (account < 0 || cb == NULL)
+        return THUE_EINVAL;
+    job *j = job_new(JOB_GET_PASSWORD);
+    if (j == NULL)
+        return THUE_ENOMEM;
+    j->account_id = account;
+    j->hash_cb = cb;
+    j->data = data;
+    queue(s, j);
+    return 0;
+}
+
+int thue_store_password_set(thue_store *s, int64_t account, const char *hash, const char *expect,
+                            thue_store_cb cb, void *data)
+{
+    int err = can_queue(s);
+    if (err)
+        return err;
+    if (account <= 0 || !hash_ok(hash) || (expect != NULL && !hash_ok(expect)))
+        return THUE_EINVAL;
+    job *j = job_new(JOB_SET_PASSWORD);
+    if (j == NULL)
+        return THUE_ENOMEM;
+    j->account_id = account;
+    memcpy(j->hash, hash, strlen(hash) + 1);
+    if (expect != NULL) {
+        memcpy(j->expect, expect, strlen(expect) + 1);
+        j->has_expect = 1;
+    }
+    j->cb = cb;
+    j->data = data;
+    queue(s, j);
+    return 0;
+}
+
+int thue_store_add_token(thue_store *s, int64_t account, const unsigned char hash[32],
+                         thue_store_cb cb, void *data)
+{
+    int err = can_queue(s);
+    if (err)
+        return err;
+    if (account <= 0 || hash == NULL)
+        return THUE_EINVAL;
+    job *j = job_new(JOB_ADD_TOKEN);
+    if (j == NULL)
+        return THUE_ENOMEM;
+    j->account_id = account;
+    memcpy(j->token, hash, 32);
+    j->updated_ms = now_ms();
+    j->cb = cb;
+    j->data = data;
+    queue(s, j);
+    return 0;
 }
 
 /* ---- closing ------------------------------------------------------------------------- */

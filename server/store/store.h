@@ -25,7 +25,15 @@
  * thread and closes the database.
  *
  * Tokens: an account token is never stored, only its SHA-256 (thue_sha256): the tokens
- * are 128 random bits or more, so a fast hash is enough.
+ * are 128 random bits or more, so a fast hash is enough. An account has the token
+ * claim_name gave (accounts.token_hash) and one more for every login with its password
+ * (account_tokens, schema 4).
+ *
+ * Passwords: only their hash is stored (accounts.password_hash, schema 4), a string the
+ * caller made (libsodium's Argon2id form, server/password.h); the store never hashes.
+ * It is read from the database at every use (thue_store_password_get), never loaded
+ * into memory at start-up, so servers sharing one PostgreSQL database always see the
+ * latest one.
  */
 #ifndef THUE_SERVER_STORE_H
 #define THUE_SERVER_STORE_H
@@ -37,7 +45,7 @@
 
 #include "../protocol/codec.h"
 
-#define THUE_STORE_SCHEMA_VERSION 3
+#define THUE_STORE_SCHEMA_VERSION 4
 
 /* Errors: THUE_STORE_EIO (the database failed, logged with its message), THUE_STORE_EEXISTS
  * (the account name is taken, ignoring ASCII case), THUE_STORE_ECLOSED (the store is
@@ -144,8 +152,36 @@ typedef void (*thue_store_cb)(int err, int64_t id, void *data);
  * the callback owns (free() it; NULL when status is 500 and memory ran out). */
 typedef void (*thue_store_text_cb)(int status, char *body, size_t len, void *data);
 
+/* A password hash read: err 0 and hash (borrowed for the call; NULL when the account has
+ * no password, or there is no such account), or a negative code. */
+typedef void (*thue_store_hash_cb)(int err, const char *hash, void *data);
+
+/* The longest password hash the store takes, its NUL included. */
+#define THUE_STORE_HASH_MAX 256
+
+/* Start-up only (before thue_store_start): calls token() for every login token (schema
+ * 4's account_tokens: the account and the token's SHA-256). 0, or a negative code with
+ * err filled. */
+int thue_store_load_tokens(thue_store *s,
+                           void (*token)(void *ctx, int64_t account, const unsigned char hash[32]),
+                           void *ctx, char *err, size_t errsize);
+
 /* Each returns 0 (queued; the callback will run exactly once) or a negative code at once
  * (THUE_STORE_ECLOSED, THUE_ENOMEM, THUE_EINVAL; the callback will not run). */
+
+/* The password hash of account (a person's; 0 or a bot: none), read in its own
+ * transaction. A read: it may run before writes queued earlier that the disk holds back. */
+int thue_store_password_get(thue_store *s, int64_t account, thue_store_hash_cb cb, void *data);
+/* Sets account's password hash (1..THUE_STORE_HASH_MAX-1 printable ASCII bytes) if its
+ * stored one is still expect (NULL: it has none): compare and set, so that of two changes
+ * made from the same old password only one wins. The callback's id is the account's when
+ * the hash was written, 0 when the stored hash was no longer expect (nothing written). */
+int thue_store_password_set(thue_store *s, int64_t account, const char *hash, const char *expect,
+                            thue_store_cb cb, void *data);
+/* Adds a login token of account (its SHA-256): hello with that token then logs in to the
+ * account, as with the token of claim_name, on every server sharing the database. */
+int thue_store_add_token(thue_store *s, int64_t account, const unsigned char hash[32],
+                         thue_store_cb cb, void *data);
 
 /* A new account with the caller's row->id (>= 1), or with the id the database picks
  * (row->id 0; the callback's id). THUE_STORE_EEXISTS when the name is taken (ignoring

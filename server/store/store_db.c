@@ -119,6 +119,15 @@ static const char *const stmt_sql[THUE__STMT_COUNT] = {
                                    "ORDER BY ended_ms DESC LIMIT 1",
     /* SQLite's BEGIN IMMEDIATE already serializes the writers. */
     [THUE__STMT_ACCOUNT_LOCK] = "SELECT 1",
+    [THUE__STMT_PASSWORD_GET] = "SELECT password_hash FROM accounts WHERE id = ?1 AND kind = 1",
+    /* Compare and set: a row whose hash changed since it was read (two set_password at
+     * once, on one node or two) is left alone and returns no row. */
+    [THUE__STMT_PASSWORD_SET] = "UPDATE accounts SET password_hash = ?2 WHERE id = ?1 AND "
+                                "kind = 1 AND password_hash IS ?3 RETURNING id",
+    [THUE__STMT_TOKEN_INSERT] =
+        "INSERT INTO account_tokens (token_hash, account, created_ms) VALUES (?1, ?2, ?3) "
+        "ON CONFLICT (token_hash) DO NOTHING",
+    [THUE__STMT_TOKEN_LOAD] = "SELECT account, token_hash FROM account_tokens ORDER BY account",
 };
 
 /*
@@ -154,6 +163,9 @@ static const char *const pg_sql[THUE__STMT_COUNT] = {
                                    "tournament_round = $2 AND name0_key = $3 AND "
                                    "name1_key = $4 ORDER BY ended_ms DESC LIMIT 1",
     [THUE__STMT_ACCOUNT_LOCK] = "SELECT pg_advisory_xact_lock(1953002853000002)",
+    [THUE__STMT_PASSWORD_SET] = "UPDATE accounts SET password_hash = $2 WHERE id = $1 AND "
+                                "kind = 1 AND password_hash IS NOT DISTINCT FROM $3::TEXT "
+                                "RETURNING id",
 };
 
 const char *thue__stmt_sql(int pg, thue__stmt w)
@@ -794,6 +806,147 @@ int thue__db_save_tournament(thue__db *d, const char *id, const char *state_json
         return err;
     }
     return thue__db_commit(d);
+}
+
+/* ---- passwords and login tokens (schema 4) ---------------------------------------------- */
+
+/* The hash in the current transaction: 0 (out and *found set) or THUE_STORE_EIO. */
+static int password_read(thue__db *d, int64_t account, char *out, size_t size, int *found)
+{
+    const thue__stmt w = THUE__STMT_PASSWORD_GET;
+    out[0] = '\0';
+    *found = 0;
+    thue__sql_bind_int64(d, w, 1, account);
+    int rc = thue__sql_step(d, w), err = 0;
+    if (rc == THUE__SQL_ROW) {
+        const char *h = thue__sql_column_text(d, w, 0);
+        if (h != NULL && strlen(h) < size) {
+            memcpy(out, h, strlen(h) + 1);
+            *found = 1;
+        }
+    } else if (rc < 0) {
+        err = thue__db_fail(d, "cannot read a password hash");
+    }
+    thue__sql_reset(d, w);
+    return err;
+}
+
+int thue__db_password_get(thue__db *d, int64_t account, char *out, size_t size, int *found)
+{
+    out[0] = '\0';
+    *found = 0;
+    int err = thue__db_begin(d, 0);
+    if (err)
+        return err;
+    err = password_read(d, account, out, size, found);
+    if (err) {
+        thue__db_rollback(d);
+        return err;
+    }
+    return thue__db_commit(d);
+}
+
+int thue__db_password_set(thue__db *d, int64_t account, const char *hash, const char *expect,
+                          int crash, int64_t *updated)
+{
+    *updated = 0;
+    int err = thue__db_begin(d, 1);
+    if (err)
+        return err;
+    /* Tried again after a COMMIT whose answer was lost: the new hash may be in already. */
+    if (d->commit_unknown) {
+        char now[256];
+        int found = 0;
+        err = password_read(d, account, now, sizeof now, &found);
+        if (err == 0 && found && strcmp(now, hash) == 0) {
+            *updated = account;
+            return thue__db_commit(d);
+        }
+        if (err) {
+            thue__db_rollback(d);
+            return err;
+        }
+    }
+    const thue__stmt w = THUE__STMT_PASSWORD_SET;
+    thue__sql_bind_int64(d, w, 1, account);
+    thue__sql_bind_text(d, w, 2, hash);
+    if (expect != NULL)
+        thue__sql_bind_text(d, w, 3, expect);
+    else
+        thue__sql_bind_null(d, w, 3);
+    int rc = thue__sql_step(d, w);
+    if (rc == THUE__SQL_ROW)
+        *updated = thue__sql_column_int64(d, w, 0);
+    else if (rc < 0)
+        err = thue__db_fail(d, "cannot set a password hash");
+    thue__sql_reset(d, w);
+    thue__crash_point(crash);
+    if (err) {
+        *updated = 0;
+        thue__db_rollback(d);
+        return err;
+    }
+    err = thue__db_commit(d);
+    if (err)
+        *updated = 0;
+    return err;
+}
+
+int thue__db_add_token(thue__db *d, int64_t account, const unsigned char hash[32],
+                       int64_t created_ms, int crash)
+{
+    int err = thue__db_begin(d, 1);
+    if (err)
+        return err;
+    const thue__stmt w = THUE__STMT_TOKEN_INSERT;
+    thue__sql_bind_blob(d, w, 1, hash, 32);
+    thue__sql_bind_int64(d, w, 2, account);
+    thue__sql_bind_int64(d, w, 3, created_ms);
+    /* A taken hash (256 random bits) is this very token, written by an attempt whose
+     * COMMIT's answer was lost: ON CONFLICT leaves it, and the job is done. */
+    if (thue__sql_step(d, w) < 0)
+        err = thue__db_fail(d, "cannot add a login token");
+    thue__sql_reset(d, w);
+    thue__crash_point(crash);
+    if (err) {
+        thue__db_rollback(d);
+        return err;
+    }
+    return thue__db_commit(d);
+}
+
+int thue__db_load_tokens(thue__db *d, void (*token)(void *ctx, int64_t account,
+                                                    const unsigned char hash[32]),
+                         void *ctx, char *err, size_t errsize)
+{
+    if (err && errsize)
+        err[0] = '\0';
+    if (thue__db_begin(d, 0) != 0) {
+        thue_errf(err, errsize, "%s: cannot read: %s", d->path, thue__sql_errmsg(d));
+        return THUE_STORE_EIO;
+    }
+    const thue__stmt w = THUE__STMT_TOKEN_LOAD;
+    int rc;
+    while ((rc = thue__sql_step(d, w)) == THUE__SQL_ROW) {
+        unsigned char h[32];
+        column_hash(d, w, 1, h);
+        if (token)
+            token(ctx, thue__sql_column_int64(d, w, 0), h);
+    }
+    if (rc != THUE__SQL_DONE) {
+        thue__db_fail(d, "cannot read the login tokens");
+        thue_errf(err, errsize, "%s: cannot read the login tokens: %s", d->path,
+                  thue__sql_errmsg(d));
+        thue__sql_reset(d, w);
+        thue__db_rollback(d);
+        return THUE_STORE_EIO;
+    }
+    thue__sql_reset(d, w);
+    if (thue__db_commit(d) != 0) {
+        thue_errf(err, errsize, "%s: cannot read the database: %s", d->path, thue__sql_errmsg(d));
+        return THUE_STORE_EIO;
+    }
+    return 0;
 }
 
 int thue__db_tournament_game(thue__db *d, const char *tournament, int round, const char *first,

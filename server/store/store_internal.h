@@ -52,6 +52,10 @@ typedef enum {
     THUE__STMT_ACCOUNT_FIND,     /* an account by name_key (a taken name: whose?) */
     THUE__STMT_TOURNAMENT_GAME,  /* thue_store_tournament_game */
     THUE__STMT_ACCOUNT_LOCK,     /* PostgreSQL: the lock around picking an account id */
+    THUE__STMT_PASSWORD_GET,     /* schema 4: an account's password hash */
+    THUE__STMT_PASSWORD_SET,     /* ... replaced only if it is still the one read before */
+    THUE__STMT_TOKEN_INSERT,     /* schema 4: another token of an account (login) */
+    THUE__STMT_TOKEN_LOAD,
     THUE__STMT_COUNT
 } thue__stmt;
 
@@ -146,6 +150,20 @@ int thue__db_add_account(thue__db *d, const thue_account_row *row, int crash, in
 int thue__db_save_match(thue__db *d, const thue_match_row *m, int crash);
 int thue__db_save_tournament(thue__db *d, const char *id, const char *state_json, int finished,
                              int64_t updated_ms, int crash);
+/* Passwords and login tokens (schema 4; store.h's thue_store_password_set and
+ * thue_store_add_token). expect NULL: the account has no password yet. *updated is the
+ * account's id when the hash was written, 0 when the stored one was not expect. */
+int thue__db_password_set(thue__db *d, int64_t account, const char *hash, const char *expect,
+                          int crash, int64_t *updated);
+int thue__db_add_token(thue__db *d, int64_t account, const unsigned char hash[32],
+                       int64_t created_ms, int crash);
+/* The account's password hash into out (size bytes; "" and *found 0 when it has none or
+ * there is no such account). 0 or THUE_STORE_EIO (logged). */
+int thue__db_password_get(thue__db *d, int64_t account, char *out, size_t size, int *found);
+/* Start-up: every login token. 0, or THUE_STORE_EIO with err filled. */
+int thue__db_load_tokens(thue__db *d, void (*token)(void *ctx, int64_t account,
+                                                    const unsigned char hash[32]),
+                         void *ctx, char *err, size_t errsize);
 
 /* Shared helpers. fail logs "store: WHAT: the engine's message" and returns
  * THUE_STORE_EIO, setting d->transient when the error is one that can pass (SQLite:

@@ -605,7 +605,9 @@ static void test_codec_enum_names(void **state)
                                        "analyze",
                                        "analyze_stop",
                                        "analyze_resume",
-                                       "analyze_close"};
+                                       "analyze_close",
+                                       "set_password",
+                                       "login"};
     static const char *const msgs[] = {
         "welcome",          "pong",        "ok",           "error",
         "goodbye",          "account",     "room_created", "rooms",
