@@ -111,6 +111,12 @@ static const setting settings[] = {
     INT_SETTING("tournaments-per-ip", "THUE_TOURNAMENTS_PER_IP", tournaments_per_ip, 1, 100000),
     INT_SETTING("tournament-rate", "THUE_TOURNAMENT_RATE", tournament_rate, 1, 100000),
     INT_SETTING("claims-per-ip", "THUE_CLAIMS_PER_IP", claims_per_ip, 1, 100000),
+    INT_SETTING("password-ops", "THUE_PASSWORD_OPS", password_ops, 1, 20),
+    INT_SETTING("password-mem-mib", "THUE_PASSWORD_MEM_MIB", password_mem_mib, 1, 4096),
+    INT_SETTING("password-jobs", "THUE_PASSWORD_JOBS", password_jobs, 1, 64),
+    INT_SETTING("login-fails-per-ip", "THUE_LOGIN_FAILS_PER_IP", login_fails_per_ip, 1, 100000),
+    INT_SETTING("login-fails-per-name", "THUE_LOGIN_FAILS_PER_NAME", login_fails_per_name, 1,
+                100000),
     INT_SETTING("rated-min-moves", "THUE_RATED_MIN_MOVES", rated_min_moves, 0, 1000),
     INT_SETTING("rated-pair-max", "THUE_RATED_PAIR_MAX", rated_pair_max, 1, 100000),
     INT_SETTING("max-analyses", "THUE_MAX_ANALYSES", max_analyses, 1, 100000),
@@ -195,6 +201,16 @@ const char thue_config_usage[] =
     "                                         to be started before it expires\n"
     "  --claims-per-ip N           5          1..100000 accounts one address may\n"
     "                                         claim an hour (claim_name)\n"
+    "  --password-ops N            2          1..20 Argon2id passes of a new password\n"
+    "                                         hash (login, set_password)\n"
+    "  --password-mem-mib N        64         1..4096 MiB of memory a password hash\n"
+    "                                         takes while it is computed\n"
+    "  --password-jobs N           2          1..64 password hashes computed at once\n"
+    "                                         (each takes --password-mem-mib)\n"
+    "  --login-fails-per-ip N      30         1..100000 failed logins one address\n"
+    "                                         may have an hour (rate_limited past)\n"
+    "  --login-fails-per-name N    10         1..100000 failed logins to one account\n"
+    "                                         name an hour, from anywhere\n"
     "  --rated-min-moves N         2          0..1000 moves each player must make\n"
     "                                         for a rated match that ends by resign,\n"
     "                                         timeout or abandon to be rated\n"
@@ -708,6 +724,11 @@ void thue_config_defaults(thue_config *c)
     c->tournament_rate = 10;
     c->tournament_expire_s = 86400;
     c->claims_per_ip = 5;
+    c->password_ops = 2;
+    c->password_mem_mib = 64;
+    c->password_jobs = 2;
+    c->login_fails_per_ip = 30;
+    c->login_fails_per_name = 10;
     c->rated_min_moves = 2;
     c->rated_pair_max = 5;
     c->max_analyses = 16;

@@ -62,6 +62,16 @@ typedef struct thue_config {
                                            account, and by one address, 10 */
     int claims_per_ip;                  /* --claims-per-ip 1..100000 accounts one address may
                                            claim an hour, 5 */
+    int password_ops;                   /* --password-ops 1..20 Argon2id passes of a new
+                                           password hash, 2 */
+    int password_mem_mib;               /* --password-mem-mib 1..4096 MiB of a new password
+                                           hash, 64 */
+    int password_jobs;                  /* --password-jobs 1..64 password hashes computed at
+                                           once, 2 */
+    int login_fails_per_ip;             /* --login-fails-per-ip 1..100000 failed logins one
+                                           address may have an hour, 30 */
+    int login_fails_per_name;           /* --login-fails-per-name 1..100000 failed logins of
+                                           one name an hour, 10 */
     int rated_min_moves;                /* --rated-min-moves 0..1000 moves each player must
                                            have made for a resigned, timed-out or abandoned
                                            rated match to count, 2 */

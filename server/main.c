@@ -42,6 +42,7 @@
 #include "log.h"
 #include "metrics.h"
 #include "net/net.h"
+#include "password.h"
 #include "protocol/codec.h"
 #include "search/pool.h"
 #include "store/store.h"
@@ -334,6 +335,11 @@ static int start(app *a)
         .ping_s = a->cfg.ping_s,
         .idle_s = a->cfg.idle_s,
         .claims_per_ip = a->cfg.claims_per_ip,
+        .password_ops = a->cfg.password_ops,
+        .password_mem_mib = a->cfg.password_mem_mib,
+        .password_jobs = a->cfg.password_jobs,
+        .login_fails_per_ip = a->cfg.login_fails_per_ip,
+        .login_fails_per_name = a->cfg.login_fails_per_name,
         .rated_min_moves = a->cfg.rated_min_moves,
         .rated_pair_max = a->cfg.rated_pair_max,
         .max_analyses = a->cfg.max_analyses,
@@ -362,7 +368,9 @@ static int start(app *a)
     a->store = thue_store_open(a->cfg.db, err, sizeof err);
     int bad = a->store == NULL ||
               thue_store_load(a->store, thue_lobby_load_account, thue_lobby_load_rating,
-                              thue_lobby_load_tournament, a->lobby, err, sizeof err) != 0;
+                              thue_lobby_load_tournament, a->lobby, err, sizeof err) != 0 ||
+              thue_store_load_tokens(a->store, thue_lobby_load_token, a->lobby, err,
+                                     sizeof err) != 0;
     if (!bad)
         thue_lobby_recover_tournament_results(a->lobby, a->store);
     if (!bad && thue_store_start(a->store, &a->loop) != 0) {
@@ -406,6 +414,11 @@ int main(int argc, char **argv)
     }
     thue_log_set_level(a.cfg.log_level);
     thue_codec_init();
+    /* libsodium (account passwords), once, before any thread hashes. */
+    if (thue_password_init() != 0) {
+        fputs("thue-server: libsodium cannot start (no random source?)\n", stderr);
+        return 1;
+    }
     /* A peer that vanishes mid-write must be an error code, not a fatal signal. */
     signal(SIGPIPE, SIG_IGN);
     raise_fd_limit(a.cfg.max_connections);

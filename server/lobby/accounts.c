@@ -7,7 +7,10 @@
  * has committed the account: a token the client holds always works after a crash.
  *
  * An account token is "t_" and 64 hex digits (256 random bits); only its SHA-256 is
- * kept, in memory and on disk.
+ * kept, in memory and on disk. An account has the token claim_name gave and one more for
+ * each login with its password (login_token below, the store's account_tokens): each of
+ * them logs in with hello. Passwords themselves are never in memory here: their hashes
+ * are read from the store at each use (passwords.c).
  *
  * This module knows no session and no request: it keeps the tables (accounts.h) and
  * calls only util.c. The commands claim_name and get_ladder, which reply to a session and
@@ -22,6 +25,9 @@
 #include "util.h"
 #include "log.h"
 #include "base/hash.h"
+
+static void hex_of(const unsigned char *b, size_t n, char *out);
+static int unhex(const char *s, unsigned char *out, size_t n);
 
 /* ---- tables ------------------------------------------------------------------------- */
 
@@ -44,11 +50,69 @@ static account *by_token_hash(thue_lobby *l, const unsigned char hash[32])
     return NULL;
 }
 
+/* A token login handed out: its hash and its account, in the lobby's login_tokens. */
+struct login_token {
+    unsigned char hash[32];
+    account *a;
+    login_token *next;
+};
+
 account *account_by_token(thue_lobby *l, const char *token)
 {
     unsigned char hash[32];
     thue_sha256(token, strlen(token), hash);
-    return by_token_hash(l, hash);
+    account *a = by_token_hash(l, hash);
+    if (a != NULL)
+        return a;
+    for (login_token *t = l->login_tokens[thue_hash_bytes(hash, 32) % LOBBY_BUCKETS]; t;
+         t = t->next)
+        if (memcmp(t->hash, hash, 32) == 0)
+            return t->a;
+    return NULL;
+}
+
+int account_add_token(thue_lobby *l, account *a, const unsigned char hash[32])
+{
+    login_token **head = &l->login_tokens[thue_hash_bytes(hash, 32) % LOBBY_BUCKETS];
+    for (login_token *t = *head; t; t = t->next)
+        if (memcmp(t->hash, hash, 32) == 0)
+            return 0; /* known already (another node's event after a load, say) */
+    login_token *t = calloc(1, sizeof *t);
+    if (t == NULL)
+        return -1;
+    memcpy(t->hash, hash, 32);
+    t->a = a;
+    t->next = *head;
+    *head = t;
+    return 0;
+}
+
+/* Drops the login tokens of a (every one when a is NULL). */
+static void drop_tokens(thue_lobby *l, const account *a)
+{
+    for (size_t b = 0; b < LOBBY_BUCKETS; b++)
+        for (login_token **pp = &l->login_tokens[b]; *pp;) {
+            login_token *t = *pp;
+            if (a == NULL || t->a == a) {
+                *pp = t->next;
+                free(t);
+            } else {
+                pp = &t->next;
+            }
+        }
+}
+
+void account_token_saved(thue_lobby *l, account *a, const unsigned char hash[32])
+{
+    if (account_add_token(l, a, hash) != 0)
+        thue_log(THUE_LOG_ERROR, "out of memory keeping a login token of %s: it works after "
+                 "a restart", a->name);
+    if (l->cluster == NULL || a->id <= 0)
+        return;
+    char hex[65];
+    hex_of(hash, 32, hex);
+    nodes_broadcast_kept(l, json_pack("{s:s, s:I, s:s, s:s}", "t", "token", "id",
+                                      (json_int_t)a->id, "name", a->name, "hash", hex));
 }
 
 /* Makes an account in memory and links it into the tables. */
@@ -110,6 +174,7 @@ void account_remove(thue_lobby *l, account *a)
         ;
     if (*pp)
         *pp = a->token_next;
+    drop_tokens(l, a); /* (a claim the store refused has none: login needs a commit) */
     account_free(a);
 }
 
@@ -117,6 +182,7 @@ void accounts_free(thue_lobby *l)
 {
     ladder_invalidate(l, NULL);
     accounts_load_done(l);
+    drop_tokens(l, NULL);
     while (l->accounts) {
         account *a = l->accounts;
         l->accounts = a->next;
@@ -225,6 +291,17 @@ void thue_lobby_load_account(void *ctx, const thue_account_row *row)
         a->committed = true;
         load_index_add(l, a);
     }
+}
+
+void thue_lobby_load_token(void *ctx, int64_t account_id, const unsigned char hash[32])
+{
+    thue_lobby *l = ctx;
+    account *a = load_index_find(l, account_id);
+    if (a == NULL && l->load_index_failed)
+        for (a = l->accounts; a && a->id != account_id; a = a->next)
+            ;
+    if (a == NULL || a->kind != THUE_KIND_ACCOUNT || account_add_token(l, a, hash) != 0)
+        thue_log(THUE_LOG_WARN, "a login token of account %lld not loaded", (long long)account_id);
 }
 
 void thue_lobby_load_rating(void *ctx, const thue_rating_row *row)
@@ -465,6 +542,20 @@ void accounts_event(thue_lobby *l, json_t *ev)
         size_t i;
         json_t *row;
         json_array_foreach(rows, i, row) remote_rating(l, row);
+        return;
+    }
+    if (t != NULL && strcmp(t, "token") == 0) {
+        /* A login on another node: its token works here too (its SHA-256, as the account
+         * event's; never a password or its hash). */
+        json_int_t id = 0;
+        const char *name = NULL, *hash = NULL;
+        unsigned char h[32];
+        if (json_unpack(ev, "{s:I, s:s, s:s}", "id", &id, "name", &name, "hash", &hash) != 0 ||
+            unhex(hash, h, 32) != 0)
+            return;
+        account *a = account_by_name(l, name);
+        if (a != NULL && a->id == id && a->kind == THUE_KIND_ACCOUNT)
+            account_add_token(l, a, h);
         return;
     }
     json_int_t id = 0;

@@ -56,6 +56,11 @@ void accounts_load_done(thue_lobby *l);
  * when out of memory. */
 account *account_add(thue_lobby *l, int64_t id, const char *name, thue_player_kind kind,
                      const char *bot, const unsigned char hash[32]);
+/* Another token of a (a login's, loaded or told by another node): hello with it logs in
+ * to a. 0, or -1 when out of memory. */
+int account_add_token(thue_lobby *l, account *a, const unsigned char hash[32]);
+/* A login's token is committed: kept, and the other nodes are told (its SHA-256 only). */
+void account_token_saved(thue_lobby *l, account *a, const unsigned char hash[32]);
 /* Takes an account back out (its store write failed) and frees it. */
 void account_remove(thue_lobby *l, account *a);
 /* The store has the account: committed, its id the database's when it had none (several
@@ -68,9 +73,9 @@ int64_t account_new_id(thue_lobby *l);
  * told. */
 void accounts_ratings_saved(thue_lobby *l, const thue_rating_row rows[2],
                             const char names[2][THUE_PROTO_NAME_MAX * 4 + 1]);
-/* An event of another node: "account" (a new account: added here) or "rating" (two
- * rating rows after a match: they replace this node's, and the pool's ladders are
- * rebuilt). */
+/* An event of another node: "account" (a new account: added here), "token" (a login's
+ * token: added to its account here) or "rating" (two rating rows after a match: they
+ * replace this node's, and the pool's ladders are rebuilt). */
 void accounts_event(thue_lobby *l, json_t *ev);
 
 #endif

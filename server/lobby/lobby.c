@@ -23,6 +23,7 @@
 #include "analysis.h"
 #include "names.h"
 #include "nodes.h"
+#include "passwords.h"
 #include "quickmatch.h"
 #include "record.h"
 #include "room.h"
@@ -37,6 +38,7 @@
 
 #include "base/rng.h"
 #include "log.h"
+#include "password.h"
 
 #define SERVER_NAME "thue-server " THUE_VERSION /* THUE_VERSION: CMakeLists.txt's project() */
 
@@ -91,6 +93,7 @@ static void lobby_maybe_closed(thue_lobby *l)
         thue_counts_free(l->bot_seats_ip);
         thue_counts_free(l->analyses_owned);
         thue_counts_free(l->analyses_ip);
+        passwords_free(l);
         free(l);
         cb(data);
     }
@@ -241,10 +244,11 @@ static void send_welcome(thue_lobby *l, thue_client *c, const thue_msg_id *id, b
 }
 
 /* The connection c takes session s over (a resume, or a login to an account whose
- * session lives): a new resume token, the old connection told why and closed. */
-static int take_over(request *rq, session *s, bool resumed)
+ * session lives): a new resume token, the old connection told why and closed. 0, or
+ * THUE_PERR_INTERNAL (nothing changed). *had_old: whether another connection held it.
+ * The caller sends its reply, then take_over_rooms. */
+static int take_over_session(thue_client *c, session *s, bool resumed, bool *had_old)
 {
-    thue_client *c = rq->c;
     thue_lobby *l = c->lobby;
     /* A new token for every welcome: the old one is spent. */
     char fresh[THUE_PROTO_RESUME_LEN + 1];
@@ -264,17 +268,91 @@ static int take_over(request *rq, session *s, bool resumed)
     uv_timer_stop(&s->grace_timer);
     s->client = c;
     c->s = s;
+    *had_old = old != NULL;
     thue_log(THUE_LOG_INFO, "session %s %s from %s%s", s->player.name,
              resumed ? "resumed" : "logged in again", c->peer,
              old ? " (the old connection was replaced)" : "");
-    send_welcome(l, c, &rq->cmd->id, resumed);
+    return 0;
+}
+
+/* After the reply to a take-over: the state of every room the session is in. */
+static void take_over_rooms(thue_lobby *l, session *s, bool had_old)
+{
     for (room *r = l->rooms; r; r = r->next)
         if (room_has(r, s)) {
-            if (old == NULL)
+            if (!had_old)
                 room_presence(r, s);
             else
                 room_send_state(r, s);
         }
+}
+
+static int take_over(request *rq, session *s, bool resumed)
+{
+    bool had_old = false;
+    int err = take_over_session(rq->c, s, resumed, &had_old);
+    if (err)
+        return err;
+    send_welcome(rq->c->lobby, rq->c, &rq->cmd->id, resumed);
+    take_over_rooms(rq->c->lobby, s, had_old);
+    return 0;
+}
+
+/* The lobby's session_login hook (passwords.c's login): the guest session of c becomes
+ * a's, or, when a's session lives (connected elsewhere, or within its grace period), c
+ * takes that one over, as hello with the token does, and the guest session ends (it
+ * leaves its rooms). Then the reply `account` with the token and the session's resume
+ * token, then the rooms' states. */
+static int lobby_session_login(thue_client *c, account *a, const thue_msg_id *id,
+                               const char *token, char *message, size_t msize)
+{
+    thue_lobby *l = c->lobby;
+    session *g = c->s;
+    if (g == NULL || c->closing)
+        return THUE_PERR_INTERNAL;
+    if (g->acct != NULL) {
+        snprintf(message, msize, "this session is already logged in to %s", g->acct->name);
+        return THUE_PERR_NOT_ALLOWED;
+    }
+    thue_msg msg;
+    memset(&msg, 0, sizeof msg);
+    msg.type = THUE_MSG_ACCOUNT;
+    msg.id = *id;
+    snprintf(msg.u.account.name, sizeof msg.u.account.name, "%s", a->name);
+    snprintf(msg.u.account.token, sizeof msg.u.account.token, "%s", token);
+    msg.u.account.has_resume = 1;
+    session *as = a->session;
+    if (as != NULL && !as->ending && as != g) {
+        /* The guest's connection moves to the account's session; the guest's session
+         * ends at once (as when its grace period is over). */
+        g->client = NULL;
+        c->s = NULL;
+        bool had_old = false;
+        if (take_over_session(c, as, false, &had_old) != 0) {
+            g->client = c;
+            c->s = g;
+            return THUE_PERR_INTERNAL;
+        }
+        thue_log(THUE_LOG_INFO, "session %s ends: its connection logged in to %s",
+                 g->player.name, a->name);
+        session_end(g);
+        memcpy(msg.u.account.resume, as->resume, sizeof msg.u.account.resume);
+        lobby_send_client_msg(l, c, &msg);
+        take_over_rooms(l, as, had_old);
+        return 0;
+    }
+    session *squatter = lobby_session_by_name(l, a->name);
+    if (squatter != NULL && squatter != g) {
+        snprintf(message, msize, "a session named %s is connected", a->name);
+        return THUE_PERR_NAME_TAKEN;
+    }
+    a->session = g;
+    g->acct = a;
+    g->player.kind = THUE_KIND_ACCOUNT;
+    session_rename(g, a->name);
+    memcpy(msg.u.account.resume, g->resume, sizeof msg.u.account.resume);
+    lobby_send_client_msg(l, c, &msg);
+    lobby_session_rooms_changed(g);
     return 0;
 }
 
@@ -448,6 +526,10 @@ static int dispatch(request *rq)
         return cmd_queue_join(rq);
     case THUE_CMD_CLAIM_NAME:
         return cmd_claim_name(rq);
+    case THUE_CMD_SET_PASSWORD:
+        return cmd_set_password(rq);
+    case THUE_CMD_LOGIN:
+        return cmd_login(rq);
     case THUE_CMD_GET_LADDER:
         return cmd_get_ladder(rq);
     case THUE_CMD_LIST_TOURNAMENTS:
@@ -521,6 +603,8 @@ void thue_lobby_message(thue_lobby *l, thue_client *c, const char *text, size_t 
     err = dispatch(&rq);
     if (err < 0) /* (LOBBY_LATER: the answer comes later) */
         lobby_send_error(l, c, &cmd.id, err, rq.field[0] ? rq.field : NULL, rq.message);
+    if (cmd.type == THUE_CMD_SET_PASSWORD || cmd.type == THUE_CMD_LOGIN)
+        thue_password_wipe(&cmd, sizeof cmd); /* a password's only other copy is its job's */
 }
 
 /* ---- connections --------------------------------------------------------------------------- */
@@ -535,6 +619,7 @@ thue_lobby *thue_lobby_new(uv_loop_t *loop, const thue_lobby_config *cfg, thue_p
     l->maybe_closed = lobby_maybe_closed;
     l->session_for_account = lobby_session_for_account;
     l->session_ghost = lobby_session_ghost;
+    l->session_login = lobby_session_login;
     l->cfg = *cfg;
     l->pool = pool;
     l->metrics = metrics;
@@ -584,6 +669,16 @@ thue_lobby *thue_lobby_new(uv_loop_t *loop, const thue_lobby_config *cfg, thue_p
         l->cfg.analysis_tree_max_bytes = THUE_LOBBY_ANALYSIS_TREE_MAX_BYTES_DEFAULT;
     if (l->cfg.search_moves_max <= 0)
         l->cfg.search_moves_max = THUE_LOBBY_SEARCH_MOVES_MAX_DEFAULT;
+    if (l->cfg.password_ops <= 0)
+        l->cfg.password_ops = THUE_PASSWORD_OPS_DEFAULT;
+    if (l->cfg.password_mem_mib <= 0)
+        l->cfg.password_mem_mib = THUE_PASSWORD_MEM_MIB_DEFAULT;
+    if (l->cfg.password_jobs <= 0)
+        l->cfg.password_jobs = THUE_LOBBY_PASSWORD_JOBS_DEFAULT;
+    if (l->cfg.login_fails_per_ip <= 0)
+        l->cfg.login_fails_per_ip = THUE_LOBBY_LOGIN_FAILS_PER_IP_DEFAULT;
+    if (l->cfg.login_fails_per_name <= 0)
+        l->cfg.login_fails_per_name = THUE_LOBBY_LOGIN_FAILS_PER_NAME_DEFAULT;
     /* Buckets per address (and per account): room_rate_per_ip rooms refilled over a
      * minute, tournament_rate tournaments refilled over an hour. */
     l->room_rate =
@@ -598,7 +693,7 @@ thue_lobby *thue_lobby_new(uv_loop_t *loop, const thue_lobby_config *cfg, thue_p
     l->analyses_ip = thue_counts_new();
     if (l->room_rate == NULL || l->tour_rate == NULL || l->claim_rate == NULL ||
         l->bot_seats == NULL || l->bot_seats_ip == NULL || l->analyses_owned == NULL ||
-        l->analyses_ip == NULL) {
+        l->analyses_ip == NULL || passwords_init(l) != 0) {
         thue_limiter_free(l->room_rate);
         thue_limiter_free(l->tour_rate);
         thue_limiter_free(l->claim_rate);
@@ -606,6 +701,7 @@ thue_lobby *thue_lobby_new(uv_loop_t *loop, const thue_lobby_config *cfg, thue_p
         thue_counts_free(l->bot_seats_ip);
         thue_counts_free(l->analyses_owned);
         thue_counts_free(l->analyses_ip);
+        passwords_free(l);
         free(l);
         return NULL;
     }
@@ -712,6 +808,7 @@ void thue_lobby_disconnected(thue_lobby *l, thue_client *c)
         c->next->prev = c->prev;
     l->metrics->connections--;
     nodes_client_gone(l, c);
+    passwords_client_gone(l, c);
     free(c);
     if (s == NULL)
         return;
@@ -843,7 +940,8 @@ void thue_lobby_cluster_event(void *lobby, const char *from, const char *payload
         thue_log(THUE_LOG_WARN, "cluster: an event from node %s is not one (%.60s)", from, payload);
     } else if (strcmp(t, "match") == 0 || strcmp(t, "requeue") == 0) {
         quickmatch_event(l, from, ev);
-    } else if (strcmp(t, "account") == 0 || strcmp(t, "rating") == 0) {
+    } else if (strcmp(t, "account") == 0 || strcmp(t, "rating") == 0 ||
+               strcmp(t, "token") == 0) {
         accounts_event(l, ev);
     } else if (strcmp(t, "rooms") == 0 || strcmp(t, "tournaments") == 0) {
         nodes_rooms_event(l, from, ev);

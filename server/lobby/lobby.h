@@ -60,6 +60,9 @@ typedef struct thue_lobby_hooks {
 #define THUE_LOBBY_ANALYSIS_TREE_MAX_BYTES_DEFAULT ((size_t)2 << 20)
 #define THUE_LOBBY_SEARCH_MOVES_MAX_DEFAULT 100000
 #define THUE_LOBBY_RATED_PAIR_WINDOW_MS (24 * 3600 * 1000LL)
+#define THUE_LOBBY_PASSWORD_JOBS_DEFAULT 2
+#define THUE_LOBBY_LOGIN_FAILS_PER_IP_DEFAULT 30
+#define THUE_LOBBY_LOGIN_FAILS_PER_NAME_DEFAULT 10
 
 typedef struct thue_lobby_config {
     int grace_s;              /* seats kept after a lost connection */
@@ -107,6 +110,12 @@ typedef struct thue_lobby_config {
     int analysis_seconds_max;
     size_t analysis_tree_max_bytes;
     int search_moves_max;
+    /* Passwords (0: the defaults below): Argon2id's passes and MiB of a new hash; hashes
+     * computed at once (each takes password_mem_mib); failed logins (and wrong
+     * old_password) one address, and one name, may have an hour (a bucket of N refilled
+     * over an hour). */
+    int password_ops, password_mem_mib, password_jobs;
+    int login_fails_per_ip, login_fails_per_name;
     /* Several nodes: this node's name (--node), "" for a single server; the tournaments it
      * saves are its own, and it loads only its own. */
     char node[33];
@@ -129,6 +138,9 @@ thue_lobby *thue_lobby_new(uv_loop_t *loop, const thue_lobby_config *cfg, thue_p
 void thue_lobby_set_store(thue_lobby *lobby, thue_store *store);
 void thue_lobby_load_account(void *lobby, const thue_account_row *row);
 void thue_lobby_load_rating(void *lobby, const thue_rating_row *row);
+/* A login token (thue_store_load_tokens), after the accounts and before
+ * thue_lobby_set_store. */
+void thue_lobby_load_token(void *lobby, int64_t account, const unsigned char hash[32]);
 /* Whether store jobs the lobby queued are still waiting for their callbacks (close the
  * store, which runs them, before closing the lobby). */
 int thue_lobby_store_pending(const thue_lobby *lobby);

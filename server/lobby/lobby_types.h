@@ -57,6 +57,8 @@ typedef struct ladder_cache ladder_cache;
 typedef struct tournament tournament;
 typedef struct analysis analysis;
 typedef struct node_rooms node_rooms;
+typedef struct pw_job pw_job;
+typedef struct login_token login_token;
 
 #define THUE_SCHED_ROUNDS_MAX_ALL THUE_SCHED_PLAYERS_MAX /* a round robin of 256: 256 rounds */
 
@@ -143,6 +145,7 @@ struct thue_client {
     uint64_t refill_ns; /* when the bucket was last refilled */
     int rejections;     /* rate_limited answers in a row */
     bool closing;       /* close was asked for: send nothing more */
+    bool pw_busy;       /* a set_password or login of this connection is out (passwords.c) */
     thue_client *prev, *next;
 };
 
@@ -302,6 +305,16 @@ struct thue_lobby {
     thue_limiter *room_rate; /* rooms made per address (cfg.room_rate_per_ip a minute) */
     thue_limiter *tour_rate; /* tournaments made per address and per account (an hour) */
     thue_limiter *claim_rate; /* accounts claimed per address (cfg.claims_per_ip an hour) */
+    /* Passwords (passwords.c): every set_password and login still out, those waiting for
+     * a hashing slot (oldest first), how many hash now, and how many are out per
+     * address; failed logins per address and per name key (an hour's buckets). */
+    pw_job *pw_jobs;
+    pw_job *pw_wait_head, *pw_wait_tail;
+    int pw_running, pw_pending;
+    thue_counts *pw_ip;
+    thue_limiter *login_fail_ip, *login_fail_name;
+    /* The tokens login handed out (accounts.c), besides each account's own token_hash. */
+    login_token *login_tokens[LOBBY_BUCKETS];
     struct rated_pair *pairs[LOBBY_BUCKETS]; /* rated matches per pair of accounts (record.c) */
     thue_counts *bot_seats;    /* seat_bot's bots seated now, per account or guest session (room.c) */
     thue_counts *bot_seats_ip; /* and per address (lobby_ip_of), accounts included */
@@ -319,6 +332,12 @@ struct thue_lobby {
      * grace period running, with a resume token of its own; NULL when the name (or the
      * account's session) is in use here, or out of memory. */
     session *(*session_ghost)(thue_lobby *l, const char *name, account *a);
+    /* lobby.c's: the connection c (a guest's session) logs in to account a with a login
+     * token (login, passwords.c): the session becomes the account's, or takes over the
+     * account's live session, and the `account` reply (name, token, resume) goes out,
+     * then the rooms' states. 0, or an error code with message set (nothing changed). */
+    int (*session_login)(thue_client *c, account *a, const thue_msg_id *id, const char *token,
+                         char *message, size_t msize);
 };
 
 /* The direct reply goes first: handlers send it through this, then push events. */

@@ -79,6 +79,11 @@ static void test_defaults(void **state)
     assert_int_equal(a.tournament_rate, 10);
     assert_int_equal(a.tournament_expire_s, 86400);
     assert_int_equal(a.claims_per_ip, 5);
+    assert_int_equal(a.password_ops, 2);
+    assert_int_equal(a.password_mem_mib, 64);
+    assert_int_equal(a.password_jobs, 2);
+    assert_int_equal(a.login_fails_per_ip, 30);
+    assert_int_equal(a.login_fails_per_name, 10);
     assert_int_equal(a.rated_min_moves, 2);
     assert_int_equal(a.rated_pair_max, 5);
     check_tau(&a, 0.5);
