@@ -233,6 +233,37 @@ test("accounts and the ladder are the same from every node", async () => {
   }
 });
 
+test("a password set on one node logs in on another, and its token works on a third", async () => {
+  const cheap = ["--password-ops", "1", "--password-mem-mib", "8"];
+  const cl = await startCluster(3, cheap);
+  try {
+    const pw = "correct horse battery";
+    const jo = await hello(cl.nodes.n1, "Jo");
+    await jo.ok({ type: "claim_name", name: "Jo" });
+    await jo.ok({ type: "set_password", password: pw });
+    // n2 knows the account (its event) and reads the hash from the shared database.
+    const acc = await until(async () => {
+      const g = await hello(cl.nodes.n2, "g2");
+      const r = await g.request({ type: "login", name: "Jo", password: pw });
+      await g.close();
+      return r.type === "account" && r;
+    }, "Jo's login on n2");
+    assert.equal(acc.name, "Jo");
+    // Wrong on n2 as on n1; changed on n2, the old one fails on n1 at once.
+    const g = await hello(cl.nodes.n2, "g3");
+    assert.equal((await g.request({ type: "login", name: "Jo", password: "not it" })).code, "bad_password");
+    const jo2 = await hello(cl.nodes.n2, { token: acc.token });
+    await jo2.ok({ type: "set_password", password: "staple battery horse", old_password: pw });
+    const h = await hello(cl.nodes.n1, "g4");
+    assert.equal((await h.request({ type: "login", name: "Jo", password: pw })).code, "bad_password");
+    // The token of the login on n2 works on n3 (told by its SHA-256, never the password).
+    const t = await until(() => hello(cl.nodes.n3, { token: acc.token }).catch(() => false), "the login's token on n3");
+    assert.equal(t.welcome.player.name, "Jo");
+  } finally {
+    await cl.stop();
+  }
+});
+
 test("a Swiss tournament whose entrants sit on different nodes", async () => {
   const cl = await startCluster(3, ["--rate", "1000", "--burst", "1000", "--bot-think-ms", "20"]);
   const stops = [];
