@@ -28,6 +28,7 @@
 #include "log.h"
 #include "metrics.h"
 #include "store/store.h"
+#include "password.h"
 
 #define CONNS 4
 
@@ -82,6 +83,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     (void)argc, (void)argv;
     thue_log_set_level(THUE_LOG_ERROR);
     thue_codec_init();
+    if (thue_password_init() != 0)
+        return 1;
     uv_loop_init(&loop);
     pool = thue_pool_new(&loop, 1);
     return pool ? 0 : 1;
@@ -126,7 +129,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                              .bot_think_ms = 10,
                              .rate = 1000,
                              .burst = 60,
-                             .seed = 1};
+                             .seed = 1,
+                             /* set_password and login: the cheapest hashes (1 pass, 1 MiB) */
+                             .password_ops = 1,
+                             .password_mem_mib = 1};
     thue_lobby *lobby = thue_lobby_new(&loop, &cfg, pool, &metrics);
     if (lobby == NULL)
         return 0;
