@@ -208,6 +208,33 @@ test("no password in the server's output, at log level debug", async () => {
   assert.ok(!out.includes("Sekr3t"), out);
 });
 
+test("a connection that goes while its login is out, and a server stopped meanwhile", async () => {
+  // Costly hashes (a few tenths of a second each), so that the answers come late.
+  const server = await startServer(["--password-ops", "4", "--password-mem-mib", "64", "--password-jobs", "1"]);
+  try {
+    const ann = await account(server, "Ann");
+    await ann.ok({ type: "set_password", password: PW });
+    // Three guests send a login and vanish at once; one waits for its answer.
+    for (let i = 0; i < 3; i++) {
+      const g = await guest(server, `gone${i}`);
+      g.send({ type: "login", id: 1, name: "Ann", password: i === 0 ? PW : "wrong one" });
+      g.ws.terminate();
+    }
+    const c = await guest(server, "stays");
+    const acc = await c.request({ type: "login", name: "Ann", password: PW }, 30000);
+    assert.equal(acc.type, "account");
+    // Nobody logged in as Ann from a vanished connection: the one who stayed has her
+    // session, and the server still answers.
+    assert.deepEqual((await c.ok({ type: "ping" })).type, "pong");
+    // Stopped while a login is out: it exits cleanly.
+    const d = await guest(server, "late");
+    d.send({ type: "login", id: 1, name: "Ann", password: PW });
+  } finally {
+    const { code } = await server.stop("SIGTERM", 30000);
+    assert.equal(code, 0);
+  }
+});
+
 test("a password survives a restart (SQLite)", async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "thue-pw-"));
   const db = path.join(dir, "thue.db");
