@@ -17,6 +17,7 @@ const $ = (id) => document.getElementById(id);
 
 const ui = {
   me: null,            // player object from welcome
+  home: "#/",          // the games ("#/") or the lobby ("#/lobby"): where leaving a room goes
   room: null,          // id of the room on screen
   state: null,         // its newest room_state
   stateAt: 0,          // performance.now() when it arrived
@@ -250,7 +251,7 @@ function onEvent(m) {
 /** Whether an HTTP page (ladder, replay, tournament...) is on screen: a room's own address
  * is no page. */
 function onPage() {
-  return Boolean(ui.page && ui.page.what !== "room");
+  return Boolean(ui.page && ui.page.what !== "room" && ui.page.what !== "lobby");
 }
 
 function isRunningSeat(m) {
@@ -339,19 +340,27 @@ function showView() {
   const r = ui.page;
   const here = ui.room !== null && ui.state !== null && ui.state.room === ui.room && !ui.left.has(ui.room) ? ui.room : null;
   const inRoom = Boolean(r && r.what === "room" && here === r.arg);
-  const onPage = Boolean(r && r.what !== "room");
+  const onLobby = Boolean(r && r.what === "lobby");
+  const onPage = Boolean(r && r.what !== "room" && !onLobby);
   // An invite link opened before the page has a session: its own card, one tap to join.
   const inviting = Boolean(r && r.what === "room" && r.code && !conn.welcomed && !ui.replaced);
   const away = ui.replaced; // another tab has the session: only the notice
   $("replaced").hidden = !away;
   $("invite").hidden = !inviting || away;
   $("page").hidden = !onPage || away;
-  $("lobby").hidden = onPage || inRoom || !conn.welcomed || away;
-  $("start").hidden = onPage || inRoom || inviting || away;
+  $("lobby").hidden = !onLobby || !conn.welcomed || away;
+  $("start").hidden = onPage || onLobby || inRoom || inviting || away;
   $("game").hidden = !inRoom || away;
   if (inviting) showInvite(r);
   $("login").hidden = conn.welcomed || inviting || away;
-  const back = here ? `#/room/${enc(here)}` : "#/";
+  // The first screen's landmark holds whichever of its parts shows.
+  $("home").hidden = ["replaced", "invite", "start", "login"].every((id) => $(id).hidden);
+  for (const a of document.querySelectorAll("#site-nav a")) {
+    const page = a.dataset.page;
+    const cur = page === "home" ? !r : r && (r.what === page || (page === "matches" && r.what === "match"));
+    if (cur) a.setAttribute("aria-current", "page"); else a.removeAttribute("aria-current");
+  }
+  const back = here ? `#/room/${enc(here)}` : ui.home;
   $("page-back").href = back;
   $("in-room").hidden = !here;
   if (here) { $("in-room-link").href = back; $("in-room-link").textContent = ui.state.name; }
@@ -501,10 +510,10 @@ function seatName(s, seat) {
  * then leads to the room). */
 function followRoom(id) {
   const r = parseRoute();
-  if (r && r.what !== "room") return;
-  if (r && r.arg === id) return;
+  if (r && r.what !== "room" && r.what !== "lobby") return; // a page stays (the lobby is no page)
+  if (r && r.what === "room" && r.arg === id) return;
   const url = `#/room/${enc(id)}`;
-  if (r) history.replaceState(null, "", url);
+  if (r && r.what === "room") history.replaceState(null, "", url);
   else history.pushState(null, "", url);
   ui.page = parseRoute();
 }
@@ -668,6 +677,7 @@ function parseRoute() {
   if (what === "ladder") return { what, arg, page, variant: q.get("variant"), k: parseInt(q.get("k"), 10) || 0, kind: q.get("kind"), game: q.get("game"), query: q };
   if (["tournaments", "tournament", "match", "matches"].includes(what)) return { what, arg, page };
   if (what === "analysis") return { what, arg, query: q };
+  if (what === "lobby") return { what };
   return null;
 }
 
@@ -714,7 +724,11 @@ async function route() {
   ui.page = parseRoute();
   if (analysis && (!ui.page || ui.page.what !== "analysis")) analysis.analysisLeave(); // its live search closed
   showView();
-  if (!ui.page) { if (conn.welcomed) refreshRooms(); return; }
+  if (!ui.page || ui.page.what === "lobby") {
+    ui.home = ui.page ? "#/lobby" : "#/"; // where leaving a room goes back to
+    if (conn.welcomed && ui.page) refreshRooms();
+    return;
+  }
   if (ui.page.what === "room") {
     if (ui.state && ui.state.room === ui.page.arg) renderGame();
     else openRoomRoute(ui.page);
@@ -2263,6 +2277,16 @@ function drawDemos() {
   }, 1400);
 }
 
+/** The name step taken from the games (the first screen): on to the lobby's page (rooms,
+ * create, join by id); from any other address, stay there. */
+function enterLobby() {
+  if (parseRoute()) return;
+  history.pushState(null, "", "#/lobby");
+  ui.page = parseRoute();
+  ui.home = "#/lobby";
+  showView();
+}
+
 /** Runs a start action now if welcomed, else enters (with the typed name, or as a guest)
  * and runs it on welcome. */
 function startAction(action) {
@@ -2298,6 +2322,7 @@ async function runStart(action) {
   } else if (action.kind === "quick") {
     const r = await send({ type: "queue_join", variant: FIRST_GAME.variant, k: FIRST_GAME.k, bot_after_s: 30 });
     if (!r) return;
+    enterLobby(); // the wait shows on the lobby's page, with "Play the computer now"
     quickWaiting("thue", 30);
     $("quick-status").scrollIntoView({ block: "center" });
   } else if (action.kind === "watch") {
@@ -2337,6 +2362,7 @@ function wire() {
     const name = $("name").value.trim();
     if (name !== conn.name) { conn.resume = ""; conn.token = ""; } // a new name is a new session
     conn.name = name;
+    enterLobby();
     conn.connect();
   });
   $("refresh").addEventListener("click", refreshRooms);
@@ -2356,6 +2382,7 @@ function wire() {
     conn.token = token;
     conn.resume = "";
     $("token-input").value = "";
+    enterLobby();
     conn.connect();
   });
   window.addEventListener("hashchange", route);
@@ -2377,7 +2404,8 @@ function wire() {
     ui.state = null;
     noticeTurn(null, false);
     $("rematch").textContent = "Rematch";
-    if (parseRoute()) { history.replaceState(null, "", "#/"); ui.page = null; }
+    // Back where the room was entered from: the games, or the lobby.
+    if (parseRoute() && location.hash !== ui.home) { history.replaceState(null, "", ui.home); ui.page = parseRoute(); }
     showView();
     refreshRooms();
   });

@@ -52,7 +52,7 @@ async function pageLoaded(page) {
 test("Back and Forward move between the lobby, a room, its replay and the ladder", () => withWorld(async (browser, server) => {
   const ann = await newPage(browser, server, "ann");
   await enter(ann, "Ann");
-  assert(["", "#", "#/"].includes(await hash(ann)), "the lobby's address");
+  assert(await hash(ann) === "#/lobby", `the lobby's address: ${await hash(ann)}`);
   const room = await createRoom(ann, { k: 3, limit: 2 });
   assert(await hash(ann) === `#/room/${room}`, `the room has its address: ${await hash(ann)}`);
   await tid(ann, "bot-spec").selectOption("greedy");
@@ -76,8 +76,8 @@ test("Back and Forward move between the lobby, a room, its replay and the ladder
   await pageLoaded(ann);
   await tid(ann, "replay-word").waitFor();
 
-  // The title leads to the lobby, which links back to the room; then the ladder.
-  await ann.locator("#home-link").click();
+  // The site's Lobby link leads to the lobby, which links back to the room; then the ladder.
+  await tid(ann, "nav-lobby").click();
   await tid(ann, "me").waitFor();
   await tid(ann, "in-room").waitFor();
   assert(await tid(ann, "game").isHidden(), "the lobby, not the room");
@@ -106,10 +106,10 @@ test("Back and Forward move between the lobby, a room, its replay and the ladder
   await tid(ann, "page-back").click();
   await tid(ann, "game").waitFor();
 
-  // Leaving turns the room's address into the lobby's.
+  // Leaving turns the room's address into the lobby's (where the room was made).
   await tid(ann, "leave").click();
   await tid(ann, "me").waitFor();
-  assert(await hash(ann) === "#/", `the lobby after leaving: ${await hash(ann)}`);
+  assert(await hash(ann) === "#/lobby", `the lobby after leaving: ${await hash(ann)}`);
   assert(await tid(ann, "in-room").isHidden(), "no room to go back to");
 }));
 
@@ -196,7 +196,7 @@ test("the seat card shows the new rating after a rated match; the ladder opens o
   await shots(ann, "rated-over");
 
   // A bare #/ladder opens on the pool with players (square-free, k = 4), and says so in its address.
-  await ann.locator("#home-link").click();
+  await tid(ann, "nav-lobby").click();
   await tid(ann, "ladder-link").click();
   await pageLoaded(ann);
   await tid(ann, "ladder-table").waitFor();

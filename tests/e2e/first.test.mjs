@@ -69,6 +69,7 @@ test("watch a live game with one click; the lobby lists open seats and live game
   await enter(cy, "Cy");
   await tid(cy, `room-${live}`).waitFor();
   assert.equal(await tid(cy, `room-${finished}`).count(), 0, "a finished room is not listed");
+  await tid(cy, "nav-games").click(); // the first screen's "Watch a live game"
   await tid(cy, "play-watch").click();
   await cy.locator(`[data-testid=game][data-room="${live}"]`).waitFor();
   assert.match(await tid(cy, "room-info").textContent(), /you are watching/);

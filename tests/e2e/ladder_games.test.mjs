@@ -148,7 +148,7 @@ test("two accounts play a rated misère Nim match; its ladder shows them, normal
   }
 
   // The misère Nim ladder (from the lobby's link, then the form) lists both.
-  await ann.locator("#home-link").click();
+  await tid(ann, "nav-lobby").click();
   await tid(ann, "ladder-link").click();
   await loaded(ann);
   await ladderRequest(ann, () => tid(ann, "lp-game").selectOption("nim"));

@@ -66,7 +66,7 @@ test("a rated match against nested:1 moves the ladder; its replay steps through 
   await tid(ann, "lp-k").fill("3");
   await tid(ann, "lp-show").click();
   await tid(ann, "ladder").filter({ hasText: "Nobody is rated" }).waitFor();
-  await ann.goto(`${server.url}/#`);
+  await ann.goto(`${server.url}/#/lobby`);
   await tid(ann, "me").filter({ hasText: "Ann" }).waitFor();
 
   await tid(ann, "c-k").fill("3");
