@@ -1048,6 +1048,8 @@ static void msg_members(thue__io *o, thue_msg *m)
         io_player(o, "from", THUE__REQ, NULL, &m->u.chat.from);
         IO_STR(o, "text", m->u.chat.text, THUE__S_CHAT);
         thue__io_i64(o, "at", &m->u.chat.at, 0, THUE__JS_INT_MAX);
+        if (!o->enc || m->u.chat.spectator) /* a player's text carries no `spectator` */
+            thue__io_bool_def(o, "spectator", &m->u.chat.spectator, 0);
         break;
     case THUE_MSG_MATCH_FOUND:
         IO_STR(o, "room", m->u.match_found.room, THUE__S_KEY);

@@ -599,6 +599,7 @@ typedef struct thue_msg {
             thue_player from;
             char text[THUE_PROTO_CHAT_MAX * 4 + 1];
             int64_t at;
+            int spectator; /* from a spectator (written only when true) */
         } chat;
         struct {
             char room[THUE_PROTO_KEY_MAX + 1];

@@ -1166,7 +1166,13 @@ int room_chat(request *rq)
     uv_timeval64_t tv;
     uv_gettimeofday(&tv);
     msg.u.chat.at = tv.tv_sec * 1000 + tv.tv_usec / 1000;
-    room_broadcast(r, &msg);
+    msg.u.chat.spectator = seat < 0;
+    /* While a match runs, the spectators' talk stays among them: no player is told
+     * (or helped to) a move by someone watching. */
+    if (seat < 0 && room_match_running(r))
+        room_broadcast_spectators(r, &msg);
+    else
+        room_broadcast(r, &msg);
     return 0;
 }
 

@@ -155,15 +155,32 @@ void room_broadcast_text(room *r, const char *text)
         lobby_send_text(r->lobby, r->spect[i]->client, text);
 }
 
+/* msg encoded once (NULL, said in the log, when it cannot be). */
+static char *room_encode(room *r, const thue_msg *msg)
+{
+    char *text = thue_msg_encode(msg, NULL);
+    if (text == NULL)
+        thue_log(THUE_LOG_ERROR, "room %s: cannot encode a %s message", r->id,
+                 thue_msg_type_name(msg->type));
+    return text;
+}
+
 /* Sends msg to everyone in the room, encoded once. */
 void room_broadcast(room *r, const thue_msg *msg)
 {
-    char *text = thue_msg_encode(msg, NULL);
-    if (text == NULL) {
-        thue_log(THUE_LOG_ERROR, "room %s: cannot encode a %s message", r->id,
-                 thue_msg_type_name(msg->type));
+    char *text = room_encode(r, msg);
+    if (text == NULL)
         return;
-    }
     room_broadcast_text(r, text);
+    free(text);
+}
+
+void room_broadcast_spectators(room *r, const thue_msg *msg)
+{
+    char *text = room_encode(r, msg);
+    if (text == NULL)
+        return;
+    for (int i = 0; i < r->nspect; i++)
+        lobby_send_text(r->lobby, r->spect[i]->client, text);
     free(text);
 }

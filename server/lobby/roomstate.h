@@ -36,5 +36,7 @@ void room_cancel_job(room *r);
 /* Sends msg (encoded once), or an encoded text, to everyone in the room. */
 void room_broadcast(room *r, const thue_msg *msg);
 void room_broadcast_text(room *r, const char *text);
+/* Sends msg, encoded once, to the room's spectators only (not its seated players). */
+void room_broadcast_spectators(room *r, const thue_msg *msg);
 
 #endif

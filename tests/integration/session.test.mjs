@@ -1,6 +1,6 @@
 // session.test.mjs: hello, reconnection within and after the grace period, a session
-// taken over by a new connection, clocks running out, quick match, chat, and messages
-// that arrive together.
+// taken over by a new connection, clocks running out, quick match, chat (the spectators'
+// kept among them while a match runs), and messages that arrive together.
 import assert from "node:assert/strict";
 import { Client, player, run, startServer, test } from "./lib.mjs";
 
@@ -190,6 +190,41 @@ test("chat reaches everyone in the room", async () => {
     const outsider = await player(server, "Zed");
     const r = await outsider.request({ type: "chat", room, text: "hi" });
     assert.equal(r.code, "not_in_room");
+  } finally {
+    await server.stop();
+  }
+});
+
+test("a spectator's chat stays among the spectators while the match runs, and reaches everyone after it", async () => {
+  const server = await startServer();
+  try {
+    const { ann, bob, room } = await twoPlayers(server);
+    const eve = await player(server, "Eve");
+    const cy = await player(server, "Cy");
+    await eve.ok({ type: "spectate", room });
+    await cy.ok({ type: "spectate", room });
+    await eve.ok({ type: "chat", room, text: "play 1 here" });
+    for (const c of [eve, cy]) {
+      const m = await c.next("chat_message");
+      assert.equal(m.text, "play 1 here");
+      assert.equal(m.spectator, true, "marked as a spectator's");
+    }
+    // Ann's text comes after Eve's was answered: had Eve's gone to the players, it would
+    // be the players' next chat_message.
+    await ann.ok({ type: "chat", room, text: "hello" });
+    for (const c of [ann, bob, eve, cy]) {
+      const m = await c.next("chat_message");
+      assert.equal(m.text, "hello", `${m.from.name}'s text reached a player: ${m.text}`);
+      assert.equal(m.spectator, undefined, "a player's text has no spectator member");
+    }
+    await bob.ok({ type: "resign", room });
+    await ann.state(room, (s) => s.match && s.match.step === "over");
+    await eve.ok({ type: "chat", room, text: "well played" });
+    for (const c of [ann, bob, eve, cy]) {
+      const m = await c.next("chat_message");
+      assert.equal(m.text, "well played");
+      assert.equal(m.spectator, true);
+    }
   } finally {
     await server.stop();
   }
