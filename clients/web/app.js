@@ -24,6 +24,7 @@ const ui = {
   invites: stored("thue.invites") || {}, // room id -> invite code we know (this tab's)
   cursor: 0,           // the keyboard's gap cursor
   chat: {},            // room id -> [chat_message]
+  chatTab: {},         // room id -> "players" or "spectators": the chat stream on screen
   left: new Set(),     // rooms we left: their late states are not shown
   busy: false,         // a move was sent and its room_state has not come yet
   page: null,          // the HTTP page on screen ({what, arg} from the hash) or null
@@ -553,7 +554,7 @@ async function refreshRooms() {
   // players' match pages).
   const rooms = r.rooms.filter((s) => s.status !== "finished");
   if (rooms.length === 0) {
-    body.append(el("tr", {}, el("td", { colSpan: 5, class: "empty" }, "No open seats or live games. Create a room, or play the computer above!")));
+    body.append(el("tr", {}, el("td", { colSpan: 5, class: "empty" }, "No open seats or live games. Create a room below, or play the computer from the games (Games, at the top).")));
     return;
   }
   for (const s of rooms) {
@@ -1710,7 +1711,7 @@ async function claimName() {
     el("div", {}, "Your account token (shown only this once; copy it and keep it secret, it logs you in on another device):"),
     el("code", { testid: "account-token", class: "token" }, r.token),
     el("div", { class: "small" }, el("button", { type: "button", testid: "copy-token", onclick: (ev) => copyToken(ev.target, r.token) }, "Copy"),
-      " This browser remembers it."),
+      " This browser remembers it. To log in on another device with your name, set a password below."),
     el("button", { type: "button", class: "link", onclick: () => { box.hidden = true; box.textContent = ""; } }, "done"));
 }
 
@@ -1730,11 +1731,73 @@ async function copyToken(button, token) {
   }
 }
 
+/** The first screen's "I have an account": in as a guest, on to the lobby's log-in form. */
+async function haveAccount() {
+  const name = $("name").value.trim();
+  enterLobby();
+  if (!conn.welcomed) {
+    conn.name = ""; conn.resume = ""; conn.token = ""; // a guest session first: login needs one
+    await whenWelcomed();
+  }
+  if (name) $("pw-name").value = name;
+  $(name ? "pw-password" : "pw-name").focus();
+}
+
+/** login (PROTOCOL.md section 9, passwords): the session becomes the account's; the page
+ * keeps its new token (and resume token), so a reload stays logged in. */
+async function passwordLogin(ev) {
+  ev.preventDefault();
+  const err = $("pw-login-error");
+  const name = $("pw-name").value.trim(), password = $("pw-password").value;
+  err.textContent = "";
+  if (!name || !password) { err.textContent = "Enter your account's name and its password."; return; }
+  let r;
+  try {
+    r = await conn.request({ type: "login", name, password });
+  } catch (e) {
+    err.textContent = e.code === "bad_password" ? "Wrong name or password." : e.message || String(e);
+    $("pw-password").select();
+    return;
+  }
+  $("pw-password").value = "";
+  conn.token = r.token;
+  if (r.resume) conn.resume = r.resume;
+  conn.name = r.name;
+  ui.me = { ...ui.me, name: r.name, kind: "account" };
+  renderMe();
+  refreshRooms();
+}
+
+/** set_password: sets the account's password, or changes it (the current one asked). */
+async function setPassword(ev) {
+  ev.preventDefault();
+  const st = $("pw-set-status");
+  const old = $("pw-old").value, pw = $("pw-new").value;
+  st.textContent = "";
+  if ([...pw].length < 8) { st.textContent = "The new password needs 8 or more characters."; return; }
+  const msg = { type: "set_password", password: pw };
+  if (old) msg.old_password = old;
+  try {
+    await conn.request(msg);
+  } catch (e) {
+    st.textContent = e.field === "old_password"
+      ? (e.code === "bad_password" ? "The current password is wrong." : "Your account has a password: enter it as the current one.")
+      : e.message || String(e);
+    (e.field === "old_password" ? $("pw-old") : $("pw-new")).focus();
+    return;
+  }
+  $("pw-old").value = "";
+  $("pw-new").value = "";
+  st.textContent = `Password set: log in as ${ui.me ? ui.me.name : "you"} with it on any device.`;
+}
+
 function renderMe() {
   if (!ui.me) return;
   $("me").textContent = ui.me.name;
   $("me-kind").textContent = `(${ui.me.kind})`;
   $("claim").hidden = ui.me.kind !== "guest";
+  $("pw-login-form").hidden = ui.me.kind !== "guest";
+  $("pw-set").hidden = ui.me.kind !== "account";
   $("my-matches").href = `#/matches/${enc(ui.me.name)}`;
   for (const id of ["c-rated", "q-rated"]) { // every game may be rated; accounts only
     const rated = $(id);
@@ -2120,13 +2183,44 @@ function chatOf(room) {
   return ui.chat[room];
 }
 
+/** The room's chat: the players' stream, or the spectators' (PROTOCOL.md section 8: while
+ * a match runs, the spectators' texts reach the spectators only). A spectator starts on
+ * the spectators' stream, a player on the players'; the tabs show once there is a choice. */
 function renderChat() {
   const log = $("chat-log");
   log.textContent = "";
-  for (const c of ui.room ? chatOf(ui.room) : []) {
-    log.append(el("div", {}, el("strong", {}, `${c.from.name}: `), c.text));
+  const s = ui.state;
+  const list = ui.room ? chatOf(ui.room) : [];
+  const watching = Boolean(s && s.you === null);
+  const theirs = list.filter((c) => c.spectator).length;
+  const tab = (ui.room && ui.chatTab[ui.room]) || (watching ? "spectators" : "players");
+  const tabs = watching || theirs > 0;
+  $("chat-tabs").hidden = !tabs;
+  for (const b of $("chat-tabs").querySelectorAll("[role=tab]")) {
+    const on = b.dataset.tab === tab;
+    b.setAttribute("aria-selected", String(on));
+    b.tabIndex = on ? 0 : -1;
+    if (b.dataset.tab === "spectators") b.textContent = theirs ? `Spectators (${theirs})` : "Spectators";
+  }
+  if (tabs) { log.setAttribute("role", "tabpanel"); log.setAttribute("aria-labelledby", `chat-tab-${tab}`); }
+  else { log.removeAttribute("role"); log.removeAttribute("aria-labelledby"); }
+  for (const c of list) {
+    if (tabs && Boolean(c.spectator) !== (tab === "spectators")) continue;
+    log.append(el("div", { class: c.spectator ? "chat-spectator" : "" }, el("strong", {}, `${c.from.name}: `), c.text));
   }
   log.scrollTop = log.scrollHeight;
+  const running = Boolean(s && s.match && s.match.step !== "over");
+  const note = $("chat-note");
+  note.hidden = !(watching && running);
+  note.textContent = "While the match runs, what you write reaches the other spectators only; the players read it after the match.";
+  $("chat-text").placeholder = watching ? (running ? "Message to the spectators" : "Message to everyone in the room") : "Message";
+}
+
+function chatTab(ev) {
+  const b = ev.target.closest("[role=tab]");
+  if (!b || !ui.room) return;
+  ui.chatTab[ui.room] = b.dataset.tab;
+  renderChat();
 }
 
 /** A disconnected person's grace period counting down on its seat card: what the others
@@ -2420,6 +2514,10 @@ function wire() {
     if (await send({ type: "chat", room: ui.room, text })) $("chat-text").value = "";
   });
   $("invite-copy").addEventListener("click", copyInvite);
+  $("chat-tabs").addEventListener("click", chatTab);
+  $("pw-login-form").addEventListener("submit", passwordLogin);
+  $("pw-set-form").addEventListener("submit", setPassword);
+  $("have-account").addEventListener("click", haveAccount);
   $("mark-losing").addEventListener("change", () => ui.state && renderPalette());
   $("word").addEventListener("keydown", onWordKey);
   wireGames();

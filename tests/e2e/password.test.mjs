@@ -1,0 +1,80 @@
+// password.test.mjs: an account's password in the browser (issue 30: "login from any
+// device"). Ann claims her name on a desktop and sets a password; on a phone (another
+// browser context: no token, no resume token) she taps "I have an account" on the first
+// screen, gets the lobby's log-in form, is refused a wrong password with a plain
+// sentence, logs in with the right one and is the account (a reload keeps it); she
+// changes the password there (the current one asked for), and the old one no longer
+// logs in on a third device.
+// Run:
+//   node tests/e2e/password.test.mjs --server build/server/thue-server
+import assert from "node:assert/strict";
+import { test, run, newPage, shot, tid, withWorld, account } from "./lib.mjs";
+
+const FIRST = "correct horse battery";
+const SECOND = "staple horse battery";
+
+/** A fresh device at phone size: "I have an account", then the log-in form. */
+async function logIn(browser, server, name, password) {
+  const page = await newPage(browser, server, `device-${password}`);
+  await page.setViewportSize({ width: 390, height: 844 });
+  await tid(page, "have-account").click();
+  await tid(page, "pw-login-form").waitFor();
+  await tid(page, "pw-name").fill(name);
+  await tid(page, "pw-password").fill(password);
+  await tid(page, "pw-login").click();
+  return page;
+}
+
+test("a password set on one device logs in on another; a wrong one is refused plainly; a change retires the old one", () => withWorld(async (browser, server) => {
+  const ann = await account(browser, server, "Ann", { noReload: false });
+  assert.match(await tid(ann, "account-box").textContent(), /set a password below/);
+  assert.equal(await tid(ann, "pw-login-form").isHidden(), true, "an account is not offered a log-in");
+  await tid(ann, "pw-set-open").click();
+  await tid(ann, "pw-new").fill("short");
+  await tid(ann, "pw-set-submit").click();
+  await tid(ann, "pw-set-status").filter({ hasText: "8 or more characters" }).waitFor();
+  await tid(ann, "pw-new").fill(FIRST);
+  await tid(ann, "pw-set-submit").click();
+  await tid(ann, "pw-set-status").filter({ hasText: "Password set: log in as Ann" }).waitFor();
+  await shot(ann, "password-set-desktop");
+
+  // Another device: a wrong password first, then the right one.
+  const phone = await logIn(browser, server, "Ann", "not the password");
+  await tid(phone, "pw-login-error").filter({ hasText: "Wrong name or password." }).waitFor();
+  assert.equal(await tid(phone, "me-kind").textContent(), "(guest)", "still a guest");
+  await shot(phone, "password-wrong-phone");
+  await tid(phone, "pw-password").fill(FIRST);
+  await tid(phone, "pw-login").click();
+  await tid(phone, "me-kind").filter({ hasText: "account" }).waitFor();
+  assert.equal(await tid(phone, "me").textContent(), "Ann");
+  assert.equal(await tid(phone, "pw-login-form").isHidden(), true);
+  assert.equal(await tid(phone, "pw-login-error").textContent(), "");
+  const overflow = await phone.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  assert.ok(overflow <= 0, `the lobby fits the phone (${overflow} px over)`);
+  await shot(phone, "password-in-phone");
+  // A reload keeps the account (the page kept the login's tokens).
+  await phone.reload();
+  await tid(phone, "me-kind").filter({ hasText: "account" }).waitFor();
+  assert.equal(await tid(phone, "me").textContent(), "Ann");
+
+  // A change needs the current password.
+  await tid(phone, "pw-set-open").click();
+  await tid(phone, "pw-new").fill(SECOND);
+  await tid(phone, "pw-set-submit").click();
+  await tid(phone, "pw-set-status").filter({ hasText: "enter it as the current one" }).waitFor();
+  await tid(phone, "pw-old").fill("wrong wrong wrong");
+  await tid(phone, "pw-set-submit").click();
+  await tid(phone, "pw-set-status").filter({ hasText: "The current password is wrong." }).waitFor();
+  await tid(phone, "pw-old").fill(FIRST);
+  await tid(phone, "pw-set-submit").click();
+  await tid(phone, "pw-set-status").filter({ hasText: "Password set" }).waitFor();
+
+  // A third device: the old password is refused, the new one logs in.
+  const third = await logIn(browser, server, "Ann", FIRST);
+  await tid(third, "pw-login-error").filter({ hasText: "Wrong name or password." }).waitFor();
+  await tid(third, "pw-password").fill(SECOND);
+  await tid(third, "pw-login").click();
+  await tid(third, "me-kind").filter({ hasText: "account" }).waitFor();
+}));
+
+await run();
