@@ -130,11 +130,28 @@ test("the lobby, ladder, tournaments, a replay, a player's matches, the analysis
     await tid(page, "connect").click();
     await tid(page, "me").filter({ hasText: `Lee${label}` }).waitFor();
     await c.check(page, `${label} lobby`);
-    // A finished match to replay: Lee resigns against greedy.
+    // A finished match to replay (and analyse): Lee places once, then resigns against greedy.
     await playComputer(page, "thue", "beginner");
+    await page.locator("[data-testid=word] .gap:not([disabled])").last().click();
+    await page.waitForFunction(() => document.querySelectorAll("[data-testid=word] .gap:not([disabled])").length > 0);
     page.once("dialog", (d) => d.accept());
     await tid(page, "resign").click();
     await tid(page, "result").waitFor();
+    // A spectator of the finished room: the chat's two streams as tabs.
+    const room = await tid(page, "game").getAttribute("data-room");
+    const sue = await opened(browser, server, device);
+    await tid(sue, "name").fill(`Sue${label}`);
+    await tid(sue, "connect").click();
+    await tid(sue, "me").filter({ hasText: `Sue${label}` }).waitFor();
+    await sue.goto(`${server.url}/#/room/${room}`);
+    await tid(sue, "chat-tabs").waitFor();
+    await c.check(sue, `${label} spectator's chat tabs`);
+    await sue.context().close();
+    // The account's password form, open.
+    await page.goto(`${server.url}/#/lobby`);
+    await tid(page, "claim").click();
+    await tid(page, "pw-set-open").click();
+    await c.check(page, `${label} lobby, an account's password form`);
     for (const hash of ["#/ladder", "#/tournaments", `#/matches/Lee${label}`]) {
       await page.goto(`${server.url}/${hash}`);
       await pageLoaded(page);
@@ -145,6 +162,10 @@ test("the lobby, ladder, tournaments, a replay, a player's matches, the analysis
       await replay.click();
       await pageLoaded(page);
       await c.check(page, `${label} replay`);
+      await tid(page, "replay-analyse").click(); // the analysis page on the match
+      await tid(page, "an-moves").waitFor();
+      await page.waitForTimeout(1000);
+      await c.check(page, `${label} analysis of a match`);
     }
     await page.goto(`${server.url}/#/analysis`);
     await tid(page, "page-body").locator("canvas").first().waitFor();
