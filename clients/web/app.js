@@ -2184,8 +2184,9 @@ function chatOf(room) {
 }
 
 /** The room's chat: the players' stream, or the spectators' (PROTOCOL.md section 8: while
- * a match runs, the spectators' texts reach the spectators only). A spectator starts on
- * the spectators' stream, a player on the players'; the tabs show once there is a choice. */
+ * a match runs, the spectators' texts reach the spectators only). Everyone starts on the
+ * players' stream; a spectator's own text during a match turns theirs to the spectators'
+ * one. The tabs show once there is a choice (to a spectator, always). */
 function renderChat() {
   const log = $("chat-log");
   log.textContent = "";
@@ -2193,7 +2194,7 @@ function renderChat() {
   const list = ui.room ? chatOf(ui.room) : [];
   const watching = Boolean(s && s.you === null);
   const theirs = list.filter((c) => c.spectator).length;
-  const tab = (ui.room && ui.chatTab[ui.room]) || (watching ? "spectators" : "players");
+  const tab = (ui.room && ui.chatTab[ui.room]) || "players";
   const tabs = watching || theirs > 0;
   $("chat-tabs").hidden = !tabs;
   for (const b of $("chat-tabs").querySelectorAll("[role=tab]")) {
@@ -2511,7 +2512,12 @@ function wire() {
     ev.preventDefault();
     const text = chatLine($("chat-text").value);
     if (!text) return;
-    if (await send({ type: "chat", room: ui.room, text })) $("chat-text").value = "";
+    const s = ui.state;
+    if (await send({ type: "chat", room: ui.room, text })) {
+      $("chat-text").value = "";
+      // A spectator's text during a match goes to the spectators' stream: show it there.
+      if (s && s.room === ui.room && s.you === null && s.match && s.match.step !== "over") { ui.chatTab[ui.room] = "spectators"; renderChat(); }
+    }
   });
   $("invite-copy").addEventListener("click", copyInvite);
   $("chat-tabs").addEventListener("click", chatTab);

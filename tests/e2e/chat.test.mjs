@@ -1,7 +1,7 @@
 // chat.test.mjs: the players' and the spectators' chat (issue 30: "spectator and player
 // chat are one stream"). Ann plays Bob (a WebSocket client) in Chromium; Eve watches in
-// Chromium. While the match runs Eve's texts reach the spectators only: Eve's page shows
-// them under "Spectators", Ann's never shows them (Ann's next line is Bob's, sent after);
+// Chromium. While the match runs Eve's texts reach the spectators only: Eve's page turns to
+// the "Spectators" tab to show hers, Ann's never shows them (Ann's next line is Bob's, sent after);
 // Ann's and Bob's texts reach Eve under "Players". After the match Eve's text reaches
 // Ann, whose page then offers the spectators' stream as a tab.
 // Run:
@@ -28,13 +28,15 @@ test("spectators talk among themselves while the match runs; everyone reads them
     await enter(eve, "Eve");
     await eve.evaluate((r) => { location.hash = `#/room/${r}`; }, room);
     await eve.locator("[data-testid=game][data-status=playing]").waitFor();
-    // Eve starts on the spectators' stream, told who reads it.
+    // Eve starts on the players' stream, with the spectators' one a tab away, and is told
+    // who reads what she writes; her text turns her to the spectators' stream.
     await tid(eve, "chat-tabs").waitFor();
-    assert.equal(await tid(eve, "chat-tab-spectators").getAttribute("aria-selected"), "true");
+    assert.equal(await tid(eve, "chat-tab-players").getAttribute("aria-selected"), "true");
     assert.match(await tid(eve, "chat-note").textContent(), /reaches the other spectators only/);
     assert.equal(await tid(eve, "chat-text").getAttribute("placeholder"), "Message to the spectators");
     await say(eve, "take 2 from heap 1!");
     await eve.locator("[data-testid=chat-log] .chat-spectator").filter({ hasText: "take 2 from heap 1!" }).waitFor();
+    assert.equal(await tid(eve, "chat-tab-spectators").getAttribute("aria-selected"), "true");
     // Bob speaks after Eve's text was sent: Ann's page gets Bob's line, never Eve's.
     await bob.ok({ type: "chat", room, text: "good luck" });
     await ann.locator("[data-testid=chat-log] > div").filter({ hasText: "good luck" }).waitFor();
