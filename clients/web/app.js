@@ -18,6 +18,7 @@ const $ = (id) => document.getElementById(id);
 const ui = {
   me: null,            // player object from welcome
   home: "#/",          // the games ("#/") or the lobby ("#/lobby"): where leaving a room goes
+  adoptRunning: false, // after a log-in from elsewhere: only a running seat's room comes on screen
   room: null,          // id of the room on screen
   state: null,         // its newest room_state
   stateAt: 0,          // performance.now() when it arrived
@@ -99,6 +100,8 @@ function showError(err) {
 }
 
 async function send(obj) {
+  // A room of the person's choosing: the log-in's room states have come by now.
+  if (["create_room", "join", "spectate", "queue_join"].includes(obj.type)) ui.adoptRunning = false;
   try {
     return await conn.request(obj);
   } catch (e) {
@@ -152,7 +155,7 @@ function onNameRefused(name, err) {
   field.select();
 }
 
-function onWelcome(w) {
+function onWelcome(w, how = {}) {
   ui.me = w.player;
   renderMe();
   $("login").hidden = true;
@@ -168,8 +171,12 @@ function onWelcome(w) {
   ui.watchedTours.clear(); // asked again on this connection
   if (ui.page && ui.page.what.startsWith("tournament")) route(); // now with its controls
   if (w.resumed && w.rooms.length > 0 && !want) {
-    if (!ui.room || !w.rooms.includes(ui.room)) ui.room = w.rooms[0];
-    return; // room_state follows
+    // This tab's room after a lost connection comes back; otherwise (a reload on another
+    // address, the account's session taken over from another device) the rooms' states
+    // follow and only a match being played comes on screen, not an old room whose
+    // opponent left.
+    if (!how.byToken && ui.room && w.rooms.includes(ui.room)) return; // room_state follows
+    ui.adoptRunning = true;
   }
   if (ui.room && !w.rooms.includes(ui.room)) {
     const lost = ui.state && ui.state.room === ui.room;
@@ -189,6 +196,10 @@ function onEvent(m) {
   switch (m.type) {
     case "room_state":
       if (m.tournament) ui.tourRooms[m.room] = m.tournament;
+      if (ui.adoptRunning && ui.room === null) { // after a log-in: a running seat only
+        if (!isRunningSeat(m)) return;
+        ui.adoptRunning = false;
+      }
       if (m.room !== ui.room && ui.room !== null) { otherRoomState(m); return; }
       if (ui.left.has(m.room)) return; // the last state of a room we left
       if (ui.state && ui.state.room === m.room && m.version < ui.state.version) return;
@@ -1122,7 +1133,7 @@ async function pageMatches(body, name, page = 1) {
       page < pages ? link(at(page + 1), "older →", "matches-older") : ""));
   }
   body.append(ms.length === 0 ? el("p", { class: "empty", testid: "matches" }, "No stored matches.")
-    : el("div", { class: "table-wrap", testid: "matches" }, table(["Players", "Game", "Result", "Ended", ""], ms.map((m) => [
+    : el("div", { class: "table-wrap", testid: "matches" }, table(["Players", "Game", "Result", "Ended", el("span", { class: "visually-hidden" }, "Replay")], ms.map((m) => [
       m.players.map((p) => p.name).join(" vs "),
       isGameRecord(m) ? `${optionsText(m.game, m.game_options)}${m.rated ? ", rated" : ""}` : `Thue, ${thueText(m.variant, m.k)}${m.rated ? ", rated" : ""}`,
       isGameRecord(m) ? resultWords(m.result, m.players.map(playerName)) : resultText(m.result, m.players.map(playerName), m.points),
@@ -1752,6 +1763,7 @@ async function passwordLogin(ev) {
   err.textContent = "";
   if (!name || !password) { err.textContent = "Enter your account's name and its password."; return; }
   let r;
+  ui.adoptRunning = true; // the account's rooms follow: only a running match comes on screen
   try {
     r = await conn.request({ type: "login", name, password });
   } catch (e) {

@@ -107,7 +107,9 @@ export class Connection {
     this.resume = w.resume;
     this.name = w.player.name;
     this.onStatus("open", `Connected as ${w.player.name}`);
-    this.onWelcome(w);
+    // byToken: the session came by the account's token (another device's, say), not by
+    // this page's own resume token.
+    this.onWelcome(w, { byToken: !withResume && Boolean(msg.token) });
     const again = this.again;
     this.again = null;
     if (again) this.request(again.obj).then(again.resolve, again.reject);

@@ -2,13 +2,16 @@
 // device"). Ann claims her name on a desktop and sets a password; on a phone (another
 // browser context: no token, no resume token) she taps "I have an account" on the first
 // screen, gets the lobby's log-in form, is refused a wrong password with a plain
-// sentence, logs in with the right one and is the account (a reload keeps it); she
+// sentence, logs in with the right one and is the account (a reload keeps it), and is not
+// dropped into the room of her finished match whose opponent left; she
 // changes the password there (the current one asked for), and the old one no longer
 // logs in on a third device.
 // Run:
 //   node tests/e2e/password.test.mjs --server build/server/thue-server
 import assert from "node:assert/strict";
 import { test, run, newPage, shot, tid, withWorld, account } from "./lib.mjs";
+import { player } from "../integration/lib.mjs";
+import { createGameRoom } from "./gameslib.mjs";
 
 const FIRST = "correct horse battery";
 const SECOND = "staple horse battery";
@@ -38,6 +41,17 @@ test("a password set on one device logs in on another; a wrong one is refused pl
   await tid(ann, "pw-set-status").filter({ hasText: "Password set: log in as Ann" }).waitFor();
   await shot(ann, "password-set-desktop");
 
+  // An old room: Ann won a Nim match there and Bob left it (his seat is free now).
+  const room = await createGameRoom(ann, "nim", { heaps: "1 2" });
+  const bob = await player(server, "Bob");
+  await bob.ok({ type: "join", room });
+  await tid(ann, "ready").click();
+  await bob.ok({ type: "ready", room });
+  await bob.ok({ type: "resign", room });
+  await bob.ok({ type: "leave", room });
+  await tid(ann, "result").waitFor();
+  await bob.close();
+
   // Another device: a wrong password first, then the right one.
   const phone = await logIn(browser, server, "Ann", "not the password");
   await tid(phone, "pw-login-error").filter({ hasText: "Wrong name or password." }).waitFor();
@@ -49,6 +63,12 @@ test("a password set on one device logs in on another; a wrong one is refused pl
   assert.equal(await tid(phone, "me").textContent(), "Ann");
   assert.equal(await tid(phone, "pw-login-form").isHidden(), true);
   assert.equal(await tid(phone, "pw-login-error").textContent(), "");
+  // The session's old room came with it but stays off screen: only a running match is
+  // taken on screen after a log-in (the list's round trip comes after the room's state).
+  await tid(phone, "refresh").click();
+  await tid(phone, "rooms").locator("tr").first().waitFor();
+  assert.equal(await tid(phone, "game").isHidden(), true, "not dropped into the old room");
+  assert.equal(new URL(phone.url()).hash, "#/lobby");
   const overflow = await phone.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
   assert.ok(overflow <= 0, `the lobby fits the phone (${overflow} px over)`);
   await shot(phone, "password-in-phone");
