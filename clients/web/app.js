@@ -575,7 +575,11 @@ async function refreshRooms() {
       el("td", {}, s.name),
       s.game && s.game !== "thue" ? el("td", { testid: `room-game-${s.room}` }, `${optionsText(s.game, s.game_options)}${clock}${s.rated ? " · rated" : ""}`)
         : el("td", { title: POINTS_HELP }, `Thue, ${thueText(s.variant, s.k)}, to ${s.limit} points${clock}${s.rated ? " · rated" : ""}`),
-      el("td", {}, s.players.map(playerName).join(" vs ")),
+      el("td", {}, s.players.map((p) => {
+        // A computer player by its level, as in its room ("Beginner (computer)").
+        const level = p && p.kind === "bot" ? levelOf(s.game || "thue", p.bot) || levelOf(s.game || "thue", p.name) : null;
+        return level ? `${level.label} (computer)` : playerName(p);
+      }).join(" vs ")),
       el("td", {}, s.status),
       el("td", {},
         free ? el("button", { type: "button", testid: `join-${s.room}`, onclick: () => joinRoom(s.room, "", "join") }, "Join") : null,
