@@ -80,8 +80,12 @@ test("a Nim position with a fixed seed: the CLI's root visits and best move; its
   // A long analysis: stopped, resumed for 500 more iterations, closed.
   await tid(page, "an-iterations").fill("1000000");
   await tid(page, "an-start").click();
-  await page.waitForFunction(() => Number(document.querySelector("[data-testid=an-live-status]").dataset.iterations) > 0, null, { timeout: 30000 });
-  assert.equal((await status(page)).status, "running");
+  // The status line shows the done analysis until the new one's reply comes: wait for
+  // the new one (running), then for its first iterations.
+  await page.waitForFunction(() => {
+    const d = document.querySelector("[data-testid=an-live-status]").dataset;
+    return d.status === "running" && Number(d.iterations) > 0;
+  }, null, { timeout: 30000 });
   await tid(page, "an-stop").click();
   await waitStatus(page, "stopped");
   const stopped = await status(page);

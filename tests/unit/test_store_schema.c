@@ -109,8 +109,12 @@ static void test_store_open_errors(void **state)
     if (testdb_pg()) {
         /* A database of this version whose tables are not the server's: refused, and
          * left as it was. */
-        sql_exec(t.path, "CREATE TABLE thue_schema (version INTEGER NOT NULL); INSERT INTO "
-                         "thue_schema VALUES (3); CREATE TABLE accounts (x INTEGER)");
+        char sql[200];
+        snprintf(sql, sizeof sql,
+                 "CREATE TABLE thue_schema (version INTEGER NOT NULL); INSERT INTO thue_schema "
+                 "VALUES (%d); CREATE TABLE accounts (x INTEGER)",
+                 THUE_STORE_SCHEMA_VERSION);
+        sql_exec(t.path, sql);
         assert_null(thue_store_open(t.path, err, sizeof err));
         assert_non_null(strstr(err, "not a thue-server database of this version"));
         assert_int_equal(sql_int(t.path, "SELECT count(*) FROM pg_tables WHERE tablename = "
