@@ -7,6 +7,10 @@
  * sends the move. Each move is sent once per state version, so a late duplicate state
  * cannot make it move twice. A lost connection is taken back with the resume token,
  * retrying with a growing pause for as long as the server keeps the seat (grace_s).
+ * Several nodes (PROTOCOL.md section 17): a quick match made on another node comes as
+ * `moved` (reason match) with a resume token for a session there, seated: the bot opens
+ * that node's path on the server's host and says hello with it; a resume through the
+ * balancer that lands on the wrong node is followed too (netcmd.c).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
@@ -33,7 +37,8 @@ static const char usage[] =
     "  --json          one JSON object per game and one for the summary\n"
     "\n"
     "Prints one line per game (room, seat, result, points) and a summary. A lost\n"
-    "connection is resumed with the session's resume token.\n"
+    "connection is resumed with the session's resume token. Through the balancer of\n"
+    "several nodes, a match made on another node (`moved`) is followed there.\n"
     "Exit status: 0 all games played, 1 cannot connect or the session was lost,\n"
     "2 bad arguments.\n";
 
@@ -181,6 +186,35 @@ static int on_end(bot *b, const thue_msg *m)
     return 0;
 }
 
+/* A match made on another node: the connection moves there (a session made there for
+ * us, seated in the room, its resume token in the message). 0, or -1 when it cannot. */
+static int follow_match(bot *b, const thue_msg *m)
+{
+    if (strcmp(m->u.moved.reason, "match") != 0 || !m->u.moved.has_resume) {
+        fprintf(stderr, "thue bot: moved (%s) without a seat to follow: %s\n", m->u.moved.reason,
+                m->u.moved.message);
+        return 0;
+    }
+    char err[300];
+    thue_msg w;
+    cli_net *n = cli_follow_moved(b->server, m, NULL, NULL, 10000, &w, err, sizeof err);
+    if (n == NULL) {
+        fprintf(stderr, "thue bot: cannot follow the match to node %s: %s\n", m->u.moved.node,
+                err);
+        return -1;
+    }
+    cli_net_close(b->net);
+    b->net = n;
+    snprintf(b->resume, sizeof b->resume, "%s", w.u.welcome.resume);
+    b->grace_s = w.u.welcome.grace_s;
+    thue_msg_clear(&w);
+    if (m->u.moved.has_room)
+        snprintf(b->room, sizeof b->room, "%s", m->u.moved.room);
+    b->last_version = b->moved_version = 0;
+    fprintf(stderr, "thue bot: the match is on node %s: moved there\n", m->u.moved.node);
+    return 0; /* the room's state follows */
+}
+
 /* Takes the session back after a lost connection. 0, or -1 when it is gone for good. */
 static int reconnect(bot *b)
 {
@@ -299,6 +333,12 @@ int cmd_bot(int argc, char **argv)
             break;
         case THUE_MSG_ROOM_STATE:
             on_state(&b, &m);
+            break;
+        case THUE_MSG_MOVED:
+            if (follow_match(&b, &m) != 0) {
+                status = 1;
+                done = 1;
+            }
             break;
         case THUE_MSG_MATCH_END:
             done = on_end(&b, &m);

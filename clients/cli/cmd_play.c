@@ -29,7 +29,9 @@ static const char usage[] =
     "indices; as the builder you type a position (0..n), as the painter a symbol (0..k-1).\n"
     "'resign' resigns; 'quit' (or the end of input) resigns and exits. Lines are read one\n"
     "at a time, so moves can come from a pipe. A lost connection is resumed while the\n"
-    "server keeps the seat (its grace period, 60 s by default).\n"
+    "server keeps the seat (its grace period, 60 s by default). Through the balancer of\n"
+    "several nodes, `moved` is followed: to the node that holds --room, or to the node\n"
+    "of a quick match.\n"
     "\n"
     "  --server URL        the server's WebSocket endpoint (default " CLI_DEFAULT_SERVER ")\n"
     "  --name N            your player name (default: one the server makes up)\n"
@@ -69,6 +71,7 @@ typedef struct play {
     thue_msg state; /* the latest state of our room (owned), type set when present */
     int has_state;
     int announced; /* the match's start was shown */
+    const char *name, *invite; /* --name and --invite: a room on another node is joined again */
 } play;
 
 static void parse_create(const char *text, int *k, thue_variant *v, int *limit)
@@ -258,11 +261,55 @@ typedef struct setup {
     int joins;
 } setup;
 
+/*
+ * Several nodes (PROTOCOL.md section 17): `moved` answers the join of a room another node
+ * holds (reason room: join it there, a new session there) or comes when the queue made
+ * the match on another node (reason match: a session there is seated, its resume token
+ * given). The connection moves to that node. 0, or -1 when it cannot.
+ */
+static int follow_moved(play *p, setup *su, const thue_msg *m)
+{
+    int match = strcmp(m->u.moved.reason, "match") == 0 && m->u.moved.has_resume;
+    int room = strcmp(m->u.moved.reason, "room") == 0 && m->id.kind == THUE_ID_INT &&
+               m->id.num == su->id;
+    if (!match && !room) {
+        printf("(server: %s)\n", m->u.moved.message);
+        return 0;
+    }
+    char err[300];
+    thue_msg w;
+    cli_net *n = cli_follow_moved(p->server, m, p->name, NULL, 10000, &w, err, sizeof err);
+    if (n == NULL) {
+        fprintf(stderr, "thue play: cannot follow to node %s: %s\n", m->u.moved.node, err);
+        return -1;
+    }
+    cli_net_close(p->net);
+    p->net = n;
+    snprintf(p->resume, sizeof p->resume, "%s", w.u.welcome.resume);
+    p->grace_s = w.u.welcome.grace_s;
+    thue_msg_clear(&w);
+    p->last_version = 0;
+    p->sent_key = -1;
+    printf("The %s is on node %s: moved there.\n", match ? "match" : "room", m->u.moved.node);
+    if (match) {
+        if (m->u.moved.has_room)
+            snprintf(p->room, sizeof p->room, "%s", m->u.moved.room);
+        p->queue_mode = 0;
+    } else {
+        su->id = send_room_cmd(p, THUE_CMD_JOIN, p->invite); /* ready follows its ok */
+    }
+    return 0;
+}
+
 /* Handles one message. -1 to go on, or the exit status. */
-static int on_msg(play *p, const setup *su, thue_msg *m)
+static int on_msg(play *p, setup *su, thue_msg *m)
 {
     int mine = m->id.kind == THUE_ID_INT;
     switch (m->type) {
+    case THUE_MSG_MOVED:
+        if (follow_moved(p, su, m) != 0)
+            return 1;
+        break;
     case THUE_MSG_ERROR:
         if (mine && m->id.num == su->id) {
             fprintf(stderr, "thue play: %s (%s)\n", m->u.error.message,
@@ -420,6 +467,8 @@ int cmd_play(int argc, char **argv)
     static play p; /* zeroed; one per process */
     char err[300];
     p.server = server;
+    p.name = name;
+    p.invite = invite;
     p.sent_key = -1;
     p.net = cli_net_open(server, 10000, err, sizeof err);
     if (p.net == NULL) {

@@ -17,7 +17,8 @@ static const char usage[] =
     "Watches ROOM on a thue-server: prints each room state as a line (version, status,\n"
     "round, roles, the word with its gap indices |i|, points, clocks, the last move with\n"
     "its think time), then the result, and exits when the match ends. A lost connection\n"
-    "is opened again (for up to a minute) and the room watched again.\n"
+    "is opened again (for up to a minute) and the room watched again. Through the\n"
+    "balancer of several nodes, a room another node holds (`moved`) is watched there.\n"
     "\n"
     "  --server URL    the server's WebSocket endpoint (default " CLI_DEFAULT_SERVER ")\n"
     "  --invite CODE   the invite code of a private room\n"
@@ -124,7 +125,24 @@ int cmd_watch(int argc, char **argv)
                 status = 0;
             continue;
         }
-        if (m.type == THUE_MSG_ERROR && m.id.kind == THUE_ID_INT && m.id.num == id) {
+        if (m.type == THUE_MSG_MOVED && m.id.kind == THUE_ID_INT && m.id.num == id) {
+            /* The room lives on another node (a balancer in front of several): watch it
+             * there, as a new guest of that node. */
+            cli_net *n2 = cli_follow_moved(server, &m, NULL, NULL, 10000, &w, err, sizeof err);
+            if (n2 == NULL) {
+                fprintf(stderr, "thue watch: cannot follow room %s to node %s: %s\n", room,
+                        m.u.moved.node, err);
+                status = 1;
+            } else {
+                cli_net_close(net);
+                net = n2;
+                snprintf(resume, sizeof resume, "%s", w.u.welcome.resume);
+                grace_s = w.u.welcome.grace_s;
+                thue_msg_clear(&w);
+                c.id.kind = THUE_ID_NONE;
+                id = cli_net_send(net, &c);
+            }
+        } else if (m.type == THUE_MSG_ERROR && m.id.kind == THUE_ID_INT && m.id.num == id) {
             fprintf(stderr, "thue watch: cannot watch %s: %s (%s)\n", room, m.u.error.message,
                     thue_proto_err_name(m.u.error.code));
             status = 1;

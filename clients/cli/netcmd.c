@@ -11,8 +11,10 @@
 #include "cli.h"
 #include "games/thue/engine/match.h"
 
-int cli_hello(cli_net *n, const char *name, const char *resume, int timeout_ms, thue_msg *welcome,
-              int *code, char *err, size_t errsize)
+/* cli_hello's work; a `moved` answer (the session lives on another node) is -2 with its
+ * path in moved_path (of size >= 65), or an error when moved_path is NULL. */
+static int hello_once(cli_net *n, const char *name, const char *resume, int timeout_ms,
+                      thue_msg *welcome, int *code, char *err, size_t errsize, char *moved_path)
 {
     *code = 0;
     thue_cmd c;
@@ -55,9 +57,91 @@ int cli_hello(cli_net *n, const char *name, const char *resume, int timeout_ms, 
                 thue_msg_clear(&m);
                 return -1;
             }
+            if (m.type == THUE_MSG_MOVED) {
+                snprintf(err, errsize, "the session is on node %s (%s)", m.u.moved.node,
+                         m.u.moved.path);
+                int followed = moved_path != NULL;
+                if (followed)
+                    snprintf(moved_path, 65, "%s", m.u.moved.path);
+                thue_msg_clear(&m);
+                return followed ? -2 : -1;
+            }
         }
         thue_msg_clear(&m);
     }
+}
+
+int cli_hello(cli_net *n, const char *name, const char *resume, int timeout_ms, thue_msg *welcome,
+              int *code, char *err, size_t errsize)
+{
+    return hello_once(n, name, resume, timeout_ms, welcome, code, err, errsize, NULL);
+}
+
+int cli_moved_url(const char *server, const char *path, char *out, size_t size)
+{
+    /* path: "/n/NAME/ws", NAME of a-z, 0-9 and '-' (PROTOCOL.md section 17) */
+    size_t pl = strlen(path);
+    if (pl < 7 || pl > 40 || strncmp(path, "/n/", 3) != 0 || strcmp(path + pl - 3, "/ws") != 0)
+        return -1;
+    for (size_t i = 3; i < pl - 3; i++)
+        if (!((path[i] >= 'a' && path[i] <= 'z') || (path[i] >= '0' && path[i] <= '9') ||
+              path[i] == '-'))
+            return -1;
+    /* server: ws://HOST[:PORT]/...: keep up to the path's slash */
+    const char *host = strstr(server, "://");
+    if (host == NULL)
+        return -1;
+    const char *slash = strchr(host + 3, '/');
+    size_t hl = slash ? (size_t)(slash - server) : strlen(server);
+    if (hl + pl + 1 > size)
+        return -1;
+    memcpy(out, server, hl);
+    memcpy(out + hl, path, pl + 1);
+    return 0;
+}
+
+int cli_hello_follow(cli_net **n, const char *server, const char *name, const char *resume,
+                     int timeout_ms, thue_msg *welcome, int *code, char *err, size_t errsize)
+{
+    for (int hop = 0;; hop++) {
+        char path[65];
+        int r = hello_once(*n, name, resume, timeout_ms, welcome, code, err, errsize,
+                           hop < 3 ? path : NULL);
+        if (r != -2)
+            return r;
+        char url[512];
+        if (cli_moved_url(server, path, url, sizeof url) != 0) {
+            snprintf(err, errsize, "moved to '%s', which is no node's path", path);
+            return -1;
+        }
+        cli_net_close(*n);
+        *n = cli_net_open(url, timeout_ms, err, errsize);
+        if (*n == NULL)
+            return -1;
+    }
+}
+
+cli_net *cli_follow_moved(const char *server, const thue_msg *moved, const char *name,
+                          const char *resume, int timeout_ms, thue_msg *welcome, char *err,
+                          size_t errsize)
+{
+    char url[512];
+    if (cli_moved_url(server, moved->u.moved.path, url, sizeof url) != 0) {
+        snprintf(err, errsize, "moved to '%s', which is no node's path", moved->u.moved.path);
+        return NULL;
+    }
+    cli_net *n = cli_net_open(url, timeout_ms, err, errsize);
+    if (n == NULL)
+        return NULL;
+    const char *token = moved->u.moved.has_resume ? moved->u.moved.resume : resume;
+    int code;
+    if (cli_hello_follow(&n, server, token ? NULL : name, token, timeout_ms, welcome, &code, err,
+                         errsize) != 0) {
+        if (n != NULL)
+            cli_net_close(n);
+        return NULL;
+    }
+    return n;
 }
 
 cli_net *cli_reconnect(const char *cmd, const char *server, char *resume, int limit_s,
@@ -76,7 +160,8 @@ cli_net *cli_reconnect(const char *cmd, const char *server, char *resume, int li
             continue;
         }
         int code;
-        if (cli_hello(n, NULL, resume, 5000, welcome, &code, err, sizeof err) == 0) {
+        /* Through a balancer the session may live on another node: moved is followed. */
+        if (cli_hello_follow(&n, server, NULL, resume, 5000, welcome, &code, err, sizeof err) == 0) {
             snprintf(resume, THUE_PROTO_RESUME_LEN + 1, "%s", welcome->u.welcome.resume);
             *resumed = 1;
             return n;
@@ -86,7 +171,8 @@ cli_net *cli_reconnect(const char *cmd, const char *server, char *resume, int li
             return n;
         }
         fprintf(stderr, "thue %s: reconnecting: %s\n", cmd, err);
-        cli_net_close(n);
+        if (n != NULL)
+            cli_net_close(n);
     }
     return NULL;
 }

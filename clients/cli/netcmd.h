@@ -19,6 +19,23 @@ int cli_hello(cli_net *n, const char *name, const char *resume, int timeout_ms, 
               int *code, char *err, size_t errsize);
 
 /*
+ * Several nodes (PROTOCOL.md section 17). cli_moved_url: the address of a `moved`'s path
+ * ("/n/NODE/ws") on server's host and port; 0, or -1 when path is no node's path or the
+ * address does not fit out. cli_hello_follow: cli_hello on *n, following a `moved`
+ * answer (the resume token's session lives on another node: the connection is replaced
+ * by one to that node, *n changes, at most 3 hops); *n is NULL when reopening failed.
+ * cli_follow_moved: opens the node a `moved` message names and says hello there, with
+ * the `moved`'s resume token (reason match: a seat there), else with resume when not
+ * NULL, else as a guest named name; the new connection, welcome filled, or NULL with err.
+ */
+int cli_moved_url(const char *server, const char *path, char *out, size_t size);
+int cli_hello_follow(cli_net **n, const char *server, const char *name, const char *resume,
+                     int timeout_ms, thue_msg *welcome, int *code, char *err, size_t errsize);
+cli_net *cli_follow_moved(const char *server, const thue_msg *moved, const char *name,
+                          const char *resume, int timeout_ms, thue_msg *welcome, char *err,
+                          size_t errsize);
+
+/*
  * Takes a session back after its connection was lost: opens a new connection to server,
  * pausing 250 ms, then twice as long each time up to 5 s, for at most limit_s seconds
  * (the server's grace period), and says hello with the resume token, which is replaced

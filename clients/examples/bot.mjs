@@ -10,6 +10,9 @@
 // it appends (position = the word's length); as the painter it picks the first symbol
 // that creates no square (or overlap), checked naively, and symbol 0 when every symbol
 // would. After each match_end it leaves the room and queues again until --games are done.
+// Behind the balancer of several nodes (PROTOCOL.md section 17) a match made on another
+// node comes as `moved` (reason "match"): the bot connects to that node's path on the same
+// host and says hello with the resume token the message gives; the room's state follows.
 // PROTOCOL.md is the reference for every message used here.
 import process from "node:process";
 import WebSocket from "ws";
@@ -50,7 +53,7 @@ function chooseMove(state) {
   return { type: "paint", room: state.room, symbol: 0 };
 }
 
-const ws = new WebSocket(SERVER, ["thue.v1"]);
+let ws = null;
 let nextId = 1;
 let played = 0;
 let room = null; // the room we play in
@@ -58,18 +61,26 @@ const moved = new Set(); // "room/version" states we already answered
 const send = (msg) => ws.send(JSON.stringify({ ...msg, id: nextId++ }));
 const queue = () => send({ type: "queue_join", variant: VARIANT, k: Number(K) });
 
-ws.on("open", () => send({ type: "hello", protocol: 1, name: NAME }));
-ws.on("error", (e) => {
-  console.error(`bot.mjs: ${e.message}`);
-  process.exit(1);
-});
-ws.on("close", () => {
-  if (GAMES === 0 || played < GAMES) {
-    console.error("bot.mjs: the connection closed");
+/** Opens url and says hello (the name, or a resume token), forgetting any old connection. */
+function connect(url, hello) {
+  const old = ws;
+  ws = new WebSocket(url, ["thue.v1"]);
+  if (old) { old.removeAllListeners("close"); old.close(1000); }
+  ws.on("open", () => send({ type: "hello", protocol: 1, ...hello }));
+  ws.on("error", (e) => {
+    console.error(`bot.mjs: ${e.message}`);
     process.exit(1);
-  }
-});
-ws.on("message", (data) => {
+  });
+  ws.on("close", () => {
+    if (GAMES === 0 || played < GAMES) {
+      console.error("bot.mjs: the connection closed");
+      process.exit(1);
+    }
+  });
+  ws.on("message", onMessage);
+}
+
+function onMessage(data) {
   let msg;
   try {
     msg = JSON.parse(data.toString());
@@ -78,8 +89,14 @@ ws.on("message", (data) => {
   }
   switch (msg.type) {
     case "welcome":
-      console.log(`connected as ${msg.player.name}`);
-      queue();
+      console.log(`connected as ${msg.player.name}${msg.resumed ? " (resumed)" : ""}`);
+      if (!msg.resumed || msg.rooms.length === 0) queue(); // seated: the room's state follows
+      break;
+    case "moved": // the match is on another node: go there with the session made for us
+      if (msg.reason !== "match" || !msg.resume) { console.error(`bot.mjs: ${msg.message}`); break; }
+      console.log(`the match is on node ${msg.node}: moving there`);
+      room = msg.room || null;
+      connect(new URL(msg.path, SERVER).href, { resume: msg.resume });
       break;
     case "match_found":
       room = msg.room;
@@ -116,4 +133,6 @@ ws.on("message", (data) => {
     default:
       break; // other events, and types from newer servers, are ignored
   }
-});
+}
+
+connect(SERVER, { name: NAME });
