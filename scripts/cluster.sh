@@ -145,8 +145,11 @@ start_node() {
   if [ "$(cat "$dir/mode")" = postgres ]; then
     db=(--db "$(cat "$dir/pg.url")" --redis "$(cat "$dir/redis.url")")
   fi
-  # setsid: the nodes outlive this script and the terminal it ran in.
-  setsid "$(cat "$dir/server")" --node "$n" --port "$p" --bind 127.0.0.1 "${db[@]}" \
+  # setsid: the nodes outlive this script and the terminal it ran in. Redis's password
+  # goes by the environment, never on a command line (ps shows those).
+  local envs=()
+  [ "$(cat "$dir/mode")" = postgres ] && [ -s "$dir/redis.pass" ] && envs=("THUE_REDIS_PASSWORD=$(cat "$dir/redis.pass")")
+  env "${envs[@]}" setsid "$(cat "$dir/server")" --node "$n" --port "$p" --bind 127.0.0.1 "${db[@]}" \
     --drain-s "$DRAIN_S" --trusted-proxy 127.0.0.1 --log-level info \
     --web-root "$root/clients/web" >"$dir/$n.log" 2>&1 </dev/null &
   echo $! >"$dir/$n.pid"
@@ -305,7 +308,11 @@ do_start() {
     local line
     line=$(bash scripts/services.sh postgres "$dir") || die "PostgreSQL did not start (log: $dir/pg/server.log)"
     echo "${line#*=}" >"$dir/pg.url"
-    line=$(bash scripts/services.sh redis "$dir") || die "Redis did not start (log: $dir/redis/server.log)"
+    # Redis asks for a password of its own (made here, kept in a mode-600 file): nobody
+    # else on this machine reads resume tokens or forges the nodes' events there.
+    [ -s "$dir/redis.pass" ] || (umask 077 && od -An -N16 -tx1 /dev/urandom | tr -d ' \n' >"$dir/redis.pass")
+    line=$(THUE_REDIS_REQUIREPASS=$(cat "$dir/redis.pass") bash scripts/services.sh redis "$dir") ||
+      die "Redis did not start (log: $dir/redis/server.log)"
     echo "${line#*=}" >"$dir/redis.url"
   else
     rm -f "$dir"/n*.db "$dir"/n*.db-wal "$dir"/n*.db-shm

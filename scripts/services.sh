@@ -20,6 +20,10 @@
 #   export THUE_TEST_REDIS=redis://127.0.0.1:PORT
 # and writes the same line to DIR/pg.env or DIR/redis.env. PORT 0 or absent: a free one.
 #
+# With THUE_REDIS_REQUIREPASS=PASSWORD in the environment, Redis asks for that password
+# (requirepass, in DIR/redis/redis.conf, mode 600: never on a command line); its restarts
+# keep it. scripts/cluster.sh does so; the tests' Redis has none.
+#
 # PostgreSQL refuses to run as root: as root, the cluster runs as the user "postgres"
 # (made by Debian's postgresql package) or, failing that, "nobody", and DIR is handed to
 # that user. Authentication is "trust" on 127.0.0.1 only: a test cluster, never a real
@@ -96,17 +100,29 @@ start_redis() {
   if [ -f "$dir/redis/redis.pid" ] && kill -0 "$(cat "$dir/redis/redis.pid")" 2>/dev/null; then
     die "a Redis already runs in $dir/redis (stop it first: services.sh stop $dir)"
   fi
+  # A password (THUE_REDIS_REQUIREPASS), kept in a file of its own for the restarts.
+  local conf="$dir/redis/redis.conf"
+  if [ -n "${THUE_REDIS_REQUIREPASS:-}" ]; then
+    case "$THUE_REDIS_REQUIREPASS" in
+      *[\"\\]* | *$'\n'*) die "THUE_REDIS_REQUIREPASS may not hold a quote, a backslash or a line break" ;;
+    esac
+    (umask 077 && printf 'requirepass "%s"\n' "$THUE_REDIS_REQUIREPASS" >"$conf")
+  elif [ ! -f "$conf" ]; then
+    (umask 077 && : >"$conf")
+  fi
+  local pass
+  pass=$(sed -n 's/^requirepass "\(.*\)"$/\1/p' "$conf")
   # No persistence: what Redis holds here (the directory, queues, sessions) is rebuilt by
   # the nodes after a restart, which is what the fault tests check.
-  redis-server --bind 127.0.0.1 --port "$port" --dir "$dir/redis" --daemonize yes \
+  redis-server "$conf" --bind 127.0.0.1 --port "$port" --dir "$dir/redis" --daemonize yes \
     --pidfile "$dir/redis/redis.pid" --logfile "$dir/redis/server.log" \
     --save '' --appendonly no --protected-mode yes
   local i
   for i in $(seq 1 100); do
-    redis-cli -p "$port" ping >/dev/null 2>&1 && break
+    REDISCLI_AUTH="$pass" redis-cli -p "$port" ping 2>/dev/null | grep -q PONG && break
     sleep 0.05
   done
-  redis-cli -p "$port" ping >/dev/null 2>&1 || { cat "$dir/redis/server.log" >&2; die "Redis did not start"; }
+  REDISCLI_AUTH="$pass" redis-cli -p "$port" ping 2>/dev/null | grep -q PONG || { cat "$dir/redis/server.log" >&2; die "Redis did not start"; }
   echo "$port" >"$dir/redis.port"
   local line="export THUE_TEST_REDIS=redis://127.0.0.1:$port"
   echo "$line" >"$dir/redis.env"

@@ -8,6 +8,7 @@ import { execFileSync, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import process from "node:process";
 import { fileURLToPath } from "node:url";
 import { Client, SERVER, run, test } from "./lib.mjs";
 import { freePort, until } from "./clusterlib.mjs";
@@ -34,6 +35,20 @@ test("scripts/cluster.sh: three nodes on PostgreSQL and Redis behind HAProxy, dr
     assert.match(out, /3 nodes \(PostgreSQL \+ Redis\)/);
     const again = cluster(["start", "--port", String(port), "--server", SERVER], dir);
     assert.match(again, /runs/i, "a second start says the cluster runs");
+
+    // Redis asks for its password: nobody else on the machine reads or writes it; the
+    // password sits in a mode-600 file and on no command line.
+    const redisPort = new URL(fs.readFileSync(path.join(dir, "redis.url"), "utf8").trim()).port;
+    const pass = fs.readFileSync(path.join(dir, "redis.pass"), "utf8").trim();
+    assert.match(pass, /^[0-9a-f]{32}$/);
+    assert.equal(fs.statSync(path.join(dir, "redis.pass")).mode & 0o777, 0o600);
+    const cli = (env) => spawnSync("redis-cli", ["-p", redisPort, "ping"], { encoding: "utf8", env: { ...process.env, ...env } });
+    assert.match(cli({}).stdout + cli({}).stderr, /NOAUTH/, "Redis refuses a client without the password");
+    assert.match(cli({ REDISCLI_AUTH: pass }).stdout, /PONG/);
+    for (const n of ["n1", "n2", "n3"]) {
+      const pid = fs.readFileSync(path.join(dir, `${n}.pid`), "utf8").trim();
+      assert.doesNotMatch(fs.readFileSync(`/proc/${pid}/cmdline`, "utf8"), new RegExp(pass), `${n}'s command line`);
+    }
 
     const hello = async (p, who) => {
       const c = await Client.connect(`ws://${base}${p}`, JSON.stringify(who));
