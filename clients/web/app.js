@@ -75,11 +75,11 @@ function el(tag, props = {}, ...children) {
   return e;
 }
 
-// The length limit counts the painter's points (PROTOCOL.md "Scoring, exactly"): a round
-// that reaches it has a word of limit + 1 symbols, so the page never calls it a length.
 /** Thue's options for people: "square-free, 4 symbols" (not "k = 4"). */
 const thueText = (variant, k) => `${variant}-free, ${k} symbol${k === 1 ? "" : "s"}`;
 
+// The length limit counts the painter's points (PROTOCOL.md "Scoring, exactly"): a round
+// that reaches it has a word of limit + 1 symbols, so the page never calls it a length.
 const POINTS_HELP = "The points limit: a round ends when the painter has scored this many points; the word then has one symbol more (it starts from one symbol).";
 
 const REASONS = {
@@ -496,9 +496,13 @@ function waitingText(s) {
  * seated by its spec alone). A seat's `bot` is the full spec, defaults written out
  * ("uct:iterations=3000,playout=100,c=…"); its name is the short one a level names. */
 function botLevel(s, p) {
+  return gameBotLevel(s.options.game, p);
+}
+
+/** The level of game's computer player p (a player object), or null. */
+function gameBotLevel(game, p) {
   if (!p || p.kind !== "bot") return null;
-  const game = s.options.game || "thue";
-  return levelOf(game, p.bot) || levelOf(game, p.name);
+  return levelOf(game || "thue", p.bot) || levelOf(game || "thue", p.name);
 }
 
 /** How the room s's sentences call its player p: a computer player by its level
@@ -577,7 +581,7 @@ async function refreshRooms() {
         : el("td", { title: POINTS_HELP }, `Thue, ${thueText(s.variant, s.k)}, to ${s.limit} points${clock}${s.rated ? " · rated" : ""}`),
       el("td", {}, s.players.map((p) => {
         // A computer player by its level, as in its room ("Beginner (computer)").
-        const level = p && p.kind === "bot" ? levelOf(s.game || "thue", p.bot) || levelOf(s.game || "thue", p.name) : null;
+        const level = gameBotLevel(s.game, p);
         return level ? `${level.label} (computer)` : playerName(p);
       }).join(" vs ")),
       el("td", {}, s.status),
@@ -2240,6 +2244,15 @@ function chatTab(ev) {
   renderChat();
 }
 
+/** The tabs' keys: Left and Right switch between the two streams (the ARIA tabs pattern). */
+function chatTabKey(ev) {
+  if (!ui.room || (ev.key !== "ArrowLeft" && ev.key !== "ArrowRight")) return;
+  ev.preventDefault();
+  ui.chatTab[ui.room] = (ui.chatTab[ui.room] || "players") === "players" ? "spectators" : "players";
+  renderChat();
+  $(`chat-tab-${ui.chatTab[ui.room]}`).focus();
+}
+
 /** A disconnected person's grace period counting down on its seat card: what the others
  * (and the opponent above all) may expect, and when the match is theirs. */
 function tickAway() {
@@ -2537,6 +2550,7 @@ function wire() {
   });
   $("invite-copy").addEventListener("click", copyInvite);
   $("chat-tabs").addEventListener("click", chatTab);
+  $("chat-tabs").addEventListener("keydown", chatTabKey);
   $("pw-login-form").addEventListener("submit", passwordLogin);
   $("pw-set-form").addEventListener("submit", setPassword);
   $("have-account").addEventListener("click", haveAccount);

@@ -60,6 +60,11 @@ test("spectators talk among themselves while the match runs; everyone reads them
     assert.deepEqual(await lines(ann), ["Bob: good luck", "Ann: thanks"], "the players' stream stays the players'");
     await tid(ann, "chat-tab-spectators").click();
     assert.deepEqual(await lines(ann), ["Eve: well played"]);
+    // The tabs by keyboard: Left goes back to the players' stream, focus on its tab.
+    await ann.keyboard.press("ArrowLeft");
+    assert.equal(await tid(ann, "chat-tab-players").getAttribute("aria-selected"), "true");
+    assert.equal(await ann.evaluate(() => document.activeElement.dataset.testid), "chat-tab-players");
+    assert.deepEqual(await lines(ann), ["Bob: good luck", "Ann: thanks"]);
     await shot(ann, "chat-player-spectators-tab");
   } finally {
     await bob.close();
