@@ -195,19 +195,8 @@ static int follow_match(bot *b, const thue_msg *m)
                 m->u.moved.message);
         return 0;
     }
-    char err[300];
-    thue_msg w;
-    cli_net *n = cli_follow_moved(b->server, m, NULL, NULL, 10000, &w, err, sizeof err);
-    if (n == NULL) {
-        fprintf(stderr, "thue bot: cannot follow the match to node %s: %s\n", m->u.moved.node,
-                err);
+    if (cli_move("bot", &b->net, b->server, m, NULL, b->resume, &b->grace_s) != 0)
         return -1;
-    }
-    cli_net_close(b->net);
-    b->net = n;
-    snprintf(b->resume, sizeof b->resume, "%s", w.u.welcome.resume);
-    b->grace_s = w.u.welcome.grace_s;
-    thue_msg_clear(&w);
     if (m->u.moved.has_room)
         snprintf(b->room, sizeof b->room, "%s", m->u.moved.room);
     b->last_version = b->moved_version = 0;

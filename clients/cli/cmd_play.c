@@ -276,18 +276,8 @@ static int follow_moved(play *p, setup *su, const thue_msg *m)
         printf("(server: %s)\n", m->u.moved.message);
         return 0;
     }
-    char err[300];
-    thue_msg w;
-    cli_net *n = cli_follow_moved(p->server, m, p->name, NULL, 10000, &w, err, sizeof err);
-    if (n == NULL) {
-        fprintf(stderr, "thue play: cannot follow to node %s: %s\n", m->u.moved.node, err);
+    if (cli_move("play", &p->net, p->server, m, p->name, p->resume, &p->grace_s) != 0)
         return -1;
-    }
-    cli_net_close(p->net);
-    p->net = n;
-    snprintf(p->resume, sizeof p->resume, "%s", w.u.welcome.resume);
-    p->grace_s = w.u.welcome.grace_s;
-    thue_msg_clear(&w);
     p->last_version = 0;
     p->sent_key = -1;
     printf("The %s is on node %s: moved there.\n", match ? "match" : "room", m->u.moved.node);

@@ -128,17 +128,9 @@ int cmd_watch(int argc, char **argv)
         if (m.type == THUE_MSG_MOVED && m.id.kind == THUE_ID_INT && m.id.num == id) {
             /* The room lives on another node (a balancer in front of several): watch it
              * there, as a new guest of that node. */
-            cli_net *n2 = cli_follow_moved(server, &m, NULL, NULL, 10000, &w, err, sizeof err);
-            if (n2 == NULL) {
-                fprintf(stderr, "thue watch: cannot follow room %s to node %s: %s\n", room,
-                        m.u.moved.node, err);
+            if (cli_move("watch", &net, server, &m, NULL, resume, &grace_s) != 0) {
                 status = 1;
             } else {
-                cli_net_close(net);
-                net = n2;
-                snprintf(resume, sizeof resume, "%s", w.u.welcome.resume);
-                grace_s = w.u.welcome.grace_s;
-                thue_msg_clear(&w);
                 c.id.kind = THUE_ID_NONE;
                 id = cli_net_send(net, &c);
             }

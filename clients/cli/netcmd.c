@@ -121,9 +121,12 @@ int cli_hello_follow(cli_net **n, const char *server, const char *name, const ch
     }
 }
 
-cli_net *cli_follow_moved(const char *server, const thue_msg *moved, const char *name,
-                          const char *resume, int timeout_ms, thue_msg *welcome, char *err,
-                          size_t errsize)
+/* Opens the node a `moved` names (on server's host) and says hello there: with the
+ * message's resume token (reason match), else resume when not NULL, else as a guest
+ * named name. The new connection, welcome filled; or NULL with err. */
+static cli_net *follow_moved(const char *server, const thue_msg *moved, const char *name,
+                             const char *resume, int timeout_ms, thue_msg *welcome, char *err,
+                             size_t errsize)
 {
     char url[512];
     if (cli_moved_url(server, moved->u.moved.path, url, sizeof url) != 0) {
@@ -142,6 +145,24 @@ cli_net *cli_follow_moved(const char *server, const thue_msg *moved, const char 
         return NULL;
     }
     return n;
+}
+
+int cli_move(const char *cmd, cli_net **net, const char *server, const thue_msg *moved,
+             const char *name, char *resume, int *grace_s)
+{
+    char err[300];
+    thue_msg w;
+    cli_net *n = follow_moved(server, moved, name, NULL, 10000, &w, err, sizeof err);
+    if (n == NULL) {
+        fprintf(stderr, "thue %s: cannot follow to node %s: %s\n", cmd, moved->u.moved.node, err);
+        return -1;
+    }
+    cli_net_close(*net);
+    *net = n;
+    snprintf(resume, THUE_PROTO_RESUME_LEN + 1, "%s", w.u.welcome.resume);
+    *grace_s = w.u.welcome.grace_s;
+    thue_msg_clear(&w);
+    return 0;
 }
 
 cli_net *cli_reconnect(const char *cmd, const char *server, char *resume, int limit_s,

@@ -24,16 +24,17 @@ int cli_hello(cli_net *n, const char *name, const char *resume, int timeout_ms, 
  * address does not fit out. cli_hello_follow: cli_hello on *n, following a `moved`
  * answer (the resume token's session lives on another node: the connection is replaced
  * by one to that node, *n changes, at most 3 hops); *n is NULL when reopening failed.
- * cli_follow_moved: opens the node a `moved` message names and says hello there, with
- * the `moved`'s resume token (reason match: a seat there), else with resume when not
- * NULL, else as a guest named name; the new connection, welcome filled, or NULL with err.
  */
 int cli_moved_url(const char *server, const char *path, char *out, size_t size);
 int cli_hello_follow(cli_net **n, const char *server, const char *name, const char *resume,
                      int timeout_ms, thue_msg *welcome, int *code, char *err, size_t errsize);
-cli_net *cli_follow_moved(const char *server, const thue_msg *moved, const char *name,
-                          const char *resume, int timeout_ms, thue_msg *welcome, char *err,
-                          size_t errsize);
+/* A command's move to the node a `moved` names: hello there with the message's resume
+ * token (reason match: a seat there), else as a new guest named name. *net becomes the
+ * new connection (the old one closed), resume (THUE_PROTO_RESUME_LEN + 1 bytes) and
+ * *grace_s the new session's; 0. -1, with "thue CMD: cannot follow ..." on stderr, when
+ * it cannot (*net unchanged). */
+int cli_move(const char *cmd, cli_net **net, const char *server, const thue_msg *moved,
+             const char *name, char *resume, int *grace_s);
 
 /*
  * Takes a session back after its connection was lost: opens a new connection to server,
