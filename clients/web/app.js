@@ -432,9 +432,13 @@ function inviteJoin(ev) {
 
 // ---- the game cards ---------------------------------------------------------------------
 
-/** The first screen's cards (home.js): the games this server hosts. */
+/** The first screen's cards (home.js): the games this server hosts. Drawn again when the
+ * server's list of games comes: what was open (a card's levels, its rules) stays open,
+ * and the focus stays on its button. */
 function renderCards() {
   const box = $("game-cards");
+  const open = new Set([...box.querySelectorAll(".card-levels:not([hidden]), .card-rules:not([hidden])")].map((e) => e.id));
+  const focused = box.contains(document.activeElement) ? document.activeElement.dataset.testid : null;
   box.textContent = "";
   const hosted = new Set(["thue", ...games().map((g) => g.name)]);
   for (const c of CARDS) {
@@ -443,17 +447,17 @@ function renderCards() {
     const levels = el("div", { class: "card-levels", id: `${id}-levels`, testid: `${id}-levels` },
       ...c.levels.map((l) => el("button", { type: "button", class: "level", testid: `${id}-level-${l.label.toLowerCase()}`,
         onclick: () => startAction({ kind: "bot", game: c.game, spec: l.spec, label: l.label }) }, l.label, el("small", {}, l.engine))));
-    levels.hidden = true;
+    levels.hidden = !open.has(`${id}-levels`);
     const rules = el("ul", { class: "card-rules small", id: `${id}-rules-text`, testid: `${id}-rules-text` }, ...c.rules.map((t) => el("li", {}, t)));
-    rules.hidden = true;
+    rules.hidden = !open.has(`${id}-rules-text`);
     const toggle = (button, part) => () => {
       const open = part.hidden;
       part.hidden = !open;
       button.setAttribute("aria-expanded", String(open));
     };
-    const computer = el("button", { type: "button", class: "primary", testid: `${id}-computer`, "aria-expanded": "false", "aria-controls": `${id}-levels` }, "Play the computer");
+    const computer = el("button", { type: "button", class: "primary", testid: `${id}-computer`, "aria-expanded": String(!levels.hidden), "aria-controls": `${id}-levels` }, "Play the computer");
     computer.addEventListener("click", toggle(computer, levels));
-    const rulesButton = el("button", { type: "button", class: "quiet", testid: `${id}-rules`, "aria-expanded": "false", "aria-controls": `${id}-rules-text` }, "Rules");
+    const rulesButton = el("button", { type: "button", class: "quiet", testid: `${id}-rules`, "aria-expanded": String(!rules.hidden), "aria-controls": `${id}-rules-text` }, "Rules");
     rulesButton.addEventListener("click", toggle(rulesButton, rules));
     const friend = el("button", { type: "button", testid: `${id}-friend` }, "Play a friend");
     friend.addEventListener("click", () => startAction({ kind: "friend", game: c.game }));
@@ -464,6 +468,7 @@ function renderCards() {
       el("div", { class: "card-actions" }, computer, friend, rulesButton),
       levels, rules));
   }
+  if (focused) { const f = box.querySelector(`[data-testid="${focused}"]`); if (f) f.focus(); }
 }
 
 /** "Bob joined.": a person took a free seat of the room on screen (news for a few

@@ -7,6 +7,7 @@
 //     so; the card offers no other game to start by mistake;
 //   - Leave asks before giving a running game up; the games' list keeps it as "your game
 //     in progress";
+//   - the cards keep what was opened (and the focus) when the server's list comes late;
 //   - a second tab of the same browser: the first says so plainly and can take it back;
 //   - the first load travels compressed (under 90 KB on the wire) and a reload is a row
 //     of 304s (under 10 KB).
@@ -159,6 +160,33 @@ test("leave asks first; the games' list keeps a running game as 'your game in pr
   await tid(ann, "leave").click();
   await tid(ann, "card-thue").waitFor();
   assert.equal(await tid(ann, "in-game").isVisible(), false);
+}));
+
+test("the cards keep what was opened when the server's list of games comes late", () => withWorld(async (browser, server) => {
+  // The page draws the cards at once from its own list and again when /api/games comes
+  // (CI's slow run once clicked a level in between: the open levels had closed).
+  const context = await browser.newContext(DESKTOP);
+  const page = await context.newPage();
+  page.setDefaultTimeout(10000);
+  let release;
+  const held = new Promise((r) => (release = r));
+  await page.route("**/api/games", async (route) => { await held; await route.continue(); });
+  await page.goto(server.url + "/");
+  await tid(page, "card-nim-computer").click();
+  await tid(page, "card-nim-rules").click();
+  await tid(page, "card-nim-level-beginner").waitFor();
+  await page.evaluate(() => { document.querySelector("[data-testid=card-nim]").dataset.old = "1"; });
+  const came = page.waitForResponse("**/api/games");
+  release();
+  await came;
+  await page.waitForFunction(() => !document.querySelector("[data-testid=card-nim]").dataset.old); // drawn again
+  assert.equal(await tid(page, "card-nim-levels").isVisible(), true, "the levels stay open");
+  assert.equal(await tid(page, "card-nim-rules-text").isVisible(), true, "the rules stay open");
+  assert.equal(await tid(page, "card-nim-computer").getAttribute("aria-expanded"), "true");
+  assert.equal(await page.evaluate(() => document.activeElement.dataset.testid), "card-nim-rules", "the focus stays");
+  await tid(page, "card-nim-level-beginner").click();
+  await page.locator("[data-testid=game][data-game=nim][data-status=playing]").waitFor();
+  await context.close();
 }));
 
 test("a second tab: the first says so plainly and can take the game back", () => withWorld(async (browser, server) => {
