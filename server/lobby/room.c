@@ -428,9 +428,8 @@ int lobby_search_allowed(const thue_lobby *l, const thue_gamedef *g, const thue_
  * The limits on the bots one may seat (docs/server.md): think_ms up to bot_think_max_ms
  * (bad_bot), a bot against a bot only for accounts unless guest_bot_vs_bot (not_allowed),
  * at most bot_seats_per_owner seated at once per account or guest session (by) and
- * bot_seats_per_ip per address
- * (not_allowed), and a game whose positions are not too big to search (bad_bot). 0 or
- * the code with rq's field and message set.
+ * bot_seats_per_ip per address (not_allowed), and a game whose positions are not too big
+ * to search (bad_bot). 0 or the code with rq's field and message set.
  */
 static int bot_seat_allowed(request *rq, const room *r, int seat, int think_ms, const char *by,
                             const char *ip)
