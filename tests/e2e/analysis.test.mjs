@@ -289,6 +289,9 @@ test("entry points: a spectator's Analyse link, a player's only after the match,
   await cid.ok({ type: "resign", room: room2 });
   await tid(annPage, "result").waitFor();
   await tid(annPage, "analyse").waitFor();
+  // The room's state says "over" at once; match_end (with the id) follows once the store has
+  // the record, and the link turns to the stored match then.
+  await annPage.waitForFunction(() => /[?&]match=/.test(document.querySelector("[data-testid=analyse]").getAttribute("href")));
   const after = await tid(annPage, "analyse").getAttribute("href");
   assert.match(after, /^#\/analysis\?match=[^&]+$/, "a finished match: the stored match (at its last move), no room");
 

@@ -39,6 +39,8 @@ async function playAndAnalyse(browser, server, size, names) {
     await bob.next((m) => m.type === "room_state" && m.room === room && m.match && m.match.state.moves === 3, "Ann's second move");
     await bob.ok({ type: "move", room, move: { heap: 1, take: 1 } });
     await tid(page, "result").waitFor();
+    // match_end (with the stored match's id) follows the room's "over" once the store has it.
+    await page.waitForFunction(() => /[?&]match=/.test(document.querySelector("[data-testid=analyse]").getAttribute("href") || ""));
     await tid(page, "analyse").click();
   } finally {
     await bob.close();
