@@ -482,56 +482,125 @@ void account_committed(thue_lobby *l, account *a, int64_t id)
                                       "bot", a->bot, "hash", hash));
 }
 
+/*
+ * A rating row the database has committed into this node's memory: it replaces the
+ * account's record of the pool, unless that record holds a later change already (a
+ * row's change number, seq, orders the writes of every node; 0: unknown, applied). The
+ * account is found by name (a hashed table), its id checked. The record, and its account
+ * in *out; NULL when there is no such account or pool here, or out of memory.
+ */
+static pool_rating *apply_rating(thue_lobby *l, const thue_rating_row *row, const char *name,
+                                 account **out)
+{
+    account *a = account_by_name(l, name);
+    if (a != NULL && a->id != row->account)
+        a = NULL;
+    const thue_gamedef *g = thue_game_find(row->game);
+    if (a == NULL || g == NULL || strlen(row->pool) >= POOL_KEY_MAX)
+        return NULL;
+    pool_id pool;
+    memset(&pool, 0, sizeof pool);
+    pool.game = g;
+    snprintf(pool.key, sizeof pool.key, "%s", row->pool);
+    pool_rating *p = account_rating(a, &pool);
+    if (p == NULL || (row->seq != 0 && row->seq < p->seq))
+        return NULL;
+    p->g.rating = row->rating;
+    p->g.rd = row->rd;
+    p->g.vol = row->vol;
+    p->games = row->games;
+    p->wins = row->wins;
+    p->draws = row->draws;
+    p->losses = row->losses;
+    if (row->seq != 0)
+        p->seq = row->seq;
+    *out = a;
+    return p;
+}
+
 void accounts_ratings_saved(thue_lobby *l, const thue_rating_row rows[2],
                             const char names[2][THUE_PROTO_NAME_MAX * 4 + 1])
 {
+    /* Here first: the two records, and the pool's ladders moved in place. */
+    account *a[2];
+    pool_rating *p[2];
+    int n = 0;
+    for (int i = 0; i < 2; i++)
+        if ((p[n] = apply_rating(l, &rows[i], names[i], &a[n])) != NULL)
+            n++;
+    if (n > 0)
+        ladder_moved(l, &p[0]->pool, a, p, n);
     if (l->cluster == NULL)
         return;
     json_t *list = json_array();
     for (int i = 0; i < 2 && list != NULL; i++)
         json_array_append_new(
-            list, json_pack("{s:I, s:s, s:s, s:s, s:f, s:f, s:f, s:i, s:i, s:i, s:i}", "account",
-                            (json_int_t)rows[i].account, "name", names[i], "game", rows[i].game,
-                            "pool", rows[i].pool, "rating", rows[i].rating, "rd", rows[i].rd, "vol",
-                            rows[i].vol, "games", rows[i].games, "wins", rows[i].wins, "draws",
-                            rows[i].draws, "losses", rows[i].losses));
+            list, json_pack("{s:I, s:s, s:s, s:s, s:f, s:f, s:f, s:i, s:i, s:i, s:i, s:I}",
+                            "account", (json_int_t)rows[i].account, "name", names[i], "game",
+                            rows[i].game, "pool", rows[i].pool, "rating", rows[i].rating, "rd",
+                            rows[i].rd, "vol", rows[i].vol, "games", rows[i].games, "wins",
+                            rows[i].wins, "draws", rows[i].draws, "losses", rows[i].losses, "seq",
+                            (json_int_t)rows[i].seq));
     nodes_broadcast_kept(l, list != NULL ? json_pack("{s:s, s:o}", "t", "rating", "rows", list)
                                          : NULL);
 }
 
-/* Another node's rating row replaces this node's record of the pool. */
+/* Another node's rating row (or the database's, accounts_follow) replaces this node's
+ * record of the pool, unless this node has a later one. */
 static void remote_rating(thue_lobby *l, json_t *row)
 {
-    json_int_t id = 0;
+    json_int_t id = 0, seq = 0;
     const char *name = NULL, *game = NULL, *key = NULL;
-    double rating = 0, rd = 0, vol = 0;
-    int games = 0, wins = 0, draws = 0, losses = 0;
-    if (json_unpack(row, "{s:I, s:s, s:s, s:s, s:F, s:F, s:F, s:i, s:i, s:i, s:i}", "account", &id,
-                    "name", &name, "game", &game, "pool", &key, "rating", &rating, "rd", &rd, "vol",
-                    &vol, "games", &games, "wins", &wins, "draws", &draws, "losses", &losses) != 0)
+    thue_rating_row r;
+    memset(&r, 0, sizeof r);
+    if (json_unpack(row, "{s:I, s:s, s:s, s:s, s:F, s:F, s:F, s:i, s:i, s:i, s:i, s?I}",
+                    "account", &id, "name", &name, "game", &game, "pool", &key, "rating",
+                    &r.rating, "rd", &r.rd, "vol", &r.vol, "games", &r.games, "wins", &r.wins,
+                    "draws", &r.draws, "losses", &r.losses, "seq", &seq) != 0 ||
+        strlen(game) >= sizeof r.game || strlen(key) >= sizeof r.pool)
         return;
-    /* By name (a hashed table), the id checked: no scan of every account per match. */
-    account *a = account_by_name(l, name);
-    if (a != NULL && a->id != id)
-        a = NULL;
-    const thue_gamedef *g = thue_game_find(game);
-    if (a == NULL || g == NULL || strlen(key) >= POOL_KEY_MAX)
+    r.account = id;
+    r.seq = seq;
+    snprintf(r.game, sizeof r.game, "%s", game);
+    snprintf(r.pool, sizeof r.pool, "%s", key);
+    account *a;
+    pool_rating *p = apply_rating(l, &r, name, &a);
+    if (p != NULL)
+        ladder_invalidate(l, &p->pool);
+}
+
+/* ---- following the database (several nodes) -------------------------------------------
+ *
+ * The other nodes' events come through Redis, and a node cut off from it misses them; so
+ * each second a node with a cluster also reads from the store what any node wrote since
+ * it last looked (thue_store_changes: accounts, login tokens and ratings in the order of
+ * their change numbers) and applies it as the same events. A node whose link to Redis
+ * was down catches up within a second of its database answering. */
+
+static void followed(int status, char *body, size_t len, void *data)
+{
+    thue_lobby *l = data;
+    l->store_pending--;
+    l->following = false;
+    json_t *events = status == 200 && body != NULL ? json_loadb(body, len, 0, NULL) : NULL;
+    free(body);
+    if (status != 200)
+        thue_log(THUE_LOG_WARN, "store: cannot read the other nodes' changes (status %d); "
+                 "tried again in a second", status);
+    size_t i;
+    json_t *ev;
+    json_array_foreach(events, i, ev) accounts_event(l, ev);
+    json_decref(events);
+}
+
+void accounts_follow(thue_lobby *l)
+{
+    if (l->store == NULL || l->cluster == NULL || l->following || l->stopping)
         return;
-    pool_id pool;
-    memset(&pool, 0, sizeof pool);
-    pool.game = g;
-    snprintf(pool.key, sizeof pool.key, "%s", key);
-    pool_rating *p = account_rating(a, &pool);
-    if (p == NULL)
-        return;
-    p->g.rating = rating;
-    p->g.rd = rd;
-    p->g.vol = vol;
-    p->games = games;
-    p->wins = wins;
-    p->draws = draws;
-    p->losses = losses;
-    ladder_invalidate(l, &pool);
+    if (thue_store_changes(l->store, followed, l) == 0) {
+        l->following = true;
+        l->store_pending++;
+    }
 }
 
 void accounts_event(thue_lobby *l, json_t *ev)

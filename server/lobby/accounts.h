@@ -69,13 +69,16 @@ void account_committed(thue_lobby *l, account *a, int64_t id);
 /* The id a new account is made with: the next one here; 0 with several nodes, where the
  * database gives it at the commit (two nodes never pick the same). */
 int64_t account_new_id(thue_lobby *l);
-/* A rated match's two rows (of the accounts named) are committed: the other nodes are
- * told. */
+/* A rated match's two rows (of the accounts named) are committed: they replace this
+ * node's records (the ladders moved), and the other nodes are told. */
 void accounts_ratings_saved(thue_lobby *l, const thue_rating_row rows[2],
                             const char names[2][THUE_PROTO_NAME_MAX * 4 + 1]);
 /* An event of another node: "account" (a new account: added here), "token" (a login's
  * token: added to its account here) or "rating" (two rating rows after a match: they
  * replace this node's, and the pool's ladders are rebuilt). */
 void accounts_event(thue_lobby *l, json_t *ev);
+/* Several nodes: reads what any node wrote to the store since the last time (accounts,
+ * tokens, ratings) and applies it as their events; one read at a time. Each second. */
+void accounts_follow(thue_lobby *l);
 
 #endif

@@ -85,7 +85,6 @@ static void lobby_maybe_closed(thue_lobby *l)
                      l->store_pending);
         tournaments_free(l);
         accounts_free(l);
-        record_pairs_free(l);
         thue_limiter_free(l->room_rate);
         thue_limiter_free(l->tour_rate);
         thue_limiter_free(l->claim_rate);
@@ -892,6 +891,7 @@ static void nodes_due(uv_timer_t *t)
     nodes_tournaments_publish(l, text);
     free(text);
     nodes_tick(l);
+    accounts_follow(l);
 }
 
 void thue_lobby_set_cluster(thue_lobby *l, thue_cluster *cluster)

@@ -118,6 +118,7 @@ typedef struct pool_rating {
     pool_id pool;
     thue_glicko g;
     int games, wins, draws, losses;
+    int64_t seq; /* the database's change number of these values (0: unknown) */
     struct pool_rating *next;
 } pool_rating;
 
@@ -299,6 +300,7 @@ struct thue_lobby {
     size_t load_cap, load_n;
     bool load_index_failed;
     int store_pending; /* store jobs whose callbacks have not run */
+    bool following;    /* accounts_follow: a read of the changes is queued */
     tournament *tournaments;
     analysis *analyses; /* every analysis still searching or open (analysis.c) */
     int nanalyses;
@@ -315,7 +317,6 @@ struct thue_lobby {
     thue_limiter *login_fail_ip, *login_fail_name;
     /* The tokens login handed out (accounts.c), besides each account's own token_hash. */
     login_token *login_tokens[LOBBY_BUCKETS];
-    struct rated_pair *pairs[LOBBY_BUCKETS]; /* rated matches per pair of accounts (record.c) */
     thue_counts *bot_seats;    /* seat_bot's bots seated now, per account or guest session (room.c) */
     thue_counts *bot_seats_ip; /* and per address (lobby_ip_of), accounts included */
     thue_counts *analyses_owned, *analyses_ip; /* analyses open, per owner and per address */

@@ -1,12 +1,15 @@
 /*
  * record.c: a finished match's record and rating changes.
  *
- * When a match ends, the lobby updates the two ratings of a rated match (Glicko-2, each
- * player against the other's rating before the match, docs/ratings.md), and queues the
- * whole record (players, options, every move with its think time, rounds, result, rating
- * changes) for the store. match_end, which names the record's id and the rating changes,
- * goes out only when the store has committed it: a client never hears of a match the
- * server could lose. Without a store, match_end goes out at once with no id. What "goes
+ * When a match ends, the lobby queues the whole record (players, options, every move with
+ * its think time, rounds, result) for the store; a rated match's two ratings are updated
+ * in the store's transaction (Glicko-2, each player against the other's rating before the
+ * match, docs/ratings.md), from the ratings the database holds then, so that nodes
+ * sharing a database never lose an update (store.h, thue_match_row's rate). match_end,
+ * which names the record's id and the rating changes, is written and goes out only when
+ * the store has committed it: a client never hears of a match the server could lose, nor
+ * of a rating it did not keep. Without a store, match_end goes out at once with no id
+ * (and no rating: ratings live in the store). What "goes
  * out" means is the caller's: record_match calls its record_done_fn (the table's, which
  * sends match_end to the room and tells a tournament room's tournament), so that this file
  * calls neither room.c nor tournament.c.
@@ -29,59 +32,76 @@
 typedef struct pending_end {
     thue_lobby *l;
     char room[THUE_PROTO_KEY_MAX + 1];
-    char *text; /* the encoded match_end */
+    thue_msg end; /* match_end, written once the store has answered; its rounds' words
+                     point at words below */
+    uint8_t *words[2];
     record_done_fn done;
-    bool rated; /* ratings: the two rows, and their accounts' names, to tell the other
-                   nodes once committed */
-    thue_rating_row ratings[2];
-    char names[2][THUE_PROTO_NAME_MAX * 4 + 1];
+    thue_match_rating rating; /* the store's decision, for a match rated in its transaction */
+    char names[2][THUE_PROTO_NAME_MAX * 4 + 1]; /* the seats' accounts */
 } pending_end;
 
 /* match_end goes out now (no store, no record id, or the record could not be queued):
  * encoded here, then the caller's callback as for a committed record. */
-static void done_now(room *r, const thue_msg *end, record_done_fn done)
+static void done_now(thue_lobby *l, const char *room_id, const thue_msg *end,
+                     record_done_fn done)
 {
     char *text = thue_msg_encode(end, NULL);
     if (text == NULL)
-        thue_log(THUE_LOG_ERROR, "room %s: cannot encode a %s message", r->id,
+        thue_log(THUE_LOG_ERROR, "room %s: cannot encode a %s message", room_id,
                  thue_msg_type_name(end->type));
-    done(r->lobby, r->id, text);
+    done(l, room_id, text);
     free(text);
 }
 
-/* The same match_end with "match_id":null, for a record that could not be saved. The id
- * is the last member and a plain key ([a-z0-9]), and "match_id":" cannot occur inside a
- * JSON string, so the first one is the member. Edited in place (the text only shrinks). */
-static void drop_match_id(char *text)
+static void pending_free(pending_end *p)
 {
-    static const char key[] = "\"match_id\":\"";
-    char *at = strstr(text, key);
-    if (at == NULL)
-        return;
-    char *value = at + sizeof key - 2; /* the opening quote */
-    char *close = strchr(value + 1, '"');
-    if (close == NULL)
-        return;
-    memcpy(value, "null", 4);
-    memmove(value + 4, close + 1, strlen(close + 1) + 1);
+    free(p->words[0]);
+    free(p->words[1]);
+    free(p);
+}
+
+/* end into p->end, with its own copies of the rounds' words (the room's are borrowed).
+ * 0, or -1 when out of memory. */
+static int keep_end(pending_end *p, const thue_msg *end)
+{
+    p->end = *end;
+    for (int i = 0; i < 2; i++) {
+        thue_round_info *ri = &p->end.u.match_end.rounds[i];
+        if (ri->word == NULL)
+            continue;
+        p->words[i] = malloc(ri->word_len > 0 ? (size_t)ri->word_len : 1);
+        if (p->words[i] == NULL)
+            return -1;
+        if (ri->word_len > 0)
+            memcpy(p->words[i], ri->word, (size_t)ri->word_len);
+        ri->word = p->words[i];
+    }
+    return 0;
 }
 
 static void saved(int err, int64_t id, void *data)
 {
     pending_end *p = data;
+    __typeof__(p->end.u.match_end) *me = &p->end.u.match_end;
     (void)id;
     p->l->store_pending--;
-    if (err)
+    if (err) {
+        /* Without its record the players still hear the result, with no match_id and
+         * no rating (nothing was kept). */
         thue_log(THUE_LOG_ERROR, "room %s: the store could not save a finished match: %s",
                  p->room, thue_strerror(err));
-    /* Without its record the players still hear the result, with no match_id. */
-    if (err)
-        drop_match_id(p->text);
-    else if (p->rated)
-        accounts_ratings_saved(p->l, p->ratings, p->names);
-    p->done(p->l, p->room, p->text);
-    free(p->text);
-    free(p);
+        me->has_match_id = 0;
+        me->has_ratings = 0;
+    } else if (p->rating.rated) {
+        me->has_ratings = 1;
+        memcpy(me->ratings, p->rating.changes, sizeof me->ratings);
+        accounts_ratings_saved(p->l, p->rating.ratings, p->names);
+    } else if (p->rating.pair_limited) {
+        me->has_unrated_reason = 1;
+        me->unrated_reason = THUE_UNRATED_PAIR_LIMIT;
+    }
+    done_now(p->l, p->room, &p->end, p->done);
+    pending_free(p);
 }
 
 /* The account behind a seat, for ratings. */
@@ -92,54 +112,6 @@ static account *seat_account(const room_seat *st)
     return st->s ? st->s->acct : NULL;
 }
 
-/* Rates the match: updates both pool records and fills the changes. 0, or -1 when the
- * match cannot be rated (a seat without an account, or out of memory). */
-static int rate(room *r, thue_rating_change out[2], thue_rating_row rows[2])
-{
-    thue_lobby *l = r->lobby;
-    pool_id pool;
-    pool_of(r->game, &r->gopt, &pool);
-    pool_rating *p[2];
-    for (int i = 0; i < 2; i++) {
-        account *a = seat_account(&r->seats[i]);
-        /* (an account whose id the database has not given yet, several nodes: unrated) */
-        if (a == NULL || a->id == 0 || (p[i] = account_rating(a, &pool)) == NULL)
-            return -1;
-        rows[i].account = a->id;
-    }
-    int winner = room_winner(r);
-    double s0 = winner == 0 ? 1 : winner == 1 ? 0 : 0.5;
-    thue_glicko after[2];
-    if (thue_glicko_match(&p[0]->g, &p[1]->g, s0, l->cfg.tau, &after[0], &after[1]) != 0)
-        return -1;
-    for (int i = 0; i < 2; i++) {
-        out[i].before = p[i]->g.rating;
-        out[i].rd_before = p[i]->g.rd;
-        out[i].after = after[i].rating;
-        out[i].rd_after = after[i].rd;
-        p[i]->g = after[i];
-        p[i]->games++;
-        if (winner == i)
-            p[i]->wins++;
-        else if (winner < 0)
-            p[i]->draws++;
-        else
-            p[i]->losses++;
-        snprintf(rows[i].game, sizeof rows[i].game, "%s", pool.game->name);
-        snprintf(rows[i].pool, sizeof rows[i].pool, "%s", pool.key);
-        rows[i].rating = p[i]->g.rating;
-        rows[i].rd = p[i]->g.rd;
-        rows[i].vol = p[i]->g.vol;
-        rows[i].games = p[i]->games;
-        rows[i].wins = p[i]->wins;
-        rows[i].draws = p[i]->draws;
-        rows[i].losses = p[i]->losses;
-    }
-    account *acct[2] = {seat_account(&r->seats[0]), seat_account(&r->seats[1])};
-    ladder_moved(l, &pool, acct, p, 2);
-    return 0;
-}
-
 /* ---- whether a rated room's match is rated ---------------------------------------------
  *
  * As on the big servers (lichess): a match ended by resign, timeout or abandon before
@@ -147,105 +119,12 @@ static int rate(room *r, thue_rating_change out[2], thue_rating_row rows[2])
  * moves no rating); two accounts of people may play each other at most cfg.rated_pair_max
  * rated matches within 24 h (either seat: a pair of friends cannot farm each other); and
  * two bots are never rated (anyone could otherwise move the bots' ratings, everyone's
- * anchors, by seating them against each other). The pair log lives in memory: a restart
- * forgets it, which costs a farmer a restart per 5 matches. */
+ * anchors, by seating them against each other). The pair limit is counted by the store,
+ * in the transaction that would rate the match, over the stored matches of every node:
+ * neither a restart nor a second node gives a pair more. */
 
-typedef struct rated_pair {
-    int64_t a, b;  /* account ids, a < b */
-    int n, cap;    /* times held (oldest first), and room for them */
-    int64_t *at;   /* end times (lobby_now_ms), at most cfg.rated_pair_max */
-    struct rated_pair *next;
-} rated_pair;
-
-static void pair_expire(thue_lobby *l, rated_pair **pp, int64_t now);
-
-/* The pair's link in its bucket (*result NULL: not there). On the way, every other pair
- * of the bucket forgets its old matches, and goes when none is left: the log holds only
- * the last 24 hours, however many pairs came and went. */
-static rated_pair **pair_slot(thue_lobby *l, int64_t a, int64_t b, int64_t now)
-{
-    uint64_t h = (uint64_t)a * 0x9e3779b97f4a7c15ULL ^ (uint64_t)b * 0xc2b2ae3d27d4eb4fULL;
-    rated_pair **pp = &l->pairs[(h ^ (h >> 31)) % LOBBY_BUCKETS];
-    while (*pp) {
-        rated_pair *p = *pp;
-        pair_expire(l, pp, now);
-        if (*pp != p) /* freed: *pp is the next one now */
-            continue;
-        if (p->a == a && p->b == b)
-            return pp;
-        pp = &p->next;
-    }
-    return pp;
-}
-
-/* Forgets the pair's matches older than the window; frees the entry once empty. */
-static void pair_expire(thue_lobby *l, rated_pair **pp, int64_t now)
-{
-    rated_pair *p = *pp;
-    int drop = 0;
-    while (drop < p->n && now - p->at[drop] >= THUE_LOBBY_RATED_PAIR_WINDOW_MS)
-        drop++;
-    if (drop) {
-        memmove(p->at, p->at + drop, (size_t)(p->n - drop) * sizeof p->at[0]);
-        p->n -= drop;
-    }
-    (void)l;
-    if (p->n == 0) {
-        *pp = p->next;
-        free(p->at);
-        free(p);
-    }
-}
-
-/* Whether the pair may play one more rated match now: 1 (and it is counted), or 0. Out
- * of memory lets the match be rated uncounted. */
-static int pair_take(thue_lobby *l, int64_t a, int64_t b)
-{
-    if (a > b) {
-        int64_t t = a;
-        a = b;
-        b = t;
-    }
-    int64_t now = lobby_now_ms();
-    rated_pair **pp = pair_slot(l, a, b, now);
-    if (*pp == NULL) {
-        rated_pair *p = calloc(1, sizeof *p);
-        if (p == NULL)
-            return 1;
-        p->a = a;
-        p->b = b;
-        *pp = p;
-    }
-    rated_pair *p = *pp;
-    if (p->n >= l->cfg.rated_pair_max)
-        return 0;
-    if (p->n == p->cap) { /* grown as needed: a large limit costs only what is used */
-        int cap = p->cap ? 2 * p->cap : 8;
-        if (cap > l->cfg.rated_pair_max)
-            cap = l->cfg.rated_pair_max;
-        int64_t *at = realloc(p->at, (size_t)cap * sizeof *at);
-        if (at == NULL)
-            return 1;
-        p->at = at;
-        p->cap = cap;
-    }
-    p->at[p->n++] = now;
-    return 1;
-}
-
-void record_pairs_free(thue_lobby *l)
-{
-    for (size_t i = 0; i < LOBBY_BUCKETS; i++)
-        while (l->pairs[i]) {
-            rated_pair *p = l->pairs[i];
-            l->pairs[i] = p->next;
-            free(p->at);
-            free(p);
-        }
-}
-
-/* Why a rated room's finished match is not rated: 0 when it is, else 1 + the reason
- * (thue_unrated_reason). Counts the match against its pair when it is rated. */
+/* Why a rated room's finished match is not rated, as far as the room can tell: 0 when
+ * it may be, else 1 + the reason (thue_unrated_reason). */
 static int unrated_reason(room *r)
 {
     thue_lobby *l = r->lobby;
@@ -259,10 +138,34 @@ static int unrated_reason(room *r)
         if (made[0] < l->cfg.rated_min_moves || made[1] < l->cfg.rated_min_moves)
             return 1 + THUE_UNRATED_TOO_SHORT;
     }
-    account *a = seat_account(&r->seats[0]), *b = seat_account(&r->seats[1]);
-    if (a && b && a->kind == THUE_KIND_ACCOUNT && b->kind == THUE_KIND_ACCOUNT &&
-        !pair_take(l, a->id, b->id))
-        return 1 + THUE_UNRATED_PAIR_LIMIT;
+    return 0;
+}
+
+/* Asks the store to rate the match in its transaction: the two accounts and their pool,
+ * tau and, between two people, the pair limit. 0, or -1 when a seat has no account
+ * whose id the database has given (several nodes: one added a moment ago). */
+static int ask_rating(room *r, thue_match_row *row, pending_end *p)
+{
+    thue_lobby *l = r->lobby;
+    pool_id pool;
+    pool_of(r->game, &r->gopt, &pool);
+    account *a[2];
+    for (int i = 0; i < 2; i++) {
+        a[i] = seat_account(&r->seats[i]);
+        if (a[i] == NULL || a[i]->id <= 0)
+            return -1;
+        row->ratings[i].account = a[i]->id;
+        snprintf(row->ratings[i].game, sizeof row->ratings[i].game, "%s", pool.game->name);
+        snprintf(row->ratings[i].pool, sizeof row->ratings[i].pool, "%s", pool.key);
+        snprintf(p->names[i], sizeof p->names[i], "%s", a[i]->name);
+    }
+    row->rate = 1;
+    row->tau = l->cfg.tau;
+    if (a[0]->kind == THUE_KIND_ACCOUNT && a[1]->kind == THUE_KIND_ACCOUNT) {
+        row->pair_max = l->cfg.rated_pair_max;
+        row->pair_window_ms = THUE_LOBBY_RATED_PAIR_WINDOW_MS;
+    }
+    row->result = &p->rating;
     return 0;
 }
 
@@ -306,13 +209,11 @@ static void fill_row(room *r, const thue_msg *end, thue_match_row *row, char *gs
             snprintf(row->bots[i], sizeof row->bots[i], "%s", st->bot_spec_text);
         row->points[i] = me->points[i];
         row->rounds[i] = me->rounds[i];
-        row->changes[i] = me->ratings[i];
     }
     row->winner = me->winner;
     row->reason = me->reason;
     row->moves = r->moves;
     row->nmoves = r->nmoves;
-    row->rated = me->has_ratings;
     row->started_ms = r->started_ms;
     row->ended_ms = lobby_now_ms();
     if (r->tournament[0]) {
@@ -328,22 +229,14 @@ void record_match(room *r, thue_msg *end, record_done_fn done)
     thue_lobby *l = r->lobby;
     __typeof__(end->u.match_end) *me = &end->u.match_end;
     if (l->store == NULL) {
-        done_now(r, end, done);
+        done_now(l, r->id, end, done);
         return;
     }
-    thue_match_row row;
-    thue_rating_row ratings[2];
-    memset(ratings, 0, sizeof ratings);
-    bool rated = r->opt.rated;
-    int why = rated ? unrated_reason(r) : 0;
+    int why = r->opt.rated ? unrated_reason(r) : 0;
     if (why) {
         me->has_unrated_reason = 1;
         me->unrated_reason = (thue_unrated_reason)(why - 1);
-    } else if (rated && rate(r, me->ratings, ratings) == 0)
-        me->has_ratings = 1;
-    else if (rated)
-        thue_log(THUE_LOG_ERROR, "room %s: a rated match without two accounts is not rated",
-                 r->id);
+    }
     /* The record's id, from the kernel's generator like room ids: a stored match cannot
      * be found by guessing from another's id. */
     me->has_match_id = 1;
@@ -354,33 +247,27 @@ void record_match(room *r, thue_msg *end, record_done_fn done)
                  "is not recorded",
                  r->id);
         me->has_match_id = 0;
-        done_now(r, end, done);
+        done_now(l, r->id, end, done);
         return;
     }
+    pending_end *p = calloc(1, sizeof *p);
+    if (p == NULL || keep_end(p, end) != 0) {
+        if (p != NULL)
+            pending_free(p);
+        thue_log(THUE_LOG_ERROR, "room %s: out of memory recording a match", r->id);
+        me->has_match_id = 0;
+        done_now(l, r->id, end, done);
+        return;
+    }
+    thue_match_row row;
     char *gstates[2] = {NULL, NULL};
     fill_row(r, end, &row, gstates);
-    row.ratings[0] = ratings[0];
-    row.ratings[1] = ratings[1];
-    pending_end *p = calloc(1, sizeof *p);
-    char *text = thue_msg_encode(end, NULL);
-    if (p == NULL || text == NULL) {
-        free(p);
-        free(text);
-        free(gstates[0]);
-        free(gstates[1]);
-        thue_log(THUE_LOG_ERROR, "room %s: out of memory recording a match", r->id);
-        return;
-    }
+    if (r->opt.rated && !why && ask_rating(r, &row, p) != 0)
+        thue_log(THUE_LOG_ERROR, "room %s: a rated match without two accounts is not rated",
+                 r->id);
     p->l = l;
     snprintf(p->room, sizeof p->room, "%s", r->id);
-    p->text = text;
     p->done = done;
-    p->rated = me->has_ratings != 0;
-    for (int i = 0; i < 2; i++) {
-        p->ratings[i] = ratings[i];
-        const account *a = seat_account(&r->seats[i]);
-        snprintf(p->names[i], sizeof p->names[i], "%s", a != NULL ? a->name : "");
-    }
     int err = thue_store_save_match(l->store, &row, saved, p);
     free(gstates[0]); /* the store made its own copies */
     free(gstates[1]);
@@ -388,10 +275,9 @@ void record_match(room *r, thue_msg *end, record_done_fn done)
         thue_log(THUE_LOG_ERROR, "room %s: cannot queue the match record: %s", r->id,
                  thue_strerror(err));
         /* The players still hear the result, without a record's id (the loss is logged). */
-        free(text);
-        free(p);
+        pending_free(p);
         me->has_match_id = 0;
-        done_now(r, end, done);
+        done_now(l, r->id, end, done);
         return;
     }
     l->store_pending++;

@@ -16,7 +16,5 @@ typedef void (*record_done_fn)(thue_lobby *l, const char *room_id, const char *t
 /* Rates a finished match, queues its record and calls done with match_end (end, filled
  * by the caller with the round words still borrowed) once the record is committed. */
 void record_match(room *r, thue_msg *end, record_done_fn done);
-/* Frees the rated pairs' log. */
-void record_pairs_free(thue_lobby *l);
 
 #endif

@@ -628,6 +628,17 @@ static const migration migrations[] = {
         "  created_ms BIGINT NOT NULL"
         ");"
         "CREATE INDEX account_tokens_account ON account_tokens (account);"},
+    /* Several servers: every write of an account, a rating or a token takes the next
+     * change number (under the changes lock, so numbers commit in order) and each server
+     * reads the rows past the last number it has seen (store.h, thue_store_changes). */
+    {5, "CREATE SEQUENCE thue_changes;"
+        "ALTER TABLE accounts ADD COLUMN seq BIGINT NOT NULL DEFAULT 0;"
+        "ALTER TABLE ratings ADD COLUMN seq BIGINT NOT NULL DEFAULT 0;"
+        "ALTER TABLE account_tokens ADD COLUMN seq BIGINT NOT NULL DEFAULT 0;"
+        "CREATE INDEX accounts_seq ON accounts (seq);"
+        "CREATE INDEX ratings_seq ON ratings (seq);"
+        "CREATE INDEX account_tokens_seq ON account_tokens (seq);"
+        "CREATE INDEX matches_pair ON matches (account0, account1, ended_ms);"},
 };
 
 #define NMIGRATIONS ((int)(sizeof migrations / sizeof migrations[0]))

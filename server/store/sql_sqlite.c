@@ -27,6 +27,11 @@
  * Schema 4 (passwords): accounts gain password_hash (libsodium's Argon2id string, NULL
  * without a password), and account_tokens holds the tokens login hands out (their
  * SHA-256, the account, when), each as good as the account's own token_hash.
+ *
+ * Schema 5 (several servers): accounts, ratings and account_tokens gain seq, the change
+ * number PostgreSQL gives every write of them (servers follow each other's changes by
+ * it); always 0 in a SQLite file, which one server owns. matches_pair indexes two
+ * accounts' matches for the rated-pair limit.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -171,6 +176,13 @@ static const migration migrations[] = {
         "  created_ms INTEGER NOT NULL"
         ") WITHOUT ROWID;"
         "CREATE INDEX account_tokens_account ON account_tokens (account);"},
+    /* Several servers (PostgreSQL's schema 5): the change numbers of accounts, ratings
+     * and tokens (0 here: one server per file, nothing to follow), and the pair index
+     * for counting two accounts' rated matches. */
+    {5, "ALTER TABLE accounts ADD COLUMN seq INTEGER NOT NULL DEFAULT 0;"
+        "ALTER TABLE ratings ADD COLUMN seq INTEGER NOT NULL DEFAULT 0;"
+        "ALTER TABLE account_tokens ADD COLUMN seq INTEGER NOT NULL DEFAULT 0;"
+        "CREATE INDEX matches_pair ON matches (account0, account1, ended_ms);"},
 };
 
 #define NMIGRATIONS ((int)(sizeof migrations / sizeof migrations[0]))

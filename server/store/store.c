@@ -39,6 +39,7 @@
 #include <time.h>
 
 #include "base/errors.h"
+#include "ladder/glicko2.h"
 #include "log.h"
 #include "store/store_internal.h"
 
@@ -52,7 +53,8 @@ typedef enum {
     JOB_MATCH_JSON,
     JOB_MATCHES_JSON,
     JOB_MOVES_CSV,
-    JOB_GET_PASSWORD
+    JOB_GET_PASSWORD,
+    JOB_CHANGES
 } job_kind;
 
 #define JOB_LAST_WRITE JOB_ADD_TOKEN
@@ -198,6 +200,9 @@ static void run_job(thue_store *s, job *j)
         break;
     case JOB_GET_PASSWORD:
         j->err = thue__db_password_get(&s->db, j->account_id, j->hash, sizeof j->hash, &j->found);
+        break;
+    case JOB_CHANGES:
+        thue__db_changes(&s->db, &j->text);
         break;
     }
 }
@@ -425,6 +430,13 @@ static void deliver(thue_store *s, job *j)
 {
     s->pending--;
     if (j->kind <= JOB_LAST_WRITE) {
+        thue_match_rating *r = j->kind == JOB_SAVE_MATCH ? j->match.result : NULL;
+        if (r != NULL && j->err == 0) { /* what the transaction decided, for the caller */
+            r->rated = j->match.rated;
+            r->pair_limited = j->match.pair_limited;
+            memcpy(r->changes, j->match.changes, sizeof r->changes);
+            memcpy(r->ratings, j->match.ratings, sizeof r->ratings);
+        }
         if (j->cb)
             j->cb(j->err, j->id, j->data);
     } else if (j->kind == JOB_GET_PASSWORD) {
@@ -647,6 +659,13 @@ static int match_valid(const thue_match_row *m)
     }
     if (m->nmoves < 0 || (m->nmoves > 0 && m->moves == NULL))
         return 0;
+    /* Rated in the transaction: two accounts and their pool, a valid tau and window. */
+    if (m->rate && (m->tau < THUE_GLICKO_TAU_MIN || m->tau > THUE_GLICKO_TAU_MAX ||
+                    m->pair_max < 0 || (m->pair_max > 0 && m->pair_window_ms <= 0) ||
+                    m->ratings[0].account <= 0 || m->ratings[1].account <= 0 ||
+                    !NONEMPTY(m->ratings[0].game) || !NONEMPTY(m->ratings[0].pool) ||
+                    !NONEMPTY(m->ratings[1].game) || !NONEMPTY(m->ratings[1].pool)))
+        return 0;
     for (int i = 0; i < m->nmoves; i++) {
         const thue_move_row *mv = &m->moves[i];
         if (mv->round < 0 || mv->round > 1 || mv->seat < 0 || mv->seat > 1 || mv->ply < 0)
@@ -752,6 +771,11 @@ static int queue_read(thue_store *s, job_kind kind, const char *key, int64_t vie
     j->data = data;
     queue(s, j);
     return 0;
+}
+
+int thue_store_changes(thue_store *s, thue_store_text_cb cb, void *data)
+{
+    return queue_read(s, JOB_CHANGES, "", -1, 0, 0, cb, data);
 }
 
 int thue_store_match_json(thue_store *s, const char *id, thue_store_text_cb cb, void *data)

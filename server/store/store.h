@@ -45,7 +45,7 @@
 
 #include "../protocol/codec.h"
 
-#define THUE_STORE_SCHEMA_VERSION 4
+#define THUE_STORE_SCHEMA_VERSION 5
 
 /* Errors: THUE_STORE_EIO (the database failed, logged with its message), THUE_STORE_EEXISTS
  * (the account name is taken, ignoring ASCII case), THUE_STORE_ECLOSED (the store is
@@ -73,6 +73,8 @@ typedef struct thue_rating_row {
     char pool[THUE_PROTO_KEY_MAX + 1];  /* (game.h's pool_key: Thue's "square-k5") */
     double rating, rd, vol;
     int games, wins, draws, losses;
+    int64_t seq; /* PostgreSQL's change number of the row as written (thue_store_changes);
+                    0 on SQLite and in the start-up load */
 } thue_rating_row;
 
 typedef struct thue_move_row {
@@ -86,6 +88,16 @@ typedef struct thue_move_row {
      * hundreds of moves). Owned by whoever owns the array: the room, or the store's copy. */
     char *gmove;
 } thue_move_row;
+
+/* What the store decided for a match saved with `rate` set (below), written into the
+ * caller's memory on the loop thread just before the callback runs (err 0 only). */
+typedef struct thue_match_rating {
+    int rated;        /* 1: rated; changes and ratings hold what was committed */
+    int pair_limited; /* 1: not rated: the two accounts had pair_max rated matches in the
+                         window already (counted in the database: every server's) */
+    thue_rating_change changes[2];
+    thue_rating_row ratings[2];
+} thue_match_rating;
 
 typedef struct thue_match_row {
     char id[THUE_PROTO_KEY_MAX + 1]; /* chosen by the caller (random, like room ids) */
@@ -104,6 +116,23 @@ typedef struct thue_match_row {
     int rated;
     thue_rating_change changes[2];
     thue_rating_row ratings[2]; /* rated: the two ratings after the match (upserted) */
+    /*
+     * Rating inside the transaction (instead of rated/changes/ratings given): with rate
+     * set, ratings[p] names each seat's account and pool (account, game, pool; the values
+     * are ignored), and the store reads the two current ratings from the database under
+     * its write lock (a newcomer's when there is none), applies the result (winner: seat
+     * 0 or 1 scores 1, a draw 0.5; tau) with Glicko-2, and writes the match and the two
+     * ratings in one transaction: servers sharing a database can never lose an update.
+     * pair_max > 0 (two people's accounts): the match is stored unrated when the pair
+     * has pair_max rated matches that ended within pair_window_ms before ended_ms. The
+     * outcome goes to *result.
+     */
+    int rate;
+    double tau;
+    int pair_max;
+    int64_t pair_window_ms;
+    thue_match_rating *result;
+    int pair_limited; /* the store's, in its copy of the row */
     int64_t started_ms, ended_ms;
     char tournament[THUE_PROTO_KEY_MAX + 1]; /* "" when not a tournament game */
     int tournament_round;
@@ -226,6 +255,20 @@ int thue_store_matches_game_json_as(thue_store *s, const char *player, const cha
                                     int64_t viewer, int page, int per_page, thue_store_text_cb cb,
                                     void *data);
 /* GET /api/tournaments and /api/tournaments/{id} are served from the lobby's memory. */
+
+/*
+ * Servers sharing a PostgreSQL database: the accounts, login tokens and ratings written
+ * since the last call (the first call: since thue_store_load's snapshot), by any server,
+ * this one's included, as a JSON array of the lobby's account events in change order:
+ * {"t":"account","id","name","kind","bot","hash"}, {"t":"token","id","name","hash"},
+ * {"t":"rating","rows":[{"account","name","game","pool","rating","rd","vol","games",
+ * "wins","draws","losses","seq"}]} (hash: the token's SHA-256 in hex). Every such write
+ * takes the next change number under one lock, so the numbers commit in order and a
+ * server that follows them misses nothing, however long it was cut off. A SQLite file's
+ * answer is always []. Status 500 (nothing is skipped: the next call reads the same
+ * rows again).
+ */
+int thue_store_changes(thue_store *s, thue_store_text_cb cb, void *data);
 
 /* Finishes the queued jobs (their callbacks run), stops the thread, closes the database
  * and frees the store; closed (may be NULL) runs on the loop when all is done. A store

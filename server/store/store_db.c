@@ -21,6 +21,7 @@
 #include <jansson.h>
 
 #include "base/errors.h"
+#include "ladder/glicko2.h"
 #include "log.h"
 #include "strbuf.h"
 #include "store/sql.h"
@@ -118,7 +119,7 @@ static const char *const stmt_sql[THUE__STMT_COUNT] = {
                                    "tournament_round = ?2 AND name0 = ?3 AND name1 = ?4 "
                                    "ORDER BY ended_ms DESC LIMIT 1",
     /* SQLite's BEGIN IMMEDIATE already serializes the writers. */
-    [THUE__STMT_ACCOUNT_LOCK] = "SELECT 1",
+    [THUE__STMT_WRITE_LOCK] = "SELECT 1",
     [THUE__STMT_PASSWORD_GET] = "SELECT password_hash FROM accounts WHERE id = ?1 AND kind = 1",
     /* Compare and set: a row whose hash changed since it was read (two set_password at
      * once, on one node or two) is left alone and returns no row. */
@@ -128,23 +129,67 @@ static const char *const stmt_sql[THUE__STMT_COUNT] = {
         "INSERT INTO account_tokens (token_hash, account, created_ms) VALUES (?1, ?2, ?3) "
         "ON CONFLICT (token_hash) DO NOTHING",
     [THUE__STMT_TOKEN_LOAD] = "SELECT account, token_hash FROM account_tokens ORDER BY account",
+    [THUE__STMT_RATING_GET] = "SELECT rating, rd, vol, games, wins, draws, losses, seq FROM ratings "
+                              "WHERE account = ?1 AND game = ?2 AND pool = ?3",
+    /* Rated matches (their ratings written) of two accounts, either seat, since a time. */
+    [THUE__STMT_PAIR_COUNT] =
+        "SELECT count(*) FROM matches WHERE ((account0 = ?1 AND account1 = ?2) OR "
+        "(account0 = ?2 AND account1 = ?1)) AND ended_ms > ?3 AND rating0_after IS NOT NULL",
+    [THUE__STMT_CHANGES_MAX] =
+        "SELECT max((SELECT COALESCE(max(seq), 0) FROM accounts), (SELECT COALESCE(max(seq), 0) "
+        "FROM ratings), (SELECT COALESCE(max(seq), 0) FROM account_tokens))",
+    [THUE__STMT_CHANGES_ACCOUNTS] =
+        "SELECT id, name, kind, bot, token_hash, seq FROM accounts WHERE seq > ?1 ORDER BY seq",
+    [THUE__STMT_CHANGES_TOKENS] =
+        "SELECT t.account, a.name, t.token_hash, t.seq FROM account_tokens t JOIN accounts a ON "
+        "a.id = t.account WHERE t.seq > ?1 ORDER BY t.seq",
+    [THUE__STMT_CHANGES_RATINGS] =
+        "SELECT r.account, a.name, r.game, r.pool, r.rating, r.rd, r.vol, r.games, r.wins, "
+        "r.draws, r.losses, r.seq FROM ratings r JOIN accounts a ON a.id = r.account WHERE "
+        "r.seq > ?1 ORDER BY r.seq",
 };
 
 /*
  * PostgreSQL's own text where the dialects differ: no BEGIN IMMEDIATE (a write takes its
  * row locks as it goes; the reads see one snapshot), the name keys instead of NOCASE
  * (sql_pg.c's generated columns), a parameter compared with 0 first typed BIGINT (PostgreSQL types a
- * parameter by its first use), and the lock around picking the next account id (several
- * servers may add accounts at once: under READ COMMITTED the max is read after the lock,
- * so it sees every id committed before).
+ * parameter by its first use), and the changes: every write of an account, a token or a
+ * rating takes the changes lock first (one advisory lock, held to the commit) and stamps
+ * its row with the next change number. Under the lock, the next account id (the max + 1,
+ * read under READ COMMITTED after the lock: it sees every id committed before) and a
+ * rating read before its update are the latest, whichever server wrote them; and change
+ * numbers commit in their order, so a server that has read every row up to number N
+ * has missed none below it (thue__db_changes).
  */
 static const char *const pg_sql[THUE__STMT_COUNT] = {
     [THUE__STMT_BEGIN] = "BEGIN ISOLATION LEVEL REPEATABLE READ",
     [THUE__STMT_BEGIN_WRITE] = "BEGIN",
     [THUE__STMT_ACCOUNT_INSERT] =
-        "INSERT INTO accounts (id, name, name_key, kind, bot, token_hash, created_ms) "
+        "INSERT INTO accounts (id, name, name_key, kind, bot, token_hash, created_ms, seq) "
         "VALUES (COALESCE($1, (SELECT COALESCE(max(id), 0) + 1 FROM accounts)), $2, $3, $4, "
-        "$5, $6, $7) ON CONFLICT (name_key) DO NOTHING RETURNING id",
+        "$5, $6, $7, nextval('thue_changes')) ON CONFLICT (name_key) DO NOTHING RETURNING id",
+    [THUE__STMT_RATING_UPSERT] =
+        "INSERT INTO ratings (account, game, pool, rating, rd, vol, games, wins, draws, losses, "
+        "seq) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, nextval('thue_changes')) "
+        "ON CONFLICT (account, game, pool) DO UPDATE SET rating = excluded.rating, "
+        "rd = excluded.rd, vol = excluded.vol, games = excluded.games, wins = excluded.wins, "
+        "draws = excluded.draws, losses = excluded.losses, seq = excluded.seq RETURNING seq",
+    [THUE__STMT_TOKEN_INSERT] =
+        "INSERT INTO account_tokens (token_hash, account, created_ms, seq) VALUES ($1, $2, $3, "
+        "nextval('thue_changes')) ON CONFLICT (token_hash) DO NOTHING",
+    [THUE__STMT_CHANGES_MAX] =
+        "SELECT greatest((SELECT COALESCE(max(seq), 0) FROM accounts), (SELECT "
+        "COALESCE(max(seq), 0) FROM ratings), (SELECT COALESCE(max(seq), 0) FROM "
+        "account_tokens))",
+    [THUE__STMT_CHANGES_ACCOUNTS] = "SELECT id, name, kind, bot, token_hash, seq FROM accounts "
+                                    "WHERE seq > $1::BIGINT ORDER BY seq",
+    [THUE__STMT_CHANGES_TOKENS] =
+        "SELECT t.account, a.name, t.token_hash, t.seq FROM account_tokens t JOIN accounts a ON "
+        "a.id = t.account WHERE t.seq > $1::BIGINT ORDER BY t.seq",
+    [THUE__STMT_CHANGES_RATINGS] =
+        "SELECT r.account, a.name, r.game, r.pool, r.rating, r.rd, r.vol, r.games, r.wins, "
+        "r.draws, r.losses, r.seq FROM ratings r JOIN accounts a ON a.id = r.account WHERE "
+        "r.seq > $1::BIGINT ORDER BY r.seq",
     [THUE__STMT_PLAYER_COUNT] =
         "SELECT count(*) FROM matches WHERE (name0_key = $1 OR name1_key = $1) AND "
         "(private = 0 OR $2::BIGINT < 0 OR ($2 > 0 AND (account0 = $2 OR account1 = $2))) "
@@ -162,7 +207,7 @@ static const char *const pg_sql[THUE__STMT_COUNT] = {
     [THUE__STMT_TOURNAMENT_GAME] = "SELECT winner FROM matches WHERE tournament = $1 AND "
                                    "tournament_round = $2 AND name0_key = $3 AND "
                                    "name1_key = $4 ORDER BY ended_ms DESC LIMIT 1",
-    [THUE__STMT_ACCOUNT_LOCK] = "SELECT pg_advisory_xact_lock(1953002853000002)",
+    [THUE__STMT_WRITE_LOCK] = "SELECT pg_advisory_xact_lock(1953002853000002)",
     [THUE__STMT_PASSWORD_SET] = "UPDATE accounts SET password_hash = $2 WHERE id = $1 AND "
                                 "kind = 1 AND password_hash IS NOT DISTINCT FROM $3::TEXT "
                                 "RETURNING id",
@@ -416,6 +461,18 @@ int thue__db_load(thue__db *d, void (*account)(void *ctx, const thue_account_row
         what = "tournaments";
         rc = load_tournaments(d, tournament, ctx);
     }
+    if (rc == 0) {
+        /* Where following the other servers' changes starts: the load's snapshot. */
+        what = "change numbers";
+        rc = thue__sql_step(d, THUE__STMT_CHANGES_MAX);
+        if (rc == THUE__SQL_ROW) {
+            d->changes_seen = thue__sql_column_int64(d, THUE__STMT_CHANGES_MAX, 0);
+            rc = 0;
+        } else if (rc == THUE__SQL_DONE) {
+            rc = THUE_STORE_EIO;
+        }
+        thue__sql_reset(d, THUE__STMT_CHANGES_MAX);
+    }
     if (rc != 0) {
         char msg[512];
         snprintf(msg, sizeof msg, "cannot read the %s", what);
@@ -499,9 +556,9 @@ int thue__db_add_account(thue__db *d, const thue_account_row *row, int crash, in
             return mine < 0 ? mine : thue__db_commit(d);
         }
     }
-    /* The database picks the id: PostgreSQL's servers take their turns (ACCOUNT_LOCK). */
-    if (row->id <= 0)
-        err = run(d, THUE__STMT_ACCOUNT_LOCK, "cannot lock the account ids");
+    /* The changes lock: the database picks the id, and PostgreSQL's servers take their
+     * turns (a no-op on SQLite, whose BEGIN IMMEDIATE serializes the writers). */
+    err = run(d, THUE__STMT_WRITE_LOCK, "cannot take the changes lock");
     if (err) {
         thue__db_rollback(d);
         return err;
@@ -696,7 +753,7 @@ static int insert_moves(thue__db *d, const char *match, const thue_move_row *mv,
     return err;
 }
 
-static int upsert_rating(thue__db *d, const thue_rating_row *r)
+static int upsert_rating(thue__db *d, thue_rating_row *r)
 {
     const thue__stmt w = THUE__STMT_RATING_UPSERT;
     thue__sql_bind_int64(d, w, 1, r->account);
@@ -711,6 +768,11 @@ static int upsert_rating(thue__db *d, const thue_rating_row *r)
     thue__sql_bind_int(d, w, 10, r->losses);
     int rc = thue__sql_step(d, w);
     int err = 0;
+    r->seq = 0;
+    if (rc == THUE__SQL_ROW) { /* PostgreSQL's RETURNING seq */
+        r->seq = thue__sql_column_int64(d, w, 0);
+        rc = THUE__SQL_DONE;
+    }
     if (rc != THUE__SQL_DONE) {
         char what[96];
         snprintf(what, sizeof what, "cannot save the rating of account %lld",
@@ -718,6 +780,133 @@ static int upsert_rating(thue__db *d, const thue_rating_row *r)
         err = thue__db_fail(d, what);
     }
     thue__sql_reset(d, w);
+    return err;
+}
+
+/* The current rating of row's account and pool into row (a newcomer's when it has none):
+ * 0 or THUE_STORE_EIO (logged). */
+static int read_rating(thue__db *d, thue_rating_row *row)
+{
+    const thue__stmt w = THUE__STMT_RATING_GET;
+    thue__sql_bind_int64(d, w, 1, row->account);
+    thue__sql_bind_text(d, w, 2, row->game);
+    thue__sql_bind_text(d, w, 3, row->pool);
+    int rc = thue__sql_step(d, w), err = 0;
+    if (rc == THUE__SQL_ROW) {
+        row->rating = thue__sql_column_double(d, w, 0);
+        row->rd = thue__sql_column_double(d, w, 1);
+        row->vol = thue__sql_column_double(d, w, 2);
+        row->games = thue__sql_column_int(d, w, 3);
+        row->wins = thue__sql_column_int(d, w, 4);
+        row->draws = thue__sql_column_int(d, w, 5);
+        row->losses = thue__sql_column_int(d, w, 6);
+        row->seq = thue__sql_column_int64(d, w, 7);
+    } else if (rc == THUE__SQL_DONE) {
+        row->rating = THUE_GLICKO_INITIAL_RATING;
+        row->rd = THUE_GLICKO_INITIAL_RD;
+        row->vol = THUE_GLICKO_INITIAL_VOL;
+        row->games = row->wins = row->draws = row->losses = 0;
+        row->seq = 0;
+    } else {
+        err = thue__db_fail(d, "cannot read a rating");
+    }
+    thue__sql_reset(d, w);
+    return err;
+}
+
+/* How many rated matches the two accounts have played since `since` (ms): >= 0, or
+ * THUE_STORE_EIO (logged). */
+static int pair_count(thue__db *d, int64_t a, int64_t b, int64_t since)
+{
+    const thue__stmt w = THUE__STMT_PAIR_COUNT;
+    thue__sql_bind_int64(d, w, 1, a);
+    thue__sql_bind_int64(d, w, 2, b);
+    thue__sql_bind_int64(d, w, 3, since);
+    int rc = thue__sql_step(d, w);
+    int n = rc == THUE__SQL_ROW ? (int)thue__sql_column_int64(d, w, 0)
+                                : thue__db_fail(d, "cannot count a pair's rated matches");
+    thue__sql_reset(d, w);
+    return n;
+}
+
+/*
+ * Rates m inside its transaction (m->rate), under the changes lock: the pair limit
+ * counted in the database, then the two current ratings read, the result applied
+ * (Glicko-2, each against the other's rating before) and written into m, whose match
+ * row and rating upserts follow in the same transaction. A result Glicko refuses (values
+ * out of its domain) leaves the match unrated. 0 or THUE_STORE_EIO.
+ */
+static int rate_match(thue__db *d, thue_match_row *m)
+{
+    m->rated = 0;
+    m->pair_limited = 0;
+    int err = run(d, THUE__STMT_WRITE_LOCK, "cannot take the changes lock");
+    if (err)
+        return err;
+    if (m->pair_max > 0) {
+        int n = pair_count(d, m->ratings[0].account, m->ratings[1].account,
+                           m->ended_ms - m->pair_window_ms);
+        if (n < 0)
+            return n;
+        if (n >= m->pair_max) {
+            m->pair_limited = 1;
+            return 0;
+        }
+    }
+    thue_glicko before[2], after[2];
+    for (int p = 0; p < 2; p++) {
+        if ((err = read_rating(d, &m->ratings[p])) != 0)
+            return err;
+        before[p] = (thue_glicko){m->ratings[p].rating, m->ratings[p].rd, m->ratings[p].vol};
+    }
+    double s0 = m->winner == 0 ? 1 : m->winner == 1 ? 0 : 0.5;
+    if (thue_glicko_match(&before[0], &before[1], s0, m->tau, &after[0], &after[1]) != 0) {
+        thue_log(THUE_LOG_ERROR, "store: %s: match %s: the ratings cannot be updated "
+                 "(out of Glicko-2's domain): stored unrated", d->path, m->id);
+        return 0;
+    }
+    for (int p = 0; p < 2; p++) {
+        thue_rating_row *r = &m->ratings[p];
+        m->changes[p] = (thue_rating_change){before[p].rating, after[p].rating, before[p].rd,
+                                             after[p].rd};
+        r->rating = after[p].rating;
+        r->rd = after[p].rd;
+        r->vol = after[p].vol;
+        r->games++;
+        if (m->winner == p)
+            r->wins++;
+        else if (m->winner < 0)
+            r->draws++;
+        else
+            r->losses++;
+    }
+    m->rated = 1;
+    return 0;
+}
+
+/* A match found stored already after a lost COMMIT answer: what the store decided then,
+ * read back into m (its changes from the row, its ratings as they are now). */
+static int rated_before(thue__db *d, thue_match_row *m)
+{
+    const thue__stmt w = THUE__STMT_MATCH_GET;
+    thue__sql_bind_text(d, w, 1, m->id);
+    int rc = thue__sql_step(d, w), err = 0;
+    m->rated = 0;
+    m->pair_limited = 0;
+    if (rc == THUE__SQL_ROW && !thue__sql_column_null(d, w, THUE__MC_RATINGS + 1)) {
+        m->rated = 1;
+        for (int p = 0; p < 2; p++) {
+            int c = THUE__MC_RATINGS + 4 * p;
+            m->changes[p] = (thue_rating_change){
+                thue__sql_column_double(d, w, c), thue__sql_column_double(d, w, c + 1),
+                thue__sql_column_double(d, w, c + 2), thue__sql_column_double(d, w, c + 3)};
+        }
+    } else if (rc < 0) {
+        err = thue__db_fail(d, "cannot look up a match");
+    }
+    thue__sql_reset(d, w);
+    for (int p = 0; err == 0 && m->rated && p < 2; p++)
+        err = read_rating(d, &m->ratings[p]);
     return err;
 }
 
@@ -741,7 +930,7 @@ static int match_saved(thue__db *d, const thue_match_row *m)
     return saved;
 }
 
-int thue__db_save_match(thue__db *d, const thue_match_row *m, int crash)
+int thue__db_save_match(thue__db *d, thue_match_row *m, int crash)
 {
     /* Another game has no rounds: an empty array keeps the column's NOT NULL. */
     char *rounds = m->opt.has_game ? strdup("[]") : rounds_text(m->rounds);
@@ -752,12 +941,17 @@ int thue__db_save_match(thue__db *d, const thue_match_row *m, int crash)
     int err = thue__db_begin(d, 1);
     /* Tried again after a COMMIT whose answer was lost: it may be in already. */
     int saved = err == 0 && d->commit_unknown ? match_saved(d, m) : 0;
+    if (saved > 0 && m->rate)
+        saved = rated_before(d, m) < 0 ? THUE_STORE_EIO : 1;
     if (saved != 0) {
         free(rounds);
         if (saved < 0)
             thue__db_rollback(d);
         return saved < 0 ? saved : thue__db_commit(d);
     }
+    /* Ratings given by the caller: the changes lock, as for every write of a rating. */
+    if (err == 0 && (m->rate || m->rated))
+        err = m->rate ? rate_match(d, m) : run(d, THUE__STMT_WRITE_LOCK, "cannot take the changes lock");
     if (err == 0)
         err = insert_match_row(d, m, rounds);
     /* The crash test's point is half-way through the moves: the match row and some moves
@@ -896,8 +1090,12 @@ int thue__db_add_token(thue__db *d, int64_t account, const unsigned char hash[32
                        int64_t created_ms, int crash)
 {
     int err = thue__db_begin(d, 1);
-    if (err)
+    if (err == 0)
+        err = run(d, THUE__STMT_WRITE_LOCK, "cannot take the changes lock");
+    if (err) {
+        thue__db_rollback(d);
         return err;
+    }
     const thue__stmt w = THUE__STMT_TOKEN_INSERT;
     thue__sql_bind_blob(d, w, 1, hash, 32);
     thue__sql_bind_int64(d, w, 2, account);

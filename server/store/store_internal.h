@@ -51,11 +51,17 @@ typedef enum {
     THUE__STMT_MATCH_VISIBLE,
     THUE__STMT_ACCOUNT_FIND,     /* an account by name_key (a taken name: whose?) */
     THUE__STMT_TOURNAMENT_GAME,  /* thue_store_tournament_game */
-    THUE__STMT_ACCOUNT_LOCK,     /* PostgreSQL: the lock around picking an account id */
+    THUE__STMT_WRITE_LOCK,       /* PostgreSQL: the changes lock (store_db.c) */
     THUE__STMT_PASSWORD_GET,     /* schema 4: an account's password hash */
     THUE__STMT_PASSWORD_SET,     /* ... replaced only if it is still the one read before */
     THUE__STMT_TOKEN_INSERT,     /* schema 4: another token of an account (login) */
     THUE__STMT_TOKEN_LOAD,
+    THUE__STMT_RATING_GET,       /* schema 5: one rating, read under the changes lock */
+    THUE__STMT_PAIR_COUNT,       /* two accounts' rated matches since a time */
+    THUE__STMT_CHANGES_MAX,      /* the last change number */
+    THUE__STMT_CHANGES_ACCOUNTS, /* the rows changed since a change number */
+    THUE__STMT_CHANGES_TOKENS,
+    THUE__STMT_CHANGES_RATINGS,
     THUE__STMT_COUNT
 } thue__stmt;
 
@@ -123,6 +129,8 @@ typedef struct thue__db {
                               first); cleared by the next COMMIT that answers */
     int lose_commit_reply; /* test hook (thue_store_lose_commit_reply): the next COMMIT
                               that succeeds is answered as lost */
+    int64_t changes_seen;  /* PostgreSQL: the last change number read (at the load, then
+                              by thue__db_changes) */
 } thue__db;
 
 /* A read's answer: HTTP status and a malloc()ed body (NULL only when memory ran out). */
@@ -147,7 +155,13 @@ int thue__db_load(thue__db *d, void (*account)(void *ctx, const thue_account_row
 
 /* The writes. crash: call thue__crash_point halfway through the transaction. */
 int thue__db_add_account(thue__db *d, const thue_account_row *row, int crash, int64_t *id);
-int thue__db_save_match(thue__db *d, const thue_match_row *m, int crash);
+/* m->rate: the ratings computed here are written into m (rated, changes, ratings,
+ * pair_limited): m is the job's own copy. */
+int thue__db_save_match(thue__db *d, thue_match_row *m, int crash);
+/* The accounts, tokens and ratings other servers wrote since the last call (or the
+ * load): a JSON array of the lobby's account events (store.h, thue_store_changes) into
+ * out. PostgreSQL only; SQLite's answer is always "[]". */
+void thue__db_changes(thue__db *d, thue__text *out);
 int thue__db_save_tournament(thue__db *d, const char *id, const char *state_json, int finished,
                              int64_t updated_ms, int crash);
 /* Passwords and login tokens (schema 4; store.h's thue_store_password_set and

@@ -556,3 +556,108 @@ void thue__db_moves_csv(thue__db *d, const char *id, int64_t viewer, int crash, 
     else
         set_internal(out);
 }
+
+/* ---- the other servers' changes (thue_store_changes) --------------------------------- */
+
+/* The 32-byte hash column as 64 hex digits (zeros when NULL or malformed). */
+static void column_hex(thue__db *d, thue__stmt w, int c, char out[65])
+{
+    unsigned char h[32];
+    memset(h, 0, sizeof h);
+    if (d->pg) {
+        thue__pg_column_blob(d, w, c, h, 32);
+    } else if (sqlite3_column_bytes(d->stmt[w], c) == 32) {
+        memcpy(h, sqlite3_column_blob(d->stmt[w], c), 32);
+    }
+    for (int i = 0; i < 32; i++)
+        snprintf(out + 2 * i, 3, "%02x", h[i]);
+}
+
+/* The rows of statement w changed since `since`, each made an event by row(); appended to
+ * events, the largest change number into *seen. THUE__SQL_DONE or a negative code. */
+static int changed_rows(thue__db *d, thue__stmt w, int64_t since, int seq_col, json_t *events,
+                        json_t *(*row)(thue__db *, thue__stmt), int64_t *seen)
+{
+    thue__sql_bind_int64(d, w, 1, since);
+    int rc;
+    while ((rc = thue__sql_step(d, w)) == THUE__SQL_ROW) {
+        int64_t seq = thue__sql_column_int64(d, w, seq_col);
+        if (seq > *seen)
+            *seen = seq;
+        if (json_array_append_new(events, row(d, w)) != 0) {
+            rc = THUE_ENOMEM;
+            break;
+        }
+    }
+    thue__sql_reset(d, w);
+    return rc;
+}
+
+static json_t *account_event(thue__db *d, thue__stmt w)
+{
+    char hex[65];
+    column_hex(d, w, 4, hex);
+    const char *bot = thue__sql_column_text(d, w, 3);
+    return json_pack("{s:s, s:I, s:s, s:i, s:s, s:s}", "t", "account", "id",
+                     (json_int_t)thue__sql_column_int64(d, w, 0), "name",
+                     thue__sql_column_text(d, w, 1), "kind", thue__sql_column_int(d, w, 2), "bot",
+                     bot ? bot : "", "hash", hex);
+}
+
+static json_t *token_event(thue__db *d, thue__stmt w)
+{
+    char hex[65];
+    column_hex(d, w, 2, hex);
+    return json_pack("{s:s, s:I, s:s, s:s}", "t", "token", "id",
+                     (json_int_t)thue__sql_column_int64(d, w, 0), "name",
+                     thue__sql_column_text(d, w, 1), "hash", hex);
+}
+
+static json_t *rating_event(thue__db *d, thue__stmt w)
+{
+    json_t *row = json_pack(
+        "{s:I, s:s, s:s, s:s, s:f, s:f, s:f, s:i, s:i, s:i, s:i, s:I}", "account",
+        (json_int_t)thue__sql_column_int64(d, w, 0), "name", thue__sql_column_text(d, w, 1),
+        "game", thue__sql_column_text(d, w, 2), "pool", thue__sql_column_text(d, w, 3), "rating",
+        thue__sql_column_double(d, w, 4), "rd", thue__sql_column_double(d, w, 5), "vol",
+        thue__sql_column_double(d, w, 6), "games", thue__sql_column_int(d, w, 7), "wins",
+        thue__sql_column_int(d, w, 8), "draws", thue__sql_column_int(d, w, 9), "losses",
+        thue__sql_column_int(d, w, 10), "seq", (json_int_t)thue__sql_column_int64(d, w, 11));
+    return row ? json_pack("{s:s, s:[o]}", "t", "rating", "rows", row) : NULL;
+}
+
+void thue__db_changes(thue__db *d, thue__text *out)
+{
+    json_t *events = json_array();
+    if (events == NULL) {
+        set_internal(out);
+        return;
+    }
+    if (d->pg == NULL) { /* a SQLite file has one server: nothing to follow */
+        set_json(out, events);
+        return;
+    }
+    if (thue__db_begin(d, 0) != 0) {
+        json_decref(events);
+        set_internal(out);
+        return;
+    }
+    /* One snapshot; accounts first, so that the tokens and ratings find theirs. */
+    int64_t since = d->changes_seen, seen = since;
+    int rc = changed_rows(d, THUE__STMT_CHANGES_ACCOUNTS, since, 5, events, account_event, &seen);
+    if (rc == THUE__SQL_DONE)
+        rc = changed_rows(d, THUE__STMT_CHANGES_TOKENS, since, 3, events, token_event, &seen);
+    if (rc == THUE__SQL_DONE)
+        rc = changed_rows(d, THUE__STMT_CHANGES_RATINGS, since, 11, events, rating_event, &seen);
+    if (rc != THUE__SQL_DONE) {
+        if (rc != THUE_ENOMEM)
+            thue__db_fail(d, "cannot read the changes");
+        thue__db_rollback(d);
+        json_decref(events);
+        set_internal(out);
+        return;
+    }
+    thue__db_commit(d);
+    d->changes_seen = seen;
+    set_json(out, events);
+}

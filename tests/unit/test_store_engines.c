@@ -103,9 +103,9 @@ static void write_all(thue_store *s, uv_loop_t *loop)
             m->changes[0] = (thue_rating_change){1500, 1662.1234567890123, 350, 290.25};
             m->changes[1] = (thue_rating_change){1500, 1337.8765432109877, 350, 1e-7};
             m->ratings[0] = (thue_rating_row){
-                1, "thue", "square-k3", 1662.1234567890123, 290.25, 0.0600001, 1, 1, 0, 0};
+                1, "thue", "square-k3", 1662.1234567890123, 290.25, 0.0600001, 1, 1, 0, 0, 0};
             m->ratings[1] = (thue_rating_row){
-                2, "thue", "square-k3", 1337.8765432109877, 1e-7, 0.06, 1, 0, 0, 1};
+                2, "thue", "square-k3", 1337.8765432109877, 1e-7, 0.06, 1, 0, 0, 1, 0};
             m->accounts[1] = 2;
         }
         if (i == 3) {

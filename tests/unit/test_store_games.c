@@ -649,11 +649,14 @@ static void test_v1_migrates(void **state)
     uv_loop_init(&loop);
     assert_int_equal(thue_store_start(s, &loop), 0);
     assert_int_equal(sql_int(t.path, "PRAGMA user_version"), THUE_STORE_SCHEMA_VERSION);
-    assert_int_equal(THUE_STORE_SCHEMA_VERSION, 4);
+    assert_int_equal(THUE_STORE_SCHEMA_VERSION, 5);
     /* Schema 4: the accounts have no password, and no login token yet. */
     assert_int_equal(sql_int(t.path, "SELECT count(*) FROM accounts WHERE password_hash IS NULL"),
                      2);
     assert_int_equal(sql_int(t.path, "SELECT count(*) FROM account_tokens"), 0);
+    /* Schema 5: the old rows' change numbers are 0. */
+    assert_int_equal(sql_int(t.path, "SELECT count(*) FROM accounts WHERE seq = 0"), 2);
+    assert_int_equal(sql_int(t.path, "SELECT count(*) FROM ratings WHERE seq = 0"), 1);
 
     /* The old match, whole, as Thue's. */
     char *body = match_text(s, &loop, "mold1", 200);
@@ -715,7 +718,7 @@ static void test_v1_migrates(void **state)
     s = thue_store_open(t.path, err, sizeof err);
     assert_non_null(s);
     thue_store_close(s, NULL, NULL);
-    assert_int_equal(sql_int(t.path, "PRAGMA user_version"), 4);
+    assert_int_equal(sql_int(t.path, "PRAGMA user_version"), THUE_STORE_SCHEMA_VERSION);
     assert_int_equal(sql_int(t.path, "SELECT count(*) FROM matches"), 2);
     tdir_remove(&t);
 }
