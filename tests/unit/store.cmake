@@ -5,11 +5,16 @@
 # (scripts/test.sh starts a throw-away server with scripts/services.sh and sets it).
 pkg_check_modules(LIBPQ REQUIRED IMPORTED_TARGET libpq)
 set(thue_store_tests test_store_schema test_store_records test_store_writes test_store_games
-    test_store_engines test_store_passwords)
+    test_store_engines test_store_passwords test_store_rating_tx)
 foreach(t test_store_schema test_store_records test_store_writes test_store_passwords)
   thue_unit_test(${t} ${t}.c store_helpers.c store_testdb.c)
   target_link_libraries(${t} PRIVATE thue_store PkgConfig::JANSSON PkgConfig::LIBPQ)
 endforeach()
+# Ratings in the store's transaction against a naive replay, several stores at once, the
+# pair limit and the changes other servers follow (schema 5).
+thue_unit_test(test_store_rating_tx test_store_rating_tx.c store_helpers.c store_testdb.c)
+target_link_libraries(test_store_rating_tx PRIVATE thue_store thue_ladder PkgConfig::JANSSON
+                      PkgConfig::LIBPQ m)
 # Other games' matches in the store (schema 2) and a version-1 file migrating.
 thue_unit_test(test_store_games test_store_games.c store_testdb.c)
 target_link_libraries(test_store_games PRIVATE thue_store thue_games PkgConfig::JANSSON
