@@ -109,7 +109,7 @@ export function openDb(target) {
     }
     const conn = u.toString();
     const display = maskUrl(target);
-    return makeDb("postgres", display, "psql", (sql) => ["-X", "-q", "-A", "-t", "-F", "\t", "-P", "null=\\N", "-v", "ON_ERROR_STOP=1", "-d", conn, "-c", sql], env, secret);
+    return makeDb("postgres", display, "psql", (sql) => ["-X", "-w", "-q", "-A", "-t", "-F", "\t", "-P", "null=\\N", "-v", "ON_ERROR_STOP=1", "-d", conn, "-c", sql], env, secret);
   }
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(target)) {
     throw new UsageError(`${maskUrl(target)}: not a database this checker reads (a postgres:// or postgresql:// URL, or a SQLite file)`);

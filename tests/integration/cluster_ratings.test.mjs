@@ -2,11 +2,12 @@
 // on one PostgreSQL and one Redis (clusterlib.mjs):
 //  - one account plays rated Nim matches against the `random` bot on all three nodes at
 //    once (a session of it on each node, after a first rated match alone), and so does a
-//    second account that has no rating yet: the two accounts' rating rows and the shared bot's are written from three nodes
-//    at the same moments. Then scripts/check-store.mjs must find every rating chain whole
-//    (each rated result rated from the previous one's rating, the ratings row at the
-//    chain's end with every game counted) and every announced match_end stored as
-//    announced, and every node's /api/ladder must equal the database within seconds;
+//    second account that has no rating yet: the two accounts' rating rows and the shared
+//    bot's are written from three nodes at the same moments. Then scripts/check-store.mjs
+//    must find every rating chain whole (each rated result rated from the previous one's
+//    rating, the ratings row at the chain's end with every game counted) and every
+//    announced match_end stored as announced, and every node's /api/ladder must equal
+//    the database within 10 s;
 //  - two accounts play each other rated on three nodes at once with --rated-pair-max 3:
 //    at most 3 of their matches are rated in all, not 3 per node.
 // Every loop is bounded (a number of matches, and a deadline).
