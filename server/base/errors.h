@@ -79,7 +79,8 @@ typedef enum {
 #define THUE_STORE_ERRNO_MAP(X)                                                                    \
     X(STORE_EIO, -200, "store_failed", "the database failed (logged above)")                       \
     X(STORE_EEXISTS, -201, "store_name_exists", "the name is taken")                               \
-    X(STORE_ECLOSED, -202, "store_closed", "the store is closing")
+    X(STORE_ECLOSED, -202, "store_closed", "the store is closing")                                 \
+    X(STORE_EFENCED, -203, "store_fenced", "another node directs it now (its lease was taken)")
 
 /* Every code of the project, from the three ranges: the engine's and the games' (-1..-99),
  * the protocol's (-100..-199) and the store's (-200..-299). */

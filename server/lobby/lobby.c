@@ -892,6 +892,7 @@ static void nodes_due(uv_timer_t *t)
     free(text);
     nodes_tick(l);
     accounts_follow(l);
+    tournaments_lease_tick(l);
 }
 
 void thue_lobby_set_cluster(thue_lobby *l, thue_cluster *cluster)

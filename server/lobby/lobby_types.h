@@ -101,6 +101,11 @@ struct tournament {
     int nboards[THUE_SCHED_ROUNDS_MAX_ALL];
     session **watch; /* sessions that asked for it (events) */
     int nwatch, capwatch;
+    /* Several nodes (tournament.c's leases): the fencing token this node directs it
+     * under, and until when (uv_now, ms) its lease surely holds; 0: not yet known (loaded
+     * at start-up, until the first renewal). A single server never needs a lease. */
+    int64_t fence;
+    uint64_t lease_until;
     tournament *next;
 };
 
@@ -301,6 +306,8 @@ struct thue_lobby {
     bool load_index_failed;
     int store_pending; /* store jobs whose callbacks have not run */
     bool following;    /* accounts_follow: a read of the changes is queued */
+    bool leasing;      /* tournaments_lease_tick: a lease job is queued */
+    uint64_t lease_sent; /* ... queued at this uv_now */
     tournament *tournaments;
     analysis *analyses; /* every analysis still searching or open (analysis.c) */
     int nanalyses;

@@ -322,14 +322,74 @@ done:
 
 /* ---- persistence ----------------------------------------------------------------------- */
 
+/* ---- leases (several nodes) -------------------------------------------------------------
+ *
+ * With several nodes, the node that directs a tournament holds a lease on its row in the
+ * database (store.h, thue_store_tournament_leases) and a fencing token. Each second every
+ * node renews its leases (LEASE_MS from then) and takes over at most one tournament whose
+ * lease ran out, its director being dead or cut off: it reads the state, recovers the
+ * results its old director had stored as matches but not in the state, and replays the
+ * current round's unfinished games (their players get grace_s to come, as after a
+ * restart). A node pairs a round, or starts a tournament, only while its own clock says
+ * its lease surely holds (the renewal's send time + LEASE_MS - LEASE_MARGIN_MS); every save
+ * carries the fence, and a save the database refuses (another node took it over) makes
+ * this node drop the tournament. So a node paused past its lease (SIGSTOP), on waking,
+ * neither pairs a round nor writes the state: its first renewal finds the tournament
+ * gone and drops it. A single server has no lease. docs/cluster.md. */
+
+#define LEASE_MS 10000
+#define LEASE_MARGIN_MS 3000
+
+static bool leased(const thue_lobby *l)
+{
+    return l->cluster != NULL && l->store != NULL && l->cfg.node[0] != '\0';
+}
+
+/* Whether this node may take a directing decision (pair a round, start) now. */
+static bool may_direct(const thue_lobby *l, const tournament *t)
+{
+    return !leased(l) || (t->lease_until != 0 && uv_now(l->loop) < t->lease_until);
+}
+
+static void tournament_remove(thue_lobby *l, tournament *t);
+
+/* Another node directs the tournament now: this node forgets it (its rooms still running
+ * end without a result here; the new director plays those games again). */
+static void fenced_out(thue_lobby *l, const char *id)
+{
+    tournament *t = tournament_find(l, id);
+    if (t == NULL)
+        return;
+    thue_log(THUE_LOG_WARN, "tournament %s: another node directs it now (its lease was taken): "
+             "dropped here", id);
+    /* Its games still being played here are no longer its games (the new director plays
+     * them again): they end, and are stored, as ordinary matches. */
+    for (room *r = l->rooms; r; r = r->next)
+        if (strcmp(r->tournament, id) == 0) {
+            r->tournament[0] = '\0';
+            r->game_over = NULL;
+        }
+    tournament_remove(l, t);
+}
+
+/* A save's answer: the tournament's id, to drop it when the save was fenced. */
+typedef struct save_wait {
+    thue_lobby *l;
+    char id[THUE_PROTO_KEY_MAX + 1];
+} save_wait;
+
 static void state_saved(int err, int64_t id, void *data)
 {
-    thue_lobby *l = data;
+    save_wait *w = data;
+    thue_lobby *l = w->l;
     (void)id;
     l->store_pending--;
-    if (err)
-        thue_log(THUE_LOG_ERROR, "the store could not save a tournament: %s",
+    if (err == THUE_STORE_EFENCED)
+        fenced_out(l, w->id);
+    else if (err)
+        thue_log(THUE_LOG_ERROR, "the store could not save tournament %s: %s", w->id,
                  thue_strerror(err));
+    free(w);
 }
 
 /* The tournament as JSON (what thue_lobby_load_tournament reads back). */
@@ -363,8 +423,10 @@ static char *state_json(const tournament *t)
         json_object_set_new(o, "game_options", json_string(t->game_options));
     }
     /* Several nodes: the node that directs it (the one that loads it again at start-up). */
-    if (o != NULL && t->lobby->cfg.node[0] != '\0')
+    if (o != NULL && t->lobby->cfg.node[0] != '\0') {
         json_object_set_new(o, "node", json_string(t->lobby->cfg.node));
+        json_object_set_new(o, "fence", json_integer((json_int_t)t->fence));
+    }
     char *text = o ? json_dumps(o, JSON_COMPACT) : NULL;
     json_decref(o);
     return text;
@@ -383,15 +445,23 @@ static void round_stored(int err, int64_t id, void *data);
 static void save_then(thue_lobby *l, tournament *t, round_wait *wait)
 {
     char *text = l->store ? state_json(t) : NULL;
-    int err = text == NULL ? THUE_ENOMEM
-                           : thue_store_save_tournament(l->store, t->id, text, t->status >= 2,
-                                                        wait ? round_stored : state_saved,
-                                                        wait ? (void *)wait : (void *)l);
+    save_wait *sw = wait ? NULL : calloc(1, sizeof *sw);
+    int err = text == NULL || (wait == NULL && sw == NULL) ? THUE_ENOMEM : 0;
+    if (sw != NULL) {
+        sw->l = l;
+        snprintf(sw->id, sizeof sw->id, "%s", t->id);
+    }
+    if (err == 0)
+        err = thue_store_save_tournament_fenced(
+            l->store, t->id, text, t->status >= 2, leased(l) ? l->cfg.node : "", t->fence,
+            leased(l) ? LEASE_MS : 0, wait ? round_stored : state_saved,
+            wait ? (void *)wait : (void *)sw);
     free(text);
     if (err == 0) {
         l->store_pending++;
         return;
     }
+    free(sw);
     thue_log(THUE_LOG_ERROR, "tournament %s: cannot store its state: %s", t->id,
              thue_strerror(err));
     if (wait) { /* play on: the state will be stored with the next result */
@@ -664,6 +734,8 @@ int cmd_create_tournament(request *rq)
     t->max_players = a->max_players;
     snprintf(t->creator, sizeof t->creator, "%s", s->acct->name);
     t->lot = (int)(lobby_random(l) & 1);
+    if (leased(l)) /* its row is made with this node's lease */
+        t->lease_until = uv_now(l->loop) + LEASE_MS - LEASE_MARGIN_MS;
     add_watcher(t, s);
     save(l, t);
     thue_log(THUE_LOG_INFO, "tournament %s (%s) created by %s", t->id, t->name, t->creator);
@@ -858,6 +930,10 @@ static void check_round(thue_lobby *l, tournament *t)
     for (int b = 0; b < t->nboards[r]; b++)
         if (t->games[r][b].g.result == THUE_RESULT_NONE)
             return;
+    /* Several nodes: decided only under a lease that surely holds (the renewal calls
+     * this again). */
+    if (!may_direct(l, t))
+        return;
     thue_log(THUE_LOG_INFO, "tournament %s: round %d finished", t->id, t->round);
     send_event(l, t, "round_finished", t->round, NULL, 0);
     if (t->round >= t->nrounds) {
@@ -1010,6 +1086,11 @@ static void round_stored(int err, int64_t id, void *data)
     thue_lobby *l = w->l;
     (void)id;
     l->store_pending--;
+    if (err == THUE_STORE_EFENCED) { /* another node's now: its round, not this one */
+        fenced_out(l, w->id);
+        free(w);
+        return;
+    }
     if (err)
         thue_log(THUE_LOG_ERROR, "tournament %s: round %d was not stored: %s", w->id, w->round,
                  thue_strerror(err));
@@ -1130,6 +1211,12 @@ int cmd_start_tournament(request *rq)
         snprintf(rq->message, sizeof rq->message, "a tournament needs two entrants");
         return THUE_PERR_NOT_ALLOWED;
     }
+    if (!may_direct(l, t)) {
+        snprintf(rq->message, sizeof rq->message,
+                 "this server cannot reach the database to direct the tournament: try again "
+                 "in a few seconds");
+        return THUE_PERR_NOT_AVAILABLE;
+    }
     if (t->format == THUE_FORMAT_ROUND_ROBIN) {
         /* Berger numbers by seed: entrant list reordered so that index = seed. */
         tournament_entrant *sorted = malloc((size_t)t->n * sizeof *sorted);
@@ -1158,9 +1245,10 @@ int cmd_start_tournament(request *rq)
 
 /* ---- start-up -------------------------------------------------------------------------- */
 
-void thue_lobby_load_tournament(void *ctx, const char *id, const char *state)
+/* A tournament from its saved state, added to the list (NULL: unreadable, logged). With
+ * mine, only one this node directs (start-up); without, any (a takeover). */
+static tournament *load_state(thue_lobby *l, const char *id, const char *state, bool mine)
 {
-    thue_lobby *l = ctx;
     json_error_t jerr;
     json_t *o = json_loads(state, 0, &jerr);
     json_t *ents, *rounds;
@@ -1171,11 +1259,11 @@ void thue_lobby_load_tournament(void *ctx, const char *id, const char *state)
      * that comes back under its name resumes its own: docs/cluster.md); a tournament of
      * a single server ("node" absent) only a single server resumes. */
     const char *node = json_string_value(json_object_get(o, "node"));
-    if (strcmp(node != NULL ? node : "", l->cfg.node) != 0) {
+    if (mine && strcmp(node != NULL ? node : "", l->cfg.node) != 0) {
         thue_log(THUE_LOG_INFO, "tournament %s is directed by %s: not loaded here", id,
                  node != NULL ? node : "a single server");
         json_decref(o);
-        return;
+        return NULL;
     }
     t = tournament_alloc(l);
     if (t == NULL)
@@ -1251,10 +1339,12 @@ void thue_lobby_load_tournament(void *ctx, const char *id, const char *state)
                 goto bad;
         }
     }
+    json_t *fence = json_object_get(o, "fence");
+    t->fence = json_is_integer(fence) ? (int64_t)json_integer_value(fence) : 0;
     json_decref(o);
     nodes_id_added(l, t->id);
     thue_log(THUE_LOG_INFO, "tournament %s loaded (round %d of %d)", t->id, t->round, t->nrounds);
-    return;
+    return t;
 bad:
     thue_log(THUE_LOG_ERROR, "tournament %s: its saved state cannot be read; it is left out", id);
     if (t) {
@@ -1262,6 +1352,12 @@ bad:
         tournament_free(t);
     }
     json_decref(o);
+    return NULL;
+}
+
+void thue_lobby_load_tournament(void *ctx, const char *id, const char *state)
+{
+    load_state(ctx, id, state, true);
 }
 
 void thue_lobby_recover_tournament_results(thue_lobby *l, thue_store *store)
@@ -1315,6 +1411,24 @@ static void sort_loaded(thue_lobby *l)
     free(v);
 }
 
+/* The current round's unfinished games played again (after a restart, or a takeover):
+ * their human players get grace_s to come back; then the round is stored and announced. */
+static void replay_round(thue_lobby *l, tournament *t)
+{
+    if (t->status != 1 || t->round == 0)
+        return;
+    int r = t->round - 1;
+    int replayed = 0;
+    for (int b = 0; b < t->nboards[r]; b++)
+        if (t->games[r][b].g.result == THUE_RESULT_NONE) {
+            start_game(l, t, b, true);
+            replayed++;
+        }
+    thue_log(THUE_LOG_INFO, "tournament %s: round %d resumed, %d games replayed", t->id, t->round,
+             replayed);
+    store_round(l, t);
+}
+
 void thue_lobby_resume_tournaments(thue_lobby *l)
 {
     sort_loaded(l);
@@ -1337,18 +1451,125 @@ void thue_lobby_resume_tournaments(thue_lobby *l)
         }
     }
     tournaments_arm(l);
-    for (tournament *t = l->tournaments; t; t = t->next) {
-        if (t->status != 1 || t->round == 0)
+    for (tournament *t = l->tournaments; t; t = t->next)
+        replay_round(l, t);
+}
+
+/* ---- leases: the lobby's side ------------------------------------------------------------ */
+
+/* The games of a taken tournament's current round that its old director had stored as
+ * matches (games: [[round, name0, name1, winner], ...]) get their results. */
+static void recover_from_games(tournament *t, json_t *games)
+{
+    if (t->status != 1 || t->round == 0)
+        return;
+    int r = t->round - 1, recovered = 0;
+    size_t i;
+    json_t *m;
+    json_array_foreach(games, i, m)
+    {
+        json_int_t round = 0, winner = -1;
+        const char *n0 = NULL, *n1 = NULL;
+        if (json_unpack(m, "[I, s, s, I]", &round, &n0, &n1, &winner) != 0 || round != t->round)
             continue;
-        int r = t->round - 1;
-        int replayed = 0;
-        for (int b = 0; b < t->nboards[r]; b++)
-            if (t->games[r][b].g.result == THUE_RESULT_NONE) {
-                start_game(l, t, b, true);
-                replayed++;
+        for (int b = 0; b < t->nboards[r]; b++) {
+            thue_game *g = &t->games[r][b].g;
+            if (g->result == THUE_RESULT_NONE && g->second != THUE_SCHED_BYE &&
+                strcmp(t->e[g->first].name, n0) == 0 && strcmp(t->e[g->second].name, n1) == 0) {
+                g->result = first_wins((int)winner, 0);
+                recovered++;
             }
-        thue_log(THUE_LOG_INFO, "tournament %s: round %d resumed, %d games replayed", t->id,
-                 t->round, replayed);
-        store_round(l, t);
+        }
+    }
+    if (recovered)
+        thue_log(THUE_LOG_INFO, "tournament %s: %d results of round %d recovered from the stored "
+                 "matches", t->id, recovered, t->round);
+}
+
+/* Another node's tournament, its lease run out, is this node's now. */
+static void take_over(thue_lobby *l, json_t *o)
+{
+    const char *id = json_string_value(json_object_get(o, "id"));
+    const char *state = json_string_value(json_object_get(o, "state"));
+    json_t *fence = json_object_get(o, "fence");
+    if (id == NULL || state == NULL || !json_is_integer(fence))
+        return;
+    tournament *old = tournament_find(l, id); /* a stale copy of this node's (paused) */
+    if (old != NULL)
+        tournament_remove(l, old);
+    tournament *t = load_state(l, id, state, false);
+    if (t == NULL)
+        return;
+    t->fence = (int64_t)json_integer_value(fence);
+    t->lease_until = l->lease_sent + LEASE_MS - LEASE_MARGIN_MS;
+    thue_log(THUE_LOG_WARN, "tournament %s: its director's lease ran out: this node directs it "
+             "now (fence %lld)", id, (long long)t->fence);
+    recover_from_games(t, json_object_get(o, "games"));
+    sort_loaded(l);
+    tournaments_arm(l);
+    if (t->status == 1 && t->round > 0)
+        replay_round(l, t);
+    else
+        save(l, t); /* its state under this node's name and fence */
+}
+
+static void leases_done(int status, char *body, size_t len, void *data)
+{
+    thue_lobby *l = data;
+    l->store_pending--;
+    l->leasing = false;
+    json_t *o = status == 200 && body != NULL ? json_loadb(body, len, 0, NULL) : NULL;
+    free(body);
+    if (o == NULL) {
+        thue_log(THUE_LOG_WARN, "tournaments: the leases could not be renewed (the database "
+                 "failed); tried again in a second");
+        return;
+    }
+    if (l->stopping) {
+        json_decref(o);
+        return;
+    }
+    json_t *renewed = json_object_get(o, "renewed");
+    /* Each tournament directed here: renewed (under the same fence), or taken by another
+     * node (dropped). One whose first save is not in yet is not in the answer: kept. */
+    for (tournament *t = l->tournaments, *next; t; t = next) {
+        next = t->next;
+        if (t->status >= 2)
+            continue;
+        bool found = false, same = false;
+        size_t i;
+        json_t *r;
+        json_array_foreach(renewed, i, r)
+        {
+            const char *rid = json_string_value(json_object_get(r, "id"));
+            if (rid != NULL && strcmp(rid, t->id) == 0) {
+                found = true;
+                same = json_integer_value(json_object_get(r, "fence")) == t->fence;
+            }
+        }
+        if (found && same) {
+            t->lease_until = l->lease_sent + LEASE_MS - LEASE_MARGIN_MS;
+            if (t->status == 1 && t->round > 0)
+                check_round(l, t); /* a decision that waited for the lease */
+        } else if (found || t->lease_until == 0 || uv_now(l->loop) >= t->lease_until) {
+            /* another fence, or not this node's at all (a row never written is younger
+             * than its first lease: kept until that runs out) */
+            fenced_out(l, t->id);
+        }
+    }
+    size_t i;
+    json_t *taken;
+    json_array_foreach(json_object_get(o, "taken"), i, taken) take_over(l, taken);
+    json_decref(o);
+}
+
+void tournaments_lease_tick(thue_lobby *l)
+{
+    if (!leased(l) || l->leasing || l->stopping)
+        return;
+    if (thue_store_tournament_leases(l->store, l->cfg.node, LEASE_MS, leases_done, l) == 0) {
+        l->leasing = true;
+        l->lease_sent = uv_now(l->loop);
+        l->store_pending++;
     }
 }

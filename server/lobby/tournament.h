@@ -30,5 +30,8 @@ void tournaments_free(thue_lobby *l);
 /* Open tournaments that were never started expire after cfg.tournament_expire_s: arms
  * the lobby's tour_timer for the next one (stops it when none is open). */
 void tournaments_arm(thue_lobby *l);
+/* Several nodes, each second: renews the leases of the tournaments this node directs,
+ * drops those another node has taken, and takes over one whose director is gone. */
+void tournaments_lease_tick(thue_lobby *l);
 
 #endif

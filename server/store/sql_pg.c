@@ -638,7 +638,11 @@ static const migration migrations[] = {
         "CREATE INDEX accounts_seq ON accounts (seq);"
         "CREATE INDEX ratings_seq ON ratings (seq);"
         "CREATE INDEX account_tokens_seq ON account_tokens (seq);"
-        "CREATE INDEX matches_pair ON matches (account0, account1, ended_ms);"},
+        "CREATE INDEX matches_pair ON matches (account0, account1, ended_ms);"
+        "ALTER TABLE tournaments ADD COLUMN node TEXT NOT NULL DEFAULT '';"
+        "ALTER TABLE tournaments ADD COLUMN fence BIGINT NOT NULL DEFAULT 0;"
+        "ALTER TABLE tournaments ADD COLUMN lease_ms BIGINT NOT NULL DEFAULT 0;"
+        "CREATE INDEX tournaments_lease ON tournaments (finished, lease_ms);"},
 };
 
 #define NMIGRATIONS ((int)(sizeof migrations / sizeof migrations[0]))

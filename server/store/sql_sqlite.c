@@ -182,7 +182,11 @@ static const migration migrations[] = {
     {5, "ALTER TABLE accounts ADD COLUMN seq INTEGER NOT NULL DEFAULT 0;"
         "ALTER TABLE ratings ADD COLUMN seq INTEGER NOT NULL DEFAULT 0;"
         "ALTER TABLE account_tokens ADD COLUMN seq INTEGER NOT NULL DEFAULT 0;"
-        "CREATE INDEX matches_pair ON matches (account0, account1, ended_ms);"},
+        "CREATE INDEX matches_pair ON matches (account0, account1, ended_ms);"
+        "ALTER TABLE tournaments ADD COLUMN node TEXT NOT NULL DEFAULT '';"
+        "ALTER TABLE tournaments ADD COLUMN fence INTEGER NOT NULL DEFAULT 0;"
+        "ALTER TABLE tournaments ADD COLUMN lease_ms INTEGER NOT NULL DEFAULT 0;"
+        "CREATE INDEX tournaments_lease ON tournaments (finished, lease_ms);"},
 };
 
 #define NMIGRATIONS ((int)(sizeof migrations / sizeof migrations[0]))

@@ -54,7 +54,8 @@ typedef enum {
     JOB_MATCHES_JSON,
     JOB_MOVES_CSV,
     JOB_GET_PASSWORD,
-    JOB_CHANGES
+    JOB_CHANGES,
+    JOB_LEASES /* writes, but never held back: a lease is renewed now or not at all */
 } job_kind;
 
 #define JOB_LAST_WRITE JOB_ADD_TOKEN
@@ -79,6 +80,8 @@ struct job {
     char *game;       /* reads of a player's matches: the game asked for, or NULL */
     int finished;
     int64_t updated_ms;
+    char *node;     /* tournaments: the directing node (saves, leases) */
+    int64_t fence, lease_ms;
     int page, per_page;
     int64_t viewer; /* reads of matches: thue__db_match_json's */
     /* passwords and tokens: the account, the new hash and the one it replaces (has_expect
@@ -141,6 +144,7 @@ static void job_free(job *j)
     free(j->gstates[0]);
     free(j->gstates[1]);
     free(j->game);
+    free(j->node);
     free(j->text.body);
     free(j);
 }
@@ -177,9 +181,14 @@ static void run_job(thue_store *s, job *j)
     case JOB_SAVE_MATCH:
         j->err = thue__db_save_match(&s->db, &j->match, crash);
         break;
-    case JOB_SAVE_TOURNAMENT:
-        j->err =
-            thue__db_save_tournament(&s->db, j->key, j->state, j->finished, j->updated_ms, crash);
+    case JOB_SAVE_TOURNAMENT: {
+        thue__tournament_save t = {j->key,    j->state,      j->node,  j->finished,
+                                   j->updated_ms, j->fence, j->lease_ms ? j->updated_ms + j->lease_ms : 0};
+        j->err = thue__db_save_tournament(&s->db, &t, crash);
+        break;
+    }
+    case JOB_LEASES:
+        thue__db_leases(&s->db, j->node, now_ms(), j->lease_ms, &j->text);
         break;
     case JOB_MATCH_JSON:
         thue__db_match_json(&s->db, j->key, j->viewer, crash, &j->text);
@@ -726,20 +735,31 @@ oom:
 int thue_store_save_tournament(thue_store *s, const char *id, const char *state_json, int finished,
                                thue_store_cb cb, void *data)
 {
+    return thue_store_save_tournament_fenced(s, id, state_json, finished, "", 0, 0, cb, data);
+}
+
+int thue_store_save_tournament_fenced(thue_store *s, const char *id, const char *state_json,
+                                      int finished, const char *node, int64_t fence,
+                                      int64_t lease_ms, thue_store_cb cb, void *data)
+{
     int err = can_queue(s);
     if (err)
         return err;
-    if (id == NULL || id[0] == '\0' || state_json == NULL)
+    if (id == NULL || id[0] == '\0' || state_json == NULL || node == NULL || fence < 0 ||
+        lease_ms < 0)
         return THUE_EINVAL;
     job *j = job_new(JOB_SAVE_TOURNAMENT);
     if (j == NULL)
         return THUE_ENOMEM;
     j->key = strdup(id);
     j->state = strdup(state_json);
-    if (j->key == NULL || j->state == NULL) {
+    j->node = strdup(node);
+    if (j->key == NULL || j->state == NULL || j->node == NULL) {
         job_free(j);
         return THUE_ENOMEM;
     }
+    j->fence = fence;
+    j->lease_ms = lease_ms;
     j->finished = finished != 0;
     j->updated_ms = now_ms();
     j->cb = cb;
@@ -767,6 +787,28 @@ static int queue_read(thue_store *s, job_kind kind, const char *key, int64_t vie
     j->viewer = viewer < 0 ? -1 : viewer;
     j->page = page;
     j->per_page = per_page;
+    j->text_cb = cb;
+    j->data = data;
+    queue(s, j);
+    return 0;
+}
+
+int thue_store_tournament_leases(thue_store *s, const char *node, int64_t lease_ms,
+                                 thue_store_text_cb cb, void *data)
+{
+    int err = can_queue(s);
+    if (err)
+        return err;
+    if (node == NULL || node[0] == '\0' || lease_ms <= 0)
+        return THUE_EINVAL;
+    job *j = job_new(JOB_LEASES);
+    if (j == NULL)
+        return THUE_ENOMEM;
+    if ((j->node = strdup(node)) == NULL) {
+        job_free(j);
+        return THUE_ENOMEM;
+    }
+    j->lease_ms = lease_ms;
     j->text_cb = cb;
     j->data = data;
     queue(s, j);

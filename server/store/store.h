@@ -223,9 +223,33 @@ int thue_store_add_account(thue_store *s, const thue_account_row *row, thue_stor
  * in one transaction. */
 int thue_store_save_match(thue_store *s, const thue_match_row *m, thue_store_cb cb, void *data);
 /* A tournament's whole state (JSON text the lobby writes and reads back at start-up);
- * finished = 1 once it is over (it is then not loaded again). */
+ * finished = 1 once it is over (it is then not loaded again). A single server's: node ""
+ * and fence 0 (thue_store_save_tournament_fenced). */
 int thue_store_save_tournament(thue_store *s, const char *id, const char *state_json,
                                int finished, thue_store_cb cb, void *data);
+/*
+ * Several nodes: who directs a tournament is the row's node, under a lease (lease_ms from
+ * now: the row's lease_ms, Unix ms) and a fencing token (fence, raised by one whenever
+ * another node takes the tournament over). A save names the node and the fence it
+ * directs under: a new row is created with them; an existing one is replaced only when
+ * both still match, else THUE_STORE_EFENCED and nothing is written (a node paused past
+ * its lease, whose tournament another node took, can no longer write it).
+ */
+int thue_store_save_tournament_fenced(thue_store *s, const char *id, const char *state_json,
+                                      int finished, const char *node, int64_t fence,
+                                      int64_t lease_ms, thue_store_cb cb, void *data);
+/*
+ * Renews the leases of node's unfinished tournaments to lease_ms from now (the store
+ * thread's clock), then takes over at most one unfinished tournament of another node
+ * whose lease has run out (its node becomes this one, its fence goes up by one; two
+ * nodes never take the same one). The answer, JSON: {"renewed":[{"id","fence"}],
+ * "taken":[{"id","state","fence","games":[[round,name0,name1,winner]...]}]}, games being
+ * the taken tournament's stored matches (winner: seat, -1 a draw) so that results its old
+ * director had not saved are not lost. 500 when the database failed: nothing renewed
+ * (never held back and retried later, unlike a write).
+ */
+int thue_store_tournament_leases(thue_store *s, const char *node, int64_t lease_ms,
+                                 thue_store_text_cb cb, void *data);
 
 /* GET /api/matches/{id}: the JSON of PROTOCOL.md section 13 (application/json). */
 int thue_store_match_json(thue_store *s, const char *id, thue_store_text_cb cb, void *data);

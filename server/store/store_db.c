@@ -53,10 +53,14 @@ static const char *const stmt_sql[THUE__STMT_COUNT] = {
         "draws = excluded.draws, losses = excluded.losses",
     [THUE__STMT_RATING_LOAD] = "SELECT account, game, pool, rating, rd, vol, games, wins, draws, "
                                "losses FROM ratings ORDER BY account, game, pool",
+    /* Fenced (several nodes: the lease, store.h): an existing row is replaced only by the
+     * node that holds it with the same fence; otherwise no row comes back. */
     [THUE__STMT_TOURNAMENT_UPSERT] =
-        "INSERT INTO tournaments (id, state, finished, updated_ms) VALUES (?1, ?2, ?3, ?4) "
-        "ON CONFLICT (id) DO UPDATE SET state = excluded.state, finished = excluded.finished, "
-        "updated_ms = excluded.updated_ms",
+        "INSERT INTO tournaments (id, state, finished, updated_ms, node, fence, lease_ms) "
+        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) ON CONFLICT (id) DO UPDATE SET state = "
+        "excluded.state, finished = excluded.finished, updated_ms = excluded.updated_ms, "
+        "lease_ms = max(tournaments.lease_ms, excluded.lease_ms) WHERE tournaments.node = "
+        "excluded.node AND tournaments.fence = excluded.fence RETURNING id",
     [THUE__STMT_TOURNAMENT_LOAD] =
         "SELECT id, state FROM tournaments WHERE finished = 0 ORDER BY id",
     [THUE__STMT_MATCH_INSERT] =
@@ -129,6 +133,16 @@ static const char *const stmt_sql[THUE__STMT_COUNT] = {
         "INSERT INTO account_tokens (token_hash, account, created_ms) VALUES (?1, ?2, ?3) "
         "ON CONFLICT (token_hash) DO NOTHING",
     [THUE__STMT_TOKEN_LOAD] = "SELECT account, token_hash FROM account_tokens ORDER BY account",
+    /* The leases of tournaments (several nodes): a node's renewal, and the taking over
+     * of one tournament whose lease ran out (its fence goes up by one). */
+    [THUE__STMT_LEASE_RENEW] = "UPDATE tournaments SET lease_ms = ?2 WHERE node = ?1 AND "
+                               "finished = 0 RETURNING id, fence",
+    [THUE__STMT_LEASE_TAKE] =
+        "UPDATE tournaments SET node = ?1, fence = fence + 1, lease_ms = ?2 WHERE id = (SELECT "
+        "id FROM tournaments WHERE finished = 0 AND lease_ms < ?3 AND node <> ?1 ORDER BY "
+        "lease_ms, id LIMIT 1) RETURNING id, state, fence",
+    [THUE__STMT_TOURNAMENT_MATCHES] = "SELECT tournament_round, name0, name1, winner FROM "
+                                      "matches WHERE tournament = ?1 ORDER BY ended_ms, id",
     [THUE__STMT_RATING_GET] = "SELECT rating, rd, vol, games, wins, draws, losses, seq FROM ratings "
                               "WHERE account = ?1 AND game = ?2 AND pool = ?3",
     /* Rated matches (their ratings written) of two accounts, either seat, since a time. */
@@ -208,6 +222,17 @@ static const char *const pg_sql[THUE__STMT_COUNT] = {
                                    "tournament_round = $2 AND name0_key = $3 AND "
                                    "name1_key = $4 ORDER BY ended_ms DESC LIMIT 1",
     [THUE__STMT_WRITE_LOCK] = "SELECT pg_advisory_xact_lock(1953002853000002)",
+    [THUE__STMT_TOURNAMENT_UPSERT] =
+        "INSERT INTO tournaments (id, state, finished, updated_ms, node, fence, lease_ms) "
+        "VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (id) DO UPDATE SET state = "
+        "excluded.state, finished = excluded.finished, updated_ms = excluded.updated_ms, "
+        "lease_ms = greatest(tournaments.lease_ms, excluded.lease_ms) WHERE tournaments.node = "
+        "excluded.node AND tournaments.fence = excluded.fence RETURNING id",
+    /* Two nodes looking for a lapsed lease at once: one takes it, the other skips it. */
+    [THUE__STMT_LEASE_TAKE] =
+        "UPDATE tournaments SET node = $1, fence = fence + 1, lease_ms = $2 WHERE id = (SELECT "
+        "id FROM tournaments WHERE finished = 0 AND lease_ms < $3 AND node <> $1 ORDER BY "
+        "lease_ms, id LIMIT 1 FOR UPDATE SKIP LOCKED) RETURNING id, state, fence",
     [THUE__STMT_PASSWORD_SET] = "UPDATE accounts SET password_hash = $2 WHERE id = $1 AND "
                                 "kind = 1 AND password_hash IS NOT DISTINCT FROM $3::TEXT "
                                 "RETURNING id",
@@ -977,20 +1002,26 @@ int thue__db_save_match(thue__db *d, thue_match_row *m, int crash)
     return thue__db_commit(d);
 }
 
-int thue__db_save_tournament(thue__db *d, const char *id, const char *state_json, int finished,
-                             int64_t updated_ms, int crash)
+int thue__db_save_tournament(thue__db *d, const thue__tournament_save *t, int crash)
 {
     int err = thue__db_begin(d, 1);
     if (err)
         return err;
     const thue__stmt w = THUE__STMT_TOURNAMENT_UPSERT;
-    thue__sql_bind_text(d, w, 1, id);
-    thue__sql_bind_text(d, w, 2, state_json);
-    thue__sql_bind_int(d, w, 3, finished != 0);
-    thue__sql_bind_int64(d, w, 4, updated_ms);
-    if (thue__sql_step(d, w) != THUE__SQL_DONE) {
+    thue__sql_bind_text(d, w, 1, t->id);
+    thue__sql_bind_text(d, w, 2, t->state);
+    thue__sql_bind_int(d, w, 3, t->finished != 0);
+    thue__sql_bind_int64(d, w, 4, t->updated_ms);
+    thue__sql_bind_text(d, w, 5, t->node);
+    thue__sql_bind_int64(d, w, 6, t->fence);
+    thue__sql_bind_int64(d, w, 7, t->lease_ms);
+    int rc = thue__sql_step(d, w);
+    if (rc == THUE__SQL_DONE) {
+        /* The row is another node's, or this one's under a newer fence: refused. */
+        err = THUE_STORE_EFENCED;
+    } else if (rc != THUE__SQL_ROW) {
         char what[96];
-        snprintf(what, sizeof what, "cannot save tournament %s", id);
+        snprintf(what, sizeof what, "cannot save tournament %s", t->id);
         err = thue__db_fail(d, what);
     }
     thue__sql_reset(d, w);
@@ -1000,6 +1031,90 @@ int thue__db_save_tournament(thue__db *d, const char *id, const char *state_json
         return err;
     }
     return thue__db_commit(d);
+}
+
+/* Appends the rows of a lease statement's RETURNING (id, fence; LEASE_TAKE: id, state,
+ * fence) to arr as objects, with the tournament's stored matches for a taken one. */
+static int lease_rows(thue__db *d, thue__stmt w, json_t *arr, int taken)
+{
+    int rc;
+    while ((rc = thue__sql_step(d, w)) == THUE__SQL_ROW) {
+        const char *id = thue__sql_column_text(d, w, 0);
+        json_t *o = taken ? json_pack("{s:s, s:s, s:I}", "id", id ? id : "", "state",
+                                      thue__sql_column_text(d, w, 1) ? thue__sql_column_text(d, w, 1) : "",
+                                      "fence", (json_int_t)thue__sql_column_int64(d, w, 2))
+                          : json_pack("{s:s, s:I}", "id", id ? id : "", "fence",
+                                      (json_int_t)thue__sql_column_int64(d, w, 1));
+        if (json_array_append_new(arr, o) != 0) {
+            rc = THUE_ENOMEM;
+            break;
+        }
+    }
+    thue__sql_reset(d, w);
+    if (rc != THUE__SQL_DONE || !taken)
+        return rc;
+    /* A taken tournament's stored games: results its old director may not have saved. */
+    size_t i;
+    json_t *o;
+    json_array_foreach(arr, i, o)
+    {
+        const thue__stmt m = THUE__STMT_TOURNAMENT_MATCHES;
+        json_t *games = json_array();
+        thue__sql_bind_text(d, m, 1, json_string_value(json_object_get(o, "id")));
+        while (games != NULL && (rc = thue__sql_step(d, m)) == THUE__SQL_ROW)
+            json_array_append_new(
+                games, json_pack("[I, s, s, I]", (json_int_t)thue__sql_column_int64(d, m, 0),
+                                 thue__sql_column_text(d, m, 1), thue__sql_column_text(d, m, 2),
+                                 thue__sql_column_null(d, m, 3)
+                                     ? (json_int_t)-1
+                                     : (json_int_t)thue__sql_column_int64(d, m, 3)));
+        thue__sql_reset(d, m);
+        if (games == NULL)
+            rc = THUE_ENOMEM;
+        json_object_set_new(o, "games", games);
+        if (rc != THUE__SQL_DONE)
+            return rc;
+    }
+    return rc;
+}
+
+void thue__db_leases(thue__db *d, const char *node, int64_t now_ms, int64_t lease_ms,
+                     thue__text *out)
+{
+    json_t *renewed = json_array(), *taken = json_array();
+    int err = renewed && taken ? thue__db_begin(d, 1) : THUE_ENOMEM;
+    int rc = THUE__SQL_DONE;
+    if (err == 0) {
+        thue__sql_bind_text(d, THUE__STMT_LEASE_RENEW, 1, node);
+        thue__sql_bind_int64(d, THUE__STMT_LEASE_RENEW, 2, now_ms + lease_ms);
+        rc = lease_rows(d, THUE__STMT_LEASE_RENEW, renewed, 0);
+    }
+    if (err == 0 && rc == THUE__SQL_DONE) {
+        thue__sql_bind_text(d, THUE__STMT_LEASE_TAKE, 1, node);
+        thue__sql_bind_int64(d, THUE__STMT_LEASE_TAKE, 2, now_ms + lease_ms);
+        thue__sql_bind_int64(d, THUE__STMT_LEASE_TAKE, 3, now_ms);
+        rc = lease_rows(d, THUE__STMT_LEASE_TAKE, taken, 1);
+    }
+    if (err == 0 && rc != THUE__SQL_DONE) {
+        if (rc != THUE_ENOMEM)
+            thue__db_fail(d, "cannot renew or take the tournaments' leases");
+        thue__db_rollback(d);
+        err = THUE_STORE_EIO;
+    }
+    if (err == 0)
+        err = thue__db_commit(d);
+    char *text = NULL;
+    if (err == 0) {
+        json_t *o = json_pack("{s:o, s:o}", "renewed", renewed, "taken", taken);
+        renewed = taken = NULL;
+        text = o ? json_dumps(o, JSON_COMPACT) : NULL;
+        json_decref(o);
+    }
+    json_decref(renewed);
+    json_decref(taken);
+    out->status = text ? 200 : 500;
+    out->body = text;
+    out->len = text ? strlen(text) : 0;
 }
 
 /* ---- passwords and login tokens (schema 4) ---------------------------------------------- */

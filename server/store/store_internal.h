@@ -62,6 +62,9 @@ typedef enum {
     THUE__STMT_CHANGES_ACCOUNTS, /* the rows changed since a change number */
     THUE__STMT_CHANGES_TOKENS,
     THUE__STMT_CHANGES_RATINGS,
+    THUE__STMT_LEASE_RENEW,        /* a node's tournaments: their leases renewed */
+    THUE__STMT_LEASE_TAKE,         /* one tournament whose lease ran out, taken over */
+    THUE__STMT_TOURNAMENT_MATCHES, /* a tournament's stored games */
     THUE__STMT_COUNT
 } thue__stmt;
 
@@ -162,8 +165,18 @@ int thue__db_save_match(thue__db *d, thue_match_row *m, int crash);
  * load): a JSON array of the lobby's account events (store.h, thue_store_changes) into
  * out. PostgreSQL only; SQLite's answer is always "[]". */
 void thue__db_changes(thue__db *d, thue__text *out);
-int thue__db_save_tournament(thue__db *d, const char *id, const char *state_json, int finished,
-                             int64_t updated_ms, int crash);
+/* A tournament's state to save, fenced by (node, fence): THUE_STORE_EFENCED when the row
+ * is another node's or has another fence. */
+typedef struct thue__tournament_save {
+    const char *id, *state, *node;
+    int finished;
+    int64_t updated_ms, fence, lease_ms;
+} thue__tournament_save;
+int thue__db_save_tournament(thue__db *d, const thue__tournament_save *t, int crash);
+/* Renews node's leases and takes over at most one lapsed one (store.h,
+ * thue_store_tournament_leases): the JSON answer into out (500 on failure, logged). */
+void thue__db_leases(thue__db *d, const char *node, int64_t now_ms, int64_t lease_ms,
+                     thue__text *out);
 /* Passwords and login tokens (schema 4; store.h's thue_store_password_set and
  * thue_store_add_token). expect NULL: the account has no password yet. *updated is the
  * account's id when the hash was written, 0 when the stored one was not expect. */

@@ -2,6 +2,7 @@
 // or a session on another node is answered with `moved`, quick match pairs players of
 // different nodes, accounts and the ladder are the same from every node; and the faults
 // of issue 19: a node killed with SIGKILL, Redis restarted, PostgreSQL stopped and back.
+import { execFileSync } from "node:child_process";
 import assert from "node:assert/strict";
 import { autoplay, Client, run, startMatch as playing, test } from "./lib.mjs";
 import { follow, hello, services, startCluster, until } from "./clusterlib.mjs";
@@ -335,34 +336,81 @@ test("a Swiss tournament whose entrants sit on different nodes", async () => {
   }
 });
 
-test("a tournament's node killed and started again under its name resumes it; no other node takes it", async () => {
+/** Starts a Swiss tournament of four bots on `node` (3 rounds); its id once round 2 runs.
+ * The bots search for their whole --bot-think-ms (UCT with more iterations than that
+ * allows): a game lasts seconds, so round 2 is still being played when the test acts. */
+async function botTournament(node) {
+  const org = await hello(node, "Org");
+  await org.ok({ type: "claim_name", name: "Org" });
+  const { tournament } = await org.ok({ type: "create_tournament", name: "Bots", format: "swiss", variant: "square", k: 3, limit: 6, rounds: 3, max_players: 4 });
+  for (const bot of ["uct:iterations=100000000", "uct:iterations=90000000", "uct:iterations=80000000", "uct:iterations=70000000"])
+    await org.ok({ type: "join_tournament", tournament, bot });
+  await org.ok({ type: "start_tournament", tournament });
+  await org.next((m) => m.type === "tournament_event" && m.event === "round_started" && m.round === 2, "round 2", 60000);
+  await org.close();
+  return tournament;
+}
+
+/** The tournament as `node` serves it, once finished: 3 rounds, 6 points in all. */
+async function finishedOn(node, tournament) {
+  const t = await until(async () => {
+    const r = await fetch(`${node.url}/api/tournaments/${tournament}`);
+    const j = r.status === 200 ? await r.json() : null;
+    return j && j.status === "finished" && j;
+  }, `the tournament to finish on ${node.name}`, 90000);
+  assert.equal(t.round_list.length, 3);
+  assert.equal(t.standings.reduce((a, x) => a + x.points, 0), 6, "3 rounds of 2 games, each scored once");
+  return t;
+}
+
+const psql = (cl, sql) => execFileSync("psql", [cl.svc.pg, "-Atc", sql], { encoding: "utf8" }).trim();
+
+test("a tournament's node killed with -9: another node takes it over within 15 s and plays it to the end; the old node, back, leaves it", async () => {
   const cl = await startCluster(2, ["--rate", "1000", "--burst", "1000", "--bot-think-ms", "150"]);
   try {
-    const org = await hello(cl.nodes.n1, "Org");
-    await org.ok({ type: "claim_name", name: "Org" });
-    const { tournament } = await org.ok({ type: "create_tournament", name: "Bots", format: "swiss", variant: "square", k: 3, limit: 12, rounds: 3, max_players: 4 });
-    for (const bot of ["greedy", "nested:1", "uct:iterations=100", "uct:iterations=50"])
-      await org.ok({ type: "join_tournament", tournament, bot });
-    await org.ok({ type: "start_tournament", tournament });
-    await org.next((m) => m.type === "tournament_event" && m.event === "round_started" && m.round === 2, "round 2", 60000);
+    const tournament = await botTournament(cl.nodes.n1);
+    assert.equal(psql(cl, `SELECT node || ' ' || fence FROM tournaments WHERE id = '${tournament}'`), "n1 0");
+    const t0 = Date.now();
     cl.nodes.n1.proc.kill("SIGKILL");
     await cl.nodes.n1.exited;
     delete cl.nodes.n1;
-    // n2 does not take it, now or when it starts again
-    assert.equal((await fetch(`${cl.nodes.n2.url}/api/tournaments/${tournament}`)).status, 404);
-    await cl.nodes.n2.stop("SIGTERM");
-    delete cl.nodes.n2;
-    const n2 = await cl.add("n2");
-    assert.match(n2.stdout() + n2.stderr(), new RegExp(`tournament ${tournament} is directed by n1: not loaded here`));
-    assert.equal((await fetch(`${n2.url}/api/tournaments/${tournament}`)).status, 404);
-    // n1 back under its name: it loads its tournament and plays it to the end
+    const n2 = cl.nodes.n2;
+    await until(async () => (await fetch(`${n2.url}/api/tournaments/${tournament}`)).status === 200, "n2 to take the tournament over", 15000);
+    const took = Date.now() - t0;
+    assert.ok(took < 15000, `taken over after ${took} ms`);
+    assert.match(n2.stdout() + n2.stderr(), new RegExp(`tournament ${tournament}: its director's lease ran out: this node directs it now \\(fence 1\\)`));
+    await finishedOn(n2, tournament);
+    assert.equal(psql(cl, `SELECT node || ' ' || fence || ' ' || finished FROM tournaments WHERE id = '${tournament}'`), "n2 1 1");
+    // n1 back under its name: the tournament is n2's (finished), n1 does not load it
     const n1 = await cl.add("n1");
-    const t = await until(async () => {
-      const j = await (await fetch(`${n1.url}/api/tournaments/${tournament}`)).json();
-      return j.status === "finished" && j;
-    }, "the tournament to finish on n1", 90000);
-    assert.equal(t.round_list.length, 3);
-    assert.equal(t.standings.reduce((a, x) => a + x.points, 0), 6, "3 rounds of 2 games");
+    assert.equal((await fetch(`${n1.url}/api/tournaments/${tournament}`)).status, 404);
+    // each game of the tournament stored once per round and board: 6 results in all
+    assert.equal(psql(cl, `SELECT count(DISTINCT (tournament_round, name0, name1)) FROM matches WHERE tournament = '${tournament}'`), "6");
+  } finally {
+    await cl.stop();
+  }
+});
+
+test("a tournament's node paused past its lease (SIGSTOP): another node takes it over; woken (SIGCONT), the old one neither pairs a round nor writes the state", async () => {
+  const cl = await startCluster(2, ["--rate", "1000", "--burst", "1000", "--bot-think-ms", "150"]);
+  try {
+    const n1 = cl.nodes.n1, n2 = cl.nodes.n2;
+    const tournament = await botTournament(n1);
+    n1.proc.kill("SIGSTOP");
+    try {
+      await until(async () => (await fetch(`${n2.url}/api/tournaments/${tournament}`)).status === 200, "n2 to take the tournament over", 15000);
+      assert.equal(psql(cl, `SELECT node || ' ' || fence FROM tournaments WHERE id = '${tournament}'`), "n2 1");
+    } finally {
+      n1.proc.kill("SIGCONT");
+    }
+    const woken = (n1.stdout() + n1.stderr()).length;
+    // n1 finds it gone at its first renewal and drops it
+    await until(async () => new RegExp(`tournament ${tournament}: another node directs it now`).test((n1.stdout() + n1.stderr()).slice(woken)), "n1 to drop the tournament", 10000);
+    await finishedOn(n2, tournament);
+    const after = (n1.stdout() + n1.stderr()).slice(woken);
+    assert.doesNotMatch(after, new RegExp(`tournament ${tournament}: round \\d+ of`), "n1 paired no round after waking");
+    assert.doesNotMatch(after, new RegExp(`tournament ${tournament}: round \\d+ finished`), "n1 closed no round after waking");
+    assert.equal(psql(cl, `SELECT node || ' ' || fence || ' ' || finished FROM tournaments WHERE id = '${tournament}'`), "n2 1 1");
   } finally {
     await cl.stop();
   }

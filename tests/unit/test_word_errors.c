@@ -112,7 +112,7 @@ static void test_errors_one_list(void **state)
             assert_string_not_equal(all[i].wire, all[j].wire);
         }
     }
-    assert_true(ranges[0] >= 20 && ranges[1] >= 28 && ranges[2] == 3);
+    assert_true(ranges[0] >= 20 && ranges[1] >= 28 && ranges[2] == 4);
     assert_string_equal(thue_err_name(THUE_STORE_EIO), "store_failed");
     assert_string_equal(thue_err_name(THUE_PERR_RATE), "rate_limited");
 }
