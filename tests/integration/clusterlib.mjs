@@ -49,8 +49,10 @@ function sharedServices() {
   return shared;
 }
 
-/** n nodes n1..nN on the services: {svc, nodes: {n1: server, ...}, add(name), stop()}. */
-export async function startCluster(n, extra = []) {
+/** n nodes n1..nN on the services: {svc, nodes: {n1: server, ...}, add(name), stop()}.
+ * urls (optional): {redisUrl(name, svc), pgUrl(name, svc)}, each (async) the URL node
+ * `name` is given instead of svc.redis / svc.pg (partition.mjs's proxies, one a node). */
+export async function startCluster(n, extra = [], urls = {}) {
   const base = sharedServices();
   const db = `cluster_${process.pid}_${++clusters}`;
   execFileSync("psql", [base.pg, "-qc", `CREATE DATABASE ${db}`], { stdio: ["ignore", "pipe", "pipe"] });
@@ -61,16 +63,18 @@ export async function startCluster(n, extra = []) {
     for (const s of Object.values(nodes)) await s.stop("SIGKILL").catch(() => {});
   };
   try {
-    for (let i = 1; i <= n; i++) await addNode(svc, nodes, `n${i}`, extra);
+    for (let i = 1; i <= n; i++) await addNode(svc, nodes, `n${i}`, extra, urls);
   } catch (e) {
     await stopNodes();
     throw e;
   }
-  return { svc, nodes, add: (name) => addNode(svc, nodes, name, extra), stop: stopNodes };
+  return { svc, nodes, add: (name) => addNode(svc, nodes, name, extra, urls), stop: stopNodes };
 }
 
-async function addNode(svc, nodes, name, extra) {
-  const s = await startServer(["--node", name, "--redis", svc.redis, "--db", svc.pg, "--log-level", "info", ...extra]);
+async function addNode(svc, nodes, name, extra, urls = {}) {
+  const redis = urls.redisUrl ? await urls.redisUrl(name, svc) : svc.redis;
+  const pg = urls.pgUrl ? await urls.pgUrl(name, svc) : svc.pg;
+  const s = await startServer(["--node", name, "--redis", redis, "--db", pg, "--log-level", "info", ...extra]);
   s.name = name;
   nodes[name] = s;
   await until(async () => (await (await fetch(`${s.url}/healthz`)).json()).node === name && /one of several/.test(s.stdout() + s.stderr()), `${name} to join the cluster`);
