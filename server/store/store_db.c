@@ -145,10 +145,13 @@ static const char *const stmt_sql[THUE__STMT_COUNT] = {
                                       "matches WHERE tournament = ?1 ORDER BY ended_ms, id",
     [THUE__STMT_RATING_GET] = "SELECT rating, rd, vol, games, wins, draws, losses, seq FROM ratings "
                               "WHERE account = ?1 AND game = ?2 AND pool = ?3",
-    /* Rated matches (their ratings written) of two accounts, either seat, since a time. */
+    /* Rated matches (their ratings written) of two accounts, either seat, since a time,
+     * counted up to ?4 (the limit): two ranges of the partial index matches_pair. */
     [THUE__STMT_PAIR_COUNT] =
-        "SELECT count(*) FROM matches WHERE ((account0 = ?1 AND account1 = ?2) OR "
-        "(account0 = ?2 AND account1 = ?1)) AND ended_ms > ?3 AND rating0_after IS NOT NULL",
+        "SELECT (SELECT count(*) FROM (SELECT 1 FROM matches WHERE account0 = ?1 AND "
+        "account1 = ?2 AND ended_ms > ?3 AND rating0_after IS NOT NULL LIMIT ?4) AS a) + "
+        "(SELECT count(*) FROM (SELECT 1 FROM matches WHERE account0 = ?2 AND account1 = ?1 "
+        "AND ended_ms > ?3 AND rating0_after IS NOT NULL LIMIT ?4) AS b)",
     [THUE__STMT_CHANGES_MAX] =
         "SELECT max((SELECT COALESCE(max(seq), 0) FROM accounts), (SELECT COALESCE(max(seq), 0) "
         "FROM ratings), (SELECT COALESCE(max(seq), 0) FROM account_tokens))",
@@ -839,14 +842,15 @@ static int read_rating(thue__db *d, thue_rating_row *row)
     return err;
 }
 
-/* How many rated matches the two accounts have played since `since` (ms): >= 0, or
- * THUE_STORE_EIO (logged). */
-static int pair_count(thue__db *d, int64_t a, int64_t b, int64_t since)
+/* How many rated matches the two accounts have played since `since` (ms), counted up to
+ * max (each seat order): >= 0, or THUE_STORE_EIO (logged). */
+static int pair_count(thue__db *d, int64_t a, int64_t b, int64_t since, int max)
 {
     const thue__stmt w = THUE__STMT_PAIR_COUNT;
     thue__sql_bind_int64(d, w, 1, a);
     thue__sql_bind_int64(d, w, 2, b);
     thue__sql_bind_int64(d, w, 3, since);
+    thue__sql_bind_int64(d, w, 4, max);
     int rc = thue__sql_step(d, w);
     int n = rc == THUE__SQL_ROW ? (int)thue__sql_column_int64(d, w, 0)
                                 : thue__db_fail(d, "cannot count a pair's rated matches");
@@ -870,7 +874,7 @@ static int rate_match(thue__db *d, thue_match_row *m)
         return err;
     if (m->pair_max > 0) {
         int n = pair_count(d, m->ratings[0].account, m->ratings[1].account,
-                           m->ended_ms - m->pair_window_ms);
+                           m->ended_ms - m->pair_window_ms, m->pair_max);
         if (n < 0)
             return n;
         if (n >= m->pair_max) {

@@ -29,6 +29,7 @@ import os from "node:os";
 import path from "node:path";
 import process from "node:process";
 import { startServer, player, get, test, run, withTimeout } from "../integration/lib.mjs";
+import { checkStore, report } from "../../scripts/check-store.mjs";
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 // Every player here comes from 127.0.0.1: the per-address room rate is lifted; checkStored
@@ -179,7 +180,26 @@ async function checkStored(server, load) {
     assert.ok(Math.abs(newest.ratings[seat].after - e.rating) < 0.05,
       `${name}: ladder rating ${e.rating} = after its newest match ${newest.ratings[seat].after}`);
   }
+  await checkDatabase(server, load);
   return { announced: load.ends.size, stored };
+}
+
+/**
+ * scripts/check-store.mjs over the server's database file: every rating chain unbroken,
+ * each match stored once, every announced match stored as announced, the ladder equal to
+ * the ratings table.
+ */
+async function checkDatabase(server, load) {
+  const db = server.args[server.args.indexOf("--db") + 1];
+  const file = path.join(os.tmpdir(), `thue-faults-announced-${process.pid}.jsonl`);
+  fs.writeFileSync(file, [...load.ends.values()].map((m) => JSON.stringify(m)).join("\n") + "\n");
+  try {
+    const r = await checkStore({ db, announced: [file], ladders: [server.url] });
+    assert.ok(r.ok, report(r).join("\n"));
+    console.log(`     check-store: ${r.checks.map((c) => `(${c.key}) ${c.summary}`).join("; ")}`);
+  } finally {
+    fs.rmSync(file, { force: true });
+  }
 }
 
 function tmpdir(tag) {
@@ -312,7 +332,8 @@ async function playThrough(server, load, brk, mend, restart) {
     .catch(async (e) => { throw new Error(`${e.message}\n${await postmortem(server)}`); });
   assert.match(server.stderr(), /writing works again/);
   // Every match seen over is announced, once its record is in.
-  await until(() => load.ends.size >= load.finishedStates, 30000, "the waiting matches to be announced");
+  await until(() => load.ends.size >= load.finishedStates, 30000, "the waiting matches to be announced")
+    .catch((e) => { throw new Error(`${e.message}: ${load.ends.size} of ${load.finishedStates} announced`); });
   assert.equal(await metric(server, "thue_store_writes_waiting"), 0);
   load.stopped = true;
   await sleep(300);

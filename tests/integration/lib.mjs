@@ -65,6 +65,7 @@ export async function startServer(extra = [], env = {}) {
   );
   const server = {
     proc,
+    args,
     port,
     url: `http://127.0.0.1:${port}`,
     ws: `ws://127.0.0.1:${port}/ws`,
