@@ -6,6 +6,13 @@ import { execFileSync } from "node:child_process";
 import assert from "node:assert/strict";
 import { autoplay, Client, run, startMatch as playing, test } from "./lib.mjs";
 import { follow, hello, services, startCluster, until } from "./clusterlib.mjs";
+import { checkStore, report } from "../../scripts/check-store.mjs";
+
+/** scripts/check-store.mjs over the cluster's database and every live node's ladder. */
+async function checkCluster(cl) {
+  const r = await checkStore({ db: cl.svc.pg, ladders: Object.values(cl.nodes).map((n) => n.url) });
+  assert.ok(r.ok, report(r).join("\n"));
+}
 
 /** One insertion: the builder places at 1, the painter paints c. */
 async function insertion(room, builder, painter, c) {
@@ -467,6 +474,7 @@ test("kill -9 one node of three: the others play on, its rooms leave the directo
       const res = await fetch(`${cl.nodes.n1.url}/api/matches/${id}`);
       assert.equal(res.status, 200, `match ${id}`);
     }
+    await checkCluster(cl);
   } finally {
     await cl.stop();
   }
@@ -538,6 +546,12 @@ test("Redis away for a while: an account made meanwhile reaches the other nodes 
     const other = await hello(cl.nodes.n1, "Yan");
     const room = await playing(zed, other);
     await insertion(room, zed, other, 1);
+    // n2 learns of the account from the database, Redis or not, within seconds
+    const t0 = Date.now();
+    const z1 = await until(() => hello(cl.nodes.n2, { token }).catch(() => false), "Zed's token on n2 with Redis down", 5000);
+    assert.equal(z1.welcome.player.name, "Zed");
+    console.log(`     the account reached n2 through the database in ${Date.now() - t0} ms, Redis down`);
+    await z1.close();
     services("start-redis", cl.svc.dir);
     const z2 = await until(() => hello(cl.nodes.n2, { token }).catch(() => false), "Zed's token on n2", 15000);
     assert.equal(z2.welcome.player.name, "Zed");
@@ -566,6 +580,7 @@ test("PostgreSQL stopped and back: a finished match waits for it, then is writte
     assert.ok(end.match_id);
     const rec = await until(async () => (await fetch(`${cl.nodes.n2.url}/api/matches/${end.match_id}`)).status === 200, "the record", 15000);
     assert.ok(rec);
+    await checkCluster(cl);
   } finally {
     await cl.stop();
   }
