@@ -165,17 +165,37 @@ int cli_move(const char *cmd, cli_net **net, const char *server, const thue_msg 
     return 0;
 }
 
+int cli_balanced_url(const char *server, char *out, size_t size)
+{
+    const char *host = strstr(server, "://");
+    const char *path = host ? strchr(host + 3, '/') : NULL;
+    char check[512];
+    if (path == NULL || cli_moved_url(server, path, check, sizeof check) != 0)
+        return -1; /* not a node's path */
+    size_t hl = (size_t)(path - server);
+    if (hl + 4 > size)
+        return -1;
+    memcpy(out, server, hl);
+    memcpy(out + hl, "/ws", 4);
+    return 0;
+}
+
 cli_net *cli_reconnect(const char *cmd, const char *server, char *resume, int limit_s,
                        thue_msg *welcome, int *resumed)
 {
     int64_t give_up = thue_now_ns() + (int64_t)(limit_s > 0 ? limit_s : 60) * 1000000000LL;
     int pause_ms = 250;
-    while (thue_now_ns() < give_up) {
+    /* A node's own path (/n/NODE/ws) leads to that node only: when it is gone, every
+     * other attempt goes through the balancer's /ws, which finds a live node. */
+    char balanced[512];
+    int has_balanced = cli_balanced_url(server, balanced, sizeof balanced) == 0;
+    for (int attempt = 0; thue_now_ns() < give_up; attempt++) {
         struct timespec ts = {pause_ms / 1000, (long)(pause_ms % 1000) * 1000000L};
         nanosleep(&ts, NULL);
         pause_ms = pause_ms * 2 > 5000 ? 5000 : pause_ms * 2;
         char err[300];
-        cli_net *n = cli_net_open(server, 5000, err, sizeof err);
+        const char *url = has_balanced && attempt % 2 == 1 ? balanced : server;
+        cli_net *n = cli_net_open(url, 5000, err, sizeof err);
         if (n == NULL) {
             fprintf(stderr, "thue %s: reconnecting: %s\n", cmd, err);
             continue;

@@ -43,10 +43,15 @@ int cli_move(const char *cmd, cli_net **net, const char *server, const thue_msg 
  * by the new one. Returns the new connection with *resumed 1 and *welcome filled
  * (release with thue_msg_clear); or with *resumed 0 and no hello done when the server
  * no longer knows the token (the grace period ended: the seats are gone); or NULL when
- * it gave up. Each failed attempt is told on stderr as "thue CMD: ...".
+ * it gave up. Each failed attempt is told on stderr as "thue CMD: ...". A node's own
+ * path (cli_balanced_url) alternates with the balancer's /ws.
  */
 cli_net *cli_reconnect(const char *cmd, const char *server, char *resume, int limit_s,
                        thue_msg *welcome, int *resumed);
+/* A node's own path through a balancer (ws://HOST/n/NODE/ws): the balancer's own address
+ * (ws://HOST/ws) into out, 0; -1 for any other address. cli_reconnect tries it every
+ * other time, so that a client of a node that died finds another. */
+int cli_balanced_url(const char *server, char *out, size_t size);
 
 /* Parses "VARIANT,K" ("square,3") for --queue; usage error otherwise. */
 void cli_queue_arg(const char *cmd, const char *text, thue_variant *variant, int *k);

@@ -100,4 +100,55 @@ test("thue bot, bot.mjs and thue watch follow moved through the balancer", async
   }
 });
 
+/** Starts cmd args; {proc, out(), err(), done: {code, stdout, stderr}} (killed past ms). */
+function startProc(cmd, args, what, ms = GAMES_MS) {
+  const proc = spawn(cmd, args, { stdio: ["ignore", "pipe", "pipe"] });
+  let stdout = "", stderr = "";
+  proc.stdout.on("data", (d) => (stdout += d));
+  proc.stderr.on("data", (d) => (stderr += d));
+  const done = withTimeout(once(proc, "exit"), ms, what).then(([code]) => ({ code, stdout, stderr }),
+    (e) => {
+      proc.kill("SIGKILL");
+      throw new Error(`${e.message}\n${what} stdout:\n${stdout}\nstderr:\n${stderr}`);
+    });
+  return { proc, out: () => stdout, err: () => stderr, done };
+}
+
+test("two thue bots play 5 quick matches each through the balancer while a node is killed with -9 between matches", async () => {
+  needCli();
+  const cl = await startCluster(3);
+  let lb = null;
+  try {
+    lb = await startBalancer(cl);
+    const at = (node) => lb.ws.replace(/\/ws$/, `/n/${node}/ws`);
+    const bot = (node, name) => startProc(CLI, ["bot", "--bot", "greedy", "--name", name, "--server", at(node),
+      "--games", "5", "--queue", "square,3", "--think-ms", "30", "--json"], `thue bot on ${node}`);
+    const a = bot("n1", "KillOne"), b = bot("n2", "KillTwo");
+    const games = (p) => p.out().split("\n").filter((l) => l.startsWith("{\"game\"")).map((l) => JSON.parse(l));
+    // After two games, the next one's start is awaited no longer: n1 (bot KillOne's own
+    // node, and the room's node for half the matches) is killed between matches.
+    await withTimeout((async () => {
+      while (games(a).length < 2 || games(b).length < 2) await new Promise((r) => setTimeout(r, 20));
+    })(), GAMES_MS, "two games each");
+    cl.nodes.n1.proc.kill("SIGKILL");
+    await cl.nodes.n1.exited;
+    delete cl.nodes.n1;
+    const [ra, rb] = await Promise.all([a.done, b.done]);
+    for (const [r, name] of [[ra, "KillOne"], [rb, "KillTwo"]]) {
+      assert.equal(r.code, 0, `${name}: ${r.stderr}`);
+      const sum = JSON.parse(r.stdout.trim().split("\n").pop());
+      assert.equal(sum.games, 5, `${name} played 5 games: ${r.stdout}`);
+    }
+    // KillOne's node died: it came back through the balancer's /ws on a live node
+    assert.match(ra.stderr, /reconnecting/, ra.stderr);
+    assert.match(ra.stderr, /started a new one|resumed the session/, ra.stderr);
+    const abandoned = [...games(a), ...games(b)].filter((g) => g.reason === "abandon");
+    assert.equal(abandoned.length, 0, `no game ended by abandon: ${JSON.stringify(abandoned)}`);
+    console.log(`     5 games each; KillOne after the kill: ${(ra.stderr.match(/thue bot: [^\n]*/g) || []).slice(-3).join(" / ")}`);
+  } finally {
+    if (lb) await lb.stop();
+    await cl.stop();
+  }
+});
+
 await run();
