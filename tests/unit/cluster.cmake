@@ -14,3 +14,7 @@ else()
   message(STATUS "THUE_TEST_REDIS is not set: the cluster tests (test_cluster_*) are not "
                  "registered (scripts/services.sh redis DIR prints it)")
 endif()
+
+# Issue 31: the seal (server/cluster/seal.h) without Redis.
+thue_unit_test(test_cluster_seal test_cluster_seal.c)
+target_link_libraries(test_cluster_seal PRIVATE thue_cluster)
