@@ -142,6 +142,8 @@ static const setting settings[] = {
     STR_SETTING("node", "THUE_NODE", KIND_NODE, node),
     STR_SETTING("redis", "THUE_REDIS", KIND_REDIS, redis),
     STR_SETTING("redis-password", "THUE_REDIS_PASSWORD", KIND_SECRET, redis_password),
+    STR_SETTING("cluster-secret-file", "THUE_CLUSTER_SECRET_FILE", KIND_PATH, cluster_secret_file),
+    STR_SETTING("cluster-secret", "THUE_CLUSTER_SECRET", KIND_SECRET, cluster_secret),
     INT_SETTING("drain-s", "THUE_DRAIN_S", drain_s, 0, 86400),
     INT_SETTING("request-timeout-s", "THUE_REQUEST_TIMEOUT_S", request_timeout_s, 1, 3600),
     INT_SETTING("api-rate", "THUE_API_RATE", api_rate, 1, 100000),
@@ -286,6 +288,15 @@ const char thue_config_usage[] =
     "  --redis-password TEXT       none       the Redis's password (requirepass);\n"
     "                                         better THUE_REDIS_PASSWORD or the\n"
     "                                         config file: a flag shows in ps\n"
+    "  --cluster-secret-file FILE  none       the secret every node of a cluster\n"
+    "                                         shares (32..4096 bytes; trailing\n"
+    "                                         newlines left out): signs and encrypts\n"
+    "                                         their messages, hides resume tokens;\n"
+    "                                         required with --redis\n"
+    "  --cluster-secret TEXT       none       the same secret as text, from\n"
+    "                                         THUE_CLUSTER_SECRET or the config file\n"
+    "                                         only (the flag is refused: ps shows\n"
+    "                                         it); one of the two at most\n"
     "  --drain-s N                 0          0..86400 s a SIGTERM waits for running\n"
     "                                         matches to end (no new rooms meanwhile,\n"
     "                                         /healthz draining) before goodbye\n"
@@ -319,6 +330,14 @@ static int fail(char *err, size_t errsize, const char *fmt, ...)
         va_end(ap);
     }
     return -1;
+}
+
+/* Wipes memory that held a secret (a plain memset may be optimised away). */
+static void wipe_secret(void *p, size_t n)
+{
+    volatile unsigned char *v = p;
+    while (n--)
+        *v++ = 0;
 }
 
 /* text in double quotes for a message: at most 60 bytes of it, with control characters
@@ -975,6 +994,56 @@ static int apply_file(thue_config *c, const char *path, const char *from, source
     return r;
 }
 
+/* ---- the cluster secret ---- */
+
+/* Reads the cluster secret's file into c->cluster_key (where: the setting and its
+ * source, for messages). Trailing newlines are not part of the secret (a file made with
+ * `openssl rand -hex 32 > FILE` ends with one). */
+static int read_secret_file(thue_config *c, const char *where, char *err, size_t errsize)
+{
+    const char *path = c->cluster_secret_file;
+    FILE *f = fopen(path, "rb");
+    if (f == NULL)
+        return fail(err, errsize, "%s: cannot read the cluster secret's file %s: %s", where, path,
+                    strerror(errno));
+    struct stat st;
+    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
+        fclose(f);
+        return fail(err, errsize, "%s: %s is not a regular file", where, path);
+    }
+    /* Room for the longest secret and two newline characters: more is too long. */
+    unsigned char buf[THUE_CONFIG_SECRET_MAX + 3];
+    size_t n = fread(buf, 1, sizeof buf, f);
+    int bad = ferror(f);
+    int e = errno;
+    fclose(f);
+    if (bad) {
+        wipe_secret(buf, sizeof buf);
+        return fail(err, errsize, "%s: cannot read the cluster secret's file %s: %s", where, path,
+                    strerror(e));
+    }
+    while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '\r'))
+        n--;
+    if (n > THUE_CONFIG_SECRET_MAX) {
+        wipe_secret(buf, sizeof buf);
+        return fail(err, errsize,
+                    "%s: %s holds more than %d bytes: a cluster secret's file holds the secret "
+                    "only",
+                    where, path, THUE_CONFIG_SECRET_MAX);
+    }
+    if (n < THUE_CONFIG_SECRET_MIN) {
+        wipe_secret(buf, sizeof buf);
+        return fail(err, errsize,
+                    "%s: %s holds %zu bytes: a cluster secret is at least %d (make one with "
+                    "`openssl rand -hex 32 > FILE`, mode 600)",
+                    where, path, n, THUE_CONFIG_SECRET_MIN);
+    }
+    memcpy(c->cluster_key, buf, n);
+    c->cluster_key_len = n;
+    wipe_secret(buf, sizeof buf);
+    return 0;
+}
+
 /* ---- argv ---- */
 
 typedef enum { FLAG_SETTING, FLAG_CONFIG, FLAG_HELP, FLAG_VERSION } flag_kind;
@@ -1103,6 +1172,13 @@ int thue_config_load(thue_config *c, int argc, char **argv, char *err, size_t er
             fflush(stdout);
             return 1;
         }
+        if (use.kind == FLAG_SETTING && strcmp(use.s->name, "cluster-secret") == 0) {
+            free(uses);
+            return fail(err, errsize,
+                        "--cluster-secret: a flag shows in ps and /proc/PID/cmdline; give the "
+                        "cluster secret in a file (--cluster-secret-file FILE), in "
+                        "THUE_CLUSTER_SECRET or in the config file");
+        }
         if (use.kind == FLAG_CONFIG) {
             if (use.value[0] == '\0') {
                 free(uses);
@@ -1167,6 +1243,50 @@ int thue_config_load(thue_config *c, int argc, char **argv, char *err, size_t er
                         "%s must be a PostgreSQL URI (postgres://...), not an SQLite file",
                         a, b);
         }
+    }
+    /* The cluster secret: from its file or as text, one of the two; 32 bytes at least. */
+    const setting *sf = find_setting("cluster-secret-file", 19),
+                  *st = find_setting("cluster-secret", 14);
+    c->cluster_key_len = 0;
+    if (c->cluster_secret_file[0] != '\0' && c->cluster_secret[0] != '\0') {
+        char a[THUE_CONFIG_PATH_MAX + 64], b[THUE_CONFIG_PATH_MAX + 64];
+        describe(sf, c, &src[sf - settings], a, sizeof a);
+        describe(st, c, &src[st - settings], b, sizeof b);
+        return fail(err, errsize,
+                    "%s and %s are both set: give the cluster secret one way only", a, b);
+    }
+    if (c->cluster_secret_file[0] != '\0') {
+        char where[64];
+        if (src[sf - settings].kind == SRC_FLAG)
+            snprintf(where, sizeof where, "--cluster-secret-file");
+        else if (src[sf - settings].kind == SRC_ENV)
+            snprintf(where, sizeof where, "THUE_CLUSTER_SECRET_FILE");
+        else
+            snprintf(where, sizeof where, "cluster-secret-file");
+        if (read_secret_file(c, where, err, errsize) != 0)
+            return -1;
+    } else if (c->cluster_secret[0] != '\0') {
+        size_t n = strlen(c->cluster_secret);
+        if (n < THUE_CONFIG_SECRET_MIN)
+            return fail(err, errsize,
+                        "%s: the cluster secret is %zu bytes: it must be at least %d (make one "
+                        "with `openssl rand -hex 32`)",
+                        src[st - settings].kind == SRC_ENV ? "THUE_CLUSTER_SECRET"
+                                                           : "cluster-secret",
+                        n, THUE_CONFIG_SECRET_MIN);
+        memcpy(c->cluster_key, c->cluster_secret, n);
+        c->cluster_key_len = n;
+    }
+    if (c->redis[0] != '\0' && c->cluster_key_len == 0) {
+        const setting *rs = find_setting("redis", 5);
+        char a[THUE_CONFIG_PATH_MAX + 64];
+        describe(rs, c, &src[rs - settings], a, sizeof a);
+        return fail(err, errsize,
+                    "%s makes this server one node of several: it needs the cluster secret "
+                    "that every node shares, --cluster-secret-file FILE "
+                    "(THUE_CLUSTER_SECRET_FILE) or THUE_CLUSTER_SECRET, at least %d bytes "
+                    "(make it once with `openssl rand -hex 32 > FILE`; docs/cluster.md)",
+                    a, THUE_CONFIG_SECRET_MIN);
     }
     /* The server's own bots keep the limit it sets for everyone's; one search holds no
      * more than its owner may, an owner no more than all. */

@@ -22,6 +22,10 @@
 #define THUE_CONFIG_PROXIES_MAX 400
 #define THUE_CONFIG_PROXIES_N 8
 
+/* A cluster secret: 32..4096 bytes (docs/cluster.md, "Security"). */
+#define THUE_CONFIG_SECRET_MIN 32
+#define THUE_CONFIG_SECRET_MAX 4096
+
 typedef struct thue_config {
     int port;                           /* --port 0..65535 (0: any free port), default 8080 */
     char bind[64];                      /* --bind ADDRESS, default "0.0.0.0"; 127.0.0.1 = loopback only */
@@ -118,6 +122,16 @@ typedef struct thue_config {
                                            none, a single server. Needs --node and a
                                            PostgreSQL --db. */
     char redis_password[256];           /* --redis-password TEXT: sent with AUTH; "": none */
+    char cluster_secret_file[THUE_CONFIG_PATH_MAX]; /* --cluster-secret-file FILE: the file
+                                           holding the cluster secret (its bytes, trailing
+                                           newlines left out); "": none */
+    char cluster_secret[THUE_CONFIG_SECRET_MAX + 1]; /* THUE_CLUSTER_SECRET (or the config
+                                           file's "cluster-secret"): the secret as text; no
+                                           flag (ps would show it); "": none */
+    unsigned char cluster_key[THUE_CONFIG_SECRET_MAX]; /* the cluster secret's bytes, from
+                                           whichever of the two is set (one at most), checked
+                                           to be 32..4096 bytes; required with --redis */
+    size_t cluster_key_len;             /* 0: none */
     int drain_s;                        /* --drain-s 0..86400: on SIGTERM, seconds to wait for
                                            running matches to end before saying goodbye
                                            (no new rooms meanwhile; /healthz says draining),

@@ -32,8 +32,10 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <sodium.h>
 #include <uv.h>
 
 #include "cluster/cluster.h"
@@ -261,9 +263,24 @@ static int start_cluster(app *a, char *err, size_t errsize)
     url_host(a->cfg.bind, host, sizeof host);
     char address[THUE_CLUSTER_ADDRESS_MAX];
     snprintf(address, sizeof address, "http://%s:%d", host, thue_net_port(a->net));
+    /* The cluster secret (config.c read and checked it): a file others may read is
+     * allowed (a container's secret may be mounted so), and said. */
+    struct stat st;
+    if (a->cfg.cluster_secret_file[0] != '\0' && stat(a->cfg.cluster_secret_file, &st) == 0 &&
+        (st.st_mode & 0007) != 0)
+        thue_log(THUE_LOG_WARN,
+                 "the cluster secret's file %s can be read by every user of this machine "
+                 "(chmod 600 it)",
+                 a->cfg.cluster_secret_file);
+    _Static_assert(sizeof a->metrics.cluster_dropped / sizeof a->metrics.cluster_dropped[0] ==
+                       THUE_CLUSTER_DROP_REASONS,
+                   "a metric per reason of a drop");
     thue_cluster_config cc = {
         .url = a->cfg.redis,
         .password = a->cfg.redis_password[0] != '\0' ? a->cfg.redis_password : NULL,
+        .secret = a->cfg.cluster_key,
+        .secret_len = a->cfg.cluster_key_len,
+        .drop_counts = a->metrics.cluster_dropped,
         .node = a->cfg.node,
         .address = address,
         .hooks =
@@ -276,6 +293,10 @@ static int start_cluster(app *a, char *err, size_t errsize)
             },
     };
     a->cluster = thue_cluster_new(&a->loop, &cc, err, errsize);
+    /* The cluster keeps keys derived from the secret: the secret itself goes now. */
+    sodium_memzero(a->cfg.cluster_key, sizeof a->cfg.cluster_key);
+    sodium_memzero(a->cfg.cluster_secret, sizeof a->cfg.cluster_secret);
+    a->cfg.cluster_key_len = 0;
     if (a->cluster == NULL)
         return -1;
     thue_lobby_set_cluster(a->lobby, a->cluster);

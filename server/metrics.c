@@ -195,6 +195,13 @@ char *thue_metrics_render(const thue_metrics *m, const thue_pool_stats *pool, si
     }
     metric(&b, "bot_jobs_cancelled_total", "counter", "Bot moves cancelled before delivery.",
            (unsigned long long)m->bot_jobs_cancelled);
+    static const char *const drop_reasons[] = {"unsigned", "bad_signature", "replayed"};
+    thue_strbuf_printf(&b, "# HELP thue_cluster_dropped_total Messages and records read from "
+                           "Redis that did not verify (several nodes), by reason.\n"
+                           "# TYPE thue_cluster_dropped_total counter\n");
+    for (int i = 0; i < 3; i++)
+        thue_strbuf_printf(&b, "thue_cluster_dropped_total{reason=\"%s\"} %llu\n",
+                           drop_reasons[i], (unsigned long long)m->cluster_dropped[i]);
     gauge_signed(&b, "analyses_running", "Analyses open (searching or stopped).",
                  (long long)m->analyses);
     metric(&b, "analyses_total", "counter", "Analyses started.",

@@ -7,8 +7,9 @@
  *   connections (gauge), connections_total, rooms (gauge), matches_started_total,
  *   matches_finished_total, moves_total, errors_total{code="..."},
  *   bot_jobs_submitted_total, bot_jobs_queued (gauge), bot_jobs_running (gauge),
- *   bot_jobs_cancelled_total, and the histograms move_validation_seconds,
- *   bot_think_seconds, pool_queue_wait_seconds.
+ *   bot_jobs_cancelled_total, cluster_dropped_total{reason="..."} (what a node of
+ *   several read from Redis and refused: docs/cluster.md), and the histograms
+ *   move_validation_seconds, bot_think_seconds, pool_queue_wait_seconds.
  */
 #ifndef THUE_SERVER_METRICS_H
 #define THUE_SERVER_METRICS_H
@@ -44,6 +45,9 @@ typedef struct thue_metrics {
     thue_histogram move_validation; /* seconds per validated move (engine call) */
     thue_histogram bot_think;       /* seconds of search per bot move */
     thue_histogram pool_queue_wait; /* seconds a bot job waited for a worker */
+    /* messages, sessions, tickets and pairs read from Redis and refused (cluster.h's
+     * THUE_CLUSTER_DROP_...): unsigned, bad signature, replayed */
+    uint64_t cluster_dropped[3];
 } thue_metrics;
 
 /* Zeroes everything and sets the histogram buckets (microseconds to seconds). */

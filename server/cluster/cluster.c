@@ -17,12 +17,19 @@
  * ticket of it can be seen), and a rebuild's chunks and rename are sent in one go.
  *
  * Pub/sub: the subscriber connection listens to the broadcast channel, this node's
- * message channel and this node's pair channel. Broadcasts and messages travel as
- * "FROM\nPAYLOAD" so that a node can skip its own broadcasts. A pairing is published by
- * the join script itself and also kept for ttl_ms; a ticket is in the local waiting list
- * from before its join is sent until its pair is delivered or its cancel succeeds, and
- * after the subscriber reconnects the kept pairs of every waiting ticket are fetched, so
- * no pair is lost to a reconnect and none is delivered twice.
+ * message channel and this node's pair channel. Broadcasts and messages travel sealed
+ * (seal.h: encrypted, an HMAC over the channel, the sender's name, boot id, counter and
+ * time and the ciphertext), so that a node hears only what another node with the secret
+ * sent, once, and can skip its own broadcasts. A pairing is published by the join script
+ * itself and also kept for ttl_ms; a ticket is in the local waiting list from before its
+ * join is sent until its pair is delivered or its cancel succeeds, and after the
+ * subscriber reconnects the kept pairs of every waiting ticket are fetched, so no pair is
+ * lost to a reconnect and none is delivered twice. Each ticket carries its node's
+ * signature (seal.h), which the node that hears a pair checks for both tickets.
+ *
+ * Nothing read from Redis is believed unless it verifies: a message, a session record, a
+ * ticket or a pair that does not is dropped, counted (thue_cluster_drops) and logged at
+ * warn at most once every 10 s per reason. Resume tokens are kept under their HMAC.
  */
 #include "cluster.h"
 #include "cluster_lua.h"
@@ -36,6 +43,7 @@
 
 #include <jansson.h>
 
+#include "cluster/seal.h"
 #include "log.h"
 
 enum { S_HEARTBEAT, S_NODES, S_ROOM_ADD, S_LOOKUP, S_JOIN, S_CANCEL, S_LIMIT, NSCRIPTS };
@@ -49,6 +57,7 @@ static const char *const script_body[NSCRIPTS] = {
 #define REBUILD_CHUNK 512
 #define PAYLOAD_MAX 65536
 #define TICKET_TTL_DEFAULT 60000u
+#define DROP_LOG_MS 10000u /* a reason's drops are logged at most this often */
 
 /* ---- a set of strings (the rooms here) ------------------------------------------------ */
 
@@ -163,7 +172,60 @@ struct thue_cluster {
     strset rooms;
     waiting *tickets;
     unsigned long heartbeats, rebuilds;
+    /* the seal (seal.h): keys, this boot's id and counter, the senders heard */
+    thue_seal_keys keys;
+    unsigned char boot[THUE_SEAL_BOOT];
+    uint64_t seq;
+    thue_seal_replay *replay;
+    char *opened; /* where a message is opened (a header and PAYLOAD_MAX bytes, a NUL) */
+    /* drops by reason, the caller's counters, and their rate-limited log */
+    unsigned long drops[THUE_CLUSTER_DROP_REASONS];
+    uint64_t *drop_counts;
+    uint64_t drop_logged_ms[THUE_CLUSTER_DROP_REASONS];
+    unsigned long drop_unlogged[THUE_CLUSTER_DROP_REASONS];
 };
+
+/* Counts a drop and logs it (at most once every DROP_LOG_MS per reason, with how many
+ * went unlogged since). what says what was dropped and why; never a payload. */
+__attribute__((format(printf, 3, 4))) static void dropped(thue_cluster *c, int reason,
+                                                          const char *fmt, ...)
+{
+    c->drops[reason]++;
+    if (c->drop_counts)
+        c->drop_counts[reason]++;
+    uint64_t now = uv_now(c->loop);
+    if (c->drop_logged_ms[reason] != 0 && now - c->drop_logged_ms[reason] < DROP_LOG_MS) {
+        c->drop_unlogged[reason]++;
+        return;
+    }
+    char what[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    static const char *const names[] = {"unsigned", "bad signature", "replayed"};
+    if (c->drop_unlogged[reason])
+        thue_log(THUE_LOG_WARN, "cluster: dropped (%s): %s (and %lu more since the last such "
+                 "line)", names[reason], what, c->drop_unlogged[reason]);
+    else
+        thue_log(THUE_LOG_WARN, "cluster: dropped (%s): %s", names[reason], what);
+    c->drop_logged_ms[reason] = now ? now : 1;
+    c->drop_unlogged[reason] = 0;
+}
+
+unsigned long thue_cluster_drops(const thue_cluster *c, int reason)
+{
+    if (c == NULL || reason < 0 || reason >= THUE_CLUSTER_DROP_REASONS)
+        return 0;
+    return c->drops[reason];
+}
+
+static int drop_reason(int seal)
+{
+    return seal == THUE_SEAL_UNSIGNED ? THUE_CLUSTER_DROP_UNSIGNED
+           : seal == THUE_SEAL_BAD    ? THUE_CLUSTER_DROP_BAD_SIGNATURE
+                                      : THUE_CLUSTER_DROP_REPLAYED;
+}
 
 /* prefix + the formatted rest into out (KEY_MAX). */
 __attribute__((format(printf, 3, 4))) static void key(const thue_cluster *c, char *out,
@@ -743,6 +805,14 @@ static void on_done(thue_redis *r, int status, const redisReply *reply, const ch
     free(u);
 }
 
+/* A token's key: P sess:HMAC(token), never the token. */
+static void session_key(const thue_cluster *c, const char *token, char out[KEY_MAX])
+{
+    char hex[THUE_SEAL_HEX];
+    thue_seal_token_key(&c->keys, token, hex);
+    key(c, out, "sess:%s", hex);
+}
+
 int thue_cluster_session_put(thue_cluster *c, const char *token, const thue_cluster_session *s,
                              unsigned ttl, thue_cluster_done_cb *cb, void *data)
 {
@@ -758,29 +828,66 @@ int thue_cluster_session_put(thue_cluster *c, const char *token, const thue_clus
         free(text);
         return THUE_CLUSTER_EARG; /* a name that is not UTF-8, or out of memory */
     }
-    char k[KEY_MAX], px[24];
-    key(c, k, "sess:%s", token);
+    /* The record: its HMAC (over the key and the JSON), a space, the JSON. */
+    char k[KEY_MAX], px[24], mac[THUE_SEAL_HEX];
+    session_key(c, token, k);
+    size_t tl = strlen(text);
+    thue_seal_record_mac(&c->keys, "session", k, text, tl, mac);
+    char *value = malloc(64 + 1 + tl + 1);
+    if (!value) {
+        free(text);
+        free(u);
+        return THUE_CLUSTER_ENOMEM;
+    }
+    memcpy(value, mac, 64);
+    value[64] = ' ';
+    memcpy(value + 65, text, tl + 1);
     snprintf(px, sizeof px, "%u", ttl);
-    const char *argv[] = {"SET", k, text, "PX", px};
+    const char *argv[] = {"SET", k, value, "PX", px};
     int rc = thue_redis_command(c->cmd, on_done, u, 5, argv, NULL);
     free(text);
+    free(value);
     if (rc)
         free(u);
     return rc;
 }
+
+typedef struct sessreq {
+    thue_cluster *c;
+    thue_cluster_session_cb *cb;
+    void *data;
+    char key[KEY_MAX];
+} sessreq;
 
 static void on_session(thue_redis *r, int status, const redisReply *reply, const char *err,
                        void *data)
 {
     (void)r;
     (void)err;
-    usercb *u = data;
-    thue_cluster_session_cb *cb = (thue_cluster_session_cb *)u->fn;
+    sessreq *u = data;
+    thue_cluster *c = u->c;
+    thue_cluster_session_cb *cb = u->cb;
     thue_cluster_session s;
     memset(&s, 0, sizeof s);
     bool found = false;
     if (status == 0 && reply->type == REDIS_REPLY_STRING) {
-        json_t *o = json_loadb(reply->str, reply->len, 0, NULL);
+        /* A record that does not verify (written by someone without the secret, or moved
+         * from another token's key) is as good as none. */
+        if (reply->len < 66 || reply->str[64] != ' ') {
+            dropped(c, THUE_CLUSTER_DROP_UNSIGNED, "a session record without a signature");
+            cb(u->data, 0, NULL);
+            free(u);
+            return;
+        }
+        if (!thue_seal_record_verify(&c->keys, "session", u->key, reply->str + 65,
+                                     reply->len - 65, reply->str, 64)) {
+            dropped(c, THUE_CLUSTER_DROP_BAD_SIGNATURE,
+                    "a session record whose signature does not verify");
+            cb(u->data, 0, NULL);
+            free(u);
+            return;
+        }
+        json_t *o = json_loadb(reply->str + 65, reply->len - 65, 0, NULL);
         const char *node = NULL, *name = NULL;
         json_int_t account = 0;
         if (o && json_unpack(o, "{s:s, s:s, s:I}", "node", &node, "name", &name, "account",
@@ -803,12 +910,14 @@ int thue_cluster_session_get(thue_cluster *c, const char *token, thue_cluster_se
 {
     if (!c || !cb || !valid_id(token))
         return THUE_CLUSTER_EARG;
-    usercb *u = new_usercb((void (*)(void))cb, data);
+    sessreq *u = malloc(sizeof *u);
     if (!u)
         return THUE_CLUSTER_ENOMEM;
-    char k[KEY_MAX];
-    key(c, k, "sess:%s", token);
-    const char *argv[] = {"GET", k};
+    u->c = c;
+    u->cb = cb;
+    u->data = data;
+    session_key(c, token, u->key);
+    const char *argv[] = {"GET", u->key};
     int rc = thue_redis_command(c->cmd, on_session, u, 2, argv, NULL);
     if (rc)
         free(u);
@@ -824,7 +933,7 @@ int thue_cluster_session_delete(thue_cluster *c, const char *token, thue_cluster
     if (!u)
         return THUE_CLUSTER_ENOMEM;
     char k[KEY_MAX];
-    key(c, k, "sess:%s", token);
+    session_key(c, token, k);
     const char *argv[] = {"DEL", k};
     int rc = thue_redis_command(c->cmd, on_done, u, 2, argv, NULL);
     if (rc)
@@ -853,11 +962,34 @@ static bool take_waiting(thue_cluster *c, const char *pool, const char *id)
     return true;
 }
 
-static bool ticket_from_json(json_t *o, thue_cluster_ticket *t)
+/* A ticket's fields as Redis hands them back: whether its node signed them for pool
+ * (seal.h: an HMAC over the pool and the fields, with an expiry); a drop is counted and
+ * logged otherwise. what names where it was read. */
+static bool ticket_signed(thue_cluster *c, const char *pool, const char *node, const char *id,
+                          const char *player, const char *name, const char *rating,
+                          const char *sig, const char *what)
 {
-    const char *node, *id, *player, *name, *rating;
-    if (!o || json_unpack(o, "{s:s, s:s, s:s, s:s, s:s}", "node", &node, "ticket", &id, "player",
-                          &player, "name", &name, "rating", &rating) != 0)
+    int rc = thue_seal_ticket_check(&c->keys, pool, node, id, player, name, rating, sig,
+                                    thue_seal_now_ms());
+    if (rc == 0)
+        return true;
+    if (rc == THUE_SEAL_REPLAYED)
+        dropped(c, THUE_CLUSTER_DROP_REPLAYED, "%s: the ticket of node %s has expired", what,
+                node);
+    else
+        dropped(c, drop_reason(rc), "%s: the ticket claiming to be of node %s is %s", what, node,
+                rc == THUE_SEAL_BAD ? "badly signed" : "not signed");
+    return false;
+}
+
+static bool ticket_from_json(thue_cluster *c, const char *pool, json_t *o,
+                             thue_cluster_ticket *t)
+{
+    const char *node, *id, *player, *name, *rating, *sig;
+    if (!o || json_unpack(o, "{s:s, s:s, s:s, s:s, s:s, s:s}", "node", &node, "ticket", &id,
+                          "player", &player, "name", &name, "rating", &rating, "sig", &sig) != 0)
+        return false;
+    if (!ticket_signed(c, pool, node, id, player, name, rating, sig, "a pair"))
         return false;
     snprintf(t->node, sizeof t->node, "%s", node);
     snprintf(t->id, sizeof t->id, "%s", id);
@@ -867,7 +999,8 @@ static bool ticket_from_json(json_t *o, thue_cluster_ticket *t)
     return true;
 }
 
-/* A pair that Redis published (or kept) for a waiting ticket of this node. */
+/* A pair that Redis published (or kept) for a waiting ticket of this node: both tickets
+ * must be signed by their nodes for this pool (so no pair names a ticket nobody made). */
 static void deliver_pair(thue_cluster *c, const char *text, size_t len)
 {
     json_t *o = json_loadb(text, len, 0, NULL);
@@ -875,11 +1008,23 @@ static void deliver_pair(thue_cluster *c, const char *text, size_t len)
     memset(&pair, 0, sizeof pair);
     const char *pool = NULL;
     if (!o || json_unpack(o, "{s:s}", "pool", &pool) != 0 ||
-        !ticket_from_json(json_object_get(o, "mine"), &pair.mine) ||
-        !ticket_from_json(json_object_get(o, "other"), &pair.other) ||
-        strcmp(pair.mine.node, c->node) != 0) {
-        thue_log(THUE_LOG_WARN, "cluster: a malformed pair message (%.*s)",
-                 (int)(len > 200 ? 200 : len), text);
+        !json_is_object(json_object_get(o, "mine")) ||
+        !json_is_object(json_object_get(o, "other")) ||
+        !json_is_string(json_object_get(json_object_get(o, "mine"), "sig")) ||
+        !json_is_string(json_object_get(json_object_get(o, "other"), "sig"))) {
+        dropped(c, THUE_CLUSTER_DROP_UNSIGNED, "a pair message that is not one of this "
+                "cluster's (%zu bytes)", len);
+        json_decref(o);
+        return;
+    }
+    if (!ticket_from_json(c, pool, json_object_get(o, "mine"), &pair.mine) ||
+        !ticket_from_json(c, pool, json_object_get(o, "other"), &pair.other)) {
+        json_decref(o);
+        return;
+    }
+    if (strcmp(pair.mine.node, c->node) != 0) {
+        thue_log(THUE_LOG_WARN, "cluster: a pair for a ticket of node %s heard on %s's channel",
+                 pair.mine.node, c->node);
         json_decref(o);
         return;
     }
@@ -934,17 +1079,25 @@ static void on_join(thue_cluster *c, int status, const redisReply *reply, const 
             status = THUE_CLUSTER_EREPLY;
         } else if (strcmp(reply->element[0]->str, "dup") == 0) {
             status = THUE_CLUSTER_EQUEUED;
-        } else if (strcmp(reply->element[0]->str, "paired") == 0 && reply->elements == 6) {
+        } else if (strcmp(reply->element[0]->str, "paired") == 0 && reply->elements == 7) {
             thue_cluster_ticket *o = &pair.other;
             copy_str(o->node, sizeof o->node, reply->element[1]);
             copy_str(o->id, sizeof o->id, reply->element[2]);
             copy_str(o->player, sizeof o->player, reply->element[3]);
             copy_str(o->name, sizeof o->name, reply->element[4]);
-            char num[64];
+            char num[64], sig[THUE_SEAL_SIG_MAX];
             copy_str(num, sizeof num, reply->element[5]);
+            copy_str(sig, sizeof sig, reply->element[6]);
             o->rating = strtod(num, NULL);
-            pair.made_here = true;
-            paired = true;
+            /* A ticket its node did not sign (put into the pool by someone else) makes no
+             * pair: the join fails, and the caller pairs locally. */
+            if (ticket_signed(c, pair.pool, o->node, o->id, o->player, o->name, num, sig,
+                              "a join's answer")) {
+                pair.made_here = true;
+                paired = true;
+            } else {
+                status = THUE_CLUSTER_EREPLY;
+            }
         } else if (strcmp(reply->element[0]->str, "queued") != 0) {
             status = THUE_CLUSTER_EREPLY;
         }
@@ -989,14 +1142,16 @@ int thue_cluster_queue_join(thue_cluster *c, const char *pool, const thue_cluste
         snprintf(w->id, sizeof w->id, "%s", t->id);
         w->expires = uv_now(c->loop) + ttl + 2u * ttl_ms(c);
     }
-    char k[KEY_MAX], rating[32], ttltext[24], diff[32];
+    char k[KEY_MAX], rating[32], ttltext[24], diff[32], sig[THUE_SEAL_SIG_MAX];
     key(c, k, "qm:%s", pool);
     snprintf(rating, sizeof rating, "%.17g", t->rating);
     snprintf(ttltext, sizeof ttltext, "%u", ttl);
     snprintf(diff, sizeof diff, "%.17g", max_diff < 0 ? -1.0 : max_diff);
+    thue_seal_ticket_sign(&c->keys, pool, c->node, t->id, t->player, t->name, rating,
+                          thue_seal_now_ms() + ttl, sig);
     const char *args[] = {k,         c->prefix, pool,   c->node, t->id,
-                          t->player, t->name,   rating, ttltext, diff};
-    int rc = eval(c, S_JOIN, 1, 10, args, on_join, u);
+                          t->player, t->name,   rating, ttltext, diff, sig};
+    int rc = eval(c, S_JOIN, 1, 11, args, on_join, u);
     if (rc) {
         free(u);
         free(w);
@@ -1063,18 +1218,21 @@ static int publish(thue_cluster *c, const char *channel, const char *payload, si
 {
     if (!payload || len < 1 || len > PAYLOAD_MAX || memchr(payload, '\0', len))
         return THUE_CLUSTER_EARG;
-    size_t nl = strlen(c->node);
-    char *msg = malloc(nl + 1 + len);
+    char *msg = malloc(THUE_SEAL_HEADER_MAX + len);
     usercb *u = msg ? new_usercb((void (*)(void))cb, data) : NULL;
     if (!u) {
         free(msg);
         return THUE_CLUSTER_ENOMEM;
     }
-    memcpy(msg, c->node, nl);
-    msg[nl] = '\n';
-    memcpy(msg + nl + 1, payload, len);
+    size_t msglen = 0;
+    if (thue_seal_message(&c->keys, channel, c->node, c->boot, ++c->seq, thue_seal_now_ms(),
+                          payload, len, msg, &msglen) != 0) {
+        free(msg);
+        free(u);
+        return THUE_CLUSTER_EARG;
+    }
     const char *argv[] = {"PUBLISH", channel, msg};
-    size_t lens[] = {7, strlen(channel), nl + 1 + len};
+    size_t lens[] = {7, strlen(channel), msglen};
     int rc = thue_redis_command(c->cmd, on_published, u, 3, argv, lens);
     free(msg);
     if (rc)
@@ -1113,19 +1271,48 @@ static void on_message(thue_redis *r, const char *channel, size_t channel_len, c
     }
     bool all = channel_len == strlen(c->ch_all) && memcmp(channel, c->ch_all, channel_len) == 0;
     bool mine = channel_len == strlen(c->ch_node) && memcmp(channel, c->ch_node, channel_len) == 0;
-    const char *nl =
-        memchr(payload, '\n', len < THUE_CLUSTER_NODE_MAX ? len : THUE_CLUSTER_NODE_MAX);
-    if ((!all && !mine) || !nl || nl == payload)
+    if (!all && !mine)
         return;
-    char from[THUE_CLUSTER_NODE_MAX];
-    memcpy(from, payload, (size_t)(nl - payload));
-    from[nl - payload] = '\0';
-    const char *body = nl + 1;
-    size_t blen = len - (size_t)(body - payload);
-    if (all && strcmp(from, c->node) != 0 && c->hooks.broadcast)
-        c->hooks.broadcast(c->hooks.data, from, body, blen);
+    const char *ch = all ? c->ch_all : c->ch_node;
+    /* The largest message a node sends: its header and PAYLOAD_MAX bytes. */
+    if (len > THUE_SEAL_HEADER_MAX + PAYLOAD_MAX) {
+        dropped(c, THUE_CLUSTER_DROP_UNSIGNED, "a message of %zu bytes on %s (too long to be "
+                "a node's)", len, ch);
+        return;
+    }
+    thue_seal_opened o;
+    size_t blen = 0;
+    int rc = thue_seal_open(&c->keys, ch, payload, len, &o, c->opened, &blen);
+    if (rc == 0 && all && strcmp(o.from, c->node) == 0)
+        return; /* this node's own broadcast */
+    const char *why = NULL;
+    if (rc == 0)
+        rc = thue_seal_replay_check(c->replay, &o, thue_seal_now_ms(), THUE_SEAL_MAX_AGE_MS, &why);
+    if (rc == THUE_SEAL_UNSIGNED) {
+        dropped(c, THUE_CLUSTER_DROP_UNSIGNED,
+                "a message on %s that is not sealed (not sent by a node of this cluster)", ch);
+        return;
+    }
+    if (rc == THUE_SEAL_BAD) {
+        dropped(c, THUE_CLUSTER_DROP_BAD_SIGNATURE,
+                "a message on %s claiming to be from node %s whose signature does not verify "
+                "(forged or altered, or its sender has another cluster secret)",
+                ch, o.from[0] ? o.from : "?");
+        return;
+    }
+    if (rc != 0) {
+        dropped(c, THUE_CLUSTER_DROP_REPLAYED, "a message of node %s on %s: %s", o.from, ch,
+                why ? why : "replayed");
+        return;
+    }
+    /* A genuine payload has no NUL (publish refuses one); NUL-terminated for the hooks. */
+    c->opened[blen] = '\0';
+    if (blen == 0 || memchr(c->opened, '\0', blen))
+        return;
+    if (all && c->hooks.broadcast)
+        c->hooks.broadcast(c->hooks.data, o.from, c->opened, blen);
     else if (mine && c->hooks.message)
-        c->hooks.message(c->hooks.data, from, body, blen);
+        c->hooks.message(c->hooks.data, o.from, c->opened, blen);
 }
 
 /* ---- limits --------------------------------------------------------------------------- */
@@ -1247,15 +1434,37 @@ thue_cluster *thue_cluster_new(uv_loop_t *loop, const thue_cluster_config *confi
         snprintf(err, err_size, "heartbeat: %u ms is outside 10..60000", config->heartbeat_ms);
         return NULL;
     }
+    if (!config->secret || config->secret_len < THUE_SEAL_SECRET_MIN ||
+        config->secret_len > THUE_SEAL_SECRET_MAX) {
+        snprintf(err, err_size,
+                 "secret: the cluster secret is %d to %d bytes (this one: %zu); every node "
+                 "needs the same one",
+                 THUE_SEAL_SECRET_MIN, THUE_SEAL_SECRET_MAX,
+                 config->secret ? config->secret_len : (size_t)0);
+        return NULL;
+    }
     char host[THUE_REDIS_HOST_MAX];
     int port;
     if (thue_redis_parse_url(config->url, host, &port, err, err_size) != 0)
         return NULL;
     thue_cluster *c = calloc(1, sizeof *c);
-    if (!c) {
-        snprintf(err, err_size, "out of memory");
+    if (c)
+        c->replay = thue_seal_replay_new();
+    if (c)
+        c->opened = malloc(THUE_SEAL_HEADER_MAX + PAYLOAD_MAX + 1);
+    if (!c || !c->replay || !c->opened ||
+        thue_seal_keys_derive(&c->keys, config->secret, config->secret_len) != 0) {
+        if (c) {
+            thue_seal_replay_free(c->replay);
+            free(c->opened);
+            thue_seal_keys_wipe(&c->keys);
+        }
+        free(c);
+        snprintf(err, err_size, "out of memory (or libsodium cannot start)");
         return NULL;
     }
+    thue_seal_boot_new(c->boot);
+    c->drop_counts = config->drop_counts;
     c->loop = loop;
     snprintf(c->node, sizeof c->node, "%s", config->node);
     snprintf(c->address, sizeof c->address, "%s", config->address);
@@ -1283,6 +1492,9 @@ thue_cluster *thue_cluster_new(uv_loop_t *loop, const thue_cluster_config *confi
     c->sub = c->cmd ? thue_redis_new(loop, &rc, err, err_size) : NULL;
     if (!c->sub) {
         thue_redis_free(c->cmd);
+        thue_seal_replay_free(c->replay);
+        free(c->opened);
+        thue_seal_keys_wipe(&c->keys);
         free(c);
         return NULL;
     }
@@ -1294,7 +1506,11 @@ thue_cluster *thue_cluster_new(uv_loop_t *loop, const thue_cluster_config *confi
 
 static void on_hb_closed(uv_handle_t *h)
 {
-    free(h->data);
+    thue_cluster *c = h->data;
+    thue_seal_replay_free(c->replay);
+    free(c->opened);
+    thue_seal_keys_wipe(&c->keys);
+    free(c);
 }
 
 void thue_cluster_free(thue_cluster *c)

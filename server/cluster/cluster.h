@@ -92,9 +92,30 @@ typedef struct thue_cluster_hooks {
     void *data;
 } thue_cluster_hooks;
 
+/* Why something read from Redis was dropped (thue_cluster_drops, the metric). */
+enum {
+    THUE_CLUSTER_DROP_UNSIGNED,      /* not sealed or signed at all */
+    THUE_CLUSTER_DROP_BAD_SIGNATURE, /* its HMAC does not verify (forged, altered, another
+                                        secret) */
+    THUE_CLUSTER_DROP_REPLAYED,      /* genuine but seen before, of an older boot, or too
+                                        old (or its sender's clock is off by a minute) */
+    THUE_CLUSTER_DROP_REASONS
+};
+
 typedef struct thue_cluster_config {
     const char *url;             /* redis://HOST:PORT or unix:/PATH (required) */
     const char *password;        /* Redis's requirepass; NULL: none (copied) */
+    /* The cluster secret every node shares and Redis never sees (required): 32..4096
+     * bytes. Keys are derived from it at once; the caller may wipe it after the call. It
+     * seals every broadcast and message (an HMAC-SHA256 over the sender, the channel and
+     * the encrypted payload, with the sender's boot id and a counter against replays),
+     * names resume tokens by their HMAC, and signs the sessions and quick-match tickets
+     * kept in Redis; what does not verify is dropped (docs/cluster.md, "Security"). */
+    const unsigned char *secret;
+    size_t secret_len;
+    /* Optional: THUE_CLUSTER_DROP_REASONS counters the cluster adds its drops to (the
+     * server's metrics); NULL: none. */
+    uint64_t *drop_counts;
     const char *node;            /* this node's name, [a-z0-9-]{1,32} (required) */
     const char *address;         /* where the balancer reaches it, 1..127 bytes (required) */
     const char *prefix;          /* every key and channel starts with it; NULL: "thue:" */
@@ -134,6 +155,9 @@ const char *thue_cluster_node_name(const thue_cluster *c);
 /* Heartbeats answered so far, directory rebuilds written so far (for tests and metrics). */
 unsigned long thue_cluster_heartbeats(const thue_cluster *c);
 unsigned long thue_cluster_rebuilds(const thue_cluster *c);
+/* Messages, sessions, tickets and pairs read from Redis and dropped so far, by reason
+ * (THUE_CLUSTER_DROP_...): 0 when reason is out of range. */
+unsigned long thue_cluster_drops(const thue_cluster *c, int reason);
 
 /* ---- nodes ---- */
 /* What the next heartbeats report: the rooms and players here, and whether the node is
@@ -165,6 +189,9 @@ int thue_cluster_room_lookup(thue_cluster *c, const char *room, thue_cluster_loo
                              void *data);
 
 /* ---- sessions and resume tokens ---- */
+/* A token is never written to Redis: its key is the HMAC of the token under a key of the
+ * secret (P sess:HEX), and the record carries an HMAC of its content and key; a record
+ * that does not verify reads as unknown (and is counted as dropped). */
 /* Stores token -> session for ttl_ms (the grace period; >= 1). cb may be NULL. */
 int thue_cluster_session_put(thue_cluster *c, const char *token, const thue_cluster_session *s,
                              unsigned ttl_ms, thue_cluster_done_cb *cb, void *data);
@@ -185,6 +212,11 @@ int thue_cluster_session_delete(thue_cluster *c, const char *token, thue_cluster
  * the other node hears it through its paired hook), or this ticket waits (cb's pair NULL)
  * for ttl_ms at most (0: 60 s); when someone takes it later, the paired hook runs here.
  * THUE_CLUSTER_EQUEUED: this ticket id already waits in that pool.
+ * The ticket is signed by this node (an HMAC over the pool and its fields, with an expiry
+ * ttl_ms on: seal.h) and Redis keeps the signature with it; a node checks both tickets of
+ * every pair it hears, and a taken ticket that its node did not sign (one put into the
+ * pool by someone else) makes no pair: the join answers THUE_CLUSTER_EREPLY, and a pair
+ * published by someone else is dropped.
  */
 typedef void thue_cluster_join_cb(void *data, int status, const thue_cluster_pair *pair);
 int thue_cluster_queue_join(thue_cluster *c, const char *pool, const thue_cluster_ticket *t,
@@ -199,7 +231,10 @@ int thue_cluster_queue_cancel(thue_cluster *c, const char *pool, const char *tic
 /* ---- pub/sub ---- */
 /* Sends payload (opaque text, 1..65536 bytes) to every other node's broadcast hook, or to
  * one node's message hook. cb (may be NULL) hears how many subscribers Redis delivered it
- * to through receivers (0: nobody listened: a message is not stored). */
+ * to through receivers (0: nobody listened: a message is not stored). The payload travels
+ * sealed (encrypted, with an HMAC over the sender, the channel and the ciphertext, and a
+ * counter): the hooks hear only what another node with the secret sent, once, within a
+ * minute of its sending; anything else published on the channels is dropped. */
 typedef void thue_cluster_sent_cb(void *data, int status, long receivers);
 int thue_cluster_broadcast(thue_cluster *c, const char *payload, size_t len,
                            thue_cluster_sent_cb *cb, void *data);

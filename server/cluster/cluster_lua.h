@@ -57,12 +57,14 @@
 /*
  * KEYS: the pool's zset (member "node/ticket", score = the order of joining: a counter
  * qseq shared by the pools, so that two joins in one millisecond keep their order). ARGV: prefix,
- * pool, node, ticket, player, name, rating, ttl_ms, max_diff (< 0: any).
+ * pool, node, ticket, player, name, rating, ttl_ms, max_diff (< 0: any), sig (the
+ * ticket's signature by its node: kept with it and passed on, never checked here: the
+ * nodes check it, since Redis does not hold the secret).
  * Looks at the 64 longest-waiting tickets, dropping those that expired or whose node is
  * dead; the first of another player within max_diff is taken: the pair is published on
  * its node's pair channel and kept for ttl_ms under qres:<member> (for a node whose
  * subscriber was reconnecting), and returned as {'paired', node, ticket, player, name,
- * rating}. Otherwise this ticket waits: {'queued'}; {'dup'} when it already waits.
+ * rating, sig}. Otherwise this ticket waits: {'queued'}; {'dup'} when it already waits.
  */
 #define THUE__LUA_JOIN                                                                             \
     "local p = ARGV[1]\n"                                                                          \
@@ -74,7 +76,7 @@
     "end\n"                                                                                        \
     "for _, m in ipairs(redis.call('ZRANGE', KEYS[1], 0, 63)) do\n"                                \
     "  local tk = p .. 'qt:' .. m\n"                                                               \
-    "  local f = redis.call('HMGET', tk, 'node', 'ticket', 'player', 'name', 'rating')\n"          \
+    "  local f = redis.call('HMGET', tk, 'node', 'ticket', 'player', 'name', 'rating', 'sig')\n"   \
     "  if not f[1] then\n"                                                                         \
     "    redis.call('ZREM', KEYS[1], m)\n"                                                         \
     "  elseif redis.call('EXISTS', p .. 'node:' .. f[1]) == 0 then\n"                              \
@@ -85,17 +87,18 @@
     "    redis.call('ZREM', KEYS[1], m)\n"                                                         \
     "    redis.call('DEL', tk)\n"                                                                  \
     "    local msg = cjson.encode({pool = ARGV[2],\n"                                              \
-    "      mine = {node = f[1], ticket = f[2], player = f[3], name = f[4], rating = f[5]},\n"      \
+    "      mine = {node = f[1], ticket = f[2], player = f[3], name = f[4], rating = f[5],\n"      \
+    "              sig = f[6] or ''},\n"                                                          \
     "      other = {node = ARGV[3], ticket = ARGV[4], player = ARGV[5], name = ARGV[6],\n"         \
-    "               rating = ARGV[7]}})\n"                                                         \
+    "               rating = ARGV[7], sig = ARGV[10]}})\n"                                         \
     "    redis.call('SET', p .. 'qres:' .. m, msg, 'PX', ttl)\n"                                   \
     "    redis.call('PUBLISH', p .. 'pair:' .. f[1], msg)\n"                                       \
-    "    return {'paired', f[1], f[2], f[3], f[4], f[5]}\n"                                        \
+    "    return {'paired', f[1], f[2], f[3], f[4], f[5], f[6] or ''}\n"                            \
     "  end\n"                                                                                      \
     "end\n"                                                                                        \
     "local tk = p .. 'qt:' .. me\n"                                                                \
     "redis.call('HSET', tk, 'node', ARGV[3], 'ticket', ARGV[4], 'player', ARGV[5],\n"              \
-    "           'name', ARGV[6], 'rating', ARGV[7])\n"                                             \
+    "           'name', ARGV[6], 'rating', ARGV[7], 'sig', ARGV[10])\n"                            \
     "redis.call('PEXPIRE', tk, ttl)\n"                                                             \
     "redis.call('ZADD', KEYS[1], redis.call('INCR', p .. 'qseq'), me)\n"                           \
     "if redis.call('PTTL', KEYS[1]) < ttl then redis.call('PEXPIRE', KEYS[1], ttl) end\n"          \

@@ -15,6 +15,15 @@
 #include <time.h>
 #include <unistd.h>
 
+const unsigned char ch_secret_bytes[48] = "the tests' cluster secret: 48 bytes, not random";
+const unsigned char ch_other_secret_bytes[48] = "another cluster's secret, also 48 bytes long...";
+
+void ch_secret(thue_cluster_config *cfg)
+{
+    cfg->secret = ch_secret_bytes;
+    cfg->secret_len = sizeof ch_secret_bytes;
+}
+
 const char *ch_redis_url(void)
 {
     const char *url = getenv("THUE_TEST_REDIS");

@@ -23,6 +23,13 @@
 #include "cluster/cluster.h"
 #include "cluster/redis.h"
 
+/* The cluster secret the tests' nodes share (48 bytes), and another one (a node of
+ * another cluster, or an attacker's guess). */
+extern const unsigned char ch_secret_bytes[48];
+extern const unsigned char ch_other_secret_bytes[48];
+/* Sets cfg's secret to ch_secret_bytes. */
+void ch_secret(thue_cluster_config *cfg);
+
 /* THUE_TEST_REDIS (the test fails when it is not set). */
 const char *ch_redis_url(void);
 

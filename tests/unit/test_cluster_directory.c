@@ -19,6 +19,7 @@ static thue_cluster *node_new(uv_loop_t *loop, const char *url, const char *name
 {
     thue_cluster_config cfg;
     memset(&cfg, 0, sizeof cfg);
+    ch_secret(&cfg);
     cfg.url = url;
     cfg.node = name;
     char address[64];
@@ -67,6 +68,7 @@ static void test_cluster_config_errors(void **state)
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         thue_cluster_config cfg;
         memset(&cfg, 0, sizeof cfg);
+        ch_secret(&cfg);
         cfg.url = cases[i].url;
         cfg.node = cases[i].node;
         cfg.address = cases[i].address;

@@ -65,6 +65,7 @@ static void node_start(tnode *n, uv_loop_t *loop, const char *url, const char *n
     memset(n, 0, sizeof *n);
     thue_cluster_config cfg;
     memset(&cfg, 0, sizeof cfg);
+    ch_secret(&cfg);
     cfg.url = url;
     cfg.node = name;
     cfg.address = "127.0.0.1:1";

@@ -193,8 +193,11 @@ static void test_cluster_settings(void **state)
     LOAD_OK(&c, "--node", "n1", "--drain-s", "30");
     assert_string_equal(c.node, "n1");
     assert_int_equal(c.drain_s, 30);
+    /* (a node of several needs the cluster secret: test_config_cluster_secret.c) */
+    assert_int_equal(setenv("THUE_CLUSTER_SECRET", "0123456789abcdef0123456789abcdef", 1), 0);
     LOAD_OK(&c, "--node", "eu-west-2", "--redis", "redis://127.0.0.1:6380", "--db",
             "postgres://thue@127.0.0.1:5432/thue");
+    unsetenv("THUE_CLUSTER_SECRET");
     assert_string_equal(c.redis, "redis://127.0.0.1:6380");
     LOAD_OK(&c, "--node", "a", "--redis", "none", "--db", "x.db");
     assert_string_equal(c.redis, "");
