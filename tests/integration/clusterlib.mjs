@@ -1,8 +1,10 @@
 // clusterlib.mjs: several nodes for the tests: a throw-away PostgreSQL and Redis
 // (scripts/services.sh, in a temporary directory of the test's own, on loopback) and N
-// servers started with --node nI --redis --db postgres://. A client follows `moved` the
-// way the balancer routes /n/NODE/ws: to that node's own port.
+// servers started with --node nI --redis --db postgres:// and the cluster secret they
+// share (--cluster-secret-file, a mode-600 file in that directory: svc.secretFile). A
+// client follows `moved` the way the balancer routes /n/NODE/ws: to that node's own port.
 import { execFileSync, spawn } from "node:child_process";
+import crypto from "node:crypto";
 import net from "node:net";
 import fs from "node:fs";
 import os from "node:os";
@@ -57,7 +59,7 @@ export async function startCluster(n, extra = [], urls = {}) {
   const db = `cluster_${process.pid}_${++clusters}`;
   execFileSync("psql", [base.pg, "-qc", `CREATE DATABASE ${db}`], { stdio: ["ignore", "pipe", "pipe"] });
   execFileSync("redis-cli", ["-u", base.redis, "FLUSHALL"], { stdio: ["ignore", "pipe", "pipe"] });
-  const svc = { dir: base.dir, redis: base.redis, pg: base.pg.replace(/\/thue$/, `/${db}`) };
+  const svc = { dir: base.dir, redis: base.redis, pg: base.pg.replace(/\/thue$/, `/${db}`), secretFile: clusterSecret(base.dir) };
   const nodes = {};
   const stopNodes = async () => {
     for (const s of Object.values(nodes)) await s.stop("SIGKILL").catch(() => {});
@@ -71,10 +73,17 @@ export async function startCluster(n, extra = [], urls = {}) {
   return { svc, nodes, add: (name) => addNode(svc, nodes, name, extra, urls), stop: stopNodes };
 }
 
+/** The cluster secret of the nodes started in dir (a file): 32 random bytes as hex, made once. */
+export function clusterSecret(dir) {
+  const file = path.join(dir, "cluster.secret");
+  if (!fs.existsSync(file)) fs.writeFileSync(file, crypto.randomBytes(32).toString("hex") + "\n", { mode: 0o600 });
+  return file;
+}
+
 async function addNode(svc, nodes, name, extra, urls = {}) {
   const redis = urls.redisUrl ? await urls.redisUrl(name, svc) : svc.redis;
   const pg = urls.pgUrl ? await urls.pgUrl(name, svc) : svc.pg;
-  const s = await startServer(["--node", name, "--redis", redis, "--db", pg, "--log-level", "info", ...extra]);
+  const s = await startServer(["--node", name, "--redis", redis, "--db", pg, "--cluster-secret-file", svc.secretFile, "--log-level", "info", ...extra]);
   s.name = name;
   nodes[name] = s;
   await until(async () => (await (await fetch(`${s.url}/healthz`)).json()).node === name && /one of several/.test(s.stdout() + s.stderr()), `${name} to join the cluster`);
