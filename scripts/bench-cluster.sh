@@ -297,7 +297,7 @@ EOF
 start_node() {
   local log=$1 name=$2 db=$3
   local cl=()
-  [ -n "$name" ] && cl=(--node "$name" --redis "$REDIS_URL")
+  [ -n "$name" ] && cl=(--node "$name" --redis "$REDIS_URL" --cluster-secret-file "$SVC/cluster.secret")
   : >"$log" # before the server runs: the port is read from it at once
   "$SERVER_BIN" --port 0 --bind 127.0.0.1 --db "$db" --log-level info "${cl[@]}" \
     --max-connections 100000 --max-connections-per-ip 100000 \
@@ -571,6 +571,8 @@ if [ -z "$PG_URL" ] || [ -z "$REDIS_URL" ]; then
   echo "bench-cluster.sh: the services did not start" >&2
   exit 1
 fi
+# The cluster secret B's nodes share (docs/cluster.md, "Security").
+(umask 077 && od -An -N32 -tx1 /dev/urandom | tr -d ' \n' >"$SVC/cluster.secret")
 
 for r in $(seq 1 "$ROUNDS"); do
   if [ $((r % 2)) = 1 ]; then ORDER=(A B); else ORDER=(B A); fi

@@ -143,7 +143,10 @@ start_node() {
   if [ -f "$dir/$n.port" ]; then p=$(cat "$dir/$n.port"); else p=$(free_port); echo "$p" >"$dir/$n.port"; fi
   local db=(--db "$dir/$n.db")
   if [ "$(cat "$dir/mode")" = postgres ]; then
-    db=(--db "$(cat "$dir/pg.url")" --redis "$(cat "$dir/redis.url")")
+    # The cluster secret by its file's path (its content is on no command line and in no
+    # environment).
+    db=(--db "$(cat "$dir/pg.url")" --redis "$(cat "$dir/redis.url")"
+        --cluster-secret-file "$dir/cluster.secret")
   fi
   # setsid: the nodes outlive this script and the terminal it ran in. Redis's password
   # goes by the environment, never on a command line (ps shows those).
@@ -314,6 +317,11 @@ do_start() {
     line=$(THUE_REDIS_REQUIREPASS=$(cat "$dir/redis.pass") bash scripts/services.sh redis "$dir") ||
       die "Redis did not start (log: $dir/redis/server.log)"
     echo "${line#*=}" >"$dir/redis.url"
+    # The cluster secret the nodes share and Redis never sees (32 random bytes as hex, in a
+    # mode-600 file): they seal their messages with it and keep resume tokens in Redis
+    # only under its HMAC, so whoever reads or writes Redis forges no event and steals no
+    # session (docs/cluster.md, "Security"). Kept across restarts, like redis.pass.
+    [ -s "$dir/cluster.secret" ] || (umask 077 && od -An -N32 -tx1 /dev/urandom | tr -d ' \n' >"$dir/cluster.secret")
   else
     rm -f "$dir"/n*.db "$dir"/n*.db-wal "$dir"/n*.db-shm
   fi

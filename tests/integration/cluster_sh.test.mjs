@@ -45,10 +45,23 @@ test("scripts/cluster.sh: three nodes on PostgreSQL and Redis behind HAProxy, dr
     const cli = (env) => spawnSync("redis-cli", ["-p", redisPort, "ping"], { encoding: "utf8", env: { ...process.env, ...env } });
     assert.match(cli({}).stdout + cli({}).stderr, /NOAUTH/, "Redis refuses a client without the password");
     assert.match(cli({ REDISCLI_AUTH: pass }).stdout, /PONG/);
+    // The cluster secret (issue 31): random, in a mode-600 file the nodes are given by its
+    // path; on no command line, in no node's environment, and not in Redis.
+    const secretFile = path.join(dir, "cluster.secret");
+    const secret = fs.readFileSync(secretFile, "utf8").trim();
+    assert.match(secret, /^[0-9a-f]{64}$/);
+    assert.equal(fs.statSync(secretFile).mode & 0o777, 0o600);
     for (const n of ["n1", "n2", "n3"]) {
       const pid = fs.readFileSync(path.join(dir, `${n}.pid`), "utf8").trim();
-      assert.doesNotMatch(fs.readFileSync(`/proc/${pid}/cmdline`, "utf8"), new RegExp(pass), `${n}'s command line`);
+      const cmdline = fs.readFileSync(`/proc/${pid}/cmdline`, "utf8");
+      assert.doesNotMatch(cmdline, new RegExp(pass), `${n}'s command line`);
+      assert.doesNotMatch(cmdline, new RegExp(secret), `${n}'s command line`);
+      assert.match(cmdline, /--cluster-secret-file\0[^\0]*cluster\.secret\0/, `${n} is given the secret's file`);
+      assert.doesNotMatch(fs.readFileSync(`/proc/${pid}/environ`, "utf8"), new RegExp(secret), `${n}'s environment`);
     }
+    const dump = spawnSync("redis-cli", ["-p", redisPort, "--no-auth-warning", "--scan"], { encoding: "utf8", env: { ...process.env, REDISCLI_AUTH: pass } });
+    assert.equal(dump.status, 0);
+    assert.doesNotMatch(dump.stdout, new RegExp(secret), "no key of Redis holds the secret");
 
     const hello = async (p, who) => {
       const c = await Client.connect(`ws://${base}${p}`, JSON.stringify(who));
