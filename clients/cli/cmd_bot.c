@@ -221,14 +221,24 @@ static int reconnect(bot *b)
         b->moved_version = 0;
         return seated ? 0 : send_queue(b); /* when seated, the room states follow */
     }
-    /* The seat is gone: start a new session and queue again. */
-    char err[300];
-    int code;
-    if (cli_hello(b->net, b->name, NULL, 5000, &w, &code, err, sizeof err) != 0) {
-        fprintf(stderr, "thue bot: %s\n", err);
-        return -1;
+    /* The seat is gone: start a new session and queue again. The name may still be held
+     * for a while by the old session (a node keeps a session that moved away, or whose
+     * node is being declared dead, for its grace period): then a numbered variant. */
+    char err[300], name[sizeof b->name + 8];
+    int code = 0;
+    snprintf(name, sizeof name, "%s", b->name);
+    for (int n = 2;; n++) {
+        if (cli_hello(b->net, name, NULL, 5000, &w, &code, err, sizeof err) == 0)
+            break;
+        if (code != THUE_PERR_NAME_TAKEN || n > 9) {
+            fprintf(stderr, "thue bot: %s\n", err);
+            return -1;
+        }
+        fprintf(stderr, "thue bot: the name %s is still held by the old session; trying %s-%d\n",
+                name, b->name, n);
+        snprintf(name, sizeof name, "%.*s-%d", (int)(sizeof name - 4), b->name, n);
     }
-    fprintf(stderr, "thue bot: the old session had ended; started a new one\n");
+    fprintf(stderr, "thue bot: the old session had ended; started a new one as %s\n", name);
     snprintf(b->resume, sizeof b->resume, "%s", w.u.welcome.resume);
     b->grace_s = w.u.welcome.grace_s;
     thue_msg_clear(&w);

@@ -125,26 +125,28 @@ test("two thue bots play 5 quick matches each through the balancer while a node 
       "--games", "5", "--queue", "square,3", "--think-ms", "30", "--json"], `thue bot on ${node}`);
     const a = bot("n1", "KillOne"), b = bot("n2", "KillTwo");
     const games = (p) => p.out().split("\n").filter((l) => l.startsWith("{\"game\"")).map((l) => JSON.parse(l));
-    // After two games, the next one's start is awaited no longer: n1 (bot KillOne's own
-    // node, and the room's node for half the matches) is killed between matches.
+    // After two games, between matches, the node KillOne's connection is on (its own, or
+    // the one a match moved it to) is killed.
     await withTimeout((async () => {
       while (games(a).length < 2 || games(b).length < 2) await new Promise((r) => setTimeout(r, 20));
     })(), GAMES_MS, "two games each");
-    cl.nodes.n1.proc.kill("SIGKILL");
-    await cl.nodes.n1.exited;
-    delete cl.nodes.n1;
+    const moves = [...a.err().matchAll(/the match is on node (n\d): moved there/g)];
+    const victim = moves.length ? moves[moves.length - 1][1] : "n1";
+    cl.nodes[victim].proc.kill("SIGKILL");
+    await cl.nodes[victim].exited;
+    delete cl.nodes[victim];
     const [ra, rb] = await Promise.all([a.done, b.done]);
     for (const [r, name] of [[ra, "KillOne"], [rb, "KillTwo"]]) {
       assert.equal(r.code, 0, `${name}: ${r.stderr}`);
       const sum = JSON.parse(r.stdout.trim().split("\n").pop());
       assert.equal(sum.games, 5, `${name} played 5 games: ${r.stdout}`);
     }
-    // KillOne's node died: it came back through the balancer's /ws on a live node
+    // KillOne's node died: it came back (through the balancer's /ws when it was its own)
     assert.match(ra.stderr, /reconnecting/, ra.stderr);
     assert.match(ra.stderr, /started a new one|resumed the session/, ra.stderr);
     const abandoned = [...games(a), ...games(b)].filter((g) => g.reason === "abandon");
     assert.equal(abandoned.length, 0, `no game ended by abandon: ${JSON.stringify(abandoned)}`);
-    console.log(`     5 games each; KillOne after the kill: ${(ra.stderr.match(/thue bot: [^\n]*/g) || []).slice(-3).join(" / ")}`);
+    console.log(`     5 games each; ${victim} killed; KillOne after the kill: ${(ra.stderr.match(/thue bot: [^\n]*/g) || []).slice(-3).join(" / ")}`);
   } finally {
     if (lb) await lb.stop();
     await cl.stop();
