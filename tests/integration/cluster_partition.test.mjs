@@ -167,10 +167,9 @@ async function makeRoom(cl, node, a, b) {
 /**
  * Plays a room's matches (random legal moves on its people's turns; a rematch after each)
  * until ctl.stop is true at a match's end, pausing there while ctl.gate is set. Each
- * match_end (every seat's copy) goes to ctl.ends as {m, room, node, at, lastMove, over (when
- * the seat was shown the match finished)}, and
- * ctl.onEnd (when set) is called with that entry. ctl.thinkMs before each move and each
- * rematch; per message, at most ctl.waitMs.
+ * match_end (every seat's copy) goes to ctl.ends as {m, room, node, at, lastMove, over:
+ * when the seat was shown the match finished}, and ctl.onEnd (when set) is called with
+ * it. ctl.thinkMs before each move and each rematch; per message, at most ctl.waitMs.
  */
 async function playRoom(ctl, r) {
   const [a] = r.seats;
@@ -222,7 +221,8 @@ async function playRoom(ctl, r) {
   }
 }
 
-/** The players of rooms, playing until stop(): {ends, pause(), resume(), stop(), done}. */
+/** The players of rooms, playing until finish(): the ctl of playRoom with pause(),
+ * resume(), finish() and done. */
 function play(rooms, waitMs = LONG) {
   const ctl = { ends: [], stop: false, gate: null, idle: 0, waitMs, thinkMs: 100, onEnd: null, errors: [] };
   const done = Promise.all(rooms.map((r) => playRoom(ctl, r).catch((e) => {
@@ -236,14 +236,12 @@ function play(rooms, waitMs = LONG) {
     async pause(ms = 20000) {
       let open;
       ctl.gate = { promise: new Promise((r) => (open = r)), open };
-      await until(async () => {
-        if (ctl.errors.length) throw Object.assign(new Error(`a room's players failed: ${ctl.errors[0].message}`), { fatal: true });
-        return ctl.idle === rooms.length;
-      }, "every room to finish its match", ms).catch((e) => {
+      await until(async () => ctl.errors.length > 0 || ctl.idle === rooms.length, "every room to finish its match", ms).catch((e) => {
         for (const r of rooms)
           say(`${r.room} on ${r.node} (${r.names.join(" v ")}): ${r.played || 0} played; inbox: ${r.seats.map((c) => JSON.stringify(c.inbox.slice(-3))).join(" | ")}`);
-        throw ctl.errors.length ? ctl.errors[0] : e;
+        throw e;
       });
+      if (ctl.errors.length) throw ctl.errors[0];
     },
     resume() {
       const g = ctl.gate;

@@ -12,7 +12,8 @@
 // (socket.pause(): the kernel's buffers fill, TCP's flow control stops the sender), so a
 // client sees its requests vanish unanswered, as behind a dead link, and its own
 // timeouts decide what happens. A connection accepted during a cut is held, paused, with
-// no upstream connection until heal() (or until its client gives up and closes it).
+// no upstream connection until heal(); one its client closed meanwhile is noticed then
+// (nothing reads it before), goes upstream and closes at once.
 //
 // Bounded: nothing is buffered beyond a socket's own high-water mark (a write that
 // returns false pauses the other side until 'drain'), at most `maxConnections`
