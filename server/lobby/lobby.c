@@ -84,6 +84,7 @@ static void lobby_maybe_closed(thue_lobby *l)
             thue_log(THUE_LOG_ERROR, "lobby closed with %d store jobs unanswered",
                      l->store_pending);
         tournaments_free(l);
+        quickmatch_free(l);
         accounts_free(l);
         thue_limiter_free(l->room_rate);
         thue_limiter_free(l->tour_rate);
@@ -818,6 +819,17 @@ void thue_lobby_disconnected(thue_lobby *l, thue_client *c)
         session_end(s);
         return;
     }
+    /* Sent to a match on another node, with a session there: this one has nothing left
+     * to keep (and would hold its name for the grace period). */
+    bool in_room = false;
+    for (room *r = l->rooms; r && !in_room; r = r->next)
+        in_room = room_has(r, s);
+    if (s->moved_away && !in_room && s->rooms_created == 0) {
+        thue_log(THUE_LOG_INFO, "session %s: moved to another node's match: ended here",
+                 s->player.name);
+        session_end(s);
+        return;
+    }
     thue_log(THUE_LOG_INFO, "session %s: connection lost, seats kept for %d s", s->player.name,
              l->cfg.grace_s);
     uv_timer_start(&s->grace_timer, grace_over, (uint64_t)l->cfg.grace_s * 1000, 0);
@@ -893,6 +905,7 @@ static void nodes_due(uv_timer_t *t)
     nodes_tick(l);
     accounts_follow(l);
     tournaments_lease_tick(l);
+    quickmatch_tick(l);
 }
 
 void thue_lobby_set_cluster(thue_lobby *l, thue_cluster *cluster)

@@ -176,6 +176,10 @@ struct session {
     session *ticket_next; /* in the lobby's by_ticket chain while it has a ticket */
     char qpool[THUE_CLUSTER_POOL_MAX];
     bool qpaired;
+    uint64_t qwait_until; /* paired elsewhere: the "match" is awaited until then (uv_now);
+                             past it the session queues again */
+    bool moved_away;      /* sent `moved` to a match on another node: once its connection
+                             closes, a session with no room here ends at once */
     bool qreply; /* queue_join's `ok` waits for Redis's answer: its id */
     thue_msg_id qreply_id;
     analysis *analysis; /* its analysis (analysis.c), or NULL */
@@ -307,6 +311,8 @@ struct thue_lobby {
     int store_pending; /* store jobs whose callbacks have not run */
     bool following;    /* accounts_follow: a read of the changes is queued */
     bool leasing;      /* tournaments_lease_tick: a lease job is queued */
+    struct match_note *match_notes; /* quickmatch.c: "match" events not yet received */
+    uint64_t match_note_ids;
     uint64_t lease_sent; /* ... queued at this uv_now */
     tournament *tournaments;
     analysis *analyses; /* every analysis still searching or open (analysis.c) */

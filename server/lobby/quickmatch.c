@@ -20,6 +20,13 @@
  * its grace period running), seated, and the waiting player's node hears "match" and
  * sends its player `moved` (reason match) with that session's resume token. A pair whose
  * joiner left meanwhile sends the other ticket back to the pool ("requeue").
+ *
+ * Redis's pub/sub keeps nothing: a "match" published while the waiting node's subscriber
+ * is down is lost. So the pairing node sends it again each second until a subscriber
+ * has taken it (or the seat's grace period is over); and a node whose link to Redis comes
+ * back does not put its waiting tickets back blindly: it first takes each out of the pool,
+ * and one that is no longer there was paired meanwhile: its "match" is awaited (for
+ * QUICK_MATCH_WAIT_MS, then it queues again).
  */
 #include "quickmatch.h"
 #include "accounts.h"
@@ -439,6 +446,137 @@ static void requeue_other(thue_lobby *l, const thue_cluster_ticket *other)
     nodes_send(l, other->node, ev);
 }
 
+/* ---- "match" events until received ---------------------------------------------------- */
+
+#define QUICK_MATCH_WAIT_MS 15000
+
+struct match_note {
+    uint64_t id;
+    char node[THUE_CLUSTER_NODE_MAX];
+    char *text;        /* the event */
+    uint64_t expires;  /* uv_now: the seat's grace period is over */
+    bool in_flight;    /* a send waits for Redis's answer */
+    struct match_note *next;
+};
+
+typedef struct note_send {
+    thue_lobby *l;
+    uint64_t id;
+} note_send;
+
+static void note_free(thue_lobby *l, struct match_note *n)
+{
+    struct match_note **pp = &l->match_notes;
+    while (*pp && *pp != n)
+        pp = &(*pp)->next;
+    if (*pp)
+        *pp = n->next;
+    free(n->text);
+    free(n);
+}
+
+static struct match_note *note_find(thue_lobby *l, uint64_t id)
+{
+    for (struct match_note *n = l->match_notes; n; n = n->next)
+        if (n->id == id)
+            return n;
+    return NULL;
+}
+
+static void note_sent(void *data, int status, long receivers)
+{
+    note_send *ns = data;
+    thue_lobby *l = ns->l;
+    struct match_note *n = note_find(l, ns->id);
+    free(ns);
+    if (n == NULL)
+        return;
+    n->in_flight = false;
+    /* Taken by the node's subscriber: its part now. Else again at the next tick, until
+     * the seat's grace period is over. */
+    if ((status == 0 && receivers > 0) || uv_now(l->loop) >= n->expires) {
+        if (status != 0 || receivers == 0)
+            thue_log(THUE_LOG_WARN, "quick match: node %s never took its player's match", n->node);
+        note_free(l, n);
+    }
+}
+
+static void note_send_now(thue_lobby *l, struct match_note *n)
+{
+    note_send *ns = malloc(sizeof *ns);
+    if (ns == NULL)
+        return;
+    ns->l = l;
+    ns->id = n->id;
+    if (!nodes_up(l) ||
+        thue_cluster_send(l->cluster, n->node, n->text, strlen(n->text), note_sent, ns) != 0) {
+        free(ns);
+        return;
+    }
+    n->in_flight = true;
+}
+
+/* The other player's node is told its player's room and seat ("match"), until it hears. */
+static void match_note_add(thue_lobby *l, const char *node, const char *ticket, const char *room_id,
+                           const char *resume)
+{
+    json_t *ev = json_pack("{s:s, s:s, s:s, s:s}", "t", "match", "ticket", ticket, "room", room_id,
+                           "resume", resume);
+    struct match_note *n = calloc(1, sizeof *n);
+    char *text = ev ? json_dumps(ev, JSON_COMPACT) : NULL;
+    json_decref(ev);
+    if (n == NULL || text == NULL) {
+        free(n);
+        free(text);
+        thue_log(THUE_LOG_ERROR, "quick match: out of memory telling node %s of a match", node);
+        return;
+    }
+    n->id = ++l->match_note_ids;
+    snprintf(n->node, sizeof n->node, "%s", node);
+    n->text = text;
+    n->expires = uv_now(l->loop) + (uint64_t)(l->cfg.grace_s > 0 ? l->cfg.grace_s : 1) * 1000;
+    n->next = l->match_notes;
+    l->match_notes = n;
+    note_send_now(l, n);
+}
+
+void quickmatch_tick(thue_lobby *l)
+{
+    uint64_t now = uv_now(l->loop);
+    for (struct match_note *n = l->match_notes, *next; n; n = next) {
+        next = n->next;
+        if (n->in_flight)
+            continue;
+        if (now >= n->expires)
+            note_free(l, n);
+        else
+            note_send_now(l, n);
+    }
+    /* A pair whose "match" never came (its node died before telling, or gave up): the
+     * session waits in the pool again. */
+    for (session *s = l->qhead, *next; s; s = next) {
+        next = s->qnext;
+        if (!s->qpaired || s->qwait_until == 0 || now < s->qwait_until)
+            continue;
+        thue_log(THUE_LOG_WARN, "quick match: %s was paired but its match never came: queued again",
+                 s->player.name);
+        s->qpaired = false;
+        s->qwait_until = 0;
+        if (cluster_queue(l, s, NULL) != 0)
+            local_fallback(l, s);
+    }
+}
+
+void quickmatch_free(thue_lobby *l)
+{
+    while (l->match_notes) {
+        struct match_note *n = l->match_notes;
+        l->match_notes = n->next;
+        free(n->text);
+        free(n);
+    }
+}
+
 /* This node's join made a pair: the room is made here, the other player seated. */
 static void pair_here(thue_lobby *l, session *s, const thue_cluster_ticket *other)
 {
@@ -489,13 +627,10 @@ static void pair_here(thue_lobby *l, session *s, const thue_cluster_ticket *othe
         queue_failed(l, s, THUE_PERR_INTERNAL, why);
         return;
     }
-    if (local) {
+    if (local)
         queue_remove(o);
-    } else {
-        json_t *ev = json_pack("{s:s, s:s, s:s, s:s}", "t", "match", "ticket", other->id, "room",
-                               r->id, "resume", o->resume);
-        nodes_send(l, other->node, ev);
-    }
+    else
+        match_note_add(l, other->node, other->id, r->id, o->resume);
     ticket_clear(l, s);
     queue_remove(s);
     thue_log(THUE_LOG_INFO, "quick match: %s (node %s) and %s paired in room %s", o->player.name,
@@ -539,6 +674,7 @@ static int cluster_queue(thue_lobby *l, session *s, const thue_msg_id *id)
     if (ticket_new(l, s) != 0)
         return -1;
     s->qpaired = false;
+    s->qwait_until = 0;
     pool_text(s->queue_opt, s->qpool, sizeof s->qpool);
     thue_cluster_ticket t;
     memset(&t, 0, sizeof t);
@@ -620,6 +756,7 @@ void quickmatch_paired(thue_lobby *l, const thue_cluster_pair *pair)
         return;
     }
     s->qpaired = true;
+    s->qwait_until = uv_now(l->loop) + QUICK_MATCH_WAIT_MS;
     uv_timer_stop(&s->queue_timer);
 }
 
@@ -636,26 +773,59 @@ void quickmatch_event(thue_lobby *l, const char *from, json_t *ev)
         if (room_id == NULL || resume == NULL)
             return;
         s->qpaired = true; /* no cancel: the ticket is spent */
+        s->qwait_until = 0;
         queue_remove(s);
         thue_log(THUE_LOG_INFO, "quick match: %s moves to node %s for room %s", s->player.name,
                  from, room_id);
-        if (s->client != NULL)
+        if (s->client != NULL) {
+            s->moved_away = true;
             nodes_send_moved(l, s->client, NULL, "match", from, room_id, resume);
+        }
     } else if (strcmp(t, "requeue") == 0 && s->queued) {
         s->qpaired = false;
+        s->qwait_until = 0;
         if (cluster_queue(l, s, NULL) != 0)
             local_fallback(l, s);
     }
+}
+
+/* A waiting ticket taken out of the pool after Redis came back. The pairs kept for this
+ * node while its link was down were asked for first on the same connection (cluster.c's
+ * report_state), so they have been delivered by now: a ticket paired meanwhile is
+ * qpaired, and its "match" is awaited (quickmatch_tick queues it again if it never
+ * comes). Any other ticket (still in the pool, or lost with an emptied Redis) goes back
+ * into the pool. */
+static void back_cancelled(void *data, int status, bool removed)
+{
+    qjoin *q = data;
+    thue_lobby *l = q->l;
+    session *s = session_by_ticket(l, q->ticket);
+    free(q);
+    (void)status;
+    (void)removed;
+    if (s == NULL || !s->queued)
+        return;
+    if (s->qpaired) {
+        thue_log(THUE_LOG_INFO, "quick match: %s was paired while Redis was away: its match is "
+                 "awaited", s->player.name);
+        return;
+    }
+    ticket_clear(l, s);
+    if (cluster_queue(l, s, NULL) != 0)
+        local_fallback(l, s);
 }
 
 void quickmatch_cluster_up(thue_lobby *l)
 {
     for (session *s = l->sessions; s; s = s->next)
         if (s->queued && !s->ending && s->ticket[0] != '\0' && !s->qpaired) {
-            /* (the old ticket goes first, in case Redis kept it: one connection keeps the
-             * order of the commands) */
-            cluster_cancel(s);
-            if (cluster_queue(l, s, NULL) != 0)
-                local_fallback(l, s);
+            qjoin *q = qjoin_new(l, s);
+            if (q == NULL || thue_cluster_queue_cancel(l->cluster, s->qpool, s->ticket,
+                                                       back_cancelled, q) != 0) {
+                free(q);
+                cluster_cancel(s);
+                if (cluster_queue(l, s, NULL) != 0)
+                    local_fallback(l, s);
+            }
         }
 }

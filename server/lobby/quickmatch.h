@@ -30,5 +30,10 @@ void quickmatch_drain(thue_lobby *l, session *s);
 void quickmatch_paired(thue_lobby *l, const thue_cluster_pair *pair);
 void quickmatch_event(thue_lobby *l, const char *from, json_t *ev);
 void quickmatch_cluster_up(thue_lobby *l);
+/* Each second with a cluster: "match" events not yet received are sent again, and a
+ * paired session whose "match" never came queues again. */
+void quickmatch_tick(thue_lobby *l);
+/* Frees the notes still waiting (the lobby is closing). */
+void quickmatch_free(thue_lobby *l);
 
 #endif
