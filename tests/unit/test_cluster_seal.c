@@ -117,8 +117,8 @@ static void test_seal_open(void **state)
 
     /* What nodes sent before messages were sealed, and other junk: not sealed at all. */
     const char *junk[] = {"n1\n{\"t\":\"rating\"}", "", "T1", "T1 n1 x y z w\n",
-                          "T1 N1 00000000000000000000000000000000 1 1 "
-                          "0000000000000000000000000000000000000000000000000000000000000000\nx"};
+                          ("T1 N1 00000000000000000000000000000000 1 1 "
+                           "0000000000000000000000000000000000000000000000000000000000000000\nx")};
     for (size_t i = 0; i < sizeof junk / sizeof *junk; i++)
         assert_int_equal(thue_seal_open(&k, ch, junk[i], strlen(junk[i]), &o, out, &olen),
                          THUE_SEAL_UNSIGNED);
