@@ -99,9 +99,16 @@ int cmd_claim_name(request *rq)
     /* Only a claim that would be made costs a token: a refused name costs nothing. */
     char addr[THUE_LIMIT_KEY_MAX];
     thue_addr_key(rq->c->peer, addr, sizeof addr);
-    uint64_t retry_ms = 0;
-    if (nodes_limit_blocked(l, "claims", addr, &retry_ms) ||
-        !thue_limiter_take(l->claim_rate, addr, uv_now(l->loop), &retry_ms)) {
+    /* Several nodes: the address's shared bucket decides (the message comes back with
+     * its verdict). */
+    int gate = nodes_limit_gate(rq, "claims", addr, l->cfg.claims_per_ip / 3600.0,
+                                l->cfg.claims_per_ip);
+    if (gate)
+        return gate;
+    uint64_t retry_ms = rq->gate_retry_ms;
+    if (rq->gated ? rq->gate_denied
+                  : nodes_limit_blocked(l, "claims", addr, &retry_ms) ||
+                        !thue_limiter_take(l->claim_rate, addr, uv_now(l->loop), &retry_ms)) {
         rq->field[0] = '\0';
         snprintf(rq->message, sizeof rq->message,
                  "one address may claim %d accounts an hour, and yours has; try again in "
@@ -109,7 +116,8 @@ int cmd_claim_name(request *rq)
                  l->cfg.claims_per_ip, (unsigned long long)(retry_ms / 60000 + 1));
         return THUE_PERR_RATE;
     }
-    nodes_limit_take(l, "claims", addr, l->cfg.claims_per_ip / 3600.0, l->cfg.claims_per_ip);
+    if (!rq->gated)
+        nodes_limit_take(l, "claims", addr, l->cfg.claims_per_ip / 3600.0, l->cfg.claims_per_ip);
     claim *c = calloc(1, sizeof *c);
     if (c == NULL)
         return THUE_PERR_INTERNAL;

@@ -574,10 +574,51 @@ static bool take_token(thue_lobby *l, thue_client *c)
     return true;
 }
 
+/* Runs one decoded message; verdict (nodes_limit_gate): 0 none asked, 1 the shared
+ * limit allowed it, -1 it refused it (retry_ms). */
+static void run_cmd(thue_lobby *l, thue_client *c, const char *text, size_t len, thue_cmd *cmd,
+                    int verdict, uint64_t retry_ms)
+{
+    request rq;
+    memset(&rq, 0, sizeof rq);
+    rq.c = c;
+    rq.cmd = cmd;
+    rq.text = text;
+    rq.len = len;
+    rq.gated = verdict != 0;
+    rq.gate_denied = verdict < 0;
+    rq.gate_retry_ms = retry_ms;
+    int err = dispatch(&rq);
+    if (err < 0) /* (LOBBY_LATER: the answer comes later) */
+        lobby_send_error(l, c, &cmd->id, err, rq.field[0] ? rq.field : NULL, rq.message);
+    if (cmd->type == THUE_CMD_SET_PASSWORD || cmd->type == THUE_CMD_LOGIN)
+        thue_password_wipe(cmd, sizeof *cmd); /* a password's only other copy is its job's */
+}
+
+void lobby_run_gated(thue_lobby *l, thue_client *c, const char *text, size_t len, int verdict,
+                     uint64_t retry_ms)
+{
+    thue_cmd cmd;
+    thue_decode_error derr;
+    if (c->closing || thue_cmd_decode(text, len, &cmd, &derr) != 0)
+        return; /* (it decoded the first time) */
+    run_cmd(l, c, text, len, &cmd, verdict, retry_ms);
+}
+
 void thue_lobby_message(thue_lobby *l, thue_client *c, const char *text, size_t len)
 {
     if (c->closing)
         return;
+    /* A message of this connection waits for the shared limit's verdict: this one waits
+     * behind it (a connection's messages are answered in order). */
+    if (nodes_limit_hold(c, text, len)) {
+        if (c->nheld >= NODES_HELD_MAX) {
+            thue_log(THUE_LOG_WARN, "closing %s: %d messages behind one awaiting its limit",
+                     c->peer, c->nheld);
+            send_goodbye(l, c, "abuse", "too many messages while one is waiting", 1008);
+        }
+        return;
+    }
     thue_cmd cmd;
     thue_decode_error derr;
     int err = thue_cmd_decode(text, len, &cmd, &derr);
@@ -596,15 +637,7 @@ void thue_lobby_message(thue_lobby *l, thue_client *c, const char *text, size_t 
         lobby_send_error(l, c, &derr.id, err, derr.field[0] ? derr.field : NULL, derr.message);
         return;
     }
-    request rq;
-    memset(&rq, 0, sizeof rq);
-    rq.c = c;
-    rq.cmd = &cmd;
-    err = dispatch(&rq);
-    if (err < 0) /* (LOBBY_LATER: the answer comes later) */
-        lobby_send_error(l, c, &cmd.id, err, rq.field[0] ? rq.field : NULL, rq.message);
-    if (cmd.type == THUE_CMD_SET_PASSWORD || cmd.type == THUE_CMD_LOGIN)
-        thue_password_wipe(&cmd, sizeof cmd); /* a password's only other copy is its job's */
+    run_cmd(l, c, text, len, &cmd, 0, 0);
 }
 
 /* ---- connections --------------------------------------------------------------------------- */
@@ -808,6 +841,7 @@ void thue_lobby_disconnected(thue_lobby *l, thue_client *c)
         c->next->prev = c->prev;
     l->metrics->connections--;
     nodes_client_gone(l, c);
+    nodes_limit_client_gone(c);
     passwords_client_gone(l, c);
     free(c);
     if (s == NULL)

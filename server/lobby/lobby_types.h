@@ -152,6 +152,11 @@ struct thue_client {
     int rejections;     /* rate_limited answers in a row */
     bool closing;       /* close was asked for: send nothing more */
     bool pw_busy;       /* a set_password or login of this connection is out (passwords.c) */
+    /* Several nodes (nodes.c's gate): a message whose per-address limit Redis is asked
+     * about, and the messages that came after it, held in order until the answer. */
+    struct gate *gate;
+    struct held_msg *held, *held_tail;
+    int nheld;
     thue_client *prev, *next;
 };
 
@@ -358,6 +363,11 @@ struct thue_lobby {
 typedef struct request {
     thue_client *c;
     const thue_cmd *cmd;
+    const char *text; /* the message as received (a limit shared by the nodes re-runs it) */
+    size_t len;
+    /* the shared limit's verdict on this message, when it was asked (nodes_limit_gate) */
+    bool gated, gate_denied;
+    uint64_t gate_retry_ms;
     char field[64];
     char message[THUE_PROTO_TEXT_MAX + 1]; /* "" = the code's usual sentence */
 } request;

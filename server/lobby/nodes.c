@@ -673,3 +673,104 @@ void nodes_limit_take(thue_lobby *l, const char *kind, const char *key, double r
     if (thue_cluster_limit_take(l->cluster, t->key, rate, burst, limit_taken, t) != 0)
         free(t);
 }
+
+/* ---- the gate: a shared limit decided by Redis before the message is run ---------------- */
+
+struct gate {
+    thue_lobby *l;
+    thue_client *c; /* NULL once the connection is gone */
+    char *text;     /* the message, run again with the verdict */
+    size_t len;
+};
+
+struct held_msg {
+    char *text;
+    size_t len;
+    struct held_msg *next;
+};
+
+static void gate_verdict(void *data, int status, bool allowed, uint64_t retry_ms)
+{
+    struct gate *g = data;
+    thue_lobby *l = g->l;
+    thue_client *c = g->c;
+    if (c != NULL && !l->stopping) {
+        c->gate = NULL;
+        /* Redis down: this node decides alone (its own bucket), as without a cluster. */
+        int verdict = status != 0 ? 0 : allowed ? 1 : -1;
+        lobby_run_gated(l, c, g->text, g->len, verdict, retry_ms);
+        /* What came meanwhile, in order, until one of them waits for a verdict in turn. */
+        while (c->gate == NULL && c->held != NULL && !c->closing) {
+            struct held_msg *h = c->held;
+            c->held = h->next;
+            if (c->held == NULL)
+                c->held_tail = NULL;
+            c->nheld--;
+            thue_lobby_message(l, c, h->text, h->len);
+            free(h->text);
+            free(h);
+        }
+    }
+    free(g->text);
+    free(g);
+}
+
+int nodes_limit_gate(request *rq, const char *kind, const char *key, double rate, double burst)
+{
+    thue_lobby *l = rq->c->lobby;
+    if (rq->gated || rq->text == NULL || !nodes_up(l))
+        return 0;
+    struct gate *g = calloc(1, sizeof *g);
+    char k[THUE_CLUSTER_TEXT_MAX];
+    limit_key(kind, key, k, sizeof k); /* the bucket nodes_limit_take takes from */
+    if (g == NULL || (g->text = malloc(rq->len ? rq->len : 1)) == NULL) {
+        free(g);
+        return 0;
+    }
+    memcpy(g->text, rq->text, rq->len);
+    g->len = rq->len;
+    g->l = l;
+    g->c = rq->c;
+    if (thue_cluster_limit_take(l->cluster, k, rate, burst, gate_verdict, g) != 0) {
+        free(g->text);
+        free(g);
+        return 0;
+    }
+    rq->c->gate = g;
+    return LOBBY_LATER;
+}
+
+bool nodes_limit_hold(thue_client *c, const char *text, size_t len)
+{
+    if (c->gate == NULL && c->held == NULL)
+        return false;
+    struct held_msg *h = calloc(1, sizeof *h);
+    if (h == NULL || c->nheld >= NODES_HELD_MAX || (h->text = malloc(len ? len : 1)) == NULL) {
+        free(h);
+        return true; /* (dropped: the caller closes a connection that floods) */
+    }
+    memcpy(h->text, text, len);
+    h->len = len;
+    if (c->held_tail)
+        c->held_tail->next = h;
+    else
+        c->held = h;
+    c->held_tail = h;
+    c->nheld++;
+    return true;
+}
+
+void nodes_limit_client_gone(thue_client *c)
+{
+    if (c->gate != NULL)
+        c->gate->c = NULL;
+    c->gate = NULL;
+    while (c->held) {
+        struct held_msg *h = c->held;
+        c->held = h->next;
+        free(h->text);
+        free(h);
+    }
+    c->held_tail = NULL;
+    c->nheld = 0;
+}

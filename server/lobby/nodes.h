@@ -100,12 +100,30 @@ long nodes_remote_room_count(thue_lobby *l);
  * takes a token from the key's bucket in Redis, shared by every node, after the fact (the
  * loop does not wait for Redis). When Redis says the shared bucket is empty, this node
  * refuses that key until the bucket has a token again (nodes_limit_blocked). So an address
- * gets the limit across all nodes, and at most one request more per node and per refill.
+ * gets the limit across all nodes, and at most one request more per node and per refill
+ * (rooms and claims do better: nodes_limit_gate below).
  * kind names the limit ("rooms", "claims"); key is quota.h's address key.
  */
 bool nodes_limit_blocked(thue_lobby *l, const char *kind, const char *key, uint64_t *retry_ms);
 void nodes_limit_take(thue_lobby *l, const char *kind, const char *key, double rate,
                       double burst);
+/*
+ * The limits of creating rooms and claiming names are decided by the shared bucket
+ * itself, before the message is run, so that no node lets one through that the others'
+ * requests have used up: with the cluster up, nodes_limit_gate asks Redis for a token
+ * of kind:key and returns LOBBY_LATER; the verdict runs the message again
+ * (lobby_run_gated: rq->gated, rq->gate_denied, rq->gate_retry_ms), and the connection's
+ * later messages wait in order meanwhile (nodes_limit_hold, at most NODES_HELD_MAX). It
+ * returns 0 (decide here with this node's own bucket) without a cluster, with Redis
+ * down, when the verdict is already in, or when out of memory.
+ */
+#define NODES_HELD_MAX 64
+int nodes_limit_gate(request *rq, const char *kind, const char *key, double rate, double burst);
+/* A message that came while one of the connection's messages awaits its verdict: kept
+ * (true: do nothing more with it now); false when nothing is waiting. */
+bool nodes_limit_hold(thue_client *c, const char *text, size_t len);
+/* The connection closed: its waiting verdict finds nobody, its held messages go. */
+void nodes_limit_client_gone(thue_client *c);
 
 /* The cluster's load and draining flags follow the lobby's. */
 void nodes_load_changed(thue_lobby *l);

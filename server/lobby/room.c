@@ -586,7 +586,10 @@ int room_no_new_match(thue_lobby *l, char *why, size_t size)
     return THUE_PERR_BUSY;
 }
 
-int room_allowed(thue_lobby *l, const char *peer, char *why, size_t size)
+/* room_allowed, with the shared limit's verdict when rq has one (nodes_limit_gate): then
+ * that verdict alone decides the address's limit. */
+static int allowed_with(thue_lobby *l, const char *peer, const request *rq, char *why,
+                        size_t size)
 {
     int busy = room_no_new_match(l, why, size);
     if (busy)
@@ -598,17 +601,25 @@ int room_allowed(thue_lobby *l, const char *peer, char *why, size_t size)
     }
     char key[THUE_LIMIT_KEY_MAX];
     thue_addr_key(peer ? peer : "unknown", key, sizeof key);
-    uint64_t retry_ms = 0;
-    if (nodes_limit_blocked(l, "rooms", key, &retry_ms) ||
-        !thue_limiter_take(l->room_rate, key, uv_now(l->loop), &retry_ms)) {
+    uint64_t retry_ms = rq != NULL ? rq->gate_retry_ms : 0;
+    bool gated = rq != NULL && rq->gated;
+    if (gated ? rq->gate_denied
+              : nodes_limit_blocked(l, "rooms", key, &retry_ms) ||
+                    !thue_limiter_take(l->room_rate, key, uv_now(l->loop), &retry_ms)) {
         snprintf(why, size,
                  "one address may make %d rooms a minute, and yours has; the next room can "
                  "be made in %llu s",
                  l->cfg.room_rate_per_ip, (unsigned long long)((retry_ms + 999) / 1000));
         return THUE_PERR_RATE;
     }
-    nodes_limit_take(l, "rooms", key, l->cfg.room_rate_per_ip / 60.0, l->cfg.room_rate_per_ip);
+    if (!gated)
+        nodes_limit_take(l, "rooms", key, l->cfg.room_rate_per_ip / 60.0, l->cfg.room_rate_per_ip);
     return 0;
+}
+
+int room_allowed(thue_lobby *l, const char *peer, char *why, size_t size)
+{
+    return allowed_with(l, peer, NULL, why, size);
 }
 
 int room_game_options(request *rq, const char *name, const char *options,
@@ -679,7 +690,15 @@ int room_create(request *rq)
                                 &game, &gopt);
     if (err)
         return err;
-    err = room_allowed(l, rq->c->peer, rq->message, sizeof rq->message);
+    /* Several nodes: the address's shared bucket decides first (the message comes back
+     * with its verdict). */
+    char key[THUE_LIMIT_KEY_MAX];
+    thue_addr_key(rq->c->peer, key, sizeof key);
+    err = nodes_limit_gate(rq, "rooms", key, l->cfg.room_rate_per_ip / 60.0,
+                           l->cfg.room_rate_per_ip);
+    if (err)
+        return err;
+    err = allowed_with(l, rq->c->peer, rq, rq->message, sizeof rq->message);
     if (err)
         return err;
     room *r = room_new(l, &opt, cr->is_private);

@@ -127,27 +127,28 @@ test("the lobby across nodes: every node lists every node's public rooms and tou
   }
 });
 
-test("per-address limits are shared by the nodes", async () => {
-  const cl = await startCluster(2, ["--room-rate-per-ip", "4", "--max-rooms-per-player", "1"]);
+test("per-address limits are shared by the nodes: rooms and claims sent to three nodes at once get exactly the limit", async () => {
+  const cl = await startCluster(3, ["--room-rate-per-ip", "4", "--claims-per-ip", "3", "--max-rooms-per-player", "1"]);
   try {
-    let allowed = 0;
-    let refused = 0;
-    for (let i = 0; i < 12; i++) {
-      const node = i % 2 ? cl.nodes.n2 : cl.nodes.n1;
-      const c = await hello(node, `P${i}`);
-      const r = await c.request({ type: "create_room", k: 3 });
-      if (r.type === "room_created") allowed++;
-      else {
-        assert.equal(r.code, "rate_limited");
-        refused++;
-      }
-      await c.close();
-      await new Promise((res) => setTimeout(res, 50)); // the shared bucket's verdict
-    }
-    // alone, each node would have let 4 through (8 in all); shared, 4 and at most one
-    // more per node
-    assert.ok(allowed >= 4 && allowed <= 6, `${allowed} rooms made`);
-    assert.equal(allowed + refused, 12);
+    const nodes = Object.values(cl.nodes);
+    const clients = [];
+    for (let i = 0; i < 24; i++) clients.push(await hello(nodes[i % 3], `P${i}`));
+    // every request at once, eight to each node: the shared bucket alone decides
+    const rooms = await Promise.all(clients.map((c) => c.request({ type: "create_room", k: 3 })));
+    const made = rooms.filter((r) => r.type === "room_created").length;
+    for (const r of rooms) if (r.type !== "room_created") assert.equal(r.code, "rate_limited", JSON.stringify(r));
+    // alone, each node would have let 4 through (12 in all); after the fact, up to one more per node
+    assert.equal(made, 4, `${made} rooms made of 24 asked with a limit of 4`);
+    const claims = await Promise.all(clients.slice(0, 12).map((c, i) => c.request({ type: "claim_name", name: `Claim${i}` })));
+    const claimed = claims.filter((r) => r.type === "account").length;
+    for (const r of claims) if (r.type !== "account") assert.equal(r.code, "rate_limited", JSON.stringify(r));
+    assert.equal(claimed, 3, `${claimed} names claimed of 12 asked with a limit of 3`);
+    // a connection's messages keep their order while one waits for the verdict
+    const c = clients[23];
+    const [a, b] = await Promise.all([c.request({ type: "create_room", k: 3 }), c.request({ type: "list_rooms" })]);
+    assert.equal(a.code, "rate_limited");
+    assert.equal(b.type, "rooms");
+    for (const x of clients) await x.close();
   } finally {
     await cl.stop();
   }
