@@ -304,6 +304,20 @@ void thue_lobby_load_token(void *ctx, int64_t account_id, const unsigned char ha
         thue_log(THUE_LOG_WARN, "a login token of account %lld not loaded", (long long)account_id);
 }
 
+/* A stored rating row's values into the account's record of its pool. */
+static void rating_from_row(pool_rating *p, const thue_rating_row *row)
+{
+    p->g.rating = row->rating;
+    p->g.rd = row->rd;
+    p->g.vol = row->vol;
+    p->games = row->games;
+    p->wins = row->wins;
+    p->draws = row->draws;
+    p->losses = row->losses;
+    if (row->seq != 0)
+        p->seq = row->seq;
+}
+
 void thue_lobby_load_rating(void *ctx, const thue_rating_row *row)
 {
     thue_lobby *l = ctx;
@@ -326,13 +340,7 @@ void thue_lobby_load_rating(void *ctx, const thue_rating_row *row)
     if (p == NULL)
         return;
     ladder_invalidate(l, &pool);
-    p->g.rating = row->rating;
-    p->g.rd = row->rd;
-    p->g.vol = row->vol;
-    p->games = row->games;
-    p->wins = row->wins;
-    p->draws = row->draws;
-    p->losses = row->losses;
+    rating_from_row(p, row);
 }
 
 /* ---- bots ------------------------------------------------------------------------------ */
@@ -505,15 +513,7 @@ static pool_rating *apply_rating(thue_lobby *l, const thue_rating_row *row, cons
     pool_rating *p = account_rating(a, &pool);
     if (p == NULL || (row->seq != 0 && row->seq < p->seq))
         return NULL;
-    p->g.rating = row->rating;
-    p->g.rd = row->rd;
-    p->g.vol = row->vol;
-    p->games = row->games;
-    p->wins = row->wins;
-    p->draws = row->draws;
-    p->losses = row->losses;
-    if (row->seq != 0)
-        p->seq = row->seq;
+    rating_from_row(p, row);
     *out = a;
     return p;
 }
