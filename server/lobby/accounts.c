@@ -492,10 +492,11 @@ void account_committed(thue_lobby *l, account *a, int64_t id)
 
 /*
  * A rating row the database has committed into this node's memory: it replaces the
- * account's record of the pool, unless that record holds a later change already (a
- * row's change number, seq, orders the writes of every node; 0: unknown, applied). The
- * account is found by name (a hashed table), its id checked. The record, and its account
- * in *out; NULL when there is no such account or pool here, or out of memory.
+ * account's record of the pool, unless that record holds that change or a later one
+ * already (a row's change number, seq, orders the writes of every node; 0: unknown,
+ * applied). The account is found by name (a hashed table), its id checked. The record,
+ * and its account in *out; NULL when nothing changed, there is no such account or pool
+ * here, or out of memory.
  */
 static pool_rating *apply_rating(thue_lobby *l, const thue_rating_row *row, const char *name,
                                  account **out)
@@ -511,7 +512,9 @@ static pool_rating *apply_rating(thue_lobby *l, const thue_rating_row *row, cons
     pool.game = g;
     snprintf(pool.key, sizeof pool.key, "%s", row->pool);
     pool_rating *p = account_rating(a, &pool);
-    if (p == NULL || (row->seq != 0 && row->seq < p->seq))
+    /* (the same change number: the same values, applied already; the node's own commit
+     * comes back from the database a second later) */
+    if (p == NULL || (row->seq != 0 && row->seq <= p->seq))
         return NULL;
     rating_from_row(p, row);
     *out = a;
