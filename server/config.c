@@ -10,6 +10,7 @@
  */
 #define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 #include "config.h"
+#include "net/trusted.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -45,7 +46,8 @@ typedef enum {
     KIND_LEVEL, /* error|warn|info|debug */
     KIND_BIND,  /* an IPv4 or IPv6 address, or localhost */
     KIND_REAL,  /* a finite number in rmin..rmax: decimal text, or a JSON number */
-    KIND_PROXIES, /* a comma-separated list of IPv4 or IPv6 addresses, "" or "none": none */
+    KIND_PROXIES, /* a comma-separated list of IPv4 or IPv6 addresses and prefixes
+                     (net/trusted.h), "" or "none": none */
     KIND_NODE,    /* a node's name: 1..32 of a-z, 0-9 and '-', not starting with '-' */
     KIND_REDIS,   /* redis://HOST:PORT or unix:/PATH; "" or "none": none */
     KIND_SECRET   /* a password: any text that fits, never shown in a message */
@@ -275,7 +277,8 @@ const char thue_config_usage[] =
     "                                         a bot; 0 keeps that for accounts\n"
     "  --glicko-tau X              0.5        0.2..1.2 Glicko-2's system constant\n"
     "                                         tau: how fast volatilities change\n"
-    "  --trusted-proxy LIST        none       up to 8 comma-separated addresses of\n"
+    "  --trusted-proxy LIST        none       up to 8 comma-separated addresses or\n"
+    "                                         networks (10.244.0.0/16, fd00::/8) of\n"
     "                                         reverse proxies: a connection from one\n"
     "                                         counts as the client its\n"
     "                                         X-Forwarded-For names (per-address\n"
@@ -523,8 +526,8 @@ static int set_string(thue_config *c, const setting *s, const char *text, size_t
             while (item > 0 && p[item - 1] == ' ')
                 item--;
             char one[INET6_ADDRSTRLEN + 8];
-            unsigned char addr[16];
-            char norm[INET6_ADDRSTRLEN];
+            char norm[THUE_TRUSTED_TEXT_MAX];
+            thue_trusted t;
             if (n == THUE_CONFIG_PROXIES_N)
                 return fail(err, errsize, "%s: more than %d addresses", where,
                             THUE_CONFIG_PROXIES_N);
@@ -533,13 +536,30 @@ static int set_string(thue_config *c, const setting *s, const char *text, size_t
                             where, quoted(text, q, sizeof q));
             memcpy(one, p, item);
             one[item] = '\0';
-            if (inet_pton(AF_INET, one, addr) == 1)
-                inet_ntop(AF_INET, addr, norm, sizeof norm);
-            else if (inet_pton(AF_INET6, one, addr) == 1)
-                inet_ntop(AF_INET6, addr, norm, sizeof norm);
-            else
-                return fail(err, errsize, "%s: %s is not an IPv4 or IPv6 address", where,
-                            quoted(one, q, sizeof q));
+            switch (thue_trusted_parse(one, &t)) {
+            case THUE_TRUSTED_OK:
+                break;
+            case THUE_TRUSTED_EBITS:
+                return fail(err, errsize,
+                            "%s: %s: the prefix length after '/' must be a number 0..%d "
+                            "for an %s address",
+                            where, quoted(one, q, sizeof q), t.bits,
+                            t.bits == 32 ? "IPv4" : "IPv6");
+            case THUE_TRUSTED_EHOST: {
+                const char *bits = strchr(one, '/') + 1; /* as written: a network has one */
+                thue_trusted_format(&t, norm, sizeof norm);
+                return fail(err, errsize,
+                            "%s: %s is not a network: its address has bits set past its "
+                            "first %s bits (the network is %s; one address alone is "
+                            "written without /%s)",
+                            where, quoted(one, q, sizeof q), bits, norm, bits);
+            }
+            default:
+                return fail(err, errsize, "%s: %s is not an IPv4 or IPv6 %s", where,
+                            quoted(one, q, sizeof q),
+                            strchr(one, '/') ? "prefix (10.0.0.0/8, fd00::/8)" : "address");
+            }
+            thue_trusted_format(&t, norm, sizeof norm);
             size_t used = strlen(out);
             snprintf(out + used, sizeof out - used, "%s%s", used ? "," : "", norm);
             p += item;

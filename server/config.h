@@ -18,7 +18,7 @@
 
 #define THUE_CONFIG_PATH_MAX 1024
 
-/* At most 8 addresses of up to 45 characters, with commas. */
+/* At most 8 addresses or networks of up to 49 characters (45 and "/128"), with commas. */
 #define THUE_CONFIG_PROXIES_MAX 400
 #define THUE_CONFIG_PROXIES_N 8
 
@@ -105,9 +105,10 @@ typedef struct thue_config {
                                            from one address, accounts included, 8 */
     int tournament_expire_s;            /* --tournament-expire-s 1..2592000: an open tournament
                                            not started by then expires, 86400 */
-    char trusted_proxy[THUE_CONFIG_PROXIES_MAX]; /* --trusted-proxy ADDRESS[,ADDRESS...]: peers
-                                           whose X-Forwarded-For names the client (for the
-                                           per-address limit and logs); "" (default): none.
+    char trusted_proxy[THUE_CONFIG_PROXIES_MAX]; /* --trusted-proxy ADDRESS[/BITS][,...]:
+                                           peers whose X-Forwarded-For names the client (for
+                                           the per-address limit and logs), addresses or
+                                           networks (net/trusted.h); "" (default): none.
                                            Kept normalized, comma-separated. */
     int request_timeout_s;              /* --request-timeout-s 1..3600: an HTTP request's head
                                            and body must arrive within this (from accept or

@@ -469,11 +469,12 @@ thue_net *thue_net_new(uv_loop_t *loop, const thue_config *cfg, thue_lobby *lobb
     net->metrics = metrics;
     net->max_conns = cfg->max_connections;
     net->max_per_ip = cfg->max_connections_per_ip;
+    /* config.c checked and normalized the list: "ADDRESS[/BITS],..." (net/trusted.h). */
     for (const char *p = cfg->trusted_proxy; *p && net->nproxies < THUE_CONFIG_PROXIES_N;) {
-        char one[INET6_ADDRSTRLEN];
+        char one[THUE_TRUSTED_TEXT_MAX];
         size_t n = strcspn(p, ",");
         snprintf(one, sizeof one, "%.*s", (int)(n < sizeof one ? n : sizeof one - 1), p);
-        if (thue__addr_parse(one, &net->proxies[net->nproxies]) == 0)
+        if (thue_trusted_parse(one, &net->proxies[net->nproxies]) == THUE_TRUSTED_OK)
             net->nproxies++;
         p += n + (p[n] == ',');
     }

@@ -19,6 +19,7 @@
 
 #include "net/keepalive.h"
 #include "net/net.h"
+#include "net/trusted.h"
 #include "net/ws_frame.h"
 
 #include <ctype.h>
@@ -259,7 +260,7 @@ struct thue_net {
     char *harena;
     size_t hlen, hcap;
 
-    net_addr proxies[THUE_CONFIG_PROXIES_N]; /* --trusted-proxy */
+    thue_trusted proxies[THUE_CONFIG_PROXIES_N]; /* --trusted-proxy: addresses, networks */
     int nproxies;
 
     /* Every connection (peer.c): counts per address key (refused ones under "r:" + key,

@@ -2,7 +2,8 @@
  * peer.c: who a connection is from (net_internal.h): every connection counted against
  * the per-address and total limits from accept to close, the request deadline, and the
  * client's address behind a trusted proxy (--trusted-proxy: the rightmost
- * X-Forwarded-For hop that is not a trusted proxy).
+ * X-Forwarded-For hop that is not a trusted proxy; the list's entries may be networks,
+ * 10.244.0.0/16, and every address in one is trusted).
  *
  * Links. lws calls protocols[0] with FILTER_NETWORK_CONNECTION right after accept(),
  * with the peer's address, before it makes a wsi; then with NEW_CLIENT_INSTANTIATED for
@@ -108,10 +109,12 @@ int thue__addr_parse(const char *text, net_addr *a)
     return 0;
 }
 
+/* 1 when a is in one of --trusted-proxy's addresses or networks (an IPv4 address, mapped
+ * or not, against IPv4 networks: net/trusted.h). */
 static int is_proxy(const thue_net *net, const net_addr *a)
 {
     for (int i = 0; i < net->nproxies; i++)
-        if (net->proxies[i].len == a->len && memcmp(net->proxies[i].b, a->b, (size_t)a->len) == 0)
+        if (thue_trusted_match(&net->proxies[i], a->b, a->len))
             return 1;
     return 0;
 }
