@@ -129,7 +129,9 @@ defaults
     option httplog
     option dontlognull
     # Tell the nodes who the client is: they are started with --trusted-proxy naming the
-    # balancer's address, so per-address limits count the client in X-Forwarded-For.
+    # balancer's address (or a network holding it), so per-address limits count the
+    # client in X-Forwarded-For. The header is added after any the client sent, which
+    # the frontend drops first.
     option forwardfor
     timeout connect 2s
     timeout client 60s
@@ -161,6 +163,12 @@ frontend thue
     bind ${bind_addr}:${port}
 EOF
 cat <<'EOF'
+    # The nodes learn the client's address from this balancer only: an X-Forwarded-For
+    # the client sent is dropped, and option forwardfor writes the address the
+    # connection came from. Kept, it would reach the nodes as "FORGED, CLIENT", and a
+    # node that trusts CLIENT's network (a pod in the Kubernetes pod network of
+    # deploy/k8s/cluster) would skip CLIENT and take FORGED for the client.
+    http-request del-header X-Forwarded-For
     # /metrics is for the operator's scraper, not for the public: only loopback and
     # private networks, directly or through a node's prefix.
     acl metrics path /metrics
