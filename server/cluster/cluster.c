@@ -27,6 +27,14 @@
  * lost to a reconnect and none is delivered twice. Each ticket carries its node's
  * signature (seal.h), which the node that hears a pair checks for both tickets.
  *
+ * A node whose record expires is taken for dead, and a join on any node sweeps its
+ * waiting tickets out of the pools, keeping each swept hash for the rest of its TTL. A
+ * node that was only late (its loop stalled, Redis slow, a short network cut: its
+ * connections may never have dropped) learns it from its next heartbeat, which finds its
+ * record gone, and puts every swept ticket of its waiting list back at its old place; a
+ * cancel of a swept ticket answers removed. So a waiting ticket is paired, cancelled or
+ * expired, never silently lost.
+ *
  * Nothing read from Redis is believed unless it verifies: a message, a session record, a
  * ticket or a pair that does not is dropped, counted (thue_cluster_drops) and logged at
  * warn at most once every 10 s per reason. Resume tokens are kept under their HMAC.
@@ -46,11 +54,11 @@
 #include "cluster/seal.h"
 #include "log.h"
 
-enum { S_HEARTBEAT, S_NODES, S_ROOM_ADD, S_LOOKUP, S_JOIN, S_CANCEL, S_LIMIT, NSCRIPTS };
+enum { S_HEARTBEAT, S_NODES, S_ROOM_ADD, S_LOOKUP, S_JOIN, S_CANCEL, S_RESTORE, S_LIMIT, NSCRIPTS };
 
 static const char *const script_body[NSCRIPTS] = {
     THUE__LUA_HEARTBEAT, THUE__LUA_NODES,  THUE__LUA_ROOM_ADD, THUE__LUA_LOOKUP,
-    THUE__LUA_JOIN,      THUE__LUA_CANCEL, THUE__LUA_LIMIT,
+    THUE__LUA_JOIN,      THUE__LUA_CANCEL, THUE__LUA_RESTORE,  THUE__LUA_LIMIT,
 };
 
 #define KEY_MAX 512
@@ -171,7 +179,7 @@ struct thue_cluster {
     bool draining;
     strset rooms;
     waiting *tickets;
-    unsigned long heartbeats, rebuilds;
+    unsigned long heartbeats, rebuilds, lapses, restored;
     /* the seal (seal.h): keys, this boot's id and counter, the senders heard */
     thue_seal_keys keys;
     unsigned char boot[THUE_SEAL_BOOT];
@@ -535,6 +543,31 @@ static void sweep_tickets(thue_cluster *c)
     }
 }
 
+static void on_restored(thue_cluster *c, int status, const redisReply *reply, const char *err,
+                        void *data)
+{
+    (void)err;
+    (void)data;
+    if (status == 0 && reply->type == REDIS_REPLY_INTEGER && reply->integer == 1)
+        c->restored++;
+}
+
+/* The heartbeat found this node's record gone: the other nodes took it for dead, and a
+ * join may have swept its waiting tickets out of their pools. Each that was goes back
+ * (THUE__LUA_RESTORE: a no-op for any other). Sent after that heartbeat has written the
+ * record again, so nothing sweeps them meanwhile; a cancel sent earlier has deleted its
+ * ticket first (one connection, in order), one sent later finds it back in the pool. */
+static void restore_tickets(thue_cluster *c)
+{
+    for (waiting *w = c->tickets; w; w = w->next) {
+        char k[KEY_MAX], member[KEY_MAX];
+        key(c, k, "qm:%s", w->pool);
+        snprintf(member, sizeof member, "%s/%s", c->node, w->id);
+        const char *args[] = {k, c->prefix, member};
+        eval(c, S_RESTORE, 1, 3, args, on_restored, NULL);
+    }
+}
+
 static void on_heartbeat(thue_cluster *c, int status, const redisReply *reply, const char *err,
                          void *data)
 {
@@ -543,10 +576,28 @@ static void on_heartbeat(thue_cluster *c, int status, const redisReply *reply, c
     c->hb_inflight = false;
     if (status || c->closing)
         return;
-    c->heartbeats++;
+    bool first = c->heartbeats++ == 0;
     if (c->left)
         return;
-    bool missing = reply->type == REDIS_REPLY_INTEGER && reply->integer == 0;
+    /* {room set exists, record existed} */
+    bool ok = reply->type == REDIS_REPLY_ARRAY && reply->elements == 2 &&
+              reply->element[0]->type == REDIS_REPLY_INTEGER &&
+              reply->element[1]->type == REDIS_REPLY_INTEGER;
+    bool missing = ok && reply->element[0]->integer == 0;
+    if (ok && reply->element[1]->integer == 0) {
+        size_t n = 0;
+        for (waiting *w = c->tickets; w; w = w->next)
+            n++;
+        if (!first) {
+            c->lapses++;
+            thue_log(THUE_LOG_WARN,
+                     "cluster: node %s found its record gone (two of its heartbeats more than "
+                     "%u ms apart, or Redis lost it): the other nodes took it for dead "
+                     "meanwhile; its %zu waiting tickets go back into their pools if swept",
+                     c->node, ttl_ms(c), n);
+        }
+        restore_tickets(c);
+    }
     if (c->dirty || (missing && c->rooms.n > 0)) {
         if (missing)
             thue_log(THUE_LOG_INFO, "cluster: rewriting the %zu rooms of node %s", c->rooms.n,
@@ -604,6 +655,16 @@ void thue_cluster_set_draining(thue_cluster *c, bool draining)
 unsigned long thue_cluster_heartbeats(const thue_cluster *c)
 {
     return c ? c->heartbeats : 0;
+}
+
+unsigned long thue_cluster_lapses(const thue_cluster *c)
+{
+    return c ? c->lapses : 0;
+}
+
+unsigned long thue_cluster_restored(const thue_cluster *c)
+{
+    return c ? c->restored : 0;
 }
 
 unsigned long thue_cluster_rebuilds(const thue_cluster *c)

@@ -155,6 +155,12 @@ const char *thue_cluster_node_name(const thue_cluster *c);
 /* Heartbeats answered so far, directory rebuilds written so far (for tests and metrics). */
 unsigned long thue_cluster_heartbeats(const thue_cluster *c);
 unsigned long thue_cluster_rebuilds(const thue_cluster *c);
+/* Heartbeats (the first one excepted) that found this node's record gone: it had been
+ * taken for dead meanwhile (its heartbeats late by more than its TTL, or Redis lost it);
+ * and the waiting tickets that a join had swept meanwhile and this node put back into
+ * their pools (see thue_cluster_queue_join). For tests and logs. */
+unsigned long thue_cluster_lapses(const thue_cluster *c);
+unsigned long thue_cluster_restored(const thue_cluster *c);
 /* Messages, sessions, tickets and pairs read from Redis and dropped so far, by reason
  * (THUE_CLUSTER_DROP_...): 0 when reason is out of range. */
 unsigned long thue_cluster_drops(const thue_cluster *c, int reason);
@@ -212,6 +218,11 @@ int thue_cluster_session_delete(thue_cluster *c, const char *token, thue_cluster
  * the other node hears it through its paired hook), or this ticket waits (cb's pair NULL)
  * for ttl_ms at most (0: 60 s); when someone takes it later, the paired hook runs here.
  * THUE_CLUSTER_EQUEUED: this ticket id already waits in that pool.
+ * A waiting ticket of a node taken for dead (its record expired: 3 heartbeats) never
+ * pairs: a join sweeps it out of the pool. If this node was only late (its heartbeats
+ * stalled while it lived), its next heartbeat finds its record gone and puts each swept
+ * ticket back at its old place in the line; meanwhile a cancel of it answers removed. A
+ * waiting ticket is thus paired (the hook), cancelled or expired, never lost.
  * The ticket is signed by this node (an HMAC over the pool and its fields, with an expiry
  * ttl_ms on: seal.h) and Redis keeps the signature with it; a node checks both tickets of
  * every pair it hears, and a taken ticket that its node did not sign (one put into the
@@ -222,8 +233,8 @@ typedef void thue_cluster_join_cb(void *data, int status, const thue_cluster_pai
 int thue_cluster_queue_join(thue_cluster *c, const char *pool, const thue_cluster_ticket *t,
                             double max_diff, unsigned ttl_ms, thue_cluster_join_cb *cb, void *data);
 /* Takes a waiting ticket of this node out of pool: removed true when it was still
- * waiting; false when it was paired first (the paired hook tells, or told, which) or had
- * expired. */
+ * waiting (or swept, see above: it was never paired); false when it was paired first (the
+ * paired hook tells, or told, which) or had expired. */
 typedef void thue_cluster_cancel_cb(void *data, int status, bool removed);
 int thue_cluster_queue_cancel(thue_cluster *c, const char *pool, const char *ticket,
                               thue_cluster_cancel_cb *cb, void *data);

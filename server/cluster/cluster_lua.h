@@ -16,16 +16,20 @@
 
 /* KEYS: node hash, nodes zset, node's room set. ARGV: name, address, state, rooms,
  * players, ttl_ms. Writes the node's record, its expiry in the zset (pruning the dead),
- * refreshes the room set's TTL; returns 1 when the room set exists, 0 when it does not. */
+ * refreshes the room set's TTL; returns {set, record}: set 1 when the room set exists, 0
+ * when it does not; record 1 when the node's record still existed, 0 when it had expired
+ * (or was never written): meanwhile the other nodes took this node for dead, and joins may
+ * have swept its waiting tickets out of the pools (THUE__LUA_JOIN, THUE__LUA_RESTORE). */
 #define THUE__LUA_HEARTBEAT                                                                        \
     THUE__LUA_NOW                                                                                  \
     "local ttl = tonumber(ARGV[6])\n"                                                              \
+    "local record = redis.call('EXISTS', KEYS[1])\n"                                               \
     "redis.call('HSET', KEYS[1], 'name', ARGV[1], 'address', ARGV[2], 'state', ARGV[3],\n"         \
     "           'rooms', ARGV[4], 'players', ARGV[5], 'seen', tostring(now))\n"                    \
     "redis.call('PEXPIRE', KEYS[1], ttl)\n"                                                        \
     "redis.call('ZADD', KEYS[2], now + ttl, ARGV[1])\n"                                            \
     "redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', '(' .. now)\n"                                \
-    "return redis.call('PEXPIRE', KEYS[3], ttl)\n"
+    "return {redis.call('PEXPIRE', KEYS[3], ttl), record}\n"
 
 /* KEYS: nodes zset. ARGV: prefix. The live nodes' records: {name, address, state, rooms,
  * players} each. */
@@ -60,11 +64,15 @@
  * pool, node, ticket, player, name, rating, ttl_ms, max_diff (< 0: any), sig (the
  * ticket's signature by its node: kept with it and passed on, never checked here: the
  * nodes check it, since Redis does not hold the secret).
- * Looks at the 64 longest-waiting tickets, dropping those that expired or whose node is
- * dead; the first of another player within max_diff is taken: the pair is published on
+ * Looks at the 64 longest-waiting tickets, dropping those that expired; one whose node
+ * has no record (dead, or only late: its heartbeats stalled) is swept out of the pool but
+ * its hash is kept, marked swept, for the rest of its TTL, so that its node, if it was
+ * only late, puts it back (THUE__LUA_RESTORE) and a cancel of it answers 1 (it was never
+ * paired). The first of another player within max_diff is taken: the pair is published on
  * its node's pair channel and kept for ttl_ms under qres:<member> (for a node whose
  * subscriber was reconnecting), and returned as {'paired', node, ticket, player, name,
- * rating, sig}. Otherwise this ticket waits: {'queued'}; {'dup'} when it already waits.
+ * rating, sig}. Otherwise this ticket waits (its hash holds its place in the pool, seq):
+ * {'queued'}; {'dup'} when it already waits. A swept hash of the same member is replaced.
  */
 #define THUE__LUA_JOIN                                                                             \
     "local p = ARGV[1]\n"                                                                          \
@@ -74,6 +82,9 @@
     "  if redis.call('EXISTS', p .. 'qt:' .. me) == 1 then return {'dup'} end\n"                   \
     "  redis.call('ZREM', KEYS[1], me)\n"                                                          \
     "end\n"                                                                                        \
+    "if redis.call('HEXISTS', p .. 'qt:' .. me, 'swept') == 1 then\n"                              \
+    "  redis.call('DEL', p .. 'qt:' .. me)\n"                                                      \
+    "end\n"                                                                                        \
     "for _, m in ipairs(redis.call('ZRANGE', KEYS[1], 0, 63)) do\n"                                \
     "  local tk = p .. 'qt:' .. m\n"                                                               \
     "  local f = redis.call('HMGET', tk, 'node', 'ticket', 'player', 'name', 'rating', 'sig')\n"   \
@@ -81,7 +92,7 @@
     "    redis.call('ZREM', KEYS[1], m)\n"                                                         \
     "  elseif redis.call('EXISTS', p .. 'node:' .. f[1]) == 0 then\n"                              \
     "    redis.call('ZREM', KEYS[1], m)\n"                                                         \
-    "    redis.call('DEL', tk)\n"                                                                  \
+    "    redis.call('HSET', tk, 'swept', '1')\n"                                                   \
     "  elseif f[3] ~= ARGV[5] and\n"                                                               \
     "         (maxdiff < 0 or math.abs(tonumber(f[5]) - rating) <= maxdiff) then\n"                \
     "    redis.call('ZREM', KEYS[1], m)\n"                                                         \
@@ -97,18 +108,41 @@
     "  end\n"                                                                                      \
     "end\n"                                                                                        \
     "local tk = p .. 'qt:' .. me\n"                                                                \
+    "local seq = redis.call('INCR', p .. 'qseq')\n"                                                \
     "redis.call('HSET', tk, 'node', ARGV[3], 'ticket', ARGV[4], 'player', ARGV[5],\n"              \
-    "           'name', ARGV[6], 'rating', ARGV[7], 'sig', ARGV[10])\n"                            \
+    "           'name', ARGV[6], 'rating', ARGV[7], 'sig', ARGV[10], 'seq', seq)\n"                \
     "redis.call('PEXPIRE', tk, ttl)\n"                                                             \
-    "redis.call('ZADD', KEYS[1], redis.call('INCR', p .. 'qseq'), me)\n"                           \
+    "redis.call('ZADD', KEYS[1], seq, me)\n"                                                       \
     "if redis.call('PTTL', KEYS[1]) < ttl then redis.call('PEXPIRE', KEYS[1], ttl) end\n"          \
     "return {'queued'}\n"
 
-/* KEYS: the pool's zset. ARGV: prefix, member. 1 when the ticket was still waiting. */
+/* KEYS: the pool's zset. ARGV: prefix, member. 1 when the ticket was still waiting, or
+ * had been swept (its node taken for dead: never paired, and now never put back); 0 when
+ * it was paired or had expired. */
 #define THUE__LUA_CANCEL                                                                           \
+    "local tk = ARGV[1] .. 'qt:' .. ARGV[2]\n"                                                     \
     "local n = redis.call('ZREM', KEYS[1], ARGV[2])\n"                                             \
-    "redis.call('DEL', ARGV[1] .. 'qt:' .. ARGV[2])\n"                                             \
+    "if n == 0 then n = redis.call('HEXISTS', tk, 'swept') end\n"                                  \
+    "redis.call('DEL', tk)\n"                                                                      \
     "return n\n"
+
+/* KEYS: the pool's zset. ARGV: prefix, member. A ticket that a join swept while its node
+ * was taken for dead goes back into the pool at its old place (its seq), the pool's TTL
+ * at least the ticket's: 1; 0 when it was not swept (still waiting, paired, cancelled,
+ * expired, or never queued). Sent by the ticket's node once its heartbeat has written its
+ * record again, so no join can sweep it again meanwhile (unless the record lapses again,
+ * which the next heartbeat sees). */
+#define THUE__LUA_RESTORE                                                                          \
+    "local tk = ARGV[1] .. 'qt:' .. ARGV[2]\n"                                                     \
+    "if redis.call('HEXISTS', tk, 'swept') == 0 then return 0 end\n"                               \
+    "local seq = redis.call('HGET', tk, 'seq') or redis.call('INCR', ARGV[1] .. 'qseq')\n"         \
+    "redis.call('HDEL', tk, 'swept')\n"                                                            \
+    "redis.call('ZADD', KEYS[1], seq, ARGV[2])\n"                                                  \
+    "local ttl = redis.call('PTTL', tk)\n"                                                         \
+    "if ttl > 0 and redis.call('PTTL', KEYS[1]) < ttl then\n"                                      \
+    "  redis.call('PEXPIRE', KEYS[1], ttl)\n"                                                      \
+    "end\n"                                                                                        \
+    "return 1\n"
 
 /* KEYS: the bucket (a hash: tokens, ts). ARGV: rate (tokens a second), burst.
  * {1, 0} when a token was taken, {0, retry_ms} otherwise. The bucket expires once it

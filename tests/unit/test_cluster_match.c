@@ -4,8 +4,8 @@
  * model of the pools (the same answer for every join and every cancel); two nodes
  * joining many tickets at once (no ticket paired twice, none lost, every pair heard by
  * both nodes exactly once); cancels racing joins; a dead node's ticket and an expired one
- * never pair; a pair made while the waiting node's subscriber was reconnecting still
- * reaches it.
+ * never pair; a late node's tickets (its record expired while it lived) swept and put
+ * back; a pair made while the waiting node's subscriber was reconnecting still reaches it.
  */
 #include "cluster_helpers.h"
 
@@ -36,8 +36,8 @@ static void on_state(void *data, bool up)
     ch_on_state(&((tnode *)data)->st, up);
 }
 
-static void node_start(tnode *n, uv_loop_t *loop, const char *url, const char *name,
-                       const char *prefix)
+static void node_start_hb(tnode *n, uv_loop_t *loop, const char *url, const char *name,
+                          const char *prefix, unsigned hb)
 {
     memset(n, 0, sizeof *n);
     thue_cluster_config cfg;
@@ -47,7 +47,7 @@ static void node_start(tnode *n, uv_loop_t *loop, const char *url, const char *n
     cfg.node = name;
     cfg.address = "127.0.0.1:1";
     cfg.prefix = prefix;
-    cfg.heartbeat_ms = HB;
+    cfg.heartbeat_ms = hb;
     cfg.hooks.state = on_state;
     cfg.hooks.paired = on_paired;
     cfg.hooks.data = n;
@@ -56,6 +56,12 @@ static void node_start(tnode *n, uv_loop_t *loop, const char *url, const char *n
     if (!n->c)
         fail_msg("%s", err);
     assert_true(ch_run_until(loop, ch_is_up, &n->st, 5000));
+}
+
+static void node_start(tnode *n, uv_loop_t *loop, const char *url, const char *name,
+                       const char *prefix)
+{
+    node_start_hb(n, loop, url, name, prefix, HB);
 }
 
 /* A join's answer. */
@@ -464,8 +470,10 @@ static void test_cluster_match_dead_and_expired(void **state)
     join_wait(&loop, b.c, "p", "y2", "pb2", 60000, &j);
     assert_int_equal(j.status, 0);
     assert_false(j.paired);
+    /* Out of the pool; its hash kept (marked swept) for its TTL, in case n1 was only late. */
     redisContext *rc = ch_sync(ch_redis_url());
-    assert_int_equal(ch_int(rc, "EXISTS %sqt:n1/x2", prefix), 0); /* cleaned away */
+    assert_int_equal(ch_int(rc, "ZCARD %sqm:p", prefix), 1); /* y2 */
+    assert_int_equal(ch_int(rc, "HEXISTS %sqt:n1/x2 swept", prefix), 1);
     /* An expired ticket never pairs: y2 waits for ttl = 60 s, y3 for 150 ms. */
     cancelled q;
     memset(&q, 0, sizeof q);
@@ -496,6 +504,93 @@ static void test_cluster_match_dead_and_expired(void **state)
     assert_int_equal(thue_cluster_queue_join(b.c, "p", &t, -1, 0, on_joined, &j),
                      THUE_CLUSTER_EARG);
     assert_int_equal(thue_cluster_queue_cancel(b.c, "p", "", on_cancelled, &q), THUE_CLUSTER_EARG);
+    thue_cluster_free(b.c);
+    ch_loop_close(&loop);
+}
+
+/* A late node: n1's record expires while n1 lives (its heartbeats stalled: a busy machine,
+ * a slow Redis, a short network cut; its connections never dropped). A join on n2 takes n1
+ * for dead and sweeps n1's waiting tickets x1 and x2 out of the pool. Before, they were
+ * deleted and n1 never knew: x1 waited forever, and the cancel of x2 answered "not
+ * removed" though nothing had paired it (test_cluster_match_cancel_races' "neither
+ * cancelled nor paired" on a busy machine). Now the cancel of x2 answers removed, n1's
+ * next heartbeat finds its record gone and puts x1 back at its old place, and the next
+ * join pairs it. The record's expiry is forced (DEL) and n1 beats only when told. */
+static bool restored_one(void *data)
+{
+    return thue_cluster_restored(((tnode *)data)->c) >= 1;
+}
+
+static bool heard_one(void *data)
+{
+    return ((tnode *)data)->npaired >= 1;
+}
+
+static void test_cluster_match_late_node(void **state)
+{
+    (void)state;
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    char prefix[64];
+    ch_prefix(prefix, "late");
+    static tnode a, b;
+    node_start_hb(&a, &loop, ch_redis_url(), "n1", prefix, 60000); /* no beat of its own */
+    node_start(&b, &loop, ch_redis_url(), "n2", prefix);
+    joined j;
+    join_wait(&loop, a.c, "p", "x1", "pa", 60000, &j);
+    assert_false(j.paired);
+    join_wait(&loop, a.c, "p", "x2", "pa", 60000, &j); /* the same player: no pair */
+    assert_false(j.paired);
+    redisContext *rc = ch_sync(ch_redis_url());
+    assert_int_equal(ch_int(rc, "DEL %snode:n1", prefix), 1); /* n1's record "expires" */
+    /* n1 looks dead: y1 does not pair, and both of n1's tickets leave the pool. */
+    join_wait(&loop, b.c, "p", "y1", "pb", 60000, &j);
+    assert_int_equal(j.status, 0);
+    assert_false(j.paired);
+    assert_int_equal(ch_int(rc, "ZCARD %sqm:p", prefix), 1); /* y1 */
+    assert_int_equal(ch_int(rc, "HEXISTS %sqt:n1/x1 swept", prefix), 1);
+    /* A cancel meanwhile: removed (nothing paired it, and nothing will). */
+    cancelled q;
+    memset(&q, 0, sizeof q);
+    assert_int_equal(thue_cluster_queue_cancel(a.c, "p", "x2", on_cancelled, &q), 0);
+    assert_true(ch_run_until(&loop, one_call, &q, 5000));
+    assert_int_equal(q.status, 0);
+    assert_true(q.removed);
+    assert_int_equal(ch_int(rc, "EXISTS %sqt:n1/x2", prefix), 0);
+    /* n1's heartbeat: its record was gone, so x1 goes back, ahead of y1; x2 does not. */
+    assert_int_equal(thue_cluster_lapses(a.c), 0);
+    thue_cluster_heartbeat_now(a.c);
+    assert_true(ch_run_until(&loop, restored_one, &a, 5000));
+    assert_int_equal(thue_cluster_lapses(a.c), 1);
+    assert_int_equal(thue_cluster_restored(a.c), 1);
+    redisReply *r = redisCommand(rc, "ZRANGE %sqm:p 0 -1", prefix);
+    assert_non_null(r);
+    assert_int_equal(r->type, REDIS_REPLY_ARRAY);
+    assert_int_equal(r->elements, 2);
+    assert_string_equal(r->element[0]->str, "n1/x1");
+    assert_string_equal(r->element[1]->str, "n2/y1");
+    freeReplyObject(r);
+    assert_int_equal(ch_int(rc, "HEXISTS %sqt:n1/x1 swept", prefix), 0);
+    assert_true(ch_int(rc, "PTTL %sqt:n1/x1", prefix) > 50000); /* its own TTL still */
+    /* The next join takes x1, the longest waiting, and n1 hears it. */
+    join_wait(&loop, b.c, "p", "y2", "pc", 60000, &j);
+    assert_int_equal(j.status, 0);
+    assert_true(j.paired);
+    assert_string_equal(j.pair.other.id, "x1");
+    assert_string_equal(j.pair.other.node, "n1");
+    assert_true(ch_run_until(&loop, heard_one, &a, 5000));
+    assert_int_equal(a.npaired, 1);
+    assert_string_equal(a.paired[0].mine.id, "x1");
+    assert_string_equal(a.paired[0].other.id, "y2");
+    assert_int_equal(ch_int(rc, "ZCARD %sqm:p", prefix), 1); /* y1 */
+    /* Once back, n1 is no longer swept: a cancel of x1 now answers "paired". */
+    memset(&q, 0, sizeof q);
+    assert_int_equal(thue_cluster_queue_cancel(a.c, "p", "x1", on_cancelled, &q), 0);
+    assert_true(ch_run_until(&loop, one_call, &q, 5000));
+    assert_int_equal(q.status, 0);
+    assert_false(q.removed);
+    redisFree(rc);
+    thue_cluster_free(a.c);
     thue_cluster_free(b.c);
     ch_loop_close(&loop);
 }
@@ -546,6 +641,7 @@ int main(void)
         cmocka_unit_test(test_cluster_match_concurrent),
         cmocka_unit_test(test_cluster_match_cancel_races),
         cmocka_unit_test(test_cluster_match_dead_and_expired),
+        cmocka_unit_test(test_cluster_match_late_node),
         cmocka_unit_test(test_cluster_match_pair_kept_for_reconnect),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
