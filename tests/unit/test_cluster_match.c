@@ -15,6 +15,10 @@
 #include <string.h>
 
 #define HB 100
+/* The heartbeat of the nodes whose test is not about dead nodes: a node is taken for dead
+ * once its heartbeats are 3 of these apart, which a busy machine can make of 100 ms (its
+ * tickets are then swept, and the pools no longer follow the tests' models). */
+#define HB_LIVE 1000
 
 /* One node of a test and what its paired hook heard. */
 typedef struct tnode {
@@ -62,6 +66,62 @@ static void node_start(tnode *n, uv_loop_t *loop, const char *url, const char *n
                        const char *prefix)
 {
     node_start_hb(n, loop, url, name, prefix, HB);
+}
+
+/* The pairs two nodes' paired hooks heard, against how many are expected: the test waits
+ * for exactly the published pairs it counted, since Redis delivers them on the
+ * subscribers' connections, in no order with the joins' answers. */
+typedef struct heard_wait {
+    tnode *nodes;
+    int want[2];
+} heard_wait;
+
+static bool heard_all(void *data)
+{
+    heard_wait *h = data;
+    return h->nodes[0].npaired >= h->want[0] && h->nodes[1].npaired >= h->want[1];
+}
+
+static bool heard_total(void *data)
+{
+    heard_wait *h = data;
+    return h->nodes[0].npaired + h->nodes[1].npaired >= h->want[0];
+}
+
+/* Waits until each node has had three more heartbeats answered: a heartbeat sent after
+ * now has then run after every sweep of a join answered before now, and whatever it (or
+ * an earlier one) had to put back has been answered too (one connection, in order). */
+typedef struct beats_wait {
+    tnode *nodes;
+    int n;
+    unsigned long until[2];
+} beats_wait;
+
+static bool beats_done(void *data)
+{
+    beats_wait *b = data;
+    for (int i = 0; i < b->n; i++)
+        if (thue_cluster_heartbeats(b->nodes[i].c) < b->until[i])
+            return false;
+    return true;
+}
+
+static void settle(uv_loop_t *loop, tnode *nodes, int n)
+{
+    beats_wait b = {nodes, n, {0, 0}};
+    for (int i = 0; i < n; i++)
+        b.until[i] = thue_cluster_heartbeats(nodes[i].c) + 3;
+    assert_true(ch_run_until(loop, beats_done, &b, 10000));
+}
+
+/* The models of the tests below hold only while no node is taken for dead. */
+static void assert_never_dead(tnode *nodes, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (thue_cluster_lapses(nodes[i].c) != 0)
+            fail_msg("node %d was taken for dead (its heartbeats %u ms apart: the machine "
+                     "stalled it): this test's model does not hold",
+                     i + 1, 3 * HB_LIVE);
 }
 
 /* A join's answer. */
@@ -177,8 +237,8 @@ static void test_cluster_match_against_model(void **state)
     char prefix[64];
     ch_prefix(prefix, "model");
     static tnode nodes[2];
-    node_start(&nodes[0], &loop, ch_redis_url(), "n1", prefix);
-    node_start(&nodes[1], &loop, ch_redis_url(), "n2", prefix);
+    node_start_hb(&nodes[0], &loop, ch_redis_url(), "n1", prefix, HB_LIVE);
+    node_start_hb(&nodes[1], &loop, ch_redis_url(), "n2", prefix, HB_LIVE);
     static mpool pools[3];
     memset(pools, 0, sizeof pools);
     static joined j[SERIAL];
@@ -203,6 +263,7 @@ static void test_cluster_match_against_model(void **state)
         assert_true(ch_run_until(&loop, one_call, &j[i], 5000));
         assert_int_equal(j[i].status, 0);
         int want = model_join(&pools[pool], (mticket){i, player, rating}, max_diff);
+        assert_never_dead(nodes, 2);
         if (want < 0) {
             assert_false(j[i].paired);
         } else {
@@ -235,7 +296,8 @@ static void test_cluster_match_against_model(void **state)
         }
     }
     /* Each pair reached the waiting ticket's node once, as the join described it. */
-    ch_run_for(&loop, 100);
+    heard_wait hw = {nodes, {expect_pairs, 0}};
+    assert_true(ch_run_until(&loop, heard_total, &hw, 5000));
     assert_int_equal(nodes[0].npaired + nodes[1].npaired, expect_pairs);
     for (int w = 0; w < 2; w++)
         for (int k = 0; k < nodes[w].npaired; k++) {
@@ -275,8 +337,8 @@ static void test_cluster_match_concurrent(void **state)
     char prefix[64];
     ch_prefix(prefix, "burst");
     static tnode nodes[2];
-    node_start(&nodes[0], &loop, ch_redis_url(), "n1", prefix);
-    node_start(&nodes[1], &loop, ch_redis_url(), "n2", prefix);
+    node_start_hb(&nodes[0], &loop, ch_redis_url(), "n1", prefix, HB_LIVE);
+    node_start_hb(&nodes[1], &loop, ch_redis_url(), "n2", prefix, HB_LIVE);
     static joined j[2 * BURST];
     memset(j, 0, sizeof j);
     /* Interleaved on both connections, nobody waiting for an answer. */
@@ -293,7 +355,13 @@ static void test_cluster_match_concurrent(void **state)
     }
     all_calls ac = {j, 2 * BURST};
     assert_true(ch_run_until(&loop, all_answered, &ac, 10000));
-    ch_run_for(&loop, 200); /* the last published pairs */
+    assert_never_dead(nodes, 2);
+    /* Every pair made by a join is heard by the waiting ticket's node. */
+    int made = 0;
+    for (int i = 0; i < 2 * BURST; i++)
+        made += j[i].paired;
+    heard_wait hw = {nodes, {made, 0}};
+    assert_true(ch_run_until(&loop, heard_total, &hw, 5000));
     static int partner[2 * BURST], heard[2 * BURST];
     for (int i = 0; i < 2 * BURST; i++)
         partner[i] = -1, heard[i] = 0;
@@ -397,7 +465,8 @@ static void test_cluster_match_cancel_races(void **state)
     all_calls ab = {jb, RACE};
     assert_true(ch_run_until(&loop, all_answered, &ab, 10000));
     assert_true(ch_run_until(&loop, one_call, &ca[RACE - 1], 5000));
-    ch_run_for(&loop, 200);
+    for (int i = 0; i < RACE; i++)
+        assert_int_equal(jb[i].status, 0);
     static int paired_a[RACE];
     memset(paired_a, 0, sizeof paired_a);
     int b_paired = 0, bb_pairs = 0; /* b tickets paired with an a one, with a b one */
@@ -409,6 +478,11 @@ static void test_cluster_match_cancel_races(void **state)
             assert_int_equal(jb[i].pair.other.id[0], 'b');
             bb_pairs++;
         }
+    /* The pairs published for n1's a tickets and n2's waiting b ones, as many as the joins
+     * made (the model cannot say which: on a busy machine a node may be taken for dead for
+     * a while, its tickets swept, then put back; every ticket is still cancelled or paired). */
+    heard_wait hw = {nodes, {b_paired, bb_pairs}};
+    assert_true(ch_run_until(&loop, heard_all, &hw, 5000));
     int removed = 0;
     for (int i = 0; i < RACE; i++) {
         assert_int_equal(ca[i].calls, 1);
@@ -422,7 +496,9 @@ static void test_cluster_match_cancel_races(void **state)
     assert_int_equal(nodes[0].npaired, b_paired);
     assert_int_equal(nodes[1].npaired, bb_pairs);
     assert_int_equal(removed + b_paired, RACE);
-    /* What b joined and did not pair waits. */
+    /* What b joined and did not pair waits (once a b ticket swept while n2 was taken for
+     * dead is back). */
+    settle(&loop, nodes, 2);
     redisContext *rc = ch_sync(ch_redis_url());
     assert_int_equal(ch_int(rc, "ZCARD %sqm:p", prefix), RACE - b_paired - 2 * bb_pairs);
     redisFree(rc);
