@@ -18,12 +18,14 @@ FROM debian:bookworm-slim
 # curl serves the health check; sqlite3 takes online backups (docs/operations.md); libicu72
 # checks player names (NFKC, case folding, confusables); libpq5 and libhiredis0.14 are
 # the PostgreSQL store (--db postgres://...) and the Redis client (--redis) of several nodes;
-# libsodium23 hashes account passwords (Argon2id).
+# libsodium23 hashes account passwords (Argon2id); stunnel4 is the TLS client a node's
+# sidecar runs to reach Redis across hosts (hiredis 0.14 has no TLS: deploy/README.md,
+# "Redis with TLS").
 # The user has a fixed numeric id, so that Kubernetes can check runAsNonRoot.
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
       libuv1 libjansson4 libwebsockets17 libwebsockets-evlib-uv libsqlite3-0 libicu72 curl \
-      sqlite3 libpq5 libhiredis0.14 libsodium23 \
+      sqlite3 libpq5 libhiredis0.14 libsodium23 stunnel4 \
  && rm -rf /var/lib/apt/lists/* \
  && useradd --system --uid 10001 --user-group --home-dir /var/lib/thue \
       --shell /usr/sbin/nologin thue \
