@@ -54,11 +54,23 @@
 #include "cluster/seal.h"
 #include "log.h"
 
-enum { S_HEARTBEAT, S_NODES, S_ROOM_ADD, S_LOOKUP, S_JOIN, S_CANCEL, S_RESTORE, S_LIMIT, NSCRIPTS };
+enum {
+    S_HEARTBEAT,
+    S_NODES,
+    S_ROOM_ADD,
+    S_LOOKUP,
+    S_JOIN,
+    S_CANCEL,
+    S_RESTORE,
+    S_LIMIT,
+    S_NAME_CLAIM,
+    NSCRIPTS
+};
 
 static const char *const script_body[NSCRIPTS] = {
     THUE__LUA_HEARTBEAT, THUE__LUA_NODES,  THUE__LUA_ROOM_ADD, THUE__LUA_LOOKUP,
     THUE__LUA_JOIN,      THUE__LUA_CANCEL, THUE__LUA_RESTORE,  THUE__LUA_LIMIT,
+    THUE__LUA_NAME_CLAIM,
 };
 
 #define KEY_MAX 512
@@ -154,6 +166,15 @@ static void set_clear(strset *s)
     memset(s, 0, sizeof *s);
 }
 
+/* A set this node keeps in Redis as <prefix><kind>:<node>, with the heartbeat's TTL: the
+ * rooms here, the names of the sessions here. dirty: a write failed, or the set went
+ * missing; the next heartbeat rewrites it. */
+typedef struct {
+    strset set;
+    bool dirty;
+    const char *kind;
+} dirset;
+
 /* ---- the cluster ---------------------------------------------------------------------- */
 
 typedef struct waiting {
@@ -173,11 +194,11 @@ struct thue_cluster {
     unsigned hb_ms;
     thue_cluster_hooks hooks;
     uv_timer_t hb;
-    bool closing, left, reported_up, ever_up, hb_inflight, dirty;
+    bool closing, left, reported_up, ever_up, hb_inflight;
     char sha[NSCRIPTS][41];
     long load_rooms, load_players;
     bool draining;
-    strset rooms;
+    dirset rooms, names;
     waiting *tickets;
     unsigned long heartbeats, rebuilds, lapses, restored;
     /* the seal (seal.h): keys, this boot's id and counter, the senders heard */
@@ -478,55 +499,55 @@ static void on_rebuild_step(thue_redis *r, int status, const redisReply *reply, 
     (void)r;
     (void)reply;
     (void)err;
-    thue_cluster *c = data;
+    dirset *d = data;
     if (status)
-        c->dirty = true;
+        d->dirty = true;
 }
 
-static void rebuild(thue_cluster *c)
+static void rebuild(thue_cluster *c, dirset *d)
 {
     char set[KEY_MAX], tmp[KEY_MAX], ttl[24];
-    key(c, set, "rooms:%s", c->node);
-    key(c, tmp, "rooms-tmp:%s", c->node);
+    key(c, set, "%s:%s", d->kind, c->node);
+    key(c, tmp, "%s-tmp:%s", d->kind, c->node);
     snprintf(ttl, sizeof ttl, "%u", ttl_ms(c));
-    c->dirty = false;
+    d->dirty = false;
     c->rebuilds++;
-    if (c->rooms.n == 0) {
+    if (d->set.n == 0) {
         const char *argv[] = {"DEL", set};
-        thue_redis_command(c->cmd, on_rebuild_step, c, 2, argv, NULL);
+        thue_redis_command(c->cmd, on_rebuild_step, d, 2, argv, NULL);
         return;
     }
     const char **argv = malloc((REBUILD_CHUNK + 2) * sizeof *argv);
     if (!argv) {
-        c->dirty = true;
+        d->dirty = true;
         return;
     }
     const char *del[] = {"DEL", tmp};
-    thue_redis_command(c->cmd, on_rebuild_step, c, 2, del, NULL);
+    thue_redis_command(c->cmd, on_rebuild_step, d, 2, del, NULL);
     int n = 0;
     bool first = true;
     argv[0] = "SADD";
     argv[1] = tmp;
-    for (size_t i = 0; i < c->rooms.nb; i++)
-        for (sentry *e = c->rooms.b[i]; e; e = e->next) {
+    for (size_t i = 0; i < d->set.nb; i++)
+        for (sentry *e = d->set.b[i]; e; e = e->next) {
             argv[2 + n++] = e->id;
             if (n == REBUILD_CHUNK) {
-                thue_redis_command(c->cmd, on_rebuild_step, c, n + 2, argv, NULL);
+                thue_redis_command(c->cmd, on_rebuild_step, d, n + 2, argv, NULL);
                 n = 0;
                 if (first) {
                     const char *exp[] = {"PEXPIRE", tmp, ttl};
-                    thue_redis_command(c->cmd, on_rebuild_step, c, 3, exp, NULL);
+                    thue_redis_command(c->cmd, on_rebuild_step, d, 3, exp, NULL);
                     first = false;
                 }
             }
         }
     if (n)
-        thue_redis_command(c->cmd, on_rebuild_step, c, n + 2, argv, NULL);
+        thue_redis_command(c->cmd, on_rebuild_step, d, n + 2, argv, NULL);
     free(argv);
     const char *exp[] = {"PEXPIRE", tmp, ttl};
-    thue_redis_command(c->cmd, on_rebuild_step, c, 3, exp, NULL);
+    thue_redis_command(c->cmd, on_rebuild_step, d, 3, exp, NULL);
     const char *ren[] = {"RENAME", tmp, set};
-    thue_redis_command(c->cmd, on_rebuild_step, c, 3, ren, NULL);
+    thue_redis_command(c->cmd, on_rebuild_step, d, 3, ren, NULL);
 }
 
 static void sweep_tickets(thue_cluster *c)
@@ -579,11 +600,13 @@ static void on_heartbeat(thue_cluster *c, int status, const redisReply *reply, c
     bool first = c->heartbeats++ == 0;
     if (c->left)
         return;
-    /* {room set exists, record existed} */
-    bool ok = reply->type == REDIS_REPLY_ARRAY && reply->elements == 2 &&
+    /* {room set exists, record existed, name set exists} */
+    bool ok = reply->type == REDIS_REPLY_ARRAY && reply->elements == 3 &&
               reply->element[0]->type == REDIS_REPLY_INTEGER &&
-              reply->element[1]->type == REDIS_REPLY_INTEGER;
+              reply->element[1]->type == REDIS_REPLY_INTEGER &&
+              reply->element[2]->type == REDIS_REPLY_INTEGER;
     bool missing = ok && reply->element[0]->integer == 0;
+    bool names_missing = ok && reply->element[2]->integer == 0;
     if (ok && reply->element[1]->integer == 0) {
         size_t n = 0;
         for (waiting *w = c->tickets; w; w = w->next)
@@ -598,12 +621,14 @@ static void on_heartbeat(thue_cluster *c, int status, const redisReply *reply, c
         }
         restore_tickets(c);
     }
-    if (c->dirty || (missing && c->rooms.n > 0)) {
+    if (c->rooms.dirty || (missing && c->rooms.set.n > 0)) {
         if (missing)
-            thue_log(THUE_LOG_INFO, "cluster: rewriting the %zu rooms of node %s", c->rooms.n,
-                     c->node);
-        rebuild(c);
+            thue_log(THUE_LOG_INFO, "cluster: rewriting the %zu rooms of node %s",
+                     c->rooms.set.n, c->node);
+        rebuild(c, &c->rooms);
     }
+    if (c->names.dirty || (names_missing && c->names.set.n > 0))
+        rebuild(c, &c->names);
     sweep_tickets(c);
 }
 
@@ -613,17 +638,19 @@ static void heartbeat(thue_cluster *c, bool force)
 {
     if (c->closing || c->left || (c->hb_inflight && !force) || !thue_redis_up(c->cmd))
         return;
-    char knode[KEY_MAX], knodes[KEY_MAX], krooms[KEY_MAX], rooms[24], players[24], ttl[24];
+    char knode[KEY_MAX], knodes[KEY_MAX], krooms[KEY_MAX], knames[KEY_MAX], rooms[24],
+        players[24], ttl[24];
     key(c, knode, "node:%s", c->node);
     key(c, knodes, "nodes");
     key(c, krooms, "rooms:%s", c->node);
+    key(c, knames, "names:%s", c->node);
     snprintf(rooms, sizeof rooms, "%ld", c->load_rooms);
     snprintf(players, sizeof players, "%ld", c->load_players);
     snprintf(ttl, sizeof ttl, "%u", ttl_ms(c));
-    const char *args[] = {knode,   knodes,     krooms,
+    const char *args[] = {knode,   knodes,     krooms, knames,
                           c->node, c->address, c->draining ? "draining" : "ok",
                           rooms,   players,    ttl};
-    if (eval(c, S_HEARTBEAT, 3, 9, args, on_heartbeat, NULL) == 0)
+    if (eval(c, S_HEARTBEAT, 4, 10, args, on_heartbeat, NULL) == 0)
         c->hb_inflight = true;
 }
 
@@ -672,66 +699,105 @@ unsigned long thue_cluster_rebuilds(const thue_cluster *c)
     return c ? c->rebuilds : 0;
 }
 
-static void on_room_write(thue_cluster *c, int status, const redisReply *reply, const char *err,
-                          void *data)
-{
-    (void)reply;
-    (void)err;
-    (void)data;
-    if (status)
-        c->dirty = true; /* the next heartbeat rewrites the set */
-}
-
-static void on_room_srem(thue_redis *r, int status, const redisReply *reply, const char *err,
+static void on_set_write(thue_cluster *c, int status, const redisReply *reply, const char *err,
                          void *data)
 {
-    on_room_write(data, status, reply, err, NULL);
+    (void)c;
+    (void)reply;
+    (void)err;
+    dirset *d = data;
+    if (status)
+        d->dirty = true; /* the next heartbeat rewrites the set */
+}
+
+static void on_set_srem(thue_redis *r, int status, const redisReply *reply, const char *err,
+                        void *data)
+{
     (void)r;
+    on_set_write(NULL, status, reply, err, data);
+}
+
+/* Adds id to d here and, unless this node left, to its copy in Redis. */
+static int dir_add(thue_cluster *c, dirset *d, const char *id)
+{
+    int added = set_add(&d->set, id);
+    if (added < 0)
+        return THUE_CLUSTER_ENOMEM;
+    if (added == 0 || c->left)
+        return 0;
+    if (!thue_redis_up(c->cmd)) {
+        d->dirty = true;
+        return 0;
+    }
+    char k[KEY_MAX], ttl[24];
+    key(c, k, "%s:%s", d->kind, c->node);
+    snprintf(ttl, sizeof ttl, "%u", ttl_ms(c));
+    const char *args[] = {k, id, ttl};
+    if (eval(c, S_ROOM_ADD, 1, 3, args, on_set_write, d) != 0)
+        d->dirty = true;
+    return 0;
+}
+
+/* Takes id out of d, here and in Redis (also when it was not here if absent_too: see
+ * thue_cluster_name_claim); EARG when it was not here. */
+static int dir_remove(thue_cluster *c, dirset *d, const char *id, bool absent_too)
+{
+    bool here = set_remove(&d->set, id);
+    if (c->left || (!here && !absent_too))
+        return here ? 0 : THUE_CLUSTER_EARG;
+    if (!thue_redis_up(c->cmd)) {
+        d->dirty = d->dirty || here;
+        return here ? 0 : THUE_CLUSTER_EARG;
+    }
+    char k[KEY_MAX];
+    key(c, k, "%s:%s", d->kind, c->node);
+    const char *argv[] = {"SREM", k, id};
+    if (thue_redis_command(c->cmd, on_set_srem, d, 3, argv, NULL) != 0)
+        d->dirty = true;
+    return here ? 0 : THUE_CLUSTER_EARG;
 }
 
 int thue_cluster_room_add(thue_cluster *c, const char *room)
 {
     if (!c || !valid_id(room))
         return THUE_CLUSTER_EARG;
-    int added = set_add(&c->rooms, room);
-    if (added < 0)
-        return THUE_CLUSTER_ENOMEM;
-    if (added == 0 || c->left)
-        return 0;
-    if (!thue_redis_up(c->cmd)) {
-        c->dirty = true;
-        return 0;
-    }
-    char k[KEY_MAX], ttl[24];
-    key(c, k, "rooms:%s", c->node);
-    snprintf(ttl, sizeof ttl, "%u", ttl_ms(c));
-    const char *args[] = {k, room, ttl};
-    if (eval(c, S_ROOM_ADD, 1, 3, args, on_room_write, NULL) != 0)
-        c->dirty = true;
-    return 0;
+    return dir_add(c, &c->rooms, room);
 }
 
 int thue_cluster_room_remove(thue_cluster *c, const char *room)
 {
-    if (!c || !valid_id(room) || !set_remove(&c->rooms, room))
+    if (!c || !valid_id(room))
         return THUE_CLUSTER_EARG;
-    if (c->left)
-        return 0;
-    if (!thue_redis_up(c->cmd)) {
-        c->dirty = true;
-        return 0;
-    }
-    char k[KEY_MAX];
-    key(c, k, "rooms:%s", c->node);
-    const char *argv[] = {"SREM", k, room};
-    if (thue_redis_command(c->cmd, on_room_srem, c, 3, argv, NULL) != 0)
-        c->dirty = true;
-    return 0;
+    return dir_remove(c, &c->rooms, room, false);
 }
 
 size_t thue_cluster_room_count(const thue_cluster *c)
 {
-    return c ? c->rooms.n : 0;
+    return c ? c->rooms.set.n : 0;
+}
+
+static bool valid_name_key(const char *name)
+{
+    return valid_text(name, THUE_CLUSTER_TEXT_MAX, 0x20, true);
+}
+
+int thue_cluster_name_add(thue_cluster *c, const char *name)
+{
+    if (!c || !valid_name_key(name))
+        return THUE_CLUSTER_EARG;
+    return dir_add(c, &c->names, name);
+}
+
+int thue_cluster_name_remove(thue_cluster *c, const char *name)
+{
+    if (!c || !valid_name_key(name))
+        return THUE_CLUSTER_EARG;
+    return dir_remove(c, &c->names, name, true);
+}
+
+size_t thue_cluster_name_count(const thue_cluster *c)
+{
+    return c ? c->names.set.n : 0;
 }
 
 /* A caller's callback and data, for the replies that need translating. */
@@ -1420,6 +1486,46 @@ int thue_cluster_limit_take(thue_cluster *c, const char *k, double rate, double 
     return rc;
 }
 
+/* ---- names ---------------------------------------------------------------------------- */
+
+static void on_name_claim(thue_cluster *c, int status, const redisReply *reply, const char *err,
+                          void *data)
+{
+    (void)c;
+    (void)err;
+    usercb *u = data;
+    bool free_name = false;
+    if (status == 0) {
+        if (reply->type == REDIS_REPLY_INTEGER)
+            free_name = reply->integer == 1;
+        else
+            status = THUE_CLUSTER_EREPLY;
+    }
+    ((thue_cluster_limit_cb *)u->fn)(u->data, status, free_name, 0);
+    free(u);
+}
+
+int thue_cluster_name_claim(thue_cluster *c, const char *name, thue_cluster_limit_cb *cb,
+                            void *data)
+{
+    if (!c || !cb || !valid_name_key(name))
+        return THUE_CLUSTER_EARG;
+    if (c->left)
+        return THUE_CLUSTER_EDOWN;
+    usercb *u = new_usercb((void (*)(void))cb, data);
+    if (!u)
+        return THUE_CLUSTER_ENOMEM;
+    char knodes[KEY_MAX], knames[KEY_MAX], ttl[24];
+    key(c, knodes, "nodes");
+    key(c, knames, "names:%s", c->node);
+    snprintf(ttl, sizeof ttl, "%u", ttl_ms(c));
+    const char *args[] = {knodes, knames, c->prefix, c->node, name, ttl};
+    int rc = eval(c, S_NAME_CLAIM, 2, 6, args, on_name_claim, u);
+    if (rc)
+        free(u);
+    return rc;
+}
+
 /* ---- life ----------------------------------------------------------------------------- */
 
 int thue_cluster_leave(thue_cluster *c, thue_cluster_done_cb *cb, void *data)
@@ -1441,14 +1547,15 @@ int thue_cluster_leave(thue_cluster *c, thue_cluster_done_cb *cb, void *data)
         const char *args[] = {k, c->prefix, member};
         eval(c, S_CANCEL, 1, 3, args, NULL, NULL);
     }
-    char knode[KEY_MAX], knodes[KEY_MAX], krooms[KEY_MAX];
+    char knode[KEY_MAX], knodes[KEY_MAX], krooms[KEY_MAX], knames[KEY_MAX];
     key(c, knode, "node:%s", c->node);
     key(c, knodes, "nodes");
     key(c, krooms, "rooms:%s", c->node);
+    key(c, knames, "names:%s", c->node);
     const char *zrem[] = {"ZREM", knodes, c->node};
     thue_redis_command(c->cmd, NULL, NULL, 3, zrem, NULL);
-    const char *del[] = {"DEL", knode, krooms};
-    int rc = thue_redis_command(c->cmd, on_done, u, 3, del, NULL);
+    const char *del[] = {"DEL", knode, krooms, knames};
+    int rc = thue_redis_command(c->cmd, on_done, u, 4, del, NULL);
     if (rc)
         free(u);
     return rc;
@@ -1527,6 +1634,8 @@ thue_cluster *thue_cluster_new(uv_loop_t *loop, const thue_cluster_config *confi
     thue_seal_boot_new(c->boot);
     c->drop_counts = config->drop_counts;
     c->loop = loop;
+    c->rooms.kind = "rooms";
+    c->names.kind = "names";
     snprintf(c->node, sizeof c->node, "%s", config->node);
     snprintf(c->address, sizeof c->address, "%s", config->address);
     snprintf(c->prefix, sizeof c->prefix, "%s", prefix);
@@ -1581,7 +1690,8 @@ void thue_cluster_free(thue_cluster *c)
     c->closing = true;
     thue_redis_free(c->sub);
     thue_redis_free(c->cmd);
-    set_clear(&c->rooms);
+    set_clear(&c->rooms.set);
+    set_clear(&c->names.set);
     while (c->tickets) {
         waiting *w = c->tickets;
         c->tickets = w->next;

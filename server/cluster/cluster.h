@@ -189,6 +189,31 @@ int thue_cluster_room_add(thue_cluster *c, const char *room);
 int thue_cluster_room_remove(thue_cluster *c, const char *room);
 /* Rooms registered here. */
 size_t thue_cluster_room_count(const thue_cluster *c);
+
+/* ---- the names in use ---- */
+/* A verdict from Redis: the name claims below, the limits shared by the nodes (further). */
+typedef void thue_cluster_limit_cb(void *data, int status, bool allowed, uint64_t retry_ms);
+/*
+ * The name keys of this node's sessions (1..128 bytes, no control characters), kept as
+ * the rooms are: locally, and in Redis under names:<node> with the heartbeat's TTL, so
+ * that a dead node's names free themselves. name_add registers one (0, EARG, ENOMEM;
+ * already there: nothing changes); name_remove takes it out here and in Redis (in Redis
+ * even when it was not registered here, for a claim whose hello did not go through:
+ * then EARG). Both work while Redis is down (written when it comes back).
+ */
+int thue_cluster_name_add(thue_cluster *c, const char *name);
+int thue_cluster_name_remove(thue_cluster *c, const char *name);
+size_t thue_cluster_name_count(const thue_cluster *c);
+/*
+ * Asks Redis whether name is free across the cluster: allowed false when another live
+ * node's name set holds it (retry_ms is 0); true when no other node does, and then it is
+ * in this node's set in Redis already (atomic: of two nodes claiming one name at once,
+ * one wins). This node's own set is not consulted (the caller knows its sessions);
+ * register the name with name_add once it is used, or take it back with name_remove.
+ * Status THUE_CLUSTER_EDOWN while Redis is down: the caller decides alone.
+ */
+int thue_cluster_name_claim(thue_cluster *c, const char *name, thue_cluster_limit_cb *cb,
+                            void *data);
 /* The node that holds room: node NULL when no live node does. */
 typedef void thue_cluster_lookup_cb(void *data, int status, const char *node);
 int thue_cluster_room_lookup(thue_cluster *c, const char *room, thue_cluster_lookup_cb *cb,
@@ -260,7 +285,6 @@ int thue_cluster_send(thue_cluster *c, const char *node, const char *payload, si
  * Redis; while Redis is down the status is THUE_CLUSTER_EDOWN and the caller uses its
  * local limiter.
  */
-typedef void thue_cluster_limit_cb(void *data, int status, bool allowed, uint64_t retry_ms);
 int thue_cluster_limit_take(thue_cluster *c, const char *key, double rate, double burst,
                             thue_cluster_limit_cb *cb, void *data);
 

@@ -14,12 +14,13 @@
     "local t = redis.call('TIME')\n"                                                               \
     "local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)\n"
 
-/* KEYS: node hash, nodes zset, node's room set. ARGV: name, address, state, rooms,
- * players, ttl_ms. Writes the node's record, its expiry in the zset (pruning the dead),
- * refreshes the room set's TTL; returns {set, record}: set 1 when the room set exists, 0
- * when it does not; record 1 when the node's record still existed, 0 when it had expired
- * (or was never written): meanwhile the other nodes took this node for dead, and joins may
- * have swept its waiting tickets out of the pools (THUE__LUA_JOIN, THUE__LUA_RESTORE). */
+/* KEYS: node hash, nodes zset, node's room set, node's name set. ARGV: name, address,
+ * state, rooms, players, ttl_ms. Writes the node's record, its expiry in the zset
+ * (pruning the dead), refreshes the room and name sets' TTLs; returns {set, record,
+ * names}: set 1 when the room set exists, 0 when it does not; record 1 when the node's
+ * record still existed, 0 when it had expired (or was never written): meanwhile the other
+ * nodes took this node for dead, and joins may have swept its waiting tickets out of the
+ * pools (THUE__LUA_JOIN, THUE__LUA_RESTORE); names as set, for the name set. */
 #define THUE__LUA_HEARTBEAT                                                                        \
     THUE__LUA_NOW                                                                                  \
     "local ttl = tonumber(ARGV[6])\n"                                                              \
@@ -29,7 +30,7 @@
     "redis.call('PEXPIRE', KEYS[1], ttl)\n"                                                        \
     "redis.call('ZADD', KEYS[2], now + ttl, ARGV[1])\n"                                            \
     "redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', '(' .. now)\n"                                \
-    "return {redis.call('PEXPIRE', KEYS[3], ttl), record}\n"
+    "return {redis.call('PEXPIRE', KEYS[3], ttl), record, redis.call('PEXPIRE', KEYS[4], ttl)}\n"
 
 /* KEYS: nodes zset. ARGV: prefix. The live nodes' records: {name, address, state, rooms,
  * players} each. */
@@ -141,6 +142,23 @@
     "local ttl = redis.call('PTTL', tk)\n"                                                         \
     "if ttl > 0 and redis.call('PTTL', KEYS[1]) < ttl then\n"                                      \
     "  redis.call('PEXPIRE', KEYS[1], ttl)\n"                                                      \
+    "end\n"                                                                                        \
+    "return 1\n"
+
+/* KEYS: nodes zset, this node's name set. ARGV: prefix, node, name key, ttl_ms. 0 when
+ * the name set of another live node holds the name key (a session of that name lives
+ * there); otherwise the key goes into this node's set (its TTL at least ttl_ms) and 1.
+ * O(nodes). */
+#define THUE__LUA_NAME_CLAIM                                                                       \
+    THUE__LUA_NOW                                                                                  \
+    "for _, n in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], now, '+inf')) do\n"                  \
+    "  if n ~= ARGV[2] and redis.call('SISMEMBER', ARGV[1] .. 'names:' .. n, ARGV[3]) == 1 then\n" \
+    "    return 0\n"                                                                              \
+    "  end\n"                                                                                      \
+    "end\n"                                                                                        \
+    "redis.call('SADD', KEYS[2], ARGV[3])\n"                                                       \
+    "if redis.call('PTTL', KEYS[2]) < tonumber(ARGV[4]) then\n"                                    \
+    "  redis.call('PEXPIRE', KEYS[2], tonumber(ARGV[4]))\n"                                        \
     "end\n"                                                                                        \
     "return 1\n"
 

@@ -22,6 +22,16 @@
 
 /* ---- claim_name -------------------------------------------------------------------------- */
 
+/* A claim that does not go on after Redis found its name free (and put it in this node's
+ * set: nodes_name_gate) gives the name back; err is returned (LOBBY_LATER: the message
+ * waits for another verdict, and keeps the name). */
+static int unclaimed(request *rq, const char *name, int err)
+{
+    if (rq->v.name == 1 && err != LOBBY_LATER)
+        nodes_name_release(rq->c->lobby, name);
+    return err;
+}
+
 typedef struct claim {
     thue_lobby *l;
     account *a;
@@ -96,6 +106,18 @@ int cmd_claim_name(request *rq)
     session *other = lobby_session_by_name(l, name);
     if (account_by_name(l, name) != NULL || (other != NULL && other != s))
         return THUE_PERR_NAME_TAKEN;
+    /* Several nodes: nor may another node have a session of that name (unless it is
+     * this session's own: its name is in this node's set, which is not consulted). */
+    if (other == NULL) {
+        int gate = nodes_name_gate(rq, name);
+        if (gate)
+            return gate;
+        if (rq->v.name == -1) {
+            snprintf(rq->message, sizeof rq->message,
+                     "a player named %s is connected to another node of this server", name);
+            return THUE_PERR_NAME_TAKEN;
+        }
+    }
     /* Only a claim that would be made costs a token: a refused name costs nothing. */
     char addr[THUE_LIMIT_KEY_MAX];
     thue_addr_key(rq->c->peer, addr, sizeof addr);
@@ -104,7 +126,7 @@ int cmd_claim_name(request *rq)
     int gate = nodes_limit_gate(rq, "claims", addr, l->cfg.claims_per_ip / 3600.0,
                                 l->cfg.claims_per_ip);
     if (gate)
-        return gate;
+        return unclaimed(rq, name, gate);
     uint64_t retry_ms = rq->gate_retry_ms;
     if (rq->gated ? rq->gate_denied
                   : nodes_limit_blocked(l, "claims", addr, &retry_ms) ||
@@ -114,17 +136,17 @@ int cmd_claim_name(request *rq)
                  "one address may claim %d accounts an hour, and yours has; try again in "
                  "%llu minutes",
                  l->cfg.claims_per_ip, (unsigned long long)(retry_ms / 60000 + 1));
-        return THUE_PERR_RATE;
+        return unclaimed(rq, name, THUE_PERR_RATE);
     }
     if (!rq->gated)
         nodes_limit_take(l, "claims", addr, l->cfg.claims_per_ip / 3600.0, l->cfg.claims_per_ip);
     claim *c = calloc(1, sizeof *c);
     if (c == NULL)
-        return THUE_PERR_INTERNAL;
+        return unclaimed(rq, name, THUE_PERR_INTERNAL);
     unsigned char bytes[32];
     if (lobby_random_bytes(bytes, sizeof bytes) != 0) {
         free(c);
-        return THUE_PERR_INTERNAL;
+        return unclaimed(rq, name, THUE_PERR_INTERNAL);
     }
     memcpy(c->token, "t_", 2);
     for (int i = 0; i < 32; i++)
@@ -134,7 +156,7 @@ int cmd_claim_name(request *rq)
     account *a = account_add(l, account_new_id(l), name, THUE_KIND_ACCOUNT, NULL, hash);
     if (a == NULL) {
         free(c);
-        return THUE_PERR_INTERNAL;
+        return unclaimed(rq, name, THUE_PERR_INTERNAL);
     }
     c->l = l;
     c->a = a;
@@ -151,7 +173,7 @@ int cmd_claim_name(request *rq)
     if (err) {
         account_remove(l, a);
         free(c);
-        return err == THUE_STORE_ECLOSED ? THUE_PERR_BUSY : THUE_PERR_INTERNAL;
+        return unclaimed(rq, name, err == THUE_STORE_ECLOSED ? THUE_PERR_BUSY : THUE_PERR_INTERNAL);
     }
     l->store_pending++;
     /* The session is the account's from now on; the reply waits for the commit. */

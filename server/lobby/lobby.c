@@ -419,12 +419,37 @@ static int cmd_hello(request *rq)
             snprintf(rq->field, sizeof rq->field, "name");
             return THUE_PERR_NAME_TAKEN;
         }
-    } else if (guest_name(l, name, sizeof name) != 0) {
-        return THUE_PERR_BUSY;
+        /* Several nodes: no other node may have a session of that name (the message
+         * comes back with Redis's verdict). */
+        int gate = nodes_name_gate(rq, name);
+        if (gate)
+            return gate;
+        if (rq->v.name == -1) {
+            snprintf(rq->field, sizeof rq->field, "name");
+            snprintf(rq->message, sizeof rq->message,
+                     "a player named %s is connected to another node of this server", name);
+            return THUE_PERR_NAME_TAKEN;
+        }
+    } else {
+        /* A name of its own, free here and (several nodes) on the others: the one Redis
+         * found free when the message comes back, or another draw. */
+        if ((rq->v.name == 1 || rq->v.name == 2) && lobby_session_by_name(l, rq->v.name_text) == NULL &&
+            account_by_name(l, rq->v.name_text) == NULL) {
+            snprintf(name, sizeof name, "%s", rq->v.name_text);
+        } else {
+            if (guest_name(l, name, sizeof name) != 0)
+                return THUE_PERR_BUSY;
+            int gate = nodes_name_gate(rq, name);
+            if (gate)
+                return gate;
+        }
     }
     session *s = session_new(l, name);
-    if (s == NULL)
+    if (s == NULL) {
+        if (rq->v.name == 1)
+            nodes_name_release(l, name);
         return THUE_PERR_INTERNAL;
+    }
     if (a != NULL) {
         s->acct = a;
         s->player.kind = THUE_KIND_ACCOUNT;
@@ -574,10 +599,9 @@ static bool take_token(thue_lobby *l, thue_client *c)
     return true;
 }
 
-/* Runs one decoded message; verdict (nodes_limit_gate): 0 none asked, 1 the shared
- * limit allowed it, -1 it refused it (retry_ms). */
+/* Runs one decoded message, with what Redis said of it when it was asked (v, or NULL). */
 static void run_cmd(thue_lobby *l, thue_client *c, const char *text, size_t len, thue_cmd *cmd,
-                    int verdict, uint64_t retry_ms)
+                    const lobby_verdicts *v)
 {
     request rq;
     memset(&rq, 0, sizeof rq);
@@ -585,9 +609,11 @@ static void run_cmd(thue_lobby *l, thue_client *c, const char *text, size_t len,
     rq.cmd = cmd;
     rq.text = text;
     rq.len = len;
-    rq.gated = verdict != 0;
-    rq.gate_denied = verdict < 0;
-    rq.gate_retry_ms = retry_ms;
+    if (v != NULL)
+        rq.v = *v;
+    rq.gated = rq.v.limit == 1 || rq.v.limit == -1;
+    rq.gate_denied = rq.v.limit == -1;
+    rq.gate_retry_ms = rq.v.limit_retry_ms;
     int err = dispatch(&rq);
     if (err < 0) /* (LOBBY_LATER: the answer comes later) */
         lobby_send_error(l, c, &cmd->id, err, rq.field[0] ? rq.field : NULL, rq.message);
@@ -595,14 +621,14 @@ static void run_cmd(thue_lobby *l, thue_client *c, const char *text, size_t len,
         thue_password_wipe(cmd, sizeof *cmd); /* a password's only other copy is its job's */
 }
 
-void lobby_run_gated(thue_lobby *l, thue_client *c, const char *text, size_t len, int verdict,
-                     uint64_t retry_ms)
+void lobby_run_gated(thue_lobby *l, thue_client *c, const char *text, size_t len,
+                     const lobby_verdicts *v)
 {
     thue_cmd cmd;
     thue_decode_error derr;
     if (c->closing || thue_cmd_decode(text, len, &cmd, &derr) != 0)
         return; /* (it decoded the first time) */
-    run_cmd(l, c, text, len, &cmd, verdict, retry_ms);
+    run_cmd(l, c, text, len, &cmd, v);
 }
 
 void thue_lobby_message(thue_lobby *l, thue_client *c, const char *text, size_t len)
@@ -637,7 +663,7 @@ void thue_lobby_message(thue_lobby *l, thue_client *c, const char *text, size_t 
         lobby_send_error(l, c, &derr.id, err, derr.field[0] ? derr.field : NULL, derr.message);
         return;
     }
-    run_cmd(l, c, text, len, &cmd, 0, 0);
+    run_cmd(l, c, text, len, &cmd, NULL);
 }
 
 /* ---- connections --------------------------------------------------------------------------- */

@@ -359,13 +359,25 @@ struct thue_lobby {
                          char *message, size_t msize);
 };
 
+/* What Redis said of a message that was run again with it (nodes.h's gates). Each
+ * verdict: 0 not asked, 1 yes, -1 no, 2 Redis gave no answer (this node decides alone). */
+typedef struct lobby_verdicts {
+    int limit; /* the shared limit allows it (nodes_limit_gate) */
+    uint64_t limit_retry_ms;
+    int name;      /* name_text is free across the nodes (nodes_name_gate) */
+    int name_asks; /* name claims asked for this message so far */
+    char name_text[THUE_PROTO_NAME_MAX * 4 + 1];
+} lobby_verdicts;
+
 /* The direct reply goes first: handlers send it through this, then push events. */
 typedef struct request {
     thue_client *c;
     const thue_cmd *cmd;
-    const char *text; /* the message as received (a limit shared by the nodes re-runs it) */
+    const char *text; /* the message as received (a gate re-runs it) */
     size_t len;
-    /* the shared limit's verdict on this message, when it was asked (nodes_limit_gate) */
+    lobby_verdicts v;
+    /* the shared limit's verdict on this message, when it was asked (nodes_limit_gate):
+     * from v.limit */
     bool gated, gate_denied;
     uint64_t gate_retry_ms;
     char field[64];

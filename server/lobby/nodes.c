@@ -5,6 +5,7 @@
  * only frees it. Nothing here keeps a pointer to a session or a room across a callback.
  */
 #include "nodes.h"
+#include "session.h"
 #include "util.h"
 
 #include <stdio.h>
@@ -676,11 +677,16 @@ void nodes_limit_take(thue_lobby *l, const char *kind, const char *key, double r
 
 /* ---- the gate: a shared limit decided by Redis before the message is run ---------------- */
 
+enum { GATE_LIMIT, GATE_NAME };
+
 struct gate {
     thue_lobby *l;
     thue_client *c; /* NULL once the connection is gone */
     char *text;     /* the message, run again with the verdict */
     size_t len;
+    int kind;         /* GATE_... */
+    lobby_verdicts v; /* what the message had, and this gate's verdict once it is in */
+    char key[THUE_CLUSTER_TEXT_MAX]; /* GATE_NAME: the name key claimed */
 };
 
 struct held_msg {
@@ -694,11 +700,18 @@ static void gate_verdict(void *data, int status, bool allowed, uint64_t retry_ms
     struct gate *g = data;
     thue_lobby *l = g->l;
     thue_client *c = g->c;
+    /* Redis down: this node decides alone (its own bucket, its own names), as without a
+     * cluster. */
+    int verdict = status != 0 ? 2 : allowed ? 1 : -1;
+    if (g->kind == GATE_LIMIT) {
+        g->v.limit = verdict;
+        g->v.limit_retry_ms = retry_ms;
+    } else {
+        g->v.name = verdict;
+    }
     if (c != NULL && !l->stopping) {
         c->gate = NULL;
-        /* Redis down: this node decides alone (its own bucket), as without a cluster. */
-        int verdict = status != 0 ? 0 : allowed ? 1 : -1;
-        lobby_run_gated(l, c, g->text, g->len, verdict, retry_ms);
+        lobby_run_gated(l, c, g->text, g->len, &g->v);
         /* What came meanwhile, in order, until one of them waits for a verdict in turn. */
         while (c->gate == NULL && c->held != NULL && !c->closing) {
             struct held_msg *h = c->held;
@@ -710,19 +723,20 @@ static void gate_verdict(void *data, int status, bool allowed, uint64_t retry_ms
             free(h->text);
             free(h);
         }
+    } else if (g->v.name == 1 && !l->stopping) {
+        nodes_name_release(l, g->v.name_text); /* claimed for a connection that is gone */
     }
     free(g->text);
     free(g);
 }
 
-int nodes_limit_gate(request *rq, const char *kind, const char *key, double rate, double burst)
+/* Sends the message of rq to Redis's verdict of kind: ask(g) starts it. LOBBY_LATER, or 0
+ * (decide here) when out of memory or when ask fails. */
+static int gate_start(request *rq, int kind, const char *key,
+                      int (*ask)(struct gate *g, void *arg), void *arg)
 {
     thue_lobby *l = rq->c->lobby;
-    if (rq->gated || rq->text == NULL || !nodes_up(l))
-        return 0;
     struct gate *g = calloc(1, sizeof *g);
-    char k[THUE_CLUSTER_TEXT_MAX];
-    limit_key(kind, key, k, sizeof k); /* the bucket nodes_limit_take takes from */
     if (g == NULL || (g->text = malloc(rq->len ? rq->len : 1)) == NULL) {
         free(g);
         return 0;
@@ -731,13 +745,76 @@ int nodes_limit_gate(request *rq, const char *kind, const char *key, double rate
     g->len = rq->len;
     g->l = l;
     g->c = rq->c;
-    if (thue_cluster_limit_take(l->cluster, k, rate, burst, gate_verdict, g) != 0) {
+    g->kind = kind;
+    g->v = rq->v;
+    snprintf(g->key, sizeof g->key, "%s", key);
+    if (ask(g, arg) != 0) {
         free(g->text);
         free(g);
         return 0;
     }
     rq->c->gate = g;
     return LOBBY_LATER;
+}
+
+struct limit_ask {
+    double rate, burst;
+};
+
+static int ask_limit(struct gate *g, void *arg)
+{
+    const struct limit_ask *a = arg;
+    return thue_cluster_limit_take(g->l->cluster, g->key, a->rate, a->burst, gate_verdict, g);
+}
+
+int nodes_limit_gate(request *rq, const char *kind, const char *key, double rate, double burst)
+{
+    thue_lobby *l = rq->c->lobby;
+    if (rq->v.limit != 0 || rq->text == NULL || !nodes_up(l))
+        return 0;
+    char k[THUE_CLUSTER_TEXT_MAX];
+    limit_key(kind, key, k, sizeof k); /* the bucket nodes_limit_take takes from */
+    struct limit_ask a = {rate, burst};
+    return gate_start(rq, GATE_LIMIT, k, ask_limit, &a);
+}
+
+static int ask_name(struct gate *g, void *arg)
+{
+    snprintf(g->v.name_text, sizeof g->v.name_text, "%s", (const char *)arg);
+    g->v.name_asks++;
+    return thue_cluster_name_claim(g->l->cluster, g->key, gate_verdict, g);
+}
+
+int nodes_name_gate(request *rq, const char *name)
+{
+    thue_lobby *l = rq->c->lobby;
+    if ((rq->v.name != 0 && strcmp(rq->v.name_text, name) == 0) ||
+        rq->v.name_asks >= NODES_NAME_ASKS_MAX || rq->text == NULL || !nodes_up(l))
+        return 0;
+    char key[THUE_CLUSTER_TEXT_MAX];
+    lobby_name_key(name, key, sizeof key);
+    return gate_start(rq, GATE_NAME, key, ask_name, (void *)name);
+}
+
+void nodes_name_release(thue_lobby *l, const char *name)
+{
+    if (l->cluster == NULL || lobby_session_by_name(l, name) != NULL)
+        return;
+    char key[THUE_CLUSTER_TEXT_MAX];
+    lobby_name_key(name, key, sizeof key);
+    (void)thue_cluster_name_remove(l->cluster, key);
+}
+
+void nodes_name_linked(thue_lobby *l, const char *key)
+{
+    if (l->cluster != NULL && thue_cluster_name_add(l->cluster, key) == THUE_CLUSTER_ENOMEM)
+        thue_log(THUE_LOG_WARN, "cluster: the name %s is not shared (out of memory)", key);
+}
+
+void nodes_name_unlinked(thue_lobby *l, const char *key)
+{
+    if (l->cluster != NULL)
+        (void)thue_cluster_name_remove(l->cluster, key);
 }
 
 bool nodes_limit_hold(thue_client *c, const char *text, size_t len)

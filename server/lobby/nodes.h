@@ -119,6 +119,23 @@ void nodes_limit_take(thue_lobby *l, const char *kind, const char *key, double r
  */
 #define NODES_HELD_MAX 64
 int nodes_limit_gate(request *rq, const char *kind, const char *key, double rate, double burst);
+/*
+ * A guest's name is unique across the nodes: each node keeps the name keys of its
+ * sessions in Redis (nodes_name_linked and _unlinked follow session.c's name table), and
+ * a hello that takes a new name asks Redis first whether another live node has a session
+ * of that name (nodes_name_gate: LOBBY_LATER, and the message is run again with
+ * rq->v.name: 1 free, -1 taken, 2 no answer). 0 (decide here) without a cluster, with
+ * Redis down, when the verdict for that name is in, after NODES_NAME_ASKS_MAX claims for
+ * one message (generated guest names), or when out of memory. A name claimed for a
+ * connection that closed meanwhile is given back.
+ */
+#define NODES_NAME_ASKS_MAX 4
+int nodes_name_gate(request *rq, const char *name);
+/* A name Redis found free for a message that then did not use it goes back (unless a
+ * session here has it). */
+void nodes_name_release(thue_lobby *l, const char *name);
+void nodes_name_linked(thue_lobby *l, const char *key);
+void nodes_name_unlinked(thue_lobby *l, const char *key);
 /* A message that came while one of the connection's messages awaits its verdict: kept
  * (true: do nothing more with it now); false when nothing is waiting. */
 bool nodes_limit_hold(thue_client *c, const char *text, size_t len);

@@ -6,19 +6,25 @@
  * grace period) stays lobby.c's.
  */
 #include "session.h"
+#include "nodes.h"
 #include "room.h"
 
 #include <stdio.h>
 #include <string.h>
 
-static session *find_by_name(thue_lobby *l, const char *name)
+static session *find_by_key(thue_lobby *l, const char *key)
 {
-    char key[sizeof((session *)0)->key];
-    lobby_name_key(name, key, sizeof key);
     for (session *s = l->by_name[lobby_hash(key) % LOBBY_BUCKETS]; s; s = s->name_next)
         if (strcmp(s->key, key) == 0)
             return s;
     return NULL;
+}
+
+static session *find_by_name(thue_lobby *l, const char *name)
+{
+    char key[sizeof((session *)0)->key];
+    lobby_name_key(name, key, sizeof key);
+    return find_by_key(l, key);
 }
 
 session *lobby_session_by_name(thue_lobby *l, const char *name)
@@ -56,6 +62,7 @@ void session_link_name(thue_lobby *l, session *s)
     session **head = &l->by_name[lobby_hash(s->key) % LOBBY_BUCKETS];
     s->name_next = *head;
     *head = s;
+    nodes_name_linked(l, s->key); /* names are unique across the nodes (nodes.h) */
 }
 
 void session_rename(session *s, const char *name)
@@ -78,7 +85,10 @@ void session_unlink_name(thue_lobby *l, session *s)
     session **pp = &l->by_name[lobby_hash(s->key) % LOBBY_BUCKETS];
     while (*pp && *pp != s)
         pp = &(*pp)->name_next;
-    if (*pp)
+    if (*pp) {
         *pp = s->name_next;
+        if (find_by_key(l, s->key) == NULL)
+            nodes_name_unlinked(l, s->key);
+    }
     s->name_next = NULL;
 }

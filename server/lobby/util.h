@@ -27,11 +27,10 @@ void lobby_send_text(thue_lobby *l, thue_client *c, const char *text);
 void lobby_send_client_msg(thue_lobby *l, thue_client *c, const thue_msg *msg);
 /* Sends one encoded message to a session's connection (no-op while it is away). */
 void lobby_send_msg(thue_lobby *l, session *s, const thue_msg *msg);
+/* A message run again once a verdict from Redis is in (nodes.h's gates), with v. */
+void lobby_run_gated(thue_lobby *l, thue_client *c, const char *text, size_t len,
+                     const lobby_verdicts *v);
 /* Sends an error (message "" or NULL: the code's usual sentence) and counts it. */
-/* A message run again once the shared limit's verdict is in (nodes.h, nodes_limit_gate):
- * verdict 1 allowed, -1 refused (retry_ms). */
-void lobby_run_gated(thue_lobby *l, thue_client *c, const char *text, size_t len, int verdict,
-                     uint64_t retry_ms);
 void lobby_send_error(thue_lobby *l, thue_client *c, const thue_msg_id *id, int code,
                       const char *field, const char *message);
 void lobby_reply_error(thue_lobby *l, session *s, const thue_msg_id *id, int code);

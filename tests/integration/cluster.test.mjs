@@ -154,6 +154,59 @@ test("per-address limits are shared by the nodes: rooms and claims sent to three
   }
 });
 
+test("guest names are unique across the nodes: a name in use on one node is name_taken on the others, free again once its session ends or its node dies", async () => {
+  const cl = await startCluster(3, ["--grace-s", "1"]);
+  try {
+    const { n1, n2, n3 } = cl.nodes;
+    const ann = await hello(n1, "Ann");
+    const tries = [];
+    for (const [node, name] of [[n2, "Ann"], [n3, "ANN"], [n1, "ann"]]) {
+      const c = await Client.connect(node.ws, "x");
+      const r = await c.request({ type: "hello", protocol: 1, name });
+      assert.equal(r.code, "name_taken", `${name} on ${node.name}: ${JSON.stringify(r)}`);
+      assert.equal(r.field, "name");
+      tries.push(c);
+    }
+    // nor can another node's guest claim it as an account
+    const zed = await hello(n2, "Zed");
+    const claim = await zed.request({ type: "claim_name", name: "Ann" });
+    assert.equal(claim.code, "name_taken", JSON.stringify(claim));
+    // the same name said to three nodes at once: exactly one gets it
+    const racers = await Promise.all([n1, n2, n3].map((node) => Client.connect(node.ws, "r")));
+    const said = await Promise.all(racers.map((c) => c.request({ type: "hello", protocol: 1, name: "Dora" })));
+    assert.equal(said.filter((r) => r.type === "welcome").length, 1, JSON.stringify(said));
+    for (const r of said) if (r.type !== "welcome") assert.equal(r.code, "name_taken");
+    // names drawn for guests who gave none are distinct across the nodes
+    const guests = [];
+    for (let i = 0; i < 12; i++) guests.push(await hello([n1, n2, n3][i % 3], {}));
+    const drawn = guests.map((g) => g.welcome.player.name);
+    assert.equal(new Set(drawn).size, drawn.length, drawn.join(" "));
+    // Ann leaves: once her session ends (grace 1 s), her name is free on every node
+    await ann.close();
+    const ann2 = await until(async () => {
+      const c = await Client.connect(n2.ws, "a");
+      const r = await c.request({ type: "hello", protocol: 1, name: "Ann" });
+      if (r.type === "welcome") return c;
+      assert.equal(r.code, "name_taken");
+      await c.close();
+      return false;
+    }, "Ann's name to be free once her session ended");
+    tries.push(ann2);
+    // n2 dies holding it: free once n2 is taken for dead (3 heartbeats)
+    await n2.stop("SIGKILL");
+    delete cl.nodes.n2;
+    await until(async () => {
+      const c = await Client.connect(n3.ws, "a");
+      const r = await c.request({ type: "hello", protocol: 1, name: "Ann" });
+      await c.close();
+      return r.type === "welcome";
+    }, "Ann's name to be free once n2 died");
+    for (const c of [...tries, ...racers, ...guests, zed]) await c.close();
+  } finally {
+    await cl.stop();
+  }
+});
+
 test("quick match pairs players of two nodes; the one who waited moves and plays", async () => {
   const cl = await startCluster(3);
   try {

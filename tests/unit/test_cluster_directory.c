@@ -4,7 +4,9 @@
  * and a dead node leaving the list; random registrations on two nodes against a naive
  * map; a dead node's rooms vanishing within the TTL; Redis emptied (FLUSHALL) and Redis
  * restarted with rooms added and removed meanwhile, the directory rebuilt from the
- * nodes; sessions stored, found, expired and deleted; calls while Redis is down.
+ * nodes; sessions stored, found, expired and deleted; calls while Redis is down; the
+ * names in use: claimed against the other live nodes (one winner of simultaneous claims),
+ * given back, freed by a dead node's TTL, by a node that leaves, rewritten after FLUSHALL.
  */
 #include "cluster_helpers.h"
 
@@ -676,6 +678,139 @@ static void test_cluster_calls_while_down(void **state)
     ch_loop_close(&loop);
 }
 
+/* ---- the names in use ------------------------------------------------------------------- */
+
+typedef struct claimed {
+    int calls, status;
+    bool free_name;
+} claimed;
+
+static void on_claim(void *data, int status, bool allowed, uint64_t retry_ms)
+{
+    claimed *c = data;
+    c->calls++;
+    c->status = status;
+    c->free_name = allowed;
+    assert_int_equal(retry_ms, 0);
+}
+
+static bool claims_done(void *data)
+{
+    claimed *c = data;
+    return c[0].calls > 0 && c[1].calls > 0;
+}
+
+/* Whether Redis found name free for c (asserts the answer came, status 0). */
+static bool claim(uv_loop_t *loop, thue_cluster *c, const char *name)
+{
+    claimed r[2] = {{0, 0, false}, {1, 0, false}}; /* (one claim: the second is done) */
+    assert_int_equal(thue_cluster_name_claim(c, name, on_claim, &r[0]), 0);
+    assert_true(ch_run_until(loop, claims_done, r, 5000));
+    assert_int_equal(r[0].calls, 1);
+    assert_int_equal(r[0].status, 0);
+    return r[0].free_name;
+}
+
+static bool name_claimable(void *data)
+{
+    void **a = data;
+    return claim(a[0], a[1], a[2]);
+}
+
+static void test_cluster_names(void **state)
+{
+    (void)state;
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    char prefix[64];
+    ch_prefix(prefix, "names");
+    ch_state sa = {0, 0, false}, sb = {0, 0, false}, sc = {0, 0, false};
+    thue_cluster *a = node_new(&loop, ch_redis_url(), "n1", prefix, &sa);
+    thue_cluster *b = node_new(&loop, ch_redis_url(), "n2", prefix, &sb);
+    assert_true(ch_run_until(&loop, ch_is_up, &sa, 5000));
+    assert_true(ch_run_until(&loop, ch_is_up, &sb, 5000));
+    assert_true(wait_nodes(&loop, b, 2, 40));
+    /* Malformed names and calls. */
+    claimed r[2] = {{0, 0, false}, {1, 0, false}};
+    assert_int_equal(thue_cluster_name_claim(a, "", on_claim, r), THUE_CLUSTER_EARG);
+    assert_int_equal(thue_cluster_name_claim(a, "a\nb", on_claim, r), THUE_CLUSTER_EARG);
+    assert_int_equal(thue_cluster_name_claim(a, "ann", NULL, r), THUE_CLUSTER_EARG);
+    assert_int_equal(thue_cluster_name_add(a, "a\tb"), THUE_CLUSTER_EARG);
+    assert_int_equal(thue_cluster_name_remove(NULL, "ann"), THUE_CLUSTER_EARG);
+    /* A name registered on n1 is taken for n2, and free for n1 itself (its own set is
+     * not consulted); UTF-8 keys too. */
+    assert_int_equal(thue_cluster_name_add(a, "ann"), 0);
+    assert_int_equal(thue_cluster_name_add(a, "ann"), 0);
+    assert_int_equal(thue_cluster_name_add(a, "\xc5\x82ucja"), 0);
+    assert_int_equal(thue_cluster_name_count(a), 2);
+    flush(&loop, a);
+    assert_false(claim(&loop, b, "ann"));
+    assert_false(claim(&loop, b, "\xc5\x82ucja"));
+    assert_true(claim(&loop, a, "ann"));
+    /* A claim holds the name at once, before any name_add; name_remove gives it back
+     * (EARG: it was not registered here, but it goes from Redis all the same). */
+    assert_true(claim(&loop, b, "bob"));
+    assert_false(claim(&loop, a, "bob"));
+    assert_int_equal(thue_cluster_name_remove(b, "bob"), THUE_CLUSTER_EARG);
+    flush(&loop, b);
+    assert_true(claim(&loop, a, "bob"));
+    assert_int_equal(thue_cluster_name_remove(a, "bob"), THUE_CLUSTER_EARG);
+    /* Registered, then removed. */
+    assert_int_equal(thue_cluster_name_add(b, "cy"), 0);
+    flush(&loop, b);
+    assert_false(claim(&loop, a, "cy"));
+    assert_int_equal(thue_cluster_name_remove(b, "cy"), 0);
+    flush(&loop, b);
+    assert_true(claim(&loop, a, "cy"));
+    assert_int_equal(thue_cluster_name_remove(a, "cy"), THUE_CLUSTER_EARG);
+    /* Simultaneous claims of one name on two nodes: exactly one wins, every time. */
+    for (int i = 0; i < 30; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "race%d", i);
+        claimed ra[2] = {{0, 0, false}, {0, 0, false}};
+        assert_int_equal(thue_cluster_name_claim(a, name, on_claim, &ra[0]), 0);
+        assert_int_equal(thue_cluster_name_claim(b, name, on_claim, &ra[1]), 0);
+        assert_true(ch_run_until(&loop, claims_done, ra, 5000));
+        assert_int_equal(ra[0].status, 0);
+        assert_int_equal(ra[1].status, 0);
+        assert_int_equal(ra[0].free_name + ra[1].free_name, 1);
+    }
+    /* Redis loses everything: each node writes its names again. */
+    redisContext *rc = ch_sync(ch_redis_url());
+    assert_int_equal(ch_int(rc, "SISMEMBER %snames:n1 ann", prefix), 1);
+    redisReply *rep = redisCommand(rc, "FLUSHALL");
+    assert_non_null(rep);
+    freeReplyObject(rep);
+    assert_true(wait_nodes(&loop, b, 2, 40)); /* (both heartbeats wrote their records) */
+    ch_run_for(&loop, 2 * HB);
+    assert_int_equal(ch_int(rc, "SISMEMBER %snames:n1 ann", prefix), 1);
+    assert_int_equal(ch_int(rc, "SISMEMBER %snames:n1 \xc5\x82ucja", prefix), 1);
+    assert_false(claim(&loop, b, "ann"));
+    /* A node that leaves frees its names at once. */
+    thue_cluster *c = node_new(&loop, ch_redis_url(), "n3", prefix, &sc);
+    assert_true(ch_run_until(&loop, ch_is_up, &sc, 5000));
+    assert_true(wait_nodes(&loop, b, 3, 40));
+    assert_int_equal(thue_cluster_name_add(c, "dee"), 0);
+    flush(&loop, c);
+    assert_false(claim(&loop, b, "dee"));
+    int done[2] = {0, 0};
+    assert_int_equal(thue_cluster_leave(c, on_done, done), 0);
+    assert_true(ch_run_until(&loop, done_done, done, 5000));
+    assert_int_equal(ch_int(rc, "EXISTS %snames:n3", prefix), 0);
+    assert_true(claim(&loop, b, "dee"));
+    assert_int_equal(thue_cluster_name_remove(b, "dee"), THUE_CLUSTER_EARG);
+    thue_cluster_free(c);
+    /* A node that dies: its names are free once its record expires (3 heartbeats). */
+    thue_cluster_free(a);
+    void *args[] = {&loop, b, "ann"};
+    assert_true(ch_run_until(&loop, name_claimable, args, 20 * HB));
+    ch_run_for(&loop, HB);
+    assert_int_equal(ch_int(rc, "EXISTS %snames:n1", prefix), 0);
+    redisFree(rc);
+    thue_cluster_free(b);
+    ch_loop_close(&loop);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -687,6 +822,7 @@ int main(void)
         cmocka_unit_test(test_cluster_directory_rebuilt),
         cmocka_unit_test(test_cluster_sessions),
         cmocka_unit_test(test_cluster_calls_while_down),
+        cmocka_unit_test(test_cluster_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
