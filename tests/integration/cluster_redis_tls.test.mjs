@@ -162,6 +162,7 @@ async function startStunnel(dir, name, accept, redisPort, { ca = "ca", host = RE
     `accept = 127.0.0.1:${accept}`,
     `connect = 127.0.0.1:${redisPort}`,
     `sni = ${REDIS_HOST}`,
+    "delay = yes",
     "verifyChain = yes",
     `CAfile = ${path.join(dir, `${ca}.crt`)}`,
     `checkHost = ${host}`,
