@@ -64,13 +64,15 @@ enum {
     S_RESTORE,
     S_LIMIT,
     S_NAME_CLAIM,
+    S_COUNT_ADD,
+    S_COUNT_TAKE,
     NSCRIPTS
 };
 
 static const char *const script_body[NSCRIPTS] = {
     THUE__LUA_HEARTBEAT, THUE__LUA_NODES,  THUE__LUA_ROOM_ADD, THUE__LUA_LOOKUP,
     THUE__LUA_JOIN,      THUE__LUA_CANCEL, THUE__LUA_RESTORE,  THUE__LUA_LIMIT,
-    THUE__LUA_NAME_CLAIM,
+    THUE__LUA_NAME_CLAIM, THUE__LUA_COUNT_ADD, THUE__LUA_COUNT_TAKE,
 };
 
 #define KEY_MAX 512
@@ -83,6 +85,7 @@ static const char *const script_body[NSCRIPTS] = {
 
 typedef struct sentry {
     struct sentry *next;
+    long count; /* a dirset of counts (the bot seats): the field's count, never 0 */
     char id[];
 } sentry;
 
@@ -136,6 +139,7 @@ static int set_add(strset *s, const char *id)
     if (!e)
         return -1;
     memcpy(e->id, id, len + 1);
+    e->count = 0;
     size_t h = hash_text(id) & (s->nb - 1);
     e->next = s->b[h];
     s->b[h] = e;
@@ -167,11 +171,12 @@ static void set_clear(strset *s)
 }
 
 /* A set this node keeps in Redis as <prefix><kind>:<node>, with the heartbeat's TTL: the
- * rooms here, the names of the sessions here. dirty: a write failed, or the set went
- * missing; the next heartbeat rewrites it. */
+ * rooms here, the names of the sessions here; or (counts) a hash of counts: the bot seats
+ * here by owner and by address. dirty: a write failed, or the set went missing; the next
+ * heartbeat rewrites it. */
 typedef struct {
     strset set;
-    bool dirty;
+    bool dirty, counts;
     const char *kind;
 } dirset;
 
@@ -198,7 +203,7 @@ struct thue_cluster {
     char sha[NSCRIPTS][41];
     long load_rooms, load_players;
     bool draining;
-    dirset rooms, names;
+    dirset rooms, names, bots;
     waiting *tickets;
     unsigned long heartbeats, rebuilds, lapses, restored;
     /* the seal (seal.h): keys, this boot's id and counter, the senders heard */
@@ -517,22 +522,30 @@ static void rebuild(thue_cluster *c, dirset *d)
         thue_redis_command(c->cmd, on_rebuild_step, d, 2, argv, NULL);
         return;
     }
-    const char **argv = malloc((REBUILD_CHUNK + 2) * sizeof *argv);
-    if (!argv) {
+    /* (counts: field and count, so each entry takes two arguments) */
+    const char **argv = malloc((2 * REBUILD_CHUNK + 2) * sizeof *argv);
+    char(*nums)[24] = d->counts ? malloc(REBUILD_CHUNK * sizeof *nums) : NULL;
+    if (!argv || (d->counts && !nums)) {
+        free(argv);
+        free(nums);
         d->dirty = true;
         return;
     }
     const char *del[] = {"DEL", tmp};
     thue_redis_command(c->cmd, on_rebuild_step, d, 2, del, NULL);
-    int n = 0;
+    int n = 0, per = d->counts ? 2 : 1;
     bool first = true;
-    argv[0] = "SADD";
+    argv[0] = d->counts ? "HSET" : "SADD";
     argv[1] = tmp;
     for (size_t i = 0; i < d->set.nb; i++)
         for (sentry *e = d->set.b[i]; e; e = e->next) {
-            argv[2 + n++] = e->id;
-            if (n == REBUILD_CHUNK) {
-                thue_redis_command(c->cmd, on_rebuild_step, d, n + 2, argv, NULL);
+            argv[2 + per * n] = e->id;
+            if (d->counts) {
+                snprintf(nums[n], sizeof nums[n], "%ld", e->count);
+                argv[3 + per * n] = nums[n];
+            }
+            if (++n == REBUILD_CHUNK) {
+                thue_redis_command(c->cmd, on_rebuild_step, d, per * n + 2, argv, NULL);
                 n = 0;
                 if (first) {
                     const char *exp[] = {"PEXPIRE", tmp, ttl};
@@ -542,8 +555,9 @@ static void rebuild(thue_cluster *c, dirset *d)
             }
         }
     if (n)
-        thue_redis_command(c->cmd, on_rebuild_step, d, n + 2, argv, NULL);
+        thue_redis_command(c->cmd, on_rebuild_step, d, per * n + 2, argv, NULL);
     free(argv);
+    free(nums);
     const char *exp[] = {"PEXPIRE", tmp, ttl};
     thue_redis_command(c->cmd, on_rebuild_step, d, 3, exp, NULL);
     const char *ren[] = {"RENAME", tmp, set};
@@ -600,13 +614,13 @@ static void on_heartbeat(thue_cluster *c, int status, const redisReply *reply, c
     bool first = c->heartbeats++ == 0;
     if (c->left)
         return;
-    /* {room set exists, record existed, name set exists} */
-    bool ok = reply->type == REDIS_REPLY_ARRAY && reply->elements == 3 &&
-              reply->element[0]->type == REDIS_REPLY_INTEGER &&
-              reply->element[1]->type == REDIS_REPLY_INTEGER &&
-              reply->element[2]->type == REDIS_REPLY_INTEGER;
+    /* {room set exists, record existed, name set exists, bot seat counts exist} */
+    bool ok = reply->type == REDIS_REPLY_ARRAY && reply->elements == 4;
+    for (size_t i = 0; ok && i < 4; i++)
+        ok = reply->element[i]->type == REDIS_REPLY_INTEGER;
     bool missing = ok && reply->element[0]->integer == 0;
     bool names_missing = ok && reply->element[2]->integer == 0;
+    bool bots_missing = ok && reply->element[3]->integer == 0;
     if (ok && reply->element[1]->integer == 0) {
         size_t n = 0;
         for (waiting *w = c->tickets; w; w = w->next)
@@ -629,6 +643,8 @@ static void on_heartbeat(thue_cluster *c, int status, const redisReply *reply, c
     }
     if (c->names.dirty || (names_missing && c->names.set.n > 0))
         rebuild(c, &c->names);
+    if (c->bots.dirty || (bots_missing && c->bots.set.n > 0))
+        rebuild(c, &c->bots);
     sweep_tickets(c);
 }
 
@@ -638,19 +654,20 @@ static void heartbeat(thue_cluster *c, bool force)
 {
     if (c->closing || c->left || (c->hb_inflight && !force) || !thue_redis_up(c->cmd))
         return;
-    char knode[KEY_MAX], knodes[KEY_MAX], krooms[KEY_MAX], knames[KEY_MAX], rooms[24],
-        players[24], ttl[24];
+    char knode[KEY_MAX], knodes[KEY_MAX], krooms[KEY_MAX], knames[KEY_MAX], kbots[KEY_MAX],
+        rooms[24], players[24], ttl[24];
     key(c, knode, "node:%s", c->node);
     key(c, knodes, "nodes");
     key(c, krooms, "rooms:%s", c->node);
     key(c, knames, "names:%s", c->node);
+    key(c, kbots, "bots:%s", c->node);
     snprintf(rooms, sizeof rooms, "%ld", c->load_rooms);
     snprintf(players, sizeof players, "%ld", c->load_players);
     snprintf(ttl, sizeof ttl, "%u", ttl_ms(c));
-    const char *args[] = {knode,   knodes,     krooms, knames,
+    const char *args[] = {knode,   knodes,     krooms, knames, kbots,
                           c->node, c->address, c->draining ? "draining" : "ok",
                           rooms,   players,    ttl};
-    if (eval(c, S_HEARTBEAT, 4, 10, args, on_heartbeat, NULL) == 0)
+    if (eval(c, S_HEARTBEAT, 5, 11, args, on_heartbeat, NULL) == 0)
         c->hb_inflight = true;
 }
 
@@ -1526,6 +1543,119 @@ int thue_cluster_name_claim(thue_cluster *c, const char *name, thue_cluster_limi
     return rc;
 }
 
+/* ---- counts: the bot seats ------------------------------------------------------------- */
+
+/* Adds delta to field in the local mirror (an entry at 0 goes): false when out of memory. */
+static bool mirror_add(dirset *d, const char *field, long delta)
+{
+    if (set_add(&d->set, field) < 0)
+        return false;
+    sentry *e = *set_find(&d->set, field);
+    e->count += delta;
+    if (e->count <= 0)
+        set_remove(&d->set, field);
+    return true;
+}
+
+static bool valid_field(const char *field)
+{
+    return valid_text(field, THUE_CLUSTER_TEXT_MAX, 0x20, true);
+}
+
+int thue_cluster_count_add(thue_cluster *c, const char *field, long delta)
+{
+    if (!c || !valid_field(field) || delta == 0)
+        return THUE_CLUSTER_EARG;
+    dirset *d = &c->bots;
+    if (!mirror_add(d, field, delta))
+        d->dirty = true; /* (out of memory: the mirror is wrong, Redis stays right) */
+    if (c->left)
+        return 0;
+    if (!thue_redis_up(c->cmd)) {
+        d->dirty = true;
+        return 0;
+    }
+    char k[KEY_MAX], n[24], ttl[24];
+    key(c, k, "bots:%s", c->node);
+    snprintf(n, sizeof n, "%ld", delta);
+    snprintf(ttl, sizeof ttl, "%u", ttl_ms(c));
+    const char *args[] = {k, field, n, ttl};
+    if (eval(c, S_COUNT_ADD, 1, 4, args, on_set_write, d) != 0)
+        d->dirty = true;
+    return 0;
+}
+
+long thue_cluster_count_get(const thue_cluster *c, const char *field)
+{
+    if (!c || !valid_field(field))
+        return 0;
+    sentry **e = set_find((strset *)&c->bots.set, field);
+    return e && *e ? (*e)->count : 0;
+}
+
+typedef struct count_take {
+    usercb *u;
+    thue_cluster *c;
+    char f[2][THUE_CLUSTER_TEXT_MAX];
+} count_take;
+
+static void on_count_take(thue_cluster *c, int status, const redisReply *reply, const char *err,
+                          void *data)
+{
+    (void)err;
+    count_take *t = data;
+    bool allowed = false;
+    uint64_t which = 0;
+    if (status == 0) {
+        if (reply->type == REDIS_REPLY_ARRAY && reply->elements == 2 &&
+            reply->element[0]->type == REDIS_REPLY_INTEGER &&
+            reply->element[1]->type == REDIS_REPLY_INTEGER) {
+            allowed = reply->element[0]->integer == 1;
+            which = (uint64_t)reply->element[1]->integer;
+        } else {
+            status = THUE_CLUSTER_EREPLY;
+        }
+    }
+    /* What the script added in Redis, the mirror adds too (a rebuild keeps it). */
+    if (allowed)
+        for (int i = 0; i < 2; i++)
+            if (t->f[i][0] && !mirror_add(&c->bots, t->f[i], 1))
+                c->bots.dirty = true;
+    ((thue_cluster_limit_cb *)t->u->fn)(t->u->data, status, allowed, which);
+    free(t->u);
+    free(t);
+}
+
+int thue_cluster_count_take(thue_cluster *c, const char *f1, long max1, const char *f2, long max2,
+                            thue_cluster_limit_cb *cb, void *data)
+{
+    if (!c || !cb || !valid_field(f1) || max1 < 1 || (f2 != NULL && (!valid_field(f2) || max2 < 1)))
+        return THUE_CLUSTER_EARG;
+    if (c->left)
+        return THUE_CLUSTER_EDOWN;
+    count_take *t = calloc(1, sizeof *t);
+    if (!t || !(t->u = new_usercb((void (*)(void))cb, data))) {
+        free(t);
+        return THUE_CLUSTER_ENOMEM;
+    }
+    t->c = c;
+    snprintf(t->f[0], sizeof t->f[0], "%s", f1);
+    snprintf(t->f[1], sizeof t->f[1], "%s", f2 ? f2 : "");
+    char knodes[KEY_MAX], kbots[KEY_MAX], ttl[24], m1[24], m2[24];
+    key(c, knodes, "nodes");
+    key(c, kbots, "bots:%s", c->node);
+    snprintf(ttl, sizeof ttl, "%u", ttl_ms(c));
+    snprintf(m1, sizeof m1, "%ld", max1);
+    snprintf(m2, sizeof m2, "%ld", f2 ? max2 : 0);
+    const char *args[] = {knodes, kbots, c->prefix, ttl, f1, m1, f2 ? f2 : "", m2};
+    int rc = eval(c, S_COUNT_TAKE, 2, 8, args, on_count_take, t);
+    if (rc) {
+        free(t->u);
+        free(t);
+    }
+    return rc;
+}
+
 /* ---- life ----------------------------------------------------------------------------- */
 
 int thue_cluster_leave(thue_cluster *c, thue_cluster_done_cb *cb, void *data)
@@ -1547,15 +1677,16 @@ int thue_cluster_leave(thue_cluster *c, thue_cluster_done_cb *cb, void *data)
         const char *args[] = {k, c->prefix, member};
         eval(c, S_CANCEL, 1, 3, args, NULL, NULL);
     }
-    char knode[KEY_MAX], knodes[KEY_MAX], krooms[KEY_MAX], knames[KEY_MAX];
+    char knode[KEY_MAX], knodes[KEY_MAX], krooms[KEY_MAX], knames[KEY_MAX], kbots[KEY_MAX];
     key(c, knode, "node:%s", c->node);
     key(c, knodes, "nodes");
     key(c, krooms, "rooms:%s", c->node);
     key(c, knames, "names:%s", c->node);
+    key(c, kbots, "bots:%s", c->node);
     const char *zrem[] = {"ZREM", knodes, c->node};
     thue_redis_command(c->cmd, NULL, NULL, 3, zrem, NULL);
-    const char *del[] = {"DEL", knode, krooms, knames};
-    int rc = thue_redis_command(c->cmd, on_done, u, 4, del, NULL);
+    const char *del[] = {"DEL", knode, krooms, knames, kbots};
+    int rc = thue_redis_command(c->cmd, on_done, u, 5, del, NULL);
     if (rc)
         free(u);
     return rc;
@@ -1636,6 +1767,8 @@ thue_cluster *thue_cluster_new(uv_loop_t *loop, const thue_cluster_config *confi
     c->loop = loop;
     c->rooms.kind = "rooms";
     c->names.kind = "names";
+    c->bots.kind = "bots";
+    c->bots.counts = true;
     snprintf(c->node, sizeof c->node, "%s", config->node);
     snprintf(c->address, sizeof c->address, "%s", config->address);
     snprintf(c->prefix, sizeof c->prefix, "%s", prefix);
@@ -1692,6 +1825,7 @@ void thue_cluster_free(thue_cluster *c)
     thue_redis_free(c->cmd);
     set_clear(&c->rooms.set);
     set_clear(&c->names.set);
+    set_clear(&c->bots.set);
     while (c->tickets) {
         waiting *w = c->tickets;
         c->tickets = w->next;

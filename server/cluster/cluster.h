@@ -277,6 +277,25 @@ int thue_cluster_broadcast(thue_cluster *c, const char *payload, size_t len,
 int thue_cluster_send(thue_cluster *c, const char *node, const char *payload, size_t len,
                       thue_cluster_sent_cb *cb, void *data);
 
+/* ---- counts shared by the nodes: the bot seats ---- */
+/*
+ * Counts of this node by field (1..128 bytes, no control characters: "by:OWNER",
+ * "at:ADDRESS"), kept as the rooms are: locally, and in Redis as a hash bots:<node> with
+ * the heartbeat's TTL, so that a dead node's counts go with it. count_add adds delta
+ * (negative to give back; a count never stays at or below 0): 0, or EARG; works while
+ * Redis is down (written when it comes back). count_get: this node's count of field.
+ * count_take asks Redis for one more of f1 (limit max1) and, unless f2 is NULL, of f2
+ * (max2) at once, summed over every live node: allowed, and then both counts of this node
+ * are up by one already (here and in Redis: do not count_add them again; count_add -1 to
+ * give them back), or not with retry_ms 1 (f1's limit reached) or 2 (f2's). Atomic: of
+ * two nodes taking the last one at once, one gets it. EDOWN while Redis is down (the
+ * caller decides alone).
+ */
+int thue_cluster_count_add(thue_cluster *c, const char *field, long delta);
+long thue_cluster_count_get(const thue_cluster *c, const char *field);
+int thue_cluster_count_take(thue_cluster *c, const char *f1, long max1, const char *f2, long max2,
+                            thue_cluster_limit_cb *cb, void *data);
+
 /* ---- limits shared by the nodes ---- */
 /*
  * Takes a token from the bucket of key (a name such as "rooms:" plus quota.h's address

@@ -14,13 +14,14 @@
     "local t = redis.call('TIME')\n"                                                               \
     "local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)\n"
 
-/* KEYS: node hash, nodes zset, node's room set, node's name set. ARGV: name, address,
- * state, rooms, players, ttl_ms. Writes the node's record, its expiry in the zset
- * (pruning the dead), refreshes the room and name sets' TTLs; returns {set, record,
- * names}: set 1 when the room set exists, 0 when it does not; record 1 when the node's
- * record still existed, 0 when it had expired (or was never written): meanwhile the other
- * nodes took this node for dead, and joins may have swept its waiting tickets out of the
- * pools (THUE__LUA_JOIN, THUE__LUA_RESTORE); names as set, for the name set. */
+/* KEYS: node hash, nodes zset, node's room set, node's name set, node's bot seat counts.
+ * ARGV: name, address, state, rooms, players, ttl_ms. Writes the node's record, its
+ * expiry in the zset (pruning the dead), refreshes the room and name sets' and the
+ * counts' TTLs; returns {set, record, names, bots}: set 1 when the room set exists, 0
+ * when it does not; record 1 when the node's record still existed, 0 when it had expired
+ * (or was never written): meanwhile the other nodes took this node for dead, and joins
+ * may have swept its waiting tickets out of the pools (THUE__LUA_JOIN,
+ * THUE__LUA_RESTORE); names and bots as set, for the name set and the counts. */
 #define THUE__LUA_HEARTBEAT                                                                        \
     THUE__LUA_NOW                                                                                  \
     "local ttl = tonumber(ARGV[6])\n"                                                              \
@@ -30,7 +31,8 @@
     "redis.call('PEXPIRE', KEYS[1], ttl)\n"                                                        \
     "redis.call('ZADD', KEYS[2], now + ttl, ARGV[1])\n"                                            \
     "redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', '(' .. now)\n"                                \
-    "return {redis.call('PEXPIRE', KEYS[3], ttl), record, redis.call('PEXPIRE', KEYS[4], ttl)}\n"
+    "return {redis.call('PEXPIRE', KEYS[3], ttl), record, redis.call('PEXPIRE', KEYS[4], ttl),\n"   \
+    "        redis.call('PEXPIRE', KEYS[5], ttl)}\n"
 
 /* KEYS: nodes zset. ARGV: prefix. The live nodes' records: {name, address, state, rooms,
  * players} each. */
@@ -161,6 +163,43 @@
     "  redis.call('PEXPIRE', KEYS[2], tonumber(ARGV[4]))\n"                                        \
     "end\n"                                                                                        \
     "return 1\n"
+
+/* KEYS: this node's counts (a hash). ARGV: field, delta, ttl_ms. Adds delta to the
+ * field (a field at 0 or below goes), the hash's TTL at least ttl_ms. */
+#define THUE__LUA_COUNT_ADD                                                                        \
+    "if redis.call('HINCRBY', KEYS[1], ARGV[1], tonumber(ARGV[2])) <= 0 then\n"                    \
+    "  redis.call('HDEL', KEYS[1], ARGV[1])\n"                                                     \
+    "end\n"                                                                                        \
+    "if redis.call('PTTL', KEYS[1]) < tonumber(ARGV[3]) then\n"                                    \
+    "  redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[3]))\n"                                        \
+    "end\n"                                                                                        \
+    "return 1\n"
+
+/* KEYS: nodes zset, this node's counts. ARGV: prefix, ttl_ms, field 1, its limit, field 2
+ * ("": none), its limit. The sums of each field over the counts of every live node (this
+ * one's included); when a sum is at its limit already, {0, which} (1 or 2); otherwise both
+ * fields go up by one in this node's counts (the hash's TTL at least ttl_ms): {1, 0}. So
+ * of two nodes taking the last seat at once, one gets it. O(nodes). */
+#define THUE__LUA_COUNT_TAKE                                                                       \
+    THUE__LUA_NOW                                                                                  \
+    "local sums = {0, 0}\n"                                                                        \
+    "local fields = {ARGV[3], ARGV[5]}\n"                                                          \
+    "for _, n in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], now, '+inf')) do\n"                  \
+    "  for i = 1, 2 do\n"                                                                          \
+    "    if fields[i] ~= '' then\n"                                                                \
+    "      sums[i] = sums[i] + (tonumber(redis.call('HGET', ARGV[1] .. 'bots:' .. n, fields[i])) or 0)\n" \
+    "    end\n"                                                                                    \
+    "  end\n"                                                                                      \
+    "end\n"                                                                                        \
+    "if sums[1] >= tonumber(ARGV[4]) then return {0, 1} end\n"                                     \
+    "if fields[2] ~= '' and sums[2] >= tonumber(ARGV[6]) then return {0, 2} end\n"                 \
+    "for i = 1, 2 do\n"                                                                            \
+    "  if fields[i] ~= '' then redis.call('HINCRBY', KEYS[2], fields[i], 1) end\n"                 \
+    "end\n"                                                                                        \
+    "if redis.call('PTTL', KEYS[2]) < tonumber(ARGV[2]) then\n"                                    \
+    "  redis.call('PEXPIRE', KEYS[2], tonumber(ARGV[2]))\n"                                        \
+    "end\n"                                                                                        \
+    "return {1, 0}\n"
 
 /* KEYS: the bucket (a hash: tokens, ts). ARGV: rate (tokens a second), burst.
  * {1, 0} when a token was taken, {0, retry_ms} otherwise. The bucket expires once it

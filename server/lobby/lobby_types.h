@@ -213,6 +213,7 @@ typedef struct room_seat {
      * session, so that people behind one address each have theirs; owner_ip bounds them) */
     char seated_by[THUE_LIMIT_KEY_MAX];
     bool owner_limited, owner_counted;
+    bool owner_taken; /* counted across the nodes already (nodes_bots_gate) */
     bool ready, rematch;
 } room_seat;
 
@@ -367,6 +368,11 @@ typedef struct lobby_verdicts {
     int name;      /* name_text is free across the nodes (nodes_name_gate) */
     int name_asks; /* name claims asked for this message so far */
     char name_text[THUE_PROTO_NAME_MAX * 4 + 1];
+    /* a bot seat for bots_by and bots_ip, counted across the nodes (nodes_bots_gate): when
+     * 1, taken already; when -1, bots_which limit was reached (1 the owner's, 2 the
+     * address's) */
+    int bots, bots_which;
+    char bots_by[THUE_LIMIT_KEY_MAX], bots_ip[THUE_LIMIT_KEY_MAX];
 } lobby_verdicts;
 
 /* The direct reply goes first: handlers send it through this, then push events. */

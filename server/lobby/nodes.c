@@ -677,7 +677,7 @@ void nodes_limit_take(thue_lobby *l, const char *kind, const char *key, double r
 
 /* ---- the gate: a shared limit decided by Redis before the message is run ---------------- */
 
-enum { GATE_LIMIT, GATE_NAME };
+enum { GATE_LIMIT, GATE_NAME, GATE_BOTS };
 
 struct gate {
     thue_lobby *l;
@@ -706,8 +706,11 @@ static void gate_verdict(void *data, int status, bool allowed, uint64_t retry_ms
     if (g->kind == GATE_LIMIT) {
         g->v.limit = verdict;
         g->v.limit_retry_ms = retry_ms;
-    } else {
+    } else if (g->kind == GATE_NAME) {
         g->v.name = verdict;
+    } else {
+        g->v.bots = verdict;
+        g->v.bots_which = verdict == -1 ? (int)retry_ms : 0;
     }
     if (c != NULL && !l->stopping) {
         c->gate = NULL;
@@ -723,8 +726,12 @@ static void gate_verdict(void *data, int status, bool allowed, uint64_t retry_ms
             free(h->text);
             free(h);
         }
-    } else if (g->v.name == 1 && !l->stopping) {
-        nodes_name_release(l, g->v.name_text); /* claimed for a connection that is gone */
+    } else if (!l->stopping) {
+        /* What was taken for a connection that is gone goes back. */
+        if (g->v.name == 1)
+            nodes_name_release(l, g->v.name_text);
+        if (g->v.bots == 1)
+            nodes_bot_count(l, g->v.bots_by, g->v.bots_ip, -1);
     }
     free(g->text);
     free(g);
@@ -794,6 +801,41 @@ int nodes_name_gate(request *rq, const char *name)
     char key[THUE_CLUSTER_TEXT_MAX];
     lobby_name_key(name, key, sizeof key);
     return gate_start(rq, GATE_NAME, key, ask_name, (void *)name);
+}
+
+static void bot_fields(const char *by, const char *ip, char *fby, char *fip, size_t size)
+{
+    snprintf(fby, size, "by:%s", by);
+    snprintf(fip, size, "at:%s", ip);
+}
+
+static int ask_bots(struct gate *g, void *arg)
+{
+    const long *max = arg;
+    char fby[THUE_CLUSTER_TEXT_MAX], fip[THUE_CLUSTER_TEXT_MAX];
+    bot_fields(g->v.bots_by, g->v.bots_ip, fby, fip, sizeof fby);
+    return thue_cluster_count_take(g->l->cluster, fby, max[0], fip, max[1], gate_verdict, g);
+}
+
+int nodes_bots_gate(request *rq, const char *by, long max_by, const char *ip, long max_ip)
+{
+    thue_lobby *l = rq->c->lobby;
+    if (rq->v.bots != 0 || rq->text == NULL || !nodes_up(l))
+        return 0;
+    snprintf(rq->v.bots_by, sizeof rq->v.bots_by, "%s", by);
+    snprintf(rq->v.bots_ip, sizeof rq->v.bots_ip, "%s", ip);
+    long max[2] = {max_by, max_ip};
+    return gate_start(rq, GATE_BOTS, "", ask_bots, max);
+}
+
+void nodes_bot_count(thue_lobby *l, const char *by, const char *ip, long delta)
+{
+    if (l->cluster == NULL)
+        return;
+    char fby[THUE_CLUSTER_TEXT_MAX], fip[THUE_CLUSTER_TEXT_MAX];
+    bot_fields(by, ip, fby, fip, sizeof fby);
+    (void)thue_cluster_count_add(l->cluster, fby, delta);
+    (void)thue_cluster_count_add(l->cluster, fip, delta);
 }
 
 void nodes_name_release(thue_lobby *l, const char *name)

@@ -131,6 +131,19 @@ int nodes_limit_gate(request *rq, const char *kind, const char *key, double rate
  */
 #define NODES_NAME_ASKS_MAX 4
 int nodes_name_gate(request *rq, const char *name);
+/*
+ * The bots seated with seat_bot are counted across the nodes, by owner (by: an account,
+ * or a guest session qualified by its node) and by address (ip): each node keeps its
+ * counts in Redis (bots:<node>, the heartbeat's TTL: a dead node's go with it), and a
+ * seat_bot asks Redis first whether the sums over the live nodes are below max_by and
+ * max_ip (nodes_bots_gate, as nodes_name_gate): verdict rq->v.bots 1 (the seat is counted
+ * already, here and in Redis: the seat is marked owner_taken so that it is not counted
+ * again), -1 (rq->v.bots_which: 1 the owner's limit, 2 the address's), 2 no answer. A
+ * seat taken for a message that then fails, or whose connection closed meanwhile, goes
+ * back (nodes_bot_count with -1). nodes_bot_count follows the local counts (room.c).
+ */
+int nodes_bots_gate(request *rq, const char *by, long max_by, const char *ip, long max_ip);
+void nodes_bot_count(thue_lobby *l, const char *by, const char *ip, long delta);
 /* A name Redis found free for a message that then did not use it goes back (unless a
  * session here has it). */
 void nodes_name_release(thue_lobby *l, const char *name);

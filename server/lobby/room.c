@@ -187,7 +187,9 @@ static void linger_due(uv_timer_t *t)
 }
 
 /* The bots seated with seat_bot count against their owners' bot_seats while their room
- * has somebody in it (bots do not search for an empty room); on: count them, else not. */
+ * has somebody in it (bots do not search for an empty room); on: count them, else not.
+ * Here and, with several nodes, in Redis (nodes_bot_count), where a seat that seat_bot
+ * took through nodes_bots_gate is counted already (owner_taken). */
 static void count_bots(room *r, bool on)
 {
     for (int i = 0; i < 2; i++) {
@@ -197,6 +199,9 @@ static void count_bots(room *r, bool on)
         /* Out of memory only loses the count (a limit, not a safety property). */
         thue_counts_add(r->lobby->bot_seats, st->seated_by, on ? 1 : -1);
         thue_counts_add(r->lobby->bot_seats_ip, st->owner_ip, on ? 1 : -1);
+        if (!(on && st->owner_taken))
+            nodes_bot_count(r->lobby, st->seated_by, st->owner_ip, on ? 1 : -1);
+        st->owner_taken = false;
         st->owner_counted = on;
     }
 }
@@ -465,6 +470,25 @@ static int bot_seat_allowed(request *rq, const room *r, int seat, int think_ms, 
     if (lobby_search_allowed(rq->c->lobby, r->game, &r->gopt, rq->message, sizeof rq->message)) {
         snprintf(rq->field, sizeof rq->field, "bot");
         return THUE_PERR_BOT;
+    }
+    /* Several nodes: both limits hold over the bots seated on every node (the message
+     * comes back with Redis's verdict; when allowed, the seat is counted already). */
+    int gate = nodes_bots_gate(rq, by, cfg->bot_seats_per_owner, ip, cfg->bot_seats_per_ip);
+    if (gate)
+        return gate;
+    if (rq->v.bots == -1) {
+        if (rq->v.bots_which == 2)
+            snprintf(rq->message, sizeof rq->message,
+                     "one address may have %d bots seated at once on this server's nodes, "
+                     "accounts included, and has; a bot stops counting once nobody is in its "
+                     "room",
+                     cfg->bot_seats_per_ip);
+        else
+            snprintf(rq->message, sizeof rq->message,
+                     "%s may have %d bots seated at once on this server's nodes, and has; a "
+                     "bot stops counting once nobody is in its room",
+                     rq->c->s->acct ? "one account" : "one guest", cfg->bot_seats_per_owner);
+        return THUE_PERR_NOT_ALLOWED;
     }
     return 0;
 }
@@ -978,7 +1002,20 @@ void room_presence(room *r, session *s)
     room_changed(r);
 }
 
+static int seat_bot(request *rq, bool *taken_used);
+
+/* seat_bot: a seat taken across the nodes for this message (nodes_bots_gate) that the
+ * message does not use goes back. */
 int room_seat_bot(request *rq)
+{
+    bool used = false;
+    int err = seat_bot(rq, &used);
+    if (rq->v.bots == 1 && !used && err != LOBBY_LATER)
+        nodes_bot_count(rq->c->lobby, rq->v.bots_by, rq->v.bots_ip, -1);
+    return err;
+}
+
+static int seat_bot(request *rq, bool *taken_used)
 {
     const __typeof__(rq->cmd->u.seat_bot) *a = &rq->cmd->u.seat_bot;
     thue_lobby *l = rq->c->lobby;
@@ -1010,8 +1047,8 @@ int room_seat_bot(request *rq)
     lobby_ip_of(s, rq->c->peer, ip, sizeof ip);
     if (s->acct != NULL)
         snprintf(by, sizeof by, "%s", owner);
-    else
-        snprintf(by, sizeof by, "guest#%llu", (unsigned long long)s->serial);
+    else /* (a session of this node: its serial, and the node's name with several) */
+        snprintf(by, sizeof by, "guest#%llu@%.32s", (unsigned long long)s->serial, nodes_self(l));
     if ((err = bot_seat_allowed(rq, r, seat, a->think_ms, by, ip)) != 0)
         return err;
     if (r->opt.has_game ? table_seat_gbot(r, &r->seats[seat], &gspec, a->think_ms)
@@ -1021,7 +1058,12 @@ int room_seat_bot(request *rq)
     snprintf(r->seats[seat].owner_ip, sizeof r->seats[seat].owner_ip, "%s", ip);
     snprintf(r->seats[seat].seated_by, sizeof r->seats[seat].seated_by, "%s", by);
     r->seats[seat].owner_limited = true;
+    /* The seat the gate took (for this message's by and ip: the ones just set) is this
+     * one's count, if it counts now (else it goes back: room_seat_bot). */
+    r->seats[seat].owner_taken = rq->v.bots == 1;
     count_bots(r, !room_is_empty(r));
+    *taken_used = rq->v.bots == 1 && r->seats[seat].owner_counted;
+    r->seats[seat].owner_taken = false;
     thue_log(THUE_LOG_INFO, "room %s: bot %s seated by %s", r->id, r->seats[seat].bot_spec_text,
              s->player.name);
     request_ok(rq);

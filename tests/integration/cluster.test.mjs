@@ -207,6 +207,63 @@ test("guest names are unique across the nodes: a name in use on one node is name
   }
 });
 
+test("bot seats are counted across the nodes: an account on two nodes gets its own limit, one address on three nodes its limit, at once", async () => {
+  const cl = await startCluster(3, ["--bot-seats-per-owner", "2", "--bot-seats-per-ip", "5"]);
+  try {
+    const { n1, n2, n3 } = cl.nodes;
+    /** A room of c's own (c seated) and a bot asked for it: the answer. */
+    const roomAndBot = async (c) => {
+      const { room } = await c.ok({ type: "create_room", k: 3 });
+      return { room, r: await c.request({ type: "seat_bot", room, bot: "greedy" }) };
+    };
+    // Ida's account, connected to n1 and n2: her limit of 2 holds over both
+    const ida = await hello(n1, "Ida");
+    const acc = await ida.ok({ type: "claim_name", name: "Ida" });
+    const ida2 = await until(() => hello(n2, { token: acc.token }).catch(() => false), "Ida's token on n2");
+    const first = await Promise.all([roomAndBot(ida), roomAndBot(ida2), roomAndBot(ida2)]);
+    const idaSeated = first.filter((x) => x.r.type === "ok").length;
+    for (const x of first) if (x.r.type !== "ok") {
+      assert.equal(x.r.code, "not_allowed", JSON.stringify(x.r));
+      assert.match(x.r.message, /one account may have 2 bots/);
+    }
+    assert.equal(idaSeated, 2, `Ida seated ${idaSeated} bots with a limit of 2 (${JSON.stringify(first.map((x) => x.r))})`);
+    // twelve guests of one address on three nodes, at once: 3 more seats for the address
+    const guests = [];
+    for (let i = 0; i < 12; i++) guests.push(await hello([n1, n2, n3][i % 3], `G${i}`));
+    const asked = await Promise.all(guests.map(roomAndBot));
+    const seated = asked.filter((x) => x.r.type === "ok");
+    for (const x of asked) if (x.r.type !== "ok") {
+      assert.equal(x.r.code, "not_allowed", JSON.stringify(x.r));
+      assert.match(x.r.message, /one address may have 5 bots/);
+    }
+    assert.equal(seated.length, 3, `${seated.length} guest bots seated; the address had 2 of 5`);
+    // a seat stops counting once nobody is in its room: one guest leaves, a guest of
+    // another node gets the seat
+    const leaver = guests[asked.indexOf(seated[0])];
+    await leaver.ok({ type: "leave", room: seated[0].room });
+    const other = guests.find((g, i) => asked[i].r.type !== "ok" && g.node !== leaver.node);
+    const again = await until(async () => {
+      const r = await other.request({ type: "seat_bot", room: asked[guests.indexOf(other)].room, bot: "greedy" });
+      return r.type === "ok" ? r : false;
+    }, "a guest's bot once another's room was left");
+    assert.equal(again.type, "ok");
+    // n1 dies: its seats no longer count (Ida's n1 seat among them)
+    const onN1 = first.filter((x, i) => x.r.type === "ok" && i === 0).length;
+    await n1.stop("SIGKILL");
+    delete cl.nodes.n1;
+    if (onN1 > 0) {
+      const r = await until(async () => {
+        const x = await roomAndBot(ida2);
+        return x.r.type === "ok" ? x.r : false;
+      }, "Ida's seat on n1 to stop counting once n1 died");
+      assert.equal(r.type, "ok");
+    }
+    for (const c of [ida2, ...guests]) await c.close();
+  } finally {
+    await cl.stop();
+  }
+});
+
 test("quick match pairs players of two nodes; the one who waited moves and plays", async () => {
   const cl = await startCluster(3);
   try {

@@ -6,7 +6,9 @@
  * restarted with rooms added and removed meanwhile, the directory rebuilt from the
  * nodes; sessions stored, found, expired and deleted; calls while Redis is down; the
  * names in use: claimed against the other live nodes (one winner of simultaneous claims),
- * given back, freed by a dead node's TTL, by a node that leaves, rewritten after FLUSHALL.
+ * given back, freed by a dead node's TTL, by a node that leaves, rewritten after FLUSHALL;
+ * the bot seat counts: summed over the live nodes, the last seat taken by exactly one of
+ * two nodes, given back, rewritten after FLUSHALL, gone with a dead node.
  */
 #include "cluster_helpers.h"
 
@@ -811,6 +813,124 @@ static void test_cluster_names(void **state)
     ch_loop_close(&loop);
 }
 
+/* ---- the bot seat counts ------------------------------------------------------------- */
+
+typedef struct taken {
+    int calls, status;
+    bool allowed;
+    uint64_t which;
+} taken;
+
+static void on_take(void *data, int status, bool allowed, uint64_t which)
+{
+    taken *t = data;
+    t->calls++;
+    t->status = status;
+    t->allowed = allowed;
+    t->which = which;
+}
+
+static bool takes_done(void *data)
+{
+    taken *t = data;
+    return t[0].calls > 0 && t[1].calls > 0;
+}
+
+/* One take through c: 0 allowed, else which limit refused it (1 or 2). */
+static int take(uv_loop_t *loop, thue_cluster *c, const char *f1, long m1, const char *f2, long m2)
+{
+    taken t[2] = {{0, 0, false, 0}, {1, 0, false, 0}};
+    assert_int_equal(thue_cluster_count_take(c, f1, m1, f2, m2, on_take, &t[0]), 0);
+    assert_true(ch_run_until(loop, takes_done, t, 5000));
+    assert_int_equal(t[0].calls, 1);
+    assert_int_equal(t[0].status, 0);
+    return t[0].allowed ? 0 : (int)t[0].which;
+}
+
+/* Whether one more seat of acct:1 fits under the limit 3 through args[1]. */
+static bool one_more_fits(void *data)
+{
+    void **args = data;
+    return take(args[0], args[1], "by:acct:1", 3, NULL, 0) == 0;
+}
+
+static void test_cluster_bot_counts(void **state)
+{
+    (void)state;
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    char prefix[64];
+    ch_prefix(prefix, "bots");
+    ch_state sa = {0, 0, false}, sb = {0, 0, false};
+    thue_cluster *a = node_new(&loop, ch_redis_url(), "n1", prefix, &sa);
+    thue_cluster *b = node_new(&loop, ch_redis_url(), "n2", prefix, &sb);
+    assert_true(ch_run_until(&loop, ch_is_up, &sa, 5000));
+    assert_true(ch_run_until(&loop, ch_is_up, &sb, 5000));
+    assert_true(wait_nodes(&loop, b, 2, 40));
+    taken t[2];
+    assert_int_equal(thue_cluster_count_take(a, "", 1, NULL, 0, on_take, t), THUE_CLUSTER_EARG);
+    assert_int_equal(thue_cluster_count_take(a, "by:x", 0, NULL, 0, on_take, t), THUE_CLUSTER_EARG);
+    assert_int_equal(thue_cluster_count_take(a, "by:x", 1, "at:\n", 1, on_take, t),
+                     THUE_CLUSTER_EARG);
+    assert_int_equal(thue_cluster_count_add(a, "by:x", 0), THUE_CLUSTER_EARG);
+    /* Counts on two nodes add up: the owner's limit 4 (three on n1, then n2's fourth). */
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(thue_cluster_count_add(a, "by:acct:1", 1), 0);
+    assert_int_equal(thue_cluster_count_get(a, "by:acct:1"), 3);
+    flush(&loop, a);
+    assert_int_equal(take(&loop, b, "by:acct:1", 4, "at:ip:10.0.0.1", 8), 0);
+    assert_int_equal(thue_cluster_count_get(b, "by:acct:1"), 1); /* taken: counted already */
+    assert_int_equal(thue_cluster_count_get(b, "at:ip:10.0.0.1"), 1);
+    assert_int_equal(take(&loop, b, "by:acct:1", 4, "at:ip:10.0.0.1", 8), 1);
+    assert_int_equal(take(&loop, a, "by:acct:1", 4, NULL, 0), 1);
+    /* The address's limit is the second field: refused as 2, nothing taken. */
+    assert_int_equal(take(&loop, a, "by:acct:2", 4, "at:ip:10.0.0.1", 1), 2);
+    assert_int_equal(thue_cluster_count_get(a, "by:acct:2"), 0);
+    /* One given back on n1: one more fits, on either node. */
+    assert_int_equal(thue_cluster_count_add(a, "by:acct:1", -1), 0);
+    assert_int_equal(thue_cluster_count_get(a, "by:acct:1"), 2);
+    flush(&loop, a);
+    assert_int_equal(take(&loop, a, "by:acct:1", 4, NULL, 0), 0);
+    assert_int_equal(take(&loop, b, "by:acct:1", 4, NULL, 0), 1);
+    /* Two nodes after the last seat at once: exactly one gets it, every time. */
+    for (int i = 0; i < 30; i++) {
+        char f[32];
+        snprintf(f, sizeof f, "by:race%d", i);
+        assert_int_equal(thue_cluster_count_add(a, f, 2), 0);
+        flush(&loop, a);
+        taken r[2] = {{0, 0, false, 0}, {0, 0, false, 0}};
+        assert_int_equal(thue_cluster_count_take(a, f, 3, NULL, 0, on_take, &r[0]), 0);
+        assert_int_equal(thue_cluster_count_take(b, f, 3, NULL, 0, on_take, &r[1]), 0);
+        assert_true(ch_run_until(&loop, takes_done, r, 5000));
+        assert_int_equal(r[0].status, 0);
+        assert_int_equal(r[1].status, 0);
+        assert_int_equal(r[0].allowed + r[1].allowed, 1);
+        assert_int_equal(thue_cluster_count_get(a, f) + thue_cluster_count_get(b, f), 3);
+    }
+    /* Redis loses everything: each node writes its counts again. */
+    redisContext *rc = ch_sync(ch_redis_url());
+    assert_int_equal(ch_int(rc, "HINCRBY %sbots:n1 by:acct:1 0", prefix), 3);
+    redisReply *rep = redisCommand(rc, "FLUSHALL");
+    assert_non_null(rep);
+    freeReplyObject(rep);
+    assert_true(wait_nodes(&loop, b, 2, 40));
+    ch_run_for(&loop, 2 * HB);
+    assert_int_equal(ch_int(rc, "HINCRBY %sbots:n1 by:acct:1 0", prefix), 3);
+    assert_int_equal(ch_int(rc, "HINCRBY %sbots:n2 by:acct:1 0", prefix), 1);
+    assert_int_equal(take(&loop, b, "by:acct:1", 4, NULL, 0), 1);
+    /* A count back at 0 leaves the hash. */
+    assert_int_equal(thue_cluster_count_add(b, "at:ip:10.0.0.1", -1), 0);
+    flush(&loop, b);
+    assert_int_equal(ch_int(rc, "HEXISTS %sbots:n2 at:ip:10.0.0.1", prefix), 0);
+    /* A node that dies: its counts are gone once its record expires. */
+    thue_cluster_free(a);
+    void *args[] = {&loop, b};
+    assert_true(ch_run_until(&loop, one_more_fits, args, 20 * HB));
+    redisFree(rc);
+    thue_cluster_free(b);
+    ch_loop_close(&loop);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -823,6 +943,7 @@ int main(void)
         cmocka_unit_test(test_cluster_sessions),
         cmocka_unit_test(test_cluster_calls_while_down),
         cmocka_unit_test(test_cluster_names),
+        cmocka_unit_test(test_cluster_bot_counts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
