@@ -252,9 +252,11 @@ test("bot seats are counted across the nodes: an account on two nodes gets its o
     await n1.stop("SIGKILL");
     delete cl.nodes.n1;
     if (onN1 > 0) {
+      const { room } = await ida2.ok({ type: "create_room", k: 3 });
       const r = await until(async () => {
-        const x = await roomAndBot(ida2);
-        return x.r.type === "ok" ? x.r : false;
+        const x = await ida2.request({ type: "seat_bot", room, bot: "greedy" });
+        if (x.type !== "ok") assert.equal(x.code, "not_allowed", JSON.stringify(x));
+        return x.type === "ok" ? x : false;
       }, "Ida's seat on n1 to stop counting once n1 died");
       assert.equal(r.type, "ok");
     }

@@ -139,10 +139,15 @@ test("someone who reaches Redis forges rating, account, token and seat events an
       }
     assert.equal(psql(cl, "SELECT count(*) FROM accounts WHERE name = 'Mallory'"), "0");
     // The name is free on both nodes (no node believes in the account): a guest takes it
-    // on n1 and claims it on n2.
-    const guest = await hello(n1, "Mallory");
-    await guest.close();
-    const claim = await (await hello(n2, "Mallory")).request({ type: "claim_name", name: "Mallory" });
+    // on n2; n1 refuses it only for that guest (a player of another node, not an account:
+    // names are unique across the nodes); the guest claims it.
+    const guest = await hello(n2, "Mallory");
+    const onN1 = await Client.connect(n1.ws, "x");
+    const r1 = await onN1.request({ type: "hello", protocol: 1, name: "Mallory" });
+    assert.equal(r1.code, "name_taken", JSON.stringify(r1));
+    assert.match(r1.message, /connected to another node/);
+    await onN1.close();
+    const claim = await guest.request({ type: "claim_name", name: "Mallory" });
     assert.notEqual(claim.type, "error", `the name Mallory is free: ${JSON.stringify(claim)}`);
     // Nobody was sent `moved` by the forged seat event.
     await sleep(200);
