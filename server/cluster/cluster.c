@@ -965,6 +965,10 @@ int thue_cluster_session_put(thue_cluster *c, const char *token, const thue_clus
         return THUE_CLUSTER_EARG;
     json_t *o = json_pack("{s:s, s:s, s:I}", "node", s->node, "name", s->name, "account",
                           (json_int_t)s->account);
+    if (o && s->handoff && json_object_set_new(o, "handoff", json_true()) != 0) {
+        json_decref(o);
+        o = NULL;
+    }
     char *text = o ? json_dumps(o, JSON_COMPACT) : NULL;
     json_decref(o);
     usercb *u = text ? new_usercb((void (*)(void))cb, data) : NULL;
@@ -1034,11 +1038,13 @@ static void on_session(thue_redis *r, int status, const redisReply *reply, const
         json_t *o = json_loadb(reply->str + 65, reply->len - 65, 0, NULL);
         const char *node = NULL, *name = NULL;
         json_int_t account = 0;
-        if (o && json_unpack(o, "{s:s, s:s, s:I}", "node", &node, "name", &name, "account",
-                             &account) == 0) {
+        int handoff = 0;
+        if (o && json_unpack(o, "{s:s, s:s, s:I, s?b}", "node", &node, "name", &name, "account",
+                             &account, "handoff", &handoff) == 0) {
             snprintf(s.node, sizeof s.node, "%s", node);
             snprintf(s.name, sizeof s.name, "%s", name);
             s.account = account;
+            s.handoff = handoff != 0;
             found = true;
         } else {
             status = THUE_CLUSTER_EREPLY;

@@ -78,6 +78,9 @@ typedef struct thue_cluster_session {
     char node[THUE_CLUSTER_NODE_MAX];
     char name[THUE_CLUSTER_TEXT_MAX];
     int64_t account;
+    /* not a session yet: a guest of another node sent to node with `moved`, for whom node
+     * makes a session named name at the first hello with the token (a hand-off) */
+    bool handoff;
 } thue_cluster_session;
 
 typedef struct thue_cluster_hooks {

@@ -44,16 +44,6 @@
 
 /* ---- small helpers ---------------------------------------------------------------- */
 
-static int random_token(char out[THUE_PROTO_RESUME_LEN + 1])
-{
-    unsigned char b[16];
-    if (lobby_random_bytes(b, sizeof b) != 0)
-        return -1;
-    for (int i = 0; i < 16; i++)
-        snprintf(out + 2 * i, 3, "%02x", b[i]);
-    return 0;
-}
-
 static void send_goodbye(thue_lobby *l, thue_client *c, const char *reason, const char *text,
                          int close_code)
 {
@@ -134,7 +124,7 @@ static session *session_new(thue_lobby *l, const char *name)
     snprintf(s->player.name, sizeof s->player.name, "%s", name);
     s->player.kind = THUE_KIND_GUEST;
     lobby_name_key(name, s->key, sizeof s->key);
-    if (random_token(s->resume) != 0) {
+    if (lobby_random_token(s->resume) != 0) {
         free(s);
         return NULL;
     }
@@ -252,7 +242,7 @@ static int take_over_session(thue_client *c, session *s, bool resumed, bool *had
     thue_lobby *l = c->lobby;
     /* A new token for every welcome: the old one is spent. */
     char fresh[THUE_PROTO_RESUME_LEN + 1];
-    if (random_token(fresh) != 0)
+    if (lobby_random_token(fresh) != 0)
         return THUE_PERR_INTERNAL;
     char spent[THUE_PROTO_RESUME_LEN + 1];
     memcpy(spent, s->resume, sizeof spent);
@@ -487,6 +477,45 @@ static session *lobby_session_ghost(thue_lobby *l, const char *name, account *a)
     return s;
 }
 
+/* The lobby's session_handoff hook (nodes.c): hello with the token of a hand-off (a guest
+ * of another node sent here with `moved` for a room or a tournament of this node): the
+ * guest's session here, named as there, whose resume token is that token; or, when a
+ * guest session of that name lives here already (the same player, seated here by quick
+ * match or come before), that one, taken over. Names are unique across the nodes, so the
+ * name is this player's. 0, or an error code. */
+static int lobby_session_handoff(thue_client *c, const thue_msg_id *id, const char *name,
+                                 const char *token)
+{
+    thue_lobby *l = c->lobby;
+    if (c->s != NULL || c->closing)
+        return THUE_PERR_ALREADY_HELLO;
+    session *s = lobby_session_by_name(l, name);
+    if (s != NULL && (s->acct != NULL || s->ending))
+        return THUE_PERR_NAME_TAKEN;
+    if (s != NULL) {
+        bool had_old = false;
+        int err = take_over_session(c, s, true, &had_old);
+        if (err)
+            return err;
+        nodes_session_token_gone(l, token); /* (the hand-off is used) */
+        send_welcome(l, c, id, true);
+        take_over_rooms(l, s, had_old);
+        return 0;
+    }
+    s = session_new(l, name);
+    if (s == NULL)
+        return THUE_PERR_INTERNAL;
+    session_unlink_token(l, s);
+    snprintf(s->resume, sizeof s->resume, "%s", token);
+    session_link_token(l, s);
+    s->client = c;
+    c->s = s;
+    nodes_session_token(l, s, NULL); /* this node's session's record from now on */
+    thue_log(THUE_LOG_INFO, "%s came from another node from %s", s->player.name, c->peer);
+    send_welcome(l, c, id, false);
+    return 0;
+}
+
 static session *lobby_session_for_account(thue_lobby *l, account *a)
 {
     if (a->session != NULL)
@@ -678,6 +707,7 @@ thue_lobby *thue_lobby_new(uv_loop_t *loop, const thue_lobby_config *cfg, thue_p
     l->maybe_closed = lobby_maybe_closed;
     l->session_for_account = lobby_session_for_account;
     l->session_ghost = lobby_session_ghost;
+    l->session_handoff = lobby_session_handoff;
     l->session_login = lobby_session_login;
     l->cfg = *cfg;
     l->pool = pool;

@@ -352,6 +352,11 @@ struct thue_lobby {
      * grace period running, with a resume token of its own; NULL when the name (or the
      * account's session) is in use here, or out of memory. */
     session *(*session_ghost)(thue_lobby *l, const char *name, account *a);
+    /* hello with a hand-off's token: a guest of another node, sent here with `moved`,
+     * gets a session named name here (nodes.c; lobby.c's lobby_session_handoff). 0, or
+     * an error code. */
+    int (*session_handoff)(thue_client *c, const thue_msg_id *id, const char *name,
+                           const char *token);
     /* lobby.c's: the connection c (a guest's session) logs in to account a with a login
      * token (login, passwords.c): the session becomes the account's, or takes over the
      * account's live session, and the `account` reply (name, token, resume) goes out,

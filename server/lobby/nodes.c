@@ -25,6 +25,7 @@ typedef struct node_wait {
     uv_timer_t timer; /* the wait before that second time */
     char room[THUE_PROTO_KEY_MAX + 1];
     char node[THUE_CLUSTER_NODE_MAX]; /* the session's node, while its liveness is asked */
+    char token[THUE_PROTO_RESUME_LEN + 1]; /* a hello's resume token; a hand-off's */
     struct node_wait *prev, *next;
 } node_wait;
 
@@ -86,8 +87,13 @@ void nodes_session_token(thue_lobby *l, const session *s, const char *old)
 
 void nodes_session_gone(thue_lobby *l, const session *s)
 {
+    nodes_session_token_gone(l, s->resume);
+}
+
+void nodes_session_token_gone(thue_lobby *l, const char *token)
+{
     if (l->cluster != NULL)
-        (void)thue_cluster_session_delete(l->cluster, s->resume, NULL, NULL);
+        (void)thue_cluster_session_delete(l->cluster, token, NULL, NULL);
 }
 
 /* ---- waiting requests ------------------------------------------------------------------- */
@@ -231,6 +237,49 @@ static void retry_due(uv_timer_t *t)
     uv_close((uv_handle_t *)t, retry_closed);
 }
 
+/* moved to w->node for the room or tournament w asked for, with resume (or NULL). */
+static void moved_found(node_wait *w, const char *resume)
+{
+    if (w->tournament)
+        send_moved(w->l, w->c, &w->id, "tournament", w->node, NULL, w->room, resume);
+    else
+        send_moved(w->l, w->c, &w->id, "room", w->node, w->room, NULL, resume);
+}
+
+static void handoff_put(void *data, int status)
+{
+    node_wait *w = data;
+    if (w->c != NULL && !w->c->closing && !w->l->stopping)
+        moved_found(w, status == 0 ? w->token : NULL);
+    wait_free(w);
+}
+
+/*
+ * A guest sent to another node for a room or a tournament (moved) takes its name along:
+ * names are unique across the nodes, so a fresh hello there with the same name would be
+ * name_taken while the session here lives. The guest's `moved` carries a resume token
+ * for which Redis holds a hand-off (a session record of that node, the guest's name,
+ * `handoff`, for the grace period): that node makes the guest's session at the first
+ * hello with it (session_found). 0 when the hand-off was sent (handoff_put sends moved);
+ * -1 for an account's session (its token logs in there) or when it cannot be made.
+ */
+static int handoff(node_wait *w)
+{
+    thue_lobby *l = w->l;
+    session *s = w->c->s;
+    if (s == NULL || s->acct != NULL || lobby_random_token(w->token) != 0)
+        return -1;
+    thue_cluster_session rec;
+    memset(&rec, 0, sizeof rec);
+    snprintf(rec.node, sizeof rec.node, "%s", w->node);
+    snprintf(rec.name, sizeof rec.name, "%s", s->player.name);
+    rec.handoff = true;
+    return thue_cluster_session_put(l->cluster, w->token, &rec, (unsigned)l->cfg.grace_s * 1000u + 1000u,
+                                    handoff_put, w) == 0
+               ? 0
+               : -1;
+}
+
 static void room_found(void *data, int status, const char *node)
 {
     node_wait *w = data;
@@ -247,10 +296,10 @@ static void room_found(void *data, int status, const char *node)
     }
     if (w->c != NULL && !w->c->closing) {
         if (status == 0 && node != NULL && strcmp(node, nodes_self(l)) != 0) {
-            if (w->tournament)
-                send_moved(l, w->c, &w->id, "tournament", node, NULL, w->room, NULL);
-            else
-                send_moved(l, w->c, &w->id, "room", node, w->room, NULL, NULL);
+            snprintf(w->node, sizeof w->node, "%s", node);
+            if (handoff(w) == 0)
+                return; /* (moved goes out once the hand-off is in Redis) */
+            moved_found(w, NULL);
         } else {
             request rq;
             memset(&rq, 0, sizeof rq);
@@ -324,6 +373,15 @@ static void session_found(void *data, int status, const thue_cluster_session *s)
 {
     node_wait *w = data;
     thue_lobby *l = w->l;
+    if (w->c != NULL && !w->c->closing && status == 0 && s != NULL && s->handoff &&
+        s->account == 0 && strcmp(s->node, nodes_self(l)) == 0) {
+        /* A guest that another node sent here: its session here. */
+        int err = l->session_handoff(w->c, &w->id, s->name, w->token);
+        if (err)
+            lobby_send_error(l, w->c, &w->id, err, NULL, NULL);
+        wait_free(w);
+        return;
+    }
     if (w->c == NULL || status != 0 || s == NULL || strcmp(s->node, nodes_self(l)) == 0) {
         /* (a record of this node whose session is gone here: it ended) */
         answer_bad_resume(w);
@@ -346,6 +404,7 @@ int nodes_find_session(request *rq, const char *token)
     if (w == NULL)
         return bad_resume_now(rq);
     w->hello = true;
+    snprintf(w->token, sizeof w->token, "%s", token);
     if (thue_cluster_session_get(l->cluster, token, session_found, w) != 0) {
         wait_free(w);
         return bad_resume_now(rq);

@@ -34,6 +34,8 @@ void nodes_id_gone(thue_lobby *l, const char *id);
  * forgets old (NULL: none). A session that ends: its token is forgotten. */
 void nodes_session_token(thue_lobby *l, const session *s, const char *old);
 void nodes_session_gone(thue_lobby *l, const session *s);
+/* The session record of token goes from Redis. */
+void nodes_session_token_gone(thue_lobby *l, const char *token);
 
 /*
  * join or spectate named a room that is not here: asks the directory. Returns LOBBY_LATER

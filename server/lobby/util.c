@@ -30,6 +30,16 @@ uint32_t lobby_hash(const char *s)
     return thue_hash_str(s);
 }
 
+int lobby_random_token(char out[THUE_PROTO_RESUME_LEN + 1])
+{
+    unsigned char b[16];
+    if (lobby_random_bytes(b, sizeof b) != 0)
+        return -1;
+    for (int i = 0; i < 16; i++)
+        snprintf(out + 2 * i, 3, "%02x", b[i]);
+    return 0;
+}
+
 int lobby_random_bytes(unsigned char *b, size_t size)
 {
     size_t got = 0;

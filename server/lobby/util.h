@@ -12,6 +12,8 @@
 uint64_t lobby_random(thue_lobby *l);
 /* size bytes from the kernel's generator; 0 or -1. */
 int lobby_random_bytes(unsigned char *b, size_t size);
+/* A resume token: 32 lowercase hex digits from the kernel's generator; 0 or -1. */
+int lobby_random_token(char out[THUE_PROTO_RESUME_LEN + 1]);
 /* (lobby_random_key, ids.h, is util.c's too.) */
 
 int64_t lobby_now_ms(void);

@@ -34,6 +34,7 @@ test("moved: a room and a session of another node; unknown ones as on one server
     const ann = await hello(cl.nodes.n1, "Ann");
     const bob = await hello(cl.nodes.n2, "Bob");
     const { room } = await ann.ok({ type: "create_room", k: 3 });
+    const handoffs = [];
     for (const type of ["join", "spectate"]) {
       const m = await bob.request({ type, room });
       assert.equal(m.type, "moved", `${type} of n1's room from n2`);
@@ -42,12 +43,41 @@ test("moved: a room and a session of another node; unknown ones as on one server
         { reason: "room", node: "n1", path: "/n/n1/ws", room },
       );
       assert.ok(m.id !== undefined && m.message.length > 0);
+      // a guest's moved carries a hand-off: a session of its name on n1 at its first hello
+      assert.match(m.resume, /^[0-9a-f]{32}$/);
+      handoffs.push(m.resume);
     }
-    // Bob follows: resumes... his session is n2's, so he says hello there anew
-    const bob1 = await hello(cl.nodes.n1, "Bob1");
+    assert.notEqual(handoffs[0], handoffs[1]);
+    // a fresh hello as Bob on n1 is name_taken (Bob is n2's player): the hand-off is the way
+    const fresh = await Client.connect(cl.nodes.n1.ws, "x");
+    assert.equal((await fresh.request({ type: "hello", protocol: 1, name: "Bob" })).code, "name_taken");
+    // said to n2, the hand-off is sent on to n1
+    const wrong = await Client.connect(cl.nodes.n2.ws, "x");
+    const on = await wrong.request({ type: "hello", protocol: 1, resume: handoffs[0] });
+    assert.deepEqual({ type: on.type, reason: on.reason, node: on.node }, { type: "moved", reason: "session", node: "n1" });
+    // Bob follows with it: his session on n1, under his name, and he joins
+    const bob1 = await hello(cl.nodes.n1, { resume: handoffs[0] });
+    assert.equal(bob1.welcome.player.name, "Bob");
+    assert.equal(bob1.welcome.resume, handoffs[0]);
     await bob1.ok({ type: "join", room });
-    const s = await ann.state(room, (x) => x.players[1] && x.players[1].name === "Bob1");
-    assert.equal(s.players[1].name, "Bob1");
+    const s = await ann.state(room, (x) => x.players[1] && x.players[1].name === "Bob");
+    assert.equal(s.players[1].name, "Bob");
+    // his connection lost, the token resumes that session (it is n1's session's now)
+    await bob1.close();
+    const bob2 = await until(() => hello(cl.nodes.n1, { resume: handoffs[0] }).catch(() => false), "Bob's session on n1 to be resumed");
+    assert.equal(bob2.welcome.resumed, true);
+    assert.deepEqual(bob2.welcome.rooms, [room]);
+    // the other hand-off, used later: the same player, so the same session, taken over
+    const bob3 = await hello(cl.nodes.n1, { resume: handoffs[1] });
+    assert.equal(bob3.welcome.player.name, "Bob");
+    assert.equal(bob3.welcome.resumed, true);
+    assert.deepEqual(bob3.welcome.rooms, [room]);
+    // an account's moved has no hand-off: its token logs in there
+    const eve = await hello(cl.nodes.n2, "Eve");
+    await eve.ok({ type: "claim_name", name: "Eve" });
+    const em = await eve.request({ type: "spectate", room });
+    assert.equal(em.type, "moved");
+    assert.equal(em.resume, undefined);
     // an id no node has: no_such_room, as on one server
     const none = await bob.request({ type: "join", room: "rnosuchroom000000" });
     assert.equal(none.code, "no_such_room");
