@@ -596,12 +596,12 @@ static void test_cluster_sessions(void **state)
     thue_cluster *b = node_new(&loop, ch_redis_url(), "n2", prefix, &sb);
     assert_true(ch_run_until(&loop, ch_is_up, &sa, 5000));
     assert_true(ch_run_until(&loop, ch_is_up, &sb, 5000));
-    thue_cluster_session s = {"n1", "Zoë \"Z\" 7", 42};
+    thue_cluster_session s = {"n1", "Zoë \"Z\" 7", 42, false};
     int done[2] = {0, 0};
     assert_int_equal(thue_cluster_session_put(a, "tok-1", &s, 10000, on_done, done), 0);
     assert_true(ch_run_until(&loop, done_done, done, 5000));
     assert_int_equal(done[1], 0);
-    thue_cluster_session guest = {"n1", "guest", 0};
+    thue_cluster_session guest = {"n1", "guest", 0, false};
     memset(done, 0, sizeof done);
     assert_int_equal(thue_cluster_session_put(a, "tok-2", &guest, 150, on_done, done), 0);
     assert_true(ch_run_until(&loop, done_done, done, 5000));
@@ -629,11 +629,11 @@ static void test_cluster_sessions(void **state)
     get(&loop, a, "tok-1", &q);
     assert_false(q.found);
     /* Malformed: refused at once, no callback. */
-    thue_cluster_session bad = {"N1", "x", 1};
+    thue_cluster_session bad = {"N1", "x", 1, false};
     assert_int_equal(thue_cluster_session_put(a, "t", &bad, 1000, NULL, NULL), THUE_CLUSTER_EARG);
     assert_int_equal(thue_cluster_session_put(a, "a b", &s, 1000, NULL, NULL), THUE_CLUSTER_EARG);
     assert_int_equal(thue_cluster_session_put(a, "t", &s, 0, NULL, NULL), THUE_CLUSTER_EARG);
-    thue_cluster_session ctl = {"n1", "a\tb", 1};
+    thue_cluster_session ctl = {"n1", "a\tb", 1, false};
     assert_int_equal(thue_cluster_session_put(a, "t", &ctl, 1000, NULL, NULL), THUE_CLUSTER_EARG);
     assert_int_equal(thue_cluster_session_get(a, "", on_sess, &q), THUE_CLUSTER_EARG);
     thue_cluster_free(a);

@@ -497,7 +497,7 @@ static void test_security_token_keys(void **state)
     node_start(&n2, &loop, "n2", prefix);
     const char *tok_a = "AAAAresumeTokenOfAnnAAAAresumeTok";
     const char *tok_b = "BBBBresumeTokenOfBobBBBBresumeTok";
-    thue_cluster_session ann = {"n1", "ann", 7}, bob = {"n1", "bob", 8};
+    thue_cluster_session ann = {"n1", "ann", 7, false}, bob = {"n1", "bob", 8, false};
     put(&loop, n1.c, tok_a, &ann);
     put(&loop, n1.c, tok_b, &bob);
     sess q;
