@@ -117,9 +117,10 @@ static int http_rooms(thue_net *net, struct lws *wsi, pss *p, int head)
         if (r < 0)
             return thue__http_error(wsi, p, 400, "bad_request", "query argument too long", head);
         if (strcmp(arg, "game") == 0) {
+            /* As list_rooms: a name no game has lists none (PROTOCOL.md section 4). */
             char why[160];
             if (game_arg(value, game_buf, sizeof game_buf, why, sizeof why) != 0)
-                return thue__http_error(wsi, p, 400, "bad_request", why, head);
+                snprintf(game_buf, sizeof game_buf, "%s", value);
             game = strcmp(value, "thue") == 0 ? NULL : game_buf;
         } else if (strcmp(arg, "variant") == 0) {
             if (strcmp(value, "square") != 0 && strcmp(value, "overlap") != 0)
@@ -310,7 +311,7 @@ static int http_matches(thue_net *net, struct lws *wsi, pss *p, const char *uri,
         } else if (strcmp(arg, "game") == 0) {
             char why[160];
             if (game_arg(value, game, sizeof game, why, sizeof why) != 0)
-                return thue__http_error(wsi, p, 400, "bad_request", why, head);
+                return thue__http_error(wsi, p, 400, "unknown_game", why, head);
         } else if (strcmp(arg, "page") == 0) {
             page = parse_range(value, 1, 1000000);
             if (page < 0)
@@ -395,7 +396,7 @@ static int http_ladder(thue_net *net, struct lws *wsi, pss *p, int head)
         if (strcmp(arg, "game") == 0) {
             char why[160];
             if (game_arg(value, game, sizeof game, why, sizeof why) != 0)
-                return thue__http_error(wsi, p, 400, "bad_request", why, head);
+                return thue__http_error(wsi, p, 400, "unknown_game", why, head);
         } else if (strcmp(arg, "game_options") == 0) {
             if (strlen(value) >= sizeof options)
                 return thue__http_error(wsi, p, 400, "bad_request", "game_options is too long", head);

@@ -239,7 +239,7 @@ test("get_ladder and /api/ladder answer a bad pool with a clear error", async ()
       assert.ok(r.message.length > 10, r.message);
     }
     const http = [
-      ["/api/ladder?game=chess", "bad_request"],
+      ["/api/ladder?game=chess", "unknown_game"],
       ["/api/ladder?game=nim&game_options=%7B", "bad_options"],
       [ladderPath("nim", { misere: 1 }), "bad_options"],
       [ladderPath("nim", [1]), "bad_options"],
