@@ -13,6 +13,7 @@
  * compared with name0/name1 declared COLLATE NOCASE on SQLite (NOCASE folds ASCII only)
  * and with the generated name0_key/name1_key on PostgreSQL.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -895,6 +896,11 @@ static int rate_match(thue__db *d, thue_match_row *m)
         return 0;
     }
     for (int p = 0; p < 2; p++) {
+        /* A rating and its deviation are kept to 1e-9 (at most 13 significant digits), so
+         * that every text of them reads back as the same number: match_end's shortest
+         * form and a stored record's 15 digits alike (PROTOCOL.md section 13). */
+        after[p].rating = round(after[p].rating * 1e9) / 1e9;
+        after[p].rd = round(after[p].rd * 1e9) / 1e9;
         thue_rating_row *r = &m->ratings[p];
         m->changes[p] = (thue_rating_change){before[p].rating, after[p].rating, before[p].rd,
                                              after[p].rd};

@@ -80,6 +80,9 @@ test("a claimed name, a rated match against a bot, the ladder and the stored rec
     r = await get(server, `/api/matches/${matchId}`);
     assert.equal(r.status, 200);
     assert.equal(r.json.match, matchId);
+    // the same numbers in the record as in match_end: kept to nine decimals
+    assert.deepEqual(r.json.ratings, end.ratings);
+    for (const x of end.ratings) for (const v of [x.after, x.rd_after]) assert.equal(Math.round(v * 1e9) / 1e9, v);
     assert.deepEqual(r.json.players.map((p) => p.name), ["Ann", "nested:1"]);
     assert.deepEqual(r.json.points, end.points);
     const moves = r.json.moves.length;
