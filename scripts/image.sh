@@ -66,8 +66,12 @@ Builds the image localhost/thue-server:latest from the repository's Dockerfile w
 The Dockerfile's bases debian:bookworm and debian:bookworm-slim are made once, when
 missing: `debootstrap --variant=minbase bookworm` from the Debian mirror this machine's
 apt uses (about 2 minutes), imported into podman and tagged as both. Running it again
-reuses the base and podman's layer cache: only what changed is rebuilt. At the end it
-prints the image's size against the base's.
+reuses the base and podman's layer cache: only what changed is rebuilt (but the
+Dockerfile copies the whole repository into its build stage, so any changed file
+compiles the server again). Then it checks that the image's user runs thue-server and
+thue in it, and prints the image's size against the base's. With vfs every layer is a
+full copy: each rebuilt build stage leaves about 1 GB behind in /var/lib/containers,
+which `podman --storage-driver vfs image prune -f` removes.
 
   --mirror URL   the Debian mirror for debootstrap (default: the first one in
                  /etc/apt/sources.list or /etc/apt/sources.list.d/*, else
@@ -364,8 +368,8 @@ server started with THUE_BIND=127.0.0.1 and a fresh data directory):
      image meet in the quick-match queue and play one match to the end;
   4. an account name is claimed over the WebSocket API (node, tests/integration's `ws`);
   5. SIGTERM: the server exits 0 within 10 s and logs "shutting down" and "stopped";
-  6. started again on the same data directory, the name is still taken by the account
-     and its token still logs in (the SQLite database in the data directory lasted).
+  6. started again in a new container on the same data directory, the name is still
+     taken by the account and its token still logs in (the SQLite database lasted).
 Everything it starts is stopped, and its containers and directories removed, at the
 end, also on failure; every wait is bounded. Exit status 0 when every check passes.
 
@@ -573,8 +577,10 @@ cmd_test() {
     fail "no thue.db in the data directory: $(ls -A "$work/data")"
   fi
 
-  # 6. the database across a restart
+  # 6. the database across a restart, in a new container (docker rm, then docker run
+  # with the same volume): only the data directory carries it over
   port_free "$port" || { sleep 1; port_free "$port"; } || fail "port $port still taken after the stop"
+  new_ctr; ctr=$NEW_CTR
   start_server "$ctr" "$port" "$work/data" "$work/server2.log" THUE_BIND=127.0.0.1
   p=$START_PID
   if ! wait_health "$port" "$p" 30; then
