@@ -3,7 +3,8 @@
 # without a Docker engine or a registry: podman and buildah with the vfs storage driver
 # and chroot isolation, as root, the Debian 12 base made locally with debootstrap.
 #
-#   bash scripts/image.sh build [--mirror URL]     the base (once) and the image
+#   bash scripts/image.sh build [--mirror URL] [--remake-base]
+#                                                  the bases (once) and the image
 #   bash scripts/image.sh run [--port P] [--data DIR]
 #                                                  serve the image until Ctrl-C
 #   bash scripts/image.sh test [--port P]          test the image as a user would
@@ -27,7 +28,7 @@ PODMAN=(podman --storage-driver vfs)
 BUILDAH=(buildah --storage-driver vfs)
 NICE=(nice -n 10)
 
-usage_main() { sed -n '2,18p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
+usage_main() { sed -n '2,19p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
 say() { echo "image.sh: $*"; }
 die() { echo "image.sh: $*" >&2; exit 1; }
 bad() { echo "image.sh: $*" >&2; exit 2; }
@@ -59,13 +60,15 @@ image_size() { "${PODMAN[@]}" image inspect --format '{{.Size}}' "$1"; }
 
 usage_build() {
   cat <<'EOF'
-bash scripts/image.sh build [--mirror URL]
+bash scripts/image.sh build [--mirror URL] [--remake-base]
 
 Builds the image localhost/thue-server:latest from the repository's Dockerfile with
 `podman build --isolation chroot --pull=never` (vfs storage), at nice 10.
 The Dockerfile's bases debian:bookworm and debian:bookworm-slim are made once, when
 missing: `debootstrap --variant=minbase bookworm` from the Debian mirror this machine's
-apt uses (about 2 minutes), imported into podman and tagged as both. Running it again
+apt uses (a minute or two), set up as Debian's own images are (apt keeps no .debs,
+caches or translations; bookworm, -updates and -security sources), imported into
+podman; the slim one also without documentation, manuals and translations. Running it again
 reuses the base and podman's layer cache: only what changed is rebuilt (but the
 Dockerfile copies the whole repository into its build stage, so any changed file
 compiles the server again). Then it checks that the image's user runs thue-server and
@@ -73,9 +76,10 @@ thue in it, and prints the image's size against the base's. With vfs every layer
 full copy: each rebuilt build stage leaves about 1 GB behind in /var/lib/containers,
 which `podman --storage-driver vfs image prune -f` removes.
 
-  --mirror URL   the Debian mirror for debootstrap (default: the first one in
-                 /etc/apt/sources.list or /etc/apt/sources.list.d/*, else
-                 http://deb.debian.org/debian)
+  --mirror URL   the Debian mirror for debootstrap and the bases' apt (default: the
+                 first one in /etc/apt/sources.list or /etc/apt/sources.list.d/*,
+                 else http://deb.debian.org/debian)
+  --remake-base  make the bases again (then the whole image is rebuilt)
   -h, --help     this text
 
 Needs root and: apt-get install -y podman buildah debootstrap
@@ -96,43 +100,83 @@ apt_mirror() {
   echo http://deb.debian.org/debian
 }
 
+# The security archive apt uses here, for the base's sources.
+apt_security() {
+  local u
+  u=$(sed -n -E -e 's/^[[:space:]]*deb[[:space:]]+(\[[^]]*\][[:space:]]+)?([a-z]+:[^[:space:]]+)[[:space:]]+bookworm-security.*/\2/p' \
+                -e 's/^[[:space:]]*URIs:[[:space:]]*([a-z]+:[^[:space:]]*-security[^[:space:]]*).*/\1/p' \
+                /etc/apt/sources.list /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources 2>/dev/null |
+      head -n1 || true)
+  echo "${u:-http://deb.debian.org/debian-security}" | sed 's:/*$::'
+}
+
+# make_base MIRROR [REMAKE]: debian:bookworm and debian:bookworm-slim, made as Debian's own
+# images are (debuerreotype): minbase, apt set to keep no .debs, caches or translations,
+# the bookworm, bookworm-updates and bookworm-security sources; the slim one also
+# without documentation, manuals and translations (dpkg's path-exclude, as Debian's).
+# Every path written or removed below is inside the new root, $root (never empty).
 make_base() {
-  local mirror=$1 dir t0
-  if "${PODMAN[@]}" image exists "$BASE"; then
-    say "base $BASE is there"
-  else
-    dir=$(mktemp -d /var/tmp/thue-debootstrap.XXXXXX)
-    # mktemp makes it 0700, and tar records "." with that mode: the image's / would be
-    # closed to its unprivileged user (exec: permission denied).
-    chmod 0755 "$dir"
-    # shellcheck disable=SC2064
-    trap "rm -rf '$dir'" EXIT
-    say "making the base: debootstrap --variant=minbase bookworm from $mirror (about 2 minutes; log: $dir.log)"
-    t0=$(date +%s)
-    if ! "${NICE[@]}" debootstrap --variant=minbase bookworm "$dir" "$mirror" >"$dir.log" 2>&1; then
-      tail -n 20 "$dir.log" >&2
-      die "debootstrap failed (whole log: $dir.log)"
-    fi
-    say "debootstrap done in $(since "$t0"); importing it as $BASE"
-    # No apt lists or caches in the base, as in Debian's own images.
-    rm -rf "$dir"/var/cache/apt/archives/*.deb "$dir"/var/lib/apt/lists/*
-    tar -C "$dir" -c . | "${PODMAN[@]}" import -q - "$BASE" >/dev/null
-    rm -rf "$dir" "$dir.log"
-    trap - EXIT
+  local mirror=$1 remake=${2:-0} root t0 security
+  if [ "$remake" -eq 0 ] && "${PODMAN[@]}" image exists "$BASE" && "${PODMAN[@]}" image exists "$BASE_SLIM"; then
+    say "bases $BASE and $BASE_SLIM are there"
+    return 0
   fi
-  if ! "${PODMAN[@]}" image exists "$BASE_SLIM"; then
-    "${PODMAN[@]}" tag "$BASE" "$BASE_SLIM"
-    say "tagged $BASE as $BASE_SLIM"
+  root=$(mktemp -d /var/tmp/thue-debootstrap.XXXXXX)
+  case $root in /var/tmp/thue-debootstrap.?*) ;; *) die "mktemp gave '$root'" ;; esac
+  # mktemp makes it 0700, and tar records "." with that mode: the image's / would be
+  # closed to its unprivileged user (exec: permission denied).
+  chmod 0755 "$root"
+  # shellcheck disable=SC2064
+  trap "rm -rf '$root'" EXIT
+  say "making the base: debootstrap --variant=minbase bookworm from $mirror (a minute or two; log: $root.log)"
+  t0=$(date +%s)
+  if ! "${NICE[@]}" debootstrap --variant=minbase bookworm "$root" "$mirror" >"$root.log" 2>&1; then
+    tail -n 20 "$root.log" >&2
+    die "debootstrap failed (whole log: $root.log)"
   fi
+  say "debootstrap done in $(since "$t0")"
+  security=$(apt_security)
+  rm -f "$root/etc/apt/sources.list"
+  printf '%s\n' "Types: deb" "URIs: $mirror" "Suites: bookworm bookworm-updates" "Components: main" \
+    "Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg" "" \
+    "Types: deb" "URIs: $security" "Suites: bookworm-security" "Components: main" \
+    "Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg" >"$root/etc/apt/sources.list.d/debian.sources"
+  # Debian's images' apt settings: no downloaded packages or caches left in a layer.
+  local clean='rm -f /var/cache/apt/archives/*.deb /var/cache/apt/archives/partial/*.deb /var/cache/apt/*.bin || true'
+  printf '%s\n' "DPkg::Post-Invoke { \"$clean\"; };" "APT::Update::Post-Invoke { \"$clean\"; };" \
+    'Dir::Cache::pkgcache "";' 'Dir::Cache::srcpkgcache "";' >"$root/etc/apt/apt.conf.d/docker-clean"
+  echo 'Acquire::Languages "none";' >"$root/etc/apt/apt.conf.d/docker-no-languages"
+  echo 'Acquire::GzipIndexes "true";' >"$root/etc/apt/apt.conf.d/docker-gzip-indexes"
+  echo 'Apt::AutoRemove::SuggestsImportant "false";' >"$root/etc/apt/apt.conf.d/docker-autoremove-suggests"
+  rm -rf "$root"/var/cache/apt/archives/*.deb "$root"/var/cache/apt/*.bin "$root"/var/lib/apt/lists/*
+  "${PODMAN[@]}" image rm -f "$BASE" "$BASE_SLIM" >/dev/null 2>&1 || true
+  tar -C "$root" -c . | "${PODMAN[@]}" import -q - "$BASE" >/dev/null
+  say "imported it as $BASE"
+  # slim: what Debian's bookworm-slim leaves out
+  printf '%s\n' 'path-exclude /usr/share/doc/*' 'path-include /usr/share/doc/*/copyright' \
+    'path-exclude /usr/share/groff/*' 'path-exclude /usr/share/info/*' 'path-exclude /usr/share/linda/*' \
+    'path-exclude /usr/share/lintian/overrides/*' 'path-exclude /usr/share/locale/*' \
+    'path-exclude /usr/share/man/*' >"$root/etc/dpkg/dpkg.cfg.d/docker"
+  find "$root/usr/share/doc" -mindepth 1 -not -type d -not -name copyright -delete
+  find "$root/usr/share/doc" -mindepth 1 -type d -empty -delete
+  local d
+  for d in groff info linda lintian/overrides locale man; do
+    [ -d "$root/usr/share/$d" ] && find "$root/usr/share/$d" -mindepth 1 -delete
+  done
+  tar -C "$root" -c . | "${PODMAN[@]}" import -q - "$BASE_SLIM" >/dev/null
+  say "imported its slim form as $BASE_SLIM"
+  rm -rf "$root" "$root.log"
+  trap - EXIT
 }
 
 cmd_build() {
-  local mirror=""
+  local mirror="" remake=0
   while [ $# -gt 0 ]; do
     case $1 in
       -h|--help) usage_build; exit 0 ;;
       --mirror) need "$@"; mirror=$2; shift 2 ;;
       --mirror=*) mirror=${1#*=}; shift ;;
+      --remake-base) remake=1; shift ;;
       *) bad "build: unknown argument '$1' (--help)" ;;
     esac
   done
@@ -141,7 +185,7 @@ cmd_build() {
   [ -n "$mirror" ] || mirror=$(apt_mirror)
   local t0 log rc size base
   t0=$(date +%s)
-  make_base "$mirror"
+  make_base "$mirror" "$remake"
 
   log=$(mktemp /var/tmp/thue-image-build.XXXXXX.log)
   say "building $IMAGE from the Dockerfile (podman build, nice 10; log: $log)"
