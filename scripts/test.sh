@@ -15,7 +15,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 . scripts/deps.sh
 thue_install_deps build-essential cmake pkg-config libcmocka-dev libuv1-dev libjansson-dev \
                   libwebsockets-dev libwebsockets-evlib-uv libsqlite3-dev libicu-dev \
-                  python3 clang libclang-rt-14-dev chromium strace \
+                  python3 python3-yaml clang libclang-rt-14-dev chromium strace \
                   postgresql libpq-dev redis-server libhiredis-dev haproxy zlib1g-dev libsodium-dev \
                   stunnel4
 # Node and npm run the protocol's schema test (ajv), the integration tests (ws) and the
