@@ -17,6 +17,7 @@
 #include "net/net_internal.h"
 
 #include "games/game.h"
+#include "search/gbot.h"
 
 #include <ctype.h>
 #include <strings.h>
@@ -452,6 +453,49 @@ static int http_ladder(thue_net *net, struct lws *wsi, pss *p, int head)
  * The registry as JSON: every game of thue_game_list() in its order (Thue first). An
  * option's "default" is its JSON value. */
 
+/* The bots a seat_bot of g takes: {"spec","help"} each (PROTOCOL.md section 15); the
+ * generic ones of search/gbot.h, then g's own; Thue's own grammar for Thue. NULL when
+ * out of memory. */
+static json_t *game_bots(const thue_gamedef *g)
+{
+    static const char *const thue_bots[][2] = {
+        {"greedy", "RULES.md's level 0 (also 0 and nested:0)"},
+        {"nested:L", "RULES.md's nested level L, 1..9 (also L)"},
+        {"uct[:iterations=N,ms=T,playout=M,c=X]",
+         "Monte Carlo tree search (defaults 10000 iterations, playout 100, c sqrt 2)"},
+        {"perfect[:depth=D]", "exact minimax, at most D insertions ahead (0: no cap)"},
+    };
+    json_t *bots = json_array();
+    if (bots == NULL)
+        return NULL;
+    int fail = 0;
+    if (strcmp(g->name, "thue") == 0) {
+        for (size_t i = 0; i < sizeof thue_bots / sizeof thue_bots[0]; i++)
+            fail |= json_array_append_new(bots, json_pack("{s:s,s:s}", "spec", thue_bots[i][0],
+                                                          "help", thue_bots[i][1]));
+    } else {
+        fail |= json_array_append_new(
+            bots, json_pack("{s:s,s:s}", "spec", "random", "help", "a random legal move"));
+        fail |= json_array_append_new(
+            bots, json_pack("{s:s,s:s}", "spec", "uct[:iterations=N,ms=T,playout=M,c=X]", "help",
+                            "Monte Carlo tree search (defaults 10000 iterations, playout 100, "
+                            "c sqrt 2)"));
+        if (thue_gbot_has_perfect(g))
+            fail |= json_array_append_new(
+                bots, json_pack("{s:s,s:s}", "spec", "perfect", "help",
+                                "exact play: a winning move when there is one (within its "
+                                "budget; else the first legal move)"));
+        for (int i = 0; i < g->nbots; i++)
+            fail |= json_array_append_new(bots, json_pack("{s:s,s:s}", "spec", g->bots[i].name,
+                                                          "help", g->bots[i].help));
+    }
+    if (fail) {
+        json_decref(bots);
+        return NULL;
+    }
+    return bots;
+}
+
 /* One game's entry; NULL when out of memory. */
 static json_t *game_entry(const thue_gamedef *g)
 {
@@ -466,13 +510,16 @@ static json_t *game_entry(const thue_gamedef *g)
             options = NULL;
         }
     }
-    if (options == NULL)
+    json_t *bots = options ? game_bots(g) : NULL;
+    if (bots == NULL) {
+        json_decref(options);
         return NULL;
-    return json_pack("{s:s,s:s,s:s,s:s,s:s,s:o,s:{s:b,s:b}}", "name", g->name, "title", g->title,
-                     "summary", g->summary, "move", g->move_doc, "position",
+    }
+    return json_pack("{s:s,s:s,s:s,s:s,s:s,s:o,s:{s:b,s:b},s:o}", "name", g->name, "title",
+                     g->title, "summary", g->summary, "move", g->move_doc, "position",
                      g->position_doc ? g->position_doc : "", "options", options, "flags", "acyclic",
                      (g->flags & THUE_GAME_ACYCLIC) != 0, "draws",
-                     (g->flags & THUE_GAME_DRAWS) != 0);
+                     (g->flags & THUE_GAME_DRAWS) != 0, "bots", bots);
 }
 
 /* The body of GET /api/games; NULL when out of memory. */

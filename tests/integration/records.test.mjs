@@ -268,13 +268,30 @@ test("/api/games: the registry, Thue first", async () => {
     const bad = await get(server, "/api/matches?player=Ann&game=chess");
     assert.equal(bad.json.error.message, `game must be one of ${games.map((g) => g.name).join(", ")}`);
     for (const g of games) {
-      assert.deepEqual(Object.keys(g), ["name", "title", "summary", "move", "position", "options", "flags"]);
+      assert.deepEqual(Object.keys(g), ["name", "title", "summary", "move", "position", "options", "flags", "bots"]);
       assert.ok(g.summary.length > 20, g.name);
       for (const o of g.options) {
         assert.deepEqual(Object.keys(o), ["name", "type", "default", "help"]);
         assert.ok(o.help.length > 5);
       }
     }
+    // Each game's bots are SPECs that seat_bot takes there (the grammar's placeholders
+    // filled in), each with a line of help.
+    const concrete = (spec) => spec.replace("nested:L", "nested:2").replace(/^uct\[.*\]$/, "uct:iterations=50,playout=20")
+      .replace("perfect[:depth=D]", "perfect:depth=2");
+    for (const [i, g] of games.entries()) {
+      assert.ok(g.bots.length >= 3, g.name);
+      const host = await player(server, `Bo${i}`);
+      for (const b of g.bots) {
+        assert.deepEqual(Object.keys(b), ["spec", "help"]);
+        assert.ok(b.help.length > 10, `${g.name} ${b.spec}`);
+        const { room } = await host.ok(g.name === "thue" ? { type: "create_room", k: 3 } : { type: "create_room", game: g.name });
+        const r = await host.request({ type: "seat_bot", room, bot: concrete(b.spec), think_ms: 100 });
+        assert.equal(r.type, "ok", `${g.name}: ${b.spec} as ${concrete(b.spec)}: ${JSON.stringify(r)}`);
+        await host.ok({ type: "leave", room });
+      }
+    }
+    assert.deepEqual(games.find((g) => g.name === "dots").bots.map((b) => b.spec), ["random", "uct[:iterations=N,ms=T,playout=M,c=X]", "perfect", "heuristic", "strong"]);
     const [thue, nim] = games;
     // Every game but Thue can be hosted: a room of each is made with its defaults (by a
     // host of its own: a player may have only so many open rooms, fewer than the games).
