@@ -1465,7 +1465,24 @@ static void on_message(thue_redis *r, const char *channel, size_t channel_len, c
         c->hooks.message(c->hooks.data, o.from, c->opened, blen);
 }
 
-/* ---- limits --------------------------------------------------------------------------- */
+/* ---- verdicts: {allowed, n} from the limit, name-claim and count-take scripts ---------- */
+
+/* Reads a verdict reply into *allowed and *n; the status, THUE_CLUSTER_EREPLY when the
+ * reply has another shape. */
+static int verdict_of(int status, const redisReply *reply, bool *allowed, uint64_t *n)
+{
+    *allowed = false;
+    *n = 0;
+    if (status != 0)
+        return status;
+    if (reply->type != REDIS_REPLY_ARRAY || reply->elements != 2 ||
+        reply->element[0]->type != REDIS_REPLY_INTEGER ||
+        reply->element[1]->type != REDIS_REPLY_INTEGER)
+        return THUE_CLUSTER_EREPLY;
+    *allowed = reply->element[0]->integer == 1;
+    *n = (uint64_t)reply->element[1]->integer;
+    return 0;
+}
 
 static void on_limit(thue_cluster *c, int status, const redisReply *reply, const char *err,
                      void *data)
@@ -1473,21 +1490,16 @@ static void on_limit(thue_cluster *c, int status, const redisReply *reply, const
     (void)c;
     (void)err;
     usercb *u = data;
-    bool allowed = false;
-    uint64_t retry = 0;
-    if (status == 0) {
-        if (reply->type == REDIS_REPLY_ARRAY && reply->elements == 2 &&
-            reply->element[0]->type == REDIS_REPLY_INTEGER &&
-            reply->element[1]->type == REDIS_REPLY_INTEGER) {
-            allowed = reply->element[0]->integer == 1;
-            retry = (uint64_t)reply->element[1]->integer;
-        } else {
-            status = THUE_CLUSTER_EREPLY;
-        }
-    }
+    bool allowed;
+    uint64_t retry;
+    status = verdict_of(status, reply, &allowed, &retry);
     ((thue_cluster_limit_cb *)u->fn)(u->data, status, allowed, retry);
     free(u);
 }
+
+/* ---- limits --------------------------------------------------------------------------- */
+
+
 
 int thue_cluster_limit_take(thue_cluster *c, const char *k, double rate, double burst,
                             thue_cluster_limit_cb *cb, void *data)
@@ -1511,23 +1523,6 @@ int thue_cluster_limit_take(thue_cluster *c, const char *k, double rate, double 
 
 /* ---- names ---------------------------------------------------------------------------- */
 
-static void on_name_claim(thue_cluster *c, int status, const redisReply *reply, const char *err,
-                          void *data)
-{
-    (void)c;
-    (void)err;
-    usercb *u = data;
-    bool free_name = false;
-    if (status == 0) {
-        if (reply->type == REDIS_REPLY_INTEGER)
-            free_name = reply->integer == 1;
-        else
-            status = THUE_CLUSTER_EREPLY;
-    }
-    ((thue_cluster_limit_cb *)u->fn)(u->data, status, free_name, 0);
-    free(u);
-}
-
 int thue_cluster_name_claim(thue_cluster *c, const char *name, thue_cluster_limit_cb *cb,
                             void *data)
 {
@@ -1543,7 +1538,7 @@ int thue_cluster_name_claim(thue_cluster *c, const char *name, thue_cluster_limi
     key(c, knames, "names:%s", c->node);
     snprintf(ttl, sizeof ttl, "%u", ttl_ms(c));
     const char *args[] = {knodes, knames, c->prefix, c->node, name, ttl};
-    int rc = eval(c, S_NAME_CLAIM, 2, 6, args, on_name_claim, u);
+    int rc = eval(c, S_NAME_CLAIM, 2, 6, args, on_limit, u);
     if (rc)
         free(u);
     return rc;
@@ -1610,18 +1605,9 @@ static void on_count_take(thue_cluster *c, int status, const redisReply *reply, 
 {
     (void)err;
     count_take *t = data;
-    bool allowed = false;
-    uint64_t which = 0;
-    if (status == 0) {
-        if (reply->type == REDIS_REPLY_ARRAY && reply->elements == 2 &&
-            reply->element[0]->type == REDIS_REPLY_INTEGER &&
-            reply->element[1]->type == REDIS_REPLY_INTEGER) {
-            allowed = reply->element[0]->integer == 1;
-            which = (uint64_t)reply->element[1]->integer;
-        } else {
-            status = THUE_CLUSTER_EREPLY;
-        }
-    }
+    bool allowed;
+    uint64_t which;
+    status = verdict_of(status, reply, &allowed, &which);
     /* What the script added in Redis, the mirror adds too (a rebuild keeps it). */
     if (allowed)
         for (int i = 0; i < 2; i++)

@@ -147,22 +147,22 @@
     "end\n"                                                                                        \
     "return 1\n"
 
-/* KEYS: nodes zset, this node's name set. ARGV: prefix, node, name key, ttl_ms. 0 when
- * the name set of another live node holds the name key (a session of that name lives
- * there); otherwise the key goes into this node's set (its TTL at least ttl_ms) and 1.
- * O(nodes). */
+/* KEYS: nodes zset, this node's name set. ARGV: prefix, node, name key, ttl_ms. {0, 0}
+ * when the name set of another live node holds the name key (a session of that name
+ * lives there); otherwise the key goes into this node's set (its TTL at least ttl_ms) and
+ * {1, 0} (the limit script's shape). O(nodes). */
 #define THUE__LUA_NAME_CLAIM                                                                       \
     THUE__LUA_NOW                                                                                  \
     "for _, n in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], now, '+inf')) do\n"                  \
     "  if n ~= ARGV[2] and redis.call('SISMEMBER', ARGV[1] .. 'names:' .. n, ARGV[3]) == 1 then\n" \
-    "    return 0\n"                                                                              \
+    "    return {0, 0}\n"                                                                         \
     "  end\n"                                                                                      \
     "end\n"                                                                                        \
     "redis.call('SADD', KEYS[2], ARGV[3])\n"                                                       \
     "if redis.call('PTTL', KEYS[2]) < tonumber(ARGV[4]) then\n"                                    \
     "  redis.call('PEXPIRE', KEYS[2], tonumber(ARGV[4]))\n"                                        \
     "end\n"                                                                                        \
-    "return 1\n"
+    "return {1, 0}\n"
 
 /* KEYS: this node's counts (a hash). ARGV: field, delta, ttl_ms. Adds delta to the
  * field (a field at 0 or below goes), the hash's TTL at least ttl_ms. */
