@@ -103,14 +103,16 @@ static const char *const cmd_names[THUE_CMD_COUNT] = {"hello",
                                                       "analyze_resume",
                                                       "analyze_close",
                                                       "set_password",
-                                                      "login"};
+                                                      "login",
+                                                      "get_legal_moves"};
 
 static const char *const msg_names[THUE_MSG_COUNT] = {
     "welcome",          "pong",        "ok",           "error",
     "goodbye",          "account",     "room_created", "rooms",
     "room_state",       "match_end",   "chat_message", "match_found",
     "ladder",           "tournaments", "tournament",   "tournament_created",
-    "tournament_event", "queue_failed", "analysis_started", "analysis_tree", "moved"};
+    "tournament_event", "queue_failed", "analysis_started", "analysis_tree", "moved",
+    "legal_moves"};
 
 static const char *const variant_names[] = {"square", "overlap"};
 static const char *const analysis_status_names[] = {"running", "stopped", "done"};
@@ -465,6 +467,8 @@ static void cmd_members(thue__io *o, thue_cmd *c)
         IO_STR_OPT(o, "name", &c->u.hello.has_name, c->u.hello.name, THUE__S_NAME);
         IO_STR_OPT(o, "token", &c->u.hello.has_token, c->u.hello.token, THUE__S_TOKEN);
         IO_STR_OPT(o, "resume", &c->u.hello.has_resume, c->u.hello.resume, THUE__S_RESUME);
+        if (!o->enc || c->u.hello.legal_moves) /* written only when true */
+            thue__io_bool_def(o, "legal_moves", &c->u.hello.legal_moves, 0);
         if (o->code == 0 && (c->u.hello.has_name != 0) + (c->u.hello.has_token != 0) +
                                     (c->u.hello.has_resume != 0) >
                                 1)
@@ -527,6 +531,7 @@ static void cmd_members(thue__io *o, thue_cmd *c)
     case THUE_CMD_JOIN:
     case THUE_CMD_SPECTATE:
     case THUE_CMD_LEAVE:
+    case THUE_CMD_GET_LEGAL_MOVES:
     case THUE_CMD_READY:
     case THUE_CMD_RESIGN:
     case THUE_CMD_REMATCH: {
@@ -1121,7 +1126,7 @@ static void msg_members(thue__io *o, thue_msg *m)
         thue__io_int(o, "shown", &m->u.analysis_tree.shown, 1, THUE_PROTO_ANALYSIS_NODES_MAX);
         thue__io_raw(o, "best", THUE__NULL, &m->u.analysis_tree.has_best, m->u.analysis_tree.best,
                      sizeof m->u.analysis_tree.best);
-        thue__io_raw_ptr(o, "tree", &m->u.analysis_tree.tree);
+        thue__io_raw_ptr(o, "tree", '{', &m->u.analysis_tree.tree);
         break;
     case THUE_MSG_MOVED:
         thue__io_enum_str(o, "reason", m->u.moved.reason, sizeof m->u.moved.reason, moved_names,
@@ -1133,6 +1138,14 @@ static void msg_members(thue__io *o, thue_msg *m)
                    THUE__S_KEY);
         IO_STR_OPT(o, "resume", &m->u.moved.has_resume, m->u.moved.resume, THUE__S_RESUME);
         IO_STR(o, "message", m->u.moved.message, THUE__S_TEXT);
+        break;
+    case THUE_MSG_LEGAL_MOVES:
+        IO_STR(o, "room", m->u.legal_moves.room, THUE__S_KEY);
+        thue__io_i64(o, "version", &m->u.legal_moves.version, 0, THUE__JS_INT_MAX);
+        IO_STR(o, "step", m->u.legal_moves.step, THUE__S_KEY);
+        thue__io_int_nullv(o, "to_move", &m->u.legal_moves.to_move, 0, 1);
+        thue__io_bool(o, "complete", &m->u.legal_moves.complete);
+        thue__io_raw_ptr(o, "moves", '[', &m->u.legal_moves.moves);
         break;
     }
 }

@@ -161,6 +161,7 @@ typedef enum {
     THUE_CMD_ANALYZE_CLOSE,
     THUE_CMD_SET_PASSWORD,
     THUE_CMD_LOGIN,
+    THUE_CMD_GET_LEGAL_MOVES, /* {"room":R}: the legal moves now (u.room) */
     THUE_CMD_COUNT
 } thue_cmd_type;
 
@@ -177,6 +178,7 @@ typedef struct thue_cmd {
             char name[THUE_PROTO_NAME_MAX * 4 + 1];
             char token[THUE_PROTO_TOKEN_MAX + 1];
             char resume[THUE_PROTO_RESUME_LEN + 1];
+            int legal_moves; /* 1: this connection wants legal_moves after every state */
         } hello;
         struct {
             char name[THUE_PROTO_NAME_MAX * 4 + 1];
@@ -364,6 +366,7 @@ typedef enum {
     THUE_MSG_ANALYSIS_STARTED,
     THUE_MSG_ANALYSIS_TREE,
     THUE_MSG_MOVED,
+    THUE_MSG_LEGAL_MOVES,
     THUE_MSG_COUNT
 } thue_msg_type;
 
@@ -681,6 +684,16 @@ typedef struct thue_msg {
             char resume[THUE_PROTO_RESUME_LEN + 1];
             char message[THUE_PROTO_TEXT_MAX * 4 + 1];
         } moved;
+        /* The reply to get_legal_moves, and (hello's legal_moves) the message after each
+         * room_state of a room with a match (PROTOCOL.md section 5). */
+        struct {
+            char room[THUE_PROTO_KEY_MAX + 1];
+            int64_t version;                   /* the room_state's version it belongs to */
+            char step[THUE_PROTO_KEY_MAX + 1]; /* "place", "paint", the game's, "over" */
+            int to_move;                       /* the seat; -1: null (over) */
+            int complete;                      /* 0: a cut list (Wythoff's big heaps) */
+            const char *moves;                 /* a JSON array's compact text */
+        } legal_moves;
     } u;
     void *owned; /* set by thue_msg_decode: the memory behind the pointers */
 } thue_msg;

@@ -224,8 +224,9 @@ void thue__io_word(thue__io *o, const char *key, int mode, const uint8_t **word,
 void thue__io_end(thue__io *o);
 /* A game's payload object as compact JSON text in buf (cap bytes with the NUL). */
 void thue__io_raw(thue__io *o, const char *key, int mode, int *has, char *buf, size_t cap);
-/* A required JSON object of any size held as compact text behind a pointer (encoding: the
- * caller's, written as it is; decoding: allocated with the message). */
-void thue__io_raw_ptr(thue__io *o, const char *key, const char **text);
+/* A required JSON object (open '{') or array (open '[') of any size held as compact text
+ * behind a pointer (encoding: the caller's, written as it is; decoding: allocated with
+ * the message). */
+void thue__io_raw_ptr(thue__io *o, const char *key, char open, const char **text);
 
 #endif

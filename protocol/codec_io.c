@@ -794,10 +794,11 @@ void thue__io_free_chunks(thue__chunk *c)
     }
 }
 
-/* A game's payload: an object the envelope does not describe, carried as its compact
- * JSON text (the game checks it). Encoding writes buf as it is (the server made it with
- * jansson); decoding writes the member's compact text into buf. */
-void thue__io_raw_ptr(thue__io *o, const char *key, const char **text)
+/* A game's payload: an object (open '{') or an array (open '[') the envelope does not
+ * describe, carried as its compact JSON text (the game checks it). Encoding writes the
+ * text as it is (the server made it with jansson); decoding points *text at the member's
+ * compact text, allocated with the message. */
+void thue__io_raw_ptr(thue__io *o, const char *key, char open, const char **text)
 {
     if (o->code != 0)
         return;
@@ -805,7 +806,7 @@ void thue__io_raw_ptr(thue__io *o, const char *key, const char **text)
     int ok = 1, missing = 0;
     if (o->enc) {
         put_key(o, key);
-        if (*text == NULL || (*text)[0] != '{')
+        if (*text == NULL || (*text)[0] != open)
             ok = 0;
         else
             thue__buf_puts(&o->out, *text);
@@ -814,7 +815,7 @@ void thue__io_raw_ptr(thue__io *o, const char *key, const char **text)
         *text = NULL;
         if (j == NULL) {
             ok = 0, missing = 1;
-        } else if (!json_is_object(j)) {
+        } else if (open == '{' ? !json_is_object(j) : !json_is_array(j)) {
             ok = 0;
         } else {
             char *dump = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER);
@@ -829,7 +830,7 @@ void thue__io_raw_ptr(thue__io *o, const char *key, const char **text)
         }
     }
     if (!ok)
-        bad(o, missing, 0, "an object");
+        bad(o, missing, 0, open == '{' ? "an object" : "an array");
     path_pop(o, pl);
 }
 

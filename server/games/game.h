@@ -117,6 +117,7 @@ typedef struct thue_gamebot {
 enum {
     THUE_GAME_ACYCLIC = 1 << 0, /* every line of play ends: plain minimax terminates */
     THUE_GAME_DRAWS = 1 << 1,   /* a match may end drawn */
+    THUE_GAME_CUT_LISTS = 1 << 2, /* legal_moves may cut a list at max_moves (Wythoff's) */
 };
 
 typedef struct thue_gamedef {
@@ -161,9 +162,9 @@ typedef struct thue_gamedef {
     int (*max_moves)(const thue_gopt *opt);
     /* The legal moves of the player to move, in a fixed order, written to out[0..]
      * (at most max_moves); returns their count (0 once over). A count below max_moves is
-     * the complete list; a count equal to max_moves may be a cut list (the game's docs
-     * say which moves it keeps: Wythoff's puts the winning move first), and apply still
-     * accepts every legal move. */
+     * the complete list; a count equal to max_moves may be a cut list in a game flagged
+     * THUE_GAME_CUT_LISTS (the game's docs say which moves it keeps: Wythoff's puts the
+     * winning move first), and apply still accepts every legal move. */
     int (*legal_moves)(const thue_gopt *opt, const void *st, thue_gmove *out);
     /* The move's JSON (shape only: legality is apply's). 0 or THUE_EMOVE with e. */
     int (*move_parse)(const thue_gopt *opt, const json_t *j, thue_gmove *m, thue_gerr *e);
@@ -197,6 +198,10 @@ typedef struct thue_gamedef {
 const thue_gamedef *thue_game_find(const char *name);
 /* The games in a fixed order (Thue first); *n gets their count. */
 const thue_gamedef *const *thue_game_list(int *n);
+/* The JSON Schema (draft 2020-12) of g's moves (position false) or of its positions as
+ * state_json writes them (schemas.c): a new reference, JSON null for a game without one,
+ * NULL out of memory. */
+json_t *thue_game_schema(const thue_gamedef *g, bool position);
 
 /* Fills e (code, field, printf message) and returns code: for one-line error returns. */
 int thue_gerr_set(thue_gerr *e, int code, const char *field, const char *fmt, ...)

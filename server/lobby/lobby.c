@@ -361,6 +361,7 @@ static int cmd_hello(request *rq)
     }
     if (nodes_hello_pending(l, c))
         return THUE_PERR_ALREADY_HELLO;
+    c->legal_moves = cmd->u.hello.legal_moves != 0;
     if (cmd->u.hello.has_resume) {
         session *s = lobby_session_by_token(l, cmd->u.hello.resume);
         if ((s == NULL || s->ending) && l->cluster != NULL)
@@ -570,6 +571,8 @@ static int dispatch(request *rq)
         return room_move(rq, true);
     case THUE_CMD_MOVE:
         return room_gmove(rq);
+    case THUE_CMD_GET_LEGAL_MOVES:
+        return room_legal_moves(rq);
     case THUE_CMD_RESIGN:
         return room_resign(rq);
     case THUE_CMD_REMATCH:

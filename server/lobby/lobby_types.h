@@ -152,6 +152,7 @@ struct thue_client {
     int rejections;     /* rate_limited answers in a row */
     bool closing;       /* close was asked for: send nothing more */
     bool pw_busy;       /* a set_password or login of this connection is out (passwords.c) */
+    bool legal_moves;   /* hello asked for legal_moves after each room_state */
     /* Several nodes (nodes.c's gate): a message whose per-address limit Redis is asked
      * about, and the messages that came after it, held in order until the answer. */
     struct gate *gate;

@@ -171,11 +171,106 @@ static void fill_state(const room *r, thue_msg *msg, int you)
     mi->reason = running ? THUE_END_NONE : r->greason;
 }
 
+/* ---- legal moves (PROTOCOL.md section 5, "Legal moves") ------------------------------- */
+
+/* The compact JSON array of the moves the player to move may make now, each as its
+ * message says it (Thue: place's {"position":I} or paint's {"symbol":C}; the other
+ * games: move's object); *complete false for a list the game cut (Wythoff's big heaps).
+ * malloc'd, NULL out of memory. */
+static char *legal_text(const room *r, bool *complete)
+{
+    const thue_gamedef *g = r->game;
+    *complete = true;
+    json_t *arr = json_array();
+    if (arr == NULL)
+        return NULL;
+    if (room_match_running(r)) {
+        int max = g->max_moves(&r->gopt);
+        thue_gmove *buf = malloc((size_t)(max > 0 ? max : 1) * sizeof *buf);
+        if (buf == NULL) {
+            json_decref(arr);
+            return NULL;
+        }
+        int n = g->legal_moves(&r->gopt, r->gstate, buf);
+        *complete = !(g->flags & THUE_GAME_CUT_LISTS) || n < max;
+        for (int i = 0; i < n; i++) {
+            json_t *m = r->opt.has_game
+                            ? g->move_json(&r->gopt, &buf[i])
+                            : json_pack("{s:i}", buf[i].v[0] == 0 ? "position" : "symbol",
+                                        buf[i].v[1]);
+            if (m == NULL || json_array_append_new(arr, m) != 0) {
+                free(buf);
+                json_decref(arr);
+                return NULL;
+            }
+        }
+        free(buf);
+    }
+    char *text = json_dumps(arr, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    json_decref(arr);
+    return text;
+}
+
+/* The legal_moves message of r (a room with a match) for `id` (NULL: an unasked one),
+ * encoded; malloc'd, NULL out of memory. */
+static char *legal_message(const room *r, const thue_msg_id *id)
+{
+    thue_msg msg;
+    memset(&msg, 0, sizeof msg);
+    msg.type = THUE_MSG_LEGAL_MOVES;
+    if (id != NULL)
+        msg.id = *id;
+    __typeof__(msg.u.legal_moves) *lm = &msg.u.legal_moves;
+    snprintf(lm->room, sizeof lm->room, "%s", r->id);
+    lm->version = r->version;
+    bool running = room_match_running(r);
+    lm->to_move = running ? room_seat_to_move(r) : -1;
+    snprintf(lm->step, sizeof lm->step, "%s", running ? r->game->step(&r->gopt, r->gstate) : "over");
+    bool complete;
+    char *moves = legal_text(r, &complete);
+    if (moves == NULL)
+        return NULL;
+    lm->complete = complete;
+    lm->moves = moves;
+    char *text = thue_msg_encode(&msg, NULL);
+    free(moves);
+    return text;
+}
+
+static bool wants_legal(const room *r, const session *s)
+{
+    return r->has_match && s != NULL && s->client != NULL && s->client->legal_moves;
+}
+
+/* After a room_state: the legal moves to every member whose connection asked for them
+ * in hello (one encoding for all of them). */
+static void send_legal_all(room *r)
+{
+    char *text = NULL;
+    for (int i = -2; i < r->nspect; i++) {
+        session *s = i < 0 ? r->seats[i + 2].s : r->spect[i];
+        if (!wants_legal(r, s))
+            continue;
+        if (text == NULL && (text = legal_message(r, NULL)) == NULL) {
+            thue_log(THUE_LOG_ERROR, "room %s: out of memory listing legal moves", r->id);
+            return;
+        }
+        lobby_send_text(r->lobby, s->client, text);
+    }
+    free(text);
+}
+
 void room_send_state(room *r, session *s)
 {
     thue_msg msg;
     fill_state(r, &msg, room_seat_of(r, s));
     lobby_send_msg(r->lobby, s, &msg);
+    if (wants_legal(r, s)) {
+        char *text = legal_message(r, NULL);
+        if (text != NULL)
+            lobby_send_text(r->lobby, s->client, text);
+        free(text);
+    }
 }
 
 static void linger_due(uv_timer_t *t)
@@ -275,6 +370,7 @@ void room_changed(room *r)
         lobby_send_text(r->lobby, r->spect[i]->client, text);
     free(mine);
     free(text);
+    send_legal_all(r);
 }
 
 /* ---- rooms: making and removing --------------------------------------------------------- */
@@ -1164,6 +1260,23 @@ int room_gmove(request *rq)
     if (err)
         request_gerr(rq, "move", &e);
     return move_done(rq, r, err);
+}
+
+int room_legal_moves(request *rq)
+{
+    room *r;
+    int seat;
+    int err = member_room(rq, rq->cmd->u.room.room, &r, &seat);
+    if (err)
+        return err;
+    if (!r->has_match)
+        return THUE_PERR_NOT_RUNNING;
+    char *text = legal_message(r, &rq->cmd->id);
+    if (text == NULL)
+        return THUE_PERR_INTERNAL;
+    lobby_send_text(r->lobby, rq->c, text);
+    free(text);
+    return 0;
 }
 
 int room_resign(request *rq)

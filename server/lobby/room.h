@@ -43,6 +43,8 @@ int room_ready(request *rq);
 int room_move(request *rq, bool paint);
 /* `move`: a move of another game than Thue. */
 int room_gmove(request *rq);
+/* `get_legal_moves`: the moves the player to move may make now (any member may ask). */
+int room_legal_moves(request *rq);
 int room_resign(request *rq);
 int room_rematch(request *rq);
 int room_chat(request *rq);
