@@ -192,10 +192,12 @@ static json_t *game_entry(const thue_gamedef *g)
         for (int i = 0; i < g->nbots; i++)
             json_array_append_new(bots, jstr(g->bots[i].name));
     }
-    return json_pack("{s:s,s:s,s:s,s:o,s:s,s:s,s:b,s:b,s:o}", "name", g->name, "title",
+    return json_pack("{s:s,s:s,s:s,s:o,s:s,s:s,s:o,s:o,s:b,s:b,s:o}", "name", g->name, "title",
                      g->title, "summary", g->summary, "options", opts, "move", g->move_doc,
-                     "position", g->position_doc, "acyclic", (g->flags & THUE_GAME_ACYCLIC) != 0,
-                     "draws", (g->flags & THUE_GAME_DRAWS) != 0, "bots", bots);
+                     "position", g->position_doc, "move_schema", thue_game_schema(g, false),
+                     "position_schema", thue_game_schema(g, true), "acyclic",
+                     (g->flags & THUE_GAME_ACYCLIC) != 0, "draws", (g->flags & THUE_GAME_DRAWS) != 0,
+                     "bots", bots);
 }
 
 int cmd_games(int argc, char **argv)

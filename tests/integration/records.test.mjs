@@ -268,7 +268,7 @@ test("/api/games: the registry, Thue first", async () => {
     const bad = await get(server, "/api/matches?player=Ann&game=chess");
     assert.equal(bad.json.error.message, `game must be one of ${games.map((g) => g.name).join(", ")}`);
     for (const g of games) {
-      assert.deepEqual(Object.keys(g), ["name", "title", "summary", "move", "position", "options", "flags", "bots"]);
+      assert.deepEqual(Object.keys(g), ["name", "title", "summary", "move", "position", "move_schema", "position_schema", "options", "flags", "bots"]);
       assert.ok(g.summary.length > 20, g.name);
       for (const o of g.options) {
         assert.deepEqual(Object.keys(o), ["name", "type", "default", "help"]);

@@ -268,9 +268,9 @@ static void test_circle_move_parse_errors(void **state)
         {"{\"from\":2}", "to"},
         {"{\"to\":2}", "from"},
         {"{\"from\":-1,\"to\":2}", "from"},
-        {"{\"from\":8,\"to\":2}", "from"},
+        {"{\"from\":64,\"to\":2}", "from"},
         {"{\"from\":\"2\",\"to\":3}", "from"},
-        {"{\"from\":2,\"to\":8}", "to"},
+        {"{\"from\":2,\"to\":64}", "to"},
         {"{\"from\":2,\"to\":3,\"dir\":0}", "dir"},
         {"{\"from\":2,\"to\":3,\"dir\":2}", "dir"},
         {"{\"from\":2,\"to\":3,\"dir\":\"1\"}", "dir"},
@@ -292,6 +292,11 @@ static void test_circle_move_parse_errors(void **state)
     thue_gmove m;
     thue_gerr e;
     assert_int_equal(G->move_parse(&opt, NULL, &m, &e), THUE_EMOVE);
+    /* A field past this board (8 fields) but on a bigger one is the shape of a move: apply
+     * refuses it as illegal (PROTOCOL.md section 5), and changes nothing. */
+    json_t *j = json_loads("{\"from\":8,\"to\":2}", 0, NULL);
+    assert_int_equal(G->move_parse(&opt, j, &m, &e), 0);
+    json_decref(j);
 }
 
 /* A move that must be refused with `code` and `field`, leaving s as it was. */
@@ -320,6 +325,19 @@ static void played(const thue_gopt *opt, thue_circle_state *s, int player, const
     char bt[THUE_CIRCLE_FIELDS_MAX + 1];
     board_text(s, bt);
     assert_string_equal(bt, board_after);
+}
+
+/* A field past this board but on a bigger one: apply's illegal move, nothing changed. */
+static void test_circle_field_past_board(void **state)
+{
+    (void)state;
+    thue_gopt opt;
+    opts("{\"fields\":8,\"start\":\"W...B...\"}", &opt);
+    thue_circle_state s;
+    G->start(&opt, 1, &s);
+    refused(&opt, &s, 0, "{\"from\":8,\"to\":2}", THUE_EILLEGAL, "from");
+    refused(&opt, &s, 0, "{\"from\":0,\"to\":63}", THUE_EILLEGAL, "to");
+    played(&opt, &s, 0, "{\"from\":0,\"to\":2}", "..W.B...");
 }
 
 static void test_circle_move_semantics(void **state)
@@ -614,6 +632,7 @@ int main(void)
         cmocka_unit_test(test_circle_options_errors),
         cmocka_unit_test(test_circle_start),
         cmocka_unit_test(test_circle_move_parse_errors),
+        cmocka_unit_test(test_circle_field_past_board),
         cmocka_unit_test(test_circle_move_semantics),
         cmocka_unit_test(test_circle_move_wrap_up),
         cmocka_unit_test(test_circle_no_moves_and_cap),

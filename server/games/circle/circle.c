@@ -291,7 +291,10 @@ static int circle_move_parse(const thue_gopt *o, const json_t *j, thue_gmove *m,
         return THUE_EMOVE;
     const json_t *fj = json_object_get(j, "from"), *tj = json_object_get(j, "to");
     const json_t *dj = json_object_get(j, "dir");
-    int n = OPT(o)->n;
+    /* The shape's bounds are the game's (no circle has more fields), not this board's:
+     * a field past this board is apply's illegal move (PROTOCOL.md section 5). */
+    (void)o;
+    int n = THUE_CIRCLE_FIELDS_MAX;
     if (!json_is_integer(fj) || json_integer_value(fj) < 0 || json_integer_value(fj) >= n)
         return thue_gerr_set(e, THUE_EMOVE, "from", "from is a field number 0..%d", n - 1);
     if (!json_is_integer(tj) || json_integer_value(tj) < 0 || json_integer_value(tj) >= n)
