@@ -196,8 +196,8 @@ static json_t *game_entry(const thue_gamedef *g)
                      g->title, "summary", g->summary, "options", opts, "move", g->move_doc,
                      "position", g->position_doc, "move_schema", thue_game_schema(g, false),
                      "position_schema", thue_game_schema(g, true), "acyclic",
-                     (g->flags & THUE_GAME_ACYCLIC) != 0, "draws", (g->flags & THUE_GAME_DRAWS) != 0,
-                     "bots", bots);
+                     (g->flags & THUE_GAME_ACYCLIC) != 0, "draws",
+                     (g->flags & THUE_GAME_DRAWS) != 0, "bots", bots);
 }
 
 int cmd_games(int argc, char **argv)

@@ -114,10 +114,11 @@ static const char rims_position[] =
     "\"maxItems\":" S(THUE_RIMS_REGIONS_MAX) "},"
     "\"to_move\":" SEAT ",\"moves\":" COUNT "}}";
 
-/* ---- the circle game and Northcott's ---------------------------------------------------------- */
+/* ---- the circle game and Northcott's ------------------------------------------------ */
 
 #define THUE_CIRCLE_FIELDS_MAX_M1 63
-_Static_assert(THUE_CIRCLE_FIELDS_MAX_M1 + 1 == THUE_CIRCLE_FIELDS_MAX, "the circle schema's bounds");
+_Static_assert(THUE_CIRCLE_FIELDS_MAX_M1 + 1 == THUE_CIRCLE_FIELDS_MAX,
+               "the circle schema's bounds");
 
 static const char circle_move[] =
     "{" HEAD "\"title\":\"a circle game move\",\"type\":\"object\",\"required\":[\"from\",\"to\"],"
@@ -199,7 +200,7 @@ static const char dots_position[] =
     "\"type\":\"boolean\"},"
     "\"moves\":" COUNT "}}";
 
-/* ---- the table -------------------------------------------------------------------------------- */
+/* ---- the table ---------------------------------------------------------------------------- */
 
 static const struct {
     const char *game, *move, *position;

@@ -225,7 +225,8 @@ static char *legal_message(const room *r, const thue_msg_id *id)
     lm->version = r->version;
     bool running = room_match_running(r);
     lm->to_move = running ? room_seat_to_move(r) : -1;
-    snprintf(lm->step, sizeof lm->step, "%s", running ? r->game->step(&r->gopt, r->gstate) : "over");
+    snprintf(lm->step, sizeof lm->step, "%s",
+             running ? r->game->step(&r->gopt, r->gstate) : "over");
     bool complete;
     char *moves = legal_text(r, &complete);
     if (moves == NULL)

@@ -517,8 +517,9 @@ static json_t *game_entry(const thue_gamedef *g)
     }
     return json_pack("{s:s,s:s,s:s,s:s,s:s,s:o,s:o,s:o,s:{s:b,s:b},s:o}", "name", g->name,
                      "title", g->title, "summary", g->summary, "move", g->move_doc, "position",
-                     g->position_doc ? g->position_doc : "", "move_schema", thue_game_schema(g, false),
-                     "position_schema", thue_game_schema(g, true), "options", options, "flags",
+                     g->position_doc ? g->position_doc : "", "move_schema",
+                     thue_game_schema(g, false), "position_schema", thue_game_schema(g, true),
+                     "options", options, "flags",
                      "acyclic", (g->flags & THUE_GAME_ACYCLIC) != 0, "draws",
                      (g->flags & THUE_GAME_DRAWS) != 0, "bots", bots);
 }
