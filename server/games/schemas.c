@@ -38,7 +38,7 @@
 /* 2^53 - 1: Wythoff's heaps (JavaScript's safe integers). */
 #define BIG "9007199254740991"
 
-/* ---- Thue -------------------------------------------------------------------------------- */
+/* ---- Thue ---------------------------------------------------------------------------- */
 
 #define THUE_K_MAX_M1 63
 #define SCHEMA_WORD_MAX 10001
@@ -77,7 +77,7 @@ static const char thue_position[] =
     "\"word\":{\"anyOf\":[{\"type\":\"null\"}," THUE_WORD "]}}}},"
     "\"moves\":" COUNT "}}";
 
-/* ---- Nim and Rims -------------------------------------------------------------------------- */
+/* ---- Nim and Rims -------------------------------------------------------------------- */
 
 #define THUE_NIM_HEAPS_MAX_M1 15
 _Static_assert(THUE_NIM_HEAPS_MAX_M1 + 1 == THUE_NIM_HEAPS_MAX, "the Nim schema's bounds");
@@ -114,7 +114,7 @@ static const char rims_position[] =
     "\"maxItems\":" S(THUE_RIMS_REGIONS_MAX) "},"
     "\"to_move\":" SEAT ",\"moves\":" COUNT "}}";
 
-/* ---- the circle game and Northcott's ------------------------------------------------ */
+/* ---- the circle game and Northcott's ------------------------------------------------- */
 
 #define THUE_CIRCLE_FIELDS_MAX_M1 63
 _Static_assert(THUE_CIRCLE_FIELDS_MAX_M1 + 1 == THUE_CIRCLE_FIELDS_MAX,
@@ -156,7 +156,7 @@ static const char northcott_position[] =
     "\"black\":" INTS("0", S(THUE_NORTHCOTT_COLS_MAX_M1), "1", S(THUE_NORTHCOTT_ROWS_MAX)) ","
     "\"to_move\":" SEAT ",\"moves\":" COUNT "}}";
 
-/* ---- Wythoff's game ----------------------------------------------------------------------- */
+/* ---- Wythoff's game ------------------------------------------------------------------ */
 
 static const char wythoff_move[] =
     "{" HEAD "\"title\":\"a Wythoff move\",\"type\":\"object\",\"required\":[\"take\"],"
@@ -170,7 +170,7 @@ static const char wythoff_position[] =
     "\"heaps\":" INTS("0", BIG, "2", "2") ","
     "\"to_move\":" SEAT ",\"moves\":" COUNT ",\"a\":" INT("1", "1000") "}}";
 
-/* ---- dots and boxes ------------------------------------------------------------------------- */
+/* ---- dots and boxes ------------------------------------------------------------------ */
 
 #define DOTS_MOVE_PROPS                                                                         \
     "\"properties\":{\"dir\":{\"enum\":[\"h\",\"v\"]},\"row\":" INT("0", S(THUE_DOTS_SIDE_MAX)) \
@@ -200,7 +200,7 @@ static const char dots_position[] =
     "\"type\":\"boolean\"},"
     "\"moves\":" COUNT "}}";
 
-/* ---- the table ---------------------------------------------------------------------------- */
+/* ---- the table ----------------------------------------------------------------------- */
 
 static const struct {
     const char *game, *move, *position;
