@@ -1,0 +1,58 @@
+/*
+ * review.h: the exact review of a finished match of a one-game game (every game but
+ * Thue): for each move, the exact value of the position before it and after it for the
+ * player who made it, a verdict, and a move that keeps the value (issue 33, "Exact review
+ * of a finished match"; the API and the browser build on it).
+ *
+ * Values are the perfect bot's (gbot.h: the game's `perfect` member, or the generic
+ * solver for an acyclic game): 1 a win, 0 a draw, -1 a loss for the mover, with best
+ * play from both sides; THUE_REVIEW_UNKNOWN where the solver cannot decide within the
+ * limits given per position. Verdicts compare after with before: the same value is
+ * `best` (no move could do better), one step down (a win let go to a draw, a draw to a
+ * loss) a `mistake`, two (a win to a loss) a `blunder`; either value unknown, `unknown`.
+ * (`good`, a move that keeps the result but not the margin, belongs to the games with
+ * margins: Thue's points, dots and boxes' boxes.)
+ *
+ * Pure apart from the search's own memory: any thread may call it (the worker pool's).
+ */
+#ifndef THUE_SEARCH_REVIEW_H
+#define THUE_SEARCH_REVIEW_H
+
+#include "games/game.h"
+#include "search/limits.h"
+
+#define THUE_REVIEW_UNKNOWN (-2)
+
+typedef enum {
+    THUE_VERDICT_BEST = 0,
+    THUE_VERDICT_GOOD,
+    THUE_VERDICT_MISTAKE,
+    THUE_VERDICT_BLUNDER,
+    THUE_VERDICT_UNKNOWN
+} thue_verdict;
+
+/* "best", "good", "mistake", "blunder", "unknown"; NULL for another value. */
+const char *thue_verdict_name(thue_verdict v);
+
+typedef struct thue_review_move {
+    int player;          /* the game's player (0 or 1) who made the move */
+    int before, after;   /* -1/0/1 for that player, or THUE_REVIEW_UNKNOWN */
+    thue_verdict verdict;
+    int has_best;        /* best is a move that keeps `before` (known before only) */
+    thue_gmove best;
+} thue_review_move;
+
+/*
+ * Reviews the n moves played from start (a state of g with opt). out[0..n-1] get one
+ * entry per move. lim (may be NULL) bounds each position's solve (its node_budget,
+ * think_ms, stop flag, yield hook and memory); a position it cannot decide is unknown.
+ * Returns 0; THUE_EINVAL when g has no perfect play (thue_gbot_has_perfect), n < 0, or a
+ * move is refused by the rules (a record that does not replay: out then holds the moves
+ * before it); THUE_ENOMEM. *solved (may be NULL) gets how many of the n + 1 positions
+ * got an exact value.
+ */
+int thue_review(const thue_gamedef *g, const thue_gopt *opt, const void *start,
+                const thue_gmove *moves, int n, const thue_bot_limits *lim,
+                thue_review_move *out, int *solved);
+
+#endif
