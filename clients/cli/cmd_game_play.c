@@ -58,6 +58,7 @@ typedef struct match {
     /* The end. */
     int over, winner; /* winner -1: a draw */
     const char *why;  /* the game's reason, "move_cap", "resign" or "abandon" */
+    char failed[200]; /* a bot failed: why, when it said (gbot.h's result why) */
 } match;
 
 static char *state_text(const match *m)
@@ -203,8 +204,10 @@ static int bot_move(match *m, int who, thue_gmove *played, double *ms)
     uint64_t seed = mix64(m->seed ^ mix64((uint64_t)m->moves + 0x51ull));
     thue_gbot_result r;
     int err = thue_gbot_choose(m->g, &m->opt, m->st, &m->seat[who].spec, seed, &m->lim, &r);
-    if (err)
+    if (err) {
+        snprintf(m->failed, sizeof m->failed, "%s", r.why);
         return err;
+    }
     thue_gerr e;
     memset(&e, 0, sizeof e);
     err = m->g->apply(&m->opt, m->st, who, &r.move, &e);
@@ -383,9 +386,9 @@ int cmd_local_game(const char *game, int argc, char **argv)
     fprintf(m.out, "%s moves first. Type 'help' at a prompt.\n", m.seat[0].name);
     int err = play(&m);
     if (err) {
-        fprintf(stderr, "thue local: a bot failed: %s\n",
-                err == THUE_ETOOBIG ? "perfect could not decide a position in time"
-                                    : thue_strerror(err));
+        fprintf(stderr, "thue local: a bot failed: %s%s%s\n",
+                err == THUE_ETOOBIG ? "perfect could not decide a position" : thue_strerror(err),
+                m.failed[0] ? ": " : err == THUE_ETOOBIG ? " in time" : "", m.failed);
         free(o);
         json_decref(m.record);
         free(m.st);
@@ -563,10 +566,11 @@ int cmd_arena_game(const char *game, int argc, char **argv)
                 m.over = 0;
                 int err = play(&m);
                 if (err) {
-                    fprintf(stderr, "thue arena: %s against %s, game %d: %s\n", names[a], names[b],
-                            gi,
+                    fprintf(stderr, "thue arena: %s against %s, game %d: %s%s%s\n", names[a],
+                            names[b], gi,
                             err == THUE_ETOOBIG ? "perfect could not decide a position"
-                                                : thue_strerror(err));
+                                                : thue_strerror(err),
+                            m.failed[0] ? ": " : "", m.failed);
                     json_decref(pairs);
                     free(m.st);
                     return 1;

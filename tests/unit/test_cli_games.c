@@ -5,7 +5,8 @@
  * Nim's answers are checked against Bouton's rule computed here (nim-sum; misere: the
  * same while a heap holds 2 or more, else an even number of one-token heaps wins), and
  * every move the program prints is replayed here on plain heaps, so nothing trusts the
- * program's own judgement.
+ * program's own judgement. The reasons perfect gives for a refusal are checked on single
+ * positions.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -251,6 +252,21 @@ static void test_solve_nim_values(void **state)
     run_free(&r);
 }
 
+/* A refusal says why: Northcott's perfect near its cap blames the cap, not a budget. */
+static void test_solve_refusals_say_why(void **state)
+{
+    (void)state;
+    run_result r = run("solve", "--game", "northcott", "--options",
+                       "{\"rows\":2,\"cols\":6,\"move_cap\":10}", "--position",
+                       "{\"white\":[0,0],\"black\":[5,3],\"to_move\":0,\"moves\":8}", NULL);
+    assert_status(&r, 1);
+    assert_contains(r.err, "the move cap is 2 moves away");
+    assert_contains(r.err, "the cap could decide");
+    assert_true(strstr(r.err, "budget") == NULL);
+    assert_true(r.out[0] == '\0');
+    run_free(&r);
+}
+
 static void test_bad_arguments(void **state)
 {
     (void)state;
@@ -451,6 +467,7 @@ int main(void)
         cmocka_unit_test(test_bestmove_nim_perfect),
         cmocka_unit_test(test_bestmove_other_bots),
         cmocka_unit_test(test_solve_nim_values),
+        cmocka_unit_test(test_solve_refusals_say_why),
         cmocka_unit_test(test_bad_arguments),
         cmocka_unit_test(test_thue_unchanged_and_help),
         cmocka_unit_test(test_local_human_refused_and_reasked),

@@ -486,7 +486,7 @@ static void test_dots_strong_stopped(void **state)
     memset(&s, 0, sizeof s);
     memset(s.owner, -1, sizeof s.owner);
     int calls = 0;
-    thue_gctl stopper = {stop_now, NULL, NULL, &calls};
+    thue_gctl stopper = {.must_stop = stop_now, .arg = &calls};
     int l = thue__dots_strong(&o, &s, 5, &stopper);
     assert_true(l >= 0 && l < thue_dots_nlines(4, 4));
     thue_dots_opt o3 = mkopt(3, 3, false);
