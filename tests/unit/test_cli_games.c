@@ -5,8 +5,8 @@
  * Nim's answers are checked against Bouton's rule computed here (nim-sum; misere: the
  * same while a heap holds 2 or more, else an even number of one-token heaps wins), and
  * every move the program prints is replayed here on plain heaps, so nothing trusts the
- * program's own judgement. The reasons perfect gives for a refusal are checked on single
- * positions.
+ * program's own judgement. The circle game's move cap and the reasons perfect gives
+ * for a refusal are checked on single positions.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -252,6 +252,32 @@ static void test_solve_nim_values(void **state)
     run_free(&r);
 }
 
+/* The circle game's move cap (issue "The games' tools"): a win that only comes after the
+ * cap is a draw. From "WW..B.." white wins, but not within the 2 moves left of 12. */
+static void test_solve_circle_near_the_cap(void **state)
+{
+    (void)state;
+    const char *opts = "{\"fields\":7,\"move_cap\":12}";
+    run_result r = run("solve", "--game", "circle", "--options", opts, "--position",
+                       "{\"board\":\"WW..B..\",\"moves\":10}", "--line", "5", "--json", NULL);
+    assert_status(&r, 0);
+    json_t *j = parse(r.out);
+    assert_int_equal(json_integer_value(json_object_get(j, "value")), 0);
+    /* the line ends at the cap: the two moves left */
+    assert_int_equal(json_array_size(json_object_get(j, "pv")), 2);
+    json_decref(j);
+    run_free(&r);
+    /* With the whole cap ahead the same board is white's win, carried out in the line. */
+    r = run("solve", "--game", "circle", "--options", opts, "--position",
+            "{\"board\":\"WW..B..\",\"moves\":0}", "--line", "12", "--json", NULL);
+    assert_status(&r, 0);
+    j = parse(r.out);
+    assert_int_equal(json_integer_value(json_object_get(j, "value")), 1);
+    assert_true(json_array_size(json_object_get(j, "pv")) % 2 == 1); /* white moves last */
+    json_decref(j);
+    run_free(&r);
+}
+
 /* A refusal says why: Northcott's perfect near its cap blames the cap, not a budget. */
 static void test_solve_refusals_say_why(void **state)
 {
@@ -467,6 +493,7 @@ int main(void)
         cmocka_unit_test(test_bestmove_nim_perfect),
         cmocka_unit_test(test_bestmove_other_bots),
         cmocka_unit_test(test_solve_nim_values),
+        cmocka_unit_test(test_solve_circle_near_the_cap),
         cmocka_unit_test(test_solve_refusals_say_why),
         cmocka_unit_test(test_bad_arguments),
         cmocka_unit_test(test_thue_unchanged_and_help),
