@@ -12,8 +12,9 @@
  *            else, for a game marked THUE_GAME_ACYCLIC, an exact negamax with alpha-beta
  *            and a transposition table (gsolve.c), which gives up (THUE_ETOOBIG) past its
  *            node or memory budget or the limits; a spec with legal_if_undecided then
- *            plays the game's quick `fallback` move (game.h), or the first legal move
- *            where it has none, marked not exact.
+ *            plays the game's quick `fallback` move (game.h; dots: its heuristic, circle:
+ *            the analysis without the cap), or the first legal move where it has none,
+ *            marked not exact.
  *
  * The bots call the game only through its table (legal_moves, apply, result, to_move,
  * hash, perfect) and copy states with memcpy, as game.h allows. Nothing here touches

@@ -278,7 +278,8 @@ static void test_solve_circle_near_the_cap(void **state)
     run_free(&r);
 }
 
-/* A refusal says why: Northcott's perfect near its cap blames the cap, not a budget. */
+/* A refusal says why: Northcott's perfect near its cap blames the cap, not a budget; dots'
+ * perfect beyond its bound says what it decides. */
 static void test_solve_refusals_say_why(void **state)
 {
     (void)state;
@@ -290,6 +291,16 @@ static void test_solve_refusals_say_why(void **state)
     assert_contains(r.err, "the cap could decide");
     assert_true(strstr(r.err, "budget") == NULL);
     assert_true(r.out[0] == '\0');
+    run_free(&r);
+    /* Dots and boxes on 3x4 from the start (31 lines): refused at once, saying what perfect
+     * decides (it ran for minutes, the generic solver trying behind it). */
+    const char *args[] = {"solve", "--game", "dots", "--options", "{\"rows\":3,\"cols\":4}",
+                          "--position", "{}", NULL};
+    int sig = 0;
+    r = run_argv_limited("", 0, args, 60, &sig);
+    assert_int_equal(sig, 0);
+    assert_status(&r, 1);
+    assert_contains(r.err, "31 lines are undrawn; perfect decides dots positions with at most 30");
     run_free(&r);
 }
 
