@@ -27,6 +27,9 @@
 #include "base/errors.h"
 
 #define NAME_LEN 40
+/* A seat's name: --names gives at most NAME_LEN characters; a default name is a bot's
+ * whole spec (gbot.h's canonical text) and maybe its seat. */
+#define SEAT_NAME_MAX 200
 #define LINE_BUF 1024
 #define MAX_MOVES_DEFAULT 10000
 
@@ -40,7 +43,7 @@ static uint64_t mix64(uint64_t x)
 typedef struct seat {
     int bot; /* 0: a human */
     thue_gbot_spec spec;
-    char name[NAME_LEN + 1];
+    char name[SEAT_NAME_MAX];
 } seat;
 
 typedef struct match {
@@ -286,7 +289,9 @@ static const char local_usage[] =
     "  --white X        player 0: human (default) or a bot SPEC: random,\n"
     "                   uct[:iterations=N,ms=T,playout=M,c=X] or perfect\n"
     "  --black X        player 1, the same way\n"
-    "  --names A,B      the players' names (default \"White,Black\", or a bot's spec)\n"
+    "  --names A,B      the players' names, 1..40 characters each (default: what plays\n"
+    "                   each seat, a bot's spec or White/Black for a human; the same bot\n"
+    "                   in both seats is \"SPEC (White)\" and \"SPEC (Black)\")\n"
     "  --seed S         seed of the start position (where the options ask for a random\n"
     "                   one) and of the bots' choices (default: the clock)\n"
     "  --think-ms T     a bot's time limit per move in ms (default 5000)\n"
@@ -328,16 +333,23 @@ static void set_names(match *m, const char *names)
             cli_usage_error("local", "--names: the two names must differ");
         return;
     }
+    /* The default: each seat is named for what plays it, both the same way: a bot by its
+     * spec, a human by the seat; the same bot in both seats adds the seat to both. */
+    static const char *const seat_name[2] = {"White", "Black"};
+    char spec[2][160] = {"", ""};
     for (int p = 0; p < 2; p++) {
-        char spec[160] = "";
         if (m->seat[p].bot)
-            thue_gbot_spec_format(&m->seat[p].spec, spec, sizeof spec);
-        if (!m->seat[p].bot || strlen(spec) > NAME_LEN ||
-            (p == 1 && strcmp(spec, m->seat[0].name) == 0))
-            snprintf(spec, sizeof spec, "%s", p == 0 ? "White" : "Black");
-        /* spec fits (checked above); the precision says so to the compiler too */
-        snprintf(m->seat[p].name, sizeof m->seat[p].name, "%.*s",
-                 (int)(sizeof m->seat[p].name - 1), spec);
+            thue_gbot_spec_format(&m->seat[p].spec, spec[p], sizeof spec[p]);
+        else
+            snprintf(spec[p], sizeof spec[p], "%s", seat_name[p]);
+    }
+    int same = strcmp(spec[0], spec[1]) == 0;
+    for (int p = 0; p < 2; p++) {
+        if (same)
+            snprintf(m->seat[p].name, sizeof m->seat[p].name, "%.159s (%s)", spec[p],
+                     seat_name[p]);
+        else
+            snprintf(m->seat[p].name, sizeof m->seat[p].name, "%.159s", spec[p]);
     }
 }
 

@@ -448,6 +448,43 @@ static void test_local_human_refused_and_reasked(void **state)
     run_free(&r);
 }
 
+/* Default names say what plays each seat, the same way for both (the issue: two random
+ * seats were "random" and "Black"): a bot its whole spec, a human the seat; the same bot
+ * in both seats adds the seat to both. The result names one of them. */
+static void test_local_default_names(void **state)
+{
+    (void)state;
+    run_result r = run("local", "--game", "nim", "--white", "random", "--black", "random",
+                       "--seed", "3", "--json", NULL);
+    assert_status(&r, 0);
+    json_t *j = parse(r.out);
+    const json_t *pl = json_object_get(j, "players");
+    assert_string_equal(json_string_value(json_array_get(pl, 0)), "random (White)");
+    assert_string_equal(json_string_value(json_array_get(pl, 1)), "random (Black)");
+    const char *winner =
+        json_string_value(json_object_get(json_object_get(j, "result"), "winner"));
+    assert_non_null(winner);
+    assert_true(strcmp(winner, "random (White)") == 0 || strcmp(winner, "random (Black)") == 0);
+    json_decref(j);
+    assert_contains(r.err, "random (Black) (player 1) is the bot random");
+    run_free(&r);
+    /* A long spec is the name whole (it was "White", like a human's). */
+    r = run("local", "--game", "nim", "--white", "uct:iterations=30", "--black", "random",
+            "--seed", "3", "--json", NULL);
+    assert_status(&r, 0);
+    j = parse(r.out);
+    pl = json_object_get(j, "players");
+    assert_string_equal(json_string_value(json_array_get(pl, 0)),
+                        "uct:iterations=30,playout=100,c=1.4142135623730951");
+    assert_string_equal(json_string_value(json_array_get(pl, 1)), "random");
+    json_decref(j);
+    run_free(&r);
+    /* A human is the seat. */
+    r = run_in("resign\n", "local", "--game", "nim", "--black", "random", "--json", NULL);
+    assert_contains(r.out, "\"players\":[\"White\",\"random\"]");
+    run_free(&r);
+}
+
 /* ---- arena ------------------------------------------------------------------------------ */
 
 static void test_arena_perfect_never_loses_a_won_start(void **state)
@@ -509,6 +546,7 @@ int main(void)
         cmocka_unit_test(test_bad_arguments),
         cmocka_unit_test(test_thue_unchanged_and_help),
         cmocka_unit_test(test_local_human_refused_and_reasked),
+        cmocka_unit_test(test_local_default_names),
         cmocka_unit_test(test_arena_perfect_never_loses_a_won_start),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
