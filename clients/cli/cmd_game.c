@@ -145,11 +145,13 @@ static const char games_usage[] =
     "Lists every game the server and these tools know: its name (for --game), title,\n"
     "rules in one sentence, options (for --options: name, type, default, what it does),\n"
     "the JSON shapes of a move and of a position (for --position), whether every line of\n"
-    "play ends (acyclic) and whether a match can be drawn, and the bots it accepts.\n"
+    "play ends (acyclic) and whether a match can be drawn, and the bots it accepts (with\n"
+    "what its perfect bot decides, where the game says).\n"
     "\n"
     "  --json   print {\"games\":[{\"name\":N,\"title\":T,\"summary\":S,\"options\":[{\"name\":O,\n"
     "           \"type\":T,\"default\":V,\"help\":H},...],\"move\":M,\"position\":P,\n"
-    "           \"acyclic\":B,\"draws\":B,\"bots\":[...]},...]}\n"
+    "           \"acyclic\":B,\"draws\":B,\"bots\":[...],\"perfect\":H},...]}: perfect (where\n"
+    "           the game says) is what its perfect bot decides and what it refuses\n"
     "\n"
     "Exit status: 0, 2 bad arguments.\n";
 
@@ -192,12 +194,15 @@ static json_t *game_entry(const thue_gamedef *g)
         for (int i = 0; i < g->nbots; i++)
             json_array_append_new(bots, jstr(g->bots[i].name));
     }
-    return json_pack("{s:s,s:s,s:s,s:o,s:s,s:s,s:o,s:o,s:b,s:b,s:o}", "name", g->name, "title",
-                     g->title, "summary", g->summary, "options", opts, "move", g->move_doc,
-                     "position", g->position_doc, "move_schema", thue_game_schema(g, false),
-                     "position_schema", thue_game_schema(g, true), "acyclic",
-                     (g->flags & THUE_GAME_ACYCLIC) != 0, "draws",
-                     (g->flags & THUE_GAME_DRAWS) != 0, "bots", bots);
+    json_t *entry = json_pack(
+        "{s:s,s:s,s:s,s:o,s:s,s:s,s:o,s:o,s:b,s:b,s:o}", "name", g->name, "title", g->title,
+        "summary", g->summary, "options", opts, "move", g->move_doc, "position", g->position_doc,
+        "move_schema", thue_game_schema(g, false), "position_schema", thue_game_schema(g, true),
+        "acyclic", (g->flags & THUE_GAME_ACYCLIC) != 0, "draws", (g->flags & THUE_GAME_DRAWS) != 0,
+        "bots", bots);
+    if (entry != NULL && g->perfect_help != NULL)
+        json_object_set_new(entry, "perfect", jstr(g->perfect_help));
+    return entry;
 }
 
 int cmd_games(int argc, char **argv)
@@ -229,6 +234,11 @@ int cmd_games(int argc, char **argv)
             for (int b = 0; b < g->nbots; b++)
                 printf(", %s", g->bots[b].name);
             printf("\n");
+            if (g->perfect_help != NULL)
+                printf("    %-9s %s\n", "perfect", g->perfect_help);
+            if (g->perfect_help != NULL && g->fallback != NULL)
+                printf("    %-9s a room's perfect bot plays, where perfect refuses: %s\n", "",
+                       g->fallback->help);
             for (int b = 0; b < g->nbots; b++)
                 printf("    %-9s %s\n", g->bots[b].name, g->bots[b].help);
         } else
@@ -280,12 +290,16 @@ static void game_limits(const char *cmd, const char *think, const char *ntext, t
         cli_usage_error(cmd, "--max-nodes must be at least 1");
 }
 
-/* Exits for a bot error (usage for a position that is over). */
-static void bot_failed(const char *cmd, int err)
+/* Exits for a bot error (usage for a position that is over); why is the game's or the
+ * solver's reason for a refusal ("" when none was given). */
+static void bot_failed(const char *cmd, int err, const char *why)
 {
     if (err == THUE_EOVER)
         cli_usage_error(cmd, "the position is over: there is no move to make");
-    if (err == THUE_ETOOBIG)
+    if (err == THUE_ETOOBIG && why[0] != '\0')
+        fprintf(stderr, "thue %s: perfect cannot decide this position: %s (try uct)\n", cmd,
+                why);
+    else if (err == THUE_ETOOBIG)
         fprintf(stderr,
                 "thue %s: perfect could not decide this position within its budget or "
                 "time (try uct)\n",
@@ -345,7 +359,7 @@ int cmd_bestmove_game(const char *game, int argc, char **argv)
         err = thue_gbot_choose(g, &opt, st, &spec, seed, &lim, &res);
     }
     if (err)
-        bot_failed("bestmove", err);
+        bot_failed("bestmove", err, res.why);
     char name[160];
     thue_gbot_spec_format(&spec, name, sizeof name);
     char *mv = cli_json_text(g->move_json(&opt, &res.move));
@@ -423,7 +437,7 @@ int cmd_solve_game(const char *game, int argc, char **argv)
     thue_gbot_result res;
     int err = thue_gbot_choose(g, &opt, st, &spec, 1, &lim, &res);
     if (err)
-        bot_failed("solve", err);
+        bot_failed("solve", err, res.why);
     int value = res.value;
     uint64_t nodes = res.nodes;
     double ms = res.ms;

@@ -27,6 +27,9 @@
 #include "base/errors.h"
 
 #define NAME_LEN 40
+/* A seat's name: --names gives at most NAME_LEN characters; a default name is a bot's
+ * whole spec (gbot.h's canonical text) and maybe its seat. */
+#define SEAT_NAME_MAX 200
 #define LINE_BUF 1024
 #define MAX_MOVES_DEFAULT 10000
 
@@ -40,7 +43,7 @@ static uint64_t mix64(uint64_t x)
 typedef struct seat {
     int bot; /* 0: a human */
     thue_gbot_spec spec;
-    char name[NAME_LEN + 1];
+    char name[SEAT_NAME_MAX];
 } seat;
 
 typedef struct match {
@@ -58,6 +61,7 @@ typedef struct match {
     /* The end. */
     int over, winner; /* winner -1: a draw */
     const char *why;  /* the game's reason, "move_cap", "resign" or "abandon" */
+    char failed[200]; /* a bot failed: why, when it said (gbot.h's result why) */
 } match;
 
 static char *state_text(const match *m)
@@ -203,8 +207,10 @@ static int bot_move(match *m, int who, thue_gmove *played, double *ms)
     uint64_t seed = mix64(m->seed ^ mix64((uint64_t)m->moves + 0x51ull));
     thue_gbot_result r;
     int err = thue_gbot_choose(m->g, &m->opt, m->st, &m->seat[who].spec, seed, &m->lim, &r);
-    if (err)
+    if (err) {
+        snprintf(m->failed, sizeof m->failed, "%s", r.why);
         return err;
+    }
     thue_gerr e;
     memset(&e, 0, sizeof e);
     err = m->g->apply(&m->opt, m->st, who, &r.move, &e);
@@ -283,7 +289,9 @@ static const char local_usage[] =
     "  --white X        player 0: human (default) or a bot SPEC: random,\n"
     "                   uct[:iterations=N,ms=T,playout=M,c=X] or perfect\n"
     "  --black X        player 1, the same way\n"
-    "  --names A,B      the players' names (default \"White,Black\", or a bot's spec)\n"
+    "  --names A,B      the players' names, 1..40 characters each (default: what plays\n"
+    "                   each seat, a bot's spec or White/Black for a human; the same bot\n"
+    "                   in both seats is \"SPEC (White)\" and \"SPEC (Black)\")\n"
     "  --seed S         seed of the start position (where the options ask for a random\n"
     "                   one) and of the bots' choices (default: the clock)\n"
     "  --think-ms T     a bot's time limit per move in ms (default 5000)\n"
@@ -325,16 +333,23 @@ static void set_names(match *m, const char *names)
             cli_usage_error("local", "--names: the two names must differ");
         return;
     }
+    /* The default: each seat is named for what plays it, both the same way: a bot by its
+     * spec, a human by the seat; the same bot in both seats adds the seat to both. */
+    static const char *const seat_name[2] = {"White", "Black"};
+    char spec[2][160] = {"", ""};
     for (int p = 0; p < 2; p++) {
-        char spec[160] = "";
         if (m->seat[p].bot)
-            thue_gbot_spec_format(&m->seat[p].spec, spec, sizeof spec);
-        if (!m->seat[p].bot || strlen(spec) > NAME_LEN ||
-            (p == 1 && strcmp(spec, m->seat[0].name) == 0))
-            snprintf(spec, sizeof spec, "%s", p == 0 ? "White" : "Black");
-        /* spec fits (checked above); the precision says so to the compiler too */
-        snprintf(m->seat[p].name, sizeof m->seat[p].name, "%.*s",
-                 (int)(sizeof m->seat[p].name - 1), spec);
+            thue_gbot_spec_format(&m->seat[p].spec, spec[p], sizeof spec[p]);
+        else
+            snprintf(spec[p], sizeof spec[p], "%s", seat_name[p]);
+    }
+    int same = strcmp(spec[0], spec[1]) == 0;
+    for (int p = 0; p < 2; p++) {
+        if (same)
+            snprintf(m->seat[p].name, sizeof m->seat[p].name, "%.159s (%s)", spec[p],
+                     seat_name[p]);
+        else
+            snprintf(m->seat[p].name, sizeof m->seat[p].name, "%.159s", spec[p]);
     }
 }
 
@@ -383,9 +398,9 @@ int cmd_local_game(const char *game, int argc, char **argv)
     fprintf(m.out, "%s moves first. Type 'help' at a prompt.\n", m.seat[0].name);
     int err = play(&m);
     if (err) {
-        fprintf(stderr, "thue local: a bot failed: %s\n",
-                err == THUE_ETOOBIG ? "perfect could not decide a position in time"
-                                    : thue_strerror(err));
+        fprintf(stderr, "thue local: a bot failed: %s%s%s\n",
+                err == THUE_ETOOBIG ? "perfect could not decide a position" : thue_strerror(err),
+                m.failed[0] ? ": " : err == THUE_ETOOBIG ? " in time" : "", m.failed);
         free(o);
         json_decref(m.record);
         free(m.st);
@@ -563,10 +578,11 @@ int cmd_arena_game(const char *game, int argc, char **argv)
                 m.over = 0;
                 int err = play(&m);
                 if (err) {
-                    fprintf(stderr, "thue arena: %s against %s, game %d: %s\n", names[a], names[b],
-                            gi,
+                    fprintf(stderr, "thue arena: %s against %s, game %d: %s%s%s\n", names[a],
+                            names[b], gi,
                             err == THUE_ETOOBIG ? "perfect could not decide a position"
-                                                : thue_strerror(err));
+                                                : thue_strerror(err),
+                            m.failed[0] ? ": " : "", m.failed);
                     json_decref(pairs);
                     free(m.st);
                     return 1;

@@ -49,8 +49,9 @@ static const char usage[] =
     "  --first P      who builds in round 1: 1, 2 or random (default)\n"
     "  --seed S       seed of the coin toss for --first and of the bots' choices\n"
     "                 (default: the clock); the same seed replays the same bot moves\n"
-    "  --names A,B    the players' names (default \"Player 1,Player 2\", or the bot's\n"
-    "                 spec for a bot)\n"
+    "  --names A,B    the players' names, 1..40 characters each (default: what plays\n"
+    "                 each seat, a bot's spec or Player 1/Player 2 for a human; the\n"
+    "                 same bot in both seats is \"SPEC (Player 1)\", \"SPEC (Player 2)\")\n"
     "  --builder X    who builds in round 1 (and paints in round 2): human (default)\n"
     "                 or a bot SPEC: greedy | 0, nested:L | L, uct[:...], perfect[:...]\n"
     "  --painter X    who paints in round 1 (and builds in round 2): human or a SPEC.\n"
@@ -92,6 +93,9 @@ static const char prompt_help[] =
     "  End of input abandons the match for the player to move.\n";
 
 #define NAME_MAX_LEN 40
+/* A player's name: --names gives at most NAME_MAX_LEN characters; a default name is a
+ * bot's whole spec and maybe its seat. */
+#define PLAYER_NAME_MAX 200
 /* Longest answer line kept (a number or a command needs far less). */
 #define LINE_BUF 256
 
@@ -103,7 +107,7 @@ typedef struct move_rec {
 
 typedef struct game {
     thue_match m;
-    char name[2][NAME_MAX_LEN + 1];
+    char name[2][PLAYER_NAME_MAX];
     FILE *out;          /* the dialogue: stdout, or stderr with --json */
     int echo;           /* stdin is not a terminal: echo answers after the prompts */
     thue_word words[2]; /* each round's word as it ended (or stood when forfeited) */
@@ -655,15 +659,21 @@ int cmd_local(int argc, char **argv)
     if (names) {
         parse_names(&g, names);
     } else {
+        /* Each seat is named for what plays it, both the same way: a bot by its spec, a
+         * human by the seat; the same bot in both seats adds the seat to both. */
+        char spec[2][160];
         for (int p = 0; p < 2; p++) {
-            char spec[160];
             if (g.is_bot[p])
-                thue_bot_spec_format(&g.bot[p], spec, sizeof spec);
-            if (!g.is_bot[p] || strlen(spec) > NAME_MAX_LEN ||
-                (p == 1 && g.is_bot[0] && strcmp(spec, g.name[0]) == 0))
-                snprintf(spec, sizeof spec, g.is_bot[p] ? "Bot %d" : "Player %d", p + 1);
-            size_t len = strlen(spec); /* at most NAME_MAX_LEN by now */
-            memcpy(g.name[p], spec, len + 1);
+                thue_bot_spec_format(&g.bot[p], spec[p], sizeof spec[p]);
+            else
+                snprintf(spec[p], sizeof spec[p], "Player %d", p + 1);
+        }
+        int same = strcmp(spec[0], spec[1]) == 0;
+        for (int p = 0; p < 2; p++) {
+            if (same)
+                snprintf(g.name[p], sizeof g.name[p], "%.159s (Player %d)", spec[p], p + 1);
+            else
+                snprintf(g.name[p], sizeof g.name[p], "%.159s", spec[p]);
         }
     }
     int toss = !seats && (first == NULL || strcmp(first, "random") == 0);

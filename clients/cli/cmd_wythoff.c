@@ -38,9 +38,12 @@ static const char usage[] =
     "  --powers K    also the pairs at n = 10^1 .. 10^K (K 1..32) in exact integers: the\n"
     "                arithmetic method's, an independent exact floor(alpha n), and the\n"
     "                double algebraic method's with a mark where it is wrong; and the\n"
-    "                first n where the double method is wrong (a scan of n <= 2^31)\n"
+    "                first n where the double method is wrong (a scan of n <= 2^31 up to\n"
+    "                that n, near 10^8 for A = 1..4: a fraction of a second)\n"
     "  --move X,Y    the perfect move at heaps X and Y (each 0..10^32): the tokens to\n"
-    "                take from each, or that (X,Y) is a P-position (every move loses)\n"
+    "                take from each, or that (X,Y) is a P-position (every move loses).\n"
+    "                Alone it prints only that answer ({\"a\":A,\"move\":{...}} with --json);\n"
+    "                --n, --method, --rows or --pairs add the table, --powers the powers\n"
     "  --json        print one JSON object (numbers beyond 2^53 as strings)\n"
     "\n"
     "Exit status: 0 success, 1 failure (out of memory), 2 bad arguments.\n";
@@ -82,7 +85,8 @@ typedef struct run {
     double ms;
 } run;
 
-static void print_powers(int a, int K, bool json)
+/* The pairs at 10^k and the double method's first wrong n; lead as print_move's. */
+static void print_powers(int a, int K, bool json, const char *lead)
 {
     thue_wythoff_cf c;
     thue_wythoff_cf_init(&c, a);
@@ -91,9 +95,9 @@ static void print_powers(int a, int K, bool json)
     int first_k = 0;
     char s[6][48];
     if (!json)
-        printf("\npairs at n = 10^k, a = %d (arithmetic and exact: 128-bit integers; algebraic: "
+        printf("%spairs at n = 10^k, a = %d (arithmetic and exact: 128-bit integers; algebraic: "
                "floor(alpha n) in double)\n%2s %33s %35s %5s %35s %35s\n",
-               a, "k", "A_n", "B_n", "exact", "algebraic A_n", "algebraic B_n");
+               lead, a, "k", "A_n", "B_n", "exact", "algebraic A_n", "algebraic B_n");
     else
         fputs(",\"powers\":[", stdout);
     for (int k = 1; k <= K; k++) {
@@ -141,7 +145,9 @@ static void print_powers(int a, int K, bool json)
     }
 }
 
-static void print_move(int a, const char *text, bool json)
+/* The move answer; lead is what comes before it (a blank line after the table, or
+ * nothing when it is all that is printed). */
+static void print_move(int a, const char *text, bool json, const char *lead)
 {
     thue_u128 x, y, tx, ty;
     parse_move(text, &x, &y);
@@ -159,12 +165,12 @@ static void print_move(int a, const char *text, bool json)
             printf(",\"take\":[\"%s\",\"%s\"],\"to\":[\"%s\",\"%s\"]", s[2], s[3], s[4], s[5]);
         fputc('}', stdout);
     } else if (w == 1) {
-        printf("\nheaps (%s, %s): the player to move wins by taking %s and %s, to the "
+        printf("%sheaps (%s, %s): the player to move wins by taking %s and %s, to the "
                "P-position (%s, %s)\n",
-               s[0], s[1], s[2], s[3], s[4], s[5]);
+               lead, s[0], s[1], s[2], s[3], s[4], s[5]);
     } else {
-        printf("\nheaps (%s, %s): a P-position, the player to move loses against perfect play\n",
-               s[0], s[1]);
+        printf("%sheaps (%s, %s): a P-position, the player to move loses against perfect play\n",
+               lead, s[0], s[1]);
     }
 }
 
@@ -198,6 +204,18 @@ int cmd_wythoff(int argc, char **argv)
     if (movetext != NULL) {
         thue_u128 x, y;
         parse_move(movetext, &x, &y); /* a usage error before any work */
+    }
+    /* --move alone answers the move only; a table flag given too brings the table. */
+    bool table = movetext == NULL || ntext != NULL || mtext != NULL || rtext != NULL || pairs;
+    if (!table) {
+        if (json)
+            printf("{\"a\":%d", a);
+        if (K > 0)
+            print_powers(a, K, json, "");
+        print_move(a, movetext, json, K > 0 ? "\n" : "");
+        if (json)
+            puts("}");
+        return 0;
     }
 
     size_t bytes = ((size_t)N + 1) * sizeof(uint64_t);
@@ -273,9 +291,9 @@ int cmd_wythoff(int argc, char **argv)
     }
     free(A), free(B), free(A2), free(B2);
     if (K > 0)
-        print_powers(a, K, json);
+        print_powers(a, K, json, "\n");
     if (movetext != NULL)
-        print_move(a, movetext, json);
+        print_move(a, movetext, json, "\n");
     if (json)
         puts("}");
     return 0;

@@ -73,14 +73,23 @@ typedef struct thue_goption_doc {
 } thue_goption_doc;
 
 /* What a game's searching members (perfect, its own bots) get from whoever runs them
- * (gbot.c): a poll of the limits and the search's memory account (search/budget.h). Any
- * member may be NULL, and so may the whole (then nothing stops the search and memory is
- * unlimited); the helpers below say so. */
+ * (gbot.c): a poll of the limits, the search's memory account (search/budget.h), the
+ * caller's node budget and a place to say why a position was refused. Any member may be
+ * NULL or 0, and so may the whole (then nothing stops the search, memory is unlimited
+ * and nobody asks why); the helpers below say so. */
 typedef struct thue_gctl {
     int (*must_stop)(void *arg);          /* 1: stop now and answer the best move found */
     int (*take)(void *arg, size_t bytes); /* 0, or -1 when the budget refuses the bytes */
     void (*give)(void *arg, size_t bytes);
     void *arg;
+    /* The caller's node budget (0: none): a member that counts the positions it searches
+     * stops at the smaller of this and its own bound (thue_gctl_nodes). */
+    uint64_t nodes_max;
+    /* Where a perfect member that answers THUE_ETOOBIG says why, in one sentence for a
+     * person ("the move cap is 2 moves away ..."), through thue_gctl_why; NULL: nobody
+     * asks. The CLI prints it; gbot.h's result carries it. */
+    char *why;
+    size_t why_size;
 } thue_gctl;
 
 static inline int thue_gctl_stop(const thue_gctl *c)
@@ -99,6 +108,16 @@ static inline void thue_gctl_give(const thue_gctl *c, size_t bytes)
     if (c != NULL && c->give != NULL)
         c->give(c->arg, bytes);
 }
+
+/* The node bound of a search whose own is `own` (> 0): the smaller of it and the
+ * caller's. */
+static inline uint64_t thue_gctl_nodes(const thue_gctl *c, uint64_t own)
+{
+    return c != NULL && c->nodes_max > 0 && c->nodes_max < own ? c->nodes_max : own;
+}
+
+/* Writes the sentence (printf) to c->why when someone asks (games.c). */
+void thue_gctl_why(const thue_gctl *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* A bot of the game's own (game.h's optional `bots`), named in bot specs after the
  * generic ones (search/gbot.h: "heuristic", "strong"). choose gives the move for the
@@ -180,11 +199,21 @@ typedef struct thue_gamedef {
 
     /* Optional (NULL when the game has none). The exact value for the player to move
      * (1 win, 0 draw, -1 loss) and a move that keeps it (*best; untouched once over).
-     * 0, or THUE_ETOOBIG when the position is beyond what it can decide. A solver that
-     * searches polls ctl (may be NULL) as the own bots do, takes its tables from ctl's
-     * budget, and gives up (THUE_ETOOBIG) when told to stop or refused the memory. */
+     * 0, or THUE_ETOOBIG when the position is beyond what it can decide (saying why
+     * through thue_gctl_why where it can tell). A solver that searches polls ctl (may be
+     * NULL) as the own bots do, takes its tables from ctl's budget, keeps to its node
+     * budget (thue_gctl_nodes), and gives up (THUE_ETOOBIG) when told to stop or refused
+     * the memory. Its refusal is final: the generic solver is not tried behind it. */
     int (*perfect)(const thue_gopt *opt, const void *st, const thue_gctl *ctl, thue_gmove *best,
                    int *value);
+    /* Optional (NULL: the generic sentence): one line on what `perfect` decides and what
+     * it refuses, for `thue games`, /api/games and the docs. */
+    const char *perfect_help;
+    /* Optional (NULL: the first legal move): the move a perfect bot that must move anyway
+     * (gbot.h's legal_if_undecided: a room's bot) plays where `perfect` refused. It runs
+     * after perfect gave up, often at its deadline, so it must be quick (no search). Not
+     * one of the game's bots (it is not listed or named in specs). */
+    const thue_gamebot *fallback;
 
     /* Optional (NULL and 0 when the game has none): its own bots, played by gbot.c's
      * THUE_GBOT_OWN kind. */

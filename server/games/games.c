@@ -1,5 +1,5 @@
 /*
- * games.c: the registry of games and the helpers every game's parser shares.
+ * games.c: the registry of games and the helpers every game's parser (and solver) shares.
  *
  * The registry is a constant array: adding a game is one line here and one folder.
  */
@@ -44,6 +44,16 @@ int thue_gerr_set(thue_gerr *e, int code, const char *field, const char *fmt, ..
         va_end(ap);
     }
     return code;
+}
+
+void thue_gctl_why(const thue_gctl *c, const char *fmt, ...)
+{
+    if (c == NULL || c->why == NULL || c->why_size == 0)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(c->why, c->why_size, fmt, ap);
+    va_end(ap);
 }
 
 int thue_game_options_text(const thue_gamedef *g, const char *text, thue_gopt *opt, thue_gerr *e)

@@ -449,9 +449,11 @@ static void gbot_done(const thue_game_job_result *res, void *data)
     }
     if (r->seats[seat].gspec.kind == THUE_GBOT_PERFECT && !res->bot.exact)
         /* The perfect bot could not decide in time (a position beyond its solver): it
-         * answered the first legal move rather than forfeit (gsubmit_bot asks for that). */
-        thue_log(THUE_LOG_WARN, "room %s: bot %s could not decide; it plays a legal move", r->id,
-                 r->seats[seat].bot_spec_text);
+         * answered the game's fallback move (dots: the heuristic's), else the first legal
+         * one, rather than forfeit (gsubmit_bot asks for that). */
+        thue_log(THUE_LOG_WARN, "room %s: bot %s could not decide (%s); it plays its fallback move",
+                 r->id, r->seats[seat].bot_spec_text,
+                 res->bot.why[0] ? res->bot.why : "its budget or time");
     else
         thue_histogram_observe(&r->lobby->metrics->bot_think, res->bot.ms / 1000.0);
     thue_gerr e;

@@ -483,8 +483,10 @@ static json_t *game_bots(const thue_gamedef *g)
         if (thue_gbot_has_perfect(g))
             fail |= json_array_append_new(
                 bots, json_pack("{s:s,s:s}", "spec", "perfect", "help",
-                                "exact play: a winning move when there is one (within its "
-                                "budget; else the first legal move)"));
+                                g->perfect_help != NULL
+                                    ? g->perfect_help
+                                    : "exact play: a winning move when there is one (within its "
+                                      "budget; else the first legal move)"));
         for (int i = 0; i < g->nbots; i++)
             fail |= json_array_append_new(bots, json_pack("{s:s,s:s}", "spec", g->bots[i].name,
                                                           "help", g->bots[i].help));

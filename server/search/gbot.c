@@ -1,8 +1,9 @@
 /*
  * gbot.c: the generic bots of gbot.h: specs, the random bot, UCT, a game's own bots (run
- * through its table's `bots`, with the limits polled through a callback), and the perfect bot's
- * choice between the game's own `perfect` member and the generic solver (gsolve.c), with
- * its fallback when neither decides in time (the first legal move, if the spec asks).
+ * through its table's `bots`, with the limits polled through a callback), and the perfect bot:
+ * the game's own `perfect` member where it has one, else the generic solver (gsolve.c), with
+ * its fallback when it does not decide in time (if the spec asks: the game's `fallback`,
+ * else the first legal move).
  *
  * uct's specs are Thue's: the text after "uct" is parsed and formatted back by
  * search/uctspec.c, which Thue's spec parser (bot.c) uses too, so the keys, ranges,
@@ -227,14 +228,21 @@ static void gctl_give(void *arg, size_t bytes)
 
 static thue_gctl gctl_of(thue__ctl *ctl)
 {
-    thue_gctl c = {gctl_must_stop, gctl_take, gctl_give, ctl};
+    thue_gctl c = {.must_stop = gctl_must_stop,
+                   .take = gctl_take,
+                   .give = gctl_give,
+                   .arg = ctl,
+                   .nodes_max = ctl->budget};
     return c;
 }
 
 /* ---- perfect --------------------------------------------------------------------------- */
 
-/* The game's own solver, then (beyond it, on an acyclic game) the generic one: 0 with
- * out's move, value and exact set, or THUE_ETOOBIG / THUE_ENOMEM. */
+/* The game's own solver where it has one (its refusal is final: it knows the game, the
+ * generic solver would only spend the budget again, far slower: dots and boxes beyond its
+ * 30 lines took minutes), else, on an acyclic game, the generic one: 0 with out's move,
+ * value and exact set, or THUE_ETOOBIG (out->why says why when someone could tell) /
+ * THUE_ENOMEM. */
 static int perfect_choose(const thue_gamedef *g, const thue_gopt *opt, const void *st,
                           const thue_bot_limits *lim, thue__ctl *ctl, thue_gbot_result *out)
 {
@@ -242,6 +250,8 @@ static int perfect_choose(const thue_gamedef *g, const thue_gopt *opt, const voi
     if (g->perfect != NULL) {
         thue_gmove best = {{0, 0, 0, 0}};
         thue_gctl gc = gctl_of(ctl);
+        gc.why = out->why;
+        gc.why_size = sizeof out->why;
         err = g->perfect(opt, st, &gc, &best, &v);
         out->stopped = ctl->stopped;
         out->nodes = 1;
@@ -249,11 +259,12 @@ static int perfect_choose(const thue_gamedef *g, const thue_gopt *opt, const voi
             out->move = best;
             out->value = v;
             out->exact = 1;
-            return 0;
+            out->why[0] = '\0';
+        } else if (err == THUE_ETOOBIG && out->why[0] == '\0' && ctl->stopped) {
+            snprintf(out->why, sizeof out->why,
+                     "the time limit or a stop ended its search before it decided");
         }
-        if (err != THUE_ETOOBIG || (g->flags & THUE_GAME_ACYCLIC) == 0)
-            return err;
-        /* Beyond the game's own solver: try the generic one. */
+        return err;
     }
     uint64_t nodes = 0;
     int stopped = 0;
@@ -263,8 +274,29 @@ static int perfect_choose(const thue_gamedef *g, const thue_gopt *opt, const voi
     if (err == 0) {
         out->value = v;
         out->exact = 1;
+    } else if (err == THUE_ETOOBIG) {
+        snprintf(out->why, sizeof out->why, "%s",
+                 stopped ? "the time limit or a stop ended its search before it decided"
+                         : "the exact search passed its node budget or depth before it decided");
     }
     return err;
+}
+
+/* A perfect bot that must move where perfect refused (spec legal_if_undecided): the
+ * game's quick fallback (game.h) when it has one, else the first legal move; not exact,
+ * its value unknown, out->why kept. 0, or as first_legal. */
+static int undecided_move(const thue_gamedef *g, const thue_gopt *opt, const void *st,
+                          uint64_t seed, thue__ctl *ctl, thue_gbot_result *out)
+{
+    if (g->fallback != NULL) {
+        thue_gctl gc = gctl_of(ctl);
+        if (g->fallback->choose(opt, st, seed, &gc, &out->move) == 0) {
+            out->exact = 0;
+            out->value = -2;
+            return 0;
+        }
+    }
+    return first_legal(g, opt, st, out);
 }
 
 /* ---- choose ---------------------------------------------------------------------------- */
@@ -329,7 +361,7 @@ static int choose(const thue_gamedef *g, const thue_gopt *opt, const void *st,
     case THUE_GBOT_PERFECT:
         err = perfect_choose(g, opt, st, lim, &ctl, out);
         if (err == THUE_ETOOBIG && spec->legal_if_undecided)
-            err = first_legal(g, opt, st, out);
+            err = undecided_move(g, opt, st, seed, &ctl, out);
         break;
     }
     out->ms = (double)(thue_now_ns() - t0) / 1e6;

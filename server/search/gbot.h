@@ -8,11 +8,13 @@
  *   own      a bot of the game's own (game.h's `bots`, e.g. dots' "heuristic" and
  *            "strong"), named by its name; its choose polls the limits through
  *            thue__ctl_poll;
- *   perfect  the game's own `perfect` member when it has one; else, for a game marked
- *            THUE_GAME_ACYCLIC, an exact negamax with alpha-beta and a transposition
- *            table (gsolve.c), which gives up (THUE_ETOOBIG) past its node or memory
- *            budget or the limits; a spec with legal_if_undecided then plays the first
- *            legal move instead, marked not exact.
+ *   perfect  the game's own `perfect` member when it has one (its THUE_ETOOBIG is final);
+ *            else, for a game marked THUE_GAME_ACYCLIC, an exact negamax with alpha-beta
+ *            and a transposition table (gsolve.c), which gives up (THUE_ETOOBIG) past its
+ *            node or memory budget or the limits; a spec with legal_if_undecided then
+ *            plays the game's quick `fallback` move (game.h; dots: its heuristic, circle:
+ *            the analysis without the cap), or the first legal move where it has none,
+ *            marked not exact.
  *
  * The bots call the game only through its table (legal_moves, apply, result, to_move,
  * hash, perfect) and copy states with memcpy, as game.h allows. Nothing here touches
@@ -44,10 +46,11 @@ typedef struct thue_gbot_spec {
     int playout_limit;   /* uct: moves per playout, 1..100000 */
     double exploration;  /* uct: the constant c of UCB1, 0..1000 */
     int legal_if_undecided; /* perfect: when it cannot decide (its budget, the limits or
-                               the stop flag), answer the first legal move with exact 0
-                               rather than THUE_ETOOBIG (a server's bot must move; the
-                               command line's bestmove reports the failure instead).
-                               Not part of the text: parse leaves it 0, format omits it. */
+                               the stop flag), answer the game's fallback move (game.h),
+                               else the first legal move, with exact 0 rather than
+                               THUE_ETOOBIG (a server's bot must move; the command line's
+                               bestmove reports the failure instead). Not part of the
+                               text: parse leaves it 0, format omits it. */
     /* own: the index in the game's `bots` (game.h) and that bot's name (static). */
     int own;
     const char *own_name;
@@ -91,6 +94,8 @@ typedef struct thue_gbot_result {
     uint64_t iterations; /* uct: playouts run */
     double ms;           /* wall time */
     int stopped;         /* a limit or the stop flag cut the search short */
+    char why[200];       /* perfect refused (THUE_ETOOBIG, or an undecided move): why, one
+                            sentence from the game or the solver; "" when nobody said */
 } thue_gbot_result;
 
 /*
@@ -99,9 +104,10 @@ typedef struct thue_gbot_result {
  * stop flag, yield hook; lim may be NULL). Borrowed: g, opt, st, spec, lim.
  * Returns 0 and *out filled, THUE_EINVAL (bad spec or arguments), THUE_EOVER (the game
  * is over: no move), THUE_ETOOBIG (perfect could not decide within its budget or the
- * limits, and spec->legal_if_undecided is 0 or the game's table gave no legal move) or
- * THUE_ENOMEM. With legal_if_undecided, an undecided perfect answers 0 with the first
- * of legal_moves, exact 0 and value -2.
+ * limits, and spec->legal_if_undecided is 0 or the game's table gave no legal move; out->why
+ * then says why when the game or the solver could tell) or THUE_ENOMEM. With
+ * legal_if_undecided, an undecided perfect answers 0 with the game's fallback move (or
+ * the first of legal_moves), exact 0 and value -2.
  */
 int thue_gbot_choose(const thue_gamedef *g, const thue_gopt *opt, const void *st,
                      const thue_gbot_spec *spec, uint64_t seed, const thue_bot_limits *lim,

@@ -272,6 +272,29 @@ static void test_local_two_bots(void **state)
     run_free(&r);
 }
 
+/* Default names say what plays each seat, the same way for both: a bot its whole spec
+ * (however long), a human the seat; the same bot in both seats adds the seat to both. */
+static void test_local_default_names(void **state)
+{
+    (void)state;
+    run_result r = run("local", "--k", "3", "--builder", "greedy", "--painter", "greedy", "--seed",
+                       "1", "--json", NULL);
+    assert_status(&r, 0);
+    assert_contains(r.out, "\"players\":[\"greedy (Player 1)\",\"greedy (Player 2)\"]");
+    assert_contains(r.err, "greedy (Player 2) is the bot greedy");
+    run_free(&r);
+    r = run("local", "--k", "3", "--builder", "uct:iterations=30", "--painter", "greedy", "--seed",
+            "1", "--json", NULL);
+    assert_status(&r, 0);
+    assert_contains(r.out, "\"players\":[\"uct:iterations=30,playout=100,c=");
+    assert_contains(r.out, "\",\"greedy\"],");
+    run_free(&r);
+    r = run_in("1\n", "local", "--k", "3", "--painter", "nested:1", "--json", NULL);
+    assert_contains(r.err, "Player 1 (builder)");
+    assert_contains(r.err, "nested:1 (painter) paints");
+    run_free(&r);
+}
+
 static void test_local_human_against_bot(void **state)
 {
     (void)state;
@@ -377,6 +400,7 @@ int main(void)
         cmocka_unit_test(test_bestmove_is_deterministic),
         cmocka_unit_test(test_bestmove_bad_arguments),
         cmocka_unit_test(test_local_two_bots),
+        cmocka_unit_test(test_local_default_names),
         cmocka_unit_test(test_local_human_against_bot),
         cmocka_unit_test(test_local_saves_the_record),
         cmocka_unit_test(test_local_bot_options_checked),

@@ -5,7 +5,8 @@
  * Nim's answers are checked against Bouton's rule computed here (nim-sum; misere: the
  * same while a heap holds 2 or more, else an even number of one-token heaps wins), and
  * every move the program prints is replayed here on plain heaps, so nothing trusts the
- * program's own judgement.
+ * program's own judgement. The circle game's move cap and the reasons perfect gives
+ * for a refusal are checked on single positions.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -251,6 +252,58 @@ static void test_solve_nim_values(void **state)
     run_free(&r);
 }
 
+/* The circle game's move cap (issue "The games' tools"): a win that only comes after the
+ * cap is a draw. From "WW..B.." white wins, but not within the 2 moves left of 12. */
+static void test_solve_circle_near_the_cap(void **state)
+{
+    (void)state;
+    const char *opts = "{\"fields\":7,\"move_cap\":12}";
+    run_result r = run("solve", "--game", "circle", "--options", opts, "--position",
+                       "{\"board\":\"WW..B..\",\"moves\":10}", "--line", "5", "--json", NULL);
+    assert_status(&r, 0);
+    json_t *j = parse(r.out);
+    assert_int_equal(json_integer_value(json_object_get(j, "value")), 0);
+    /* the line ends at the cap: the two moves left */
+    assert_int_equal(json_array_size(json_object_get(j, "pv")), 2);
+    json_decref(j);
+    run_free(&r);
+    /* With the whole cap ahead the same board is white's win, carried out in the line. */
+    r = run("solve", "--game", "circle", "--options", opts, "--position",
+            "{\"board\":\"WW..B..\",\"moves\":0}", "--line", "12", "--json", NULL);
+    assert_status(&r, 0);
+    j = parse(r.out);
+    assert_int_equal(json_integer_value(json_object_get(j, "value")), 1);
+    assert_true(json_array_size(json_object_get(j, "pv")) % 2 == 1); /* white moves last */
+    json_decref(j);
+    run_free(&r);
+}
+
+/* A refusal says why: Northcott's perfect near its cap blames the cap, not a budget; dots'
+ * perfect beyond its bound says what it decides. */
+static void test_solve_refusals_say_why(void **state)
+{
+    (void)state;
+    run_result r = run("solve", "--game", "northcott", "--options",
+                       "{\"rows\":2,\"cols\":6,\"move_cap\":10}", "--position",
+                       "{\"white\":[0,0],\"black\":[5,3],\"to_move\":0,\"moves\":8}", NULL);
+    assert_status(&r, 1);
+    assert_contains(r.err, "the move cap is 2 moves away");
+    assert_contains(r.err, "the cap could decide");
+    assert_true(strstr(r.err, "budget") == NULL);
+    assert_true(r.out[0] == '\0');
+    run_free(&r);
+    /* Dots and boxes on 3x4 from the start (31 lines): refused at once, saying what perfect
+     * decides (it ran for minutes, the generic solver trying behind it). */
+    const char *args[] = {"solve", "--game", "dots", "--options", "{\"rows\":3,\"cols\":4}",
+                          "--position", "{}", NULL};
+    int sig = 0;
+    r = run_argv_limited("", 0, args, 60, &sig);
+    assert_int_equal(sig, 0);
+    assert_status(&r, 1);
+    assert_contains(r.err, "31 lines are undrawn; perfect decides dots positions with at most 30");
+    run_free(&r);
+}
+
 static void test_bad_arguments(void **state)
 {
     (void)state;
@@ -395,6 +448,43 @@ static void test_local_human_refused_and_reasked(void **state)
     run_free(&r);
 }
 
+/* Default names say what plays each seat, the same way for both (the issue: two random
+ * seats were "random" and "Black"): a bot its whole spec, a human the seat; the same bot
+ * in both seats adds the seat to both. The result names one of them. */
+static void test_local_default_names(void **state)
+{
+    (void)state;
+    run_result r = run("local", "--game", "nim", "--white", "random", "--black", "random",
+                       "--seed", "3", "--json", NULL);
+    assert_status(&r, 0);
+    json_t *j = parse(r.out);
+    const json_t *pl = json_object_get(j, "players");
+    assert_string_equal(json_string_value(json_array_get(pl, 0)), "random (White)");
+    assert_string_equal(json_string_value(json_array_get(pl, 1)), "random (Black)");
+    const char *winner =
+        json_string_value(json_object_get(json_object_get(j, "result"), "winner"));
+    assert_non_null(winner);
+    assert_true(strcmp(winner, "random (White)") == 0 || strcmp(winner, "random (Black)") == 0);
+    json_decref(j);
+    assert_contains(r.err, "random (Black) (player 1) is the bot random");
+    run_free(&r);
+    /* A long spec is the name whole (it was "White", like a human's). */
+    r = run("local", "--game", "nim", "--white", "uct:iterations=30", "--black", "random",
+            "--seed", "3", "--json", NULL);
+    assert_status(&r, 0);
+    j = parse(r.out);
+    pl = json_object_get(j, "players");
+    assert_string_equal(json_string_value(json_array_get(pl, 0)),
+                        "uct:iterations=30,playout=100,c=1.4142135623730951");
+    assert_string_equal(json_string_value(json_array_get(pl, 1)), "random");
+    json_decref(j);
+    run_free(&r);
+    /* A human is the seat. */
+    r = run_in("resign\n", "local", "--game", "nim", "--black", "random", "--json", NULL);
+    assert_contains(r.out, "\"players\":[\"White\",\"random\"]");
+    run_free(&r);
+}
+
 /* ---- arena ------------------------------------------------------------------------------ */
 
 static void test_arena_perfect_never_loses_a_won_start(void **state)
@@ -451,9 +541,12 @@ int main(void)
         cmocka_unit_test(test_bestmove_nim_perfect),
         cmocka_unit_test(test_bestmove_other_bots),
         cmocka_unit_test(test_solve_nim_values),
+        cmocka_unit_test(test_solve_circle_near_the_cap),
+        cmocka_unit_test(test_solve_refusals_say_why),
         cmocka_unit_test(test_bad_arguments),
         cmocka_unit_test(test_thue_unchanged_and_help),
         cmocka_unit_test(test_local_human_refused_and_reasked),
+        cmocka_unit_test(test_local_default_names),
         cmocka_unit_test(test_arena_perfect_never_loses_a_won_start),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

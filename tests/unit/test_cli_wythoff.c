@@ -78,6 +78,24 @@ static void test_cli_wythoff_move(void **state)
     run_free(&r);
 }
 
+/* --move alone answers the move and nothing else (it printed the default table too); the
+ * table's flags, given as well, add the table. */
+static void test_cli_wythoff_move_alone(void **state)
+{
+    (void)state;
+    run_result r = run("wythoff", "--move", "5,8", NULL);
+    assert_output(r, 0,
+                  "heaps (5, 8): the player to move wins by taking 0 and 5, to the P-position "
+                  "(5, 3)\n");
+    r = run("wythoff", "--move", "3,5", "--json", NULL);
+    assert_output(r, 0, "{\"a\":1,\"move\":{\"heaps\":[\"3\",\"5\"],\"p_position\":true}}\n");
+    r = run("wythoff", "--move", "3,5", "--rows", "1", NULL);
+    assert_status(&r, 0);
+    assert_contains(r.out, "the P-table for n = 0..1000");
+    assert_contains(r.out, "a P-position");
+    run_free(&r);
+}
+
 static void test_cli_wythoff_usage_errors(void **state)
 {
     (void)state;
@@ -128,6 +146,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cli_wythoff_table_json),
         cmocka_unit_test(test_cli_wythoff_move),
+        cmocka_unit_test(test_cli_wythoff_move_alone),
         cmocka_unit_test(test_cli_wythoff_usage_errors),
         cmocka_unit_test(test_cli_wythoff_game_commands),
     };

@@ -7,7 +7,9 @@
  *   - its values from the start against a retrograde table over every set of drawn lines
  *     (2x2, 2x3, 3x2, outline 3x3 and 4x4... up to 3x3 itself, 2^24 sets), the values
  *     docs/games.md gives;
- *   - perfect: its move keeps the value it reports;
+ *   - perfect: its move keeps the value it reports; on 3x4 it refuses the early
+ *     positions at once, saying why, and a room's perfect bot answers them within its
+ *     time with the heuristic's move;
  *   - the heuristic's three rules on random positions, each rule checked with the game's
  *     own apply (boxes taken, third sides given, the boxes the opponent then takes);
  *   - the strong bot without its exact search, in positions made only of chains and
@@ -29,6 +31,7 @@
 #include "games/dots/dots.h"
 #include "games/game.h"
 #include "games/registry.h"
+#include "search/gbot.h"
 
 static const thue_gamedef *G = &thue_game_dots;
 
@@ -486,7 +489,7 @@ static void test_dots_strong_stopped(void **state)
     memset(&s, 0, sizeof s);
     memset(s.owner, -1, sizeof s.owner);
     int calls = 0;
-    thue_gctl stopper = {stop_now, NULL, NULL, &calls};
+    thue_gctl stopper = {.must_stop = stop_now, .arg = &calls};
     int l = thue__dots_strong(&o, &s, 5, &stopper);
     assert_true(l >= 0 && l < thue_dots_nlines(4, 4));
     thue_dots_opt o3 = mkopt(3, 3, false);
@@ -503,6 +506,49 @@ static void test_dots_strong_stopped(void **state)
     l = thue__dots_strong(&o3, &s, 5, &stopper);
     assert_true(calls > 0);
     assert_true(l >= 0 && l < 24);
+}
+
+/* The perfect bot on 3x4 (31 lines), where its solver cannot decide early positions: it
+ * refuses at once with the reason (it took minutes, the generic solver trying behind it),
+ * and as a room's bot (legal_if_undecided) it answers within its time with the
+ * heuristic's move (game.h's fallback), not the first legal line. */
+static void test_dots_perfect_3x4_in_time(void **state)
+{
+    (void)state;
+    thue_gopt opt;
+    thue_gerr e;
+    assert_int_equal(thue_game_options_text(G, "{\"rows\":3,\"cols\":4}", &opt, &e), 0);
+    thue_dots_state s;
+    G->start(&opt, 1, &s);
+    thue_gbot_spec spec = thue_gbot_spec_default(THUE_GBOT_PERFECT);
+    thue_bot_limits lim;
+    memset(&lim, 0, sizeof lim);
+    lim.think_ms = 3000;
+    thue_gbot_result res;
+    assert_int_equal(thue_gbot_choose(G, &opt, &s, &spec, 7, &lim, &res), THUE_ETOOBIG);
+    assert_true(res.ms < 1000);
+    assert_non_null(strstr(res.why, "31 lines are undrawn"));
+    spec.legal_if_undecided = 1;
+    for (int drawn = 0; drawn < 2; drawn++) {
+        if (drawn == 1) {
+            /* 30 lines left: the solver tries, the time limit (300 ms) stops it. */
+            thue_gmove m;
+            assert_int_equal(G->bots[1].choose(&opt, &s, 3, NULL, &m), 0);
+            assert_int_equal(G->apply(&opt, &s, 0, &m, &e), 0);
+            lim.think_ms = 300;
+        }
+        int who = G->to_move(&opt, &s);
+        assert_int_equal(thue_gbot_choose(G, &opt, &s, &spec, 7, &lim, &res), 0);
+        assert_true(res.ms < (drawn ? 1300 : 1000));
+        assert_int_equal(res.exact, 0);
+        thue_gmove h;
+        assert_int_equal(G->bots[0].choose(&opt, &s, 7, NULL, &h), 0);
+        assert_memory_equal(&res.move, &h, sizeof h);
+        thue_dots_state after = s;
+        assert_int_equal(G->apply(&opt, &after, who, &res.move, &e), 0);
+        print_message("3x4, %d lines undrawn: the heuristic's move in %.0f ms (%s)\n",
+                      31 - drawn, res.ms, res.why);
+    }
 }
 
 /* The strong bot with its exact search off (chains, loops, the neutral-phase search and
@@ -553,6 +599,7 @@ int main(void)
         cmocka_unit_test(test_dots_strong_endgame),
         cmocka_unit_test(test_dots_strong_double_deals),
         cmocka_unit_test(test_dots_strong_stopped),
+        cmocka_unit_test(test_dots_perfect_3x4_in_time),
         cmocka_unit_test(test_dots_strong_beats_heuristic),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

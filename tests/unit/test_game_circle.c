@@ -17,7 +17,9 @@
  *   - the game's move generator gives the reference's moves, in number and as a set;
  *   - thue_circle_value equals the retrograde's value;
  *   - the table's perfect move is legal (apply accepts it), leads from a win to a
- *     retrograde loss for the opponent and from a draw to a retrograde draw.
+ *     retrograde loss for the opponent and from a draw to a retrograde draw;
+ *   - thue_circle_longest(N) is the most moves any decided position takes to its end
+ *     (the retrograde's fastest win, longest loss).
  * The number of positions per N is printed.
  */
 #include <setjmp.h>
@@ -295,6 +297,13 @@ static void check_n(int n)
     retro_check_consistent(&r);
     if (n <= 8)
         retro_check_fixed_point(&r);
+    /* The longest win (and loss) of this size, which tells perfect where the move cap
+     * cannot matter (circle_cap.c). */
+    int longest = 0;
+    for (long s = 0; s < 2 * r.boards; s++)
+        if (r.ok[s] && r.val[s] != 0 && r.dtm[s] > longest)
+            longest = r.dtm[s];
+    assert_int_equal(thue_circle_longest(n), longest);
     check_conversion(&r);
 
     thue_gopt opt;

@@ -537,6 +537,12 @@ static void test_northcott_rules(void **state)
     thue_gmove best;
     int value;
     assert_int_equal(g->perfect(&opt, st, NULL, &best, &value), THUE_ETOOBIG); /* 1 move left */
+    /* It says the cap is why (not a budget: there is no search). */
+    char why[200] = "";
+    thue_gctl ctl = {.why = why, .why_size = sizeof why};
+    assert_int_equal(g->perfect(&opt, st, &ctl, &best, &value), THUE_ETOOBIG);
+    assert_non_null(strstr(why, "the move cap is 1 move away"));
+    assert_null(strstr(why, "budget"));
     assert_int_equal(thue_game_apply_text(g, &opt, st, 1, "{\"row\":0,\"to\":5}", &e), 0);
     g->result(&opt, st, &r);
     assert_true(r.over);

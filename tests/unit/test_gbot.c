@@ -12,8 +12,9 @@
  *
  * UCT is checked to find the only winning move of small Nim positions; every bot is
  * checked to be deterministic for a seed, and to stop on the stop flag. A perfect bot
- * that cannot decide (budget, stop flag, a game's solver giving up) answers the first
- * legal move when its spec asks (legal_if_undecided, the server's bots), else fails.
+ * that cannot decide (budget, stop flag, a game's solver giving up, which is final) answers
+ * the game's fallback move, else the first legal move, when its spec asks
+ * (legal_if_undecided, the server's bots), else fails with the reason it was given.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -469,6 +470,67 @@ static void test_perfect_undecided_plays_legal(void **state)
     assert_int_equal(res.value, nim_value(&opt, &s));
 }
 
+/* A game's own fallback (game.h): the last legal move, so that it is told from the first. */
+static int fallback_last(const thue_gopt *opt, const void *st, uint64_t seed, const thue_gctl *ctl,
+                         thue_gmove *out)
+{
+    (void)seed;
+    (void)ctl;
+    thue_gmove mv[64];
+    int k = nim()->legal_moves(opt, st, mv);
+    if (k <= 0)
+        return THUE_EOVER;
+    *out = mv[k - 1];
+    return 0;
+}
+
+static int perfect_never_says_why(const thue_gopt *opt, const void *st, const thue_gctl *ctl,
+                                  thue_gmove *best, int *value)
+{
+    thue_gctl_why(ctl, "a reason of the game's");
+    return perfect_never(opt, st, ctl, best, value);
+}
+
+/* A game's own perfect that refuses is final, even on an acyclic game: the generic solver,
+ * which would decide this small position, is not tried behind it (dots and boxes'
+ * refusals took minutes there). The refusal's reason reaches the result, and a bot that
+ * must move plays the game's fallback where it has one. */
+static void test_perfect_own_refusal_final_with_fallback(void **state)
+{
+    (void)state;
+    thue_gopt opt;
+    nim_opt(&opt, false, "[2,3]");
+    int heaps[2] = {2, 3};
+    thue_nim_state s;
+    nim_pos(&s, heaps, 2, 0);
+    static const thue_gamebot last = {"last", "the last legal move", fallback_last};
+    thue_gamedef own = *nim();
+    own.perfect = perfect_never_says_why;
+    assert_true((own.flags & THUE_GAME_ACYCLIC) != 0);
+    thue_gbot_spec spec = thue_gbot_spec_default(THUE_GBOT_PERFECT);
+    thue_gbot_result res;
+    assert_int_equal(thue_gbot_choose(&own, &opt, &s, &spec, 1, NULL, &res), THUE_ETOOBIG);
+    assert_string_equal(res.why, "a reason of the game's");
+    /* Must move: the first legal move without a fallback, the fallback's with one. */
+    thue_gmove legal[64];
+    int k = nim()->legal_moves(&opt, &s, legal);
+    spec.legal_if_undecided = 1;
+    assert_int_equal(thue_gbot_choose(&own, &opt, &s, &spec, 1, NULL, &res), 0);
+    assert_memory_equal(&res.move, &legal[0], sizeof res.move);
+    own.fallback = &last;
+    assert_int_equal(thue_gbot_choose(&own, &opt, &s, &spec, 1, NULL, &res), 0);
+    assert_memory_equal(&res.move, &legal[k - 1], sizeof res.move);
+    assert_int_equal(res.exact, 0);
+    assert_int_equal(res.value, -2);
+    assert_string_equal(res.why, "a reason of the game's");
+    /* The generic solver alone still decides it. */
+    own.perfect = NULL;
+    spec.legal_if_undecided = 0;
+    assert_int_equal(thue_gbot_choose(&own, &opt, &s, &spec, 1, NULL, &res), 0);
+    assert_int_equal(res.exact, 1);
+    assert_int_equal(res.value, nim_value(&opt, &s));
+}
+
 /* ---- uct ------------------------------------------------------------------------------- */
 
 static int nim_sum3(const int *h, int n)
@@ -726,6 +788,7 @@ int main(void)
         cmocka_unit_test(test_gsolve_chain_colliding_hash),
         cmocka_unit_test(test_gsolve_budget_and_stop),
         cmocka_unit_test(test_perfect_undecided_plays_legal),
+        cmocka_unit_test(test_perfect_own_refusal_final_with_fallback),
         cmocka_unit_test(test_uct_finds_unique_winning_move),
         cmocka_unit_test(test_bots_deterministic),
         cmocka_unit_test(test_stop_flag),

@@ -13,7 +13,9 @@
  *   - the arithmetic query against the exact formula at n = 10^k, k = 0..31, a = 1..4
  *     (and a = 1000 up to 10^32);
  *   - the first n where the double algebraic method is wrong, for a = 1..4: wrong there,
- *     right at n - 1, by the exact method; and the scan that finds it agrees;
+ *     right at n - 1, by the exact method; and the scan that finds it agrees; the scan,
+ *     which checks exactly only the n whose double products lie near an integer, against
+ *     a naive one that checks every n;
  *   - Fraenkel's representations: they sum back, obey the digit rules, and the source's
  *     example R_q(12) = 1000, I_p(1000) = 17 (a = 2).
  */
@@ -354,6 +356,54 @@ static void test_ptable_powers_of_ten(void **state)
     assert_string_equal(thue_u128_str(B, s), "26180339887498948482045868343656");
 }
 
+/* The naive scan for the first n in 1..limit where the double algebraic pair is wrong:
+ * every n checked in exact integers, A_n = floor(alpha n) by
+ *   A < alpha n  <=>  2A + n(a - 2) < n sqrt(a^2 + 4)
+ * squared in 128 bits (n <= 2^31 keeps the squares below 2^95). */
+static bool below_alpha(int a, uint64_t A, uint64_t n)
+{
+    __int128 l = (__int128)(2 * A) + (__int128)n * (a - 2);
+    if (l < 0)
+        return true;
+    return (thue_u128)l * (thue_u128)l < (thue_u128)n * n * (thue_u128)((uint64_t)a * a + 4);
+}
+
+static uint64_t naive_first_wrong(int a, uint64_t limit)
+{
+    for (uint64_t n = 1; n <= limit; n++) {
+        thue_u128 A, B;
+        thue_wythoff_algebraic(a, n, &A, &B);
+        if (!below_alpha(a, (uint64_t)A, n) || below_alpha(a, (uint64_t)A + 1, n) ||
+            B != A + (thue_u128)a * n)
+            return n;
+    }
+    return 0;
+}
+
+/* The scan (ptable.c) checks in exact integers only the n whose double products lie near
+ * an integer: it agrees with the naive scan that checks every n, where the double method
+ * goes wrong early (a = 6, 16, 200, 700, 999, 1000) and where it stays right (a = 10,
+ * 100, 500 up to 2^25), and checks fewer than one n in a hundred. */
+static void test_ptable_first_wrong_scan_against_naive(void **state)
+{
+    (void)state;
+    static const int as[] = {6, 16, 200, 700, 999, 1000, 10, 100, 500};
+    const uint64_t limit = (uint64_t)1 << 25;
+    for (size_t i = 0; i < sizeof as / sizeof as[0]; i++) {
+        uint64_t checks = 0;
+        uint64_t got = thue_wythoff_first_wrong_ex(as[i], limit, &checks);
+        uint64_t want = naive_first_wrong(as[i], limit);
+        assert_int_equal(got, want);
+        assert_true(checks * 100 < (want ? want : limit));
+        print_message("a = %d: first wrong n %llu (0: none up to 2^25), %llu checked exactly\n",
+                      as[i], (unsigned long long)got, (unsigned long long)checks);
+    }
+    /* For a = 1 the scan passes 10^8 values of n and checks few of them exactly. */
+    uint64_t checks = 0;
+    assert_int_equal(thue_wythoff_first_wrong_ex(1, (uint64_t)1 << 31, &checks), 102334155);
+    assert_true(checks * 100 < 102334155);
+}
+
 /* The first wrong n of the double algebraic method, found by the scan below; checked here
  * by the exact method on its own. */
 static const uint64_t first_wrong[5] = {0, 102334155, 93222358, 55602393, 70711162};
@@ -424,6 +474,7 @@ int main(void)
         cmocka_unit_test(test_ptable_source_table3),
         cmocka_unit_test(test_ptable_powers_of_ten),
         cmocka_unit_test(test_ptable_algebraic_first_wrong),
+        cmocka_unit_test(test_ptable_first_wrong_scan_against_naive),
         cmocka_unit_test(test_ptable_representations),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -13,7 +13,9 @@
  * position is decided quickly: against the retrograde's most stubborn defence the
  * perfect bot ends every won position of up to 12 fields within 23 moves (as fast as
  * the longest win there allows; test_game_circle), while the default cap is 40 * N
- * (480 at 12 fields). A game still going at the cap is, in practice, endless play.
+ * (480 at 12 fields). A game still going at the cap is, in practice, endless play. Near
+ * the cap, though, a win that needs more moves than are left is a draw, and perfect
+ * counts with that (circle_cap.c).
  *
  * Options {"fields":12,"start":"random","white":3,"black":3,"move_cap":480}; start is
  * "random" (the seed places `white` and `black` pieces on distinct random fields) or a
@@ -392,7 +394,7 @@ static uint64_t circle_hash(const thue_gopt *o, const void *st)
 }
 
 /* A winning move's progress, the less the better (b is the board after it, the
- * opponent to move). Keeping the value alone does not end a game: a strong block can
+ * opponent to move; circle.h's thue__circle_progress, which circle_cap.c orders by too). Keeping the value alone does not end a game: a strong block can
  * shuffle inside itself for ever and a single can run round the circle. The measures,
  * most important first:
  *   - the free fields of the holes that count once singles are folded into their
@@ -410,7 +412,7 @@ static uint64_t circle_hash(const thue_gopt *o, const void *st)
  * a one-off run), the longest in as many moves as the longest win needs. It is a
  * heuristic: at 14 fields a few won positions still end at the move cap (drawn, never
  * lost) against that defence, e.g. "B.WBWBBWB.WBW." with black to move. */
-static uint64_t progress(int n, const uint8_t *b, int opponent)
+uint64_t thue__circle_progress(int n, const uint8_t *b, int opponent)
 {
     int pos[THUE_CIRCLE_FIELDS_MAX], m = 0;
     uint8_t win = (uint8_t)((opponent ^ 1) + 1);
@@ -459,23 +461,13 @@ static uint64_t progress(int n, const uint8_t *b, int opponent)
            (uint64_t)cnt;
 }
 
-static int circle_perfect(const thue_gopt *o, const void *st, const thue_gctl *ctl,
-                          thue_gmove *best, int *value)
+/* The analysis's move for the player to move in s (not over), whose uncapped value is v
+ * (not unknown): each candidate is judged by the analysis, and one whose value for the
+ * opponent is -v keeps the value (a loss keeps the first move). Among a win's moves the
+ * one with the least progress is taken, so that the win is also carried out. 0, or
+ * THUE_ETOOBIG when the analysis cannot value a move (never seen). */
+static int analysis_move(const thue_gopt *o, const thue_circle_state *s, int v, thue_gmove *best)
 {
-    (void)ctl; /* an analysis of the position: no search to stop */
-    const thue_circle_state *s = st;
-    thue_gresult r;
-    circle_result(o, st, &r);
-    if (r.over) {
-        *value = r.winner < 0 ? 0 : r.winner == s->to_move ? 1 : -1;
-        return 0;
-    }
-    int v = thue_circle_value(s->n, s->board, s->to_move);
-    if (v == THUE_CIRCLE_UNKNOWN)
-        return THUE_ETOOBIG;
-    /* Each candidate move is judged by the analysis: one whose value for the opponent
-     * is -v keeps the value (a loss keeps the first move). Among a win's moves the one
-     * with the least progress() is taken, so that the win is also carried out. */
     thue_gmove mv[2 * THUE_CIRCLE_FIELDS_MAX];
     int cnt = thue_circle_moves(s->n, s->board, s->to_move, mv);
     int pick = 0;
@@ -483,7 +475,7 @@ static int circle_perfect(const thue_gopt *o, const void *st, const thue_gctl *c
     /* Ties go to a pseudo-random one of them, drawn from the position and the move
      * count: the same state gives the same move, but a line that comes back to a
      * position (the loser running round) is not followed the same way for ever. */
-    uint64_t salt = circle_hash(o, st) ^ (uint64_t)s->moves * 0x9E3779B97F4A7C15ull, ties = 0;
+    uint64_t salt = circle_hash(o, s) ^ (uint64_t)s->moves * 0x9E3779B97F4A7C15ull, ties = 0;
     if (v >= 0) {
         uint8_t b[THUE_CIRCLE_FIELDS_MAX];
         for (int i = 0; i < cnt; i++) {
@@ -499,7 +491,7 @@ static int circle_perfect(const thue_gopt *o, const void *st, const thue_gctl *c
                 pick = i;
                 break;
             }
-            uint64_t score = progress(s->n, b, s->to_move ^ 1);
+            uint64_t score = thue__circle_progress(s->n, b, s->to_move ^ 1);
             if (score < pick_score)
                 pick = i, pick_score = score, ties = 1;
             else if (score == pick_score) {
@@ -510,9 +502,85 @@ static int circle_perfect(const thue_gopt *o, const void *st, const thue_gctl *c
         }
     }
     *best = mv[pick];
+    return 0;
+}
+
+/* Positions the cap's search (circle_cap.c) may visit for one answer, unless the
+ * caller's node budget is smaller (a second or two). */
+#define CAP_NODES 1000000ull
+
+static int circle_perfect(const thue_gopt *o, const void *st, const thue_gctl *ctl,
+                          thue_gmove *best, int *value)
+{
+    const thue_circle_state *s = st;
+    thue_gresult r;
+    circle_result(o, st, &r);
+    if (r.over) {
+        *value = r.winner < 0 ? 0 : r.winner == s->to_move ? 1 : -1;
+        return 0;
+    }
+    int v = thue_circle_value(s->n, s->board, s->to_move);
+    if (v == THUE_CIRCLE_UNKNOWN) {
+        thue_gctl_why(ctl, "the block analysis went deeper than it allows (never seen so far)");
+        return THUE_ETOOBIG;
+    }
+    /* The cap (circle_cap.c): a draw stays a draw; a decided position is decided only
+     * if its fastest win fits into the moves left. Past the longest win of the board's
+     * size (one more for a win's move, so that the move keeps the win in time too) the
+     * cap cannot matter and the analysis alone answers; nearer the cap, or on a board
+     * whose longest win is not known (over 12 fields), the search finds the fastest win. */
+    int left = OPT(o)->move_cap - s->moves, longest = thue_circle_longest(s->n);
+    if (v != 0 && (longest < 0 || left <= longest)) {
+        int plies = -1;
+        thue_gmove m = {{0, 0, 0, 0}};
+        int winner = v > 0 ? s->to_move : s->to_move ^ 1;
+        int err = thue_circle_capped(s->n, s->board, s->to_move, winner, left,
+                                     thue_gctl_nodes(ctl, CAP_NODES), ctl, &plies, &m);
+        if (err == THUE_ETOOBIG)
+            thue_gctl_why(ctl,
+                          "the move cap is %d move%s away and the search for %s's fastest win "
+                          "did not finish within its budget or time, so whether the cap "
+                          "comes first is not known",
+                          left, left == 1 ? "" : "s", winner == 0 ? "white" : "black");
+        if (err != 0)
+            return err;
+        *best = m;
+        *value = plies < 0 ? 0 : v;
+        return 0;
+    }
+    int err = analysis_move(o, s, v, best);
+    if (err == THUE_ETOOBIG)
+        thue_gctl_why(ctl, "the block analysis went deeper than it allows (never seen so far)");
+    if (err != 0)
+        return err;
     *value = v;
     return 0;
 }
+
+/* What a room's perfect bot plays where perfect cannot decide (game.h's fallback): the
+ * analysis's move as if there were no cap (quick: no search), else the first move. */
+static int analysis_choose(const thue_gopt *o, const void *st, uint64_t seed, const thue_gctl *ctl,
+                           thue_gmove *out)
+{
+    (void)seed;
+    (void)ctl;
+    const thue_circle_state *s = st;
+    int v = thue_circle_value(s->n, s->board, s->to_move);
+    if (v != THUE_CIRCLE_UNKNOWN && analysis_move(o, s, v, out) == 0)
+        return 0;
+    thue_gmove mv[2 * THUE_CIRCLE_FIELDS_MAX];
+    if (thue_circle_moves(s->n, s->board, s->to_move, mv) == 0)
+        return THUE_EOVER;
+    *out = mv[0];
+    return 0;
+}
+
+static const thue_gamebot circle_fallback = {
+    "analysis",
+    "the block analysis's move as if there were no move cap (a win's move that makes the "
+    "most progress)",
+    analysis_choose,
+};
 
 const thue_gamedef thue_game_circle = {
     .name = "circle",
@@ -542,4 +610,10 @@ const thue_gamedef thue_game_circle = {
     .result = circle_result,
     .hash = circle_hash,
     .perfect = circle_perfect,
+    .perfect_help = "exact, move cap included: the block analysis, and where the cap could "
+                    "decide (fewer moves left than the longest win of the board's size, known "
+                    "up to 12 fields; on bigger boards wherever a side wins) a search for the "
+                    "fastest win, 1 million positions at most; where that does not finish it "
+                    "refuses",
+    .fallback = &circle_fallback,
 };

@@ -43,4 +43,33 @@ int thue_circle_value(int n, const uint8_t *board, int to_move);
  * players must have a piece. */
 long thue_circle_holes(int n, const uint8_t *board);
 
+/* ---- the move cap (circle_cap.c) ---------------------------------------------------- */
+
+/* The most moves from a decided position of n fields to its end under the fastest win
+ * and the longest defence, over every position of that size: with at least this many
+ * moves left before the cap (one more for a win's move to keep it), the cap cannot
+ * decide a position. Known up to 12 fields (test_game_circle's retrograde); -1 beyond. */
+int thue_circle_longest(int n);
+
+/* The longest line thue_circle_capped follows. */
+#define THUE_CIRCLE_CAP_DEPTH 200
+
+/*
+ * The fastest forced win of `winner` from board[0..n-1] with `to_move` to move, the
+ * position's uncapped value being winner's win (thue_circle_value): the winner hurries,
+ * the other side stalls. 0 with *plies its length in moves when it is at most
+ * max_plies, else -1 (the cap comes first: a draw), and *best a move for to_move that
+ * keeps the capped value: the winner's first move of the fastest win (or, when it comes
+ * too late, a move that keeps the uncapped win); the other side's move that holds out
+ * longest (or one after which the win comes too late). THUE_ETOOBIG past `budget` nodes,
+ * THUE_CIRCLE_CAP_DEPTH moves, when ctl (may be NULL) says stop or its memory budget
+ * refuses the table; THUE_ENOMEM.
+ */
+int thue_circle_capped(int n, const uint8_t *board, int to_move, int winner, int max_plies,
+                       uint64_t budget, const thue_gctl *ctl, int *plies, thue_gmove *best);
+
+/* How far a win still has to go after the winner's move to board b (`opponent` to move),
+ * the less the better: circle.c's measure that carries a win out (internal). */
+uint64_t thue__circle_progress(int n, const uint8_t *b, int opponent);
+
 #endif

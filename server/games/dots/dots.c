@@ -468,7 +468,9 @@ static int dots_position_parse(const thue_gopt *go, const json_t *j, void *stv, 
 /* ---- perfect and the own bots ------------------------------------------------------------ */
 
 /* perfect decides positions with at most this many undrawn lines (3x3 from the start),
- * within a node budget (about a second here); beyond: THUE_ETOOBIG. */
+ * within a node budget (about a second here, unless the caller's is smaller); beyond:
+ * THUE_ETOOBIG at once, with the reason (3x4 from the start has 31 lines, and the search
+ * would take minutes). */
 #define PERFECT_LINES 30
 #define PERFECT_NODES 6000000ull
 
@@ -485,15 +487,36 @@ static int dots_perfect(const thue_gopt *go, const void *stv, const thue_gctl *c
 {
     const thue_dots_opt *o = OPT(go);
     const thue_dots_state *s = stv;
-    if (nlines(o) > THUE_DOTS_SOLVE_LINES_MAX || undrawn(o, s) > PERFECT_LINES)
+    if (nlines(o) > THUE_DOTS_SOLVE_LINES_MAX) {
+        thue_gctl_why(ctl,
+                      "a %dx%d board has %d lines; perfect solves boards of at most %d "
+                      "(and positions with at most %d lines undrawn)",
+                      o->rows, o->cols, nlines(o), THUE_DOTS_SOLVE_LINES_MAX, PERFECT_LINES);
         return THUE_ETOOBIG;
+    }
+    if (undrawn(o, s) > PERFECT_LINES) {
+        thue_gctl_why(ctl,
+                      "%d lines are undrawn; perfect decides dots positions with at most %d "
+                      "(every position of 3x3 and smaller; bigger boards late in the game)",
+                      undrawn(o, s), PERFECT_LINES);
+        return THUE_ETOOBIG;
+    }
     int diff = s->score[s->to_move] - s->score[s->to_move ^ 1];
     if (all_drawn(o, s)) {
         *value = diff > 0 ? 1 : diff < 0 ? -1 : 0;
         return 0;
     }
     int net, l;
-    int err = thue__dots_solve(o, s->drawn[0], PERFECT_NODES, ctl, &net, &l, NULL);
+    uint64_t budget = thue_gctl_nodes(ctl, PERFECT_NODES), nodes = 0;
+    int err = thue__dots_solve(o, s->drawn[0], budget, ctl, &net, &l, &nodes);
+    if (err == THUE_ETOOBIG && nodes >= budget)
+        thue_gctl_why(ctl, "its exact search passed its budget of %llu positions before it decided",
+                      (unsigned long long)budget);
+    else if (err == THUE_ETOOBIG)
+        thue_gctl_why(ctl,
+                      "its exact search was stopped (the time limit, or a stop) after %llu "
+                      "positions, before it decided",
+                      (unsigned long long)nodes);
     if (err != 0)
         return err;
     line_move(o, l, best);
@@ -559,6 +582,10 @@ const thue_gamedef thue_game_dots = {
     .result = dots_result,
     .hash = dots_hash,
     .perfect = dots_perfect,
+    .perfect_help = "exact on boards of at most 64 lines once at most 30 lines are undrawn "
+                    "(every 3x3 or smaller position; 3x4, 4x4 and 5x5 only late in the game), "
+                    "within 6 million positions; beyond, it refuses at once",
+    .fallback = &dots_bots[0],
     .bots = dots_bots,
     .nbots = (int)(sizeof dots_bots / sizeof dots_bots[0]),
 };

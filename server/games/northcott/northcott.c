@@ -465,7 +465,7 @@ static int winner_budget(const int *own, const int *opp, int rows, int cols)
 static int nc_perfect(const thue_gopt *o, const void *st, const thue_gctl *ctl, thue_gmove *best,
                       int *value)
 {
-    (void)ctl; /* an analysis of the position: no search to stop */
+    /* An analysis of the position: no search to stop; ctl only hears why it refused. */
     const nc_state *s = st;
     int end = ended(o, s);
     if (end != 0) {
@@ -485,8 +485,15 @@ static int nc_perfect(const thue_gopt *o, const void *st, const thue_gctl *ctl, 
     int winner = v > 0 ? s->to_move : s->to_move ^ 1;
     int budget = winner == 0 ? winner_budget(w, b, rows, cols) : winner_budget(b, w, rows, cols);
     long long last = (long long)s->moves + 2LL * budget - (v > 0 ? 1 : 0);
-    if (last > OPT(o)->move_cap)
+    if (last > OPT(o)->move_cap) {
+        int left = OPT(o)->move_cap - s->moves;
+        thue_gctl_why(ctl,
+                      "the move cap is %d move%s away and %s's win may take up to %lld more "
+                      "(its pieces' forward room), so the cap could decide the game",
+                      left, left == 1 ? "" : "s", winner == 0 ? "white" : "black",
+                      last - s->moves);
         return THUE_ETOOBIG;
+    }
     *best = (thue_gmove){{row, to, 0, 0}};
     *value = v;
     return 0;
@@ -519,4 +526,6 @@ const thue_gamedef thue_game_northcott = {
     .result = nc_result,
     .hash = nc_hash,
     .perfect = nc_perfect,
+    .perfect_help = "exact (the nim-sum of the gaps) wherever the winner's forward room fits "
+                    "before the move cap; nearer the cap it refuses, the cap could decide",
 };

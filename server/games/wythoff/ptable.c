@@ -409,18 +409,50 @@ static bool below_small(int a, uint64_t A, uint64_t n)
            (thue_u128)n * n * (thue_u128)((uint64_t)a * (uint64_t)a + 4);
 }
 
-uint64_t thue_wythoff_first_wrong(int a, uint64_t limit)
+/*
+ * The scan passes every n, but checks in exact integers only those whose double products
+ * lie near an integer: the double floor(x) of x = fl(alpha_d n) is the exact
+ * floor(alpha n) whenever x is farther from an integer than the error |x - alpha n|
+ * (and the same for beta), since no integer then lies between the two. That error:
+ * alpha_d = (2 - a + sqrt(a^2 + 4)) / 2 is off by at most about 2^-44 (the correctly
+ * rounded square root, below 1001, then one rounded sum), beta_d = alpha_d + a by at most
+ * 2^-42; times n, plus half an ulp of the product (beta n < 1002 n: 1002 n 2^-53), that
+ * is below n 2^-41 for every a <= 1000. The margin used is twice that, n 2^-40, so only
+ * about one n in 2^38 / n is checked exactly (a few in a thousand near n = 10^8, where
+ * the first failures of a = 1..4 lie). The distance to the nearest integer is taken
+ * without floor() (a libm call): adding and subtracting 2^52 rounds a double below 2^52
+ * to the nearest integer (the products stay below 2^51 for n <= 2^40).
+ */
+uint64_t thue_wythoff_first_wrong_ex(int a, uint64_t limit, uint64_t *exact_checks)
 {
     double alpha = alpha_d(a), beta = alpha + a;
+    const double round = 0x1p52, per_n = 0x1p-40;
+    uint64_t checks = 0, found = 0;
     if (limit > (uint64_t)1 << 40)
         limit = (uint64_t)1 << 40;
+    double dn = 0; /* n as a double, counted up (exact below 2^53) */
     for (uint64_t n = 1; n <= limit; n++) {
-        double fa = floor(alpha * (double)n), fb = floor(beta * (double)n);
-        uint64_t A = (uint64_t)fa, B = (uint64_t)fb;
-        if (!below_small(a, A, n) || below_small(a, A + 1, n) || B != A + (uint64_t)a * n)
-            return n;
+        dn += 1;
+        double x = alpha * dn, y = beta * dn;
+        double dx = x - ((x + round) - round), dy = y - ((y + round) - round);
+        double margin = dn * per_n;
+        if (fabs(dx) > margin && fabs(dy) > margin)
+            continue; /* both floors are the exact ones */
+        checks++;
+        uint64_t A = (uint64_t)floor(x), B = (uint64_t)floor(y);
+        if (!below_small(a, A, n) || below_small(a, A + 1, n) || B != A + (uint64_t)a * n) {
+            found = n;
+            break;
+        }
     }
-    return 0;
+    if (exact_checks != NULL)
+        *exact_checks = checks;
+    return found;
+}
+
+uint64_t thue_wythoff_first_wrong(int a, uint64_t limit)
+{
+    return thue_wythoff_first_wrong_ex(a, limit, NULL);
 }
 
 /* ---- decimal text ---------------------------------------------------------------------- */

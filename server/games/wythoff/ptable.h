@@ -120,8 +120,11 @@ void thue_wythoff_algebraic_ld(int a, thue_u128 n, thue_u128 *A, thue_u128 *B);
 thue_u128 thue_wythoff_exact_a(int a, thue_u128 n);
 
 /* The first n in 1..limit where the double algebraic pair differs from the exact one
- * (checked with 128-bit integer comparisons, n <= 2^40), 0 when none. O(limit). */
+ * (n <= 2^40), 0 when none. O(limit) double products, and a 128-bit integer check only
+ * for the n whose products lie within the double error of an integer (about one in 2^38 /
+ * n; ptable.c); the _ex form counts those checks into *exact_checks (may be NULL). */
 uint64_t thue_wythoff_first_wrong(int a, uint64_t limit);
+uint64_t thue_wythoff_first_wrong_ex(int a, uint64_t limit, uint64_t *exact_checks);
 
 /* Decimal text of x into buf (at least 40 bytes); returns buf. */
 char *thue_u128_str(thue_u128 x, char *buf);
