@@ -131,7 +131,9 @@ quick_run() {
     exit 1
   fi
 
-  # The chosen tests and the targets their commands run (ctest's own list, by label).
+  # The chosen tests (ctest's own list, by label) and the targets their commands run: the
+  # files of build/ in each add_test() of build/'s CTestTestfile.cmake files (ctest's list
+  # leaves out the command of a test whose executable is not built yet).
   local labels="" sel names targets
   if [ ${#chosen[@]} -eq 1 ]; then
     labels="^${chosen[0]}\$"
@@ -140,9 +142,16 @@ quick_run() {
   fi
   # shellcheck disable=SC2016 # a Python program
   sel=$(ctest --test-dir build -N --show-only=json-v1 | python3 -c '
-import json, os, sys
+import json, os, re, shlex, sys
 labels, unit, build = sys.argv[1], sys.argv[2] == "1", os.path.realpath(sys.argv[3])
-import re
+commands = {}
+for root, _, files in os.walk(build):
+    if "CTestTestfile.cmake" in files:
+        with open(os.path.join(root, "CTestTestfile.cmake")) as f:
+            for line in f:
+                m = re.match(r"add_test\((\S+) (.*)\)$", line.strip())
+                if m:
+                    commands[m.group(1).strip("\"")] = shlex.split(m.group(2))
 names, targets = [], set()
 for t in json.load(sys.stdin)["tests"]:
     props = {p["name"]: p["value"] for p in t.get("properties", [])}
@@ -150,7 +159,7 @@ for t in json.load(sys.stdin)["tests"]:
     if not (mine or (unit and t["name"].startswith("test_"))):
         continue
     names.append(t["name"])
-    for arg in t.get("command", []):
+    for arg in commands.get(t["name"], t.get("command", [])):
         if arg.startswith(build + "/"):
             targets.add(os.path.basename(arg))
 # The Node tests find the `thue` tool next to the server (tests/integration/cli.test.mjs).
