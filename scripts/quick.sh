@@ -115,7 +115,7 @@ quick_run() {
   done
   local what="${chosen[*]:-}"
   if [ "$unit" = 1 ]; then
-    what="${what:+$what; }every unit test (test_*)"
+    what="${what:+$what; }every unit test"
   fi
   echo "== quick run: $what"
   if [ ${#svcs[@]} -gt 0 ]; then
