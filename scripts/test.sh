@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# The whole test suite, as CI runs it (.ci/run):
+#   bash scripts/test.sh
 # Installs whatever is missing (Debian 12, apt and npm; quiet when everything is there),
 # then configures, builds and runs every test twice (unit, integration against the real
 # server, browser tests in headless Chromium; the store's unit tests once more against a
@@ -9,8 +11,44 @@
 # fuzzers of the protocol decoder, the lobby, the repetition checks and the games for
 # 30, 20, 20 and 15 s (scripts/fuzz.sh: libFuzzer with ASan + UBSan). Exits non-zero on any failure.
 # Idempotent: re-running reuses the build directories.
+#
+# The quick run, for the edit-test loop (docs/testing.md, "Quick runs"):
+#   bash scripts/test.sh --quick MODULE...
+#   bash scripts/test.sh --quick
+# builds in build/ only what the tests of the named modules need and runs only those ctest
+# entries (unit, integration and browser tests labelled with the module: ctest -L), in the
+# optimised build only: no sanitizers, faults, soak or fuzzing. The modules are the ctest
+# labels of tests/modules.cmake, after the source layout: thue games search protocol
+# server net lobby ladder store cluster cli web load. Without a MODULE: the modules of the
+# files changed since origin/main (committed or not, and new files), by path; a change
+# that maps to no module (a build file, server/base, a test helper) or no change at all
+# adds every unit test (test_*). PostgreSQL and Redis are started (scripts/services.sh)
+# only for store (PostgreSQL: the _pg entries) and cluster (Redis: test_cluster_*).
+#   bash scripts/test.sh --quick --list [MODULE...]
+# says what that would build and run, and stops there.
+#   bash scripts/test.sh --help
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+usage() { sed -n '2,/^set -euo/{/^#/p}' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
+quick=0
+list=0
+modules=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --quick) quick=1 ;;
+    --list) list=1 ;;
+    -h|--help) usage; exit 0 ;;
+    -*) echo "test.sh: unknown option '$1' (try --help)" >&2; exit 2 ;;
+    *) [ "$quick" = 1 ] || { echo "test.sh: '$1': modules go after --quick (try --help)" >&2; exit 2; }
+       modules+=("$1") ;;
+  esac
+  shift
+done
+if [ "$list" = 1 ] && [ "$quick" = 0 ]; then
+  echo "test.sh: --list goes with --quick (try --help)" >&2
+  exit 2
+fi
 
 . scripts/deps.sh
 thue_install_deps build-essential cmake pkg-config libcmocka-dev libuv1-dev libjansson-dev \
@@ -39,16 +77,40 @@ jobs=$(nproc 2>/dev/null || echo 2)
 # (tests/unit/cluster.cmake) are registered only then. THUE_TEST_PG_DIR lets the store's
 # restart test restart PostgreSQL; the tests that kill Redis start private ones, and the
 # integration and browser tests of several nodes start their own of both.
-svc_dir=$(mktemp -d /tmp/thue-test-services-XXXXXX)
-stop_services() { bash scripts/services.sh stop "$svc_dir" >/dev/null 2>&1 || true; rm -rf "$svc_dir"; }
+# start_services [postgres] [redis]
+svc_dir=""
+stop_services() {
+  [ -n "$svc_dir" ] || return 0
+  bash scripts/services.sh stop "$svc_dir" >/dev/null 2>&1 || true
+  rm -rf "$svc_dir"
+}
 trap stop_services EXIT
-svc_env=$(bash scripts/services.sh postgres "$svc_dir") # set -e: a failed start stops here
-svc_env+=$'\n'$(bash scripts/services.sh redis "$svc_dir")
-eval "$svc_env"
-[ -n "${THUE_TEST_PG:-}" ] || { echo "test.sh: services.sh printed no THUE_TEST_PG" >&2; exit 1; }
-[ -n "${THUE_TEST_REDIS:-}" ] || { echo "test.sh: services.sh printed no THUE_TEST_REDIS" >&2; exit 1; }
-export THUE_TEST_PG THUE_TEST_PG_DIR="$svc_dir" THUE_TEST_REDIS
-echo "PostgreSQL for the store tests: $THUE_TEST_PG; Redis for the cluster tests: $THUE_TEST_REDIS"
+start_services() {
+  local svc svc_env=""
+  svc_dir=$(mktemp -d /tmp/thue-test-services-XXXXXX)
+  for svc in "$@"; do
+    svc_env+=$(bash scripts/services.sh "$svc" "$svc_dir")$'\n' # set -e: a failed start stops here
+  done
+  eval "$svc_env"
+  case " $* " in *" postgres "*)
+    [ -n "${THUE_TEST_PG:-}" ] || { echo "test.sh: services.sh printed no THUE_TEST_PG" >&2; exit 1; }
+    export THUE_TEST_PG THUE_TEST_PG_DIR="$svc_dir"
+    echo "PostgreSQL for the store tests: $THUE_TEST_PG" ;;
+  esac
+  case " $* " in *" redis "*)
+    [ -n "${THUE_TEST_REDIS:-}" ] || { echo "test.sh: services.sh printed no THUE_TEST_REDIS" >&2; exit 1; }
+    export THUE_TEST_REDIS
+    echo "Redis for the cluster tests: $THUE_TEST_REDIS" ;;
+  esac
+}
+
+if [ "$quick" = 1 ]; then
+  . scripts/quick.sh
+  quick_run "$jobs" "$list" "${modules[@]}"
+  exit 0
+fi
+
+start_services postgres redis
 
 echo "== optimised build (build/)"
 # The same build script as scripts/run.sh and the Dockerfile, warnings as errors.

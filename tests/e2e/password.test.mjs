@@ -13,6 +13,11 @@ import { test, run, newPage, shot, tid, withWorld, account } from "./lib.mjs";
 import { player } from "../integration/lib.mjs";
 import { createGameRoom } from "./gameslib.mjs";
 
+// Cheap hashes (1 pass over 8 MiB), as the integration tests' (passwords.test.mjs): the
+// page's flow is under test, not Argon2's cost. With the server's default costs (2
+// passes over 64 MiB) a hash on the pool's workers (nice 10) took seconds on a busy
+// machine, and the first one outlasted Playwright's 10 s wait.
+const CHEAP = ["--password-ops", "1", "--password-mem-mib", "8"];
 const FIRST = "correct horse battery";
 const SECOND = "staple horse battery";
 
@@ -95,6 +100,6 @@ test("a password set on one device logs in on another; a wrong one is refused pl
   await tid(third, "pw-password").fill(SECOND);
   await tid(third, "pw-login").click();
   await tid(third, "me-kind").filter({ hasText: "account" }).waitFor();
-}));
+}, CHEAP));
 
 await run();

@@ -28,6 +28,7 @@ target_link_libraries(test_store_engines PRIVATE thue_store thue_games PkgConfig
 if(DEFINED ENV{THUE_TEST_PG} AND NOT "$ENV{THUE_TEST_PG}" STREQUAL "")
   foreach(t ${thue_store_tests})
     add_test(NAME ${t}_pg COMMAND ${t})
+    thue_test_label(${t}_pg)
     set_tests_properties(${t}_pg PROPERTIES TIMEOUT 600 ENVIRONMENT
       "THUE_STORE_TEST_BACKEND=pg;THUE_TEST_PG=$ENV{THUE_TEST_PG};THUE_TEST_PG_DIR=$ENV{THUE_TEST_PG_DIR}")
   endforeach()
