@@ -31,10 +31,10 @@ set(THUE_TESTS_OF_thue
   "^test_bots(_specs|_perfect)?$" "^test_game_thue$" "^reference_crosscheck$"
   "^fuzz_(repetition|word_parse|bot_spec|verify_proof)_smoke$")
 set(THUE_TESTS_OF_games
-  "^test_game_(heaps|registry|northcott|circle|circle_api|wythoff|dots)$"
+  "^test_game_(heaps|registry|northcott|circle|circle_api|circle_cap|wythoff|dots)$"
   "^test_(wythoff_ptable|dots_bots)$" "^integration_games$" "^fuzz_games_smoke$")
 set(THUE_TESTS_OF_search
-  "^test_(pool|pool_owners|pool_game|pool_task|gbot|guct|search_bounds|budget)$"
+  "^test_(pool|pool_owners|pool_game|pool_task|gbot|guct|search_bounds|budget|review)$"
   "^integration_attack_(bots|search)$")
 set(THUE_TESTS_OF_protocol "^test_codec(_.*)?$" "^protocol_schemas$" "^fuzz_protocol_smoke$")
 set(THUE_TESTS_OF_server
@@ -45,7 +45,7 @@ set(THUE_TESTS_OF_net
   "^integration_(strict|attack_http|attack_fd|attack_slow|keepalive|static|trusted_network)$")
 set(THUE_TESTS_OF_lobby
   "^test_lobby_.*$" "^test_names$"
-  "^integration_(analysis|attack_identity|attack_lobby|errors|match|passwords|session)$"
+  "^integration_(analysis|attack_identity|attack_lobby|errors|legal_moves|match|passwords|session)$"
   "^fuzz_lobby_smoke$")
 set(THUE_TESTS_OF_ladder "^test_(glicko|schedule)_.*$"
   "^integration_(ladder|ratings_games|tournament)$")
