@@ -11,7 +11,7 @@ import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { test, run, tid, withWorld, newPage, enter, createRoom, playToEnd } from "./lib.mjs";
+import { test, run, tid, withWorld, newPage, enter, createRoom, playToEnd, pageLoaded } from "./lib.mjs";
 import { SERVER, player } from "../integration/lib.mjs";
 import { createGameRoom } from "./gameslib.mjs";
 
@@ -156,7 +156,15 @@ test("Thue: every step of a replay analyses (its position as position_parse read
   }
   assert.ok(hrefs.size >= n, `${hrefs.size} positions for ${n + 1} steps`);
   for (const href of hrefs) {
-    await page.evaluate((h) => { location.hash = h; }, href);
+    // The analysis page shown before (kept in the page's body under the lobby's "#/")
+    // shows again while the new one loads: wait until the route has begun (its
+    // hashchange, which marks the body not loaded) and ended, or its canvas and settings
+    // are taken for the new page's and swapped out under the clicks (on a busy machine).
+    await page.evaluate((h) => new Promise((resolve) => {
+      window.addEventListener("hashchange", () => resolve(), { once: true });
+      location.hash = h;
+    }), href);
+    await pageLoaded(page);
     await page.locator("[data-testid=an-canvas][data-ready='1']").waitFor();
     // The page opens on the match and searches the picked move's position at once; a
     // short search of the same position, from its research settings, replaces it.
