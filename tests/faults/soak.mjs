@@ -210,6 +210,9 @@ class Agent {
       stats.resumes++;
       if (this.kind === "quick" && !this.room) this.queue(); // the queue forgets a lost connection
     } catch (e) {
+      // A resume the soak's own stop cut short (the server was told to stop meanwhile)
+      // stays a drop in flight: the final count of resumes leaves it out.
+      if (stopping) return;
       fail(`${this.name}: resume failed: ${e.message}`);
     }
     this.dropping = false;
