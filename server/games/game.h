@@ -90,6 +90,12 @@ typedef struct thue_gctl {
      * asks. The CLI prints it; gbot.h's result carries it. */
     char *why;
     size_t why_size;
+    /* Where a perfect member of a game with scores (dots and boxes) writes, when it
+     * answers 0, the final score difference for the player to move with best play from
+     * both sides (their points minus the other's, those already scored included): the
+     * margin the exact review compares (search/review.h). NULL: nobody asks; a game
+     * without scores leaves it alone. */
+    int *margin;
 } thue_gctl;
 
 static inline int thue_gctl_stop(const thue_gctl *c)

@@ -18,6 +18,7 @@
  */
 #include "search/gbot.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -252,7 +253,13 @@ static int perfect_choose(const thue_gamedef *g, const thue_gopt *opt, const voi
         thue_gctl gc = gctl_of(ctl);
         gc.why = out->why;
         gc.why_size = sizeof out->why;
+        int margin = INT_MIN;
+        gc.margin = &margin;
         err = g->perfect(opt, st, &gc, &best, &v);
+        if (err == 0 && margin != INT_MIN) {
+            out->has_margin = 1;
+            out->margin = margin;
+        }
         out->stopped = ctl->stopped;
         out->nodes = 1;
         if (err == 0) {

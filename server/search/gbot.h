@@ -94,6 +94,8 @@ typedef struct thue_gbot_result {
     uint64_t iterations; /* uct: playouts run */
     double ms;           /* wall time */
     int stopped;         /* a limit or the stop flag cut the search short */
+    int has_margin;      /* perfect, exact, in a game with scores (dots): margin is... */
+    int margin;          /* ...the final score difference for the mover with best play */
     char why[200];       /* perfect refused (THUE_ETOOBIG, or an undecided move): why, one
                             sentence from the game or the solver; "" when nobody said */
 } thue_gbot_result;

@@ -11,6 +11,7 @@
 
 #include "base/errors.h"
 #include "search/gbot.h"
+#include "search/guct.h"
 #include "search/review.h"
 
 const char *thue_verdict_name(thue_verdict v)
@@ -20,10 +21,13 @@ const char *thue_verdict_name(thue_verdict v)
 }
 
 /* A solved position: who moves (-1 once over, then winner says who won, -1 a draw), the
- * value for the mover (THUE_REVIEW_UNKNOWN when undecided) and a move that keeps it. */
+ * value for the mover (THUE_REVIEW_UNKNOWN when undecided) and a move that keeps it; the
+ * final margin for the mover where the game gives one (over: the scores' difference). */
 typedef struct solved {
     int mover, winner, value, has_best;
     thue_gmove best;
+    int has_margin, margin;
+    int score[2]; /* over: the game's scores */
 } solved;
 
 static int solve(const thue_gamedef *g, const thue_gopt *opt, const void *st,
@@ -36,6 +40,8 @@ static int solve(const thue_gamedef *g, const thue_gopt *opt, const void *st,
     if (r.over) {
         out->mover = -1;
         out->winner = r.winner;
+        out->score[0] = r.score[0];
+        out->score[1] = r.score[1];
         return 0;
     }
     out->mover = g->to_move(opt, st);
@@ -49,8 +55,66 @@ static int solve(const thue_gamedef *g, const thue_gopt *opt, const void *st,
         out->value = res.value;
         out->best = res.move;
         out->has_best = 1;
+        out->has_margin = res.has_margin;
+        out->margin = res.margin;
     }
     return 0;
+}
+
+/* The final margin of p for player `who`: 1 and *m, or 0 when unknown. A game over has
+ * one only in a game whose positions have margins (has_margin seen before). */
+static int margin_for(const solved *p, int who, int *m)
+{
+    if (p->mover < 0) {
+        *m = p->score[who] - p->score[who ^ 1];
+        return 1;
+    }
+    if (!p->has_margin)
+        return 0;
+    *m = p->mover == who ? p->margin : -p->margin;
+    return 1;
+}
+
+static int root_value(void *arg, const thue_guct_view *v)
+{
+    *(double *)arg = v->value;
+    return 1; /* the root is enough */
+}
+
+/* The uct bot's chances (mean reward, 0..1) for `who` in st after `playouts` playouts,
+ * seeded by the position's hash: 1 and *est, or 0 (no tree: memory, a stop). */
+static int estimate_for(const thue_gamedef *g, const thue_gopt *opt, const void *st, int who,
+                        uint64_t playouts, const thue_bot_limits *lim, double *est)
+{
+    thue_gresult r;
+    g->result(opt, st, &r);
+    if (r.over) {
+        *est = r.winner < 0 ? 0.5 : r.winner == who ? 1.0 : 0.0;
+        return 1;
+    }
+    thue_guct_params p;
+    memset(&p, 0, sizeof p);
+    p.playout_limit = 1000;
+    p.c = 1.4142135623730951;
+    p.seed = g->hash(opt, st) ^ 0x9e3779b97f4a7c15ull;
+    p.nodes_max = 100000;
+    p.mem = lim != NULL ? lim->mem : NULL;
+    thue_guct *t = NULL;
+    if (thue_guct_new(g, opt, st, &p, &t) != 0)
+        return 0;
+    thue__ctl ctl;
+    thue__ctl_init(&ctl, lim, lim != NULL ? lim->deadline_ns : 0);
+    ctl.budget = 0; /* the playouts are the bound */
+    uint64_t ran = 0;
+    int err = thue_guct_run(t, playouts, &ctl, &ran);
+    double v = -1;
+    if (err == 0 && ran > 0)
+        thue_guct_walk(t, 1, root_value, &v, NULL);
+    thue_guct_free(t);
+    if (v < 0)
+        return 0;
+    *est = g->to_move(opt, st) == who ? v : 1.0 - v;
+    return 1;
 }
 
 /* The value of position p for player `who`. */
@@ -63,17 +127,20 @@ static int value_for(const solved *p, int who)
     return p->mover == who ? p->value : -p->value;
 }
 
-static thue_verdict verdict_of(int before, int after)
+static thue_verdict verdict_of(const thue_review_move *m)
 {
-    if (before == THUE_REVIEW_UNKNOWN || after == THUE_REVIEW_UNKNOWN)
+    if (m->before == THUE_REVIEW_UNKNOWN || m->after == THUE_REVIEW_UNKNOWN)
         return THUE_VERDICT_UNKNOWN;
-    int drop = before - after;
-    return drop <= 0 ? THUE_VERDICT_BEST : drop == 1 ? THUE_VERDICT_MISTAKE : THUE_VERDICT_BLUNDER;
+    int drop = m->before - m->after;
+    if (drop <= 0)
+        return m->has_margin && m->margin_after < m->margin_before ? THUE_VERDICT_GOOD
+                                                                   : THUE_VERDICT_BEST;
+    return drop == 1 ? THUE_VERDICT_MISTAKE : THUE_VERDICT_BLUNDER;
 }
 
 int thue_review(const thue_gamedef *g, const thue_gopt *opt, const void *start,
                 const thue_gmove *moves, int n, const thue_bot_limits *lim,
-                thue_review_move *out, int *solved_count)
+                uint64_t estimate, thue_review_move *out, int *solved_count)
 {
     if (solved_count != NULL)
         *solved_count = 0;
@@ -93,6 +160,10 @@ int thue_review(const thue_gamedef *g, const thue_gopt *opt, const void *start,
         memset(m, 0, sizeof *m);
         m->player = here.mover;
         thue_gerr e;
+        double est = 0;
+        int has_est = 0;
+        if (here.mover >= 0 && here.value == THUE_REVIEW_UNKNOWN && estimate > 0)
+            has_est = estimate_for(g, opt, st, here.mover, estimate, lim, &est);
         if (here.mover < 0 || g->apply(opt, st, here.mover, &moves[i], &e) != 0) {
             err = THUE_EINVAL;
             break;
@@ -103,7 +174,25 @@ int thue_review(const thue_gamedef *g, const thue_gopt *opt, const void *start,
         exact += next.mover < 0 || next.value != THUE_REVIEW_UNKNOWN;
         m->before = here.value;
         m->after = value_for(&next, m->player);
-        m->verdict = verdict_of(m->before, m->after);
+        /* Margins only in a game whose perfect gives them (then an end's are its scores). */
+        m->has_margin = here.has_margin && margin_for(&here, m->player, &m->margin_before) &&
+                        margin_for(&next, m->player, &m->margin_after);
+        m->verdict = verdict_of(m);
+        if (estimate > 0 && (m->before == THUE_REVIEW_UNKNOWN || m->after == THUE_REVIEW_UNKNOWN)) {
+            double ea = 0;
+            if (!has_est && m->before != THUE_REVIEW_UNKNOWN) {
+                est = m->before == 1 ? 1.0 : m->before == 0 ? 0.5 : 0.0;
+                has_est = 1;
+            }
+            if (has_est && m->after != THUE_REVIEW_UNKNOWN) {
+                ea = m->after == 1 ? 1.0 : m->after == 0 ? 0.5 : 0.0;
+            } else if (has_est) {
+                has_est = estimate_for(g, opt, st, m->player, estimate, lim, &ea);
+            }
+            m->has_estimate = has_est;
+            m->est_before = est;
+            m->est_after = ea;
+        }
         m->has_best = here.has_best;
         m->best = here.best;
         here = next;

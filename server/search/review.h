@@ -10,8 +10,11 @@
  * limits given per position. Verdicts compare after with before: the same value is
  * `best` (no move could do better), one step down (a win let go to a draw, a draw to a
  * loss) a `mistake`, two (a win to a loss) a `blunder`; either value unknown, `unknown`.
- * (`good`, a move that keeps the result but not the margin, belongs to the games with
- * margins: Thue's points, dots and boxes' boxes.)
+ * In a game with scores whose perfect member gives the margin (dots and boxes: the final
+ * boxes of the mover minus the other's, best play), a move that keeps the result but
+ * lowers the margin is `good`, not `best`. Where a value is unknown, the uct bot's
+ * estimate of the mover's chances before and after may be asked for: marked as an
+ * estimate, never turned into a verdict.
  *
  * Pure apart from the search's own memory: any thread may call it (the worker pool's).
  */
@@ -40,12 +43,19 @@ typedef struct thue_review_move {
     thue_verdict verdict;
     int has_best;        /* best is a move that keeps `before` (known before only) */
     thue_gmove best;
+    int has_margin;      /* both margins known (a game with scores, both exact): */
+    int margin_before, margin_after; /* the final score difference for the mover */
+    int has_estimate;    /* a value unknown and estimates asked for: the uct bot's */
+    double est_before, est_after;    /* chances (0..1, mean reward) for the mover */
 } thue_review_move;
 
 /*
  * Reviews the n moves played from start (a state of g with opt). out[0..n-1] get one
  * entry per move. lim (may be NULL) bounds each position's solve (its node_budget,
- * think_ms, stop flag, yield hook and memory); a position it cannot decide is unknown.
+ * think_ms, stop flag, yield hook and memory; its deadline_ns the whole review's); a
+ * position it cannot decide is unknown. estimate > 0: for a move with a value unknown,
+ * the uct bot's estimates from `estimate` playouts per position (seeded: the same
+ * review every time), under the same limits.
  * Returns 0; THUE_EINVAL when g has no perfect play (thue_gbot_has_perfect), n < 0, or a
  * move is refused by the rules (a record that does not replay: out then holds the moves
  * before it); THUE_ENOMEM. *solved (may be NULL) gets how many of the n + 1 positions
@@ -53,6 +63,6 @@ typedef struct thue_review_move {
  */
 int thue_review(const thue_gamedef *g, const thue_gopt *opt, const void *start,
                 const thue_gmove *moves, int n, const thue_bot_limits *lim,
-                thue_review_move *out, int *solved);
+                uint64_t estimate, thue_review_move *out, int *solved);
 
 #endif

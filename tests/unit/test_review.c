@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include "base/errors.h"
+#include "games/dots/dots.h"
 #include "games/game.h"
 #include "search/review.h"
 
@@ -69,6 +70,9 @@ typedef struct memo {
     size_t size, cap, used;
     unsigned char *keys;
     signed char *vals; /* 2: empty */
+    /* Dots' net boxes still to win for the mover (best play), by the drawn lines: 127
+     * empty. */
+    signed char *mvals; /* by the drawn lines (dots only) */
 } memo;
 
 static uint64_t fnv(const unsigned char *p, size_t n)
@@ -120,20 +124,57 @@ static int naive(memo *m, const unsigned char *st)
     return best;
 }
 
+/* The net boxes the mover can still win (their boxes minus the other's, over the boxes
+ * still open) by plain memoised negamax over the drawn lines alone (dots, boards of at
+ * most 20 lines): a box drawn keeps the move, so the child's net adds, else negates. */
+static int naive_net(memo *m, const unsigned char *st)
+{
+    const thue_gamedef *g = m->g;
+    const thue_dots_state *d = (const thue_dots_state *)st;
+    uint64_t key = d->drawn[0];
+    if (m->mvals[key] != 127)
+        return m->mvals[key];
+    int mover = g->to_move(m->opt, st);
+    thue_gmove *list = malloc((size_t)g->max_moves(m->opt) * sizeof *list);
+    assert_non_null(list);
+    int k = g->legal_moves(m->opt, st, list), best = k > 0 ? -1000 : 0;
+    unsigned char child[512];
+    for (int i = 0; i < k; i++) {
+        memcpy(child, st, m->size);
+        thue_gerr e;
+        assert_int_equal(g->apply(m->opt, child, mover, &list[i], &e), 0);
+        const thue_dots_state *c = (const thue_dots_state *)child;
+        int gained = c->score[mover] - d->score[mover];
+        thue_gresult cr;
+        g->result(m->opt, child, &cr);
+        int rest = cr.over ? 0 : naive_net(m, child);
+        int v = gained > 0 ? gained + rest : -rest;
+        if (v > best)
+            best = v;
+    }
+    free(list);
+    m->mvals[key] = (signed char)best;
+    return best;
+}
+
 static void memo_init(memo *m, const thue_gamedef *g, const thue_gopt *opt, size_t cap)
 {
     m->g = g, m->opt = opt, m->size = g->state_size(opt), m->cap = cap, m->used = 0;
     m->keys = malloc(cap * m->size);
     m->vals = malloc(cap);
+    m->mvals = malloc((size_t)1 << 20);
     assert_non_null(m->keys);
     assert_non_null(m->vals);
+    assert_non_null(m->mvals);
     memset(m->vals, 2, cap);
+    memset(m->mvals, 127, (size_t)1 << 20);
 }
 
 static void memo_free(memo *m)
 {
     free(m->keys);
     free(m->vals);
+    free(m->mvals);
 }
 
 /* The value for `who` of the state st by the reference (over: by its result). */
@@ -151,6 +192,22 @@ static int ref_value(memo *m, const unsigned char *st, int who)
 
 typedef int (*value_fn)(void *ref, const unsigned char *st, int who);
 
+/* The reference's final margin of st for `who` (over: its scores), for a game with
+ * scores; NULL for the others. */
+typedef int (*margin_fn)(void *ref, const unsigned char *st, int who);
+
+static int memo_margin(void *ref, const unsigned char *st, int who)
+{
+    memo *m = ref;
+    thue_gresult r;
+    m->g->result(m->opt, st, &r);
+    int diff = r.score[who] - r.score[who ^ 1];
+    if (r.over)
+        return diff;
+    int v = naive_net(m, st);
+    return diff + (m->g->to_move(m->opt, st) == who ? v : -v);
+}
+
 static int memo_value(void *ref, const unsigned char *st, int who)
 {
     return ref_value(ref, st, who);
@@ -158,8 +215,10 @@ static int memo_value(void *ref, const unsigned char *st, int who)
 
 /* Reviews `count` random matches of g from its start and checks every move against the
  * reference; returns how many moves were mistakes or blunders (the tests want some). */
-static int check_reviews(const thue_gamedef *g, const thue_gopt *opt, void *ref, value_fn value,
-                         int count)
+static int goods; /* `good` verdicts seen (dots: a kept result with a smaller margin) */
+
+static int check_reviews_m(const thue_gamedef *g, const thue_gopt *opt, void *ref, value_fn value,
+                           margin_fn margin, int count)
 {
     size_t size = g->state_size(opt);
     unsigned char start[512], st[512], end[512], before[512];
@@ -171,7 +230,7 @@ static int check_reviews(const thue_gamedef *g, const thue_gopt *opt, void *ref,
         int n = random_match(g, opt, start, 1000 + (uint64_t)c, moves, end);
         thue_review_move rv[MOVES_MAX];
         int solved = -1;
-        assert_int_equal(thue_review(g, opt, start, moves, n, NULL, rv, &solved), 0);
+        assert_int_equal(thue_review(g, opt, start, moves, n, NULL, 0, rv, &solved), 0);
         assert_int_equal(solved, n + 1);
         memcpy(st, start, size);
         for (int i = 0; i < n; i++) {
@@ -186,6 +245,19 @@ static int check_reviews(const thue_gamedef *g, const thue_gopt *opt, void *ref,
             thue_verdict want = drop == 0   ? THUE_VERDICT_BEST
                                 : drop == 1 ? THUE_VERDICT_MISTAKE
                                             : THUE_VERDICT_BLUNDER;
+            assert_int_equal(rv[i].has_margin, margin != NULL);
+            if (margin != NULL) {
+                unsigned char pre[512];
+                memcpy(pre, start, size);
+                for (int j = 0; j < i; j++)
+                    assert_int_equal(g->apply(opt, pre, g->to_move(opt, pre), &moves[j], &e), 0);
+                assert_int_equal(rv[i].margin_before, margin(ref, pre, who));
+                assert_int_equal(rv[i].margin_after, margin(ref, st, who));
+                assert_true(rv[i].margin_after <= rv[i].margin_before);
+                if (drop == 0 && rv[i].margin_after < rv[i].margin_before)
+                    want = THUE_VERDICT_GOOD;
+            }
+            goods += want == THUE_VERDICT_GOOD;
             assert_int_equal(rv[i].verdict, want);
             bad_moves += drop > 0;
             /* The suggested move keeps the value before. */
@@ -199,6 +271,12 @@ static int check_reviews(const thue_gamedef *g, const thue_gopt *opt, void *ref,
         assert_memory_equal(st, end, size);
     }
     return bad_moves;
+}
+
+static int check_reviews(const thue_gamedef *g, const thue_gopt *opt, void *ref, value_fn value,
+                         int count)
+{
+    return check_reviews_m(g, opt, ref, value, NULL, count);
 }
 
 /* ---- the tests ------------------------------------------------------------------------- */
@@ -287,7 +365,8 @@ static void naive_game(const char *name, const char *opts, size_t cap, int min_b
     options(g, opts, &opt);
     memo m;
     memo_init(&m, g, &opt, cap);
-    int bad = check_reviews(g, &opt, &m, memo_value, 25);
+    int bad = check_reviews_m(g, &opt, &m, memo_value,
+                              strcmp(name, "dots") == 0 ? memo_margin : NULL, 25);
     if (bad < min_bad)
         fail_msg("%s %s: %d bad moves in 25 random matches", name, opts, bad);
     memo_free(&m);
@@ -296,8 +375,10 @@ static void naive_game(const char *name, const char *opts, size_t cap, int min_b
 static void test_review_dots_minimax(void **state)
 {
     (void)state;
+    goods = 0;
     naive_game("dots", "{\"rows\":2,\"cols\":2}", 1u << 20, 5);
     naive_game("dots", "{\"rows\":1,\"cols\":3}", 1u << 16, 5);
+    assert_true(goods > 0); /* the margins were exercised */
 }
 
 static void test_review_rims_and_misere_minimax(void **state)
@@ -319,10 +400,10 @@ static void test_review_refuses(void **state)
     thue_gmove moves[2] = {{{1, 1, 0, 0}}, {{1, 5, 0, 0}}}; /* the second takes 5 of 1 */
     thue_review_move rv[2];
     int solved = -1;
-    assert_int_equal(thue_review(g, &opt, st, moves, 2, NULL, rv, &solved), THUE_EINVAL);
+    assert_int_equal(thue_review(g, &opt, st, moves, 2, NULL, 0, rv, &solved), THUE_EINVAL);
     assert_int_equal(rv[0].verdict, THUE_VERDICT_BEST); /* [1,1] after: a P-position */
-    assert_int_equal(thue_review(g, &opt, st, moves, -1, NULL, rv, NULL), THUE_EINVAL);
-    assert_int_equal(thue_review(g, &opt, st, NULL, 0, NULL, NULL, &solved), 0);
+    assert_int_equal(thue_review(g, &opt, st, moves, -1, NULL, 0, rv, NULL), THUE_EINVAL);
+    assert_int_equal(thue_review(g, &opt, st, NULL, 0, NULL, 0, NULL, &solved), 0);
     assert_int_equal(solved, 1);
     assert_string_equal(thue_verdict_name(THUE_VERDICT_BLUNDER), "blunder");
     assert_string_equal(thue_verdict_name(THUE_VERDICT_UNKNOWN), "unknown");
@@ -348,11 +429,39 @@ static void test_review_unknown_past_budget(void **state)
     lim.stop = &stop;
     thue_review_move rv[MOVES_MAX];
     int solved = -1;
-    assert_int_equal(thue_review(g, &opt, start, moves, n, &lim, rv, &solved), 0);
+    assert_int_equal(thue_review(g, &opt, start, moves, n, &lim, 0, rv, &solved), 0);
     assert_true(solved < n + 1);
     assert_int_equal(rv[0].before, THUE_REVIEW_UNKNOWN);
     assert_int_equal(rv[0].verdict, THUE_VERDICT_UNKNOWN);
     assert_false(rv[0].has_best);
+    assert_false(rv[0].has_estimate); /* none asked for */
+}
+
+/* Past the solver's reach (dots 4x4 from its start: 40 lines), the uct bot's estimates
+ * come with unknown verdicts, in 0..1, the same on a second run (seeded); an exact
+ * value never gets one turned into a verdict. */
+static void test_review_estimates(void **state)
+{
+    (void)state;
+    const thue_gamedef *g = game("dots");
+    thue_gopt opt;
+    options(g, "{\"rows\":4,\"cols\":4}", &opt);
+    unsigned char start[512], end[512];
+    g->start(&opt, 0, start);
+    thue_gmove moves[MOVES_MAX];
+    int n = random_match(g, &opt, start, 11, moves, end);
+    assert_true(n >= 4);
+    n = 4;
+    thue_review_move a[4], b[4];
+    assert_int_equal(thue_review(g, &opt, start, moves, n, NULL, 300, a, NULL), 0);
+    assert_int_equal(thue_review(g, &opt, start, moves, n, NULL, 300, b, NULL), 0);
+    for (int i = 0; i < n; i++) {
+        assert_int_equal(a[i].verdict, THUE_VERDICT_UNKNOWN);
+        assert_true(a[i].has_estimate);
+        assert_true(a[i].est_before >= 0 && a[i].est_before <= 1);
+        assert_true(a[i].est_after >= 0 && a[i].est_after <= 1);
+        assert_true(a[i].est_before == b[i].est_before && a[i].est_after == b[i].est_after);
+    }
 }
 
 int main(void)
@@ -364,6 +473,7 @@ int main(void)
         cmocka_unit_test(test_review_rims_and_misere_minimax),
         cmocka_unit_test(test_review_refuses),
         cmocka_unit_test(test_review_unknown_past_budget),
+        cmocka_unit_test(test_review_estimates),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

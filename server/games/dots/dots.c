@@ -504,6 +504,8 @@ static int dots_perfect(const thue_gopt *go, const void *stv, const thue_gctl *c
     int diff = s->score[s->to_move] - s->score[s->to_move ^ 1];
     if (all_drawn(o, s)) {
         *value = diff > 0 ? 1 : diff < 0 ? -1 : 0;
+        if (ctl != NULL && ctl->margin != NULL)
+            *ctl->margin = diff;
         return 0;
     }
     int net, l;
@@ -521,6 +523,8 @@ static int dots_perfect(const thue_gopt *go, const void *stv, const thue_gctl *c
         return err;
     line_move(o, l, best);
     *value = diff + net > 0 ? 1 : diff + net < 0 ? -1 : 0;
+    if (ctl != NULL && ctl->margin != NULL)
+        *ctl->margin = diff + net;
     return 0;
 }
 
