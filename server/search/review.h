@@ -22,6 +22,7 @@
 #define THUE_SEARCH_REVIEW_H
 
 #include "games/game.h"
+#include "games/thue/engine/repetition.h"
 #include "search/limits.h"
 
 #define THUE_REVIEW_UNKNOWN (-2)
@@ -64,5 +65,44 @@ typedef struct thue_review_move {
 int thue_review(const thue_gamedef *g, const thue_gopt *opt, const void *start,
                 const thue_gmove *moves, int n, const thue_bot_limits *lim,
                 uint64_t estimate, thue_review_move *out, int *solved);
+
+/* ---- Thue --------------------------------------------------------------------------------
+ *
+ * A Thue match is two rounds of one word each. The value of a position is the painter
+ * points of that round with best play from both sides from there: the points scored so
+ * far (the clean word's length n) plus the further points the painter can force, capped
+ * by the round's limit L (the solver's V(w) capped at L - n; for the painter to move,
+ * with the builder's position i chosen, the best of 1 + V of each safe symbol, 0 when
+ * none is safe). The painter wants it high, the builder low; a move's loss is the points
+ * it gives away (builder: after - before; painter: before - after). A move that loses
+ * none is `best`. In round 2 the match's result is at stake, against round 1's final
+ * painter points p1 (the round-2 painter wins with more, draws with as many): a loss that
+ * keeps the mover's result is `good`, one that moves it one step (win to draw, draw to
+ * loss) a `mistake`, two a `blunder`. In round 1 no result is decided yet: a loss of one
+ * point is a `mistake`, of two or more a `blunder`. */
+
+typedef struct thue_review_tmove {
+    int round;    /* 0 or 1 */
+    int seat;     /* who made it */
+    int is_paint; /* 1: the painter's symbol; 0: the builder's position */
+    int value;    /* the position (0..n) or the symbol (0..k-1) */
+} thue_review_tmove;
+
+typedef struct thue_review_tout {
+    int before, after; /* the round's painter points with best play, or THUE_REVIEW_UNKNOWN */
+    thue_verdict verdict;
+    int has_best;
+    int best;          /* a position (builder) or a symbol (painter) that keeps before */
+} thue_review_tout;
+
+/*
+ * Reviews the n moves of a Thue match (k symbols, variant v, limit L), in their order:
+ * each round starts from the empty word, builder first. lim as thue_review's (node_budget
+ * per position). 0, or THUE_EINVAL (bad arguments, a move that does not replay:
+ * out then holds the moves before it), THUE_ENOMEM. *solved (may be NULL) gets how
+ * many moves got both values exactly.
+ */
+int thue_review_thue(int k, thue_variant v, int limit, const thue_review_tmove *moves, int n,
+                     const thue_bot_limits *lim, thue_review_tout *out, int *solved);
 
 #endif

@@ -388,6 +388,183 @@ static void test_review_rims_and_misere_minimax(void **state)
     naive_game("nim", "{\"heaps\":[2,3,4],\"misere\":true}", 1u << 12, 5);
 }
 
+/* ---- Thue by plain minimax ------------------------------------------------------------- */
+
+/* The painter's further points by the definition (review.h): V(w) = min over places of
+ * P(w, i), P = 0 when no symbol is safe at i, else the best 1 + V over safe symbols;
+ * capped by the limit. Memoised by the word read as a number in base k, per length. */
+enum { TK_MAX = 4, TL_MAX = 10 };
+static int tk, tl;
+static thue_variant tv;
+static signed char *tmemo[TL_MAX + 1];
+
+static int tindex(const uint8_t *w, int n)
+{
+    int x = 0;
+    for (int i = 0; i < n; i++)
+        x = x * tk + w[i];
+    return x;
+}
+
+static int tv_builder(const uint8_t *w, int n);
+
+static int tv_painter(const uint8_t *w, int n, int i)
+{
+    uint8_t x[TL_MAX + 1];
+    int best = 0;
+    for (int c = 0; c < tk; c++) {
+        if (thue_check_insert(w, n, tv, i, c, NULL) != 0)
+            continue;
+        memcpy(x, w, (size_t)i);
+        x[i] = (uint8_t)c;
+        memcpy(x + i + 1, w + i, (size_t)(n - i));
+        int v = 1 + (n + 1 < tl ? tv_builder(x, n + 1) : 0);
+        if (v > best)
+            best = v;
+    }
+    return best;
+}
+
+static int tv_builder(const uint8_t *w, int n)
+{
+    signed char *m = &tmemo[n][tindex(w, n)];
+    if (*m >= 0)
+        return *m;
+    int best = 1000;
+    for (int i = 0; i <= n; i++) {
+        int v = tv_painter(w, n, i);
+        if (v < best)
+            best = v;
+    }
+    *m = (signed char)best;
+    return best;
+}
+
+static void thue_reference(int k, int limit, thue_variant v)
+{
+    tk = k, tl = limit, tv = v;
+    size_t size = 1;
+    for (int n = 0; n <= limit; n++) {
+        free(tmemo[n]);
+        tmemo[n] = malloc(size);
+        assert_non_null(tmemo[n]);
+        memset(tmemo[n], -1, size);
+        size *= (size_t)k;
+    }
+}
+
+/* Random matches of two rounds, each move checked: the values before and after by the
+ * reference, the verdict by review.h's rule, and the suggested move keeps the value. */
+static void check_thue(int k, int limit, thue_variant v, int count, int *goods_out, int *bads)
+{
+    thue_reference(k, limit, v);
+    uint64_t seed = 99;
+    for (int c = 0; c < count; c++) {
+        thue_review_tmove mv[2 * 2 * TL_MAX + 4];
+        int n = 0, p1 = 0;
+        uint8_t w[TL_MAX + 1];
+        /* the play: each round from the empty word until a repetition or the limit */
+        for (int round = 0; round < 2; round++) {
+            int len = 0;
+            for (;;) {
+                seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+                int i = (int)((seed >> 33) % (uint64_t)(len + 1));
+                seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+                int sym = (int)((seed >> 33) % (uint64_t)k);
+                mv[n++] = (thue_review_tmove){round, round, 0, i};
+                mv[n++] = (thue_review_tmove){round, round ^ 1, 1, sym};
+                if (thue_check_insert(w, len, v, i, sym, NULL))
+                    break;
+                memmove(w + i + 1, w + i, (size_t)(len - i));
+                w[i] = (uint8_t)sym;
+                if (++len >= limit)
+                    break;
+            }
+            if (round == 0)
+                p1 = len;
+        }
+        thue_review_tout out[2 * 2 * TL_MAX + 4];
+        int solved = -1;
+        assert_int_equal(thue_review_thue(k, v, limit, mv, n, NULL, out, &solved), 0);
+        assert_int_equal(solved, n);
+        /* the replay, against the reference */
+        int len = 0, round = 0, place = -1;
+        for (int m = 0; m < n; m++) {
+            if (mv[m].round != round)
+                round = 1, len = 0;
+            int before, after;
+            if (!mv[m].is_paint) {
+                before = len + (len < limit ? tv_builder(w, len) : 0);
+                place = mv[m].value;
+                after = len + tv_painter(w, len, place);
+                /* the best place gives no more than before */
+                assert_true(out[m].has_best);
+                assert_int_equal(len + tv_painter(w, len, out[m].best), before);
+            } else {
+                before = len + tv_painter(w, len, place);
+                if (out[m].has_best) {
+                    uint8_t x[TL_MAX + 1];
+                    assert_int_equal(thue_check_insert(w, len, v, place, out[m].best, NULL), 0);
+                    memcpy(x, w, (size_t)place);
+                    x[place] = (uint8_t)out[m].best;
+                    memcpy(x + place + 1, w + place, (size_t)(len - place));
+                    assert_int_equal(len + 1 + (len + 1 < limit ? tv_builder(x, len + 1) : 0),
+                                     before);
+                } else {
+                    assert_int_equal(before, len); /* no symbol is safe there */
+                }
+                if (thue_check_insert(w, len, v, place, mv[m].value, NULL)) {
+                    after = len;
+                } else {
+                    memmove(w + place + 1, w + place, (size_t)(len - place));
+                    w[place] = (uint8_t)mv[m].value;
+                    len++;
+                    after = len + (len < limit ? tv_builder(w, len) : 0);
+                }
+            }
+            assert_int_equal(out[m].before, before);
+            assert_int_equal(out[m].after, after);
+            int lost = mv[m].is_paint ? before - after : after - before;
+            assert_true(lost >= 0);
+            thue_verdict want = THUE_VERDICT_BEST;
+            if (lost > 0 && round == 0) {
+                want = lost == 1 ? THUE_VERDICT_MISTAKE : THUE_VERDICT_BLUNDER;
+            } else if (lost > 0) {
+                /* the round-2 painter's match result: 1 win, 0 draw, -1 loss */
+                int rb = before > p1 ? 1 : before == p1 ? 0 : -1;
+                int ra = after > p1 ? 1 : after == p1 ? 0 : -1;
+                int drop = mv[m].is_paint ? rb - ra : ra - rb;
+                want = drop == 0 ? THUE_VERDICT_GOOD : drop == 1 ? THUE_VERDICT_MISTAKE
+                                                                 : THUE_VERDICT_BLUNDER;
+            }
+            assert_int_equal(out[m].verdict, want);
+            *goods_out += want == THUE_VERDICT_GOOD;
+            *bads += want == THUE_VERDICT_MISTAKE || want == THUE_VERDICT_BLUNDER;
+        }
+    }
+}
+
+static void test_review_thue_minimax(void **state)
+{
+    (void)state;
+    int good = 0, bad = 0;
+    check_thue(3, 10, THUE_SQUARE, 60, &good, &bad);
+    check_thue(4, 7, THUE_SQUARE, 40, &good, &bad);
+    check_thue(3, 8, THUE_OVERLAP, 40, &good, &bad);
+    assert_true(bad > 20); /* random play loses points: the verdicts were exercised */
+    assert_true(good > 0);
+    for (int n = 0; n <= TL_MAX; n++) {
+        free(tmemo[n]);
+        tmemo[n] = NULL;
+    }
+    /* a record that does not replay: a paint first, a place past the word */
+    thue_review_tmove bad1[] = {{0, 1, 1, 0}};
+    thue_review_tmove bad2[] = {{0, 0, 0, 1}};
+    thue_review_tout out[2];
+    assert_int_equal(thue_review_thue(3, THUE_SQUARE, 10, bad1, 1, NULL, out, NULL), THUE_EINVAL);
+    assert_int_equal(thue_review_thue(3, THUE_SQUARE, 10, bad2, 1, NULL, out, NULL), THUE_EINVAL);
+}
+
 /* A record that does not replay is refused; so is a negative count. */
 static void test_review_refuses(void **state)
 {
@@ -474,6 +651,7 @@ int main(void)
         cmocka_unit_test(test_review_refuses),
         cmocka_unit_test(test_review_unknown_past_budget),
         cmocka_unit_test(test_review_estimates),
+        cmocka_unit_test(test_review_thue_minimax),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
