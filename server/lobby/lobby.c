@@ -26,6 +26,7 @@
 #include "passwords.h"
 #include "quickmatch.h"
 #include "record.h"
+#include "reviews.h"
 #include "room.h"
 #include "session.h"
 #include "tournament.h"
@@ -1099,6 +1100,7 @@ void thue_lobby_shutdown(thue_lobby *l)
     uv_timer_stop(&l->tour_timer);
     uv_timer_stop(&l->nodes_timer);
     analysis_shutdown(l);
+    reviews_shutdown(l);
     /* One node of several: the client's next connection to /ws reaches another node. */
     const char *why = l->cfg.node[0] != '\0'
                           ? "this node is stopping: connect again to /ws to carry on on another"

@@ -148,6 +148,9 @@ int thue_lobby_store_pending(const thue_lobby *lobby);
 /* The id of the stored account whose token this is (an account token, "t_..."), or 0 (an
  * unknown token, a bot, no store). For the HTTP API's `Authorization: Bearer TOKEN`. */
 int64_t thue_lobby_account_id(thue_lobby *lobby, const char *token);
+/* GET /api/matches/{id}/review found no review of a stored match: review it now in the
+ * background (reviews.c; nothing when one is under way or too many are). */
+void thue_lobby_review_wanted(thue_lobby *lobby, const char *match_id);
 
 /* What GET /api/ladder asks for: a pool (another game's name and options object text,
  * options NULL for its defaults; or game NULL for Thue's pool of variant and k) and a

@@ -324,6 +324,8 @@ struct thue_lobby {
     tournament *tournaments;
     analysis *analyses; /* every analysis still searching or open (analysis.c) */
     int nanalyses;
+    struct review_job *reviews; /* matches being reviewed (reviews.c) */
+    int nreviews;
     thue_limiter *room_rate; /* rooms made per address (cfg.room_rate_per_ip a minute) */
     thue_limiter *tour_rate; /* tournaments made per address and per account (an hour) */
     thue_limiter *claim_rate; /* accounts claimed per address (cfg.claims_per_ip an hour) */

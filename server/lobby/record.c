@@ -26,6 +26,7 @@
 #include "accounts.h"
 #include "log.h"
 #include "record.h"
+#include "reviews.h"
 #include "roomstate.h"
 #include "util.h"
 
@@ -100,6 +101,8 @@ static void saved(int err, int64_t id, void *data)
         me->has_unrated_reason = 1;
         me->unrated_reason = THUE_UNRATED_PAIR_LIMIT;
     }
+    if (!err && me->has_match_id)
+        reviews_match_stored(p->l, me->match_id); /* in the background, on the pool */
     done_now(p->l, p->room, &p->end, p->done);
     pending_free(p);
 }

@@ -180,6 +180,9 @@ static int http_room(thue_net *net, struct lws *wsi, pss *p, const char *id, int
 static void deferred_done(int status, char *body, size_t len, void *data)
 {
     deferred *d = data;
+    if (d->review_lobby != NULL && status == 200 && body != NULL &&
+        strstr(body, "\"status\":\"pending\"") != NULL)
+        thue_lobby_review_wanted(d->review_lobby, d->review_id);
     if (d->wsi == NULL) { /* the client left */
         free(body);
         free(d);
@@ -253,6 +256,14 @@ static int start_moves(thue_net *net, const char *id, int page, deferred *d)
     return thue_store_moves_csv_as(net->store, id, d->viewer, deferred_done, d);
 }
 
+static int start_review(thue_net *net, const char *id, int page, deferred *d)
+{
+    (void)page;
+    d->review_lobby = net->lobby;
+    snprintf(d->review_id, sizeof d->review_id, "%s", id);
+    return thue_store_review_json_as(net->store, id, d->viewer, deferred_done, d);
+}
+
 static int start_list(thue_net *net, const char *player, int page, deferred *d)
 {
     return thue_store_matches_game_json_as(net->store, player, d->game[0] ? d->game : NULL,
@@ -272,7 +283,8 @@ static int valid_key(const char *s, size_t n)
 }
 
 
-/* GET /api/matches?player=NAME[&page=N], /api/matches/{id}, /api/matches/{id}/moves.csv */
+/* GET /api/matches?player=NAME[&page=N], /api/matches/{id}, /api/matches/{id}/moves.csv,
+ * /api/matches/{id}/review */
 static int http_matches(thue_net *net, struct lws *wsi, pss *p, const char *uri, int head)
 {
     if (net->store == NULL)
@@ -290,6 +302,8 @@ static int http_matches(thue_net *net, struct lws *wsi, pss *p, const char *uri,
         id[n] = '\0';
         if (slash == NULL)
             return http_defer(net, wsi, p, JSON_TYPE, head, start_match, id, 0, NULL);
+        if (strcmp(slash, "/review") == 0)
+            return http_defer(net, wsi, p, JSON_TYPE, head, start_review, id, 0, NULL);
         if (strcmp(slash, "/moves.csv") == 0)
             return http_defer(net, wsi, p, "text/csv; charset=utf-8", head, start_moves, id, 0,
                               NULL);

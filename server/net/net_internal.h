@@ -167,6 +167,10 @@ struct deferred {
     size_t len;
     int64_t viewer; /* the account asking (Authorization: Bearer TOKEN), 0 for none */
     char game[THUE_PROTO_GAME_MAX + 1]; /* /api/matches?game=G: G, "" for every game */
+    /* GET /api/matches/{id}/review: the lobby, and the match whose review a "pending"
+     * answer asks for (thue_lobby_review_wanted); NULL for other requests */
+    thue_lobby *review_lobby;
+    char review_id[THUE_PROTO_KEY_MAX + 1];
 };
 
 

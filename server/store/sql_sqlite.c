@@ -188,6 +188,13 @@ static const migration migrations[] = {
         "ALTER TABLE tournaments ADD COLUMN fence INTEGER NOT NULL DEFAULT 0;"
         "ALTER TABLE tournaments ADD COLUMN lease_ms INTEGER NOT NULL DEFAULT 0;"
         "CREATE INDEX tournaments_lease ON tournaments (finished, lease_ms);"},
+    /* The exact review of a finished match (search/review.h), as the JSON that
+     * GET /api/matches/{id}/review answers; computed after the match was stored. */
+    {6, "CREATE TABLE reviews ("
+        "  match      TEXT    PRIMARY KEY REFERENCES matches (id) ON DELETE CASCADE,"
+        "  review     TEXT    NOT NULL,"
+        "  created_ms INTEGER NOT NULL"
+        ") WITHOUT ROWID;"},
 };
 
 #define NMIGRATIONS ((int)(sizeof migrations / sizeof migrations[0]))

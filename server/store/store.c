@@ -43,22 +43,24 @@
 #include "log.h"
 #include "store/store_internal.h"
 
-/* The writes first, up to JOB_ADD_TOKEN (is_write), then the reads. */
+/* The writes first, up to JOB_SAVE_REVIEW (is_write), then the reads. */
 typedef enum {
     JOB_ADD_ACCOUNT = 0,
     JOB_SAVE_MATCH,
     JOB_SAVE_TOURNAMENT,
     JOB_SET_PASSWORD,
     JOB_ADD_TOKEN,
+    JOB_SAVE_REVIEW,
     JOB_MATCH_JSON,
     JOB_MATCHES_JSON,
     JOB_MOVES_CSV,
     JOB_GET_PASSWORD,
     JOB_CHANGES,
+    JOB_REVIEW_JSON,
     JOB_LEASES /* writes, but never held back: a lease is renewed now or not at all */
 } job_kind;
 
-#define JOB_LAST_WRITE JOB_ADD_TOKEN
+#define JOB_LAST_WRITE JOB_SAVE_REVIEW
 
 typedef struct job job;
 struct job {
@@ -212,6 +214,12 @@ static void run_job(thue_store *s, job *j)
         break;
     case JOB_CHANGES:
         thue__db_changes(&s->db, &j->text);
+        break;
+    case JOB_SAVE_REVIEW:
+        j->err = thue__db_save_review(&s->db, j->key, j->state, j->updated_ms, crash);
+        break;
+    case JOB_REVIEW_JSON:
+        thue__db_review_json(&s->db, j->key, j->viewer, crash, &j->text);
         break;
     }
 }
@@ -965,6 +973,38 @@ int thue_store_add_token(thue_store *s, int64_t account, const unsigned char has
     j->data = data;
     queue(s, j);
     return 0;
+}
+
+/* ---- reviews --------------------------------------------------------------------------- */
+
+int thue_store_save_review(thue_store *s, const char *match, const char *review,
+                           thue_store_cb cb, void *data)
+{
+    int err = can_queue(s);
+    if (err)
+        return err;
+    if (match == NULL || *match == '\0' || strlen(match) > THUE_PROTO_KEY_MAX || review == NULL)
+        return THUE_EINVAL;
+    job *j = job_new(JOB_SAVE_REVIEW);
+    if (j == NULL)
+        return THUE_ENOMEM;
+    j->key = strdup(match);
+    j->state = strdup(review);
+    if (j->key == NULL || j->state == NULL) {
+        job_free(j);
+        return THUE_ENOMEM;
+    }
+    j->updated_ms = now_ms();
+    j->cb = cb;
+    j->data = data;
+    queue(s, j);
+    return 0;
+}
+
+int thue_store_review_json_as(thue_store *s, const char *match, int64_t viewer,
+                              thue_store_text_cb cb, void *data)
+{
+    return queue_read(s, JOB_REVIEW_JSON, match, viewer, 0, 0, cb, data);
 }
 
 /* ---- closing ------------------------------------------------------------------------- */

@@ -45,7 +45,7 @@
 
 #include "../protocol/codec.h"
 
-#define THUE_STORE_SCHEMA_VERSION 5
+#define THUE_STORE_SCHEMA_VERSION 6
 
 /* Errors: THUE_STORE_EIO (the database failed, logged with its message), THUE_STORE_EEXISTS
  * (the account name is taken, ignoring ASCII case), THUE_STORE_ECLOSED (the store is
@@ -273,6 +273,15 @@ int thue_store_matches_json_as(thue_store *s, const char *player, int64_t viewer
                                int per_page, thue_store_text_cb cb, void *data);
 int thue_store_moves_csv_as(thue_store *s, const char *id, int64_t viewer,
                             thue_store_text_cb cb, void *data);
+/* A finished match's exact review (schema 6; lobby/reviews.c computes it): written, or
+ * replaced, as the JSON text GET /api/matches/{id}/review answers. cb gets 0 once it is
+ * committed, THUE_EINVAL when no match has that id. */
+int thue_store_save_review(thue_store *s, const char *match, const char *review,
+                           thue_store_cb cb, void *data);
+/* GET /api/matches/{id}/review: the stored review (200), {"match":ID,"status":"pending"}
+ * (200: the match is there for viewer but has no review yet), or 404 as for the match. */
+int thue_store_review_json_as(thue_store *s, const char *match, int64_t viewer,
+                              thue_store_text_cb cb, void *data);
 /* GET /api/matches?player=NAME&game=G: as thue_store_matches_json_as, only the matches of
  * game G ("thue", "nim", ...; NULL: every game's). */
 int thue_store_matches_game_json_as(thue_store *s, const char *player, const char *game,

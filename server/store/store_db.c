@@ -144,6 +144,10 @@ static const char *const stmt_sql[THUE__STMT_COUNT] = {
         "lease_ms, id LIMIT 1) RETURNING id, state, fence",
     [THUE__STMT_TOURNAMENT_MATCHES] = "SELECT tournament_round, name0, name1, winner FROM "
                                       "matches WHERE tournament = ?1 ORDER BY ended_ms, id",
+    [THUE__STMT_REVIEW_PUT] = "INSERT INTO reviews (match, review, created_ms) VALUES (?1, ?2, ?3) "
+                              "ON CONFLICT (match) DO UPDATE SET review = excluded.review, "
+                              "created_ms = excluded.created_ms",
+    [THUE__STMT_REVIEW_GET] = "SELECT review FROM reviews WHERE match = ?1",
     [THUE__STMT_RATING_GET] = "SELECT rating, rd, vol, games, wins, draws, losses, seq FROM ratings "
                               "WHERE account = ?1 AND game = ?2 AND pool = ?3",
     /* Rated matches (their ratings written) of two accounts, either seat, since a time,
@@ -1293,4 +1297,36 @@ int thue__db_tournament_game(thue__db *d, const char *tournament, int round, con
     int err = rc < 0 ? thue__db_fail(d, "cannot look up a tournament game") : 0;
     thue__sql_reset(d, w);
     return err ? err : found;
+}
+
+/* ---- reviews (schema 6) ---------------------------------------------------------------- */
+
+int thue__db_save_review(thue__db *d, const char *id, const char *review, int64_t created_ms,
+                         int crash)
+{
+    int err = thue__db_begin(d, 1);
+    if (err)
+        return err;
+    thue__stmt e = THUE__STMT_MATCH_EXISTS;
+    thue__sql_bind_text(d, e, 1, id);
+    int rc = thue__sql_step(d, e);
+    thue__sql_reset(d, e);
+    if (rc != THUE__SQL_ROW) {
+        err = rc == THUE__SQL_DONE ? THUE_EINVAL : thue__db_fail(d, "cannot read a match");
+        thue__db_rollback(d);
+        return err;
+    }
+    const thue__stmt w = THUE__STMT_REVIEW_PUT;
+    thue__sql_bind_text(d, w, 1, id);
+    thue__sql_bind_text(d, w, 2, review);
+    thue__sql_bind_int64(d, w, 3, created_ms);
+    if (thue__sql_step(d, w) < 0)
+        err = thue__db_fail(d, "cannot save a review");
+    thue__sql_reset(d, w);
+    thue__crash_point(crash);
+    if (err) {
+        thue__db_rollback(d);
+        return err;
+    }
+    return thue__db_commit(d);
 }

@@ -65,6 +65,8 @@ typedef enum {
     THUE__STMT_LEASE_RENEW,        /* a node's tournaments: their leases renewed */
     THUE__STMT_LEASE_TAKE,         /* one tournament whose lease ran out, taken over */
     THUE__STMT_TOURNAMENT_MATCHES, /* a tournament's stored games */
+    THUE__STMT_REVIEW_PUT,         /* schema 6: a match's exact review, written or replaced */
+    THUE__STMT_REVIEW_GET,
     THUE__STMT_COUNT
 } thue__stmt;
 
@@ -226,6 +228,12 @@ void thue__db_match_json(thue__db *d, const char *id, int64_t viewer, int crash,
 void thue__db_matches_json(thue__db *d, const char *player, const char *game, int64_t viewer,
                            int page, int per_page, int crash, thue__text *out);
 void thue__db_moves_csv(thue__db *d, const char *id, int64_t viewer, int crash, thue__text *out);
+/* A match's review (schema 6): the stored JSON (200), {"match":ID,"status":"pending"}
+ * (200: the match is visible but has none yet), 404 as the match's, or 500. */
+void thue__db_review_json(thue__db *d, const char *id, int64_t viewer, int crash, thue__text *out);
+/* Writes (or replaces) a match's review: 0 or an error (THUE_EINVAL: no such match). */
+int thue__db_save_review(thue__db *d, const char *id, const char *review, int64_t created_ms,
+                         int crash);
 
 /* thue_store_tournament_game, on the opening thread (start-up). */
 int thue__db_tournament_game(thue__db *d, const char *tournament, int round, const char *first,

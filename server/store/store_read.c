@@ -557,6 +557,46 @@ void thue__db_moves_csv(thue__db *d, const char *id, int64_t viewer, int crash, 
         set_internal(out);
 }
 
+/* ---- reviews (schema 6) ----------------------------------------------------------------- */
+
+void thue__db_review_json(thue__db *d, const char *id, int64_t viewer, int crash, thue__text *out)
+{
+    if (thue__db_begin(d, 0) != 0) {
+        set_internal(out);
+        return;
+    }
+    int seen = visible(d, id, viewer);
+    if (seen <= 0) {
+        if (seen == 0)
+            set_not_found(out);
+        else
+            set_internal(out);
+        thue__crash_point(crash);
+        thue__db_commit(d);
+        return;
+    }
+    thue__stmt w = THUE__STMT_REVIEW_GET;
+    thue__sql_bind_text(d, w, 1, id);
+    int rc = thue__sql_step(d, w);
+    if (rc == THUE__SQL_ROW) {
+        const char *text = (const char *)thue__sql_column_text(d, w, 0);
+        set_body(out, 200, strdup(text ? text : "{}"));
+        if (out->body == NULL)
+            set_internal(out);
+    } else if (rc == THUE__SQL_DONE) {
+        set_json(out, json_pack("{s:s,s:s}", "match", id, "status", "pending"));
+    } else {
+        thue__db_fail(d, "cannot read a review");
+        set_internal(out);
+    }
+    thue__sql_reset(d, w);
+    thue__crash_point(crash);
+    if (thue__db_commit(d) != 0 && out->status == 200) {
+        free(out->body);
+        set_internal(out);
+    }
+}
+
 /* ---- the other servers' changes (thue_store_changes) --------------------------------- */
 
 /* The 32-byte hash column as 64 hex digits (zeros when NULL or malformed). */

@@ -649,7 +649,7 @@ static void test_v1_migrates(void **state)
     uv_loop_init(&loop);
     assert_int_equal(thue_store_start(s, &loop), 0);
     assert_int_equal(sql_int(t.path, "PRAGMA user_version"), THUE_STORE_SCHEMA_VERSION);
-    assert_int_equal(THUE_STORE_SCHEMA_VERSION, 5);
+    assert_int_equal(THUE_STORE_SCHEMA_VERSION, 6);
     /* Schema 4: the accounts have no password, and no login token yet. */
     assert_int_equal(sql_int(t.path, "SELECT count(*) FROM accounts WHERE password_hash IS NULL"),
                      2);
@@ -657,6 +657,8 @@ static void test_v1_migrates(void **state)
     /* Schema 5: the old rows' change numbers are 0. */
     assert_int_equal(sql_int(t.path, "SELECT count(*) FROM accounts WHERE seq = 0"), 2);
     assert_int_equal(sql_int(t.path, "SELECT count(*) FROM ratings WHERE seq = 0"), 1);
+    /* Schema 6: no match has a review yet (they are computed when asked for). */
+    assert_int_equal(sql_int(t.path, "SELECT count(*) FROM reviews"), 0);
 
     /* The old match, whole, as Thue's. */
     char *body = match_text(s, &loop, "mold1", 200);
