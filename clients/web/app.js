@@ -777,7 +777,7 @@ async function route() {
   real.textContent = "";
   real.dataset.page = p.what;
   real.append(...body.childNodes);
-  if (p.what === "match") renderReplay();
+  if (p.what === "match") { renderReplay(); startReview(); }
   real.dataset.loaded = "1";
 }
 
@@ -1206,7 +1206,8 @@ async function pageMatch(body, id) {
   el("div", { id: "replay-word", class: "word", testid: "replay-word" }),
   el("p", { id: "replay-rep", class: "small", testid: "replay-rep" }),
   el("div", { id: "replay-scores", testid: "replay-scores" }),
-  el("p", {}, link(`/api/matches/${enc(rec.match)}/moves.csv`, "moves.csv"), " · ", link("#/analysis", "Analyse the next move", "replay-analyse")));
+  el("p", {}, link(`/api/matches/${enc(rec.match)}/moves.csv`, "moves.csv"), " · ", link("#/analysis", "Analyse the next move", "replay-analyse")),
+  el("section", { id: "review", class: "review", testid: "review" }));
   renderReplay();
 }
 
@@ -1229,6 +1230,7 @@ function wordTiles(box, word, k, rep) {
 }
 
 function renderReplay() {
+  if (reviewMod) reviewMod.reviewStep(replay.step);
   if (isGameRecord(replay.rec)) { renderGameRecord(); return; }
   const rec = replay.rec;
   if (!rec || !ui.page || ui.page.what !== "match" || !$("replay-word")) return;
@@ -1555,7 +1557,20 @@ function pageGameMatch(body, rec) {
   el("p", { id: "replay-pos", testid: "replay-pos" }),
   el("div", { id: "replay-board", class: "gboard", testid: "replay-board" }),
   el("p", { id: "replay-final", class: "small", testid: "replay-final" }),
-  el("p", {}, link(`/api/matches/${enc(rec.match)}/moves.csv`, "moves.csv"), " · ", link("#/analysis", "Analyse the next move", "replay-analyse")));
+  el("p", {}, link(`/api/matches/${enc(rec.match)}/moves.csv`, "moves.csv"), " · ", link("#/analysis", "Analyse the next move", "replay-analyse")),
+  el("section", { id: "review", class: "review", testid: "review" }));
+}
+
+// The match's exact review under its replay (review.js, loaded on the first replay).
+let reviewMod = null;
+async function startReview() {
+  const rec = replay.rec;
+  if (!rec || !$("review")) return;
+  reviewMod = reviewMod || await import("./review.js");
+  reviewMod.reviewSection($("review"), rec, {
+    getJSON, moveText, names: rec.players.map(playerName), states: isGameRecord(rec) ? replay.states : [],
+    onStep: (i) => { replay.step = i; renderReplay(); },
+  });
 }
 
 function renderGameRecord() {
@@ -2130,7 +2145,7 @@ function renderRounds() {
 
 function renderResultExtra(me) {
   const box = $("result");
-  if (me.match_id && (!me.game || me.game === "thue" || serverListsGames())) box.append(el("div", {}, el("a", { href: `#/match/${encodeURIComponent(me.match_id)}`, testid: "replay-link" }, "Replay this match")));
+  if (me.match_id && (!me.game || me.game === "thue" || serverListsGames())) box.append(el("div", {}, el("a", { href: `#/match/${encodeURIComponent(me.match_id)}`, testid: "replay-link" }, "Replay and review this match")));
   if (me.ratings && ui.state && ui.state.you !== null) {
     const r = me.ratings[ui.state.you];
     box.append(el("div", { class: "small" }, `Your rating: ${Math.round(r.before)} → ${Math.round(r.after)}`));
