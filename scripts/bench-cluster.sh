@@ -302,7 +302,7 @@ start_node() {
   "$SERVER_BIN" --port 0 --bind 127.0.0.1 --db "$db" --log-level info "${cl[@]}" \
     --max-connections 100000 --max-connections-per-ip 100000 \
     --max-rooms 100000 --max-rooms-per-player 1000 --room-rate-per-ip 1000000 \
-    --rate 10000 --burst 10000 --grace-s 5 --room-linger-s 5 >"$log" 2>&1 &
+    --rate 10000 --burst 10000 --grace-s 5 --room-linger-s 5 --reviews 0 >"$log" 2>&1 &
   local pid=$!
   NODE_PIDS+=("$pid")
   local port="" i

@@ -234,6 +234,11 @@ start_server() {
   if [[ $help == *--room-rate-per-ip* ]]; then
     extra+=(--room-rate-per-ip 1000000)
   fi
+  # The exact reviews of finished matches run in the background on the worker pool: their
+  # CPU is not the moves' cost, so the benches measure without them (docs/bench.md).
+  if [[ $help == *--reviews* ]]; then
+    extra+=(--reviews 0)
+  fi
   : >"$log" # before the server runs: the port is read from it at once
   "$SERVER_BIN" --port "$PORT" --bind 127.0.0.1 --db :memory: --log-level warn \
     --max-connections-per-ip 1000000 --max-rooms 100000 --rate 10000 --burst 10000 \

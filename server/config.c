@@ -122,6 +122,7 @@ static const setting settings[] = {
     INT_SETTING("rated-min-moves", "THUE_RATED_MIN_MOVES", rated_min_moves, 0, 1000),
     INT_SETTING("rated-pair-max", "THUE_RATED_PAIR_MAX", rated_pair_max, 1, 100000),
     INT_SETTING("max-analyses", "THUE_MAX_ANALYSES", max_analyses, 1, 100000),
+    INT_SETTING("reviews", "THUE_REVIEWS", reviews, 0, 64),
     INT_SETTING("analysis-iterations-max", "THUE_ANALYSIS_ITERATIONS_MAX", analysis_iterations_max,
                 1, 1000000000),
     INT_SETTING("analysis-tree-nodes", "THUE_ANALYSIS_TREE_NODES", analysis_tree_nodes, 1000,
@@ -239,6 +240,9 @@ const char thue_config_usage[] =
     "                                         message (at most half of\n"
     "                                         --send-total-max-mib): fewer nodes are\n"
     "                                         shown past it\n"
+    "  --reviews N                 1          0..64 finished matches reviewed at once\n"
+    "                                         by the exact solvers, in the background\n"
+    "                                         (the others when asked for); 0: none\n"
     "  --search-moves-max N        100000     1000..10000000 legal moves a position\n"
     "                                         may have for a bot or an analysis to\n"
     "                                         search it (bad_bot, bad_options past)\n"
@@ -772,6 +776,7 @@ void thue_config_defaults(thue_config *c)
     c->rated_min_moves = 2;
     c->rated_pair_max = 5;
     c->max_analyses = 16;
+    c->reviews = 1;
     c->analysis_iterations_max = 1000000;
     c->analysis_tree_nodes = 1000000;
     c->analyses_per_owner = 2;

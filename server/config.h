@@ -82,6 +82,7 @@ typedef struct thue_config {
     int rated_pair_max;                 /* --rated-pair-max 1..100000 rated matches two
                                            accounts may play each other in 24 h, 5 */
     int max_analyses;                   /* --max-analyses 1..100000 analyses open at once, 16 */
+    int reviews;                        /* --reviews 0..64 matches reviewed at once, 1 (0: none) */
     int analysis_iterations_max;        /* --analysis-iterations-max 1..1000000000 iterations
                                            one analysis may run in all, 1000000 */
     int analysis_tree_nodes;            /* --analysis-tree-nodes 1000..16777216 nodes of one

@@ -364,6 +364,7 @@ static int start(app *a)
         .rated_min_moves = a->cfg.rated_min_moves,
         .rated_pair_max = a->cfg.rated_pair_max,
         .max_analyses = a->cfg.max_analyses,
+        .reviews = a->cfg.reviews > 0 ? a->cfg.reviews : -1,
         .analysis_iterations_max = a->cfg.analysis_iterations_max,
         .analysis_tree_nodes = a->cfg.analysis_tree_nodes,
         .analyses_per_owner = a->cfg.analyses_per_owner,

@@ -743,6 +743,8 @@ thue_lobby *thue_lobby_new(uv_loop_t *loop, const thue_lobby_config *cfg, thue_p
         l->cfg.rated_pair_max = THUE_LOBBY_RATED_PAIR_MAX_DEFAULT;
     if (l->cfg.max_analyses <= 0)
         l->cfg.max_analyses = THUE_LOBBY_MAX_ANALYSES_DEFAULT;
+    if (l->cfg.reviews == 0)
+        l->cfg.reviews = 1;
     if (l->cfg.analysis_iterations_max <= 0)
         l->cfg.analysis_iterations_max = THUE_LOBBY_ANALYSIS_ITERATIONS_MAX_DEFAULT;
     if (l->cfg.analysis_tree_nodes <= 0)

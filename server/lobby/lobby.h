@@ -100,6 +100,9 @@ typedef struct thue_lobby_config {
     /* Analyses (0: the defaults below): open at once on the server; iterations one may
      * run in all; the nodes its tree may hold. */
     int max_analyses, analysis_iterations_max, analysis_tree_nodes;
+    /* Finished matches reviewed at once (reviews.c; 0: the default, 1; < 0: none, and
+     * GET /api/matches/{id}/review answers "off"). */
+    int reviews;
     /* Fair shares (0: the defaults, 2, 4 and 8): analyses open of one owner (an account,
      * or the guests of one address) and from one address, accounts included (never all
      * of max_analyses); bots seated with seat_bot from one address. */
@@ -151,6 +154,8 @@ int64_t thue_lobby_account_id(thue_lobby *lobby, const char *token);
 /* GET /api/matches/{id}/review found no review of a stored match: review it now in the
  * background (reviews.c; nothing when one is under way or too many are). */
 void thue_lobby_review_wanted(thue_lobby *lobby, const char *match_id);
+/* 1 when the server reviews matches (--reviews above 0). */
+int thue_lobby_reviews_on(const thue_lobby *lobby);
 
 /* What GET /api/ladder asks for: a pool (another game's name and options object text,
  * options NULL for its defaults; or game NULL for Thue's pool of variant and k) and a

@@ -11,7 +11,7 @@
  * wall time; past them positions are unknown (with the uct bot's estimate for the other
  * games). The review's JSON is built on the worker and written to the store (schema 6).
  *
- * At most REVIEWS_MAX reviews are out at once; a match that finds no room, or whose review
+ * At most cfg.reviews reviews are out at once (--reviews, 1; < 0 none); a match that finds no room, or whose review
  * was lost to a restart, is reviewed when someone asks for it (the API's "pending" answer
  * calls thue_lobby_review_wanted). Each review out holds a lobby handle; shutting down
  * raises its stop flag, so its task ends within a poll.
@@ -33,10 +33,11 @@
 
 typedef struct review_job review_job;
 
-#define REVIEWS_MAX 8
 #define REVIEW_OWNER "@review"
 #define REVIEW_POSITION_NODES 2000000ull
-#define REVIEW_SECONDS 60
+#define REVIEW_THUE_POSITION_NODES 50000ull
+#define REVIEW_THUE_NODES 1000000ull
+#define REVIEW_SECONDS 10
 #define REVIEW_ESTIMATE_PLAYOUTS 1000
 #define REVIEW_MOVES_MAX 20000
 
@@ -183,7 +184,9 @@ static const char *review_thue(json_t *rec, json_t *root, const thue_bot_limits 
     }
     int solved = 0;
     if (why == NULL) {
-        int err = thue_review_thue(k, v, limit, mv, (int)n, lim, out, &solved);
+        thue_bot_limits tl = *lim;
+        tl.node_budget = REVIEW_THUE_POSITION_NODES;
+        int err = thue_review_thue(k, v, limit, mv, (int)n, &tl, REVIEW_THUE_NODES, out, &solved);
         if (err == THUE_ENOMEM)
             why = "out of memory";
         else if (err != 0)
@@ -345,7 +348,7 @@ static void record_read(int status, char *body, size_t len, void *data)
 
 static void start(thue_lobby *l, const char *match_id)
 {
-    if (l->store == NULL || l->pool == NULL || l->stopping || l->nreviews >= REVIEWS_MAX ||
+    if (l->store == NULL || l->pool == NULL || l->stopping || l->nreviews >= l->cfg.reviews ||
         strlen(match_id) > THUE_PROTO_KEY_MAX)
         return;
     for (review_job *j = l->reviews; j; j = j->next)
@@ -375,6 +378,11 @@ void reviews_match_stored(thue_lobby *l, const char *match_id)
 void thue_lobby_review_wanted(thue_lobby *l, const char *match_id)
 {
     start(l, match_id);
+}
+
+int thue_lobby_reviews_on(const thue_lobby *l)
+{
+    return l->cfg.reviews > 0;
 }
 
 void reviews_shutdown(thue_lobby *l)

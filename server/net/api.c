@@ -181,8 +181,17 @@ static void deferred_done(int status, char *body, size_t len, void *data)
 {
     deferred *d = data;
     if (d->review_lobby != NULL && status == 200 && body != NULL &&
-        strstr(body, "\"status\":\"pending\"") != NULL)
-        thue_lobby_review_wanted(d->review_lobby, d->review_id);
+        strstr(body, "\"status\":\"pending\"") != NULL) {
+        if (thue_lobby_reviews_on(d->review_lobby)) {
+            thue_lobby_review_wanted(d->review_lobby, d->review_id);
+        } else { /* nobody will review it: say so rather than "pending" for ever */
+            char off[THUE_PROTO_KEY_MAX + 48];
+            snprintf(off, sizeof off, "{\"match\":\"%s\",\"status\":\"off\"}", d->review_id);
+            free(body);
+            body = strdup(off);
+            len = body ? strlen(body) : 0;
+        }
+    }
     if (d->wsi == NULL) { /* the client left */
         free(body);
         free(d);

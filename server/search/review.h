@@ -68,10 +68,11 @@ int thue_review(const thue_gamedef *g, const thue_gopt *opt, const void *start,
 
 /* ---- Thue --------------------------------------------------------------------------------
  *
- * A Thue match is two rounds of one word each. The value of a position is the painter
- * points of that round with best play from both sides from there: the points scored so
- * far (the clean word's length n) plus the further points the painter can force, capped
- * by the round's limit L (the solver's V(w) capped at L - n; for the painter to move,
+ * A Thue match is two rounds of one word each, from [0]. The value of a position is the
+ * painter points of that round with best play from both sides from there: the points
+ * scored so far (the clean word's length n, less the first symbol) plus the further
+ * points the painter can force, capped by the round's limit L (the solver's V(w) capped
+ * at L - (n - 1); for the painter to move,
  * with the builder's position i chosen, the best of 1 + V of each safe symbol, 0 when
  * none is safe). The painter wants it high, the builder low; a move's loss is the points
  * it gives away (builder: after - before; painter: before - after). A move that loses
@@ -97,12 +98,15 @@ typedef struct thue_review_tout {
 
 /*
  * Reviews the n moves of a Thue match (k symbols, variant v, limit L), in their order:
- * each round starts from the empty word, builder first. lim as thue_review's (node_budget
- * per position). 0, or THUE_EINVAL (bad arguments, a move that does not replay:
- * out then holds the moves before it), THUE_ENOMEM. *solved (may be NULL) gets how
+ * each round starts from the word [0], builder first. lim as thue_review's (node_budget
+ * per position); total_nodes > 0 bounds the whole review's: the positions are solved
+ * from each round's end backwards (the last are the cheapest), so a budget that runs out
+ * leaves the earliest unknown. 0, or THUE_EINVAL (bad arguments, a move that does not
+ * replay: out is then undefined), THUE_ENOMEM. *solved (may be NULL) gets how
  * many moves got both values exactly.
  */
 int thue_review_thue(int k, thue_variant v, int limit, const thue_review_tmove *moves, int n,
-                     const thue_bot_limits *lim, thue_review_tout *out, int *solved);
+                     const thue_bot_limits *lim, uint64_t total_nodes, thue_review_tout *out,
+                     int *solved);
 
 #endif

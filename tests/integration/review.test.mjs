@@ -9,7 +9,8 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { get, player, run, startServer, test, WAIT_MS } from "./lib.mjs";
+import { execFileSync } from "node:child_process";
+import { CLI, get, player, run, startServer, test, WAIT_MS } from "./lib.mjs";
 
 async function gameRoom(ann, bob, game, game_options, extra = {}) {
   const { room } = await ann.ok({ type: "create_room", game, game_options, first_builder: "creator", ...extra });
@@ -163,7 +164,8 @@ test("Wythoff's review against a P-table; dots' margins and their verdicts", asy
 });
 
 /** Thue k = 3, square: the painter's further points from a clean word (builder to move),
- * capped by the limit: min over places of the best 1 + V over safe symbols (0: none). */
+ * capped by the limit (a word of n symbols holds n - 1 points: rounds start at [0]): min
+ * over places of the best 1 + V over safe symbols (0: none). */
 function thueRef(limit) {
   const memo = new Map();
   const square = (w) => {
@@ -180,7 +182,7 @@ function thueRef(limit) {
     for (let c = 0; c < 3; c++) {
       const x = [...w.slice(0, i), c, ...w.slice(i)];
       if (square(x)) continue;
-      best = Math.max(best, 1 + (x.length < limit ? builder(x) : 0));
+      best = Math.max(best, 1 + (x.length - 1 < limit ? builder(x) : 0));
     }
     return best;
   };
@@ -219,19 +221,27 @@ test("a Thue match's review: the painter's points before and after each move, by
     assert.equal(r.status, 200, r.body);
     assert.equal(r.json.values, "points");
     const ref = thueRef(12);
-    let w = [], round = 0, place = -1;
+    let w = [0], round = 0, place = -1, solved = 0;
     for (const m of r.json.moves) {
-      if (m.round !== round) (round = m.round), (w = []);
+      if (m.round !== round) (round = m.round), (w = [0]);
       let before, after;
+      const pts = w.length - 1;
       if (m.kind === "place") {
-        before = w.length + ref.builder(w);
+        before = pts + ref.builder(w);
         place = m.value;
-        after = w.length + ref.painter(w, place);
+        after = pts + ref.painter(w, place);
+        // The same word's value from `thue solve` (uncapped: k = 3 ends long before 12).
+        if (CLI && fs.existsSync(CLI)) {
+          const out = JSON.parse(execFileSync(CLI, ["solve", w.join(""), "--k", "3", "--json", "--hash", "16"], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }));
+          assert.ok(out.exact);
+          assert.equal(pts + out.value, m.before, `thue solve ${w.join("")}`);
+          solved++;
+        }
       } else {
-        before = w.length + ref.painter(w, place);
+        before = pts + ref.painter(w, place);
         const x = [...w.slice(0, place), m.value, ...w.slice(place)];
-        if (ref.square(x)) after = w.length;
-        else (w = x), (after = w.length + (w.length < 12 ? ref.builder(w) : 0));
+        if (ref.square(x)) after = pts;
+        else (w = x), (after = pts + 1 + (pts + 1 < 12 ? ref.builder(w) : 0));
       }
       assert.equal(m.before, before, JSON.stringify(m));
       assert.equal(m.after, after, JSON.stringify(m));
@@ -239,6 +249,7 @@ test("a Thue match's review: the painter's points before and after each move, by
       if (m.before === m.after) assert.equal(m.verdict, "best");
       else assert.notEqual(m.verdict, "best");
     }
+    assert.ok(!CLI || !fs.existsSync(CLI) || solved > 0, "the builder's positions were checked with thue solve");
   } finally {
     await server.stop();
   }
@@ -284,6 +295,24 @@ test("a private match's review is its players' only; unknown ids are 404; review
   } finally {
     await server.stop();
     fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("--reviews 0: no match is reviewed, and the API says so (off) rather than pending", async () => {
+  const server = await startServer(["--reviews", "0"]);
+  try {
+    const ann = await player(server, "Ann");
+    const bob = await player(server, "Bob");
+    const room = await gameRoom(ann, bob, "nim", { heaps: [1] });
+    await ann.ok({ type: "move", room, move: { heap: 0, take: 1 } });
+    const end = await ann.next("match_end");
+    for (let i = 0; i < 3; i++) {
+      const r = await get(server, `/api/matches/${end.match_id}/review`);
+      assert.equal(r.status, 200);
+      assert.deepEqual(r.json, { match: end.match_id, status: "off" });
+    }
+  } finally {
+    await server.stop();
   }
 });
 

@@ -392,11 +392,12 @@ static void test_review_rims_and_misere_minimax(void **state)
 
 /* The painter's further points by the definition (review.h): V(w) = min over places of
  * P(w, i), P = 0 when no symbol is safe at i, else the best 1 + V over safe symbols;
- * capped by the limit. Memoised by the word read as a number in base k, per length. */
+ * capped by the limit (a word of n symbols holds n - 1 points: rounds start at [0]).
+ * Memoised by the word read as a number in base k, per length. */
 enum { TK_MAX = 4, TL_MAX = 10 };
 static int tk, tl;
 static thue_variant tv;
-static signed char *tmemo[TL_MAX + 1];
+static signed char *tmemo[TL_MAX + 2];
 
 static int tindex(const uint8_t *w, int n)
 {
@@ -410,7 +411,7 @@ static int tv_builder(const uint8_t *w, int n);
 
 static int tv_painter(const uint8_t *w, int n, int i)
 {
-    uint8_t x[TL_MAX + 1];
+    uint8_t x[TL_MAX + 2];
     int best = 0;
     for (int c = 0; c < tk; c++) {
         if (thue_check_insert(w, n, tv, i, c, NULL) != 0)
@@ -418,7 +419,7 @@ static int tv_painter(const uint8_t *w, int n, int i)
         memcpy(x, w, (size_t)i);
         x[i] = (uint8_t)c;
         memcpy(x + i + 1, w + i, (size_t)(n - i));
-        int v = 1 + (n + 1 < tl ? tv_builder(x, n + 1) : 0);
+        int v = 1 + (n < tl ? tv_builder(x, n + 1) : 0); /* x holds n points */
         if (v > best)
             best = v;
     }
@@ -444,7 +445,7 @@ static void thue_reference(int k, int limit, thue_variant v)
 {
     tk = k, tl = limit, tv = v;
     size_t size = 1;
-    for (int n = 0; n <= limit; n++) {
+    for (int n = 0; n <= limit + 1; n++) {
         free(tmemo[n]);
         tmemo[n] = malloc(size);
         assert_non_null(tmemo[n]);
@@ -460,12 +461,13 @@ static void check_thue(int k, int limit, thue_variant v, int count, int *goods_o
     thue_reference(k, limit, v);
     uint64_t seed = 99;
     for (int c = 0; c < count; c++) {
-        thue_review_tmove mv[2 * 2 * TL_MAX + 4];
+        thue_review_tmove mv[2 * 2 * TL_MAX + 8];
         int n = 0, p1 = 0;
-        uint8_t w[TL_MAX + 1];
-        /* the play: each round from the empty word until a repetition or the limit */
+        uint8_t w[TL_MAX + 2];
+        /* the play: each round from [0] until a repetition or the limit */
         for (int round = 0; round < 2; round++) {
-            int len = 0;
+            int len = 1;
+            w[0] = 0;
             for (;;) {
                 seed = seed * 6364136223846793005ull + 1442695040888963407ull;
                 int i = (int)((seed >> 33) % (uint64_t)(len + 1));
@@ -477,49 +479,50 @@ static void check_thue(int k, int limit, thue_variant v, int count, int *goods_o
                     break;
                 memmove(w + i + 1, w + i, (size_t)(len - i));
                 w[i] = (uint8_t)sym;
-                if (++len >= limit)
+                if (++len - 1 >= limit)
                     break;
             }
             if (round == 0)
-                p1 = len;
+                p1 = len - 1;
         }
-        thue_review_tout out[2 * 2 * TL_MAX + 4];
+        thue_review_tout out[2 * 2 * TL_MAX + 8];
         int solved = -1;
-        assert_int_equal(thue_review_thue(k, v, limit, mv, n, NULL, out, &solved), 0);
+        assert_int_equal(thue_review_thue(k, v, limit, mv, n, NULL, 0, out, &solved), 0);
         assert_int_equal(solved, n);
         /* the replay, against the reference */
-        int len = 0, round = 0, place = -1;
+        int len = 1, round = 0, place = -1;
+        w[0] = 0;
         for (int m = 0; m < n; m++) {
             if (mv[m].round != round)
-                round = 1, len = 0;
-            int before, after;
+                round = 1, len = 1, w[0] = 0;
+            int before, after, pts = len - 1;
             if (!mv[m].is_paint) {
-                before = len + (len < limit ? tv_builder(w, len) : 0);
+                before = pts + (pts < limit ? tv_builder(w, len) : 0);
                 place = mv[m].value;
-                after = len + tv_painter(w, len, place);
+                after = pts + tv_painter(w, len, place);
                 /* the best place gives no more than before */
                 assert_true(out[m].has_best);
-                assert_int_equal(len + tv_painter(w, len, out[m].best), before);
+                assert_int_equal(pts + tv_painter(w, len, out[m].best), before);
             } else {
-                before = len + tv_painter(w, len, place);
+                before = pts + tv_painter(w, len, place);
                 if (out[m].has_best) {
-                    uint8_t x[TL_MAX + 1];
+                    uint8_t x[TL_MAX + 2];
                     assert_int_equal(thue_check_insert(w, len, v, place, out[m].best, NULL), 0);
                     memcpy(x, w, (size_t)place);
                     x[place] = (uint8_t)out[m].best;
                     memcpy(x + place + 1, w + place, (size_t)(len - place));
-                    assert_int_equal(len + 1 + (len + 1 < limit ? tv_builder(x, len + 1) : 0),
+                    assert_int_equal(pts + 1 + (pts + 1 < limit ? tv_builder(x, len + 1) : 0),
                                      before);
                 } else {
-                    assert_int_equal(before, len); /* no symbol is safe there */
+                    assert_int_equal(before, pts); /* no symbol is safe there */
                 }
                 if (thue_check_insert(w, len, v, place, mv[m].value, NULL)) {
-                    after = len;
+                    after = pts;
                 } else {
                     memmove(w + place + 1, w + place, (size_t)(len - place));
                     w[place] = (uint8_t)mv[m].value;
                     len++;
-                    after = len + (len < limit ? tv_builder(w, len) : 0);
+                    after = pts + 1 + (pts + 1 < limit ? tv_builder(w, len) : 0);
                 }
             }
             assert_int_equal(out[m].before, before);
@@ -553,16 +556,34 @@ static void test_review_thue_minimax(void **state)
     check_thue(3, 8, THUE_OVERLAP, 40, &good, &bad);
     assert_true(bad > 20); /* random play loses points: the verdicts were exercised */
     assert_true(good > 0);
-    for (int n = 0; n <= TL_MAX; n++) {
+    for (int n = 0; n <= TL_MAX + 1; n++) {
         free(tmemo[n]);
         tmemo[n] = NULL;
     }
-    /* a record that does not replay: a paint first, a place past the word */
+    /* A budget for the whole review: past it, positions are unknown, never guessed. */
+    {
+        thue_review_tmove mv[40];
+        int n = 0, len = 1;
+        for (; n + 2 <= 40 && len <= 12; len++) { /* 0 1 2 3 ... appended: 0102... */
+            mv[n++] = (thue_review_tmove){0, 0, 0, len};
+            mv[n++] = (thue_review_tmove){0, 1, 1, len % 2 ? 1 : 0};
+        }
+        thue_review_tout out2[40];
+        int solved = -1;
+        int err = thue_review_thue(5, THUE_SQUARE, 30, mv, 2, NULL, 40, out2, &solved);
+        assert_int_equal(err, 0);
+        assert_true(solved < 2);
+        for (int i = 0; i < 2; i++)
+            if (out2[i].before == THUE_REVIEW_UNKNOWN || out2[i].after == THUE_REVIEW_UNKNOWN)
+                assert_int_equal(out2[i].verdict, THUE_VERDICT_UNKNOWN);
+        assert_int_equal(out2[0].before, THUE_REVIEW_UNKNOWN); /* k = 5: far past 40 nodes */
+    }
+    /* a record that does not replay: a paint first, a place past the word [0] */
     thue_review_tmove bad1[] = {{0, 1, 1, 0}};
-    thue_review_tmove bad2[] = {{0, 0, 0, 1}};
+    thue_review_tmove bad2[] = {{0, 0, 0, 2}}; /* [0] has places 0 and 1 */
     thue_review_tout out[2];
-    assert_int_equal(thue_review_thue(3, THUE_SQUARE, 10, bad1, 1, NULL, out, NULL), THUE_EINVAL);
-    assert_int_equal(thue_review_thue(3, THUE_SQUARE, 10, bad2, 1, NULL, out, NULL), THUE_EINVAL);
+    assert_int_equal(thue_review_thue(3, THUE_SQUARE, 10, bad1, 1, NULL, 0, out, NULL), THUE_EINVAL);
+    assert_int_equal(thue_review_thue(3, THUE_SQUARE, 10, bad2, 1, NULL, 0, out, NULL), THUE_EINVAL);
 }
 
 /* A record that does not replay is refused; so is a negative count. */
