@@ -184,7 +184,11 @@ static const char *review_thue(json_t *rec, json_t *root, const thue_bot_limits 
     }
     int solved = 0;
     if (why == NULL) {
-        thue_bot_limits tl = *lim;
+        thue_bot_limits tl;
+        if (lim != NULL)
+            tl = *lim;
+        else
+            memset(&tl, 0, sizeof tl);
         tl.node_budget = REVIEW_THUE_POSITION_NODES;
         int err = thue_review_thue(k, v, limit, mv, (int)n, &tl, REVIEW_THUE_NODES, out, &solved);
         if (err == THUE_ENOMEM)
