@@ -29,6 +29,7 @@
 #include "log.h"
 #include "reviews.h"
 #include "search/pool.h"
+#include "games/thue/thue.h"
 #include "search/review.h"
 
 typedef struct review_job review_job;
@@ -39,6 +40,8 @@ typedef struct review_job review_job;
 #define REVIEW_THUE_NODES 1000000ull
 #define REVIEW_SECONDS 10
 #define REVIEW_ESTIMATE_PLAYOUTS 1000
+#define REVIEW_THUE_ESTIMATE_PLAYOUTS 300
+#define REVIEW_THUE_ESTIMATES_MAX 64 /* positions estimated in one Thue match, at most */
 #define REVIEW_MOVES_MAX 20000
 
 struct review_job {
@@ -157,6 +160,42 @@ static const char *review_game(const thue_gamedef *g, json_t *rec, json_t *root,
     return why;
 }
 
+/* The uct bot's estimates of the match's result for the mover, before and after each
+ * Thue move whose values are unknown (the match replayed as games/thue/thue.h's game, whose
+ * player 0 builds first), into est[2 * i] and est[2 * i + 1] (-1: none). */
+static void thue_estimates(thue_variant v, int k, int limit, const thue_review_tmove *mv, int n,
+                           const thue_review_tout *out, const thue_bot_limits *lim, double *est)
+{
+    for (int i = 0; i < 2 * n; i++)
+        est[i] = -1;
+    const thue_gamedef *g = &thue_game_thue;
+    thue_gopt opt;
+    if (thue_game_thue_options(v, k, limit, &opt) != 0)
+        return;
+    unsigned char *st = malloc(g->state_size(&opt));
+    if (st == NULL)
+        return;
+    g->start(&opt, 0, st);
+    int left = REVIEW_THUE_ESTIMATES_MAX;
+    for (int i = 0; i < n; i++) {
+        int who = g->to_move(&opt, st);
+        int unknown = out[i].verdict == THUE_VERDICT_UNKNOWN && left >= 2 && who >= 0;
+        if (unknown && thue_review_estimate(g, &opt, st, who, REVIEW_THUE_ESTIMATE_PLAYOUTS, lim,
+                                            &est[2 * i]) == 0)
+            est[2 * i] = -1;
+        thue_gmove m = {{mv[i].is_paint, mv[i].value, 0, 0}};
+        thue_gerr e;
+        if (who < 0 || g->apply(&opt, st, who, &m, &e) != 0)
+            break;
+        if (unknown && est[2 * i] >= 0 &&
+            thue_review_estimate(g, &opt, st, who, REVIEW_THUE_ESTIMATE_PLAYOUTS, lim,
+                                 &est[2 * i + 1]) == 0)
+            est[2 * i] = -1;
+        left -= unknown ? 2 : 0;
+    }
+    free(st);
+}
+
 /* A Thue match's review: NULL or the reason it failed. */
 static const char *review_thue(json_t *rec, json_t *root, const thue_bot_limits *lim)
 {
@@ -196,6 +235,9 @@ static const char *review_thue(json_t *rec, json_t *root, const thue_bot_limits 
         else if (err != 0)
             why = "the record does not replay under the rules";
     }
+    double *est = why == NULL ? malloc((n ? n : 1) * 2 * sizeof *est) : NULL;
+    if (est != NULL)
+        thue_estimates(v, k, limit, mv, (int)n, out, lim, est);
     json_t *list = json_array(), *summary = json_pack("[o,o]", counts_new(), counts_new());
     for (size_t i = 0; why == NULL && i < n; i++) {
         const thue_review_tout *m = &out[i];
@@ -209,6 +251,9 @@ static const char *review_thue(json_t *rec, json_t *root, const thue_bot_limits 
                               "kind", mv[i].is_paint ? "paint" : "place", "value", mv[i].value,
                               "before", value_json(m->before), "after", value_json(m->after),
                               "verdict", thue_verdict_name(m->verdict), "best", best);
+        if (est != NULL && est[2 * i] >= 0 && est[2 * i + 1] >= 0)
+            json_object_set_new(x, "estimate", json_pack("{s:f,s:f}", "before", est[2 * i],
+                                                         "after", est[2 * i + 1]));
         json_array_append_new(list, x);
         count(summary, mv[i].seat, m->verdict);
     }
@@ -222,6 +267,7 @@ static const char *review_thue(json_t *rec, json_t *root, const thue_bot_limits 
         json_decref(summary);
         json_decref(list);
     }
+    free(est);
     free(mv);
     free(out);
     return why;

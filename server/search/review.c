@@ -83,8 +83,8 @@ static int root_value(void *arg, const thue_guct_view *v)
 
 /* The uct bot's chances (mean reward, 0..1) for `who` in st after `playouts` playouts,
  * seeded by the position's hash: 1 and *est, or 0 (no tree: memory, a stop). */
-static int estimate_for(const thue_gamedef *g, const thue_gopt *opt, const void *st, int who,
-                        uint64_t playouts, const thue_bot_limits *lim, double *est)
+int thue_review_estimate(const thue_gamedef *g, const thue_gopt *opt, const void *st, int who,
+                         uint64_t playouts, const thue_bot_limits *lim, double *est)
 {
     thue_gresult r;
     g->result(opt, st, &r);
@@ -163,7 +163,7 @@ int thue_review(const thue_gamedef *g, const thue_gopt *opt, const void *start,
         double est = 0;
         int has_est = 0;
         if (here.mover >= 0 && here.value == THUE_REVIEW_UNKNOWN && estimate > 0)
-            has_est = estimate_for(g, opt, st, here.mover, estimate, lim, &est);
+            has_est = thue_review_estimate(g, opt, st, here.mover, estimate, lim, &est);
         if (here.mover < 0 || g->apply(opt, st, here.mover, &moves[i], &e) != 0) {
             err = THUE_EINVAL;
             break;
@@ -187,7 +187,7 @@ int thue_review(const thue_gamedef *g, const thue_gopt *opt, const void *start,
             if (has_est && m->after != THUE_REVIEW_UNKNOWN) {
                 ea = m->after == 1 ? 1.0 : m->after == 0 ? 0.5 : 0.0;
             } else if (has_est) {
-                has_est = estimate_for(g, opt, st, m->player, estimate, lim, &ea);
+                has_est = thue_review_estimate(g, opt, st, m->player, estimate, lim, &ea);
             }
             m->has_estimate = has_est;
             m->est_before = est;

@@ -66,6 +66,13 @@ int thue_review(const thue_gamedef *g, const thue_gopt *opt, const void *start,
                 const thue_gmove *moves, int n, const thue_bot_limits *lim,
                 uint64_t estimate, thue_review_move *out, int *solved);
 
+/* The uct bot's chances (mean reward, 0..1) for player `who` in st of g after `playouts`
+ * playouts (seeded by the position: the same answer every time) under lim (its deadline
+ * and stop; NULL: none): 1 and *est (a position that is over: 1, 0.5 or 0 by its result),
+ * or 0 when no tree could be made or no playout ran. */
+int thue_review_estimate(const thue_gamedef *g, const thue_gopt *opt, const void *st, int who,
+                         uint64_t playouts, const thue_bot_limits *lim, double *est);
+
 /* ---- Thue --------------------------------------------------------------------------------
  *
  * A Thue match is two rounds of one word each, from [0]. The value of a position is the
@@ -80,7 +87,9 @@ int thue_review(const thue_gamedef *g, const thue_gopt *opt, const void *start,
  * painter points p1 (the round-2 painter wins with more, draws with as many): a loss that
  * keeps the mover's result is `good`, one that moves it one step (win to draw, draw to
  * loss) a `mistake`, two a `blunder`. In round 1 no result is decided yet: a loss of one
- * point is a `mistake`, of two or more a `blunder`. */
+ * point is a `mistake`, of two or more a `blunder`. (Estimates where a value is unknown:
+ * thue_review_estimate over the match as games/thue/thue.h's game, whose results are the
+ * match's, the caller's to ask for.) */
 
 typedef struct thue_review_tmove {
     int round;    /* 0 or 1 */
