@@ -52,4 +52,43 @@ test("a Nim match with a blunder: the summary, the verdicts on the list and the 
   }
 }));
 
+test("a Thue match's review: points, the painter's lost points marked, the best symbol", () => withWorld(async (browser, server) => {
+  const ann = await player(server, "Ann");
+  const bob = await player(server, "Bob");
+  const { room } = await ann.ok({ type: "create_room", k: 3, limit: 20, first_builder: "creator" });
+  await bob.ok({ type: "join", room });
+  await ann.ok({ type: "ready", room });
+  await bob.ok({ type: "ready", room });
+  await ann.state(room, (x) => x.status === "playing");
+  // Round 1 (Ann builds, Bob paints): [0] -> 0 1 -> 0 1 0 -> at the end Bob paints 1,
+  // making 0101 (a square: the round ends on 2 points) where 2 was safe (0102).
+  // Round 2 (Bob builds, Ann paints): Ann paints 0 next to the 0: a square at once.
+  const plan = [
+    [ann, { type: "place", position: 1 }], [bob, { type: "paint", symbol: 1 }],
+    [ann, { type: "place", position: 2 }], [bob, { type: "paint", symbol: 0 }],
+    [ann, { type: "place", position: 3 }], [bob, { type: "paint", symbol: 1 }],
+    [bob, { type: "place", position: 1 }], [ann, { type: "paint", symbol: 0 }],
+  ];
+  for (const [who, msg] of plan) await who.ok({ ...msg, room });
+  const end = await ann.next("match_end");
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: "en-US" });
+  const page = await context.newPage();
+  page.setDefaultTimeout(15000);
+  await page.goto(`${server.url}/#/match/${end.match_id}`);
+  await tid(page, "review-summary").waitFor();
+  assert((await tid(page, "review-verdict-6").textContent()) !== "best", "Bob's square-making paint lost points");
+  assert((await tid(page, "review-verdict-8").textContent()) !== "best", "Ann's square-making paint lost points");
+  await tid(page, "review-move-6").click();
+  await page.waitForFunction(() => document.querySelector("[data-testid=replay-pos]").dataset.step === "6");
+  const values = await tid(page, "review-step").textContent();
+  assert(/after it: 2 points/.test(values), `the points after the square: ${values}`);
+  // From step 5 (the builder placed at 3), the best paint is 2.
+  await tid(page, "replay-prev").click();
+  await tid(page, "review-best").click();
+  const best = await tid(page, "review-best-move").textContent();
+  assert(best === "paint 2", `the best move there: ${best}`);
+  await shot(page, "review-thue-desktop");
+  await context.close();
+}));
+
 await run();
