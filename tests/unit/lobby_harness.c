@@ -172,14 +172,18 @@ void expect_ok(thue_conn *c, const char *type)
                  str(r, "message") ? str(r, "message") : "");
 }
 
-void closed_cb(void *data)
-{
-    ((harness *)data)->closed = 1;
-}
-
 void pool_closed(void *data)
 {
     (void)data;
+}
+
+/* The lobby is closed: then the pool, as the server does it (main.c: a pool task of the
+ * lobby's, such as a match's review, ends and gives its handle back before the pool goes). */
+void closed_cb(void *data)
+{
+    harness *h = data;
+    h->closed = 1;
+    thue_pool_close(h->pool, pool_closed, NULL);
 }
 
 void h_free(harness *h)
@@ -188,7 +192,6 @@ void h_free(harness *h)
     for (int i = 0; i < h->nconns; i++)
         h_disconnect(h, h->conns[i]);
     thue_lobby_close(h->lobby, closed_cb, h);
-    thue_pool_close(h->pool, pool_closed, NULL);
     uv_run(&h->loop, UV_RUN_DEFAULT);
     assert_int_equal(h->closed, 1);
     assert_int_equal(uv_loop_close(&h->loop), 0);
