@@ -644,6 +644,23 @@ static const migration migrations[] = {
         "ALTER TABLE tournaments ADD COLUMN fence BIGINT NOT NULL DEFAULT 0;"
         "ALTER TABLE tournaments ADD COLUMN lease_ms BIGINT NOT NULL DEFAULT 0;"
         "CREATE INDEX tournaments_lease ON tournaments (finished, lease_ms);"},
+    /* Puzzles (sql_sqlite.c's schema 6). */
+    {6, "CREATE TABLE puzzles ("
+        "  id         BIGSERIAL PRIMARY KEY,"
+        "  game       TEXT    NOT NULL,"
+        "  options    TEXT    NOT NULL,"
+        "  position   TEXT    NOT NULL,"
+        "  to_move    BIGINT  NOT NULL,"
+        "  solution   TEXT    NOT NULL,"
+        "  value      BIGINT  NOT NULL,"
+        "  moves      BIGINT  NOT NULL,"
+        "  plies      BIGINT  NOT NULL,"
+        "  difficulty BIGINT  NOT NULL,"
+        "  source     TEXT    NOT NULL,"
+        "  created_ms BIGINT  NOT NULL,"
+        "  UNIQUE (game, options, position)"
+        ");"
+        "CREATE INDEX puzzles_game ON puzzles (game, created_ms, id);"},
 };
 
 #define NMIGRATIONS ((int)(sizeof migrations / sizeof migrations[0]))

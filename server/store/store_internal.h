@@ -65,6 +65,11 @@ typedef enum {
     THUE__STMT_LEASE_RENEW,        /* a node's tournaments: their leases renewed */
     THUE__STMT_LEASE_TAKE,         /* one tournament whose lease ran out, taken over */
     THUE__STMT_TOURNAMENT_MATCHES, /* a tournament's stored games */
+    THUE__STMT_PUZZLE_INSERT,      /* schema 6: puzzles (store_puzzles.c) */
+    THUE__STMT_PUZZLE_COUNTS,      /* every game's puzzles counted */
+    THUE__STMT_PUZZLE_COUNT,       /* one game's, created before a time */
+    THUE__STMT_PUZZLE_PAGE,        /* one game's, created before a time, by id, a page */
+    THUE__STMT_PUZZLE_GET,         /* one by id */
     THUE__STMT_COUNT
 } thue__stmt;
 
@@ -226,6 +231,21 @@ void thue__db_match_json(thue__db *d, const char *id, int64_t viewer, int crash,
 void thue__db_matches_json(thue__db *d, const char *player, const char *game, int64_t viewer,
                            int page, int per_page, int crash, thue__text *out);
 void thue__db_moves_csv(thue__db *d, const char *id, int64_t viewer, int crash, thue__text *out);
+
+/* ---- store_puzzles.c (schema 6) ----------------------------------------------------- */
+
+/* Writes a puzzle (created now): *id its new id, 0 when the position was stored already. */
+int thue__db_add_puzzle(thue__db *d, const thue_puzzle_row *row, int64_t created_ms, int crash,
+                        int64_t *id);
+/* {"nim":12,...}: every game's puzzles counted. */
+void thue__db_puzzle_counts(thue__db *d, thue__text *out);
+/* A page of game's puzzles, oldest first (store.h, thue_store_puzzles_json). */
+void thue__db_puzzles_json(thue__db *d, const char *game, int page, int per_page, thue__text *out);
+/* One puzzle by id; 404 when there is none. */
+void thue__db_puzzle_json(thue__db *d, int64_t id, thue__text *out);
+/* The day's puzzle of game (store.h, thue_store_puzzle_daily_json). */
+void thue__db_puzzle_daily(thue__db *d, const char *game, const char *date, int64_t day_start_ms,
+                           uint64_t pick, thue__text *out);
 
 /* thue_store_tournament_game, on the opening thread (start-up). */
 int thue__db_tournament_game(thue__db *d, const char *tournament, int round, const char *first,
