@@ -269,7 +269,7 @@ int thue_puzzle_generate(const thue_gamedef *g, uint64_t seed, int games, const 
         uint64_t gseed = seed + (uint64_t)i;
         thue_gopt opt;
         thue_gerr e;
-        if (thue_game_options_text(g, sets[i % nsets], &opt, &e) != 0)
+        if (thue_game_options_text(g, sets[gseed % (uint64_t)nsets], &opt, &e) != 0)
             return THUE_EINVAL; /* a set of ours the game refuses: a bug, said plainly */
         char *options = thue_game_dump(g->options_json(&opt));
         size_t size = g->state_size(&opt);

@@ -62,8 +62,9 @@ typedef struct thue_puzzle_item {
 void thue_puzzle_item_free(thue_puzzle_item *it);
 
 /*
- * Plays random games of g from `seed` (game i uses seed + i and one of the game's option
- * sets in turn) and checks their positions, until `want` puzzles are in out[0..want-1],
+ * Plays random games of g from `seed` (game i uses the seed s = seed + i, which alone
+ * picks its option set, s modulo their count, and its moves: the item's seed, so that
+ * thue_puzzle_generate(g, s, 1, ...) plays that game again) and checks their positions, until `want` puzzles are in out[0..want-1],
  * `games` games were played, or lim's stop flag or deadline says stop. At most one
  * puzzle per game's position list is taken from each of its halves, and no position
  * twice. *found gets how many items out holds (the caller frees them). 0, THUE_EINVAL
