@@ -42,7 +42,7 @@ set(THUE_TESTS_OF_server
   "^integration_(server|drain|deploy_settings)$")
 set(THUE_TESTS_OF_net
   "^test_(rxguard|keepalive|trusted_proxy|config_trusted_proxy)$"
-  "^integration_(strict|attack_http|attack_fd|attack_slow|keepalive|static|trusted_network)$")
+  "^integration_(strict|attack_http|attack_fd|attack_slow|keepalive|static|trusted_network|puzzles)$")
 set(THUE_TESTS_OF_lobby
   "^test_lobby_.*$" "^test_names$"
   "^integration_(analysis|attack_identity|attack_lobby|errors|legal_moves|match|passwords|session)$"
