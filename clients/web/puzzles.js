@@ -55,6 +55,15 @@ export function sameMove(a, b) {
   return true;
 }
 
+/** Whether mv solves pz: the solution itself, or a move that leaves the same position
+ * (Rims' split of X and of the rest less X make the same regions). */
+export function isSolution(pz, mv) {
+  if (sameMove(mv, pz.solution)) return true;
+  try {
+    return JSON.stringify(applyMove(pz.game, pz.position, mv)) === JSON.stringify(applyMove(pz.game, pz.position, pz.solution));
+  } catch { return false; }
+}
+
 async function getJSON(url) {
   const res = await fetch(url);
   let j = null;
@@ -127,7 +136,7 @@ function puzzleWidget(pz, opts = {}) {
   const judge = (mv) => {
     sel = null;
     if (!mv) { say(t("puzzles.pickFirst"), "hint"); draw(); return; }
-    if (sameMove(mv, pz.solution)) {
+    if (isSolution(pz, mv)) {
       mode = "solved";
       say(wrongs === 0 ? t("puzzles.solved") : t("puzzles.solvedAfter", { count: wrongs }), "solved");
       markSolved(pz.id);
