@@ -29,11 +29,11 @@ struct thue_puzzles {
     uv_timer_t timer;
     int target;
     int stopping;
-    int game;        /* index in the registry being generated; -1 before the counts */
-    int counts[32];  /* stored puzzles per game, by registry index */
-    int tasks;       /* tasks run for the current game */
-    int writes;      /* writes not yet answered */
-    int busy;        /* a task or its writes are under way */
+    int game;       /* index in the registry being generated; -1 before the counts */
+    int counts[32]; /* stored puzzles per game, by registry index */
+    int tasks;      /* tasks run for the current game */
+    int writes;     /* writes not yet answered */
+    int busy;       /* a task or its writes are under way */
     uint64_t seed;
 };
 

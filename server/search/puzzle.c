@@ -149,23 +149,33 @@ void thue_puzzle_item_free(thue_puzzle_item *it)
 
 /* Small enough that every position's children are solved in well under a second. */
 static const char *const nim_sets[] = {
-    "{\"heaps\":[3,4,5]}",   "{\"heaps\":[2,5,7]}",        "{\"heaps\":[1,3,5,7]}",
-    "{\"heaps\":[4,6,9]}",   "{\"heaps\":[2,3,6,7]}",      "{\"heaps\":[3,5,6],\"misere\":true}",
+    "{\"heaps\":[3,4,5]}", "{\"heaps\":[2,5,7]}",   "{\"heaps\":[1,3,5,7]}",
+    "{\"heaps\":[4,6,9]}", "{\"heaps\":[2,3,6,7]}", "{\"heaps\":[3,5,6],\"misere\":true}",
 };
 static const char *const northcott_sets[] = {
-    "{\"rows\":3,\"cols\":6}", "{\"rows\":4,\"cols\":8}", "{\"rows\":2,\"cols\":7}",
+    "{\"rows\":3,\"cols\":6}",
+    "{\"rows\":4,\"cols\":8}",
+    "{\"rows\":2,\"cols\":7}",
 };
 static const char *const rims_sets[] = {
-    "{\"heaps\":[4,3,2]}", "{\"heaps\":[5,3,1]}", "{\"heaps\":[6,4]}",
+    "{\"heaps\":[4,3,2]}",
+    "{\"heaps\":[5,3,1]}",
+    "{\"heaps\":[6,4]}",
 };
 static const char *const circle_sets[] = {
-    "{\"fields\":8}", "{\"fields\":10}", "{\"fields\":12}",
+    "{\"fields\":8}",
+    "{\"fields\":10}",
+    "{\"fields\":12}",
 };
 static const char *const wythoff_sets[] = {
-    "{}", "{\"a\":2}", "{\"heaps\":[9,14]}",
+    "{}",
+    "{\"a\":2}",
+    "{\"heaps\":[9,14]}",
 };
 static const char *const dots_sets[] = {
-    "{\"rows\":2,\"cols\":2}", "{\"rows\":1,\"cols\":4}", "{\"rows\":2,\"cols\":3}",
+    "{\"rows\":2,\"cols\":2}",
+    "{\"rows\":1,\"cols\":4}",
+    "{\"rows\":2,\"cols\":3}",
 };
 
 const char *const *thue_puzzle_option_sets(const thue_gamedef *g, int *n)
@@ -176,9 +186,8 @@ const char *const *thue_puzzle_option_sets(const thue_gamedef *g, int *n)
         int n;
     } table[] = {
 #define SETS(name, arr) {name, arr, (int)(sizeof arr / sizeof arr[0])}
-        SETS("nim", nim_sets),         SETS("northcott", northcott_sets),
-        SETS("rims", rims_sets),       SETS("circle", circle_sets),
-        SETS("wythoff", wythoff_sets), SETS("dots", dots_sets),
+        SETS("nim", nim_sets),       SETS("northcott", northcott_sets), SETS("rims", rims_sets),
+        SETS("circle", circle_sets), SETS("wythoff", wythoff_sets),     SETS("dots", dots_sets),
 #undef SETS
     };
     *n = 0;
@@ -256,8 +265,8 @@ static int take_one(const thue_gamedef *g, const thue_gopt *opt, const char *opt
     return 0;
 }
 
-int thue_puzzle_generate(const thue_gamedef *g, uint64_t seed, int games, const thue_bot_limits *lim,
-                         thue_puzzle_item *out, int want, int *found)
+int thue_puzzle_generate(const thue_gamedef *g, uint64_t seed, int games,
+                         const thue_bot_limits *lim, thue_puzzle_item *out, int want, int *found)
 {
     *found = 0;
     int nsets;

@@ -64,14 +64,14 @@ void thue_puzzle_item_free(thue_puzzle_item *it);
 /*
  * Plays random games of g from `seed` (game i uses the seed s = seed + i, which alone
  * picks its option set, s modulo their count, and its moves: the item's seed, so that
- * thue_puzzle_generate(g, s, 1, ...) plays that game again) and checks their positions, until `want` puzzles are in out[0..want-1],
- * `games` games were played, or lim's stop flag or deadline says stop. At most one
- * puzzle per game's position list is taken from each of its halves, and no position
- * twice. *found gets how many items out holds (the caller frees them). 0, THUE_EINVAL
- * (a game without perfect play, or Thue), or THUE_ENOMEM (out then holds *found items).
+ * thue_puzzle_generate(g, s, 1, ...) plays that game again) and checks their positions, until
+ * `want` puzzles are in out[0..want-1], `games` games were played, or lim's stop flag or deadline
+ * says stop. At most one puzzle per game's position list is taken from each of its halves, and no
+ * position twice. *found gets how many items out holds (the caller frees them). 0, THUE_EINVAL (a
+ * game without perfect play, or Thue), or THUE_ENOMEM (out then holds *found items).
  */
-int thue_puzzle_generate(const thue_gamedef *g, uint64_t seed, int games, const thue_bot_limits *lim,
-                         thue_puzzle_item *out, int want, int *found);
+int thue_puzzle_generate(const thue_gamedef *g, uint64_t seed, int games,
+                         const thue_bot_limits *lim, thue_puzzle_item *out, int want, int *found);
 
 /* The option sets the generator uses for g (JSON texts, static), and their count; NULL
  * and 0 for a game it does not know. */

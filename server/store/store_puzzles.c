@@ -84,18 +84,16 @@ static json_t *col_str(thue__db *d, thue__stmt w, int c)
 /* The puzzle of the row w stands on (new reference; NULL out of memory). */
 static json_t *row_json(thue__db *d, thue__stmt w)
 {
-    return json_pack("{s:I,s:o,s:o,s:o,s:I,s:o,s:I,s:I,s:I,s:I,s:o,s:I}", "id",
-                     (json_int_t)thue__sql_column_int64(d, w, PC_ID), "game",
-                     col_str(d, w, PC_GAME), "options", col_json(d, w, PC_OPTIONS), "position",
-                     col_json(d, w, PC_POSITION), "to_move",
-                     (json_int_t)thue__sql_column_int64(d, w, PC_TO_MOVE), "solution",
-                     col_json(d, w, PC_SOLUTION), "value",
-                     (json_int_t)thue__sql_column_int64(d, w, PC_VALUE), "moves",
-                     (json_int_t)thue__sql_column_int64(d, w, PC_MOVES), "plies",
-                     (json_int_t)thue__sql_column_int64(d, w, PC_PLIES), "difficulty",
-                     (json_int_t)thue__sql_column_int64(d, w, PC_DIFFICULTY), "source",
-                     col_str(d, w, PC_SOURCE), "created_at",
-                     (json_int_t)thue__sql_column_int64(d, w, PC_CREATED));
+    return json_pack(
+        "{s:I,s:o,s:o,s:o,s:I,s:o,s:I,s:I,s:I,s:I,s:o,s:I}", "id",
+        (json_int_t)thue__sql_column_int64(d, w, PC_ID), "game", col_str(d, w, PC_GAME), "options",
+        col_json(d, w, PC_OPTIONS), "position", col_json(d, w, PC_POSITION), "to_move",
+        (json_int_t)thue__sql_column_int64(d, w, PC_TO_MOVE), "solution",
+        col_json(d, w, PC_SOLUTION), "value", (json_int_t)thue__sql_column_int64(d, w, PC_VALUE),
+        "moves", (json_int_t)thue__sql_column_int64(d, w, PC_MOVES), "plies",
+        (json_int_t)thue__sql_column_int64(d, w, PC_PLIES), "difficulty",
+        (json_int_t)thue__sql_column_int64(d, w, PC_DIFFICULTY), "source", col_str(d, w, PC_SOURCE),
+        "created_at", (json_int_t)thue__sql_column_int64(d, w, PC_CREATED));
 }
 
 int thue__db_add_puzzle(thue__db *d, const thue_puzzle_row *row, int64_t created_ms, int crash,

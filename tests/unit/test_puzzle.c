@@ -231,8 +231,7 @@ static int minimax(memo *m, const unsigned char *st, int who)
 
 /* Checks every puzzle of g among items whose options are `opts` by the minimax. Returns
  * how many it checked. */
-static int check_by_minimax(const thue_gamedef *g, const char *opts, thue_puzzle_item *items,
-                            int n)
+static int check_by_minimax(const thue_gamedef *g, const char *opts, thue_puzzle_item *items, int n)
 {
     thue_gopt opt;
     thue_gerr e;
@@ -326,8 +325,8 @@ static void test_puzzle_other_games(void **state)
             json_t *pj = parse(items[i].position);
             assert_int_equal(g->position_parse(&opt, pj, st, &e), 0);
             json_decref(pj);
-            assert_int_equal(thue_game_apply_text(g, &opt, st, items[i].p.mover, items[i].solution, &e),
-                             0);
+            assert_int_equal(
+                thue_game_apply_text(g, &opt, st, items[i].p.mover, items[i].solution, &e), 0);
         }
         free_items(items, n);
     }
@@ -413,12 +412,9 @@ static void test_puzzle_deterministic(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_puzzle_nim_bouton),
-        cmocka_unit_test(test_puzzle_wythoff_ptable),
-        cmocka_unit_test(test_puzzle_minimax),
-        cmocka_unit_test(test_puzzle_other_games),
-        cmocka_unit_test(test_puzzle_refuses),
-        cmocka_unit_test(test_puzzle_unknown_is_none),
+        cmocka_unit_test(test_puzzle_nim_bouton),    cmocka_unit_test(test_puzzle_wythoff_ptable),
+        cmocka_unit_test(test_puzzle_minimax),       cmocka_unit_test(test_puzzle_other_games),
+        cmocka_unit_test(test_puzzle_refuses),       cmocka_unit_test(test_puzzle_unknown_is_none),
         cmocka_unit_test(test_puzzle_deterministic),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

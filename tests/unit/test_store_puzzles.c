@@ -51,7 +51,8 @@ static json_t *daily(thue_store *s, uv_loop_t *loop, const char *game, int64_t d
 {
     rres r;
     memset(&r, 0, sizeof r);
-    assert_int_equal(thue_store_puzzle_daily_json(s, game, "2026-11-29", day, pick, on_read, &r), 0);
+    assert_int_equal(thue_store_puzzle_daily_json(s, game, "2026-11-29", day, pick, on_read, &r),
+                     0);
     return read_done(loop, &r, status);
 }
 
@@ -64,12 +65,14 @@ static void test_store_puzzles_rows_and_reads(void **state)
     uv_loop_init(&loop);
     thue_store *s = open_started(t.path, &loop);
 
-    int64_t a = add(s, &loop, "nim", "{\"heaps\":[1,2,4],\"to_move\":1}", "{\"heap\":2,\"take\":1}");
+    int64_t a =
+        add(s, &loop, "nim", "{\"heaps\":[1,2,4],\"to_move\":1}", "{\"heap\":2,\"take\":1}");
     int64_t b = add(s, &loop, "nim", "{\"heaps\":[2,5],\"to_move\":1}", "{\"heap\":1,\"take\":3}");
     int64_t c = add(s, &loop, "rims", "{\"heaps\":[2,5],\"to_move\":1}", "{\"heap\":1,\"take\":3}");
     assert_true(a > 0 && b > a && c > b);
     /* The same position again: left alone, even with another solution. */
-    assert_int_equal(add(s, &loop, "nim", "{\"heaps\":[2,5],\"to_move\":1}", "{\"heap\":0,\"take\":1}"), 0);
+    assert_int_equal(
+        add(s, &loop, "nim", "{\"heaps\":[2,5],\"to_move\":1}", "{\"heap\":0,\"take\":1}"), 0);
     assert_int_equal(sql_int(t.path, "SELECT count(*) FROM puzzles"), 3);
 
     rres r;
@@ -90,7 +93,8 @@ static void test_store_puzzles_rows_and_reads(void **state)
     assert_int_equal(json_integer_value(json_object_get(j, "total")), 2);
     json_t *p = json_array_get(json_object_get(j, "puzzles"), 0);
     assert_int_equal(json_integer_value(json_object_get(p, "id")), b);
-    assert_int_equal(json_integer_value(json_object_get(json_object_get(p, "solution"), "take")), 3);
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(p, "solution"), "take")),
+                     3);
     assert_int_equal(json_integer_value(json_object_get(p, "to_move")), 1);
     assert_int_equal(json_integer_value(json_object_get(p, "moves")), 12);
     assert_int_equal(json_integer_value(json_object_get(p, "plies")), 7);
