@@ -3,8 +3,8 @@
  * the solvers. Every generated puzzle is read back from its JSON texts only (options,
  * position, solution) and checked: the position is won for the mover and the solution is
  * its one winning move. Nim by Bouton's nim-sum, Wythoff's game (any a) by a P-table of
- * plain dynamic programming, Rims, dots and boxes and misere Nim by a memoised minimax
- * over the game's table written here. Also: the finder refuses drawn, lost and
+ * plain dynamic programming, Northcott's game by the nim-sum of its gaps, Rims, dots and
+ * boxes and misere Nim by a memoised minimax over the game's table written here. Also: the finder refuses drawn, lost and
  * two-winner positions, the generator is deterministic for a seed, and a solver stopped
  * at once finds nothing rather than guessing.
  */
