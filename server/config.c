@@ -129,6 +129,8 @@ static const setting settings[] = {
                 16777216),
     INT_SETTING("analyses-per-owner", "THUE_ANALYSES_PER_OWNER", analyses_per_owner, 1, 100000),
     INT_SETTING("analyses-per-ip", "THUE_ANALYSES_PER_IP", analyses_per_ip, 1, 100000),
+    INT_SETTING("puzzles", "THUE_PUZZLES", puzzles, 0, 1000),
+    INT_SETTING("puzzles-after-s", "THUE_PUZZLES_AFTER_S", puzzles_after_s, 0, 86400),
     INT_SETTING("analysis-seconds-max", "THUE_ANALYSIS_SECONDS_MAX", analysis_seconds_max, 1,
                 86400),
     INT_SETTING("analysis-tree-max-kib", "THUE_ANALYSIS_TREE_MAX_KIB", analysis_tree_max_kib, 16,
@@ -236,6 +238,11 @@ const char thue_config_usage[] =
     "                                         included; never all --max-analyses\n"
     "  --analysis-seconds-max N    120        1..86400 s of search one analysis may\n"
     "                                         run in all, resumes included\n"
+    "  --puzzles N                 30         0..1000 puzzles per game generated on\n"
+    "                                         the worker pool when the database has\n"
+    "                                         fewer (0: none)\n"
+    "  --puzzles-after-s N         10         0..86400 s after start before the\n"
+    "                                         puzzles are counted and generated\n"
     "  --analysis-tree-max-kib N   2048       16..1048576 KiB of one analysis_tree\n"
     "                                         message (at most half of\n"
     "                                         --send-total-max-mib): fewer nodes are\n"
@@ -782,6 +789,8 @@ void thue_config_defaults(thue_config *c)
     c->analyses_per_owner = 2;
     c->analyses_per_ip = 4;
     c->analysis_seconds_max = 120;
+    c->puzzles = 30;
+    c->puzzles_after_s = 10;
     c->analysis_tree_max_kib = 2048;
     c->search_moves_max = 100000;
     c->search_mem_mib = 64;

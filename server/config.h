@@ -93,6 +93,10 @@ typedef struct thue_config {
                                            address, accounts included, 4 */
     int analysis_seconds_max;           /* --analysis-seconds-max 1..86400 s of search one
                                            analysis may run in all, 120 */
+    int puzzles;                        /* --puzzles 0..1000 puzzles per game generated at
+                                           start when the store has fewer, 30; 0: none */
+    int puzzles_after_s;                /* --puzzles-after-s 0..86400 s after start before
+                                           generating, 10 */
     int analysis_tree_max_kib;          /* --analysis-tree-max-kib 16..1048576 KiB of one
                                            analysis_tree message, 2048 */
     int search_moves_max;               /* --search-moves-max 1000..10000000 legal moves a

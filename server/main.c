@@ -41,6 +41,7 @@
 #include "cluster/cluster.h"
 #include "config.h"
 #include "lobby/lobby.h"
+#include "lobby/puzzles.h"
 #include "log.h"
 #include "metrics.h"
 #include "net/net.h"
@@ -57,6 +58,8 @@ typedef struct app {
     thue_pool *pool;
     thue_lobby *lobby;
     thue_store *store;
+    thue_puzzles *puzzles; /* the puzzle service: stopped before the store closes, freed
+                              once the pool is closed */
     thue_net *net;
     thue_cluster *cluster; /* --redis: one node of several, or NULL */
     uv_signal_t sigint, sigterm;
@@ -80,6 +83,8 @@ static void pool_closed(void *data)
 {
     app *a = data;
     a->pool = NULL;
+    thue_puzzles_free(a->puzzles); /* no task of its can come back now */
+    a->puzzles = NULL;
     thue_mem_budget_free(a->mem); /* every search's account is closed: the lobby's and the
                                      pool's are gone */
     a->mem = NULL;
@@ -115,6 +120,7 @@ static void net_closed(void *data)
         thue_cluster_free(a->cluster);
         a->cluster = NULL;
     }
+    thue_puzzles_stop(a->puzzles); /* no more writes: the store is closing */
     if (a->store)
         thue_store_close(a->store, store_closed, a);
     else
@@ -413,6 +419,8 @@ static int start(app *a)
         return -1;
     }
     thue_net_set_store(a->net, a->store);
+    a->puzzles = thue_puzzles_start(&a->loop, a->pool, a->store, a->cfg.puzzles,
+                                    a->cfg.puzzles_after_s * 1000);
     if (a->cfg.redis[0] != '\0' && start_cluster(a, err, sizeof err) != 0) {
         fprintf(stderr, "thue-server: %s\n", err);
         shut_down(a);

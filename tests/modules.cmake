@@ -34,7 +34,7 @@ set(THUE_TESTS_OF_games
   "^test_game_(heaps|registry|northcott|circle|circle_api|circle_cap|wythoff|dots)$"
   "^test_(wythoff_ptable|dots_bots)$" "^integration_games$" "^fuzz_games_smoke$")
 set(THUE_TESTS_OF_search
-  "^test_(pool|pool_owners|pool_game|pool_task|gbot|guct|search_bounds|budget|review)$"
+  "^test_(pool|pool_owners|pool_game|pool_task|gbot|guct|search_bounds|budget|review|puzzle)$"
   "^integration_attack_(bots|search)$")
 set(THUE_TESTS_OF_protocol "^test_codec(_.*)?$" "^protocol_schemas$" "^fuzz_protocol_smoke$")
 set(THUE_TESTS_OF_server
@@ -42,7 +42,7 @@ set(THUE_TESTS_OF_server
   "^integration_(server|drain|deploy_settings)$")
 set(THUE_TESTS_OF_net
   "^test_(rxguard|keepalive|trusted_proxy|config_trusted_proxy)$"
-  "^integration_(strict|attack_http|attack_fd|attack_slow|keepalive|static|trusted_network)$")
+  "^integration_(strict|attack_http|attack_fd|attack_slow|keepalive|static|trusted_network|puzzles)$")
 set(THUE_TESTS_OF_lobby
   "^test_lobby_.*$" "^test_names$"
   "^integration_(analysis|attack_identity|attack_lobby|errors|legal_moves|match|passwords|review|session)$"

@@ -703,6 +703,7 @@ function parseRoute() {
   if (["tournaments", "tournament", "match", "matches"].includes(what)) return { what, arg, page };
   if (what === "analysis") return { what, arg, query: q };
   if (what === "lobby") return { what };
+  if (what === "puzzles") return { what, arg, page };
   return null;
 }
 
@@ -769,6 +770,7 @@ async function route() {
     else if (p.what === "tournament") await pageTournament(body, p.arg);
     else if (p.what === "match") await pageMatch(body, p.arg);
     else if (p.what === "matches") await pageMatches(body, p.arg || (ui.me ? ui.me.name : ""), p.page);
+    else if (p.what === "puzzles") await (await import("./puzzles.js")).renderPuzzles(body, p.arg, p.page);
     else if (p.what === "analysis") await (await loadAnalysis()).pageAnalysis(body, p.query, { el, conn, gameOptionFields, readGameOptions, showOptionError, analysisHash, getJSON, matchLine, whenWelcomed });
   } catch (e) {
     body.append(el("p", { class: "empty", testid: "page-error" }, e && e.message ? e.message : String(e)));

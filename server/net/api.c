@@ -8,6 +8,7 @@
  *   /api/games        the registry of games (built here from server/games)
  *   /api/matches      stored matches: answered by the store thread while the request
  *                     waits (a `deferred`, sent from HTTP_WRITEABLE by http.c)
+ *   /api/puzzles      stored puzzles of a game, one by id, the day's (deferred too)
  *
  * Their JSON is built in one place each: the lobby's and the tournaments' by the codec
  * (the same members as the WebSocket replies, without type and id), the records' by the
@@ -16,11 +17,14 @@
  */
 #include "net/net_internal.h"
 
+#include "base/rng.h"
 #include "games/game.h"
 #include "search/gbot.h"
+#include "search/puzzle.h"
 
 #include <ctype.h>
 #include <strings.h>
+#include <time.h>
 
 /* "name=value" of the i-th query argument into buf; 0, 1 when there is none, -1 when it
  * is too long. */
@@ -349,6 +353,100 @@ static int http_matches(thue_net *net, struct lws *wsi, pss *p, const char *uri,
                       game[0] ? game : NULL);
 }
 
+/* ---- /api/puzzles ---------------------------------------------------------------------- */
+
+#define PUZZLES_PER_PAGE 20
+
+static int start_puzzles(thue_net *net, const char *game, int page, deferred *d)
+{
+    return thue_store_puzzles_json(net->store, game, page, PUZZLES_PER_PAGE, deferred_done, d);
+}
+
+static int start_puzzle(thue_net *net, const char *id, int page, deferred *d)
+{
+    (void)page;
+    return thue_store_puzzle_json(net->store, strtoll(id, NULL, 10), deferred_done, d);
+}
+
+/* The day's puzzle: the UTC date now; the pick mixes the day number with the game's
+ * name, so that each game's daily puzzle is its own and every server agrees. */
+static int start_daily(thue_net *net, const char *game, int page, deferred *d)
+{
+    (void)page;
+    int64_t day = (int64_t)time(NULL) / 86400;
+    time_t at = (time_t)(day * 86400);
+    struct tm tm;
+    char date[16];
+    gmtime_r(&at, &tm);
+    strftime(date, sizeof date, "%Y-%m-%d", &tm);
+    uint64_t h = (uint64_t)day;
+    for (const char *c = game; *c; c++)
+        h = thue_mix64(h ^ (unsigned char)*c);
+    return thue_store_puzzle_daily_json(net->store, game, date, day * 86400000, thue_mix64(h),
+                                        deferred_done, d);
+}
+
+/* A game= argument of /api/puzzles: a game the generator knows (every one-game game). 0,
+ * or -1 with the 400 message in why. */
+static int puzzle_game_arg(const char *value, char *out, size_t size, char *why, size_t whysize)
+{
+    int n, sets;
+    const thue_gamedef *g = thue_game_find(value);
+    if (g != NULL && strlen(value) < size && thue_puzzle_option_sets(g, &sets) != NULL) {
+        snprintf(out, size, "%s", value);
+        return 0;
+    }
+    const thue_gamedef *const *list = thue_game_list(&n);
+    size_t at = (size_t)snprintf(why, whysize, "game must be one of");
+    for (int i = 0, k = 0; i < n && at < whysize; i++)
+        if (thue_puzzle_option_sets(list[i], &sets) != NULL)
+            at += (size_t)snprintf(why + at, whysize - at, "%s %s", k++ ? "," : "", list[i]->name);
+    return -1;
+}
+
+/* GET /api/puzzles?game=G[&page=N], /api/puzzles/daily?game=G, /api/puzzles/{id} */
+static int http_puzzles(thue_net *net, struct lws *wsi, pss *p, const char *uri, int head)
+{
+    if (net->store == NULL)
+        return thue__http_error(wsi, p, 404, "not_available",
+                                "this server runs without a database: no puzzles", head);
+    const char *rest = uri + strlen("/api/puzzles");
+    int daily = strcmp(rest, "/daily") == 0;
+    if (*rest == '/' && !daily) {
+        /* An id: 1..2^53 in decimal digits. */
+        rest++;
+        size_t n = strlen(rest);
+        if (n == 0 || n > 16 || strspn(rest, "0123456789") != n || rest[0] == '0' ||
+            strtoll(rest, NULL, 10) > 9007199254740991LL)
+            return thue__http_error(wsi, p, 404, "not_found", "no puzzle has that id", head);
+        return http_defer(net, wsi, p, JSON_TYPE, head, start_puzzle, rest, 0, NULL);
+    }
+    char arg[256], game[THUE_PROTO_GAME_MAX + 1] = "";
+    long page = 1;
+    const char *value;
+    for (int i = 0;; i++) {
+        int r = query_pair(wsi, i, arg, sizeof arg, &value);
+        if (r > 0)
+            break;
+        if (r < 0)
+            return thue__http_error(wsi, p, 400, "bad_request", "query argument too long", head);
+        if (strcmp(arg, "game") == 0) {
+            char why[160];
+            if (puzzle_game_arg(value, game, sizeof game, why, sizeof why) != 0)
+                return thue__http_error(wsi, p, 400, "unknown_game", why, head);
+        } else if (strcmp(arg, "page") == 0 && !daily) {
+            page = parse_range(value, 1, 1000000);
+            if (page < 0)
+                return thue__http_error(wsi, p, 400, "bad_request",
+                                        "page must be an integer from 1 to 1000000", head);
+        }
+    }
+    if (game[0] == '\0')
+        return thue__http_error(wsi, p, 400, "bad_request", "game=G is required", head);
+    return http_defer(net, wsi, p, JSON_TYPE, head, daily ? start_daily : start_puzzles, game,
+                      (int)page, NULL);
+}
+
 /* GET /api/tournaments[?status=S][&offset=N][&count=N] (one page, as list_tournaments),
  * /api/tournaments/{id} (from the lobby's memory) */
 static int http_tournaments(thue_net *net, struct lws *wsi, pss *p, const char *uri, int head)
@@ -590,5 +688,7 @@ int thue__api_request(thue_net *net, struct lws *wsi, pss *p, const char *uri, i
         return http_matches(net, wsi, p, uri, head);
     if (thue__http_path_under(uri, "/api/tournaments"))
         return http_tournaments(net, wsi, p, uri, head);
+    if (thue__http_path_under(uri, "/api/puzzles"))
+        return http_puzzles(net, wsi, p, uri, head);
     return thue__http_error(wsi, p, 404, "not_found", "no such endpoint", head);
 }

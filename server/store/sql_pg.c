@@ -651,6 +651,23 @@ static const migration migrations[] = {
         "  review     TEXT   NOT NULL,"
         "  created_ms BIGINT NOT NULL"
         ");"},
+    /* Puzzles (sql_sqlite.c's schema 7). */
+    {7, "CREATE TABLE puzzles ("
+        "  id         BIGSERIAL PRIMARY KEY,"
+        "  game       TEXT    NOT NULL,"
+        "  options    TEXT    NOT NULL,"
+        "  position   TEXT    NOT NULL,"
+        "  to_move    BIGINT  NOT NULL,"
+        "  solution   TEXT    NOT NULL,"
+        "  value      BIGINT  NOT NULL,"
+        "  moves      BIGINT  NOT NULL,"
+        "  plies      BIGINT  NOT NULL,"
+        "  difficulty BIGINT  NOT NULL,"
+        "  source     TEXT    NOT NULL,"
+        "  created_ms BIGINT  NOT NULL,"
+        "  UNIQUE (game, options, position)"
+        ");"
+        "CREATE INDEX puzzles_game ON puzzles (game, created_ms, id);"},
 };
 
 #define NMIGRATIONS ((int)(sizeof migrations / sizeof migrations[0]))

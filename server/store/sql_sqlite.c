@@ -195,6 +195,25 @@ static const migration migrations[] = {
         "  review     TEXT    NOT NULL,"
         "  created_ms INTEGER NOT NULL"
         ") WITHOUT ROWID;"},
+    /* Puzzles (issue 33): a position of a game, its one winning move and how it was
+     * found; a row is never changed once written. The same position of the same game and
+     * options is stored once. */
+    {7, "CREATE TABLE puzzles ("
+        "  id         INTEGER PRIMARY KEY,"
+        "  game       TEXT    NOT NULL,"
+        "  options    TEXT    NOT NULL,"
+        "  position   TEXT    NOT NULL,"
+        "  to_move    INTEGER NOT NULL,"
+        "  solution   TEXT    NOT NULL,"
+        "  value      INTEGER NOT NULL,"
+        "  moves      INTEGER NOT NULL,"
+        "  plies      INTEGER NOT NULL,"
+        "  difficulty INTEGER NOT NULL,"
+        "  source     TEXT    NOT NULL,"
+        "  created_ms INTEGER NOT NULL,"
+        "  UNIQUE (game, options, position)"
+        ");"
+        "CREATE INDEX puzzles_game ON puzzles (game, created_ms, id);"},
 };
 
 #define NMIGRATIONS ((int)(sizeof migrations / sizeof migrations[0]))

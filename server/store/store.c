@@ -43,19 +43,24 @@
 #include "log.h"
 #include "store/store_internal.h"
 
-/* The writes first, up to JOB_SAVE_REVIEW (is_write), then the reads. */
+/* The writes first, up to JOB_LAST_WRITE (is_write), then the reads. */
 typedef enum {
     JOB_ADD_ACCOUNT = 0,
     JOB_SAVE_MATCH,
     JOB_SAVE_TOURNAMENT,
     JOB_SET_PASSWORD,
     JOB_ADD_TOKEN,
+    JOB_ADD_PUZZLE,
     JOB_SAVE_REVIEW,
     JOB_MATCH_JSON,
     JOB_MATCHES_JSON,
     JOB_MOVES_CSV,
     JOB_GET_PASSWORD,
     JOB_CHANGES,
+    JOB_PUZZLE_COUNTS,
+    JOB_PUZZLES_JSON,
+    JOB_PUZZLE_JSON,
+    JOB_PUZZLE_DAILY,
     JOB_REVIEW_JSON,
     JOB_LEASES /* writes, but never held back: a lease is renewed now or not at all */
 } job_kind;
@@ -93,6 +98,10 @@ struct job {
     char expect[THUE_STORE_HASH_MAX];
     int has_expect, found;
     unsigned char token[32];
+    /* puzzles: the row (its texts point at ptext[]), a puzzle's id, the day's pick */
+    thue_puzzle_row puzzle;
+    char *ptext[3];
+    uint64_t pick;
 
     /* The result, written by the store thread before posting. */
     int err;
@@ -147,6 +156,8 @@ static void job_free(job *j)
     free(j->gstates[1]);
     free(j->game);
     free(j->node);
+    for (int i = 0; i < 3; i++)
+        free(j->ptext[i]);
     free(j->text.body);
     free(j);
 }
@@ -220,6 +231,21 @@ static void run_job(thue_store *s, job *j)
         break;
     case JOB_REVIEW_JSON:
         thue__db_review_json(&s->db, j->key, j->viewer, crash, &j->text);
+        break;
+    case JOB_ADD_PUZZLE:
+        j->err = thue__db_add_puzzle(&s->db, &j->puzzle, now_ms(), crash, &j->id);
+        break;
+    case JOB_PUZZLE_COUNTS:
+        thue__db_puzzle_counts(&s->db, &j->text);
+        break;
+    case JOB_PUZZLES_JSON:
+        thue__db_puzzles_json(&s->db, j->key, j->page, j->per_page, &j->text);
+        break;
+    case JOB_PUZZLE_JSON:
+        thue__db_puzzle_json(&s->db, j->id, &j->text);
+        break;
+    case JOB_PUZZLE_DAILY:
+        thue__db_puzzle_daily(&s->db, j->key, j->state, j->updated_ms, j->pick, &j->text);
         break;
     }
 }
@@ -1005,6 +1031,90 @@ int thue_store_review_json_as(thue_store *s, const char *match, int64_t viewer,
                               thue_store_text_cb cb, void *data)
 {
     return queue_read(s, JOB_REVIEW_JSON, match, viewer, 0, 0, cb, data);
+}
+
+/* ---- puzzles ------------------------------------------------------------------------- */
+
+int thue_store_add_puzzle(thue_store *s, const thue_puzzle_row *row, thue_store_cb cb, void *data)
+{
+    int err = can_queue(s);
+    if (err)
+        return err;
+    if (row == NULL || !NONEMPTY(row->game) || !TERMINATED(row->source) || row->options == NULL ||
+        row->position == NULL || row->solution == NULL)
+        return THUE_EINVAL;
+    job *j = job_new(JOB_ADD_PUZZLE);
+    if (j == NULL)
+        return THUE_ENOMEM;
+    j->puzzle = *row;
+    j->ptext[0] = strdup(row->options);
+    j->ptext[1] = strdup(row->position);
+    j->ptext[2] = strdup(row->solution);
+    if (j->ptext[0] == NULL || j->ptext[1] == NULL || j->ptext[2] == NULL) {
+        job_free(j);
+        return THUE_ENOMEM;
+    }
+    j->puzzle.options = j->ptext[0];
+    j->puzzle.position = j->ptext[1];
+    j->puzzle.solution = j->ptext[2];
+    j->cb = cb;
+    j->data = data;
+    queue(s, j);
+    return 0;
+}
+
+int thue_store_puzzle_counts(thue_store *s, thue_store_text_cb cb, void *data)
+{
+    return queue_read(s, JOB_PUZZLE_COUNTS, "", -1, 0, 0, cb, data);
+}
+
+int thue_store_puzzles_json(thue_store *s, const char *game, int page, int per_page,
+                            thue_store_text_cb cb, void *data)
+{
+    if (page < 1 || per_page < 1)
+        return THUE_EINVAL;
+    return queue_read(s, JOB_PUZZLES_JSON, game, -1, page, per_page, cb, data);
+}
+
+int thue_store_puzzle_json(thue_store *s, int64_t id, thue_store_text_cb cb, void *data)
+{
+    int err = can_queue(s);
+    if (err)
+        return err;
+    job *j = job_new(JOB_PUZZLE_JSON);
+    if (j == NULL)
+        return THUE_ENOMEM;
+    j->id = id;
+    j->text_cb = cb;
+    j->data = data;
+    queue(s, j);
+    return 0;
+}
+
+int thue_store_puzzle_daily_json(thue_store *s, const char *game, const char *date,
+                                 int64_t day_start_ms, uint64_t pick, thue_store_text_cb cb,
+                                 void *data)
+{
+    int err = can_queue(s);
+    if (err)
+        return err;
+    if (game == NULL || date == NULL)
+        return THUE_EINVAL;
+    job *j = job_new(JOB_PUZZLE_DAILY);
+    if (j == NULL)
+        return THUE_ENOMEM;
+    j->key = strdup(game);
+    j->state = strdup(date);
+    if (j->key == NULL || j->state == NULL) {
+        job_free(j);
+        return THUE_ENOMEM;
+    }
+    j->updated_ms = day_start_ms;
+    j->pick = pick;
+    j->text_cb = cb;
+    j->data = data;
+    queue(s, j);
+    return 0;
 }
 
 /* ---- closing ------------------------------------------------------------------------- */

@@ -45,7 +45,7 @@
 
 #include "../protocol/codec.h"
 
-#define THUE_STORE_SCHEMA_VERSION 6
+#define THUE_STORE_SCHEMA_VERSION 7
 
 /* Errors: THUE_STORE_EIO (the database failed, logged with its message), THUE_STORE_EEXISTS
  * (the account name is taken, ignoring ASCII case), THUE_STORE_ECLOSED (the store is
@@ -288,6 +288,44 @@ int thue_store_matches_game_json_as(thue_store *s, const char *player, const cha
                                     int64_t viewer, int page, int per_page, thue_store_text_cb cb,
                                     void *data);
 /* GET /api/tournaments and /api/tournaments/{id} are served from the lobby's memory. */
+
+/*
+ * Puzzles (schema 7; issue 33): a position of a one-game game where exactly one move keeps
+ * the win (search/puzzle.h), stored once and never changed: its id, the game, the
+ * canonical options, the position (state_json) and the player to move, the solution
+ * (move_json), the value for the mover (1: a win), the legal moves, the plies of a
+ * perfect line, a difficulty 1..5, where it came from ("seed:N": the generator's random
+ * game; "match:ID": a played match) and when it was stored (created_at, Unix ms).
+ * The texts are JSON, borrowed until the call returns.
+ */
+typedef struct thue_puzzle_row {
+    char game[THUE_PROTO_GAME_MAX + 1];
+    const char *options, *position, *solution;
+    int to_move, value, moves, plies, difficulty;
+    char source[80];
+} thue_puzzle_row;
+
+/* A puzzle, stored with created_at now. The callback's id is the new puzzle's, or 0 when
+ * that position of that game and options was stored already (nothing written). */
+int thue_store_add_puzzle(thue_store *s, const thue_puzzle_row *row, thue_store_cb cb, void *data);
+/* Every game's puzzles counted: {"nim":12,"dots":30} (games without any are absent). */
+int thue_store_puzzle_counts(thue_store *s, thue_store_text_cb cb, void *data);
+/* GET /api/puzzles?game=G&page=N: {"game":G,"puzzles":[puzzle...],"page":N,"pages":M,
+ * "total":T}, oldest first, per_page per page (page counts from 1). */
+int thue_store_puzzles_json(thue_store *s, const char *game, int page, int per_page,
+                            thue_store_text_cb cb, void *data);
+/* GET /api/puzzles/{id}: one puzzle's JSON ({"id","game","options","position","to_move",
+ * "solution","value","moves","plies","difficulty","source","created_at"}); 404 when there
+ * is none. */
+int thue_store_puzzle_json(thue_store *s, int64_t id, thue_store_text_cb cb, void *data);
+/* GET /api/puzzles/daily?game=G: the puzzle of the UTC day that starts at day_start_ms
+ * (its date "YYYY-MM-DD" is added to the answer as "date"): among game's puzzles stored
+ * before that day the one at index pick modulo their count (by id), or when none was
+ * stored before it, the game's first puzzle; so a day's puzzle never changes once the day
+ * has begun with puzzles. 404 when the game has no puzzle. */
+int thue_store_puzzle_daily_json(thue_store *s, const char *game, const char *date,
+                                 int64_t day_start_ms, uint64_t pick, thue_store_text_cb cb,
+                                 void *data);
 
 /*
  * Servers sharing a PostgreSQL database: the accounts, login tokens and ratings written

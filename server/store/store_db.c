@@ -148,6 +148,20 @@ static const char *const stmt_sql[THUE__STMT_COUNT] = {
                               "ON CONFLICT (match) DO UPDATE SET review = excluded.review, "
                               "created_ms = excluded.created_ms",
     [THUE__STMT_REVIEW_GET] = "SELECT review FROM reviews WHERE match = ?1",
+    /* Puzzles (schema 7): a position already stored is left, and returns no id. */
+    [THUE__STMT_PUZZLE_INSERT] =
+        "INSERT INTO puzzles (game, options, position, to_move, solution, value, moves, plies, "
+        "difficulty, source, created_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) "
+        "ON CONFLICT (game, options, position) DO NOTHING RETURNING id",
+    [THUE__STMT_PUZZLE_COUNTS] = "SELECT game, count(*) FROM puzzles GROUP BY game ORDER BY game",
+    [THUE__STMT_PUZZLE_COUNT] = "SELECT count(*) FROM puzzles WHERE game = ?1 AND created_ms < ?2",
+    [THUE__STMT_PUZZLE_PAGE] =
+        "SELECT id, game, options, position, to_move, solution, value, moves, plies, difficulty, "
+        "source, created_ms FROM puzzles WHERE game = ?1 AND created_ms < ?2 ORDER BY id "
+        "LIMIT ?3 OFFSET ?4",
+    [THUE__STMT_PUZZLE_GET] =
+        "SELECT id, game, options, position, to_move, solution, value, moves, plies, difficulty, "
+        "source, created_ms FROM puzzles WHERE id = ?1",
     [THUE__STMT_RATING_GET] = "SELECT rating, rd, vol, games, wins, draws, losses, seq FROM ratings "
                               "WHERE account = ?1 AND game = ?2 AND pool = ?3",
     /* Rated matches (their ratings written) of two accounts, either seat, since a time,

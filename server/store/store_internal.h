@@ -67,6 +67,11 @@ typedef enum {
     THUE__STMT_TOURNAMENT_MATCHES, /* a tournament's stored games */
     THUE__STMT_REVIEW_PUT,         /* schema 6: a match's exact review, written or replaced */
     THUE__STMT_REVIEW_GET,
+    THUE__STMT_PUZZLE_INSERT,      /* schema 7: puzzles (store_puzzles.c) */
+    THUE__STMT_PUZZLE_COUNTS,      /* every game's puzzles counted */
+    THUE__STMT_PUZZLE_COUNT,       /* one game's, created before a time */
+    THUE__STMT_PUZZLE_PAGE,        /* one game's, created before a time, by id, a page */
+    THUE__STMT_PUZZLE_GET,         /* one by id */
     THUE__STMT_COUNT
 } thue__stmt;
 
@@ -234,6 +239,21 @@ void thue__db_review_json(thue__db *d, const char *id, int64_t viewer, int crash
 /* Writes (or replaces) a match's review: 0 or an error (THUE_EINVAL: no such match). */
 int thue__db_save_review(thue__db *d, const char *id, const char *review, int64_t created_ms,
                          int crash);
+
+/* ---- store_puzzles.c (schema 7) ----------------------------------------------------- */
+
+/* Writes a puzzle (created now): *id its new id, 0 when the position was stored already. */
+int thue__db_add_puzzle(thue__db *d, const thue_puzzle_row *row, int64_t created_ms, int crash,
+                        int64_t *id);
+/* {"nim":12,...}: every game's puzzles counted. */
+void thue__db_puzzle_counts(thue__db *d, thue__text *out);
+/* A page of game's puzzles, oldest first (store.h, thue_store_puzzles_json). */
+void thue__db_puzzles_json(thue__db *d, const char *game, int page, int per_page, thue__text *out);
+/* One puzzle by id; 404 when there is none. */
+void thue__db_puzzle_json(thue__db *d, int64_t id, thue__text *out);
+/* The day's puzzle of game (store.h, thue_store_puzzle_daily_json). */
+void thue__db_puzzle_daily(thue__db *d, const char *game, const char *date, int64_t day_start_ms,
+                           uint64_t pick, thue__text *out);
 
 /* thue_store_tournament_game, on the opening thread (start-up). */
 int thue__db_tournament_game(thue__db *d, const char *tournament, int round, const char *first,

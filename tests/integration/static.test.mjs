@@ -27,7 +27,7 @@ function request(server, p, headers = {}, method = "GET") {
 
 function copyOfWeb() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "thue-web-"));
-  for (const f of fs.readdirSync(WEB)) fs.copyFileSync(path.join(WEB, f), path.join(dir, f));
+  fs.cpSync(WEB, dir, { recursive: true }); // with its folders (i18n/<lang>/...)
   return dir;
 }
 

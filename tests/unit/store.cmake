@@ -5,9 +5,10 @@
 # (scripts/test.sh starts a throw-away server with scripts/services.sh and sets it).
 pkg_check_modules(LIBPQ REQUIRED IMPORTED_TARGET libpq)
 set(thue_store_tests test_store_schema test_store_records test_store_writes test_store_games
-    test_store_engines test_store_passwords test_store_rating_tx test_store_leases)
+    test_store_engines test_store_passwords test_store_rating_tx test_store_leases
+    test_store_puzzles)
 foreach(t test_store_schema test_store_records test_store_writes test_store_passwords
-        test_store_leases)
+        test_store_leases test_store_puzzles)
   thue_unit_test(${t} ${t}.c store_helpers.c store_testdb.c)
   target_link_libraries(${t} PRIVATE thue_store PkgConfig::JANSSON PkgConfig::LIBPQ)
 endforeach()

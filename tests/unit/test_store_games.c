@@ -649,7 +649,7 @@ static void test_v1_migrates(void **state)
     uv_loop_init(&loop);
     assert_int_equal(thue_store_start(s, &loop), 0);
     assert_int_equal(sql_int(t.path, "PRAGMA user_version"), THUE_STORE_SCHEMA_VERSION);
-    assert_int_equal(THUE_STORE_SCHEMA_VERSION, 6);
+    assert_int_equal(THUE_STORE_SCHEMA_VERSION, 7);
     /* Schema 4: the accounts have no password, and no login token yet. */
     assert_int_equal(sql_int(t.path, "SELECT count(*) FROM accounts WHERE password_hash IS NULL"),
                      2);
