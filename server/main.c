@@ -93,6 +93,13 @@ static void pool_closed(void *data)
         thue_log(THUE_LOG_INFO, "stopped");
 }
 
+/* A review's position where a player let a win go: a puzzle if exactly one move wins. */
+static int offer_puzzle(void *ctx, const thue_gamedef *g, const thue_gopt *opt, const void *st,
+                        const char *match_id)
+{
+    return thue_puzzles_offer(ctx, g, opt, st, match_id);
+}
+
 static void lobby_closed(void *data)
 {
     app *a = data;
@@ -421,6 +428,8 @@ static int start(app *a)
     thue_net_set_store(a->net, a->store);
     a->puzzles = thue_puzzles_start(&a->loop, a->pool, a->store, a->cfg.puzzles,
                                     a->cfg.puzzles_after_s * 1000);
+    if (a->puzzles != NULL)
+        thue_lobby_set_puzzle_offer(a->lobby, offer_puzzle, a->puzzles);
     if (a->cfg.redis[0] != '\0' && start_cluster(a, err, sizeof err) != 0) {
         fprintf(stderr, "thue-server: %s\n", err);
         shut_down(a);

@@ -156,6 +156,12 @@ int64_t thue_lobby_account_id(thue_lobby *lobby, const char *token);
 void thue_lobby_review_wanted(thue_lobby *lobby, const char *match_id);
 /* 1 when the server reviews matches (--reviews above 0). */
 int thue_lobby_reviews_on(const thue_lobby *lobby);
+/* Where a review sends the positions of a real match in which a player let a win go (the
+ * puzzle service's thue_puzzles_offer, which keeps those with exactly one winning move):
+ * offer(ctx, game, options, state, match id), on the loop thread; NULL: none. */
+typedef int (*thue_puzzle_offer_fn)(void *ctx, const thue_gamedef *g, const thue_gopt *opt,
+                                    const void *st, const char *match_id);
+void thue_lobby_set_puzzle_offer(thue_lobby *lobby, thue_puzzle_offer_fn offer, void *ctx);
 
 /* What GET /api/ladder asks for: a pool (another game's name and options object text,
  * options NULL for its defaults; or game NULL for Thue's pool of variant and k) and a

@@ -326,6 +326,9 @@ struct thue_lobby {
     int nanalyses;
     struct review_job *reviews; /* matches being reviewed (reviews.c) */
     int nreviews;
+    int (*puzzle_offer)(void *ctx, const thue_gamedef *g, const thue_gopt *opt, const void *st,
+                        const char *match_id); /* thue_lobby_set_puzzle_offer */
+    void *puzzle_offer_ctx;
     thue_limiter *room_rate; /* rooms made per address (cfg.room_rate_per_ip a minute) */
     thue_limiter *tour_rate; /* tournaments made per address and per account (an hour) */
     thue_limiter *claim_rate; /* accounts claimed per address (cfg.claims_per_ip an hour) */

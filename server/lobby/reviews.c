@@ -14,7 +14,10 @@
  * At most cfg.reviews reviews are out at once (--reviews, 1; < 0 none); a match that finds no room, or whose review
  * was lost to a restart, is reviewed when someone asks for it (the API's "pending" answer
  * calls thue_lobby_review_wanted). Each review out holds a lobby handle; shutting down
- * raises its stop flag, so its task ends within a poll.
+ * raises its stop flag, so its task ends within a poll. Positions of the match in which
+ * a player let a win go (at most REVIEW_OFFERS_MAX) are offered to the puzzle service
+ * (thue_lobby_set_puzzle_offer), which keeps those with exactly one winning move: puzzles
+ * from real games.
  */
 #include <stdatomic.h>
 #include <stdio.h>
@@ -43,6 +46,16 @@ typedef struct review_job review_job;
 #define REVIEW_THUE_ESTIMATE_PLAYOUTS 300
 #define REVIEW_THUE_ESTIMATES_MAX 64 /* positions estimated in one Thue match, at most */
 #define REVIEW_MOVES_MAX 20000
+#define REVIEW_OFFERS_MAX 3 /* positions of a match offered as puzzles, at most */
+
+/* The positions of a reviewed match in which the mover let a win go (a mistake or a
+ * blunder from a won position): candidates for puzzles from real games. */
+typedef struct review_offers {
+    const thue_gamedef *g;
+    thue_gopt opt;
+    int n;
+    unsigned char *st[REVIEW_OFFERS_MAX];
+} review_offers;
 
 struct review_job {
     struct review_job *next;
@@ -50,6 +63,7 @@ struct review_job {
     char id[THUE_PROTO_KEY_MAX + 1];
     char *record; /* the match record's JSON, then NULL */
     char *text;   /* the review's JSON, from the worker */
+    review_offers offers; /* from the worker too */
     atomic_int stop;
     const atomic_int *pool_stop;
     int (*pool_yield)(void *arg, int64_t now_ns);
@@ -88,9 +102,33 @@ static char *unavailable(const char *id, const char *why)
     return t;
 }
 
+/* The positions before the moves that let a win go, into offers (st: the start, the
+ * moves replayed on it). */
+static void collect_offers(const thue_gamedef *g, const thue_gopt *opt, unsigned char *st,
+                           const thue_gmove *mv, const thue_review_move *out, size_t n,
+                           review_offers *offers)
+{
+    size_t size = g->state_size(opt);
+    offers->g = g;
+    offers->opt = *opt;
+    for (size_t i = 0; i < n && offers->n < REVIEW_OFFERS_MAX; i++) {
+        const thue_review_move *m = &out[i];
+        if (m->before == 1 && (m->verdict == THUE_VERDICT_MISTAKE || m->verdict == THUE_VERDICT_BLUNDER)) {
+            unsigned char *copy = malloc(size ? size : 1);
+            if (copy == NULL)
+                return;
+            memcpy(copy, st, size);
+            offers->st[offers->n++] = copy;
+        }
+        thue_gerr e;
+        if (g->apply(opt, st, m->player, &mv[i], &e) != 0)
+            return;
+    }
+}
+
 /* Another game's review: moves and verdicts into root; NULL or the reason it failed. */
 static const char *review_game(const thue_gamedef *g, json_t *rec, json_t *root,
-                               const thue_bot_limits *lim)
+                               const thue_bot_limits *lim, review_offers *offers)
 {
     thue_gopt opt;
     thue_gerr e;
@@ -120,6 +158,9 @@ static const char *review_game(const thue_gamedef *g, json_t *rec, json_t *root,
         else if (err != 0)
             why = "the record does not replay under the game's rules";
     }
+    if (why == NULL && offers != NULL &&
+        g->position_parse(&opt, json_object_get(rec, "start"), st, &e) == 0)
+        collect_offers(g, &opt, st, mv, out, n, offers);
     json_t *list = json_array(), *summary = json_pack("[o,o]", counts_new(), counts_new());
     int margins = 0;
     for (size_t i = 0; why == NULL && i < n; i++) {
@@ -273,7 +314,7 @@ static const char *review_thue(json_t *rec, json_t *root, const thue_bot_limits 
     return why;
 }
 
-char *reviews_compute(const char *record, const thue_bot_limits *lim)
+static char *compute(const char *record, const thue_bot_limits *lim, review_offers *offers)
 {
     json_error_t jerr;
     json_t *rec = json_loads(record, 0, &jerr);
@@ -293,7 +334,7 @@ char *reviews_compute(const char *record, const thue_bot_limits *lim)
                                  "status", "done");
         const char *why = root == NULL ? "out of memory"
                           : thue       ? review_thue(rec, root, lim)
-                                       : review_game(g, rec, root, lim);
+                                       : review_game(g, rec, root, lim, offers);
         if (why == NULL)
             json_object_set_new(root, "limits",
                                 json_pack("{s:I,s:i}", "position_nodes",
@@ -304,6 +345,11 @@ char *reviews_compute(const char *record, const thue_bot_limits *lim)
     }
     json_decref(rec);
     return text;
+}
+
+char *reviews_compute(const char *record, const thue_bot_limits *lim)
+{
+    return compute(record, lim, NULL);
 }
 
 /* The pool's yield hook, passed on; its stop flag mirrored into the job's own. */
@@ -328,7 +374,7 @@ static int review_run(void *data, const thue_bot_limits *pool_lim)
     lim.yield_arg = j;
     lim.node_budget = REVIEW_POSITION_NODES;
     lim.deadline_ns = thue_now_ns() + (int64_t)REVIEW_SECONDS * 1000000000;
-    j->text = reviews_compute(j->record, &lim);
+    j->text = compute(j->record, &lim, &j->offers);
     return j->text != NULL ? 0 : THUE_ENOMEM;
 }
 
@@ -343,6 +389,8 @@ static void job_end(review_job *j)
             break;
         }
     l->nreviews--;
+    for (int i = 0; i < j->offers.n; i++)
+        free(j->offers.st[i]);
     free(j->record);
     free(j->text);
     free(j);
@@ -371,6 +419,9 @@ static void run_done(uint64_t task, int err, void *data)
         job_end(j);
         return;
     }
+    thue_lobby *l = j->l;
+    for (int i = 0; i < j->offers.n && l->puzzle_offer != NULL; i++)
+        l->puzzle_offer(l->puzzle_offer_ctx, j->offers.g, &j->offers.opt, j->offers.st[i], j->id);
     j->stage = 2;
     if (thue_store_save_review(j->l->store, j->id, j->text, saved, j) != 0) {
         job_end(j);
@@ -428,6 +479,12 @@ void reviews_match_stored(thue_lobby *l, const char *match_id)
 void thue_lobby_review_wanted(thue_lobby *l, const char *match_id)
 {
     start(l, match_id);
+}
+
+void thue_lobby_set_puzzle_offer(thue_lobby *l, thue_puzzle_offer_fn offer, void *ctx)
+{
+    l->puzzle_offer = offer;
+    l->puzzle_offer_ctx = ctx;
 }
 
 int thue_lobby_reviews_on(const thue_lobby *l)

@@ -88,6 +88,18 @@ test("a Nim match's review: every value by the nim-sum, a blunder found, the bes
     for (const seat of [0, 1])
       for (const k of VERDICTS) assert.equal(v.summary[seat][k], counts[seat][k] || 0, `seat ${seat} ${k}`);
     assert.equal(v.solved, v.positions);
+    // Ann's blunder came from a position with exactly one winning move (3,4,5: take 2 from
+    // the first heap): the review offers it, and it becomes a puzzle from a real game.
+    const until = Date.now() + WAIT_MS;
+    let found;
+    while (!found && Date.now() < until) {
+      const p = await get(server, "/api/puzzles?game=nim");
+      found = p.status === 200 && p.json.puzzles.find((x) => x.source === `match:${end.match_id}`);
+      if (!found) await new Promise((res) => setTimeout(res, 100));
+    }
+    assert.ok(found, "the blunder's position is a puzzle");
+    assert.deepEqual(found.position.heaps, [3, 4, 5]);
+    assert.deepEqual(found.solution, { heap: 0, take: 2 });
   } finally {
     await server.stop();
   }
