@@ -138,11 +138,29 @@ static thue_verdict verdict_of(int round, int is_painter, int before, int after,
     return drop <= 0 ? THUE_VERDICT_GOOD : drop == 1 ? THUE_VERDICT_MISTAKE : THUE_VERDICT_BLUNDER;
 }
 
-/* The painter's points of a value computed on a word of len symbols (r: 0 exact, 1
- * unknown). */
-static int points_or_unknown(int r, int len, int v)
+/* The round's painter points with best play, the builder to move in w[0..len): those
+ * scored (len - 1) and those still to come, or THUE_REVIEW_UNKNOWN; *best a place of best
+ * play (-1: none known). 0, or a negative error. */
+static int builder_points(tctx *c, const uint8_t *w, int len, int *points, int *best)
 {
-    return r ? THUE_REVIEW_UNKNOWN : len - 1 + v;
+    int v = 0, r = 0;
+    *best = -1;
+    if (len - 1 < c->limit)
+        r = builder_value(c, w, len, &v, best);
+    if (r < 0)
+        return r;
+    *points = r ? THUE_REVIEW_UNKNOWN : len - 1 + v;
+    return 0;
+}
+
+/* The same with the painter to move at place i; *best a symbol. */
+static int painter_points(tctx *c, const uint8_t *w, int len, int i, int *points, int *best)
+{
+    int v = 0, r = painter_value(c, w, len, i, &v, best);
+    if (r < 0)
+        return r;
+    *points = r ? THUE_REVIEW_UNKNOWN : len - 1 + v;
+    return 0;
 }
 
 int thue_review_thue(int k, thue_variant v, int limit, const thue_review_tmove *moves, int n,
@@ -240,59 +258,33 @@ int thue_review_thue(int k, thue_variant v, int limit, const thue_review_tmove *
         for (int m = hi - 1; err == 0 && m >= lo; m--) {
             thue_review_tout *o = &out[m];
             memset(o, 0, sizeof *o);
-            int x = 0, b = -1, e;
             if (moves[m].is_paint) {
                 if (rep[m]) {
                     o->after = wlen[m] - 1;
                 } else {
-                    if (!bknown) {
-                        e = wlen[m] + 1 - 1 >= limit ? 0 : builder_value(&c, wr, lr, &x, &b);
-                        if (e < 0) {
-                            err = e;
-                            break;
-                        }
-                        bval = points_or_unknown(e, lr, x);
-                        bbest = b;
-                        bknown = 1;
-                    }
+                    if (!bknown && (err = builder_points(&c, wr, lr, &bval, &bbest)) < 0)
+                        break;
                     o->after = bval;
                     /* The word before this paint: its symbol taken out again. */
                     memmove(wr + at[m], wr + at[m] + 1, (size_t)(lr - at[m] - 1));
                     lr--;
                 }
-                e = painter_value(&c, wr, lr, at[m], &x, &b);
-                if (e < 0) {
-                    err = e;
+                if ((err = painter_points(&c, wr, lr, at[m], &pval, &pbest)) < 0)
                     break;
-                }
-                pval = points_or_unknown(e, lr, x);
-                pbest = b;
                 pknown = 1;
+                bknown = 0; /* wr changed */
                 o->before = pval;
                 o->has_best = pval != THUE_REVIEW_UNKNOWN && pbest >= 0;
                 o->best = pbest;
-                bknown = 0; /* wr changed */
             } else {
-                if (!pknown) { /* a place no paint followed (the match ended there) */
-                    e = painter_value(&c, wr, lr, at[m], &x, &b);
-                    if (e < 0) {
-                        err = e;
-                        break;
-                    }
-                    pval = points_or_unknown(e, lr, x);
-                }
+                /* A place no paint followed (the match ended there) has its own value. */
+                if (!pknown && (err = painter_points(&c, wr, lr, at[m], &pval, &pbest)) < 0)
+                    break;
                 o->after = pval;
                 pknown = 0;
-                if (!bknown) {
-                    e = builder_value(&c, wr, lr, &x, &b);
-                    if (e < 0) {
-                        err = e;
-                        break;
-                    }
-                    bval = points_or_unknown(e, lr, x);
-                    bbest = b;
-                    bknown = 1;
-                }
+                if (!bknown && (err = builder_points(&c, wr, lr, &bval, &bbest)) < 0)
+                    break;
+                bknown = 1;
                 o->before = bval;
                 o->has_best = bval != THUE_REVIEW_UNKNOWN && bbest >= 0;
                 o->best = bbest;

@@ -308,22 +308,31 @@ static int visible(thue__db *d, const char *id, int64_t viewer)
     return rc == THUE__SQL_ROW ? 1 : rc == THUE__SQL_DONE ? 0 : -1;
 }
 
-void thue__db_match_json(thue__db *d, const char *id, int64_t viewer, int crash, thue__text *out)
+/* Begins a read of match id for viewer: 1 when it may go on (the transaction open), 0
+ * when *out holds the answer already (the match is not there for viewer: 404; a failure:
+ * 500) and the transaction is over. */
+static int begin_visible(thue__db *d, const char *id, int64_t viewer, int crash, thue__text *out)
 {
     if (thue__db_begin(d, 0) != 0) {
         set_internal(out);
-        return;
+        return 0;
     }
     int seen = visible(d, id, viewer);
-    if (seen <= 0) {
-        if (seen == 0)
-            set_not_found(out);
-        else
-            set_internal(out);
-        thue__crash_point(crash);
-        thue__db_commit(d);
+    if (seen > 0)
+        return 1;
+    if (seen == 0)
+        set_not_found(out);
+    else
+        set_internal(out);
+    thue__crash_point(crash);
+    thue__db_commit(d);
+    return 0;
+}
+
+void thue__db_match_json(thue__db *d, const char *id, int64_t viewer, int crash, thue__text *out)
+{
+    if (!begin_visible(d, id, viewer, crash, out))
         return;
-    }
     thue__stmt w = THUE__STMT_MATCH_GET;
     thue__sql_bind_text(d, w, 1, id);
     int rc = thue__sql_step(d, w);
@@ -561,20 +570,8 @@ void thue__db_moves_csv(thue__db *d, const char *id, int64_t viewer, int crash, 
 
 void thue__db_review_json(thue__db *d, const char *id, int64_t viewer, int crash, thue__text *out)
 {
-    if (thue__db_begin(d, 0) != 0) {
-        set_internal(out);
+    if (!begin_visible(d, id, viewer, crash, out))
         return;
-    }
-    int seen = visible(d, id, viewer);
-    if (seen <= 0) {
-        if (seen == 0)
-            set_not_found(out);
-        else
-            set_internal(out);
-        thue__crash_point(crash);
-        thue__db_commit(d);
-        return;
-    }
     thue__stmt w = THUE__STMT_REVIEW_GET;
     thue__sql_bind_text(d, w, 1, id);
     int rc = thue__sql_step(d, w);
