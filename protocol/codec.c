@@ -105,7 +105,7 @@ static const char *const cmd_names[THUE_CMD_COUNT] = {"hello",
                                                       "set_password",
                                                       "login",
                                                       "get_legal_moves",
-                                                      "best_move"};
+                                                      "get_best_move"};
 
 static const char *const msg_names[THUE_MSG_COUNT] = {
     "welcome",          "pong",        "ok",           "error",
@@ -561,9 +561,9 @@ static void cmd_members(thue__io *o, thue_cmd *c)
     case THUE_CMD_ANALYZE:
         analyze_members(o, c);
         break;
-    case THUE_CMD_BEST_MOVE: {
+    case THUE_CMD_GET_BEST_MOVE: {
         static const char *const keys[] = {"game", "game_options", "position", NULL};
-        only_members(o, "best_move", keys);
+        only_members(o, "get_best_move", keys);
         IO_STR(o, "game", c->u.best_move.game, THUE__S_KEY);
         thue__io_raw(o, "game_options", THUE__OPT, &c->u.best_move.has_game_options,
                      c->u.best_move.game_options, sizeof c->u.best_move.game_options);

@@ -162,7 +162,7 @@ typedef enum {
     THUE_CMD_SET_PASSWORD,
     THUE_CMD_LOGIN,
     THUE_CMD_GET_LEGAL_MOVES, /* {"room":R}: the legal moves now (u.room) */
-    THUE_CMD_BEST_MOVE,       /* the perfect bot's move for any position (u.best_move) */
+    THUE_CMD_GET_BEST_MOVE,   /* the perfect bot's move for any position (u.best_move) */
     THUE_CMD_COUNT
 } thue_cmd_type;
 
@@ -317,9 +317,9 @@ typedef struct thue_cmd {
             char analysis[THUE_PROTO_KEY_MAX + 1];
             int has_iterations, iterations;
         } analysis;
-        /* best_move: a game (Thue too), its options (absent: the defaults) and a
+        /* get_best_move: a game (Thue too), its options (absent: the defaults) and a
          * position (absent: the start with seed 0); unknown members are refused
-         * (PROTOCOL.md section 16, "best_move"). */
+         * (PROTOCOL.md section 16, "get_best_move"). */
         struct {
             char game[THUE_PROTO_GAME_MAX + 1];
             int has_game_options, has_position;
@@ -705,7 +705,7 @@ typedef struct thue_msg {
             int complete;                      /* 0: a cut list (Wythoff's big heaps) */
             const char *moves;                 /* a JSON array's compact text */
         } legal_moves;
-        /* The reply to best_move (PROTOCOL.md section 16). */
+        /* The reply to get_best_move (PROTOCOL.md section 16). */
         struct {
             char game[THUE_PROTO_GAME_MAX + 1];
             int to_move;  /* the player to move; -1: null (the position is over) */

@@ -1,11 +1,11 @@
 /*
- * bestmove.c: the best_move command (bestmove.h, PROTOCOL.md section 16, "best_move").
+ * bestmove.c: the get_best_move command (bestmove.h, PROTOCOL.md section 16, "get_best_move").
  *
  * One request, one search, one answer: the position is read and checked on the loop
  * thread (the game's position_parse, as analyze reads it), the search is one job on the
  * worker pool (the perfect bot: gbot.h's for every game but Thue, the Thue bot's perfect
  * of bot.h for Thue, whose value is the painter's further points in the round), and its
- * result comes back to the loop as a best_move reply. The loop thread never searches.
+ * result comes back to the loop as the best_move reply. The loop thread never searches.
  *
  * Bounds: every job's owner is the session's (the pool's fair share, as its bots'); it
  * ends within LOBBY_BEST_MOVE_MS of wall time from its submission (then the perfect bot
@@ -186,19 +186,19 @@ int cmd_best_move(request *rq)
     if (c->best_job != 0) {
         free(st);
         return FAIL(rq, THUE_PERR_RATE, "",
-                    "one best_move at a time: wait for the answer to the last one");
+                    "one get_best_move at a time: wait for the answer to the last one");
     }
     if (thue_counts_get(l->best_ip, ip) >= LOBBY_BEST_MOVE_PER_IP) {
         free(st);
         return FAIL(rq, THUE_PERR_RATE, "",
-                    "one address may have %d best_move searches out at once: wait for an "
+                    "one address may have %d get_best_move searches out at once: wait for an "
                     "answer",
                     LOBBY_BEST_MOVE_PER_IP);
     }
     if (l->nbest >= LOBBY_BEST_MOVE_MAX) {
         free(st);
         return FAIL(rq, THUE_PERR_BUSY, "",
-                    "the server runs %d best_move searches, its most; try again later",
+                    "the server runs %d get_best_move searches, its most; try again later",
                     l->nbest);
     }
     best_job *j = calloc(1, sizeof *j);

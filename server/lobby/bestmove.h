@@ -1,5 +1,5 @@
 /*
- * bestmove.h: the best_move command (bestmove.c, PROTOCOL.md section 16, "best_move"):
+ * bestmove.h: the get_best_move command (bestmove.c, PROTOCOL.md section 16, "get_best_move"):
  * the perfect bot's move for any position of any game, searched on the worker pool and
  * answered once. The lessons page (clients/web/lessons.js) plays its key positions with it.
  *
@@ -13,7 +13,7 @@
 /* Each search ends within this much wall time from its submission (queue included);
  * what the perfect bot has not decided by then is answered with its fallback move. */
 #define LOBBY_BEST_MOVE_MS 2000
-/* best_move searches out at once: per connection, per address (lobby_ip_of), server. */
+/* get_best_move searches out at once: per connection, per address (lobby_ip_of), server. */
 #define LOBBY_BEST_MOVE_PER_IP 4
 #define LOBBY_BEST_MOVE_MAX 64
 

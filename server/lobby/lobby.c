@@ -613,7 +613,7 @@ static int dispatch(request *rq)
         return cmd_analyze_resume(rq);
     case THUE_CMD_ANALYZE_CLOSE:
         return cmd_analyze_close(rq);
-    case THUE_CMD_BEST_MOVE:
+    case THUE_CMD_GET_BEST_MOVE:
         return cmd_best_move(rq);
     default:
         return cmd_not_available(rq);

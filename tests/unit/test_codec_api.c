@@ -609,7 +609,7 @@ static void test_codec_enum_names(void **state)
                                        "set_password",
                                        "login",
                                        "get_legal_moves",
-                                       "best_move"};
+                                       "get_best_move"};
     static const char *const msgs[] = {
         "welcome",          "pong",        "ok",           "error",
         "goodbye",          "account",     "room_created", "rooms",
