@@ -173,6 +173,6 @@ test("the browser and the server stop", async () => {
   await server.stop();
 });
 
-server = await startServer(["--rate", "200", "--burst", "400"]);
+server = await startServer(); // the server's default limits: the page must live with them
 browser = await launch();
 await run();
