@@ -42,8 +42,7 @@ static void uncount(thue_client *c)
  * whether value / points are given. */
 static void reply(thue_client *c, const thue_msg_id *id, const thue_gamedef *g,
                   const thue_gopt *opt, int to_move, const thue_gmove *move, int exact,
-                  int has_value, int value, int has_points, int points, uint64_t nodes,
-                  double ms)
+                  int has_value, int value, int has_points, int points, uint64_t nodes, double ms)
 {
     thue_msg *m = calloc(1, sizeof *m);
     if (m == NULL)
@@ -61,8 +60,8 @@ static void reply(thue_client *c, const thue_msg_id *id, const thue_gamedef *g,
     m->u.best_move.value = value;
     m->u.best_move.has_points = has_points;
     m->u.best_move.points = points;
-    m->u.best_move.nodes = (int64_t)(nodes > (uint64_t)9007199254740991ull ? 9007199254740991ull
-                                                                            : nodes);
+    m->u.best_move.nodes =
+        (int64_t)(nodes > (uint64_t)9007199254740991ull ? 9007199254740991ull : nodes);
     m->u.best_move.ms = ms >= 0 ? ms : 0;
     lobby_send_client_msg(c->lobby, c, m);
     free(m);

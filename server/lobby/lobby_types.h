@@ -5,8 +5,9 @@
  * account_cmds.h; lobby.c (connections, sessions, dispatch) offers nothing but lobby.h.
  * Calls go one way, downwards (docs/architecture.md, "The lobby's modules"):
  *
- *   lobby.c -> account_cmds.c, analysis.c -> session.c, quickmatch.c, tournament.c -> room.c
- *           -> table.c -> record.c -> accounts.c, roomstate.c -> util.c, nodes.c -> names.c
+ *   lobby.c -> account_cmds.c, analysis.c, bestmove.c -> session.c, quickmatch.c,
+ *           tournament.c -> room.c -> table.c -> record.c -> accounts.c, roomstate.c
+ *           -> util.c, nodes.c -> names.c
  *
  * (each may call any module further right). The few calls upwards are hooks, function
  * pointers a higher module sets: a room's `changed` (room.c's room_changed, for the
