@@ -166,6 +166,27 @@ function valueWords(game, r) {
   return t(r.value > 0 ? `lessons.${game}.you-win` : r.value < 0 ? `lessons.${game}.you-lose` : "lessons.value.draw");
 }
 
+/** The heaps a position is Nim of (Nim's and Rims' heaps, Northcott's gaps), or null. */
+function nimHeaps(game, st) {
+  if (game === "nim" || game === "rims") return st.heaps;
+  if (game === "northcott") return st.white.map((w, r) => Math.abs(st.black[r] - w) - 1);
+  return null;
+}
+
+/** The nim-sum worked out in binary under a board: one line per heap, then the sum. */
+function nimWorking(box, game, st) {
+  box.textContent = "";
+  const heaps = nimHeaps(game, st);
+  if (!heaps) return;
+  const sum = heaps.reduce((a, b) => a ^ b, 0);
+  const width = Math.max(1, ...heaps.map((h) => h.toString(2).length));
+  const bits = (n) => n.toString(2).padStart(width, "0");
+  const key = game === "northcott" ? "lessons.working.gap" : game === "rims" ? "lessons.working.region" : "lessons.working.heap";
+  heaps.forEach((h, i) => box.append(el("div", {}, t(key, { i: i + 1, n: h, bits: bits(h) }))));
+  box.append(el("div", { class: "lesson-sum", testid: "nim-sum" }, t("lessons.working.sum", { n: sum, bits: bits(sum) })));
+  box.dataset.sum = String(sum);
+}
+
 /** One board of another game: the learner plays side `learner` from the key position;
  * after each of the learner's moves the perfect bot answers. */
 function gameBoard(game, spec, ctx) {
@@ -176,9 +197,10 @@ function gameBoard(game, spec, ctx) {
   const box = el("div", { class: "gboard lesson-gboard", testid: `lesson-gboard-${id}`, tabIndex: 0 });
   const status = el("p", { class: "lesson-status", testid: `lesson-status-${id}`, "aria-live": "polite" });
   const said = el("p", { class: "lesson-bot small", testid: `lesson-bot-${id}` });
+  const working = el("div", { class: "lesson-working small", testid: `lesson-working-${id}` });
   const hint = el("button", { type: "button", testid: `lesson-hint-${id}`, onclick: () => showHint() }, t("lessons.hint"));
   const reset = el("button", { type: "button", testid: `lesson-reset-${id}`, onclick: () => start() }, t("lessons.reset"));
-  wrap.append(box, status, said, el("p", { class: "row" }, hint, " ", reset));
+  wrap.append(box, working, status, said, el("p", { class: "row" }, hint, " ", reset));
   let st, prev, last, sel, busy, over, gen = 0;
 
   function draw() {
@@ -192,6 +214,7 @@ function gameBoard(game, spec, ctx) {
     box.dataset.moves = String(st.moves);
     box.dataset.state = JSON.stringify(st);
     hint.disabled = !active;
+    nimWorking(working, game, st);
   }
 
   function finish() {

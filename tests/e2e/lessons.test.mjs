@@ -64,6 +64,9 @@ test("Nim: from 1, 2, 3 the bot restores a nim-sum of 0 after every move; from 3
   assert(st.moves === 2, `one move each (${st.moves})`);
   assert(nimSum(st.heaps) === 0, `the bot restored nim-sum 0: ${st.heaps}`);
   assert((await tid(page, "lesson-bot-lose").getAttribute("data-value")) === "1", "the bot knows it wins");
+  // The working under the board: each heap in binary and the nim-sum, 0 again.
+  assert((await tid(page, "lesson-working-lose").getAttribute("data-sum")) === "0", "the working shows nim-sum 0");
+  await tid(page, "lesson-working-lose").filter({ hasText: "nim-sum: 00 (0)" }).waitFor();
   // The winning board: play the nim-sum strategy to the end and win.
   await shot(page, "lessons-nim-1280");
   for (let i = 0; i < 20; i++) {
