@@ -104,7 +104,8 @@ static const char *const cmd_names[THUE_CMD_COUNT] = {"hello",
                                                       "analyze_close",
                                                       "set_password",
                                                       "login",
-                                                      "get_legal_moves"};
+                                                      "get_legal_moves",
+                                                      "get_best_move"};
 
 static const char *const msg_names[THUE_MSG_COUNT] = {
     "welcome",          "pong",        "ok",           "error",
@@ -112,7 +113,7 @@ static const char *const msg_names[THUE_MSG_COUNT] = {
     "room_state",       "match_end",   "chat_message", "match_found",
     "ladder",           "tournaments", "tournament",   "tournament_created",
     "tournament_event", "queue_failed", "analysis_started", "analysis_tree", "moved",
-    "legal_moves"};
+    "legal_moves", "best_move"};
 
 static const char *const variant_names[] = {"square", "overlap"};
 static const char *const analysis_status_names[] = {"running", "stopped", "done"};
@@ -560,6 +561,16 @@ static void cmd_members(thue__io *o, thue_cmd *c)
     case THUE_CMD_ANALYZE:
         analyze_members(o, c);
         break;
+    case THUE_CMD_GET_BEST_MOVE: {
+        static const char *const keys[] = {"game", "game_options", "position", NULL};
+        only_members(o, "get_best_move", keys);
+        IO_STR(o, "game", c->u.best_move.game, THUE__S_KEY);
+        thue__io_raw(o, "game_options", THUE__OPT, &c->u.best_move.has_game_options,
+                     c->u.best_move.game_options, sizeof c->u.best_move.game_options);
+        thue__io_raw(o, "position", THUE__OPT, &c->u.best_move.has_position,
+                     c->u.best_move.position, sizeof c->u.best_move.position);
+        break;
+    }
     case THUE_CMD_ANALYZE_STOP:
     case THUE_CMD_ANALYZE_CLOSE: {
         static const char *const keys[] = {"analysis", NULL};
@@ -1146,6 +1157,18 @@ static void msg_members(thue__io *o, thue_msg *m)
         thue__io_int_nullv(o, "to_move", &m->u.legal_moves.to_move, 0, 1);
         thue__io_bool(o, "complete", &m->u.legal_moves.complete);
         thue__io_raw_ptr(o, "moves", '[', &m->u.legal_moves.moves);
+        break;
+    case THUE_MSG_BEST_MOVE:
+        IO_STR(o, "game", m->u.best_move.game, THUE__S_KEY);
+        thue__io_int_nullv(o, "to_move", &m->u.best_move.to_move, 0, 1);
+        thue__io_raw(o, "move", THUE__NULL, &m->u.best_move.has_move, m->u.best_move.move,
+                     sizeof m->u.best_move.move);
+        thue__io_bool(o, "exact", &m->u.best_move.exact);
+        thue__io_int_null(o, "value", &m->u.best_move.has_value, &m->u.best_move.value, -1, 1);
+        thue__io_int_opt(o, "points", &m->u.best_move.has_points, &m->u.best_move.points, 0,
+                         THUE_LIMIT_MAX);
+        thue__io_i64(o, "nodes", &m->u.best_move.nodes, 0, THUE__JS_INT_MAX);
+        thue__io_dbl(o, "ms", &m->u.best_move.ms, 0);
         break;
     }
 }

@@ -162,6 +162,7 @@ typedef enum {
     THUE_CMD_SET_PASSWORD,
     THUE_CMD_LOGIN,
     THUE_CMD_GET_LEGAL_MOVES, /* {"room":R}: the legal moves now (u.room) */
+    THUE_CMD_GET_BEST_MOVE,   /* the perfect bot's move for any position (u.best_move) */
     THUE_CMD_COUNT
 } thue_cmd_type;
 
@@ -316,6 +317,15 @@ typedef struct thue_cmd {
             char analysis[THUE_PROTO_KEY_MAX + 1];
             int has_iterations, iterations;
         } analysis;
+        /* get_best_move: a game (Thue too), its options (absent: the defaults) and a
+         * position (absent: the start with seed 0); unknown members are refused
+         * (PROTOCOL.md section 16, "get_best_move"). */
+        struct {
+            char game[THUE_PROTO_GAME_MAX + 1];
+            int has_game_options, has_position;
+            char game_options[THUE_PROTO_GOPT_MAX + 1];
+            char position[THUE_PROTO_GSTATE_MAX + 1];
+        } best_move;
     } u;
 } thue_cmd;
 
@@ -367,6 +377,7 @@ typedef enum {
     THUE_MSG_ANALYSIS_TREE,
     THUE_MSG_MOVED,
     THUE_MSG_LEGAL_MOVES,
+    THUE_MSG_BEST_MOVE,
     THUE_MSG_COUNT
 } thue_msg_type;
 
@@ -694,6 +705,20 @@ typedef struct thue_msg {
             int complete;                      /* 0: a cut list (Wythoff's big heaps) */
             const char *moves;                 /* a JSON array's compact text */
         } legal_moves;
+        /* The reply to get_best_move (PROTOCOL.md section 16). */
+        struct {
+            char game[THUE_PROTO_GAME_MAX + 1];
+            int to_move;  /* the player to move; -1: null (the position is over) */
+            int has_move; /* move: null when 0 (over) */
+            char move[THUE_PROTO_GMOVE_MAX + 1];
+            int exact;      /* 1: the perfect bot decided; 0: a fallback move */
+            int has_value;  /* value: null when 0 (over, undecided, or Thue) */
+            int value;      /* -1, 0, 1 for the player to move */
+            int has_points; /* Thue only: the painter's further points */
+            int points;     /* exact, or (not exact) a lower bound */
+            int64_t nodes;  /* positions searched */
+            double ms;      /* the search's wall time */
+        } best_move;
     } u;
     void *owned; /* set by thue_msg_decode: the memory behind the pointers */
 } thue_msg;

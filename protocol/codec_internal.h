@@ -188,6 +188,8 @@ void thue__io_int_def(thue__io *o, const char *key, int *v, int min, int max, in
 void thue__io_int_opt(thue__io *o, const char *key, int *has, int *v, int min, int max);
 /* Nullable, -1 standing for null (min >= 0). */
 void thue__io_int_nullv(thue__io *o, const char *key, int *v, int min, int max);
+/* Nullable, *has 0 standing for null (any range). */
+void thue__io_int_null(thue__io *o, const char *key, int *has, int *v, int min, int max);
 void thue__io_i64(thue__io *o, const char *key, int64_t *v, int64_t min, int64_t max);
 void thue__io_bool(thue__io *o, const char *key, int *v);
 void thue__io_bool_def(thue__io *o, const char *key, int *v, int def);

@@ -254,6 +254,11 @@ void thue__io_int_nullv(thue__io *o, const char *key, int *v, int min, int max)
         *v = -1;
 }
 
+void thue__io_int_null(thue__io *o, const char *key, int *has, int *v, int min, int max)
+{
+    io_intm(o, key, THUE__NULL, has, v, min, max, 0);
+}
+
 void thue__io_i64(thue__io *o, const char *key, int64_t *v, int64_t min, int64_t max)
 {
     io_num(o, key, THUE__REQ, NULL, v, min, max, 0);

@@ -702,6 +702,7 @@ function parseRoute() {
   if (what === "ladder") return { what, arg, page, variant: q.get("variant"), k: parseInt(q.get("k"), 10) || 0, kind: q.get("kind"), game: q.get("game"), query: q };
   if (["tournaments", "tournament", "match", "matches"].includes(what)) return { what, arg, page };
   if (what === "analysis") return { what, arg, query: q };
+  if (what === "lessons") return { what, arg };
   if (what === "lobby") return { what };
   if (what === "puzzles") return { what, arg, page };
   return null;
@@ -771,6 +772,7 @@ async function route() {
     else if (p.what === "match") await pageMatch(body, p.arg);
     else if (p.what === "matches") await pageMatches(body, p.arg || (ui.me ? ui.me.name : ""), p.page);
     else if (p.what === "puzzles") await (await import("./puzzles.js")).renderPuzzles(body, p.arg, p.page);
+    else if (p.what === "lessons") await (await import("./lessons.js")).renderLessons(body, p.arg, { conn, whenWelcomed });
     else if (p.what === "analysis") await (await loadAnalysis()).pageAnalysis(body, p.query, { el, conn, gameOptionFields, readGameOptions, showOptionError, analysisHash, getJSON, matchLine, whenWelcomed });
   } catch (e) {
     body.append(el("p", { class: "empty", testid: "page-error" }, e && e.message ? e.message : String(e)));

@@ -21,6 +21,7 @@
 #include "account_cmds.h"
 #include "accounts.h"
 #include "analysis.h"
+#include "bestmove.h"
 #include "names.h"
 #include "nodes.h"
 #include "passwords.h"
@@ -84,6 +85,7 @@ static void lobby_maybe_closed(thue_lobby *l)
         thue_counts_free(l->bot_seats_ip);
         thue_counts_free(l->analyses_owned);
         thue_counts_free(l->analyses_ip);
+        thue_counts_free(l->best_ip);
         passwords_free(l);
         free(l);
         cb(data);
@@ -612,6 +614,8 @@ static int dispatch(request *rq)
         return cmd_analyze_resume(rq);
     case THUE_CMD_ANALYZE_CLOSE:
         return cmd_analyze_close(rq);
+    case THUE_CMD_GET_BEST_MOVE:
+        return cmd_best_move(rq);
     default:
         return cmd_not_available(rq);
     }
@@ -786,9 +790,10 @@ thue_lobby *thue_lobby_new(uv_loop_t *loop, const thue_lobby_config *cfg, thue_p
     l->bot_seats_ip = thue_counts_new();
     l->analyses_owned = thue_counts_new();
     l->analyses_ip = thue_counts_new();
+    l->best_ip = thue_counts_new();
     if (l->room_rate == NULL || l->tour_rate == NULL || l->claim_rate == NULL ||
         l->bot_seats == NULL || l->bot_seats_ip == NULL || l->analyses_owned == NULL ||
-        l->analyses_ip == NULL || passwords_init(l) != 0) {
+        l->analyses_ip == NULL || l->best_ip == NULL || passwords_init(l) != 0) {
         thue_limiter_free(l->room_rate);
         thue_limiter_free(l->tour_rate);
         thue_limiter_free(l->claim_rate);
@@ -796,6 +801,7 @@ thue_lobby *thue_lobby_new(uv_loop_t *loop, const thue_lobby_config *cfg, thue_p
         thue_counts_free(l->bot_seats_ip);
         thue_counts_free(l->analyses_owned);
         thue_counts_free(l->analyses_ip);
+        thue_counts_free(l->best_ip);
         passwords_free(l);
         free(l);
         return NULL;
@@ -905,6 +911,7 @@ void thue_lobby_disconnected(thue_lobby *l, thue_client *c)
     nodes_client_gone(l, c);
     nodes_limit_client_gone(c);
     passwords_client_gone(l, c);
+    best_move_client_gone(c);
     free(c);
     if (s == NULL)
         return;
@@ -1103,6 +1110,8 @@ void thue_lobby_shutdown(thue_lobby *l)
     uv_timer_stop(&l->nodes_timer);
     analysis_shutdown(l);
     reviews_shutdown(l);
+    for (thue_client *c = l->clients; c; c = c->next)
+        best_move_client_gone(c); /* no answer comes after the shutdown began */
     /* One node of several: the client's next connection to /ws reaches another node. */
     const char *why = l->cfg.node[0] != '\0'
                           ? "this node is stopping: connect again to /ws to carry on on another"

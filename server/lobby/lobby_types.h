@@ -5,8 +5,9 @@
  * account_cmds.h; lobby.c (connections, sessions, dispatch) offers nothing but lobby.h.
  * Calls go one way, downwards (docs/architecture.md, "The lobby's modules"):
  *
- *   lobby.c -> account_cmds.c, analysis.c -> session.c, quickmatch.c, tournament.c -> room.c
- *           -> table.c -> record.c -> accounts.c, roomstate.c -> util.c, nodes.c -> names.c
+ *   lobby.c -> account_cmds.c, analysis.c, bestmove.c -> session.c, quickmatch.c,
+ *           tournament.c -> room.c -> table.c -> record.c -> accounts.c, roomstate.c
+ *           -> util.c, nodes.c -> names.c
  *
  * (each may call any module further right). The few calls upwards are hooks, function
  * pointers a higher module sets: a room's `changed` (room.c's room_changed, for the
@@ -153,6 +154,12 @@ struct thue_client {
     bool closing;       /* close was asked for: send nothing more */
     bool pw_busy;       /* a set_password or login of this connection is out (passwords.c) */
     bool legal_moves;   /* hello asked for legal_moves after each room_state */
+    /* best_move (bestmove.c): the search out for this connection (best_job 0: none), its
+     * request id, and the address it counts against. */
+    uint64_t best_job;
+    void *best_data; /* the job's own data, freed by its callback or a cancel */
+    thue_msg_id best_id;
+    char best_ip[THUE_LIMIT_KEY_MAX];
     /* Several nodes (nodes.c's gate): a message whose per-address limit Redis is asked
      * about, and the messages that came after it, held in order until the answer. */
     struct gate *gate;
@@ -345,6 +352,8 @@ struct thue_lobby {
     thue_counts *bot_seats;    /* seat_bot's bots seated now, per account or guest session (room.c) */
     thue_counts *bot_seats_ip; /* and per address (lobby_ip_of), accounts included */
     thue_counts *analyses_owned, *analyses_ip; /* analyses open, per owner and per address */
+    thue_counts *best_ip; /* best_move searches out, per address (bestmove.c) */
+    int nbest;            /* and in all */
     uv_timer_t tour_timer;   /* the next open tournament's expiry */
     int handles; /* open handles of ending rooms and sessions, while closing */
     void (*closed)(void *data);

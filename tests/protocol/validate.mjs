@@ -126,11 +126,12 @@ function loadSchemas(dir) {
     if (keys[0] !== "type" || keys[1] !== "id") {
       fail(rel, `properties do not start with type, id (canonical order): ${keys.join(", ")}`);
     }
-    // Unknown members are ignored, except by the analysis commands (PROTOCOL.md section 11),
-    // which refuse them: their schemas say so with additionalProperties false.
-    const strict = dirName === "client" && type.startsWith("analyze");
+    // Unknown members are ignored, except by the analysis commands and get_best_move
+    // (PROTOCOL.md section 16), which refuse them: their schemas say so with
+    // additionalProperties false.
+    const strict = dirName === "client" && (type.startsWith("analyze") || type === "get_best_move");
     if (s.additionalProperties !== (strict ? false : true))
-      fail(rel, strict ? "additionalProperties is not false (analysis commands refuse unknown members)"
+      fail(rel, strict ? "additionalProperties is not false (analysis commands and get_best_move refuse unknown members)"
                        : "additionalProperties is not true (unknown members are ignored)");
     types[dirName].set(type, { id: s.$id, rel });
   }
