@@ -91,4 +91,48 @@ test("a Thue match's review: points, the painter's lost points marked, the best 
   await context.close();
 }));
 
+// The same review in each language of the client, from the browser's own language (no
+// choice stored): the lang attribute, the title, the plural forms of the summary and the
+// verdicts' words come from the catalogues (clients/web/i18n/<lang>/review.json).
+const LANGS = [
+  { locale: "pl-PL", lang: "pl", title: "Analiza partii", ann: /Ann: 2 poważne błędy/, blunder: "poważny błąd", best: "najlepszy" },
+  { locale: "sr", lang: "sr-Cyrl", title: "Анализа партије", ann: /Ann: 2 грубе грешке/, blunder: "груба грешка", best: "најбољи" },
+  { locale: "ro-RO", lang: "ro", title: "Analiza partidei", ann: /Ann: 2 gafe/, blunder: "gafă", best: "cea mai bună" },
+  { locale: "en-US", lang: "en", title: "Review", ann: /Ann: 2 blunders/, blunder: "blunder", best: "best" },
+];
+
+test("a review in Polish, Serbian, Romanian and English: plural forms, verdicts, the lang attribute", () => withWorld(async (browser, server) => {
+  const ann = await player(server, "Ann");
+  const bob = await player(server, "Bob");
+  const { room } = await ann.ok({ type: "create_room", game: "nim", game_options: { heaps: [3, 4, 5] }, first_builder: "creator" });
+  await bob.ok({ type: "join", room });
+  await ann.ok({ type: "ready", room });
+  await bob.ok({ type: "ready", room });
+  await ann.state(room, (x) => x.status === "playing");
+  // 3,4,5 is won for Ann: she hands it over (3,4,4), Bob hands it back (2,4,4), she hands
+  // it over again (2,3,4); then Bob plays right to the end. Ann: 2 blunders, Bob: 1.
+  const plan = [[ann, { heap: 2, take: 1 }], [bob, { heap: 0, take: 1 }], [ann, { heap: 1, take: 1 }],
+    [bob, { heap: 2, take: 3 }], [ann, { heap: 0, take: 2 }], [bob, { heap: 1, take: 2 }],
+    [ann, { heap: 1, take: 1 }], [bob, { heap: 2, take: 1 }]];
+  for (const [who, move] of plan) await who.ok({ type: "move", room, move });
+  const end = await ann.next("match_end");
+  for (const L of LANGS) {
+    const context = await browser.newContext({ viewport: { width: 390, height: 844 }, locale: L.locale });
+    const page = await context.newPage();
+    page.setDefaultTimeout(15000);
+    page.on("pageerror", (e) => console.log(`[${L.locale}] page error: ${e.message}`));
+    await page.goto(`${server.url}/#/match/${end.match_id}`);
+    const summary = tid(page, "review-summary");
+    await summary.waitFor();
+    assert((await page.evaluate(() => document.documentElement.lang)) === L.lang, `${L.locale}: lang="${L.lang}"`);
+    assert((await page.locator("[data-testid=review] h3").textContent()) === L.title, `${L.locale}: the title`);
+    const text = await summary.textContent();
+    assert(L.ann.test(text), `${L.locale}: Ann's plural: ${text}`);
+    assert((await tid(page, "review-verdict-1").textContent()) === L.blunder, `${L.locale}: move 1's verdict`);
+    assert((await tid(page, "review-verdict-4").textContent()) === L.best, `${L.locale}: move 4's verdict`);
+    await shot(page, `review-nim-${L.lang}-phone`);
+    await context.close();
+  }
+}));
+
 await run();
