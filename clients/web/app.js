@@ -12,8 +12,11 @@ import {
   applyMove, boardKey, checkOptions, COLOUR, colourName, drawBoard, fieldText, gameInfo, gameTitle, games, loadGames,
   moveHint, moveText, optionsText, resultWords, serverListsGames,
 } from "./games.js";
+import { errorText, fillPage, fmtDate, fmtNumber, languageSwitcher, t } from "./i18n.js";
 
 const $ = (id) => document.getElementById(id);
+fillPage();
+$("lang-slot").append(languageSwitcher());
 
 const ui = {
   me: null,            // player object from welcome

@@ -74,3 +74,64 @@ export function fmtNumber(n, opts) { return new Intl.NumberFormat(TAGS[lang], op
 export function fmtDate(d, opts = { dateStyle: "medium", timeStyle: "short" }) {
   return new Intl.DateTimeFormat(TAGS[lang], opts).format(d instanceof Date ? d : new Date(d));
 }
+
+/** Whether the catalogues (this language's or English) have key. */
+export function has(key) { return key in words || key in english; }
+
+/** The words of the first key the catalogues have, else fallback (the server's own text for
+ * something the client has no words for yet, e.g. a new game option's help). */
+export function tOr(keys, vars, fallback) {
+  for (const k of [].concat(keys)) if (has(k)) return t(k, vars);
+  return fallback;
+}
+
+/** A server error (protocol/PROTOCOL.md section 10, and the HTTP API's codes) in words: the
+ * sentence of its stable code, with the server's message only for a code this client does
+ * not know (a newer server's). */
+export function errorText(err) {
+  if (!err) return t("app.error.unknown");
+  if (err.code && has(`app.error.${err.code}`)) return t(`app.error.${err.code}`, { field: err.field || "" });
+  return err.message || String(err);
+}
+
+/**
+ * Fills the page's fixed words from the catalogue: an element with data-i18n="key" gets the
+ * key's text as its text; data-i18n-attr="placeholder=key;aria-label=key2" sets attributes.
+ * Elements whose text has markup keep it in child elements, each with its own key.
+ */
+export function fillPage(root = document) {
+  for (const e of root.querySelectorAll("[data-i18n]")) e.textContent = t(e.dataset.i18n);
+  for (const e of root.querySelectorAll("[data-i18n-attr]")) {
+    for (const pair of e.dataset.i18nAttr.split(";")) {
+      const [attr, key] = pair.split("=").map((s) => s.trim());
+      if (attr && key) e.setAttribute(attr, t(key));
+    }
+  }
+}
+
+/** Each language's name in itself, as the switcher shows it. */
+export const NAMES = { en: "English", pl: "Polski", sr: "Српски", ro: "Română" };
+
+/** The language switcher: a labelled select of the languages, each named in itself (and
+ * marked with its own lang); choosing one remembers it and reloads the page in it. */
+export function languageSwitcher() {
+  const label = document.createElement("label");
+  label.className = "lang-switch";
+  label.dataset.testid = "lang-switch";
+  const name = document.createElement("span");
+  name.className = "visually-hidden";
+  name.textContent = t("app.lang.label");
+  const select = document.createElement("select");
+  select.dataset.testid = "lang-select";
+  for (const l of LANGS) {
+    const o = document.createElement("option");
+    o.value = l;
+    o.lang = TAGS[l];
+    o.textContent = NAMES[l];
+    o.selected = l === lang;
+    select.append(o);
+  }
+  select.addEventListener("change", () => setLang(select.value));
+  label.append(name, select);
+  return label;
+}

@@ -17,15 +17,20 @@ export const SHOTS = fs.mkdtempSync(path.join(os.tmpdir(), "thue-e2e-shots-"));
 const ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
   "--disable-background-networking", "--disable-component-update", "--disable-sync"];
 
-/** Starts one headless Chromium; close it with browser.close(). */
+/** Starts one headless Chromium; close it with browser.close(). Its contexts are en-US
+ * unless a test names another locale: the client speaks the browser's language (i18n.js),
+ * and the tests that read its words read English. */
 export async function launch() {
   if (!fs.existsSync(CHROMIUM)) throw new Error(`no Chromium at ${CHROMIUM}: apt-get install -y chromium`);
-  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS });
+  const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS });
+  const newContext = browser.newContext.bind(browser);
+  browser.newContext = (opts = {}) => newContext({ locale: "en-US", ...opts });
+  return browser;
 }
 
 /** A fresh context and page on server's client; page errors fail loudly in the log. */
 export async function newPage(browser, server, label) {
-  const context = await browser.newContext({ viewport: { width: 900, height: 900 } });
+  const context = await browser.newContext({ viewport: { width: 900, height: 900 }, locale: "en-US" });
   const page = await context.newPage();
   page.setDefaultTimeout(10000);
   page.label = label;
