@@ -79,25 +79,25 @@ function el(tag, props = {}, ...children) {
 }
 
 /** Thue's options for people: "square-free, 4 symbols" (not "k = 4"). */
-const thueText = (variant, k) => `${variant}-free, ${k} symbol${k === 1 ? "" : "s"}`;
+const thueText = (variant, k) => t(`app.thue.options_${variant === "overlap" ? "overlap" : "square"}`, { count: k });
 
 // The length limit counts the painter's points (PROTOCOL.md "Scoring, exactly"): a round
 // that reaches it has a word of limit + 1 symbols, so the page never calls it a length.
-const POINTS_HELP = "The points limit: a round ends when the painter has scored this many points; the word then has one symbol more (it starts from one symbol).";
+const POINTS_HELP = t("app.thue.points_help");
 
 const REASONS = {
-  score: "on points", resign: "by resignation", timeout: "on time", abandon: "by abandonment",
+  score: t("app.reason.score"), resign: t("app.reason.resign"), timeout: t("app.reason.timeout"), abandon: t("app.reason.abandon"),
 };
 
 /* A sentence from the server (or the page) at the top; its code goes in data-code, not
  * into the words ("(not allowed)" is jargon to a player). */
 function showError(err) {
   const box = $("errors");
-  const text = err && err.message ? err.message : String(err);
+  const text = err && err.code ? errorText(err) : err && err.message ? err.message : String(err);
   box.dataset.code = err && err.code ? err.code : "";
   box.textContent = "";
   box.append(el("span", {}, text),
-    el("button", { type: "button", class: "link", onclick: () => (box.textContent = "") }, "dismiss"));
+    el("button", { type: "button", class: "link", onclick: () => (box.textContent = "") }, t("app.error.dismiss")));
   clearTimeout(showError.timer);
   showError.timer = setTimeout(() => (box.textContent = ""), 8000);
 }
@@ -130,7 +130,7 @@ function fmtThink(ms) {
   return ms < 1000 ? `${ms.toFixed(ms < 10 ? 1 : 0)} ms` : `${(ms / 1000).toFixed(1)} s`;
 }
 
-function playerName(p) { return p ? p.name : "(free)"; }
+function playerName(p) { return p ? p.name : t("app.player.free"); }
 
 // ---- connection events ----------------------------------------------------------------
 
@@ -151,8 +151,8 @@ function onNameRefused(name, err) {
   const field = $("name");
   field.value = name;
   field.setAttribute("aria-invalid", "true");
-  const why = err.code === "name_taken" ? `The name ${name} is taken: choose another one.`
-    : `The name ${name} cannot be used: ${err.message}.`;
+  const why = err.code === "name_taken" ? t("app.login.name_taken", { name })
+    : t("app.login.name_refused", { name });
   $("name-error").textContent = why;
   field.focus();
   field.select();
@@ -183,7 +183,7 @@ function onWelcome(w, how = {}) {
   }
   if (ui.room && !w.rooms.includes(ui.room)) {
     const lost = ui.state && ui.state.room === ui.room;
-    if (lost) showError({ message: "Your seat in that room could not be kept." });
+    if (lost) showError({ message: t("app.room.seat_lost") });
     ui.room = null;
     ui.state = null;
     if (lost && want) { history.replaceState(null, "", "#/"); ui.page = null; }
@@ -233,7 +233,7 @@ function onEvent(m) {
       if (m.room === ui.room && ui.state) renderGame(); // the result, and the seats' new ratings
       break;
     case "match_found":
-      quickDone("Opponent found.");
+      quickDone(t("app.quick.found"));
       ui.room = m.room;
       ui.state = null;
       break;
@@ -299,7 +299,7 @@ function switchTo(room) {
     ui.stateAt = e.at;
     ui.cursor = defaultCursor(e.state);
     ui.busy = false;
-    $("rematch").textContent = "Rematch";
+    $("rematch").textContent = t("app.room.rematch");
   }
   // The room's own address (a new history entry): route() shows the game.
   const url = `#/room/${enc(room)}`;
@@ -314,12 +314,12 @@ function showNext(room) {
   const box = $("next-game");
   const e = ui.seated[room];
   const s = e ? e.state : ui.state && ui.state.room === room ? ui.state : null;
-  const vs = s ? ` against ${nameIn(s, s.players[1 - s.you])}` : "";
+  const vs = s ? t("app.next.against", { name: nameIn(s, s.players[1 - s.you]) }) : "";
   box.textContent = "";
-  box.append(el("span", {}, `Your next game is ready${vs}${s ? ` (${s.name})` : ""}. `),
-    el("button", { type: "button", testid: "next-game-go", onclick: () => switchTo(room) }, "Go to the game"),
+  box.append(el("span", {}, `${t("app.next.ready", { vs })}${s ? ` (${s.name})` : ""}. `),
+    el("button", { type: "button", testid: "next-game-go", onclick: () => switchTo(room) }, t("app.next.go")),
     " ",
-    el("button", { type: "button", class: "link", testid: "next-game-dismiss", onclick: () => { ui.notNow.add(room); hideNext(); } }, "not now"));
+    el("button", { type: "button", class: "link", testid: "next-game-dismiss", onclick: () => { ui.notNow.add(room); hideNext(); } }, t("app.next.not_now")));
   box.hidden = false;
 }
 
@@ -385,7 +385,7 @@ function showView() {
   if (playing) { $("in-game-link").href = back; $("in-game-link").textContent = ui.state.name; }
   const waiting = r && r.what === "room" && !conn.welcomed && !inviting;
   $("login-next").hidden = !waiting;
-  if (waiting) $("login-next").textContent = `Enter a name (or leave it empty for a guest name) to watch room ${r.arg}.`;
+  if (waiting) $("login-next").textContent = t("app.login.to_watch", { room: r.arg });
 }
 
 // ---- an invite link's card ------------------------------------------------------------
@@ -396,7 +396,7 @@ async function showInvite(r) {
   const key = `${r.arg}?${r.code}`;
   if (ui.invitePeek && ui.invitePeek.key === key) return;
   ui.invitePeek = { key, info: null };
-  $("invite-title").textContent = "You are invited to a game";
+  $("invite-title").textContent = t("app.invite.title");
   $("invite-what").textContent = "";
   $("invite-error").textContent = "";
   $("invite-form").hidden = false;
@@ -410,17 +410,17 @@ async function showInvite(r) {
   if (!ui.invitePeek || ui.invitePeek.key !== key) return;
   ui.invitePeek.info = info;
   if (!info) {
-    $("invite-title").textContent = "This invitation has expired";
-    $("invite-what").textContent = "Its room is gone: the game may have ended, or the link is mistyped. Ask for a new link, or pick a game of your own.";
+    $("invite-title").textContent = t("app.invite.expired");
+    $("invite-what").textContent = t("app.invite.expired_text");
     $("invite-form").hidden = true;
     return;
   }
   const host = info.players.find((p) => p !== null);
-  const game = info.game && info.game !== "thue" ? optionsText(info.game, info.game_options) : `Thue, ${info.k} symbols, ${info.variant}-free`;
-  $("invite-title").textContent = host ? `Join ${host.name}'s game` : "Join the game";
+  const game = info.game && info.game !== "thue" ? optionsText(info.game, info.game_options) : `${t("app.game.thue")}, ${thueText(info.variant, info.k)}`;
+  $("invite-title").textContent = host ? t("app.invite.join_host", { name: host.name }) : t("app.invite.join");
   const full = info.players.every((p) => p !== null);
-  $("invite-what").textContent = `${game}${info.clock ? ` · ${fmtClock(info.clock.initial_ms)} each` : ""}. ` +
-    (full ? "Both seats are taken: you can watch." : info.auto_start ? "It starts as soon as you join." : "Join, then press Ready.");
+  $("invite-what").textContent = `${game}${info.clock ? ` · ${t("app.invite.clock_each", { clock: fmtClock(info.clock.initial_ms) })}` : ""}. ` +
+    (full ? t("app.invite.full") : info.auto_start ? t("app.invite.auto_start") : t("app.invite.press_ready"));
 }
 
 /** The card's Join: the name typed (or a guest name), then the link's room (onWelcome). */
@@ -448,7 +448,7 @@ function renderCards() {
     if (!hosted.has(c.game)) continue;
     const id = `card-${c.game}`;
     const levels = el("div", { class: "card-levels", id: `${id}-levels`, testid: `${id}-levels` },
-      ...c.levels.map((l) => el("button", { type: "button", class: "level", testid: `${id}-level-${l.label.toLowerCase()}`,
+      ...c.levels.map((l) => el("button", { type: "button", class: "level", testid: `${id}-level-${l.key}`,
         onclick: () => startAction({ kind: "bot", game: c.game, spec: l.spec, label: l.label }) }, l.label, el("small", {}, l.engine))));
     levels.hidden = !open.has(`${id}-levels`);
     const rules = el("ul", { class: "card-rules small", id: `${id}-rules-text`, testid: `${id}-rules-text` }, ...c.rules.map((t) => el("li", {}, t)));
@@ -458,11 +458,11 @@ function renderCards() {
       part.hidden = !open;
       button.setAttribute("aria-expanded", String(open));
     };
-    const computer = el("button", { type: "button", class: "primary", testid: `${id}-computer`, "aria-expanded": String(!levels.hidden), "aria-controls": `${id}-levels` }, "Play the computer");
+    const computer = el("button", { type: "button", class: "primary", testid: `${id}-computer`, "aria-expanded": String(!levels.hidden), "aria-controls": `${id}-levels` }, t("app.home.play_computer"));
     computer.addEventListener("click", toggle(computer, levels));
-    const rulesButton = el("button", { type: "button", class: "quiet", testid: `${id}-rules`, "aria-expanded": String(!rules.hidden), "aria-controls": `${id}-rules-text` }, "Rules");
+    const rulesButton = el("button", { type: "button", class: "quiet", testid: `${id}-rules`, "aria-expanded": String(!rules.hidden), "aria-controls": `${id}-rules-text` }, t("app.card.rules"));
     rulesButton.addEventListener("click", toggle(rulesButton, rules));
-    const friend = el("button", { type: "button", testid: `${id}-friend` }, "Play a friend");
+    const friend = el("button", { type: "button", testid: `${id}-friend` }, t("app.card.friend"));
     friend.addEventListener("click", () => startAction({ kind: "friend", game: c.game }));
     box.append(el("article", { class: "card", testid: id, "aria-labelledby": `${id}-title` },
       picture(c.game),
@@ -480,7 +480,7 @@ function noticeArrivals(prev, next) {
   for (const seat of [0, 1]) {
     const was = prev.players[seat], now = next.players[seat];
     if (was || !now || seat === next.you || now.kind === "bot") continue;
-    ui.news = { room: next.room, text: next.match ? `${now.name} joined: the game has begun.` : `${now.name} joined.`, until: performance.now() + 8000 };
+    ui.news = { room: next.room, text: next.match ? t("app.room.joined_begun", { name: now.name }) : t("app.room.joined", { name: now.name }), until: performance.now() + 8000 };
   }
 }
 
@@ -494,10 +494,10 @@ function renderNews(s) {
 /** What the turn line says before the first match. */
 function waitingText(s) {
   const o = s.options;
-  if (s.players.every((p) => p)) return o.auto_start ? "Starting…" : "Waiting for both players to be ready.";
-  if (o.auto_start && o.private) return "Waiting for your friend: send them the invite link. The game starts as soon as they join.";
-  if (o.auto_start) return "Waiting for an opponent: the game starts as soon as one joins.";
-  return "Waiting for an opponent.";
+  if (s.players.every((p) => p)) return o.auto_start ? t("app.wait.starting") : t("app.wait.both_ready");
+  if (o.auto_start && o.private) return t("app.wait.friend");
+  if (o.auto_start) return t("app.wait.opponent_auto");
+  return t("app.wait.opponent");
 }
 
 /** The level (home.js) a room's computer player p is, or null (a person, or a bot
@@ -517,16 +517,16 @@ function gameBotLevel(game, p) {
  * ("Beginner (computer)") where it has one, as its seat does, else by its name. */
 function nameIn(s, p) {
   const level = botLevel(s, p);
-  return level ? `${level.label} (computer)` : playerName(p);
+  return level ? t("app.player.computer", { level: level.label }) : playerName(p);
 }
 
 /** A seat's name: as nameIn, a bot without a level marked "(bot)"; (you) for your own
  * seat. */
 function seatName(s, seat) {
   const p = s.players[seat];
-  if (!p) return "free seat";
-  const name = p.kind === "bot" && !botLevel(s, p) ? `${p.name} (bot)` : nameIn(s, p);
-  return `${name}${s.you === seat ? " (you)" : ""}`;
+  if (!p) return t("app.seat.free");
+  const name = p.kind === "bot" && !botLevel(s, p) ? t("app.player.bot", { name: p.name }) : nameIn(s, p);
+  return s.you === seat ? t("app.player.you", { name }) : name;
 }
 
 /** Entering room `id` (a room_state of a new room came): its address replaces a room's
@@ -577,7 +577,7 @@ async function refreshRooms() {
   // players' match pages).
   const rooms = r.rooms.filter((s) => s.status !== "finished");
   if (rooms.length === 0) {
-    body.append(el("tr", {}, el("td", { colSpan: 5, class: "empty" }, "No open seats or live games. Create a room below, or play the computer from the games (Games, at the top).")));
+    body.append(el("tr", {}, el("td", { colSpan: 5, class: "empty" }, t("app.lobby.no_rooms"))));
     return;
   }
   for (const s of rooms) {
@@ -585,23 +585,23 @@ async function refreshRooms() {
     const free = s.players.some((p) => p === null) && s.status === "waiting";
     body.append(el("tr", { testid: `room-${s.room}` },
       el("td", {}, s.name),
-      s.game && s.game !== "thue" ? el("td", { testid: `room-game-${s.room}` }, `${optionsText(s.game, s.game_options)}${clock}${s.rated ? " · rated" : ""}`)
-        : el("td", { title: POINTS_HELP }, `Thue, ${thueText(s.variant, s.k)}, to ${s.limit} points${clock}${s.rated ? " · rated" : ""}`),
+      s.game && s.game !== "thue" ? el("td", { testid: `room-game-${s.room}` }, `${optionsText(s.game, s.game_options)}${clock}${s.rated ? ` · ${t("app.room.rated")}` : ""}`)
+        : el("td", { title: POINTS_HELP }, `${t("app.game.thue")}, ${thueText(s.variant, s.k)}, ${t("app.lobby.to_points", { count: s.limit })}${clock}${s.rated ? ` · ${t("app.room.rated")}` : ""}`),
       el("td", {}, s.players.map((p) => {
         // A computer player by its level, as in its room ("Beginner (computer)").
         const level = gameBotLevel(s.game, p);
-        return level ? `${level.label} (computer)` : playerName(p);
-      }).join(" vs ")),
-      el("td", {}, s.status),
+        return level ? t("app.player.computer", { level: level.label }) : playerName(p);
+      }).join(t("app.vs"))),
+      el("td", {}, t(`app.status.${s.status}`)),
       el("td", {},
-        free ? el("button", { type: "button", testid: `join-${s.room}`, onclick: () => joinRoom(s.room, "", "join") }, "Join") : null,
+        free ? el("button", { type: "button", testid: `join-${s.room}`, onclick: () => joinRoom(s.room, "", "join") }, t("app.lobby.join")) : null,
         " ",
-        el("button", { type: "button", testid: `watch-${s.room}`, onclick: () => joinRoom(s.room, "", "spectate") }, "Watch"))));
+        el("button", { type: "button", testid: `watch-${s.room}`, onclick: () => joinRoom(s.room, "", "spectate") }, t("app.lobby.watch")))));
   }
 }
 
 async function joinRoom(room, invite, how) {
-  if (!room) { showError({ message: "Type a room id first." }); return; }
+  if (!room) { showError({ message: t("app.lobby.room_id_first") }); return; }
   const msg = { type: how, room };
   if (invite) { msg.invite = invite; rememberInvite(room, invite); }
   ui.left.delete(room);
@@ -651,7 +651,7 @@ async function quickMatch(ev) {
 /** The queue's line and buttons while we wait in game's queue (bot: the seconds until a
  * computer player takes the seat, 0: never). */
 function quickWaiting(game, bot) {
-  $("quick-status").textContent = bot > 0 ? `Waiting for an opponent: a computer player takes the seat after ${bot} s, or play one now.` : "Waiting for an opponent…";
+  $("quick-status").textContent = bot > 0 ? t("app.quick.waiting_bot", { count: bot }) : t("app.quick.waiting");
   $("quick-cancel").hidden = false;
   $("quick-now").hidden = false;
   ui.quickGame = game;
@@ -664,7 +664,7 @@ async function quickNow() {
   if (!await send({ type: "queue_leave" })) return;
   quickDone("");
   const card = cardOf(game);
-  const level = card ? card.levels[1] : { spec: "nested:1", label: "Casual" };
+  const level = card ? card.levels[1] : { spec: "nested:1", label: t("app.level.casual") };
   runStart({ kind: "bot", game, spec: level.spec, label: level.label });
 }
 
@@ -1164,9 +1164,9 @@ function resultText(result, names, points) {
   if (!result) return "";
   const w = result.winner;
   const how = REASONS[result.reason] ? ` ${REASONS[result.reason]}` : "";
-  if (w === null) return `Draw${how}${points ? `: ${points[0]}–${points[1]}` : ""}`;
+  if (w === null) return `${t("app.result.draw")}${how}${points ? `: ${points[0]}–${points[1]}` : ""}`;
   const pts = points ? ` ${points[w]}–${points[1 - w]}` : "";
-  return `${names[w]} wins${pts}${how}`;
+  return `${t("app.result.wins", { name: names[w] })}${pts}${how}`;
 }
 
 /** The word after the first `step` moves of a record: {round, word, placed, last}. */
@@ -1357,12 +1357,12 @@ function renderGameRoom() {
   const o = s.options;
   const m = s.match;
   const game = o.game;
-  const clock = o.clock ? `clock ${fmtClock(o.clock.initial_ms)} + ${o.clock.increment_ms / 1000} s` : "no clock";
+  const clock = o.clock ? t("app.room.clock", { clock: fmtClock(o.clock.initial_ms), inc: o.clock.increment_ms / 1000 }) : t("app.room.no_clock");
   const code = ui.invites[s.room];
   $("invite-box").hidden = !(o.private && code);
   if (o.private && code) $("invite-link").value = inviteLink(s.room, code);
   $("room-info").title = gameInfo(game).summary;
-  $("room-info").textContent = `${optionsText(game, o.game_options)} · ${clock}${o.rated ? " · rated" : ""} · ${s.spectators} watching · ${s.you === null ? "you are watching" : "you are playing"}`;
+  $("room-info").textContent = `${optionsText(game, o.game_options)} · ${clock}${o.rated ? ` · ${t("app.room.rated")}` : ""} · ${t("app.room.watching", { count: s.spectators })} · ${s.you === null ? t("app.room.you_watch") : t("app.room.you_play")}`;
   $("sound-wrap").hidden = s.you === null;
 
   for (const seat of [0, 1]) {
@@ -1375,33 +1375,33 @@ function renderGameRoom() {
     const bits = [];
     const level = botLevel(s, p);
     if (level) bits.push(level.engine); // the engine, in small print
-    if (m) bits.push(playerOf(m, seat) === 0 ? `${colourName(game, 0)}, moves first` : colourName(game, 1));
-    if (p && !p.connected) bits.push("disconnected");
-    if (p && !m && p.ready) bits.push("ready");
+    if (m) bits.push(playerOf(m, seat) === 0 ? t("app.seat.moves_first", { colour: colourName(game, 0) }) : colourName(game, 1));
+    if (p && !p.connected) bits.push(t("app.seat.disconnected"));
+    if (p && !m && p.ready) bits.push(t("app.seat.ready"));
     const rating = seatRating(s, seat);
     if (rating) bits.push(rating);
     box.append(el("div", { class: "small", testid: `role-${seat}` }, bits.join(" · ")));
     if (m) box.dataset.colour = COLOUR[playerOf(m, seat)];
     if (p && !p.connected && p.away_left_ms !== undefined) box.append(el("div", { class: "away", testid: `away-${seat}`, id: `away-${seat}` }));
     // A one-game match's point is its win: shown once the match is over, not as "0 pt".
-    if (m && m.step === "over") box.append(el("div", { class: "points", testid: `points-${seat}` }, `${m.points[seat]} pt`));
+    if (m && m.step === "over") box.append(el("div", { class: "points", testid: `points-${seat}` }, t("app.points.short", { count: m.points[seat] })));
     if (m && m.clocks) box.append(el("div", { class: "clock", testid: `clock-${seat}`, id: `clock-${seat}` }, fmtClock(m.clocks[seat])));
   }
 
   let turn;
   const mine = myTurn("move");
   if (!m) turn = waitingText(s);
-  else if (m.step === "over") turn = "The match is over.";
-  else if (mine) turn = `Your move (${colourName(game, playerOf(m, s.you))}): ${moveHint(game)}.`;
-  else turn = `${nameIn(s, s.players[m.to_move])} (${colourName(game, playerOf(m, m.to_move))}) to move.`;
+  else if (m.step === "over") turn = t("app.turn.over");
+  else if (mine) turn = t("app.turn.you_move", { colour: colourName(game, playerOf(m, s.you)), hint: moveHint(game) });
+  else turn = t("app.turn.they_move", { name: nameIn(s, s.players[m.to_move]), colour: colourName(game, playerOf(m, m.to_move)) });
   $("turn").textContent = turn;
   $("turn").classList.toggle("yours", mine);
-  if (m && m.thinking !== null) $("turn").append(el("span", { class: "thinking", testid: "thinking" }, " thinking…"));
+  if (m && m.thinking !== null) $("turn").append(el("span", { class: "thinking", testid: "thinking" }, ` ${t("app.turn.thinking")}`));
   noticeTurn(s, mine);
 
   const lm = m && m.last_move;
   const before = lm ? keptStates(s).find((k) => k.moves === m.moves - 1) : null;
-  $("last-move").textContent = lm ? `Last move: ${nameIn(s, s.players[lm.seat])} ${moveText(game, lm.move, before ? before.state : null)}${thinkOf(s, lm)}` : "";
+  $("last-move").textContent = lm ? `${t("app.last.move", { name: nameIn(s, s.players[lm.seat]), move: moveText(game, lm.move, before ? before.state : null) })}${thinkOf(s, lm)}` : "";
 
   if (!m || m.step !== "over") ui.greplay = null;
   renderGameBoard();
@@ -1432,7 +1432,7 @@ function renderGameBoard() {
   renderGameReplay();
   if (!m) {
     box.textContent = "";
-    box.append(el("p", { class: "small" }, s.options.auto_start ? "The board appears when the game begins." : "The board appears when both players are ready."));
+    box.append(el("p", { class: "small" }, s.options.auto_start ? t("app.board.when_begins") : t("app.board.when_ready")));
     return;
   }
   const shown = shownGameState();
@@ -1636,7 +1636,7 @@ function renderGameOptionsForm() {
   const game = $("c-game").value;
   const thue = game === "thue";
   for (const e of document.querySelectorAll("#create-form .thue-only")) e.hidden = !thue;
-  $("c-first-label").textContent = thue ? "First builder" : "Moves first (white)";
+  $("c-first-label").textContent = thue ? t("app.create.first_builder") : t("app.create.first_white");
   $("c-error").textContent = "";
   const box = $("c-game-options");
   box.textContent = "";
@@ -1652,7 +1652,7 @@ function renderGameOptionsForm() {
 async function createGameRoom() {
   const game = $("c-game").value;
   const { options, problems } = readGameOptions(game, "go-");
-  $("c-error").textContent = problems.length ? `Check the options: ${problems.join(" ")}` : "";
+  $("c-error").textContent = problems.length ? t("app.create.check", { problems: problems.join(" ") }) : "";
   if (problems.length) return;
   const msg = {
     type: "create_room", game, game_options: options, first_builder: $("c-first").value,
@@ -1668,7 +1668,7 @@ async function createGameRoom() {
     r = await conn.request(msg);
   } catch (e) {
     showError(e);
-    $("c-error").textContent = `The server refused the room: ${e.message || e}`;
+    $("c-error").textContent = t("app.create.refused", { why: errorText(e) });
     showOptionError(e, "go-");
     return;
   }
@@ -1734,12 +1734,12 @@ async function claimName() {
   const box = $("account-box");
   box.hidden = false;
   box.textContent = "";
-  box.append(el("div", {}, el("strong", {}, `The name ${r.name} is now your account.`)),
-    el("div", {}, "Your account token (shown only this once; copy it and keep it secret, it logs you in on another device):"),
+  box.append(el("div", {}, el("strong", {}, t("app.account.claimed", { name: r.name }))),
+    el("div", {}, t("app.account.token_once")),
     el("code", { testid: "account-token", class: "token" }, r.token),
-    el("div", { class: "small" }, el("button", { type: "button", testid: "copy-token", onclick: (ev) => copyToken(ev.target, r.token) }, "Copy"),
-      " This browser remembers it. To log in on another device with your name, set a password below."),
-    el("button", { type: "button", class: "link", onclick: () => { box.hidden = true; box.textContent = ""; } }, "done"));
+    el("div", { class: "small" }, el("button", { type: "button", testid: "copy-token", onclick: (ev) => copyToken(ev.target, r.token) }, t("app.room.copy")),
+      ` ${t("app.account.remembered")}`),
+    el("button", { type: "button", class: "link", onclick: () => { box.hidden = true; box.textContent = ""; } }, t("app.account.done")));
 }
 
 /** Copies the token to the clipboard; where the page may not (plain http on another
@@ -1747,14 +1747,14 @@ async function claimName() {
 async function copyToken(button, token) {
   try {
     await navigator.clipboard.writeText(token);
-    button.textContent = "Copied";
+    button.textContent = t("app.copy.copied");
   } catch {
     const range = document.createRange();
     range.selectNodeContents($("account-box").querySelector(".token"));
     const sel = getSelection();
     sel.removeAllRanges();
     sel.addRange(range);
-    button.textContent = "Selected: press Ctrl+C";
+    button.textContent = t("app.copy.selected");
   }
 }
 
@@ -1777,13 +1777,13 @@ async function passwordLogin(ev) {
   const err = $("pw-login-error");
   const name = $("pw-name").value.trim(), password = $("pw-password").value;
   err.textContent = "";
-  if (!name || !password) { err.textContent = "Enter your account's name and its password."; return; }
+  if (!name || !password) { err.textContent = t("app.account.need_both"); return; }
   let r;
   ui.adoptRunning = true; // the account's rooms follow: only a running match comes on screen
   try {
     r = await conn.request({ type: "login", name, password });
   } catch (e) {
-    err.textContent = e.code === "bad_password" ? "Wrong name or password." : e.message || String(e);
+    err.textContent = errorText(e);
     $("pw-password").select();
     return;
   }
@@ -1802,27 +1802,27 @@ async function setPassword(ev) {
   const st = $("pw-set-status");
   const old = $("pw-old").value, pw = $("pw-new").value;
   st.textContent = "";
-  if ([...pw].length < 8) { st.textContent = "The new password needs 8 or more characters."; return; }
+  if ([...pw].length < 8) { st.textContent = t("app.account.pw_short"); return; }
   const msg = { type: "set_password", password: pw };
   if (old) msg.old_password = old;
   try {
     await conn.request(msg);
   } catch (e) {
     st.textContent = e.field === "old_password"
-      ? (e.code === "bad_password" ? "The current password is wrong." : "Your account has a password: enter it as the current one.")
+      ? (e.code === "bad_password" ? t("app.account.pw_wrong") : t("app.account.pw_needed"))
       : e.message || String(e);
     (e.field === "old_password" ? $("pw-old") : $("pw-new")).focus();
     return;
   }
   $("pw-old").value = "";
   $("pw-new").value = "";
-  st.textContent = `Password set: log in as ${ui.me ? ui.me.name : "you"} with it on any device.`;
+  st.textContent = t("app.account.pw_done", { name: ui.me ? ui.me.name : t("app.account.you") });
 }
 
 function renderMe() {
   if (!ui.me) return;
   $("me").textContent = ui.me.name;
-  $("me-kind").textContent = `(${ui.me.kind})`;
+  $("me-kind").textContent = `(${t(`app.kind.${ui.me.kind}`)})`;
   $("claim").hidden = ui.me.kind !== "guest";
   $("pw-login-form").hidden = ui.me.kind !== "guest";
   $("pw-set").hidden = ui.me.kind !== "account";
@@ -1831,7 +1831,7 @@ function renderMe() {
     const rated = $(id);
     rated.disabled = ui.me.kind !== "account";
     if (rated.disabled) rated.checked = false;
-    rated.title = rated.disabled ? "Claim your name first: rated play is for accounts." : "";
+    rated.title = rated.disabled ? t("app.create.rated_claim") : "";
   }
 }
 
@@ -1881,12 +1881,12 @@ function renderRoundBanner() {
   const r = m.rounds[roundEnd.round];
   const painter = nameIn(s, s.players[1 - r.builder]);
   const why = r.end === "repetition" && r.repetition
-    ? `a ${r.repetition.length === 2 * r.repetition.period ? "square" : "overlap"} (${r.word.slice(r.repetition.start, r.repetition.start + r.repetition.length).join(" ")}) ended it`
-    : r.end === "limit" ? "it reached the points limit" : r.end === "forfeit" ? "it ended by forfeit" : "it ended";
+    ? t(r.repetition.length === 2 * r.repetition.period ? "app.banner.square" : "app.banner.overlap", { word: r.word.slice(r.repetition.start, r.repetition.start + r.repetition.length).join(" ") })
+    : r.end === "limit" ? t("app.banner.limit") : r.end === "forfeit" ? t("app.banner.forfeit") : t("app.banner.ended");
   const next = roundEnd.round === 0 && m.step !== "over"
-    ? ` Round 2: ${nameIn(s, s.players[m.rounds[1].builder])} builds, ${nameIn(s, s.players[1 - m.rounds[1].builder])} paints.`
+    ? ` ${t("app.banner.round2", { builder: nameIn(s, s.players[m.rounds[1].builder]), painter: nameIn(s, s.players[1 - m.rounds[1].builder]) })}`
     : "";
-  banner.textContent = `Round ${roundEnd.round + 1} over: ${painter} scored ${r.points} point${r.points === 1 ? "" : "s"}; ${why}.${next}`;
+  banner.textContent = `${t("app.banner.over", { round: roundEnd.round + 1, name: painter, count: r.points, why })}${next}`;
 }
 
 function tile(sym, k, extraClass = "") {
@@ -1909,12 +1909,12 @@ function renderGame() {
   $("game").dataset.game = o.game || "thue";
   showThueParts(!isGame(s));
   if (isGame(s)) { renderGameRoom(); return; }
-  const clock = o.clock ? `clock ${fmtClock(o.clock.initial_ms)} + ${o.clock.increment_ms / 1000} s` : "no clock";
+  const clock = o.clock ? t("app.room.clock", { clock: fmtClock(o.clock.initial_ms), inc: o.clock.increment_ms / 1000 }) : t("app.room.no_clock");
   const code = ui.invites[s.room];
   $("invite-box").hidden = !(o.private && code);
   if (o.private && code) $("invite-link").value = inviteLink(s.room, code);
   $("room-info").title = POINTS_HELP;
-  $("room-info").textContent = `Thue, ${thueText(o.variant, o.k)}, a round ends at ${o.limit} points · ${clock}${o.rated ? " · rated" : ""} · ${s.spectators} watching · ${s.you === null ? "you are watching" : "you are playing"}`;
+  $("room-info").textContent = `${t("app.game.thue")}, ${thueText(o.variant, o.k)}, ${t("app.room.round_ends_at", { count: o.limit })} · ${clock}${o.rated ? ` · ${t("app.room.rated")}` : ""} · ${t("app.room.watching", { count: s.spectators })} · ${s.you === null ? t("app.room.you_watch") : t("app.room.you_play")}`;
 
   for (const seat of [0, 1]) {
     const p = s.players[seat];
@@ -1922,41 +1922,41 @@ function renderGame() {
     box.textContent = "";
     box.classList.toggle("to-move", Boolean(m && m.to_move === seat));
     box.classList.toggle("mine", s.you === seat);
-    const role = m ? (m.builder === seat ? "builder" : "painter") : "";
+    const role = m ? (m.builder === seat ? t("app.role.builder") : t("app.role.painter")) : "";
     box.append(el("div", { class: "seat-name" }, seatName(s, seat)));
     const bits = [];
     const level = botLevel(s, p);
     if (level) bits.push(level.engine); // the engine, in small print
     if (role) bits.push(role);
-    if (p && !p.connected) bits.push("disconnected");
-    if (p && !m && p.ready) bits.push("ready");
+    if (p && !p.connected) bits.push(t("app.seat.disconnected"));
+    if (p && !m && p.ready) bits.push(t("app.seat.ready"));
     const rating = seatRating(s, seat);
     if (rating) bits.push(rating);
     box.append(el("div", { class: "small", testid: `role-${seat}` }, bits.join(" · ")));
     if (p && !p.connected && p.away_left_ms !== undefined) {
       box.append(el("div", { class: "away", testid: `away-${seat}`, id: `away-${seat}` }));
     }
-    if (m) box.append(el("div", { class: "points", testid: `points-${seat}` }, `${m.points[seat]} pt`));
+    if (m) box.append(el("div", { class: "points", testid: `points-${seat}` }, t("app.points.short", { count: m.points[seat] })));
     if (m && m.clocks) box.append(el("div", { class: "clock", testid: `clock-${seat}`, id: `clock-${seat}` }, fmtClock(m.clocks[seat])));
   }
 
   // whose turn
   let turn = "";
   if (!m) turn = waitingText(s);
-  else if (m.step === "over") turn = "The match is over.";
+  else if (m.step === "over") turn = t("app.turn.over");
   else {
     const who = s.players[m.to_move];
-    if (myTurn("place")) turn = `Round ${m.round + 1}: your move: choose a gap for the next symbol.`;
-    else if (myTurn("paint")) turn = `Round ${m.round + 1}: your move: choose the symbol for the marked gap.`;
-    else turn = `Round ${m.round + 1}: ${nameIn(s, who)} ${m.step === "place" ? "chooses a gap" : "chooses a symbol"}.`;
+    if (myTurn("place")) turn = t("app.turn.you_place", { round: m.round + 1 });
+    else if (myTurn("paint")) turn = t("app.turn.you_paint", { round: m.round + 1 });
+    else turn = t(m.step === "place" ? "app.turn.they_place" : "app.turn.they_paint", { round: m.round + 1, name: nameIn(s, who) });
   }
   $("turn").textContent = turn;
   $("turn").classList.toggle("yours", myTurn("place") || myTurn("paint"));
-  if (m && m.thinking !== null) $("turn").append(el("span", { class: "thinking", testid: "thinking" }, " thinking…"));
+  if (m && m.thinking !== null) $("turn").append(el("span", { class: "thinking", testid: "thinking" }, ` ${t("app.turn.thinking")}`));
 
   const lm = m && m.last_move;
   $("last-move").textContent = lm
-    ? `Last move: ${nameIn(s, s.players[lm.seat])} ${lm.kind === "place" ? `placed at gap ${lm.value}` : `painted ${lm.value}`}${thinkOf(s, lm)}`
+    ? `${t(lm.kind === "place" ? "app.last.placed" : "app.last.painted", { name: nameIn(s, s.players[lm.seat]), value: lm.value })}${thinkOf(s, lm)}`
     : "";
 
   renderWord();
@@ -1977,14 +1977,14 @@ async function copyInvite() {
   const field = $("invite-link");
   try {
     await navigator.clipboard.writeText(field.value);
-    button.textContent = "Copied";
+    button.textContent = t("app.copy.copied");
   } catch { // no clipboard here (plain http from another host): select it for Ctrl+C
     field.focus();
     field.select();
-    button.textContent = "Selected: press Ctrl+C";
+    button.textContent = t("app.copy.selected");
   }
   clearTimeout(copyInvite.timer);
-  copyInvite.timer = setTimeout(() => (button.textContent = "Copy"), 4000);
+  copyInvite.timer = setTimeout(() => (button.textContent = t("app.room.copy")), 4000);
 }
 
 /** A seat's rating for its card: after a rated match the new one from match_end (the
@@ -1996,9 +1996,9 @@ function seatRating(s, seat) {
   if (end && end.ratings && s.match && s.match.number === end.number && end.players[seat] && end.players[seat].name === p.name) {
     const r = end.ratings[seat];
     const d = Math.round(r.after) - Math.round(r.before);
-    return `rating ${Math.round(r.after)} (${d >= 0 ? "+" : "−"}${Math.abs(d)})`;
+    return t("app.seat.rating_change", { rating: Math.round(r.after), change: `${d >= 0 ? "+" : "−"}${fmtNumber(Math.abs(d))}` });
   }
-  return typeof p.rating === "number" ? `rating ${Math.round(p.rating)}` : "";
+  return typeof p.rating === "number" ? t("app.seat.rating", { rating: Math.round(p.rating) }) : "";
 }
 
 // Where the newest symbol went: the gap placed while a paint was awaited, remembered per
@@ -2048,9 +2048,9 @@ function renderWord() {
     if (fresh >= 0 && (i === fresh || i === fresh + 1)) cls.push("beside-newest");
     const b = el("button", {
       type: "button", class: cls.join(" "), testid: `gap-${i}`, tabIndex: -1,
-      disabled: !canPlace, title: `gap ${i}`, onclick: () => place(i),
+      disabled: !canPlace, title: t("app.word.gap", { n: i }), onclick: () => place(i),
     }, m.placed === i && m.step === "paint" ? "?" : "");
-    b.setAttribute("aria-label", `gap ${i}`);
+    b.setAttribute("aria-label", t("app.word.gap", { n: i }));
     return b;
   };
   for (let i = 0; i < n; i++) {
@@ -2060,11 +2060,11 @@ function renderWord() {
     if (rep && i >= rep.start && i < rep.start + rep.length) {
       repCls = i < rep.start + rep.period || i >= rep.start + 2 * rep.period ? " rep rep-a" : " rep rep-b";
     }
-    const t = tile(m.word[i], s.options.k, `${i === fresh ? "newest" : ""}${tenth ? " tenth" : ""}${repCls}`);
-    t.dataset.testid = `tile-${i}`;
-    if (tenth) t.dataset.pos = String(i + 1);
-    if (i === fresh) t.title = `the newest symbol: ${m.word[i]} at position ${i}`;
-    box.append(t);
+    const tl = tile(m.word[i], s.options.k, `${i === fresh ? "newest" : ""}${tenth ? " tenth" : ""}${repCls}`);
+    tl.dataset.testid = `tile-${i}`;
+    if (tenth) tl.dataset.pos = String(i + 1);
+    if (i === fresh) tl.title = t("app.word.newest", { symbol: m.word[i], n: i });
+    box.append(tl);
   }
   box.append(gap(n));
   box.classList.toggle("active", canPlace);
@@ -2100,7 +2100,7 @@ function renderPalette() {
     const b = el("button", {
       type: "button", class: `sym${losing.has(sym) ? " losing" : ""}`, testid: `sym-${sym}`,
       disabled: !canPaint, onclick: () => paint(sym),
-      title: losing.has(sym) ? `${sym}: makes a repetition` : `paint ${sym}`,
+      title: losing.has(sym) ? t("app.palette.losing", { symbol: sym }) : t("app.palette.paint", { symbol: sym }),
     }, String(sym));
     b.style.setProperty("background-color", c.bg);
     b.style.setProperty("color", c.fg);
@@ -2114,12 +2114,12 @@ function renderRounds() {
   const box = $("rounds");
   box.textContent = "";
   if (!m) return;
-  const ends = { playing: "playing", repetition: "ended by a repetition", limit: "reached the points limit", forfeit: "forfeited", not_played: "not played" };
+  const ends = { playing: t("app.rounds.playing"), repetition: t("app.rounds.repetition"), limit: t("app.rounds.limit"), forfeit: t("app.rounds.forfeit"), not_played: t("app.rounds.not_played") };
   m.rounds.forEach((r, i) => {
     // A round after the one being played has not started, whatever its `end` says.
-    const status = r.end === "playing" && i > m.round ? "not started yet" : ends[r.end] || r.end;
+    const status = r.end === "playing" && i > m.round ? t("app.rounds.not_started") : ends[r.end] || r.end;
     const line = el("div", { class: "round", testid: `round-${i}` },
-      el("div", {}, `Round ${i + 1}: ${nameIn(ui.state, ui.state.players[r.builder])} builds, ${nameIn(ui.state, ui.state.players[1 - r.builder])} paints: ${r.points} pt, ${status}`));
+      el("div", {}, t("app.rounds.line", { round: i + 1, builder: nameIn(ui.state, ui.state.players[r.builder]), painter: nameIn(ui.state, ui.state.players[1 - r.builder]), points: t("app.points.short", { count: r.points }), status })));
     if (r.word) {
       const w = el("div", { class: "word small-word", testid: `round-word-${i}` });
       const rep = r.repetition;
@@ -2133,10 +2133,10 @@ function renderRounds() {
 
 function renderResultExtra(me) {
   const box = $("result");
-  if (me.match_id && (!me.game || me.game === "thue" || serverListsGames())) box.append(el("div", {}, el("a", { href: `#/match/${encodeURIComponent(me.match_id)}`, testid: "replay-link" }, "Replay this match")));
+  if (me.match_id && (!me.game || me.game === "thue" || serverListsGames())) box.append(el("div", {}, el("a", { href: `#/match/${encodeURIComponent(me.match_id)}`, testid: "replay-link" }, t("app.result.replay"))));
   if (me.ratings && ui.state && ui.state.you !== null) {
     const r = me.ratings[ui.state.you];
-    box.append(el("div", { class: "small" }, `Your rating: ${Math.round(r.before)} → ${Math.round(r.after)}`));
+    box.append(el("div", { class: "small" }, t("app.result.rating", { before: Math.round(r.before), after: Math.round(r.after) })));
   }
 }
 
@@ -2149,7 +2149,7 @@ function renderButtons() {
   $("ready").hidden = !seated || Boolean(m) || (me && me.ready) || Boolean(s.options.auto_start);
   const tour = ui.tourRooms[s.room]; // a tournament game is played once: no rematch
   $("rematch").hidden = !seated || !over || Boolean(tour);
-  if (!over) $("rematch").textContent = "Rematch";
+  if (!over) $("rematch").textContent = t("app.room.rematch");
   $("resign").hidden = !seated || !m || over;
   // Analysis: spectators any time, players once the match is over (the server says so too).
   $("analyse").hidden = !m || (seated && !over);
@@ -2171,7 +2171,7 @@ function renderButtons() {
     const names = s.players.map((p) => nameIn(s, p));
     let text = isGame(s) ? resultWords(m.result, names) : `${resultText(m.result, names, m.points)}.`;
     res.dataset.reason = m.result.reason;
-    if (s.you !== null && w !== null) text = (w === s.you ? "You win! " : "You lose. ") + text;
+    if (s.you !== null && w !== null) text = `${w === s.you ? t("app.result.you_win") : t("app.result.you_lose")} ${text}`;
     // Green for a win (or a result watched), amber for a draw, red for your loss.
     res.dataset.outcome = w === null ? "draw" : s.you === null ? "watched" : w === s.you ? "win" : "loss";
     res.append(el("strong", {}, text));
@@ -2180,12 +2180,12 @@ function renderButtons() {
       const p = s.players[seat];
       if (!p || !p.rematch || seat === s.you) continue;
       res.append(el("div", { class: "rematch-offer", testid: "rematch-offer" },
-        s.you === null ? `${p.name} asks for a rematch.` : `${p.name} offers a rematch: press Rematch to play again, roles swapped.`));
-      if (s.you !== null && !me.rematch && $("rematch").textContent === "Rematch") $("rematch").textContent = "Accept the rematch";
+        s.you === null ? t("app.result.asks_rematch", { name: p.name }) : t("app.result.offers_rematch", { name: p.name })));
+      if (s.you !== null && !me.rematch && $("rematch").textContent === t("app.room.rematch")) $("rematch").textContent = t("app.result.accept_rematch");
     }
     const end = ui.ends[s.room];
     if (end && end.number === m.number) renderResultExtra(end);
-    if (tour) res.append(el("div", {}, link(`#/tournament/${enc(tour)}`, "The tournament's standings", "tour-link")));
+    if (tour) res.append(el("div", {}, link(`#/tournament/${enc(tour)}`, t("app.result.tournament"), "tour-link")));
   } else {
     res.hidden = true;
   }
@@ -2229,7 +2229,7 @@ function renderChat() {
     const on = b.dataset.tab === tab;
     b.setAttribute("aria-selected", String(on));
     b.tabIndex = on ? 0 : -1;
-    if (b.dataset.tab === "spectators") b.textContent = theirs ? `Spectators (${theirs})` : "Spectators";
+    if (b.dataset.tab === "spectators") b.textContent = theirs ? `${t("app.chat.spectators")} (${fmtNumber(theirs)})` : t("app.chat.spectators");
   }
   if (tabs) { log.setAttribute("role", "tabpanel"); log.setAttribute("aria-labelledby", `chat-tab-${tab}`); }
   else { log.removeAttribute("role"); log.removeAttribute("aria-labelledby"); }
@@ -2241,8 +2241,8 @@ function renderChat() {
   const running = Boolean(s && s.match && s.match.step !== "over");
   const note = $("chat-note");
   note.hidden = !(watching && running);
-  note.textContent = "While the match runs, what you write reaches the other spectators only; the players read it after the match.";
-  $("chat-text").placeholder = watching ? (running ? "Message to the spectators" : "Message to everyone in the room") : "Message";
+  note.textContent = t("app.chat.spectator_note");
+  $("chat-text").placeholder = watching ? (running ? t("app.chat.to_spectators") : t("app.chat.to_everyone")) : t("app.chat.message");
 }
 
 function chatTab(ev) {
@@ -2273,9 +2273,9 @@ function tickAway() {
     if (!e || !p || p.away_left_ms === undefined) continue;
     const left = fmtClock(p.away_left_ms - elapsed);
     const running = s.match && s.match.step !== "over";
-    if (!running) e.textContent = `${left} to come back`;
-    else if (s.you !== null && s.you !== seat) e.textContent = `${left} to come back, or you win by abandonment`;
-    else e.textContent = `${left} to come back, or ${nameIn(s, s.players[1 - seat])} wins by abandonment`;
+    if (!running) e.textContent = t("app.away.back", { left });
+    else if (s.you !== null && s.you !== seat) e.textContent = t("app.away.you_win", { left });
+    else e.textContent = t("app.away.they_win", { left, name: nameIn(s, s.players[1 - seat]) });
   }
 }
 
@@ -2343,7 +2343,7 @@ function typeDigit(d) {
   clearTimeout(digits.timer);
   digits.text = text;
   digits.timer = setTimeout(paintTyped, 1200);
-  $("digits").textContent = `Symbol ${text}… (another digit, or Enter to paint it now)`;
+  $("digits").textContent = t("app.palette.digits", { text });
 }
 
 function onWordKey(ev) {
@@ -2441,13 +2441,13 @@ function cardGame(game) {
 async function runStart(action) {
   if (action.kind === "bot") {
     // The room starts by itself once the bot is seated (auto_start): no Ready step.
-    const r = await send({ type: "create_room", ...cardGame(action.game), first_builder: "creator", rated: false, private: false, seat: true, auto_start: true, name: `${ui.me ? ui.me.name : "You"} vs ${action.label}` });
+    const r = await send({ type: "create_room", ...cardGame(action.game), first_builder: "creator", rated: false, private: false, seat: true, auto_start: true, name: t("app.room.name_vs", { name: ui.me ? ui.me.name : t("app.room.name_you"), level: action.label }) });
     if (!r) return;
     ui.room = r.room;
     await send({ type: "seat_bot", room: r.room, bot: action.spec, think_ms: LEVEL_THINK_MS });
   } else if (action.kind === "friend") {
     // A private room whose game starts when the friend opens the link and joins.
-    const r = await send({ type: "create_room", ...cardGame(action.game), first_builder: "random", rated: false, private: true, seat: true, auto_start: true, name: `${ui.me ? ui.me.name : "A"}'s game` });
+    const r = await send({ type: "create_room", ...cardGame(action.game), first_builder: "random", rated: false, private: true, seat: true, auto_start: true, name: t("app.room.name_game", { name: ui.me ? ui.me.name : "A" }) });
     if (!r) return;
     if (r.invite) rememberInvite(r.room, r.invite);
     ui.room = r.room;
@@ -2461,7 +2461,7 @@ async function runStart(action) {
     const r = await send({ type: "list_rooms" });
     if (!r) return;
     const live = r.rooms.filter((x) => x.status === "playing").sort((a, b) => b.spectators - a.spectators);
-    if (live.length === 0) { showError({ message: "No game is being played right now: play the computer, or create a room." }); return; }
+    if (live.length === 0) { showError({ message: t("app.home.no_live") }); return; }
     joinRoom(live[0].room, "", "spectate");
   }
 }
@@ -2510,7 +2510,7 @@ function wire() {
   $("token-form").addEventListener("submit", (ev) => {
     ev.preventDefault();
     const token = $("token-input").value.trim();
-    if (!token) { showError({ message: "Paste your account token first." }); return; }
+    if (!token) { showError({ message: t("app.login.token_first") }); return; }
     conn.token = token;
     conn.resume = "";
     $("token-input").value = "";
@@ -2521,21 +2521,21 @@ function wire() {
   $("sound").checked = soundWanted();
   $("sound").addEventListener("change", () => setSound($("sound").checked));
   $("ready").addEventListener("click", () => send({ type: "ready", room: ui.room }));
-  $("rematch").addEventListener("click", async () => { if (await send({ type: "rematch", room: ui.room })) $("rematch").textContent = "Rematch asked"; });
-  $("resign").addEventListener("click", () => { if (confirm("Resign this match?")) send({ type: "resign", room: ui.room }); });
+  $("rematch").addEventListener("click", async () => { if (await send({ type: "rematch", room: ui.room })) $("rematch").textContent = t("app.room.rematch_asked"); });
+  $("resign").addEventListener("click", () => { if (confirm(t("app.room.resign_confirm"))) send({ type: "resign", room: ui.room }); });
   $("leave").addEventListener("click", async () => {
     const room = ui.room;
     const s = ui.state;
     // Leaving a running match of one's own gives it up: said first (the games' list, at
     // the top, keeps it running instead).
     if (s && s.room === room && s.you !== null && s.match && s.match.step !== "over" &&
-        !confirm("Leave this game? Leaving counts as a loss for you. To keep it, go to the games at the top instead: it waits for you there.")) return;
+        !confirm(t("app.room.leave_confirm"))) return;
     ui.left.add(room);
     await send({ type: "leave", room });
     ui.room = null;
     ui.state = null;
     noticeTurn(null, false);
-    $("rematch").textContent = "Rematch";
+    $("rematch").textContent = t("app.room.rematch");
     // Back where the room was entered from: the games, or the lobby.
     if (parseRoute() && location.hash !== ui.home) { history.replaceState(null, "", ui.home); ui.page = parseRoute(); }
     showView();

@@ -37,7 +37,7 @@ let lang = chosen();
 const english = await load("en");
 const words = lang === "en" ? english : await load(lang);
 const plurals = new Intl.PluralRules(TAGS[lang]);
-document.documentElement.lang = TAGS[lang];
+if (typeof document !== "undefined") document.documentElement.lang = TAGS[lang]; // (Node imports games.js in tests)
 
 /** The current language's code ("en", "pl", "sr", "ro"). */
 export function currentLang() { return lang; }
