@@ -12,7 +12,7 @@ import {
   applyMove, boardKey, checkOptions, COLOUR, colourName, drawBoard, fieldText, gameInfo, gameTitle, games, loadGames,
   moveHint, moveText, optionsText, resultWords, serverListsGames,
 } from "./games.js";
-import { errorText, fillPage, fmtDate, fmtNumber, languageSwitcher, t } from "./i18n.js";
+import { errorText, fillPage, fmtDate, fmtNumber, languageSwitcher, reasonText, t, tOr } from "./i18n.js";
 
 const $ = (id) => document.getElementById(id);
 fillPage();
@@ -127,7 +127,8 @@ function thinkOf(s, lm) {
 }
 
 function fmtThink(ms) {
-  return ms < 1000 ? `${ms.toFixed(ms < 10 ? 1 : 0)} ms` : `${(ms / 1000).toFixed(1)} s`;
+  const digits = (d) => ({ minimumFractionDigits: d, maximumFractionDigits: d, useGrouping: false });
+  return ms < 1000 ? t("app.unit.ms", { n: fmtNumber(ms, digits(ms < 10 ? 1 : 0)) }) : t("app.unit.s", { n: fmtNumber(ms / 1000, digits(1)) });
 }
 
 function playerName(p) { return p ? p.name : t("app.player.free"); }
@@ -774,7 +775,7 @@ async function route() {
     else if (p.what === "matches") await pageMatches(body, p.arg || (ui.me ? ui.me.name : ""), p.page);
     else if (p.what === "analysis") await (await loadAnalysis()).pageAnalysis(body, p.query, { el, conn, gameOptionFields, readGameOptions, showOptionError, analysisHash, getJSON, matchLine, whenWelcomed });
   } catch (e) {
-    body.append(el("p", { class: "empty", testid: "page-error" }, e && e.message ? e.message : String(e)));
+    body.append(el("p", { class: "empty", testid: "page-error" }, reasonText(e)));
   }
   if (gen !== routeGen) return;
   real.textContent = "";
@@ -904,7 +905,7 @@ async function pageLadder(body, p) {
       out.append(entries.length === 0 ? el("p", { class: "empty" }, "Nobody is rated in this pool yet.")
         : table(["#", "Name", "Kind", "Rating", el("abbr", { title: "The rating deviation: how sure the rating is. The true strength is most likely within twice this of the rating; it shrinks with every game." }, "±"), "Games", "W/D/L"], entries.map((e) =>
           [e.rank, link(`#/matches/${enc(e.name)}`, e.name), e.kind, `${Math.round(e.rating)}${e.provisional ? "?" : ""}`, Math.round(e.rd), e.games, `${e.wins}/${e.draws}/${e.losses}`]), "ladder-table"));
-    } catch (e) { out.append(el("p", { class: "empty", testid: "ladder-error" }, e.message || String(e))); }
+    } catch (e) { out.append(el("p", { class: "empty", testid: "ladder-error" }, reasonText(e))); }
     out.dataset.loaded = "1";
   };
   form.addEventListener("submit", (ev) => { ev.preventDefault(); show(); });
@@ -1481,7 +1482,7 @@ async function sendGameMove(mv) {
     ui.busy = false;
     showError(e);
     if (ui.state) renderGame();
-    gameHint(e && e.message ? e.message : String(e));
+    gameHint(reasonText(e));
   }
 }
 
@@ -1591,13 +1592,13 @@ function gameOptionFields(box, game, prefix, { only = null, values = {}, help = 
     if (o.type === "boolean") {
       input = el("input", { id, type: "checkbox", checked: has ? Boolean(values[o.name]) : Boolean(o.default) });
       input.dataset.testid = id;
-      box.append(el("label", { class: "check", title: o.help }, input, ` ${o.name === "misere" ? "misère play" : o.name}`, err));
+      box.append(el("label", { class: "check", title: o.help }, input, ` ${tOr(`app.optlabel.${o.name}`, {}, o.name)}`, err));
       continue;
     }
     input = el("input", { id, value: has ? String(values[o.name]) : fieldText(o), title: o.help, ...(o.type === "integer" ? { inputMode: "numeric" } : {}) });
     input.dataset.testid = id;
     input.setAttribute("aria-describedby", help ? `${id}-err ${id}-help` : `${id}-err`);
-    const label = { heaps: game === "rims" ? "Regions' dots (numbers)" : "Heaps (numbers)", rows: "Rows", cols: "Columns", fields: "Fields", white: "White pieces", black: "Black pieces", start: "Start", move_cap: "Move cap (empty: default)" }[o.name] || o.name;
+    const label = tOr([`app.optlabel.${game}.${o.name}`, `app.optlabel.${o.name}`], {}, o.name);
     box.append(el("label", {}, label, input, help ? el("span", { class: "small", id: `${id}-help` }, o.help) : null, err));
   }
 }
@@ -1628,7 +1629,7 @@ function readGameOptions(game, prefix, root = document) {
 function showOptionError(e, prefix, root = document) {
   const name = e && typeof e.field === "string" ? e.field.replace(/^game_options\//, "").split("/")[0] : "";
   const at = name && root.querySelector(`[id="${prefix}${name}-err"]`);
-  if (at) at.textContent = e.message;
+  if (at) at.textContent = reasonText(e);
 }
 
 // The room form's fields for another game.
@@ -1668,7 +1669,7 @@ async function createGameRoom() {
     r = await conn.request(msg);
   } catch (e) {
     showError(e);
-    $("c-error").textContent = t("app.create.refused", { why: errorText(e) });
+    $("c-error").textContent = t("app.create.refused", { why: reasonText(e) });
     showOptionError(e, "go-");
     return;
   }
@@ -1810,7 +1811,7 @@ async function setPassword(ev) {
   } catch (e) {
     st.textContent = e.field === "old_password"
       ? (e.code === "bad_password" ? t("app.account.pw_wrong") : t("app.account.pw_needed"))
-      : e.message || String(e);
+      : errorText(e);
     (e.field === "old_password" ? $("pw-old") : $("pw-new")).focus();
     return;
   }

@@ -16,7 +16,8 @@ function chosen() {
     const s = localStorage.getItem(KEY);
     if (LANGS.includes(s)) return s;
   } catch { /* storage refused: the browser's language */ }
-  for (const l of navigator.languages || [navigator.language || "en"]) {
+  const nav = typeof navigator !== "undefined" ? navigator : {}; // (none in older Node)
+  for (const l of nav.languages || [nav.language || "en"]) {
     const base = String(l).toLowerCase().split("-")[0];
     if (LANGS.includes(base)) return base;
   }
@@ -51,7 +52,7 @@ export function setLang(l) {
 
 function fill(text, vars) {
   return text.replace(/\{(\w+)\}/g, (m, k) =>
-    k in vars ? (typeof vars[k] === "number" ? fmtNumber(vars[k]) : String(vars[k])) : m);
+    k in vars ? (typeof vars[k] === "number" ? fmtNumber(vars[k], { useGrouping: "min2" }) : String(vars[k])) : m);
 }
 
 /** The words for key in the current language (English where a catalogue lacks it, the key
@@ -67,7 +68,8 @@ export function t(key, vars = {}) {
   return fill(v, vars);
 }
 
-/** A number written the current language's way. */
+/** A number written the current language's way. (In t()'s placeholders a number groups its
+ * digits from five on: "1500" stays as a rating is written, "1,000,000" tokens are grouped.) */
 export function fmtNumber(n, opts) { return new Intl.NumberFormat(TAGS[lang], opts).format(n); }
 
 /** A date (Date, ms or ISO text) written the current language's way. */
@@ -92,6 +94,14 @@ export function errorText(err) {
   if (!err) return t("app.error.unknown");
   if (err.code && has(`app.error.${err.code}`)) return t(`app.error.${err.code}`, { field: err.field || "" });
   return err.message || String(err);
+}
+
+/** A refusal's reason where the page shows it beside a form (the room form's options): in
+ * English the server's own sentence when it has one (it says which option and why), in
+ * another language the words of its code (errorText). */
+export function reasonText(err) {
+  if (lang === "en" && err && err.message) return err.message;
+  return errorText(err);
 }
 
 /**
