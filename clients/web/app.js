@@ -593,7 +593,7 @@ async function refreshRooms() {
         const level = gameBotLevel(s.game, p);
         return level ? t("app.player.computer", { level: level.label }) : playerName(p);
       }).join(t("app.vs"))),
-      el("td", {}, t(`app.status.${s.status}`)),
+      el("td", {}, tOr(`app.status.${s.status}`, {}, s.status)),
       el("td", {},
         free ? el("button", { type: "button", testid: `join-${s.room}`, onclick: () => joinRoom(s.room, "", "join") }, t("app.lobby.join")) : null,
         " ",
@@ -826,11 +826,11 @@ function poolOptionsFromQuery(game, query) {
 
 /** A pool of another game in words ("Nim, misère play", "Northcott's game, 8 × 8"). */
 function poolText(game, o) {
-  const t = gameTitle(game);
-  if (game === "nim") return `${t}, ${o.misere ? "misère play" : "normal play"}`;
-  if (game === "northcott") return `${t}, ${o.rows} × ${o.cols}`;
-  if (game === "circle") return `${t}, ${o.fields} fields`;
-  return t;
+  const title = gameTitle(game);
+  if (game === "nim") return `${title}, ${o.misere ? t("app.optlabel.misere") : t("app.opts.normal")}`;
+  if (game === "northcott") return `${title}, ${o.rows} × ${o.cols}`;
+  if (game === "circle") return t("app.pool.circle", { title, count: o.fields });
+  return title;
 }
 
 /** The pool a bare #/ladder opens on: of a few usual pools, the one with the most
@@ -857,23 +857,23 @@ async function pageLadder(body, p) {
     Object.assign(q, await busiestPool(), { kind: q.kind });
     if (parseRoute() && parseRoute().what === "ladder") history.replaceState(null, "", ladderHash(q));
   }
-  const sel = (id, opts, val) => el("select", { id, testid: id }, ...opts.map(([v, t]) => el("option", { value: v, selected: v === val }, t)));
-  const gameSel = sel("lp-game", [["thue", "Thue"], ...games().map((g) => [g.name, g.title])], q.game);
+  const sel = (id, opts, val) => el("select", { id, testid: id }, ...opts.map(([v, words]) => el("option", { value: v, selected: v === val }, words)));
+  const gameSel = sel("lp-game", [["thue", t("app.game.thue")], ...games().map((g) => [g.name, g.title])], q.game);
   const thueFields = [
-    el("label", {}, "Variant ", sel("lp-variant", [["square", "square-free"], ["overlap", "overlap-free"]], q.variant)),
+    el("label", {}, `${t("app.create.variant")} `, sel("lp-variant", [["square", t("app.variant.square")], ["overlap", t("app.variant.overlap")]], q.variant)),
     el("label", {}, "k ", el("input", { id: "lp-k", type: "number", min: 2, max: 64, value: q.k })),
   ];
   // The options that name another game's pool: the room form's widgets (gameOptionFields).
   const poolBox = el("span", { class: "row", testid: "lp-pool-fields" });
   const form = el("form", { class: "row" },
-    el("label", {}, "Game ", gameSel), ...(q.game === "thue" ? thueFields : [poolBox]),
-    el("label", {}, "Players ", sel("lp-kind", [["all", "all"], ["human", "people"], ["bot", "bots"]], q.kind)),
-    el("button", { type: "submit", testid: "lp-show" }, "Show"));
+    el("label", {}, `${t("app.lobby.game")} `, gameSel), ...(q.game === "thue" ? thueFields : [poolBox]),
+    el("label", {}, `${t("app.lobby.col_players")} `, sel("lp-kind", [["all", t("app.ladder.all")], ["human", t("app.ladder.people")], ["bot", t("app.ladder.bots")]], q.kind)),
+    el("button", { type: "submit", testid: "lp-show" }, t("app.ladder.show")));
   if (q.game === "thue") form.querySelector("#lp-k").dataset.testid = "lp-k";
   else gameOptionFields(poolBox, q.game, "lgo-", { only: poolOptionsOf(q.game), values: q.options, help: false });
   const poolLine = el("p", { class: "small", testid: "ladder-pool" });
   const out = el("div", { class: "table-wrap", testid: "ladder" });
-  body.append(el("h2", {}, "Ladder"), form, poolLine, out);
+  body.append(el("h2", {}, t("app.nav.ladder")), form, poolLine, out);
   // A new pool is a new address (Back returns to the previous one).
   const show = () => {
     q.kind = form.querySelector("#lp-kind").value;
@@ -897,14 +897,14 @@ async function pageLadder(body, p) {
     out.dataset.loaded = "";
     const path = q.game === "thue" ? `/api/ladder?variant=${enc(q.variant)}&k=${q.k}&kind=${enc(q.kind)}&count=100`
       : `/api/ladder?game=${enc(q.game)}&game_options=${enc(JSON.stringify(q.options))}&kind=${enc(q.kind)}&count=100`;
-    poolLine.textContent = q.game === "thue" ? `Thue, ${thueText(q.variant, q.k)}` : poolText(q.game, q.options);
+    poolLine.textContent = q.game === "thue" ? `${t("app.game.thue")}, ${thueText(q.variant, q.k)}` : poolText(q.game, q.options);
     try {
       const j = await getJSON(path);
-      if (q.game !== "thue" && typeof j.pool === "string") poolLine.textContent = `${poolText(q.game, q.options)} (pool ${j.pool})`;
+      if (q.game !== "thue" && typeof j.pool === "string") poolLine.textContent = t("app.ladder.pool", { text: poolText(q.game, q.options), pool: j.pool });
       const entries = j.entries || [];
-      out.append(entries.length === 0 ? el("p", { class: "empty" }, "Nobody is rated in this pool yet.")
-        : table(["#", "Name", "Kind", "Rating", el("abbr", { title: "The rating deviation: how sure the rating is. The true strength is most likely within twice this of the rating; it shrinks with every game." }, "±"), "Games", "W/D/L"], entries.map((e) =>
-          [e.rank, link(`#/matches/${enc(e.name)}`, e.name), e.kind, `${Math.round(e.rating)}${e.provisional ? "?" : ""}`, Math.round(e.rd), e.games, `${e.wins}/${e.draws}/${e.losses}`]), "ladder-table"));
+      out.append(entries.length === 0 ? el("p", { class: "empty" }, t("app.ladder.empty"))
+        : table(["#", t("app.login.name"), t("app.ladder.kind"), t("app.ladder.rating"), el("abbr", { title: t("app.ladder.rd_help") }, "±"), t("app.ladder.games"), t("app.ladder.wdl")], entries.map((e) =>
+          [e.rank, link(`#/matches/${enc(e.name)}`, e.name), tOr(`app.ladder.kind_${e.kind}`, {}, e.kind), `${Math.round(e.rating)}${e.provisional ? "?" : ""}`, Math.round(e.rd), e.games, `${e.wins}/${e.draws}/${e.losses}`]), "ladder-table"));
     } catch (e) { out.append(el("p", { class: "empty", testid: "ladder-error" }, reasonText(e))); }
     out.dataset.loaded = "1";
   };
@@ -920,27 +920,27 @@ async function pageTournaments(body, page = 1) {
   const j = await getJSON(`/api/tournaments?offset=${(page - 1) * n}&count=${n}`);
   const ts = j.tournaments || [];
   const pages = Math.max(1, Math.ceil((j.total || 0) / n));
-  body.append(el("h2", {}, "Tournaments ", el("button", { type: "button", testid: "page-refresh", onclick: route }, "Refresh")));
+  body.append(el("h2", {}, `${t("app.nav.tournaments")} `, el("button", { type: "button", testid: "page-refresh", onclick: route }, t("app.lobby.refresh"))));
   body.append(tournamentForm());
   if (pages > 1) {
     const at = (k) => `#/tournaments?page=${k}`;
     body.append(el("p", { class: "pager", testid: "tournaments-pager" },
-      page > 1 ? link(at(page - 1), "← newer", "tournaments-newer") : "",
-      ` Page ${Math.min(page, pages)} of ${pages} `,
-      page < pages ? link(at(page + 1), "older →", "tournaments-older") : ""));
+      page > 1 ? link(at(page - 1), t("app.pager.newer"), "tournaments-newer") : "",
+      ` ${t("app.pager.page", { page: Math.min(page, pages), pages })} `,
+      page < pages ? link(at(page + 1), t("app.pager.older"), "tournaments-older") : ""));
   }
-  body.append(ts.length === 0 ? el("p", { class: "empty", testid: "tournaments" }, "No tournaments yet.")
-    : el("div", { class: "table-wrap", testid: "tournaments" }, table(["Name", "Format", "Game", "Status", "Players", "Round"], ts.map((t) =>
-      [link(`#/tournament/${enc(t.tournament)}`, t.name, `tournament-${t.tournament}`), String(t.format).replace("_", " "), tournamentGame(t), t.status, `${t.players}/${t.max_players}`, `${t.round}/${t.rounds}`]))));
+  body.append(ts.length === 0 ? el("p", { class: "empty", testid: "tournaments" }, t("app.tour.none"))
+    : el("div", { class: "table-wrap", testid: "tournaments" }, table([t("app.login.name"), t("app.tour.format"), t("app.lobby.game"), t("app.lobby.col_status"), t("app.lobby.col_players"), t("app.tour.round")], ts.map((tr) =>
+      [link(`#/tournament/${enc(tr.tournament)}`, tr.name, `tournament-${tr.tournament}`), tOr(`app.tour.format_${tr.format}`, {}, String(tr.format).replace("_", " ")), tournamentGame(tr), tOr(`app.tour.status_${tr.status}`, {}, tr.status), `${tr.players}/${tr.max_players}`, `${tr.round}/${tr.rounds}`]))));
 }
 
 /** A tournament's game in a few words: Thue's variant and k, or another game's options. */
-function tournamentGame(t) {
-  return isGameTournament(t) ? optionsText(t.game, t.game_options) : `Thue, ${thueText(t.variant, t.k)}`;
+function tournamentGame(tr) {
+  return isGameTournament(tr) ? optionsText(tr.game, tr.game_options) : `${t("app.game.thue")}, ${thueText(tr.variant, tr.k)}`;
 }
 
-function isGameTournament(t) {
-  return Boolean(t.game && t.game !== "thue");
+function isGameTournament(tr) {
+  return Boolean(tr.game && tr.game !== "thue");
 }
 
 // Tournaments this browser created: their pages offer Start (the server checks anyway).
@@ -953,39 +953,39 @@ function myTournaments() {
 /** The create form of #/tournaments (create_tournament, PROTOCOL.md section 9): for
  * accounts; the creator enters it too unless told not to. */
 function tournamentForm() {
-  const box = el("section", { testid: "t-create-box" }, el("h3", {}, "Create a tournament"));
+  const box = el("section", { testid: "t-create-box" }, el("h3", {}, t("app.tour.create_title")));
   if (!conn.welcomed || !ui.me || ui.me.kind !== "account") {
     box.append(el("p", { class: "small", testid: "t-create-note" },
-      !conn.welcomed ? "Enter the lobby (your name above) and claim your name to create or enter tournaments."
-        : "Tournaments are for accounts: claim your name in the lobby first."));
+      !conn.welcomed ? t("app.tour.enter_first")
+        : t("app.tour.accounts")));
     return box;
   }
-  const sel = (id, opts) => el("select", { id, testid: id }, ...opts.map(([v, t]) => el("option", { value: v }, t)));
+  const sel = (id, opts) => el("select", { id, testid: id }, ...opts.map(([v, words]) => el("option", { value: v }, words)));
   const num = (id, min, max, value, step) => el("input", { id, testid: id, type: "number", min, max, value, ...(step ? { step } : {}) });
   const rounds = num("t-rounds", 1, 50, 3);
-  const roundsLabel = el("label", {}, "Rounds (Swiss) ", rounds);
-  const format = sel("t-format", [["round_robin", "round robin"], ["swiss", "Swiss"]]);
-  const game = sel("t-game", [["thue", "Thue"], ...games().map((g) => [g.name, g.title])]);
+  const roundsLabel = el("label", {}, `${t("app.tour.rounds_swiss")} `, rounds);
+  const format = sel("t-format", [["round_robin", t("app.tour.format_round_robin")], ["swiss", t("app.tour.swiss")]]);
+  const game = sel("t-game", [["thue", t("app.game.thue")], ...games().map((g) => [g.name, g.title])]);
   const thueOnly = [
-    el("label", {}, "Variant ", sel("t-variant", [["square", "square-free"], ["overlap", "overlap-free"]])),
-    el("label", {}, "Symbols k ", num("t-k", 2, 64, 4)),
-    el("label", { title: POINTS_HELP }, "Points limit ", num("t-limit", 1, 10000, 100)),
+    el("label", {}, `${t("app.create.variant")} `, sel("t-variant", [["square", t("app.variant.square")], ["overlap", t("app.variant.overlap")]])),
+    el("label", {}, `${t("app.create.k")} `, num("t-k", 2, 64, 4)),
+    el("label", { title: POINTS_HELP }, `${t("app.create.limit")} `, num("t-limit", 1, 10000, 100)),
   ];
   // Another game's options: the room form's widgets (gameOptionFields), ids tgo-NAME.
   const optionsBox = el("div", { class: "grid-span grid", testid: "t-game-options", hidden: true });
   const error = el("p", { class: "field-error grid-span", testid: "t-error", role: "alert" });
   const form = el("form", { class: "grid", testid: "t-create" },
-    el("label", {}, "Name ", el("input", { id: "t-name", testid: "t-name", maxLength: 40, required: true, placeholder: "e.g. Sunday cup" })),
-    el("label", {}, "Format ", format),
+    el("label", {}, `${t("app.login.name")} `, el("input", { id: "t-name", testid: "t-name", maxLength: 40, required: true, placeholder: t("app.tour.name_example") })),
+    el("label", {}, `${t("app.tour.format")} `, format),
     roundsLabel,
-    el("label", {}, "Game ", game),
+    el("label", {}, `${t("app.lobby.game")} `, game),
     optionsBox,
     ...thueOnly,
-    el("label", {}, "Clock (minutes, 0 = none) ", num("t-clock", 0, 1440, 0, "any")),
-    el("label", {}, "Increment (s) ", num("t-inc", 0, 600, 0, "any")),
-    el("label", {}, "Players at most ", num("t-max", 2, 256, 8)),
-    el("label", { class: "check" }, el("input", { id: "t-enter", testid: "t-enter", type: "checkbox", checked: true }), " enter it myself"),
-    el("button", { type: "submit", testid: "t-create-submit" }, "Create"),
+    el("label", {}, `${t("app.create.clock")} `, num("t-clock", 0, 1440, 0, "any")),
+    el("label", {}, `${t("app.create.increment")} `, num("t-inc", 0, 600, 0, "any")),
+    el("label", {}, `${t("app.tour.max_players")} `, num("t-max", 2, 256, 8)),
+    el("label", { class: "check" }, el("input", { id: "t-enter", testid: "t-enter", type: "checkbox", checked: true }), ` ${t("app.tour.enter_myself")}`),
+    el("button", { type: "submit", testid: "t-create-submit" }, t("app.create.submit")),
     error);
   const swiss = () => { roundsLabel.hidden = format.value !== "swiss"; };
   format.addEventListener("change", swiss);
@@ -1010,7 +1010,7 @@ function tournamentForm() {
     if (game.value === "thue") Object.assign(msg, { variant: v("t-variant"), k: Number(v("t-k")), limit: Number(v("t-limit")) });
     else {
       const { options, problems } = readGameOptions(game.value, "tgo-", form);
-      error.textContent = problems.length ? `Check the options: ${problems.join(" ")}` : "";
+      error.textContent = problems.length ? t("app.create.check", { problems: problems.join(" ") }) : "";
       if (problems.length) return;
       Object.assign(msg, { game: game.value, game_options: options });
     }
@@ -1022,7 +1022,7 @@ function tournamentForm() {
       r = await conn.request(msg);
     } catch (e) {
       showError(e);
-      error.textContent = `The server refused the tournament: ${e.message || e}`;
+      error.textContent = t("app.tour.refused", { why: reasonText(e) });
       showOptionError(e, "tgo-", form);
       return;
     }
@@ -1035,24 +1035,24 @@ function tournamentForm() {
 }
 
 /** Join, leave and start an open tournament, and enter bots into it. */
-function tournamentControls(t) {
+function tournamentControls(tr) {
   const box = el("div", { class: "t-actions", testid: "t-actions" });
-  if (t.status !== "open") return box;
+  if (tr.status !== "open") return box;
   if (!conn.welcomed || !ui.me) {
-    box.append(el("p", { class: "small" }, "Enter the lobby (your name above) to join."));
+    box.append(el("p", { class: "small" }, t("app.tour.enter_to_join")));
     return box;
   }
-  const act = async (msg) => { if (await send({ ...msg, tournament: t.tournament })) route(); };
-  const entered = (t.entrants || []).some((e) => e.kind !== "bot" && e.name === ui.me.name);
-  if (ui.me.kind !== "account") box.append(el("p", { class: "small", testid: "t-account-note" }, "Tournaments are for accounts: claim your name in the lobby to join."));
-  else if (entered) box.append(el("button", { type: "button", testid: "t-leave", onclick: () => act({ type: "leave_tournament" }) }, "Leave"));
-  else box.append(el("button", { type: "button", testid: "t-join", onclick: () => act({ type: "join_tournament" }) }, "Join"));
-  const bot = el("select", { testid: "t-bot" }, ...(isGameTournament(t) ? GAME_BOTS : THUE_BOTS).map((b) => el("option", { value: b }, b)));
-  box.append(el("label", {}, "Bot ", bot),
-    el("button", { type: "button", testid: "t-add-bot", onclick: () => act({ type: "join_tournament", bot: bot.value }) }, "Enter the bot"));
-  if (myTournaments().includes(t.tournament)) {
-    box.append(el("button", { type: "button", testid: "t-start", disabled: (t.entrants || []).length < 2,
-      title: "Starts with at least two entrants", onclick: () => act({ type: "start_tournament" }) }, "Start"));
+  const act = async (msg) => { if (await send({ ...msg, tournament: tr.tournament })) route(); };
+  const entered = (tr.entrants || []).some((e) => e.kind !== "bot" && e.name === ui.me.name);
+  if (ui.me.kind !== "account") box.append(el("p", { class: "small", testid: "t-account-note" }, t("app.tour.accounts_join")));
+  else if (entered) box.append(el("button", { type: "button", testid: "t-leave", onclick: () => act({ type: "leave_tournament" }) }, t("app.room.leave")));
+  else box.append(el("button", { type: "button", testid: "t-join", onclick: () => act({ type: "join_tournament" }) }, t("app.lobby.join")));
+  const bot = el("select", { testid: "t-bot" }, ...(isGameTournament(tr) ? GAME_BOTS : THUE_BOTS).map((b) => el("option", { value: b }, b)));
+  box.append(el("label", {}, `${t("app.room.bot")} `, bot),
+    el("button", { type: "button", testid: "t-add-bot", onclick: () => act({ type: "join_tournament", bot: bot.value }) }, t("app.tour.add_bot")));
+  if (myTournaments().includes(tr.tournament)) {
+    box.append(el("button", { type: "button", testid: "t-start", disabled: (tr.entrants || []).length < 2,
+      title: t("app.tour.start_help"), onclick: () => act({ type: "start_tournament" }) }, t("app.tour.start")));
   }
   return box;
 }
@@ -1082,45 +1082,45 @@ async function tournamentMatchIds(rounds) {
 }
 
 async function pageTournament(body, id) {
-  const t = await getJSON(`/api/tournaments/${enc(id)}`);
+  const tr = await getJSON(`/api/tournaments/${enc(id)}`);
   // Asked for over the WebSocket too, its tournament_events come and redraw this page.
   if (conn.welcomed && !ui.watchedTours.has(id)) {
     ui.watchedTours.add(id);
     conn.request({ type: "get_tournament", tournament: id }).catch(() => ui.watchedTours.delete(id));
   }
-  const clock = t.clock ? ` · clock ${fmtClock(t.clock.initial_ms)} + ${t.clock.increment_ms / 1000} s` : "";
-  body.append(el("h2", { testid: "tournament-name" }, t.name, " ", el("button", { type: "button", testid: "page-refresh", onclick: route }, "Refresh")),
-    el("p", { class: "small", testid: "tournament-info" }, `${String(t.format).replace("_", " ")} · ${isGameTournament(t) ? optionsText(t.game, t.game_options) : `Thue, ${thueText(t.variant, t.k)}, a round ends at ${t.limit} points`}${clock} · ${t.status} · round ${t.round}/${t.rounds} · ${t.players}/${t.max_players} players`),
-    tournamentControls(t),
-    el("h3", {}, "Entrants"));
-  const ents = t.entrants || [];
-  body.append(ents.length === 0 ? el("p", { class: "empty", testid: "entrants" }, "Nobody has entered yet.")
+  const clock = tr.clock ? ` · ${t("app.room.clock", { clock: fmtClock(tr.clock.initial_ms), inc: tr.clock.increment_ms / 1000 })}` : "";
+  body.append(el("h2", { testid: "tournament-name" }, tr.name, " ", el("button", { type: "button", testid: "page-refresh", onclick: route }, t("app.lobby.refresh"))),
+    el("p", { class: "small", testid: "tournament-info" }, `${tOr(`app.tour.format_${tr.format}`, {}, String(tr.format).replace("_", " "))} · ${isGameTournament(tr) ? optionsText(tr.game, tr.game_options) : `${t("app.game.thue")}, ${thueText(tr.variant, tr.k)}, ${t("app.room.round_ends_at", { count: tr.limit })}`}${clock} · ${tOr(`app.tour.status_${tr.status}`, {}, tr.status)} · ${t("app.tour.round_of", { round: tr.round, rounds: tr.rounds })} · ${t("app.tour.players_of", { n: tr.players, max: tr.max_players })}`),
+    tournamentControls(tr),
+    el("h3", {}, t("app.tour.entrants")));
+  const ents = tr.entrants || [];
+  body.append(ents.length === 0 ? el("p", { class: "empty", testid: "entrants" }, t("app.tour.no_entrants"))
     : el("ul", { class: "entrants", testid: "entrants" }, ...ents.map((e) =>
       el("li", { testid: `entrant-${e.name}` }, link(`#/matches/${enc(e.name)}`, e.name),
-        e.kind === "bot" ? " (bot) " : "",
+        e.kind === "bot" ? ` (${t("app.kind.bot")}) ` : "",
         // Anyone may take a bot's entry out of an open tournament (PROTOCOL.md section 9).
-        e.kind === "bot" && t.status === "open" && conn.welcomed
+        e.kind === "bot" && tr.status === "open" && conn.welcomed
           ? el("button", { type: "button", class: "link", testid: `t-remove-${e.name}`,
-            onclick: async () => { if (await send({ type: "leave_tournament", tournament: t.tournament, bot: e.bot || e.name })) route(); } }, "remove")
+            onclick: async () => { if (await send({ type: "leave_tournament", tournament: tr.tournament, bot: e.bot || e.name })) route(); } }, t("app.tour.remove"))
           : null))));
-  body.append(el("h3", {}, "Standings"));
-  const st = t.standings || [];
-  body.append(st.length === 0 ? el("p", { class: "empty", testid: "standings" }, "No standings yet.")
-    : el("div", { class: "table-wrap", testid: "standings" }, table(["#", "Name", "Points", el("abbr", { title: "Buchholz, the first tie-break: the opponents' points added up" }, "Buchholz"), el("abbr", { title: "Sonneborn-Berger, the second tie-break: the points of the opponents one beat, plus half those of the opponents one drew with" }, "Berger"), "Games"],
+  body.append(el("h3", {}, t("app.tour.standings")));
+  const st = tr.standings || [];
+  body.append(st.length === 0 ? el("p", { class: "empty", testid: "standings" }, t("app.tour.no_standings"))
+    : el("div", { class: "table-wrap", testid: "standings" }, table(["#", t("app.login.name"), t("app.tour.points"), el("abbr", { title: t("app.tour.buchholz_help") }, t("app.tour.buchholz")), el("abbr", { title: t("app.tour.berger_help") }, t("app.tour.berger")), t("app.ladder.games")],
       st.map((s) => [s.rank, s.name, s.points, s.buchholz, s.sonneborn_berger, s.games]))));
-  body.append(el("h3", {}, "Rounds"));
-  const rounds = t.round_list || [];
+  body.append(el("h3", {}, t("app.room.rounds")));
+  const rounds = tr.round_list || [];
   const ids = await tournamentMatchIds(rounds);
-  if (rounds.length === 0) body.append(el("p", { class: "empty", testid: "rounds-list" }, "No rounds yet."));
+  if (rounds.length === 0) body.append(el("p", { class: "empty", testid: "rounds-list" }, t("app.tour.no_rounds")));
   rounds.forEach((r, i) => {
-    body.append(el("h4", {}, `Round ${i + 1}`));
-    body.append(el("div", { class: "table-wrap" }, table(["Players", "Result", "Game"], (r.pairings || []).map((p) => [
-      (p.seats || []).map((n) => n === null ? "(bye)" : n).join(" vs "),
-      p.result || "playing",
+    body.append(el("h4", {}, t("app.tour.round_n", { round: i + 1 })));
+    body.append(el("div", { class: "table-wrap" }, table([t("app.lobby.col_players"), t("app.tour.result"), t("app.lobby.game")], (r.pairings || []).map((p) => [
+      (p.seats || []).map((n) => n === null ? t("app.tour.bye") : n).join(t("app.vs")),
+      p.result ? tOr(`app.tour.result_${p.result}`, {}, p.result) : t("app.rounds.playing"),
       // A game being played can be watched; a finished one links to its replay.
-      !p.room ? "" : p.result ? (ids[p.room] ? link(`#/match/${enc(ids[p.room])}`, "Replay", `t-replay-${p.room}`) : p.room)
-        : myGame(p) ? el("button", { type: "button", testid: `t-play-${p.room}`, onclick: () => switchTo(p.room) }, "Go to your game")
-        : el("button", { type: "button", testid: `t-watch-${p.room}`, title: `room ${p.room}`, onclick: () => watchRoom(p.room) }, "Watch"),
+      !p.room ? "" : p.result ? (ids[p.room] ? link(`#/match/${enc(ids[p.room])}`, t("app.replay.replay"), `t-replay-${p.room}`) : p.room)
+        : myGame(p) ? el("button", { type: "button", testid: `t-play-${p.room}`, onclick: () => switchTo(p.room) }, t("app.tour.your_game"))
+        : el("button", { type: "button", testid: `t-watch-${p.room}`, title: t("app.tour.room", { room: p.room }), onclick: () => watchRoom(p.room) }, t("app.lobby.watch")),
     ]))));
   });
 }
@@ -1131,31 +1131,31 @@ function myGame(p) {
 }
 
 function watchRoom(room) {
-  if (!conn.welcomed) { showError({ message: "Enter the lobby first (your name above)." }); return; }
+  if (!conn.welcomed) { showError({ message: t("app.tour.lobby_first") }); return; }
   location.hash = "";
   joinRoom(room, "", "spectate");
 }
 
 async function pageMatches(body, name, page = 1) {
-  body.append(el("h2", {}, name ? `Matches of ${name}` : "Matches"));
-  if (!name) { body.append(el("p", { class: "empty" }, "Enter the lobby first.")); return; }
+  body.append(el("h2", {}, name ? t("app.matches.of", { name }) : t("app.matches.title")));
+  if (!name) { body.append(el("p", { class: "empty" }, t("app.matches.lobby_first"))); return; }
   const j = await getJSON(`/api/matches?player=${enc(name)}&page=${page}`);
   const ms = j.matches || [];
   const pages = j.pages || 1;
   if (pages > 1) {
     const at = (n) => `#/matches/${enc(name)}?page=${n}`;
     body.append(el("p", { class: "pager", testid: "matches-pager" },
-      page > 1 ? link(at(page - 1), "← newer", "matches-newer") : "",
-      ` Page ${Math.min(page, pages)} of ${pages} `,
-      page < pages ? link(at(page + 1), "older →", "matches-older") : ""));
+      page > 1 ? link(at(page - 1), t("app.pager.newer"), "matches-newer") : "",
+      ` ${t("app.pager.page", { page: Math.min(page, pages), pages })} `,
+      page < pages ? link(at(page + 1), t("app.pager.older"), "matches-older") : ""));
   }
-  body.append(ms.length === 0 ? el("p", { class: "empty", testid: "matches" }, "No stored matches.")
-    : el("div", { class: "table-wrap", testid: "matches" }, table(["Players", "Game", "Result", "Ended", el("span", { class: "visually-hidden" }, "Replay")], ms.map((m) => [
-      m.players.map((p) => p.name).join(" vs "),
-      isGameRecord(m) ? `${optionsText(m.game, m.game_options)}${m.rated ? ", rated" : ""}` : `Thue, ${thueText(m.variant, m.k)}${m.rated ? ", rated" : ""}`,
+  body.append(ms.length === 0 ? el("p", { class: "empty", testid: "matches" }, t("app.matches.none"))
+    : el("div", { class: "table-wrap", testid: "matches" }, table([t("app.lobby.col_players"), t("app.lobby.game"), t("app.tour.result"), t("app.matches.ended"), el("span", { class: "visually-hidden" }, t("app.replay.replay"))], ms.map((m) => [
+      m.players.map((p) => p.name).join(t("app.vs")),
+      isGameRecord(m) ? `${optionsText(m.game, m.game_options)}${m.rated ? `, ${t("app.room.rated")}` : ""}` : `${t("app.game.thue")}, ${thueText(m.variant, m.k)}${m.rated ? `, ${t("app.room.rated")}` : ""}`,
       isGameRecord(m) ? resultWords(m.result, m.players.map(playerName)) : resultText(m.result, m.players.map(playerName), m.points),
-      m.ended_at ? new Date(m.ended_at).toLocaleString() : "",
-      link(`#/match/${enc(m.match)}`, "Replay", `replay-${m.match}`),
+      m.ended_at ? el("time", { dateTime: new Date(m.ended_at).toISOString() }, fmtDate(m.ended_at)) : "",
+      link(`#/match/${enc(m.match)}`, t("app.replay.replay"), `replay-${m.match}`),
     ]))));
 }
 
@@ -1192,33 +1192,32 @@ async function pageMatch(body, id) {
   replay.step = rec.moves.length;
   if (isGameRecord(rec)) { pageGameMatch(body, rec); return; }
   const o = rec.options;
-  body.append(el("h2", {}, `Match ${rec.match}: ${rec.players.map((p) => playerName(p)).join(" vs ")}`),
-    el("p", { class: "small", title: POINTS_HELP }, `Thue, ${thueText(o.variant, o.k)}, rounds end at ${o.limit} points${o.rated ? " · rated" : ""}${rec.tournament ? ` · tournament ${rec.tournament}, round ${rec.tournament_round}` : ""}`),
+  body.append(el("h2", {}, t("app.replay.title", { match: rec.match, players: rec.players.map((p) => playerName(p)).join(t("app.vs")) })),
+    el("p", { class: "small", title: POINTS_HELP }, `${t("app.game.thue")}, ${thueText(o.variant, o.k)}, ${t("app.replay.rounds_end", { count: o.limit })}${o.rated ? ` · ${t("app.room.rated")}` : ""}${rec.tournament ? ` · ${t("app.replay.tournament_round", { tournament: rec.tournament, round: rec.tournament_round })}` : ""}`),
     el("p", { testid: "replay-result" }, `${resultText(rec.result, rec.players.map(playerName), rec.points)}.`));
   if (rec.ratings) {
     body.append(el("p", { class: "small" }, rec.ratings.map((r, i) => `${playerName(rec.players[i])}: ${Math.round(r.before)} → ${Math.round(r.after)}`).join(" · ")));
   }
   const btn = (tid, text, fn) => el("button", { type: "button", testid: tid, onclick: () => { fn(); renderReplay(); } }, text);
   body.append(el("div", { class: "actions" },
-    btn("replay-first", "« First", () => (replay.step = 0)),
-    btn("replay-prev", "◀ Previous", () => (replay.step = Math.max(0, replay.step - 1))),
-    btn("replay-next", "Next ▶", () => (replay.step = Math.min(rec.moves.length, replay.step + 1))),
-    btn("replay-last", "Last »", () => (replay.step = rec.moves.length))),
-  el("p", { class: "small" }, "Arrow keys step, Home and End jump."),
+    btn("replay-first", t("app.replay.first"), () => (replay.step = 0)),
+    btn("replay-prev", t("app.replay.prev"), () => (replay.step = Math.max(0, replay.step - 1))),
+    btn("replay-next", t("app.replay.next"), () => (replay.step = Math.min(rec.moves.length, replay.step + 1))),
+    btn("replay-last", t("app.replay.last"), () => (replay.step = rec.moves.length))),
+  el("p", { class: "small" }, t("app.replay.keys")),
   el("p", { id: "replay-pos", testid: "replay-pos" }),
   el("p", { id: "replay-roles", testid: "replay-roles" }),
   el("div", { id: "replay-word", class: "word", testid: "replay-word" }),
   el("p", { id: "replay-rep", class: "small", testid: "replay-rep" }),
   el("div", { id: "replay-scores", testid: "replay-scores" }),
-  el("p", {}, link(`/api/matches/${enc(rec.match)}/moves.csv`, "moves.csv"), " · ", link("#/analysis", "Analyse the next move", "replay-analyse")));
+  el("p", {}, link(`/api/matches/${enc(rec.match)}/moves.csv`, "moves.csv"), " · ", link("#/analysis", t("app.replay.analyse"), "replay-analyse")));
   renderReplay();
 }
 
 /** A repetition that ended a round, for people: "a square: 0 1 repeated, symbols 3 to 6"
  * (an overlap: the block twice and its first symbol again). */
 function repetitionText(rep) {
-  const kind = rep.length > 2 * rep.period ? "an overlap" : "a square";
-  return `The round ended on ${kind}: a block of ${rep.period} symbol${rep.period === 1 ? "" : "s"} repeated, symbols ${rep.start + 1} to ${rep.start + rep.length}.`;
+  return t(rep.length > 2 * rep.period ? "app.replay.ended_overlap" : "app.replay.ended_square", { count: rep.period, from: rep.start + 1, to: rep.start + rep.length });
 }
 
 function wordTiles(box, word, k, rep) {
@@ -1241,10 +1240,10 @@ function renderReplay() {
   const r = rec.rounds[at.round] || { builder: 0, points: 0 };
   const roundOver = replay.step === n || (rec.moves[replay.step] && rec.moves[replay.step].round !== at.round);
   const lm = at.last;
-  $("replay-pos").textContent = `Move ${replay.step} of ${n} · round ${at.round + 1}${lm ? ` · ${playerName(rec.players[lm.seat])} ${lm.kind === "place" ? `placed at gap ${lm.value}` : `painted ${lm.value}`} (${fmtThink(lm.think_ms)})` : ""}`;
+  $("replay-pos").textContent = `${t("app.replay.move_round", { step: replay.step, n, round: at.round + 1 })}${lm ? ` · ${t(lm.kind === "place" ? "app.replay.placed" : "app.replay.painted", { name: playerName(rec.players[lm.seat]), value: lm.value })} (${fmtThink(lm.think_ms)})` : ""}`;
   $("replay-pos").dataset.round = String(at.round);
   $("replay-pos").dataset.step = String(replay.step);
-  $("replay-roles").textContent = `Round ${at.round + 1}: ${playerName(rec.players[r.builder])} builds, ${playerName(rec.players[1 - r.builder])} paints.`;
+  $("replay-roles").textContent = t("app.replay.roles", { round: at.round + 1, builder: playerName(rec.players[r.builder]), painter: playerName(rec.players[1 - r.builder]) });
   const box = $("replay-word");
   box.textContent = "";
   const rep = roundOver && r.end === "repetition" ? r.repetition : null;
@@ -1255,15 +1254,15 @@ function renderReplay() {
     box.insertBefore(q, box.children[at.placed] || null);
   }
   $("replay-rep").textContent = rep ? repetitionText(rep)
-    : roundOver ? `Round ${at.round + 1} ${r.end === "limit" ? "reached the points limit" : `ended (${r.end})`}.` : "";
+    : roundOver ? t(r.end === "limit" ? "app.replay.round_limit" : "app.replay.round_ended", { round: at.round + 1, end: r.end }) : "";
   const sc = $("replay-scores");
   sc.textContent = "";
   rec.rounds.forEach((rr, i) => {
     const done = i < at.round || (i === at.round && roundOver);
     // Points are the painter's: credit them to the painter by name.
-    sc.append(el("div", { class: "small", testid: `replay-score-${i}` }, `Round ${i + 1}: ${playerName(rec.players[1 - rr.builder])} paints: ${done ? `${rr.points} pt` : "…"} (${playerName(rec.players[rr.builder])} builds)`));
+    sc.append(el("div", { class: "small", testid: `replay-score-${i}` }, t("app.replay.score", { round: i + 1, painter: playerName(rec.players[1 - rr.builder]), points: done ? t("app.points.short", { count: rr.points }) : "…", builder: playerName(rec.players[rr.builder]) })));
   });
-  if (replay.step === n) sc.append(el("div", {}, el("strong", { testid: "replay-final" }, `Final: ${resultText(rec.result, rec.players.map(playerName), rec.points)}`)));
+  if (replay.step === n) sc.append(el("div", {}, el("strong", { testid: "replay-final" }, t("app.replay.final", { result: resultText(rec.result, rec.players.map(playerName), rec.points) }))));
   document.querySelector("[data-testid=replay-analyse]").href = matchAnalysisHash(rec.match, Math.min(n, replay.step + 1));
 }
 
@@ -1290,7 +1289,7 @@ function matchLine(rec) {
     return { game: "thue", options: { variant: o.variant, k: o.k, limit: o.limit }, names,
       positions: Array.from({ length: rec.moves.length + 1 }, (_, i) => thuePosition(rec, i)),
       moves: rec.moves.map((mv) => ({ seat: mv.seat, move: mv.kind === "place" ? { place: mv.value } : { paint: mv.value },
-        text: mv.kind === "place" ? `placed at gap ${mv.value}` : `painted ${mv.value}` })) };
+        text: t(mv.kind === "place" ? "app.an.placed" : "app.an.painted", { n: String(mv.value) }) })) };
   }
   const positions = [rec.start];
   for (const mv of rec.moves) positions.push(applyMove(rec.game, positions[positions.length - 1], mv.move));
@@ -1461,10 +1460,10 @@ function gameHint(text) {
   const sel = ui.gsel;
   hint.dataset.kind = "";
   hint.textContent = !sel ? ""
-    : sel.kind === "row" ? `Your piece in row ${sel.row + 1} is chosen: click a marked square in that row (Escape drops it).`
-    : sel.kind === "field" ? `Your piece on field ${sel.from} is chosen: click a marked field (Escape drops it).`
-    : sel.kind === "dir" ? `Field ${sel.to} can be reached both ways: choose one.`
-    : sel.kind === "rims" ? "Choose how the rest of the region splits." : "";
+    : sel.kind === "row" ? t("app.ghint.row", { row: sel.row + 1 })
+    : sel.kind === "field" ? t("app.ghint.field", { field: sel.from })
+    : sel.kind === "dir" ? t("app.ghint.dir", { field: sel.to })
+    : sel.kind === "rims" ? t("app.ghint.rims") : "";
 }
 
 /** Sends another game's move; a refused one leaves the server's sentence under the board
@@ -1472,7 +1471,7 @@ function gameHint(text) {
 async function sendGameMove(mv) {
   const s = ui.state;
   if (!s || !s.match || s.match.step === "over" || s.you === null || ui.busy) return;
-  if (!mv) { gameHint("First click one of your pieces."); return; }
+  if (!mv) { gameHint(t("app.ghint.first")); return; }
   ui.gsel = null;
   ui.busy = true;
   renderGameBoard();
@@ -1503,13 +1502,13 @@ function renderGameReplay() {
   const who = lm ? nameIn(s, s.players[lm.seat]) : "";
   const prev = step > 0 ? list[step - 1].state : null;
   box.append(el("div", { class: "actions" },
-    el("button", { type: "button", testid: "g-replay-first", disabled: step === 0, onclick: () => go(0) }, "« First"),
-    el("button", { type: "button", testid: "g-replay-prev", disabled: step === 0, onclick: () => go(step - 1) }, "◀ Previous"),
-    el("button", { type: "button", testid: "g-replay-next", disabled: step === n, onclick: () => go(step + 1) }, "Next ▶"),
-    el("button", { type: "button", testid: "g-replay-last", disabled: step === n, onclick: () => go(n) }, "Last »")),
+    el("button", { type: "button", testid: "g-replay-first", disabled: step === 0, onclick: () => go(0) }, t("app.replay.first")),
+    el("button", { type: "button", testid: "g-replay-prev", disabled: step === 0, onclick: () => go(step - 1) }, t("app.replay.prev")),
+    el("button", { type: "button", testid: "g-replay-next", disabled: step === n, onclick: () => go(step + 1) }, t("app.replay.next")),
+    el("button", { type: "button", testid: "g-replay-last", disabled: step === n, onclick: () => go(n) }, t("app.replay.last"))),
   el("p", { class: "small", testid: "g-replay-pos" },
-    `Replay: move ${at.moves} of ${list[n].moves}${lm ? `: ${who} ${moveText(s.options.game, lm.move, prev)}` : " (the start)"}` +
-    `${list[0].moves > 0 ? ` · this page saw the match from move ${list[0].moves}` : ""} · Left and Right step, Home and End jump.`));
+    `${t("app.greplay.move", { at: at.moves, n: list[n].moves })}${lm ? `: ${who} ${moveText(s.options.game, lm.move, prev)}` : ` ${t("app.greplay.start")}`}` +
+    `${list[0].moves > 0 ? ` · ${t("app.greplay.seen_from", { move: list[0].moves })}` : ""} · ${t("app.greplay.keys")}`));
   box.dataset.step = String(at.moves);
 }
 
@@ -1544,22 +1543,22 @@ function pageGameMatch(body, rec) {
   replay.states = matchLine(rec).positions;
   const names = rec.players.map(playerName);
   const white = names[rec.first];
-  body.append(el("h2", {}, `Match ${rec.match}: ${names.join(" vs ")}`),
-    el("p", { class: "small" }, `${optionsText(rec.game, rec.game_options)}${rec.rated ? " · rated" : ""} · ${white} white, moving first${rec.tournament ? ` · tournament ${rec.tournament}` : ""}`),
+  body.append(el("h2", {}, t("app.replay.title", { match: rec.match, players: names.join(t("app.vs")) })),
+    el("p", { class: "small" }, `${optionsText(rec.game, rec.game_options)}${rec.rated ? ` · ${t("app.room.rated")}` : ""} · ${t("app.replay.white_first", { name: white })}${rec.tournament ? ` · ${t("app.replay.tournament", { tournament: rec.tournament })}` : ""}`),
     el("p", { testid: "replay-result" }, resultWords(rec.result, names)));
   if (rec.ratings) body.append(el("p", { class: "small" }, rec.ratings.map((r, i) => `${playerName(rec.players[i])}: ${Math.round(r.before)} → ${Math.round(r.after)}`).join(" · ")));
   const btn = (tid, text, fn) => el("button", { type: "button", testid: tid, onclick: () => { fn(); renderReplay(); } }, text);
   const n = rec.moves.length;
   body.append(el("div", { class: "actions" },
-    btn("replay-first", "« First", () => (replay.step = 0)),
-    btn("replay-prev", "◀ Previous", () => (replay.step = Math.max(0, replay.step - 1))),
-    btn("replay-next", "Next ▶", () => (replay.step = Math.min(n, replay.step + 1))),
-    btn("replay-last", "Last »", () => (replay.step = n))),
-  el("p", { class: "small" }, "Arrow keys step, Home and End jump."),
+    btn("replay-first", t("app.replay.first"), () => (replay.step = 0)),
+    btn("replay-prev", t("app.replay.prev"), () => (replay.step = Math.max(0, replay.step - 1))),
+    btn("replay-next", t("app.replay.next"), () => (replay.step = Math.min(n, replay.step + 1))),
+    btn("replay-last", t("app.replay.last"), () => (replay.step = n))),
+  el("p", { class: "small" }, t("app.replay.keys")),
   el("p", { id: "replay-pos", testid: "replay-pos" }),
   el("div", { id: "replay-board", class: "gboard", testid: "replay-board" }),
   el("p", { id: "replay-final", class: "small", testid: "replay-final" }),
-  el("p", {}, link(`/api/matches/${enc(rec.match)}/moves.csv`, "moves.csv"), " · ", link("#/analysis", "Analyse the next move", "replay-analyse")));
+  el("p", {}, link(`/api/matches/${enc(rec.match)}/moves.csv`, "moves.csv"), " · ", link("#/analysis", t("app.replay.analyse"), "replay-analyse")));
 }
 
 function renderGameRecord() {
@@ -1568,10 +1567,10 @@ function renderGameRecord() {
   const i = replay.step;
   const mv = i > 0 ? rec.moves[i - 1] : null;
   const names = rec.players.map(playerName);
-  $("replay-pos").textContent = `Move ${i} of ${rec.moves.length}${mv ? ` · ${names[mv.seat]} ${moveText(rec.game, mv.move, replay.states[i - 1])} (${fmtThink(mv.think_ms)})` : " · the start"}`;
+  $("replay-pos").textContent = `${t("app.replay.move", { i, n: rec.moves.length })}${mv ? ` · ${names[mv.seat]} ${moveText(rec.game, mv.move, replay.states[i - 1])} (${fmtThink(mv.think_ms)})` : ` · ${t("app.replay.the_start")}`}`;
   $("replay-pos").dataset.step = String(i);
   drawBoard($("replay-board"), { game: rec.game, state: replay.states[i], player: null, active: false, over: true, last: mv ? mv.move : null, prev: i > 0 ? replay.states[i - 1] : null, sel: null, onMove: () => {}, onSelect: () => {} });
-  $("replay-final").textContent = i === rec.moves.length ? `Final: ${resultWords(rec.result, names)}` : "";
+  $("replay-final").textContent = i === rec.moves.length ? t("app.replay.final", { result: resultWords(rec.result, names) }) : "";
   document.querySelector("[data-testid=replay-analyse]").href = matchAnalysisHash(rec.match, Math.min(rec.moves.length, i + 1));
 }
 
@@ -1699,7 +1698,7 @@ function wireGames() {
       const sel = $(id);
       const keep = sel.value;
       sel.textContent = "";
-      sel.append(el("option", { value: "thue" }, "Thue"));
+      sel.append(el("option", { value: "thue" }, t("app.game.thue")));
       for (const g of games()) sel.append(el("option", { value: g.name }, g.title));
       sel.value = [...sel.options].some((x) => x.value === keep) ? keep : "thue";
     }
@@ -1823,7 +1822,7 @@ async function setPassword(ev) {
 function renderMe() {
   if (!ui.me) return;
   $("me").textContent = ui.me.name;
-  $("me-kind").textContent = `(${t(`app.kind.${ui.me.kind}`)})`;
+  $("me-kind").textContent = `(${tOr(`app.kind.${ui.me.kind}`, {}, ui.me.kind)})`;
   $("claim").hidden = ui.me.kind !== "guest";
   $("pw-login-form").hidden = ui.me.kind !== "guest";
   $("pw-set").hidden = ui.me.kind !== "account";
@@ -2583,3 +2582,6 @@ window.thueClient = {
 };
 
 wire();
+// Ready: the page's words are in and its handlers are wired. (The catalogues load before this
+// module runs, so it may finish after the load event; the browser tests wait for this mark.)
+document.documentElement.dataset.ready = "1";

@@ -5,8 +5,9 @@
 // walked, the marked parts taken out (innermost first: words fill words), and what is left
 // must be data: numbers, clocks, symbols, names the test typed, guest names, engine specs,
 // the languages' own names in the switcher. Views walked: the first screen with a card's
-// levels and rules open, the name step, the lobby, a game of Thue against the computer and
-// a game of Nim against the computer (while it runs). Run:
+// levels and rules open, the name step, the lobby, a game of Thue against the computer, a
+// game of Nim against the computer (while it runs), the ladder, the tournaments, my matches,
+// a stored match's replay and the analysis page. Run:
 //   node tests/e2e/i18n_marked.test.mjs --server build/server/thue-server
 import assert from "node:assert/strict";
 import { test, run, tid, withWorld } from "./lib.mjs";
@@ -45,13 +46,16 @@ function unmarked(page, names) {
       /^[rt][0-9a-z]{4,}$/,                                        // room and tournament ids
       /^(a|k|[WB.]+)$/,                                            // option names that are symbols
       /^_ - \.$/,                                                   // the name rule's characters
+      /^[\w.-]+\.(csv|tree)$/,                                      // file names
+      /^\{.*\}$/,                                                   // JSON (an example in a placeholder)
     ];
     const isData = (s) => DATA.some((re) => re.test(s)) || names.includes(s);
     const bad = [];
     const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
     for (let n = walker.nextNode(); n; n = walker.nextNode()) {
       const el = n.parentElement;
-      if (!el || el.closest("script, style, [hidden], [aria-hidden=true]") || !el.checkVisibility()) continue;
+      // Code (a command line) and dates and times (Intl's words: <time>) are data.
+      if (!el || el.closest("script, style, code, time, [hidden], [aria-hidden=true]") || !el.checkVisibility()) continue;
       // A composed text may be split over nodes (a name in <strong>): judge the element's text.
       const own = strip(n.textContent);
       for (const piece of own.split(/[\s·,()]+/).map((x) => x.replace(/:$/, "")).filter((x) => x !== "")) {
@@ -108,6 +112,33 @@ for (const locale of ["en-US", "pl-PL"]) {
     await page.locator("[data-testid=game][data-game=nim]").waitFor();
     await page.locator("[data-testid=gboard] .htoken:not([disabled])").first().waitFor();
     report.nim = await unmarked(page, names);
+    // The pages: the ladder, the tournaments (and the create form, as a guest), my matches,
+    // a stored match's replay, the analysis page.
+    const loaded = () => page.waitForFunction(() => document.getElementById("page-body").dataset.loaded === "1");
+    await page.locator("#site-nav a[data-page=ladder]").click();
+    await loaded();
+    await tid(page, "ladder").waitFor();
+    report.ladder = await unmarked(page, names);
+    await page.locator("#site-nav a[data-page=tournaments]").click();
+    await loaded();
+    report.tournaments = await unmarked(page, names);
+    await page.locator("#site-nav a[data-page=matches]").click();
+    await loaded();
+    await tid(page, "matches").waitFor();
+    report.matches = await unmarked(page, names);
+    const replay = page.locator("[data-testid=matches] a[href^=\"#/match/\"]").first();
+    if (await replay.count()) {
+      await replay.click();
+      await loaded();
+      await tid(page, "replay-pos").waitFor();
+      report.replay = await unmarked(page, names);
+    }
+    await page.locator("#site-nav a[data-page=analysis]").click();
+    await loaded();
+    await tid(page, "an-form").waitFor();
+    report.analysis = await unmarked(page, names);
+    console.log(`     ${locale}: views walked: ${Object.keys(report).join(", ")}`);
+    for (const k of ["first", "lobby", "thue", "thueOver", "nim", "ladder", "tournaments", "matches", "analysis"]) assert.ok(k in report, k);
     for (const [view, bad] of Object.entries(report)) if (bad.length) console.log(`     ${view}: ${bad.length} unmarked\n       ${bad.join("\n       ")}`);
     assert.deepEqual(Object.values(report).flat(), [], "texts from no catalogue");
     await page.context().close();

@@ -24,13 +24,34 @@ export async function launch() {
   if (!fs.existsSync(CHROMIUM)) throw new Error(`no Chromium at ${CHROMIUM}: apt-get install -y chromium`);
   const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS });
   const newContext = browser.newContext.bind(browser);
-  browser.newContext = (opts = {}) => newContext({ locale: "en-US", ...opts });
+  browser.newContext = async (opts = {}) => {
+    const context = await newContext({ locale: "en-US", ...opts });
+    const newPage = context.newPage.bind(context);
+    context.newPage = async () => readyOnLoad(await newPage());
+    return context;
+  };
   return browser;
+}
+
+/** The client's module waits for its catalogues (i18n.js) before it runs, so a page's load
+ * event can come before its handlers are wired: goto and reload also wait for the client's
+ * ready mark (<html data-ready>), on pages that load the client. */
+function readyOnLoad(page) {
+  for (const name of ["goto", "reload"]) {
+    const plain = page[name].bind(page);
+    page[name] = async (...args) => {
+      const res = await plain(...args);
+      await page.waitForFunction(() => document.documentElement.dataset.ready === "1" || !document.querySelector("script[src='app.js']"),
+        null, { timeout: 10000 }).catch(() => {});
+      return res;
+    };
+  }
+  return page;
 }
 
 /** A fresh context and page on server's client; page errors fail loudly in the log. */
 export async function newPage(browser, server, label) {
-  const context = await browser.newContext({ viewport: { width: 900, height: 900 }, locale: "en-US" });
+  const context = await browser.newContext({ viewport: { width: 900, height: 900 } });
   const page = await context.newPage();
   page.setDefaultTimeout(10000);
   page.label = label;
