@@ -485,7 +485,7 @@ function renderStatus() {
   const total = A.byKey.size;
   const shown = A.L ? A.L.nodes.length : 0;
   const best = bestChild(A.root);
-  box.textContent = `${A.source}: ${t("app.an.nodes", { count: total })}${shown < total ? ` ${t("app.an.drawn", { shown })}` : ""} · ${t("app.an.root_visits", { n: A.root.visits })} · ${t("app.an.best", { move: best ? nodeMoveText(best) : t("app.an.none"), count: best ? best.visits : 0 })}`;
+  box.textContent = `${A.source}: ${t("app.an.nodes", { count: String(total) })}${shown < total ? ` ${t("app.an.drawn", { shown: String(shown) })}` : ""} · ${t("app.an.root_visits", { n: String(A.root.visits) })} · ${t("app.an.best", { move: best ? nodeMoveText(best) : t("app.an.none"), count: String(best ? best.visits : 0) })}`;
   c.dataset.nodes = String(total);
   c.dataset.rootVisits = String(A.root.visits);
   c.dataset.best = best ? best.move : "";
@@ -507,7 +507,8 @@ function renderDetails() {
   const v = A.byKey.get(A.selected);
   if (!v) { box.append(ctx.el("p", { class: "small" }, t("app.an.click_node"))); return; }
   const depth = v.key ? v.key.split("/").length - 1 : 0;
-  // [testid part, label, value]: the testids stay English (the tests name them).
+  // [testid part, label, value]: the testids stay English (the tests name them). Counts go in
+  // as text: a research page writes them whole (20001 nodes), as the files and the CLI do.
   const rows = [
     ["move", t("app.an.d_move"), v.move === null ? t("app.an.the_root") : nodeMoveText(v)],
     ["state", t("app.an.d_state"), v.state],
@@ -518,7 +519,7 @@ function renderDetails() {
       : /\/b$/.test(v.state) ? t("app.an.by_state_builder") : /\/p@\d+$/.test(v.state) ? t("app.an.by_state_painter") : t("app.an.not_in_file")],
     ["children", t("app.an.d_children"), `${v.children.length}${v.hidden ? ` ${t("app.an.not_sent", { n: v.hidden })}` : ""}${A.collapsed.has(v.key) ? `, ${t("app.an.collapsed")}` : ""}`],
     ["depth", t("app.an.d_depth"), String(depth)],
-    ["subtree", t("app.an.d_subtree"), t("app.an.nodes", { count: subtreeSize(v) })],
+    ["subtree", t("app.an.d_subtree"), t("app.an.nodes", { count: String(subtreeSize(v)) })],
     ["path", t("app.an.d_path"), v.key ? v.key.slice(1).split("/").join(" → ") : t("app.an.the_root")],
   ];
   const dl = ctx.el("dl", { class: "an-dl", testid: "an-details-list" });

@@ -62,7 +62,7 @@ export function t(key, vars = {}) {
   let v = key in words ? words[key] : english[key];
   if (v === undefined) return key;
   if (typeof v === "object") {
-    const n = typeof vars.count === "number" ? vars.count : 0;
+    const n = Number(vars.count) || 0; // a count given as text (written as it is) counts too
     v = v[plurals.select(n)] ?? v.other;
   }
   return fill(v, vars);
