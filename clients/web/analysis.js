@@ -17,6 +17,7 @@
 import { layoutTree } from "./treelayout.js";
 import { preorder, readTree, writeBinary, writeCsv } from "./treefile.js";
 import { applyMove, drawBoard, gameInfo, games, moveText } from "./games.js";
+import { reasonText, t } from "./i18n.js";
 
 /** The analyze parameters: [least, greatest, default] (the server checks them too). */
 export const PARAMS = {
@@ -188,7 +189,7 @@ function paint() {
   if (!A.L) {
     g.fillStyle = dark ? "#a0a4a8" : "#5f6368";
     g.font = "15px system-ui, sans-serif";
-    g.fillText("No tree yet: load a file or run an analysis.", 16, 28);
+    g.fillText(t("app.an.no_tree_yet"), 16, 28);
     c.dataset.drawn = "0";
     return;
   }
@@ -480,11 +481,11 @@ function renderStatus() {
   const box = $("an-status");
   if (!box) return;
   const c = A.canvas;
-  if (!A.root) { box.textContent = "No tree loaded."; delete c.dataset.nodes; return; }
+  if (!A.root) { box.textContent = t("app.an.no_tree"); delete c.dataset.nodes; return; }
   const total = A.byKey.size;
   const shown = A.L ? A.L.nodes.length : 0;
   const best = bestChild(A.root);
-  box.textContent = `${A.source}: ${total} node${total === 1 ? "" : "s"}${shown < total ? ` (${shown} drawn, the rest collapsed)` : ""} · root visits ${A.root.visits} · best move ${best ? nodeMoveText(best) : "none"} (${best ? best.visits : 0} visits)`;
+  box.textContent = `${A.source}: ${t("app.an.nodes", { count: String(total) })}${shown < total ? ` ${t("app.an.drawn", { shown: String(shown) })}` : ""} · ${t("app.an.root_visits", { n: String(A.root.visits) })} · ${t("app.an.best", { move: best ? nodeMoveText(best) : t("app.an.none"), count: String(best ? best.visits : 0) })}`;
   c.dataset.nodes = String(total);
   c.dataset.rootVisits = String(A.root.visits);
   c.dataset.best = best ? best.move : "";
@@ -504,27 +505,29 @@ function renderDetails() {
   const refocus = document.activeElement && box.contains(document.activeElement); // the toggle, pressed by keyboard
   box.textContent = "";
   const v = A.byKey.get(A.selected);
-  if (!v) { box.append(ctx.el("p", { class: "small" }, "Click a node (or focus the tree and use the arrow keys) for its details.")); return; }
+  if (!v) { box.append(ctx.el("p", { class: "small" }, t("app.an.click_node"))); return; }
   const depth = v.key ? v.key.split("/").length - 1 : 0;
+  // [testid part, label, value]: the testids stay English (the tests name them). Counts go in
+  // as text: a research page writes them whole (20001 nodes), as the files and the CLI do.
   const rows = [
-    ["Move", v.move === null ? "(the root)" : nodeMoveText(v)],
-    ["State", v.state],
-    ["Visits", String(v.visits)],
-    ["Ended", `${v.visits2}${v.visits ? ` (${(100 * v.visits2 / v.visits).toFixed(1)} %)` : ""}`],
-    ["Value", fmtValue(v.payoff)],
-    ["To move", v.toMove !== undefined ? (v.toMove === -1 ? "nobody: the game is over" : `player ${v.toMove}`)
-      : /\/b$/.test(v.state) ? "the builder (by the state name)" : /\/p@\d+$/.test(v.state) ? "the painter (by the state name)" : "(not in the file)"],
-    ["Children", `${v.children.length}${v.hidden ? ` (+${v.hidden} not sent)` : ""}${A.collapsed.has(v.key) ? ", collapsed" : ""}`],
-    ["Depth", String(depth)],
-    ["Subtree", `${subtreeSize(v)} nodes`],
-    ["Path", v.key ? v.key.slice(1).split("/").join(" → ") : "(the root)"],
+    ["move", t("app.an.d_move"), v.move === null ? t("app.an.the_root") : nodeMoveText(v)],
+    ["state", t("app.an.d_state"), v.state],
+    ["visits", t("app.an.d_visits"), String(v.visits)],
+    ["ended", t("app.an.d_ended"), `${v.visits2}${v.visits ? ` (${(100 * v.visits2 / v.visits).toFixed(1)} %)` : ""}`],
+    ["value", t("app.an.d_value"), fmtValue(v.payoff)],
+    ["to-move", t("app.an.d_to_move"), v.toMove !== undefined ? (v.toMove === -1 ? t("app.an.nobody") : t("app.an.player", { n: v.toMove }))
+      : /\/b$/.test(v.state) ? t("app.an.by_state_builder") : /\/p@\d+$/.test(v.state) ? t("app.an.by_state_painter") : t("app.an.not_in_file")],
+    ["children", t("app.an.d_children"), `${v.children.length}${v.hidden ? ` ${t("app.an.not_sent", { n: v.hidden })}` : ""}${A.collapsed.has(v.key) ? `, ${t("app.an.collapsed")}` : ""}`],
+    ["depth", t("app.an.d_depth"), String(depth)],
+    ["subtree", t("app.an.d_subtree"), t("app.an.nodes", { count: String(subtreeSize(v)) })],
+    ["path", t("app.an.d_path"), v.key ? v.key.slice(1).split("/").join(" → ") : t("app.an.the_root")],
   ];
   const dl = ctx.el("dl", { class: "an-dl", testid: "an-details-list" });
-  for (const [k, val] of rows) dl.append(ctx.el("dt", {}, k), ctx.el("dd", { testid: `an-d-${k.toLowerCase().replace(/ /g, "-")}` }, val));
+  for (const [id, k, val] of rows) dl.append(ctx.el("dt", {}, k), ctx.el("dd", { testid: `an-d-${id}` }, val));
   box.append(dl);
   if (v.children.length) {
     const b = ctx.el("button", { type: "button", testid: "an-toggle", onclick: () => toggleCollapse(v) },
-      A.collapsed.has(v.key) ? "Expand this subtree" : "Collapse this subtree");
+      A.collapsed.has(v.key) ? t("app.an.expand_subtree") : t("app.an.collapse_subtree"));
     box.append(b);
     if (refocus) b.focus();
   } else if (refocus) A.canvas.focus();
@@ -549,7 +552,7 @@ async function loadFile(file) {
     if (A.live) await liveCommand("analyze_close"); // the file takes the canvas: the live search ends
     A.collapsed.clear();
     A.selected = "";
-    setTree(root, `${file.name} (${format === "csv" ? "CSV" : "binary"})`, format, false);
+    setTree(root, `${file.name} (${format === "csv" ? "CSV" : t("app.an.binary")})`, format, false);
   } catch (e) {
     err.textContent = `${file.name}: ${e.message}`; // the tree on screen stays
   }
@@ -567,13 +570,13 @@ function download(name, bytes, type) {
 function exportTree(format) {
   const err = $("an-file-error");
   err.textContent = "";
-  if (!A.root) { err.textContent = "There is no tree to export yet."; return; }
+  if (!A.root) { err.textContent = t("app.an.nothing_to_export"); return; }
   const base = (A.live && A.live.game ? `analysis-${A.live.game}` : A.source.replace(/ \(.*\)$/, "").replace(/\.(csv|tree)$/, "")) || "tree";
   try {
     if (format === "csv") download(`${base}.csv`, writeCsv(A.root), "text/csv");
     else download(`${base}.tree`, writeBinary(A.root), "application/octet-stream");
   } catch (e) {
-    err.textContent = `Cannot export: ${e.message}`;
+    err.textContent = t("app.an.cannot_export", { why: e.message });
   }
 }
 
@@ -589,10 +592,10 @@ function readForm() {
   if (useRoom) {
     // The room's current position, as the server has it (it also says who may).
   } else if (game === "thue") {
-    const t = $("an-thue-options").value.trim();
+    const text = $("an-thue-options").value.trim();
     fieldErr("an-thue-options", "");
-    if (t) {
-      try { msg.game_options = JSON.parse(t); } catch { fieldErr("an-thue-options", "Thue's options are not JSON, e.g. {\"variant\":\"square\",\"k\":3,\"limit\":100}."); }
+    if (text) {
+      try { msg.game_options = JSON.parse(text); } catch { fieldErr("an-thue-options", t("app.an.thue_json")); }
     } // empty: the server's defaults
   } else {
     const { options, problems: p } = ctx.readGameOptions(game, "ao-", $("an-form"));
@@ -602,18 +605,18 @@ function readForm() {
   const pos = useRoom ? "" : $("an-position").value.trim();
   fieldErr("an-position", "");
   if (pos) {
-    try { msg.position = JSON.parse(pos); } catch { fieldErr("an-position", "The position is not JSON (leave it empty for the game's start)."); }
-    if (msg.position !== undefined && (msg.position === null || typeof msg.position !== "object" || Array.isArray(msg.position))) fieldErr("an-position", "The position is a JSON object, the shape of the game's state.");
+    try { msg.position = JSON.parse(pos); } catch { fieldErr("an-position", t("app.an.pos_json")); }
+    if (msg.position !== undefined && (msg.position === null || typeof msg.position !== "object" || Array.isArray(msg.position))) fieldErr("an-position", t("app.an.pos_object"));
   }
   for (const [name, [lo, hi]] of Object.entries(PARAMS)) {
     const id = `an-${name.replace("_", "-")}`;
-    const t = $(id).value.trim();
+    const text = $(id).value.trim();
     fieldErr(id, "");
-    if (t === "") continue; // the server's default
-    const x = Number(t);
+    if (text === "") continue; // the server's default
+    const x = Number(text);
     const whole = name !== "c";
     if (!Number.isFinite(x) || (whole && !Number.isInteger(x)) || x < lo || x > hi) {
-      fieldErr(id, `${name} is ${whole ? "a whole number" : "a number"} from ${lo} to ${hi}.`);
+      fieldErr(id, t(whole ? "app.an.param_int" : "app.an.param_num", { name, lo: String(lo), hi: String(hi) }));
       continue;
     }
     msg[name] = x;
@@ -625,19 +628,19 @@ async function startLive(ev) {
   if (ev) ev.preventDefault();
   const { msg, problems } = readForm();
   const err = $("an-live-error");
-  err.textContent = problems.length ? `Check the form: ${problems.join(" ")}` : "";
+  err.textContent = problems.length ? t("app.an.check_form", { problems: problems.join(" ") }) : "";
   if (problems.length) return;
-  if (!ctx.conn.welcomed) { err.textContent = "Not connected yet: wait a moment (or enter a name on the first screen), then press Analyse again."; return; }
+  if (!ctx.conn.welcomed) { err.textContent = t("app.an.not_connected"); return; }
   if (A.live && M.line) await liveCommand("analyze_close"); // one analysis at a time: the picked move's
   let r;
   try {
     r = await ctx.conn.request(msg);
   } catch (e) {
-    err.textContent = `The server refused the analysis: ${e.message || e}${e.field ? ` (${e.field})` : ""}`;
+    err.textContent = `${t("app.an.refused", { why: reasonText(e) })}${e.field ? ` (${e.field})` : ""}`;
     const f = typeof e.field === "string" ? e.field : "";
     if (f.startsWith("game_options")) ctx.showOptionError(e, "ao-", $("an-form"));
-    else if (f.startsWith("position")) $("an-position-err").textContent = e.message;
-    else if (PARAMS[f]) $(`an-${f.replace("_", "-")}-err`).textContent = e.message;
+    else if (f.startsWith("position")) $("an-position-err").textContent = reasonText(e);
+    else if (PARAMS[f]) $(`an-${f.replace("_", "-")}-err`).textContent = reasonText(e);
     return;
   }
   A.live = { key: r.analysis, seq: 0, status: "running", game: r.game, options: r.game_options, position: r.position, params: r, iterations: 0, nodes: 0, shown: 0, best: null };
@@ -648,7 +651,7 @@ async function startLive(ev) {
   // The address now names this position, so the page can be linked or reloaded (a
   // match's page keeps naming the match and the move).
   if (!M.line) history.replaceState(null, "", ctx.analysisHash(r.game, r.game_options, r.position));
-  $("an-seed").placeholder = `random (this one: ${r.seed})`;
+  $("an-seed").placeholder = t("app.an.seed_this", { seed: String(r.seed) });
   renderBoard(r.game, r.position);
   renderLive();
 }
@@ -659,7 +662,7 @@ export function analysisEvent(m) {
   if (!L || m.analysis !== L.key || m.seq <= L.seq) return;
   Object.assign(L, { seq: m.seq, status: m.status, iterations: m.iterations, nodes: m.nodes, shown: m.shown, best: m.best });
   if (!A.canvas || !A.canvas.isConnected) return;
-  setTree(fromLive(m.tree, L.game), `Live analysis of ${gameLabel(L.game)}`, "live", L.seq > 1);
+  setTree(fromLive(m.tree, L.game), t("app.an.live_of", { game: gameLabel(L.game) }), "live", L.seq > 1);
   renderLive();
   renderVerdict();
 }
@@ -672,7 +675,7 @@ async function liveCommand(type, extra = {}) {
   try {
     await ctx.conn.request({ type, analysis: L.key, ...extra });
   } catch (e) {
-    err.textContent = `${e.message || e}`;
+    err.textContent = reasonText(e);
     if (e.code === "not_found") { A.live = null; renderLive(); }
     return;
   }
@@ -682,12 +685,12 @@ async function liveCommand(type, extra = {}) {
 }
 
 function resume() {
-  const t = $("an-more").value.trim();
+  const text = $("an-more").value.trim();
   $("an-more-err").textContent = "";
-  if (t === "") { liveCommand("analyze_resume"); return; }
-  const x = Number(t);
+  if (text === "") { liveCommand("analyze_resume"); return; }
+  const x = Number(text);
   const [lo, hi] = PARAMS.iterations;
-  if (!Number.isInteger(x) || x < lo || x > hi) { $("an-more-err").textContent = `More iterations: a whole number from ${lo} to ${hi} (empty: the rest of the budget).`; return; }
+  if (!Number.isInteger(x) || x < lo || x > hi) { $("an-more-err").textContent = t("app.an.more_check", { lo: String(lo), hi: String(hi) }); return; }
   liveCommand("analyze_resume", { iterations: x });
 }
 
@@ -698,10 +701,10 @@ function renderLive() {
   $("an-stop").disabled = !L || L.status !== "running";
   $("an-resume").disabled = !L || L.status === "running";
   $("an-close").disabled = !L;
-  if (!L) { st.textContent = "No analysis running."; st.dataset.status = "none"; return; }
+  if (!L) { st.textContent = t("app.an.none_running"); st.dataset.status = "none"; return; }
   const p = L.params;
   st.dataset.status = L.status;
-  st.textContent = `${L.status === "running" ? "Running" : L.status === "stopped" ? "Stopped" : "Done"} · iterations ${L.iterations} of ${p.iterations} · nodes ${L.nodes} · shown ${L.shown} · best move ${L.best === null ? "none yet" : moveWords(L.game, L.best, L.position)}${M.line ? "" : ` · seed ${p.seed}, playout ${p.playout}, c ${p.c}, max_nodes ${p.max_nodes}`}`;
+  st.textContent = `${L.status === "running" ? t("app.an.running") : L.status === "stopped" ? t("app.an.stopped") : t("app.an.done")} · ${t("app.an.live_line", { it: String(L.iterations), of: String(p.iterations), nodes: String(L.nodes), shown: String(L.shown), best: L.best === null ? t("app.an.none_yet") : moveWords(L.game, L.best, L.position) })}${M.line ? "" : ` · seed ${p.seed}, playout ${p.playout}, c ${p.c}, max_nodes ${p.max_nodes}`}`;
   st.dataset.best = L.best === null ? "" : moveName(L.best);
   st.dataset.iterations = String(L.iterations);
 }
@@ -713,22 +716,22 @@ export function analysisLeave() {
   A.canvas = null;
 }
 
-const gameLabel = (g) => (g === "thue" ? "Thue" : gameInfo(g).title || g);
+const gameLabel = (g) => (g === "thue" ? t("app.game.thue") : gameInfo(g).title || g);
 
 function renderBoard(game, position) {
   const box = $("an-board");
   if (!box) return;
   box.textContent = "";
-  if (!position) { box.append(ctx.el("p", { class: "small" }, "The game's start (seed 0).")); return; }
+  if (!position) { box.append(ctx.el("p", { class: "small" }, t("app.an.start_seed0"))); return; }
   if (game === "thue") {
-    box.append(ctx.el("p", { class: "small", testid: "an-board-text" }, `Round ${(position.round || 0) + 1}, ${position.step || "place"} step, word ${(position.word || []).join(" ")}${position.placed !== null && position.placed !== undefined ? `, the painter paints at ${position.placed}` : ""}`));
+    box.append(ctx.el("p", { class: "small", testid: "an-board-text" }, `${t(position.step === "paint" ? "app.an.thue_pos_paint" : "app.an.thue_pos_place", { round: (position.round || 0) + 1, word: (position.word || []).join(" ") })}${position.placed !== null && position.placed !== undefined ? `, ${t("app.an.paints_at", { n: position.placed })}` : ""}`));
     return;
   }
   try {
     drawBoard(box, { game, state: position, player: null, active: false, over: true, last: null, prev: null, sel: null, onMove: () => {}, onSelect: () => {} });
   } catch {
     box.textContent = "";
-    box.append(ctx.el("p", { class: "small" }, "This position cannot be drawn here; the server reads it."));
+    box.append(ctx.el("p", { class: "small" }, t("app.an.cannot_draw")));
   }
 }
 
@@ -792,27 +795,27 @@ function renderVerdict() {
   box.hidden = false;
   const mv = M.line.moves[M.at - 1];
   const who = M.line.names[mv.seat];
-  const played = `Move ${M.at}: ${who} ${mv.text}.`;
+  const played = t("app.an.played", { n: M.at, name: who, move: mv.text });
   const root = A.live && A.root && A.format === "live" ? A.root : null;
   const best = root ? bestChild(root) : null;
   box.dataset.best = best ? best.move : "";
-  if (!best) { box.textContent = `${played} The search is looking at the position before it…`; return; }
-  const share = (v) => `${Math.round((100 * v.visits) / Math.max(1, root.visits))} % of the search's visits, scoring ${v.payoff.toFixed(2)} for ${who}`;
+  if (!best) { box.textContent = `${played} ${t("app.an.looking")}`; return; }
+  const share = (v) => t("app.an.share", { pct: String(Math.round((100 * v.visits) / Math.max(1, root.visits))), score: v.payoff.toFixed(2), name: who });
   const mine = root.children.find((c) => sameMoveJson(c.moveJson, mv.move));
   const pos = M.line.positions[M.at - 1];
-  if (mine === best) box.textContent = `${played} The search agrees: it is its most visited move (${share(best)}).`;
-  else box.textContent = `${played} The search prefers the move that ${moveWords(M.line.game, best.moveJson, pos)} (${share(best)})` +
-    (mine ? `; ${who}'s move had ${share(mine)}.` : ".");
+  if (mine === best) box.textContent = `${played} ${t("app.an.agrees", { share: share(best) })}`;
+  else box.textContent = `${played} ${t("app.an.prefers", { move: moveWords(M.line.game, best.moveJson, pos), share: share(best) })}` +
+    (mine ? `; ${t("app.an.mine_had", { name: who, share: share(mine) })}` : ".");
 }
 
 /** A live tree's move as a node's label on the canvas, short, in the board's numbering
  * (heaps, rows and lines from 1): "heap 2 −1"; the move's JSON for a shape it does not know. */
 function shortMove(game, mv) {
   const n = (x) => (Number.isInteger(x) ? x + 1 : "?");
-  if (game === "thue") return mv.place !== undefined ? `gap ${mv.place}` : `paint ${mv.paint}`;
-  if (game === "nim" && mv.take !== undefined) return `heap ${n(mv.heap)} −${mv.take}`;
+  if (game === "thue") return mv.place !== undefined ? t("app.word.gap", { n: String(mv.place) }) : t("app.palette.paint", { symbol: String(mv.paint) });
+  if (game === "nim" && mv.take !== undefined) return t("app.an.short_heap", { i: n(mv.heap), take: String(mv.take) });
   if (game === "rims" && mv.take !== undefined) return `r${n(mv.heap)} −${mv.take}${mv.split ? ` ${mv.split}+` : ""}`;
-  if (game === "northcott" && mv.to !== undefined) return `row ${n(mv.row)} →${n(mv.to)}`;
+  if (game === "northcott" && mv.to !== undefined) return t("app.an.short_row", { row: n(mv.row), to: n(mv.to) });
   if (game === "circle" && mv.to !== undefined) return `${mv.from}→${mv.to}`;
   if (game === "wythoff" && Array.isArray(mv.take)) return `−${mv.take[0]}, −${mv.take[1]}`;
   if (game === "dots" && mv.dir !== undefined) return `${mv.dir === "h" ? "—" : "|"} ${n(mv.row)},${n(mv.col)}`;
@@ -830,7 +833,7 @@ function sameMoveJson(a, b) {
  * it is made in (or null). */
 function moveWords(game, mv, prev) {
   if (mv === null || mv === undefined) return "";
-  if (game === "thue") return mv.place !== undefined ? `placed at gap ${mv.place}` : mv.paint !== undefined ? `painted ${mv.paint}` : moveName(mv);
+  if (game === "thue") return mv.place !== undefined ? t("app.an.placed", { n: String(mv.place) }) : mv.paint !== undefined ? t("app.an.painted", { n: String(mv.paint) }) : moveName(mv);
   return moveText(game, mv, prev);
 }
 
@@ -864,25 +867,25 @@ export async function pageAnalysis(body, query, app) {
   if (M.id) {
     const rec = await ctx.getJSON(`/api/matches/${encodeURIComponent(M.id)}`);
     M.line = ctx.matchLine(rec);
-    if (M.line.moves.length === 0) { M.line = null; body.append(el("p", { class: "empty", testid: "an-no-moves" }, `Match ${M.id} has no moves to analyse.`)); }
+    if (M.line.moves.length === 0) { M.line = null; body.append(el("p", { class: "empty", testid: "an-no-moves" }, t("app.an.no_moves", { id: M.id }))); }
     else M.at = Math.max(1, Math.min(M.line.moves.length, parseInt(query.get("at"), 10) || M.line.moves.length));
   }
   const num = (name, label, help) => {
     const id = `an-${name.replace("_", "-")}`;
     const [lo, hi, def] = PARAMS[name];
     return el("label", {}, label,
-      el("input", { id, testid: id, inputMode: name === "c" ? "decimal" : "numeric", value: query.get(name) || "", placeholder: def === null ? "random" : String(name === "c" ? "1.41421" : def), title: `${help} (${lo}..${hi})` }),
+      el("input", { id, testid: id, inputMode: name === "c" ? "decimal" : "numeric", value: query.get(name) || "", placeholder: def === null ? t("app.an.random") : String(name === "c" ? "1.41421" : def), title: `${help} (${lo}..${hi})` }),
       el("span", { class: "field-error", id: `${id}-err`, testid: `${id}-err` }));
   };
   const fieldErr = (id) => el("span", { class: "field-error", id: `${id}-err`, testid: `${id}-err` });
   let game = M.line ? M.line.game : query.get("game") || "thue";
   const known = ["thue", ...games().map((g) => g.name)];
   const problems = [];
-  if (!known.includes(game)) { problems.push(`The address names no game ${JSON.stringify(game)}.`); game = "thue"; }
+  if (!known.includes(game)) { problems.push(t("app.an.no_game", { game: JSON.stringify(game) })); game = "thue"; }
   const parseQ = (name) => {
-    const t = query.get(name);
-    if (!t) return undefined;
-    try { return JSON.parse(t); } catch { problems.push(`The address's ${name} is not JSON.`); return undefined; }
+    const text = query.get(name);
+    if (!text) return undefined;
+    try { return JSON.parse(text); } catch { problems.push(t("app.an.not_json", { name })); return undefined; }
   };
   const options = M.line ? M.line.options : parseQ("options");
   const room = M.line ? "" : query.get("room") || "";
@@ -892,51 +895,51 @@ export async function pageAnalysis(body, query, app) {
     ...known.map((g) => el("option", { value: g, selected: g === game }, gameLabel(g))));
   const canvas = el("canvas", { id: "an-canvas", class: "an-canvas", testid: "an-canvas", tabIndex: 0 });
   canvas.setAttribute("role", "img");
-  canvas.setAttribute("aria-label", "The search tree. Arrow keys walk it, Enter collapses or expands, + and - zoom, F fits, W A S D pan.");
+  canvas.setAttribute("aria-label", t("app.an.canvas_label"));
   A.canvas = canvas;
   const fileInput = el("input", { type: "file", id: "an-file", testid: "an-file", accept: ".csv,.tree,text/csv,application/octet-stream", onchange: (ev) => { if (ev.target.files[0]) loadFile(ev.target.files[0]); ev.target.value = ""; } });
   const btn = (testid, text, onclick, title) => el("button", { type: "button", testid, id: testid, onclick, ...(title ? { title } : {}) }, text);
   // What to analyse: the game and its options (visible unless a match fixes them).
   const pick = el("div", { class: "an-pick" },
-    el("div", { class: "grid" }, el("label", {}, "Game", gameSel)),
+    el("div", { class: "grid" }, el("label", {}, t("app.lobby.game"), gameSel)),
     el("div", { id: "an-thue-wrap", hidden: game !== "thue" },
-      el("label", {}, "Thue's options (JSON; empty: the defaults)",
+      el("label", {}, t("app.an.thue_options"),
         el("input", { id: "an-thue-options", testid: "an-thue-options", value: game === "thue" && options ? JSON.stringify(options) : "", placeholder: "{\"variant\":\"square\",\"k\":4,\"limit\":100}" }),
         fieldErr("an-thue-options"))),
     el("div", { id: "an-options", class: "grid", testid: "an-options" }));
   // The search's settings, the position as JSON and the tree files: for researchers,
   // folded away when the page opens on a match.
   const research = el("details", { id: "an-research", class: "an-research", testid: "an-research", open: !M.line },
-    el("summary", {}, "Research settings: iterations, playouts, exploration, the position as JSON, tree files"),
+    el("summary", {}, t("app.an.research")),
     el("div", { class: "grid" },
-      num("iterations", "Iterations", "playouts in all"),
-      num("playout", "Playout limit", "moves a playout may make before it is scored"),
-      num("c", "Exploration c", "UCB1's constant; empty: √2"),
-      num("seed", "Seed", "empty: a random seed, reported back"),
-      num("max_nodes", "Nodes shown", "the most visited nodes sent to this page")),
+      num("iterations", t("app.an.iterations"), t("app.an.iterations_help")),
+      num("playout", t("app.an.playout"), t("app.an.playout_help")),
+      num("c", t("app.an.c"), t("app.an.c_help")),
+      num("seed", t("app.an.seed"), t("app.an.seed_help")),
+      num("max_nodes", t("app.an.max_nodes"), t("app.an.max_nodes_help"))),
     M.line ? pick : null,
     room ? el("label", { class: "check" }, el("input", { type: "checkbox", id: "an-use-room", testid: "an-use-room", value: room, checked: true }),
-      ` Analyse room ${room}'s current position (the fields below are ignored while this is ticked)`) : null,
-    el("label", {}, "Position (the game's state JSON; empty: the start)",
+      ` ${t("app.an.use_room", { room })}`) : null,
+    el("label", {}, t("app.an.position"),
       el("textarea", { id: "an-position", testid: "an-position", rows: 2, value: position ? JSON.stringify(position) : "" }),
       fieldErr("an-position")),
-    el("p", { class: "small" }, "Run UCT on any position of any game and watch its tree grow, or open a tree file saved by ",
-      el("code", {}, "thue bestmove … --tree FILE"), " or by this page."),
+    el("p", { class: "small" }, `${t("app.an.run_uct")} `,
+      el("code", {}, "thue bestmove … --tree FILE"), ` ${t("app.an.or_this_page")}`),
     el("div", { class: "actions an-tools" },
-      el("label", { class: "an-filebtn" }, "Open a tree file (.csv, .tree)", fileInput),
-      btn("an-export-csv", "Export CSV", () => exportTree("csv")),
-      btn("an-export-tree", "Export .tree", () => exportTree("tree"))),
+      el("label", { class: "an-filebtn" }, t("app.an.open_file"), fileInput),
+      btn("an-export-csv", t("app.an.export_csv"), () => exportTree("csv")),
+      btn("an-export-tree", t("app.an.export_tree"), () => exportTree("tree"))),
     el("p", { id: "an-file-error", class: "field-error", testid: "an-file-error", role: "alert" }));
 
   if (M.line) {
-    body.append(el("h2", {}, `Analysis: ${M.line.names.join(" vs ")}, ${gameLabel(game)}`),
-      el("p", { class: "small" }, "Pick a move: the search looks at the position before it and says what it would play there. ",
-        el("a", { href: `#/match/${encodeURIComponent(M.id)}` }, "Replay the match")),
-      el("ol", { id: "an-moves", class: "an-moves", testid: "an-moves", "aria-label": "The match's moves" }));
+    body.append(el("h2", {}, t("app.an.title_match", { players: M.line.names.join(t("app.vs")), game: gameLabel(game) })),
+      el("p", { class: "small" }, `${t("app.an.pick_move")} `,
+        el("a", { href: `#/match/${encodeURIComponent(M.id)}` }, t("app.an.replay_match"))),
+      el("ol", { id: "an-moves", class: "an-moves", testid: "an-moves", "aria-label": t("app.an.moves_label") }));
   } else {
-    body.append(el("h2", {}, "Analysis: what the search would play"),
-      el("p", { class: "small" }, "Pick a game and a position, or open one of your matches (",
-        el("a", { href: "#/matches" }, "My matches"), ") and press Analyse there: the page then opens on its moves."));
+    body.append(el("h2", {}, t("app.an.title")),
+      el("p", { class: "small" }, `${t("app.an.intro")} (`,
+        el("a", { href: "#/matches" }, t("app.nav.matches")), `) ${t("app.an.intro_end")}`));
   }
   body.append(
     el("form", { id: "an-form", class: "an-form", testid: "an-form", onsubmit: startLive },
@@ -944,29 +947,29 @@ export async function pageAnalysis(body, query, app) {
       el("div", { id: "an-board", class: "gboard an-board", testid: "an-board" }),
       el("p", { id: "an-verdict", class: "an-verdict", testid: "an-verdict", role: "status", hidden: !M.line }),
       el("div", { class: "actions" },
-        el("button", { type: "submit", testid: "an-start" }, "Analyse"),
-        btn("an-stop", "Stop", () => liveCommand("analyze_stop")),
-        el("label", { class: "inline" }, "More iterations", el("input", { id: "an-more", testid: "an-more", inputMode: "numeric", placeholder: "the rest" }), fieldErr("an-more")),
-        btn("an-resume", "Resume", resume),
-        btn("an-close", "Close", () => liveCommand("analyze_close"))),
+        el("button", { type: "submit", testid: "an-start" }, t("app.room.analyse")),
+        btn("an-stop", t("app.an.stop"), () => liveCommand("analyze_stop")),
+        el("label", { class: "inline" }, t("app.an.more"), el("input", { id: "an-more", testid: "an-more", inputMode: "numeric", placeholder: t("app.an.the_rest") }), fieldErr("an-more")),
+        btn("an-resume", t("app.an.resume"), resume),
+        btn("an-close", t("app.an.close"), () => liveCommand("analyze_close"))),
       el("p", { id: "an-live-status", class: "small", testid: "an-live-status", role: "status" }),
       el("p", { id: "an-live-error", class: "field-error", testid: "an-live-error", role: "alert" }),
       research),
     el("div", { class: "actions an-tools" },
-      btn("an-zoom-in", "+", () => zoom(ZOOM_STEP), "Zoom in (+)"),
-      btn("an-zoom-out", "−", () => zoom(1 / ZOOM_STEP), "Zoom out (-)"),
-      btn("an-fit", "Fit", fit, "Show the whole tree (F)"),
-      btn("an-expand", "Expand all", () => { A.collapsed.clear(); relayout(); renderStatus(); renderDetails(); })),
+      btn("an-zoom-in", "+", () => zoom(ZOOM_STEP), t("app.an.zoom_in")),
+      btn("an-zoom-out", "−", () => zoom(1 / ZOOM_STEP), t("app.an.zoom_out")),
+      btn("an-fit", t("app.an.fit"), fit, t("app.an.fit_help")),
+      btn("an-expand", t("app.an.expand_all"), () => { A.collapsed.clear(); relayout(); renderStatus(); renderDetails(); })),
     el("p", { id: "an-status", class: "small", testid: "an-status", role: "status" }),
     el("div", { class: "an-view" }, canvas,
       el("div", { class: "an-side" },
         el("div", { class: "an-legend small", testid: "an-legend" },
-          el("div", {}, "Colour: the value, the mean reward (0..1) for the player who made the move into the node (at the root: the player to move; in Thue's files: the painter's)."),
+          el("div", {}, t("app.an.legend_colour")),
           el("div", { class: "an-ramp-row" }, el("span", {}, "0"), legendRamp(), el("span", {}, "1")),
-          el("div", {}, "Size: the radius grows with the square root of the visits (the largest is the most visited node). Grey: no visits."),
-          el("div", {}, "Thick blue: the best line, the most visited child from the root down. Dashed ring: a folded subtree (+ its nodes). Dotted stub below a node: children the server did not send (the cap).")),
+          el("div", {}, t("app.an.legend_size")),
+          el("div", {}, t("app.an.legend_lines"))),
         el("div", { id: "an-details", class: "an-details", testid: "an-details" }))),
-    el("p", { class: "small" }, "Click a node for its details; click it again to collapse or expand its subtree. Drag to pan, the wheel or a pinch to zoom."));
+    el("p", { class: "small" }, t("app.an.help")));
   for (const e of problems) body.append(el("p", { class: "field-error", testid: "an-address-error" }, e));
   gameSel.addEventListener("change", () => { renderOptionFields(); $("an-position").value = ""; renderBoard($("an-game").value, null); });
   wireCanvas(canvas);

@@ -12,8 +12,11 @@ import {
   applyMove, boardKey, checkOptions, COLOUR, colourName, drawBoard, fieldText, gameInfo, gameTitle, games, loadGames,
   moveHint, moveText, optionsText, resultWords, serverListsGames,
 } from "./games.js";
+import { errorText, fillPage, fmtDate, fmtNumber, languageSwitcher, reasonText, t, tOr } from "./i18n.js";
 
 const $ = (id) => document.getElementById(id);
+fillPage();
+$("lang-slot").append(languageSwitcher());
 
 const ui = {
   me: null,            // player object from welcome
@@ -76,25 +79,25 @@ function el(tag, props = {}, ...children) {
 }
 
 /** Thue's options for people: "square-free, 4 symbols" (not "k = 4"). */
-const thueText = (variant, k) => `${variant}-free, ${k} symbol${k === 1 ? "" : "s"}`;
+const thueText = (variant, k) => t(`app.thue.options_${variant === "overlap" ? "overlap" : "square"}`, { count: k });
 
 // The length limit counts the painter's points (PROTOCOL.md "Scoring, exactly"): a round
 // that reaches it has a word of limit + 1 symbols, so the page never calls it a length.
-const POINTS_HELP = "The points limit: a round ends when the painter has scored this many points; the word then has one symbol more (it starts from one symbol).";
+const POINTS_HELP = t("app.thue.points_help");
 
 const REASONS = {
-  score: "on points", resign: "by resignation", timeout: "on time", abandon: "by abandonment",
+  score: t("app.reason.score"), resign: t("app.reason.resign"), timeout: t("app.reason.timeout"), abandon: t("app.reason.abandon"),
 };
 
 /* A sentence from the server (or the page) at the top; its code goes in data-code, not
  * into the words ("(not allowed)" is jargon to a player). */
 function showError(err) {
   const box = $("errors");
-  const text = err && err.message ? err.message : String(err);
+  const text = err && err.code ? errorText(err) : err && err.message ? err.message : String(err);
   box.dataset.code = err && err.code ? err.code : "";
   box.textContent = "";
   box.append(el("span", {}, text),
-    el("button", { type: "button", class: "link", onclick: () => (box.textContent = "") }, "dismiss"));
+    el("button", { type: "button", class: "link", onclick: () => (box.textContent = "") }, t("app.error.dismiss")));
   clearTimeout(showError.timer);
   showError.timer = setTimeout(() => (box.textContent = ""), 8000);
 }
@@ -124,10 +127,11 @@ function thinkOf(s, lm) {
 }
 
 function fmtThink(ms) {
-  return ms < 1000 ? `${ms.toFixed(ms < 10 ? 1 : 0)} ms` : `${(ms / 1000).toFixed(1)} s`;
+  const digits = (d) => ({ minimumFractionDigits: d, maximumFractionDigits: d, useGrouping: false });
+  return ms < 1000 ? t("app.unit.ms", { n: fmtNumber(ms, digits(ms < 10 ? 1 : 0)) }) : t("app.unit.s", { n: fmtNumber(ms / 1000, digits(1)) });
 }
 
-function playerName(p) { return p ? p.name : "(free)"; }
+function playerName(p) { return p ? p.name : t("app.player.free"); }
 
 // ---- connection events ----------------------------------------------------------------
 
@@ -148,8 +152,8 @@ function onNameRefused(name, err) {
   const field = $("name");
   field.value = name;
   field.setAttribute("aria-invalid", "true");
-  const why = err.code === "name_taken" ? `The name ${name} is taken: choose another one.`
-    : `The name ${name} cannot be used: ${err.message}.`;
+  const why = err.code === "name_taken" ? t("app.login.name_taken", { name })
+    : t("app.login.name_refused", { name });
   $("name-error").textContent = why;
   field.focus();
   field.select();
@@ -180,7 +184,7 @@ function onWelcome(w, how = {}) {
   }
   if (ui.room && !w.rooms.includes(ui.room)) {
     const lost = ui.state && ui.state.room === ui.room;
-    if (lost) showError({ message: "Your seat in that room could not be kept." });
+    if (lost) showError({ message: t("app.room.seat_lost") });
     ui.room = null;
     ui.state = null;
     if (lost && want) { history.replaceState(null, "", "#/"); ui.page = null; }
@@ -230,7 +234,7 @@ function onEvent(m) {
       if (m.room === ui.room && ui.state) renderGame(); // the result, and the seats' new ratings
       break;
     case "match_found":
-      quickDone("Opponent found.");
+      quickDone(t("app.quick.found"));
       ui.room = m.room;
       ui.state = null;
       break;
@@ -296,7 +300,7 @@ function switchTo(room) {
     ui.stateAt = e.at;
     ui.cursor = defaultCursor(e.state);
     ui.busy = false;
-    $("rematch").textContent = "Rematch";
+    $("rematch").textContent = t("app.room.rematch");
   }
   // The room's own address (a new history entry): route() shows the game.
   const url = `#/room/${enc(room)}`;
@@ -311,12 +315,12 @@ function showNext(room) {
   const box = $("next-game");
   const e = ui.seated[room];
   const s = e ? e.state : ui.state && ui.state.room === room ? ui.state : null;
-  const vs = s ? ` against ${nameIn(s, s.players[1 - s.you])}` : "";
+  const vs = s ? t("app.next.against", { name: nameIn(s, s.players[1 - s.you]) }) : "";
   box.textContent = "";
-  box.append(el("span", {}, `Your next game is ready${vs}${s ? ` (${s.name})` : ""}. `),
-    el("button", { type: "button", testid: "next-game-go", onclick: () => switchTo(room) }, "Go to the game"),
+  box.append(el("span", {}, `${t("app.next.ready", { vs })}${s ? ` (${s.name})` : ""}. `),
+    el("button", { type: "button", testid: "next-game-go", onclick: () => switchTo(room) }, t("app.next.go")),
     " ",
-    el("button", { type: "button", class: "link", testid: "next-game-dismiss", onclick: () => { ui.notNow.add(room); hideNext(); } }, "not now"));
+    el("button", { type: "button", class: "link", testid: "next-game-dismiss", onclick: () => { ui.notNow.add(room); hideNext(); } }, t("app.next.not_now")));
   box.hidden = false;
 }
 
@@ -382,7 +386,7 @@ function showView() {
   if (playing) { $("in-game-link").href = back; $("in-game-link").textContent = ui.state.name; }
   const waiting = r && r.what === "room" && !conn.welcomed && !inviting;
   $("login-next").hidden = !waiting;
-  if (waiting) $("login-next").textContent = `Enter a name (or leave it empty for a guest name) to watch room ${r.arg}.`;
+  if (waiting) $("login-next").textContent = t("app.login.to_watch", { room: r.arg });
 }
 
 // ---- an invite link's card ------------------------------------------------------------
@@ -393,7 +397,7 @@ async function showInvite(r) {
   const key = `${r.arg}?${r.code}`;
   if (ui.invitePeek && ui.invitePeek.key === key) return;
   ui.invitePeek = { key, info: null };
-  $("invite-title").textContent = "You are invited to a game";
+  $("invite-title").textContent = t("app.invite.title");
   $("invite-what").textContent = "";
   $("invite-error").textContent = "";
   $("invite-form").hidden = false;
@@ -407,17 +411,17 @@ async function showInvite(r) {
   if (!ui.invitePeek || ui.invitePeek.key !== key) return;
   ui.invitePeek.info = info;
   if (!info) {
-    $("invite-title").textContent = "This invitation has expired";
-    $("invite-what").textContent = "Its room is gone: the game may have ended, or the link is mistyped. Ask for a new link, or pick a game of your own.";
+    $("invite-title").textContent = t("app.invite.expired");
+    $("invite-what").textContent = t("app.invite.expired_text");
     $("invite-form").hidden = true;
     return;
   }
   const host = info.players.find((p) => p !== null);
-  const game = info.game && info.game !== "thue" ? optionsText(info.game, info.game_options) : `Thue, ${info.k} symbols, ${info.variant}-free`;
-  $("invite-title").textContent = host ? `Join ${host.name}'s game` : "Join the game";
+  const game = info.game && info.game !== "thue" ? optionsText(info.game, info.game_options) : `${t("app.game.thue")}, ${thueText(info.variant, info.k)}`;
+  $("invite-title").textContent = host ? t("app.invite.join_host", { name: host.name }) : t("app.invite.join");
   const full = info.players.every((p) => p !== null);
-  $("invite-what").textContent = `${game}${info.clock ? ` · ${fmtClock(info.clock.initial_ms)} each` : ""}. ` +
-    (full ? "Both seats are taken: you can watch." : info.auto_start ? "It starts as soon as you join." : "Join, then press Ready.");
+  $("invite-what").textContent = `${game}${info.clock ? ` · ${t("app.invite.clock_each", { clock: fmtClock(info.clock.initial_ms) })}` : ""}. ` +
+    (full ? t("app.invite.full") : info.auto_start ? t("app.invite.auto_start") : t("app.invite.press_ready"));
 }
 
 /** The card's Join: the name typed (or a guest name), then the link's room (onWelcome). */
@@ -445,7 +449,7 @@ function renderCards() {
     if (!hosted.has(c.game)) continue;
     const id = `card-${c.game}`;
     const levels = el("div", { class: "card-levels", id: `${id}-levels`, testid: `${id}-levels` },
-      ...c.levels.map((l) => el("button", { type: "button", class: "level", testid: `${id}-level-${l.label.toLowerCase()}`,
+      ...c.levels.map((l) => el("button", { type: "button", class: "level", testid: `${id}-level-${l.key}`,
         onclick: () => startAction({ kind: "bot", game: c.game, spec: l.spec, label: l.label }) }, l.label, el("small", {}, l.engine))));
     levels.hidden = !open.has(`${id}-levels`);
     const rules = el("ul", { class: "card-rules small", id: `${id}-rules-text`, testid: `${id}-rules-text` }, ...c.rules.map((t) => el("li", {}, t)));
@@ -455,11 +459,11 @@ function renderCards() {
       part.hidden = !open;
       button.setAttribute("aria-expanded", String(open));
     };
-    const computer = el("button", { type: "button", class: "primary", testid: `${id}-computer`, "aria-expanded": String(!levels.hidden), "aria-controls": `${id}-levels` }, "Play the computer");
+    const computer = el("button", { type: "button", class: "primary", testid: `${id}-computer`, "aria-expanded": String(!levels.hidden), "aria-controls": `${id}-levels` }, t("app.home.play_computer"));
     computer.addEventListener("click", toggle(computer, levels));
-    const rulesButton = el("button", { type: "button", class: "quiet", testid: `${id}-rules`, "aria-expanded": String(!rules.hidden), "aria-controls": `${id}-rules-text` }, "Rules");
+    const rulesButton = el("button", { type: "button", class: "quiet", testid: `${id}-rules`, "aria-expanded": String(!rules.hidden), "aria-controls": `${id}-rules-text` }, t("app.card.rules"));
     rulesButton.addEventListener("click", toggle(rulesButton, rules));
-    const friend = el("button", { type: "button", testid: `${id}-friend` }, "Play a friend");
+    const friend = el("button", { type: "button", testid: `${id}-friend` }, t("app.card.friend"));
     friend.addEventListener("click", () => startAction({ kind: "friend", game: c.game }));
     box.append(el("article", { class: "card", testid: id, "aria-labelledby": `${id}-title` },
       picture(c.game),
@@ -477,7 +481,7 @@ function noticeArrivals(prev, next) {
   for (const seat of [0, 1]) {
     const was = prev.players[seat], now = next.players[seat];
     if (was || !now || seat === next.you || now.kind === "bot") continue;
-    ui.news = { room: next.room, text: next.match ? `${now.name} joined: the game has begun.` : `${now.name} joined.`, until: performance.now() + 8000 };
+    ui.news = { room: next.room, text: next.match ? t("app.room.joined_begun", { name: now.name }) : t("app.room.joined", { name: now.name }), until: performance.now() + 8000 };
   }
 }
 
@@ -491,10 +495,10 @@ function renderNews(s) {
 /** What the turn line says before the first match. */
 function waitingText(s) {
   const o = s.options;
-  if (s.players.every((p) => p)) return o.auto_start ? "Starting…" : "Waiting for both players to be ready.";
-  if (o.auto_start && o.private) return "Waiting for your friend: send them the invite link. The game starts as soon as they join.";
-  if (o.auto_start) return "Waiting for an opponent: the game starts as soon as one joins.";
-  return "Waiting for an opponent.";
+  if (s.players.every((p) => p)) return o.auto_start ? t("app.wait.starting") : t("app.wait.both_ready");
+  if (o.auto_start && o.private) return t("app.wait.friend");
+  if (o.auto_start) return t("app.wait.opponent_auto");
+  return t("app.wait.opponent");
 }
 
 /** The level (home.js) a room's computer player p is, or null (a person, or a bot
@@ -514,16 +518,16 @@ function gameBotLevel(game, p) {
  * ("Beginner (computer)") where it has one, as its seat does, else by its name. */
 function nameIn(s, p) {
   const level = botLevel(s, p);
-  return level ? `${level.label} (computer)` : playerName(p);
+  return level ? t("app.player.computer", { level: level.label }) : playerName(p);
 }
 
 /** A seat's name: as nameIn, a bot without a level marked "(bot)"; (you) for your own
  * seat. */
 function seatName(s, seat) {
   const p = s.players[seat];
-  if (!p) return "free seat";
-  const name = p.kind === "bot" && !botLevel(s, p) ? `${p.name} (bot)` : nameIn(s, p);
-  return `${name}${s.you === seat ? " (you)" : ""}`;
+  if (!p) return t("app.seat.free");
+  const name = p.kind === "bot" && !botLevel(s, p) ? t("app.player.bot", { name: p.name }) : nameIn(s, p);
+  return s.you === seat ? t("app.player.you", { name }) : name;
 }
 
 /** Entering room `id` (a room_state of a new room came): its address replaces a room's
@@ -574,7 +578,7 @@ async function refreshRooms() {
   // players' match pages).
   const rooms = r.rooms.filter((s) => s.status !== "finished");
   if (rooms.length === 0) {
-    body.append(el("tr", {}, el("td", { colSpan: 5, class: "empty" }, "No open seats or live games. Create a room below, or play the computer from the games (Games, at the top).")));
+    body.append(el("tr", {}, el("td", { colSpan: 5, class: "empty" }, t("app.lobby.no_rooms"))));
     return;
   }
   for (const s of rooms) {
@@ -582,23 +586,23 @@ async function refreshRooms() {
     const free = s.players.some((p) => p === null) && s.status === "waiting";
     body.append(el("tr", { testid: `room-${s.room}` },
       el("td", {}, s.name),
-      s.game && s.game !== "thue" ? el("td", { testid: `room-game-${s.room}` }, `${optionsText(s.game, s.game_options)}${clock}${s.rated ? " · rated" : ""}`)
-        : el("td", { title: POINTS_HELP }, `Thue, ${thueText(s.variant, s.k)}, to ${s.limit} points${clock}${s.rated ? " · rated" : ""}`),
+      s.game && s.game !== "thue" ? el("td", { testid: `room-game-${s.room}` }, `${optionsText(s.game, s.game_options)}${clock}${s.rated ? ` · ${t("app.room.rated")}` : ""}`)
+        : el("td", { title: POINTS_HELP }, `${t("app.game.thue")}, ${thueText(s.variant, s.k)}, ${t("app.lobby.to_points", { count: s.limit })}${clock}${s.rated ? ` · ${t("app.room.rated")}` : ""}`),
       el("td", {}, s.players.map((p) => {
         // A computer player by its level, as in its room ("Beginner (computer)").
         const level = gameBotLevel(s.game, p);
-        return level ? `${level.label} (computer)` : playerName(p);
-      }).join(" vs ")),
-      el("td", {}, s.status),
+        return level ? t("app.player.computer", { level: level.label }) : playerName(p);
+      }).join(t("app.vs"))),
+      el("td", {}, tOr(`app.status.${s.status}`, {}, s.status)),
       el("td", {},
-        free ? el("button", { type: "button", testid: `join-${s.room}`, onclick: () => joinRoom(s.room, "", "join") }, "Join") : null,
+        free ? el("button", { type: "button", testid: `join-${s.room}`, onclick: () => joinRoom(s.room, "", "join") }, t("app.lobby.join")) : null,
         " ",
-        el("button", { type: "button", testid: `watch-${s.room}`, onclick: () => joinRoom(s.room, "", "spectate") }, "Watch"))));
+        el("button", { type: "button", testid: `watch-${s.room}`, onclick: () => joinRoom(s.room, "", "spectate") }, t("app.lobby.watch")))));
   }
 }
 
 async function joinRoom(room, invite, how) {
-  if (!room) { showError({ message: "Type a room id first." }); return; }
+  if (!room) { showError({ message: t("app.lobby.room_id_first") }); return; }
   const msg = { type: how, room };
   if (invite) { msg.invite = invite; rememberInvite(room, invite); }
   ui.left.delete(room);
@@ -648,7 +652,7 @@ async function quickMatch(ev) {
 /** The queue's line and buttons while we wait in game's queue (bot: the seconds until a
  * computer player takes the seat, 0: never). */
 function quickWaiting(game, bot) {
-  $("quick-status").textContent = bot > 0 ? `Waiting for an opponent: a computer player takes the seat after ${bot} s, or play one now.` : "Waiting for an opponent…";
+  $("quick-status").textContent = bot > 0 ? t("app.quick.waiting_bot", { count: bot }) : t("app.quick.waiting");
   $("quick-cancel").hidden = false;
   $("quick-now").hidden = false;
   ui.quickGame = game;
@@ -661,7 +665,7 @@ async function quickNow() {
   if (!await send({ type: "queue_leave" })) return;
   quickDone("");
   const card = cardOf(game);
-  const level = card ? card.levels[1] : { spec: "nested:1", label: "Casual" };
+  const level = card ? card.levels[1] : { spec: "nested:1", label: t("app.level.casual") };
   runStart({ kind: "bot", game, spec: level.spec, label: level.label });
 }
 
@@ -775,7 +779,7 @@ async function route() {
     else if (p.what === "lessons") await (await import("./lessons.js")).renderLessons(body, p.arg, { conn, whenWelcomed });
     else if (p.what === "analysis") await (await loadAnalysis()).pageAnalysis(body, p.query, { el, conn, gameOptionFields, readGameOptions, showOptionError, analysisHash, getJSON, matchLine, whenWelcomed });
   } catch (e) {
-    body.append(el("p", { class: "empty", testid: "page-error" }, e && e.message ? e.message : String(e)));
+    body.append(el("p", { class: "empty", testid: "page-error" }, reasonText(e)));
   }
   if (gen !== routeGen) return;
   real.textContent = "";
@@ -826,11 +830,11 @@ function poolOptionsFromQuery(game, query) {
 
 /** A pool of another game in words ("Nim, misère play", "Northcott's game, 8 × 8"). */
 function poolText(game, o) {
-  const t = gameTitle(game);
-  if (game === "nim") return `${t}, ${o.misere ? "misère play" : "normal play"}`;
-  if (game === "northcott") return `${t}, ${o.rows} × ${o.cols}`;
-  if (game === "circle") return `${t}, ${o.fields} fields`;
-  return t;
+  const title = gameTitle(game);
+  if (game === "nim") return `${title}, ${o.misere ? t("app.optlabel.misere") : t("app.opts.normal")}`;
+  if (game === "northcott") return `${title}, ${o.rows} × ${o.cols}`;
+  if (game === "circle") return t("app.pool.circle", { title, count: o.fields });
+  return title;
 }
 
 /** The pool a bare #/ladder opens on: of a few usual pools, the one with the most
@@ -857,23 +861,23 @@ async function pageLadder(body, p) {
     Object.assign(q, await busiestPool(), { kind: q.kind });
     if (parseRoute() && parseRoute().what === "ladder") history.replaceState(null, "", ladderHash(q));
   }
-  const sel = (id, opts, val) => el("select", { id, testid: id }, ...opts.map(([v, t]) => el("option", { value: v, selected: v === val }, t)));
-  const gameSel = sel("lp-game", [["thue", "Thue"], ...games().map((g) => [g.name, g.title])], q.game);
+  const sel = (id, opts, val) => el("select", { id, testid: id }, ...opts.map(([v, words]) => el("option", { value: v, selected: v === val }, words)));
+  const gameSel = sel("lp-game", [["thue", t("app.game.thue")], ...games().map((g) => [g.name, g.title])], q.game);
   const thueFields = [
-    el("label", {}, "Variant ", sel("lp-variant", [["square", "square-free"], ["overlap", "overlap-free"]], q.variant)),
+    el("label", {}, `${t("app.create.variant")} `, sel("lp-variant", [["square", t("app.variant.square")], ["overlap", t("app.variant.overlap")]], q.variant)),
     el("label", {}, "k ", el("input", { id: "lp-k", type: "number", min: 2, max: 64, value: q.k })),
   ];
   // The options that name another game's pool: the room form's widgets (gameOptionFields).
   const poolBox = el("span", { class: "row", testid: "lp-pool-fields" });
   const form = el("form", { class: "row" },
-    el("label", {}, "Game ", gameSel), ...(q.game === "thue" ? thueFields : [poolBox]),
-    el("label", {}, "Players ", sel("lp-kind", [["all", "all"], ["human", "people"], ["bot", "bots"]], q.kind)),
-    el("button", { type: "submit", testid: "lp-show" }, "Show"));
+    el("label", {}, `${t("app.lobby.game")} `, gameSel), ...(q.game === "thue" ? thueFields : [poolBox]),
+    el("label", {}, `${t("app.lobby.col_players")} `, sel("lp-kind", [["all", t("app.ladder.all")], ["human", t("app.ladder.people")], ["bot", t("app.ladder.bots")]], q.kind)),
+    el("button", { type: "submit", testid: "lp-show" }, t("app.ladder.show")));
   if (q.game === "thue") form.querySelector("#lp-k").dataset.testid = "lp-k";
   else gameOptionFields(poolBox, q.game, "lgo-", { only: poolOptionsOf(q.game), values: q.options, help: false });
   const poolLine = el("p", { class: "small", testid: "ladder-pool" });
   const out = el("div", { class: "table-wrap", testid: "ladder" });
-  body.append(el("h2", {}, "Ladder"), form, poolLine, out);
+  body.append(el("h2", {}, t("app.nav.ladder")), form, poolLine, out);
   // A new pool is a new address (Back returns to the previous one).
   const show = () => {
     q.kind = form.querySelector("#lp-kind").value;
@@ -897,15 +901,15 @@ async function pageLadder(body, p) {
     out.dataset.loaded = "";
     const path = q.game === "thue" ? `/api/ladder?variant=${enc(q.variant)}&k=${q.k}&kind=${enc(q.kind)}&count=100`
       : `/api/ladder?game=${enc(q.game)}&game_options=${enc(JSON.stringify(q.options))}&kind=${enc(q.kind)}&count=100`;
-    poolLine.textContent = q.game === "thue" ? `Thue, ${thueText(q.variant, q.k)}` : poolText(q.game, q.options);
+    poolLine.textContent = q.game === "thue" ? `${t("app.game.thue")}, ${thueText(q.variant, q.k)}` : poolText(q.game, q.options);
     try {
       const j = await getJSON(path);
-      if (q.game !== "thue" && typeof j.pool === "string") poolLine.textContent = `${poolText(q.game, q.options)} (pool ${j.pool})`;
+      if (q.game !== "thue" && typeof j.pool === "string") poolLine.textContent = t("app.ladder.pool", { text: poolText(q.game, q.options), pool: j.pool });
       const entries = j.entries || [];
-      out.append(entries.length === 0 ? el("p", { class: "empty" }, "Nobody is rated in this pool yet.")
-        : table(["#", "Name", "Kind", "Rating", el("abbr", { title: "The rating deviation: how sure the rating is. The true strength is most likely within twice this of the rating; it shrinks with every game." }, "±"), "Games", "W/D/L"], entries.map((e) =>
-          [e.rank, link(`#/matches/${enc(e.name)}`, e.name), e.kind, `${Math.round(e.rating)}${e.provisional ? "?" : ""}`, Math.round(e.rd), e.games, `${e.wins}/${e.draws}/${e.losses}`]), "ladder-table"));
-    } catch (e) { out.append(el("p", { class: "empty", testid: "ladder-error" }, e.message || String(e))); }
+      out.append(entries.length === 0 ? el("p", { class: "empty" }, t("app.ladder.empty"))
+        : table(["#", t("app.login.name"), t("app.ladder.kind"), t("app.ladder.rating"), el("abbr", { title: t("app.ladder.rd_help") }, "±"), t("app.ladder.games"), t("app.ladder.wdl")], entries.map((e) =>
+          [e.rank, link(`#/matches/${enc(e.name)}`, e.name), tOr(`app.ladder.kind_${e.kind}`, {}, e.kind), `${Math.round(e.rating)}${e.provisional ? "?" : ""}`, Math.round(e.rd), e.games, `${e.wins}/${e.draws}/${e.losses}`]), "ladder-table"));
+    } catch (e) { out.append(el("p", { class: "empty", testid: "ladder-error" }, reasonText(e))); }
     out.dataset.loaded = "1";
   };
   form.addEventListener("submit", (ev) => { ev.preventDefault(); show(); });
@@ -920,27 +924,27 @@ async function pageTournaments(body, page = 1) {
   const j = await getJSON(`/api/tournaments?offset=${(page - 1) * n}&count=${n}`);
   const ts = j.tournaments || [];
   const pages = Math.max(1, Math.ceil((j.total || 0) / n));
-  body.append(el("h2", {}, "Tournaments ", el("button", { type: "button", testid: "page-refresh", onclick: route }, "Refresh")));
+  body.append(el("h2", {}, `${t("app.nav.tournaments")} `, el("button", { type: "button", testid: "page-refresh", onclick: route }, t("app.lobby.refresh"))));
   body.append(tournamentForm());
   if (pages > 1) {
     const at = (k) => `#/tournaments?page=${k}`;
     body.append(el("p", { class: "pager", testid: "tournaments-pager" },
-      page > 1 ? link(at(page - 1), "← newer", "tournaments-newer") : "",
-      ` Page ${Math.min(page, pages)} of ${pages} `,
-      page < pages ? link(at(page + 1), "older →", "tournaments-older") : ""));
+      page > 1 ? link(at(page - 1), t("app.pager.newer"), "tournaments-newer") : "",
+      ` ${t("app.pager.page", { page: Math.min(page, pages), pages })} `,
+      page < pages ? link(at(page + 1), t("app.pager.older"), "tournaments-older") : ""));
   }
-  body.append(ts.length === 0 ? el("p", { class: "empty", testid: "tournaments" }, "No tournaments yet.")
-    : el("div", { class: "table-wrap", testid: "tournaments" }, table(["Name", "Format", "Game", "Status", "Players", "Round"], ts.map((t) =>
-      [link(`#/tournament/${enc(t.tournament)}`, t.name, `tournament-${t.tournament}`), String(t.format).replace("_", " "), tournamentGame(t), t.status, `${t.players}/${t.max_players}`, `${t.round}/${t.rounds}`]))));
+  body.append(ts.length === 0 ? el("p", { class: "empty", testid: "tournaments" }, t("app.tour.none"))
+    : el("div", { class: "table-wrap", testid: "tournaments" }, table([t("app.login.name"), t("app.tour.format"), t("app.lobby.game"), t("app.lobby.col_status"), t("app.lobby.col_players"), t("app.tour.round")], ts.map((tr) =>
+      [link(`#/tournament/${enc(tr.tournament)}`, tr.name, `tournament-${tr.tournament}`), tOr(`app.tour.format_${tr.format}`, {}, String(tr.format).replace("_", " ")), tournamentGame(tr), tOr(`app.tour.status_${tr.status}`, {}, tr.status), `${tr.players}/${tr.max_players}`, `${tr.round}/${tr.rounds}`]))));
 }
 
 /** A tournament's game in a few words: Thue's variant and k, or another game's options. */
-function tournamentGame(t) {
-  return isGameTournament(t) ? optionsText(t.game, t.game_options) : `Thue, ${thueText(t.variant, t.k)}`;
+function tournamentGame(tr) {
+  return isGameTournament(tr) ? optionsText(tr.game, tr.game_options) : `${t("app.game.thue")}, ${thueText(tr.variant, tr.k)}`;
 }
 
-function isGameTournament(t) {
-  return Boolean(t.game && t.game !== "thue");
+function isGameTournament(tr) {
+  return Boolean(tr.game && tr.game !== "thue");
 }
 
 // Tournaments this browser created: their pages offer Start (the server checks anyway).
@@ -953,39 +957,39 @@ function myTournaments() {
 /** The create form of #/tournaments (create_tournament, PROTOCOL.md section 9): for
  * accounts; the creator enters it too unless told not to. */
 function tournamentForm() {
-  const box = el("section", { testid: "t-create-box" }, el("h3", {}, "Create a tournament"));
+  const box = el("section", { testid: "t-create-box" }, el("h3", {}, t("app.tour.create_title")));
   if (!conn.welcomed || !ui.me || ui.me.kind !== "account") {
     box.append(el("p", { class: "small", testid: "t-create-note" },
-      !conn.welcomed ? "Enter the lobby (your name above) and claim your name to create or enter tournaments."
-        : "Tournaments are for accounts: claim your name in the lobby first."));
+      !conn.welcomed ? t("app.tour.enter_first")
+        : t("app.tour.accounts")));
     return box;
   }
-  const sel = (id, opts) => el("select", { id, testid: id }, ...opts.map(([v, t]) => el("option", { value: v }, t)));
+  const sel = (id, opts) => el("select", { id, testid: id }, ...opts.map(([v, words]) => el("option", { value: v }, words)));
   const num = (id, min, max, value, step) => el("input", { id, testid: id, type: "number", min, max, value, ...(step ? { step } : {}) });
   const rounds = num("t-rounds", 1, 50, 3);
-  const roundsLabel = el("label", {}, "Rounds (Swiss) ", rounds);
-  const format = sel("t-format", [["round_robin", "round robin"], ["swiss", "Swiss"]]);
-  const game = sel("t-game", [["thue", "Thue"], ...games().map((g) => [g.name, g.title])]);
+  const roundsLabel = el("label", {}, `${t("app.tour.rounds_swiss")} `, rounds);
+  const format = sel("t-format", [["round_robin", t("app.tour.format_round_robin")], ["swiss", t("app.tour.swiss")]]);
+  const game = sel("t-game", [["thue", t("app.game.thue")], ...games().map((g) => [g.name, g.title])]);
   const thueOnly = [
-    el("label", {}, "Variant ", sel("t-variant", [["square", "square-free"], ["overlap", "overlap-free"]])),
-    el("label", {}, "Symbols k ", num("t-k", 2, 64, 4)),
-    el("label", { title: POINTS_HELP }, "Points limit ", num("t-limit", 1, 10000, 100)),
+    el("label", {}, `${t("app.create.variant")} `, sel("t-variant", [["square", t("app.variant.square")], ["overlap", t("app.variant.overlap")]])),
+    el("label", {}, `${t("app.create.k")} `, num("t-k", 2, 64, 4)),
+    el("label", { title: POINTS_HELP }, `${t("app.create.limit")} `, num("t-limit", 1, 10000, 100)),
   ];
   // Another game's options: the room form's widgets (gameOptionFields), ids tgo-NAME.
   const optionsBox = el("div", { class: "grid-span grid", testid: "t-game-options", hidden: true });
   const error = el("p", { class: "field-error grid-span", testid: "t-error", role: "alert" });
   const form = el("form", { class: "grid", testid: "t-create" },
-    el("label", {}, "Name ", el("input", { id: "t-name", testid: "t-name", maxLength: 40, required: true, placeholder: "e.g. Sunday cup" })),
-    el("label", {}, "Format ", format),
+    el("label", {}, `${t("app.login.name")} `, el("input", { id: "t-name", testid: "t-name", maxLength: 40, required: true, placeholder: t("app.tour.name_example") })),
+    el("label", {}, `${t("app.tour.format")} `, format),
     roundsLabel,
-    el("label", {}, "Game ", game),
+    el("label", {}, `${t("app.lobby.game")} `, game),
     optionsBox,
     ...thueOnly,
-    el("label", {}, "Clock (minutes, 0 = none) ", num("t-clock", 0, 1440, 0, "any")),
-    el("label", {}, "Increment (s) ", num("t-inc", 0, 600, 0, "any")),
-    el("label", {}, "Players at most ", num("t-max", 2, 256, 8)),
-    el("label", { class: "check" }, el("input", { id: "t-enter", testid: "t-enter", type: "checkbox", checked: true }), " enter it myself"),
-    el("button", { type: "submit", testid: "t-create-submit" }, "Create"),
+    el("label", {}, `${t("app.create.clock")} `, num("t-clock", 0, 1440, 0, "any")),
+    el("label", {}, `${t("app.create.increment")} `, num("t-inc", 0, 600, 0, "any")),
+    el("label", {}, `${t("app.tour.max_players")} `, num("t-max", 2, 256, 8)),
+    el("label", { class: "check" }, el("input", { id: "t-enter", testid: "t-enter", type: "checkbox", checked: true }), ` ${t("app.tour.enter_myself")}`),
+    el("button", { type: "submit", testid: "t-create-submit" }, t("app.create.submit")),
     error);
   const swiss = () => { roundsLabel.hidden = format.value !== "swiss"; };
   format.addEventListener("change", swiss);
@@ -1010,7 +1014,7 @@ function tournamentForm() {
     if (game.value === "thue") Object.assign(msg, { variant: v("t-variant"), k: Number(v("t-k")), limit: Number(v("t-limit")) });
     else {
       const { options, problems } = readGameOptions(game.value, "tgo-", form);
-      error.textContent = problems.length ? `Check the options: ${problems.join(" ")}` : "";
+      error.textContent = problems.length ? t("app.create.check", { problems: problems.join(" ") }) : "";
       if (problems.length) return;
       Object.assign(msg, { game: game.value, game_options: options });
     }
@@ -1022,7 +1026,7 @@ function tournamentForm() {
       r = await conn.request(msg);
     } catch (e) {
       showError(e);
-      error.textContent = `The server refused the tournament: ${e.message || e}`;
+      error.textContent = t("app.tour.refused", { why: reasonText(e) });
       showOptionError(e, "tgo-", form);
       return;
     }
@@ -1035,24 +1039,24 @@ function tournamentForm() {
 }
 
 /** Join, leave and start an open tournament, and enter bots into it. */
-function tournamentControls(t) {
+function tournamentControls(tr) {
   const box = el("div", { class: "t-actions", testid: "t-actions" });
-  if (t.status !== "open") return box;
+  if (tr.status !== "open") return box;
   if (!conn.welcomed || !ui.me) {
-    box.append(el("p", { class: "small" }, "Enter the lobby (your name above) to join."));
+    box.append(el("p", { class: "small" }, t("app.tour.enter_to_join")));
     return box;
   }
-  const act = async (msg) => { if (await send({ ...msg, tournament: t.tournament })) route(); };
-  const entered = (t.entrants || []).some((e) => e.kind !== "bot" && e.name === ui.me.name);
-  if (ui.me.kind !== "account") box.append(el("p", { class: "small", testid: "t-account-note" }, "Tournaments are for accounts: claim your name in the lobby to join."));
-  else if (entered) box.append(el("button", { type: "button", testid: "t-leave", onclick: () => act({ type: "leave_tournament" }) }, "Leave"));
-  else box.append(el("button", { type: "button", testid: "t-join", onclick: () => act({ type: "join_tournament" }) }, "Join"));
-  const bot = el("select", { testid: "t-bot" }, ...(isGameTournament(t) ? GAME_BOTS : THUE_BOTS).map((b) => el("option", { value: b }, b)));
-  box.append(el("label", {}, "Bot ", bot),
-    el("button", { type: "button", testid: "t-add-bot", onclick: () => act({ type: "join_tournament", bot: bot.value }) }, "Enter the bot"));
-  if (myTournaments().includes(t.tournament)) {
-    box.append(el("button", { type: "button", testid: "t-start", disabled: (t.entrants || []).length < 2,
-      title: "Starts with at least two entrants", onclick: () => act({ type: "start_tournament" }) }, "Start"));
+  const act = async (msg) => { if (await send({ ...msg, tournament: tr.tournament })) route(); };
+  const entered = (tr.entrants || []).some((e) => e.kind !== "bot" && e.name === ui.me.name);
+  if (ui.me.kind !== "account") box.append(el("p", { class: "small", testid: "t-account-note" }, t("app.tour.accounts_join")));
+  else if (entered) box.append(el("button", { type: "button", testid: "t-leave", onclick: () => act({ type: "leave_tournament" }) }, t("app.room.leave")));
+  else box.append(el("button", { type: "button", testid: "t-join", onclick: () => act({ type: "join_tournament" }) }, t("app.lobby.join")));
+  const bot = el("select", { testid: "t-bot" }, ...(isGameTournament(tr) ? GAME_BOTS : THUE_BOTS).map((b) => el("option", { value: b }, b)));
+  box.append(el("label", {}, `${t("app.room.bot")} `, bot),
+    el("button", { type: "button", testid: "t-add-bot", onclick: () => act({ type: "join_tournament", bot: bot.value }) }, t("app.tour.add_bot")));
+  if (myTournaments().includes(tr.tournament)) {
+    box.append(el("button", { type: "button", testid: "t-start", disabled: (tr.entrants || []).length < 2,
+      title: t("app.tour.start_help"), onclick: () => act({ type: "start_tournament" }) }, t("app.tour.start")));
   }
   return box;
 }
@@ -1082,45 +1086,45 @@ async function tournamentMatchIds(rounds) {
 }
 
 async function pageTournament(body, id) {
-  const t = await getJSON(`/api/tournaments/${enc(id)}`);
+  const tr = await getJSON(`/api/tournaments/${enc(id)}`);
   // Asked for over the WebSocket too, its tournament_events come and redraw this page.
   if (conn.welcomed && !ui.watchedTours.has(id)) {
     ui.watchedTours.add(id);
     conn.request({ type: "get_tournament", tournament: id }).catch(() => ui.watchedTours.delete(id));
   }
-  const clock = t.clock ? ` · clock ${fmtClock(t.clock.initial_ms)} + ${t.clock.increment_ms / 1000} s` : "";
-  body.append(el("h2", { testid: "tournament-name" }, t.name, " ", el("button", { type: "button", testid: "page-refresh", onclick: route }, "Refresh")),
-    el("p", { class: "small", testid: "tournament-info" }, `${String(t.format).replace("_", " ")} · ${isGameTournament(t) ? optionsText(t.game, t.game_options) : `Thue, ${thueText(t.variant, t.k)}, a round ends at ${t.limit} points`}${clock} · ${t.status} · round ${t.round}/${t.rounds} · ${t.players}/${t.max_players} players`),
-    tournamentControls(t),
-    el("h3", {}, "Entrants"));
-  const ents = t.entrants || [];
-  body.append(ents.length === 0 ? el("p", { class: "empty", testid: "entrants" }, "Nobody has entered yet.")
+  const clock = tr.clock ? ` · ${t("app.room.clock", { clock: fmtClock(tr.clock.initial_ms), inc: tr.clock.increment_ms / 1000 })}` : "";
+  body.append(el("h2", { testid: "tournament-name" }, tr.name, " ", el("button", { type: "button", testid: "page-refresh", onclick: route }, t("app.lobby.refresh"))),
+    el("p", { class: "small", testid: "tournament-info" }, `${tOr(`app.tour.format_${tr.format}`, {}, String(tr.format).replace("_", " "))} · ${isGameTournament(tr) ? optionsText(tr.game, tr.game_options) : `${t("app.game.thue")}, ${thueText(tr.variant, tr.k)}, ${t("app.room.round_ends_at", { count: tr.limit })}`}${clock} · ${tOr(`app.tour.status_${tr.status}`, {}, tr.status)} · ${t("app.tour.round_of", { round: tr.round, rounds: tr.rounds })} · ${t("app.tour.players_of", { n: tr.players, max: tr.max_players })}`),
+    tournamentControls(tr),
+    el("h3", {}, t("app.tour.entrants")));
+  const ents = tr.entrants || [];
+  body.append(ents.length === 0 ? el("p", { class: "empty", testid: "entrants" }, t("app.tour.no_entrants"))
     : el("ul", { class: "entrants", testid: "entrants" }, ...ents.map((e) =>
       el("li", { testid: `entrant-${e.name}` }, link(`#/matches/${enc(e.name)}`, e.name),
-        e.kind === "bot" ? " (bot) " : "",
+        e.kind === "bot" ? ` (${t("app.kind.bot")}) ` : "",
         // Anyone may take a bot's entry out of an open tournament (PROTOCOL.md section 9).
-        e.kind === "bot" && t.status === "open" && conn.welcomed
+        e.kind === "bot" && tr.status === "open" && conn.welcomed
           ? el("button", { type: "button", class: "link", testid: `t-remove-${e.name}`,
-            onclick: async () => { if (await send({ type: "leave_tournament", tournament: t.tournament, bot: e.bot || e.name })) route(); } }, "remove")
+            onclick: async () => { if (await send({ type: "leave_tournament", tournament: tr.tournament, bot: e.bot || e.name })) route(); } }, t("app.tour.remove"))
           : null))));
-  body.append(el("h3", {}, "Standings"));
-  const st = t.standings || [];
-  body.append(st.length === 0 ? el("p", { class: "empty", testid: "standings" }, "No standings yet.")
-    : el("div", { class: "table-wrap", testid: "standings" }, table(["#", "Name", "Points", el("abbr", { title: "Buchholz, the first tie-break: the opponents' points added up" }, "Buchholz"), el("abbr", { title: "Sonneborn-Berger, the second tie-break: the points of the opponents one beat, plus half those of the opponents one drew with" }, "Berger"), "Games"],
+  body.append(el("h3", {}, t("app.tour.standings")));
+  const st = tr.standings || [];
+  body.append(st.length === 0 ? el("p", { class: "empty", testid: "standings" }, t("app.tour.no_standings"))
+    : el("div", { class: "table-wrap", testid: "standings" }, table(["#", t("app.login.name"), t("app.tour.points"), el("abbr", { title: t("app.tour.buchholz_help") }, t("app.tour.buchholz")), el("abbr", { title: t("app.tour.berger_help") }, t("app.tour.berger")), t("app.ladder.games")],
       st.map((s) => [s.rank, s.name, s.points, s.buchholz, s.sonneborn_berger, s.games]))));
-  body.append(el("h3", {}, "Rounds"));
-  const rounds = t.round_list || [];
+  body.append(el("h3", {}, t("app.room.rounds")));
+  const rounds = tr.round_list || [];
   const ids = await tournamentMatchIds(rounds);
-  if (rounds.length === 0) body.append(el("p", { class: "empty", testid: "rounds-list" }, "No rounds yet."));
+  if (rounds.length === 0) body.append(el("p", { class: "empty", testid: "rounds-list" }, t("app.tour.no_rounds")));
   rounds.forEach((r, i) => {
-    body.append(el("h4", {}, `Round ${i + 1}`));
-    body.append(el("div", { class: "table-wrap" }, table(["Players", "Result", "Game"], (r.pairings || []).map((p) => [
-      (p.seats || []).map((n) => n === null ? "(bye)" : n).join(" vs "),
-      p.result || "playing",
+    body.append(el("h4", {}, t("app.tour.round_n", { round: i + 1 })));
+    body.append(el("div", { class: "table-wrap" }, table([t("app.lobby.col_players"), t("app.tour.result"), t("app.lobby.game")], (r.pairings || []).map((p) => [
+      (p.seats || []).map((n) => n === null ? t("app.tour.bye") : n).join(t("app.vs")),
+      p.result ? tOr(`app.tour.result_${p.result}`, {}, p.result) : t("app.rounds.playing"),
       // A game being played can be watched; a finished one links to its replay.
-      !p.room ? "" : p.result ? (ids[p.room] ? link(`#/match/${enc(ids[p.room])}`, "Replay", `t-replay-${p.room}`) : p.room)
-        : myGame(p) ? el("button", { type: "button", testid: `t-play-${p.room}`, onclick: () => switchTo(p.room) }, "Go to your game")
-        : el("button", { type: "button", testid: `t-watch-${p.room}`, title: `room ${p.room}`, onclick: () => watchRoom(p.room) }, "Watch"),
+      !p.room ? "" : p.result ? (ids[p.room] ? link(`#/match/${enc(ids[p.room])}`, t("app.replay.replay"), `t-replay-${p.room}`) : p.room)
+        : myGame(p) ? el("button", { type: "button", testid: `t-play-${p.room}`, onclick: () => switchTo(p.room) }, t("app.tour.your_game"))
+        : el("button", { type: "button", testid: `t-watch-${p.room}`, title: t("app.tour.room", { room: p.room }), onclick: () => watchRoom(p.room) }, t("app.lobby.watch")),
     ]))));
   });
 }
@@ -1131,31 +1135,31 @@ function myGame(p) {
 }
 
 function watchRoom(room) {
-  if (!conn.welcomed) { showError({ message: "Enter the lobby first (your name above)." }); return; }
+  if (!conn.welcomed) { showError({ message: t("app.tour.lobby_first") }); return; }
   location.hash = "";
   joinRoom(room, "", "spectate");
 }
 
 async function pageMatches(body, name, page = 1) {
-  body.append(el("h2", {}, name ? `Matches of ${name}` : "Matches"));
-  if (!name) { body.append(el("p", { class: "empty" }, "Enter the lobby first.")); return; }
+  body.append(el("h2", {}, name ? t("app.matches.of", { name }) : t("app.matches.title")));
+  if (!name) { body.append(el("p", { class: "empty" }, t("app.matches.lobby_first"))); return; }
   const j = await getJSON(`/api/matches?player=${enc(name)}&page=${page}`);
   const ms = j.matches || [];
   const pages = j.pages || 1;
   if (pages > 1) {
     const at = (n) => `#/matches/${enc(name)}?page=${n}`;
     body.append(el("p", { class: "pager", testid: "matches-pager" },
-      page > 1 ? link(at(page - 1), "← newer", "matches-newer") : "",
-      ` Page ${Math.min(page, pages)} of ${pages} `,
-      page < pages ? link(at(page + 1), "older →", "matches-older") : ""));
+      page > 1 ? link(at(page - 1), t("app.pager.newer"), "matches-newer") : "",
+      ` ${t("app.pager.page", { page: Math.min(page, pages), pages })} `,
+      page < pages ? link(at(page + 1), t("app.pager.older"), "matches-older") : ""));
   }
-  body.append(ms.length === 0 ? el("p", { class: "empty", testid: "matches" }, "No stored matches.")
-    : el("div", { class: "table-wrap", testid: "matches" }, table(["Players", "Game", "Result", "Ended", el("span", { class: "visually-hidden" }, "Replay")], ms.map((m) => [
-      m.players.map((p) => p.name).join(" vs "),
-      isGameRecord(m) ? `${optionsText(m.game, m.game_options)}${m.rated ? ", rated" : ""}` : `Thue, ${thueText(m.variant, m.k)}${m.rated ? ", rated" : ""}`,
+  body.append(ms.length === 0 ? el("p", { class: "empty", testid: "matches" }, t("app.matches.none"))
+    : el("div", { class: "table-wrap", testid: "matches" }, table([t("app.lobby.col_players"), t("app.lobby.game"), t("app.tour.result"), t("app.matches.ended"), el("span", { class: "visually-hidden" }, t("app.replay.replay"))], ms.map((m) => [
+      m.players.map((p) => p.name).join(t("app.vs")),
+      isGameRecord(m) ? `${optionsText(m.game, m.game_options)}${m.rated ? `, ${t("app.room.rated")}` : ""}` : `${t("app.game.thue")}, ${thueText(m.variant, m.k)}${m.rated ? `, ${t("app.room.rated")}` : ""}`,
       isGameRecord(m) ? resultWords(m.result, m.players.map(playerName)) : resultText(m.result, m.players.map(playerName), m.points),
-      m.ended_at ? new Date(m.ended_at).toLocaleString() : "",
-      link(`#/match/${enc(m.match)}`, "Replay", `replay-${m.match}`),
+      m.ended_at ? el("time", { dateTime: new Date(m.ended_at).toISOString() }, fmtDate(m.ended_at)) : "",
+      link(`#/match/${enc(m.match)}`, t("app.replay.replay"), `replay-${m.match}`),
     ]))));
 }
 
@@ -1165,9 +1169,9 @@ function resultText(result, names, points) {
   if (!result) return "";
   const w = result.winner;
   const how = REASONS[result.reason] ? ` ${REASONS[result.reason]}` : "";
-  if (w === null) return `Draw${how}${points ? `: ${points[0]}–${points[1]}` : ""}`;
+  if (w === null) return `${t("app.result.draw")}${how}${points ? `: ${points[0]}–${points[1]}` : ""}`;
   const pts = points ? ` ${points[w]}–${points[1 - w]}` : "";
-  return `${names[w]} wins${pts}${how}`;
+  return `${t("app.result.wins", { name: names[w] })}${pts}${how}`;
 }
 
 /** The word after the first `step` moves of a record: {round, word, placed, last}. */
@@ -1192,25 +1196,25 @@ async function pageMatch(body, id) {
   replay.step = rec.moves.length;
   if (isGameRecord(rec)) { pageGameMatch(body, rec); return; }
   const o = rec.options;
-  body.append(el("h2", {}, `Match ${rec.match}: ${rec.players.map((p) => playerName(p)).join(" vs ")}`),
-    el("p", { class: "small", title: POINTS_HELP }, `Thue, ${thueText(o.variant, o.k)}, rounds end at ${o.limit} points${o.rated ? " · rated" : ""}${rec.tournament ? ` · tournament ${rec.tournament}, round ${rec.tournament_round}` : ""}`),
+  body.append(el("h2", {}, t("app.replay.title", { match: rec.match, players: rec.players.map((p) => playerName(p)).join(t("app.vs")) })),
+    el("p", { class: "small", title: POINTS_HELP }, `${t("app.game.thue")}, ${thueText(o.variant, o.k)}, ${t("app.replay.rounds_end", { count: o.limit })}${o.rated ? ` · ${t("app.room.rated")}` : ""}${rec.tournament ? ` · ${t("app.replay.tournament_round", { tournament: rec.tournament, round: rec.tournament_round })}` : ""}`),
     el("p", { testid: "replay-result" }, `${resultText(rec.result, rec.players.map(playerName), rec.points)}.`));
   if (rec.ratings) {
     body.append(el("p", { class: "small" }, rec.ratings.map((r, i) => `${playerName(rec.players[i])}: ${Math.round(r.before)} → ${Math.round(r.after)}`).join(" · ")));
   }
   const btn = (tid, text, fn) => el("button", { type: "button", testid: tid, onclick: () => { fn(); renderReplay(); } }, text);
   body.append(el("div", { class: "actions" },
-    btn("replay-first", "« First", () => (replay.step = 0)),
-    btn("replay-prev", "◀ Previous", () => (replay.step = Math.max(0, replay.step - 1))),
-    btn("replay-next", "Next ▶", () => (replay.step = Math.min(rec.moves.length, replay.step + 1))),
-    btn("replay-last", "Last »", () => (replay.step = rec.moves.length))),
-  el("p", { class: "small" }, "Arrow keys step, Home and End jump."),
+    btn("replay-first", t("app.replay.first"), () => (replay.step = 0)),
+    btn("replay-prev", t("app.replay.prev"), () => (replay.step = Math.max(0, replay.step - 1))),
+    btn("replay-next", t("app.replay.next"), () => (replay.step = Math.min(rec.moves.length, replay.step + 1))),
+    btn("replay-last", t("app.replay.last"), () => (replay.step = rec.moves.length))),
+  el("p", { class: "small" }, t("app.replay.keys")),
   el("p", { id: "replay-pos", testid: "replay-pos" }),
   el("p", { id: "replay-roles", testid: "replay-roles" }),
   el("div", { id: "replay-word", class: "word", testid: "replay-word" }),
   el("p", { id: "replay-rep", class: "small", testid: "replay-rep" }),
   el("div", { id: "replay-scores", testid: "replay-scores" }),
-  el("p", {}, link(`/api/matches/${enc(rec.match)}/moves.csv`, "moves.csv"), " · ", link("#/analysis", "Analyse the next move", "replay-analyse")),
+  el("p", {}, link(`/api/matches/${enc(rec.match)}/moves.csv`, "moves.csv"), " · ", link("#/analysis", t("app.replay.analyse"), "replay-analyse")),
   el("section", { id: "review", class: "review", testid: "review" }));
   renderReplay();
 }
@@ -1218,8 +1222,7 @@ async function pageMatch(body, id) {
 /** A repetition that ended a round, for people: "a square: 0 1 repeated, symbols 3 to 6"
  * (an overlap: the block twice and its first symbol again). */
 function repetitionText(rep) {
-  const kind = rep.length > 2 * rep.period ? "an overlap" : "a square";
-  return `The round ended on ${kind}: a block of ${rep.period} symbol${rep.period === 1 ? "" : "s"} repeated, symbols ${rep.start + 1} to ${rep.start + rep.length}.`;
+  return t(rep.length > 2 * rep.period ? "app.replay.ended_overlap" : "app.replay.ended_square", { count: rep.period, from: rep.start + 1, to: rep.start + rep.length });
 }
 
 function wordTiles(box, word, k, rep) {
@@ -1243,10 +1246,10 @@ function renderReplay() {
   const r = rec.rounds[at.round] || { builder: 0, points: 0 };
   const roundOver = replay.step === n || (rec.moves[replay.step] && rec.moves[replay.step].round !== at.round);
   const lm = at.last;
-  $("replay-pos").textContent = `Move ${replay.step} of ${n} · round ${at.round + 1}${lm ? ` · ${playerName(rec.players[lm.seat])} ${lm.kind === "place" ? `placed at gap ${lm.value}` : `painted ${lm.value}`} (${fmtThink(lm.think_ms)})` : ""}`;
+  $("replay-pos").textContent = `${t("app.replay.move_round", { step: replay.step, n, round: at.round + 1 })}${lm ? ` · ${t(lm.kind === "place" ? "app.replay.placed" : "app.replay.painted", { name: playerName(rec.players[lm.seat]), value: lm.value })} (${fmtThink(lm.think_ms)})` : ""}`;
   $("replay-pos").dataset.round = String(at.round);
   $("replay-pos").dataset.step = String(replay.step);
-  $("replay-roles").textContent = `Round ${at.round + 1}: ${playerName(rec.players[r.builder])} builds, ${playerName(rec.players[1 - r.builder])} paints.`;
+  $("replay-roles").textContent = t("app.replay.roles", { round: at.round + 1, builder: playerName(rec.players[r.builder]), painter: playerName(rec.players[1 - r.builder]) });
   const box = $("replay-word");
   box.textContent = "";
   const rep = roundOver && r.end === "repetition" ? r.repetition : null;
@@ -1257,15 +1260,15 @@ function renderReplay() {
     box.insertBefore(q, box.children[at.placed] || null);
   }
   $("replay-rep").textContent = rep ? repetitionText(rep)
-    : roundOver ? `Round ${at.round + 1} ${r.end === "limit" ? "reached the points limit" : `ended (${r.end})`}.` : "";
+    : roundOver ? t(r.end === "limit" ? "app.replay.round_limit" : "app.replay.round_ended", { round: at.round + 1, end: r.end }) : "";
   const sc = $("replay-scores");
   sc.textContent = "";
   rec.rounds.forEach((rr, i) => {
     const done = i < at.round || (i === at.round && roundOver);
     // Points are the painter's: credit them to the painter by name.
-    sc.append(el("div", { class: "small", testid: `replay-score-${i}` }, `Round ${i + 1}: ${playerName(rec.players[1 - rr.builder])} paints: ${done ? `${rr.points} pt` : "…"} (${playerName(rec.players[rr.builder])} builds)`));
+    sc.append(el("div", { class: "small", testid: `replay-score-${i}` }, t("app.replay.score", { round: i + 1, painter: playerName(rec.players[1 - rr.builder]), points: done ? t("app.points.short", { count: rr.points }) : "…", builder: playerName(rec.players[rr.builder]) })));
   });
-  if (replay.step === n) sc.append(el("div", {}, el("strong", { testid: "replay-final" }, `Final: ${resultText(rec.result, rec.players.map(playerName), rec.points)}`)));
+  if (replay.step === n) sc.append(el("div", {}, el("strong", { testid: "replay-final" }, t("app.replay.final", { result: resultText(rec.result, rec.players.map(playerName), rec.points) }))));
   document.querySelector("[data-testid=replay-analyse]").href = matchAnalysisHash(rec.match, Math.min(n, replay.step + 1));
 }
 
@@ -1292,7 +1295,7 @@ function matchLine(rec) {
     return { game: "thue", options: { variant: o.variant, k: o.k, limit: o.limit }, names,
       positions: Array.from({ length: rec.moves.length + 1 }, (_, i) => thuePosition(rec, i)),
       moves: rec.moves.map((mv) => ({ seat: mv.seat, move: mv.kind === "place" ? { place: mv.value } : { paint: mv.value },
-        text: mv.kind === "place" ? `placed at gap ${mv.value}` : `painted ${mv.value}` })) };
+        text: t(mv.kind === "place" ? "app.an.placed" : "app.an.painted", { n: String(mv.value) }) })) };
   }
   const positions = [rec.start];
   for (const mv of rec.moves) positions.push(applyMove(rec.game, positions[positions.length - 1], mv.move));
@@ -1360,12 +1363,12 @@ function renderGameRoom() {
   const o = s.options;
   const m = s.match;
   const game = o.game;
-  const clock = o.clock ? `clock ${fmtClock(o.clock.initial_ms)} + ${o.clock.increment_ms / 1000} s` : "no clock";
+  const clock = o.clock ? t("app.room.clock", { clock: fmtClock(o.clock.initial_ms), inc: o.clock.increment_ms / 1000 }) : t("app.room.no_clock");
   const code = ui.invites[s.room];
   $("invite-box").hidden = !(o.private && code);
   if (o.private && code) $("invite-link").value = inviteLink(s.room, code);
   $("room-info").title = gameInfo(game).summary;
-  $("room-info").textContent = `${optionsText(game, o.game_options)} · ${clock}${o.rated ? " · rated" : ""} · ${s.spectators} watching · ${s.you === null ? "you are watching" : "you are playing"}`;
+  $("room-info").textContent = `${optionsText(game, o.game_options)} · ${clock}${o.rated ? ` · ${t("app.room.rated")}` : ""} · ${t("app.room.watching", { count: s.spectators })} · ${s.you === null ? t("app.room.you_watch") : t("app.room.you_play")}`;
   $("sound-wrap").hidden = s.you === null;
 
   for (const seat of [0, 1]) {
@@ -1378,33 +1381,33 @@ function renderGameRoom() {
     const bits = [];
     const level = botLevel(s, p);
     if (level) bits.push(level.engine); // the engine, in small print
-    if (m) bits.push(playerOf(m, seat) === 0 ? `${colourName(game, 0)}, moves first` : colourName(game, 1));
-    if (p && !p.connected) bits.push("disconnected");
-    if (p && !m && p.ready) bits.push("ready");
+    if (m) bits.push(playerOf(m, seat) === 0 ? t("app.seat.moves_first", { colour: colourName(game, 0) }) : colourName(game, 1));
+    if (p && !p.connected) bits.push(t("app.seat.disconnected"));
+    if (p && !m && p.ready) bits.push(t("app.seat.ready"));
     const rating = seatRating(s, seat);
     if (rating) bits.push(rating);
     box.append(el("div", { class: "small", testid: `role-${seat}` }, bits.join(" · ")));
     if (m) box.dataset.colour = COLOUR[playerOf(m, seat)];
     if (p && !p.connected && p.away_left_ms !== undefined) box.append(el("div", { class: "away", testid: `away-${seat}`, id: `away-${seat}` }));
     // A one-game match's point is its win: shown once the match is over, not as "0 pt".
-    if (m && m.step === "over") box.append(el("div", { class: "points", testid: `points-${seat}` }, `${m.points[seat]} pt`));
+    if (m && m.step === "over") box.append(el("div", { class: "points", testid: `points-${seat}` }, t("app.points.short", { count: m.points[seat] })));
     if (m && m.clocks) box.append(el("div", { class: "clock", testid: `clock-${seat}`, id: `clock-${seat}` }, fmtClock(m.clocks[seat])));
   }
 
   let turn;
   const mine = myTurn("move");
   if (!m) turn = waitingText(s);
-  else if (m.step === "over") turn = "The match is over.";
-  else if (mine) turn = `Your move (${colourName(game, playerOf(m, s.you))}): ${moveHint(game)}.`;
-  else turn = `${nameIn(s, s.players[m.to_move])} (${colourName(game, playerOf(m, m.to_move))}) to move.`;
+  else if (m.step === "over") turn = t("app.turn.over");
+  else if (mine) turn = t("app.turn.you_move", { colour: colourName(game, playerOf(m, s.you)), hint: moveHint(game) });
+  else turn = t("app.turn.they_move", { name: nameIn(s, s.players[m.to_move]), colour: colourName(game, playerOf(m, m.to_move)) });
   $("turn").textContent = turn;
   $("turn").classList.toggle("yours", mine);
-  if (m && m.thinking !== null) $("turn").append(el("span", { class: "thinking", testid: "thinking" }, " thinking…"));
+  if (m && m.thinking !== null) $("turn").append(el("span", { class: "thinking", testid: "thinking" }, ` ${t("app.turn.thinking")}`));
   noticeTurn(s, mine);
 
   const lm = m && m.last_move;
   const before = lm ? keptStates(s).find((k) => k.moves === m.moves - 1) : null;
-  $("last-move").textContent = lm ? `Last move: ${nameIn(s, s.players[lm.seat])} ${moveText(game, lm.move, before ? before.state : null)}${thinkOf(s, lm)}` : "";
+  $("last-move").textContent = lm ? `${t("app.last.move", { name: nameIn(s, s.players[lm.seat]), move: moveText(game, lm.move, before ? before.state : null) })}${thinkOf(s, lm)}` : "";
 
   if (!m || m.step !== "over") ui.greplay = null;
   renderGameBoard();
@@ -1435,7 +1438,7 @@ function renderGameBoard() {
   renderGameReplay();
   if (!m) {
     box.textContent = "";
-    box.append(el("p", { class: "small" }, s.options.auto_start ? "The board appears when the game begins." : "The board appears when both players are ready."));
+    box.append(el("p", { class: "small" }, s.options.auto_start ? t("app.board.when_begins") : t("app.board.when_ready")));
     return;
   }
   const shown = shownGameState();
@@ -1463,10 +1466,10 @@ function gameHint(text) {
   const sel = ui.gsel;
   hint.dataset.kind = "";
   hint.textContent = !sel ? ""
-    : sel.kind === "row" ? `Your piece in row ${sel.row + 1} is chosen: click a marked square in that row (Escape drops it).`
-    : sel.kind === "field" ? `Your piece on field ${sel.from} is chosen: click a marked field (Escape drops it).`
-    : sel.kind === "dir" ? `Field ${sel.to} can be reached both ways: choose one.`
-    : sel.kind === "rims" ? "Choose how the rest of the region splits." : "";
+    : sel.kind === "row" ? t("app.ghint.row", { row: sel.row + 1 })
+    : sel.kind === "field" ? t("app.ghint.field", { field: sel.from })
+    : sel.kind === "dir" ? t("app.ghint.dir", { field: sel.to })
+    : sel.kind === "rims" ? t("app.ghint.rims") : "";
 }
 
 /** Sends another game's move; a refused one leaves the server's sentence under the board
@@ -1474,7 +1477,7 @@ function gameHint(text) {
 async function sendGameMove(mv) {
   const s = ui.state;
   if (!s || !s.match || s.match.step === "over" || s.you === null || ui.busy) return;
-  if (!mv) { gameHint("First click one of your pieces."); return; }
+  if (!mv) { gameHint(t("app.ghint.first")); return; }
   ui.gsel = null;
   ui.busy = true;
   renderGameBoard();
@@ -1484,7 +1487,7 @@ async function sendGameMove(mv) {
     ui.busy = false;
     showError(e);
     if (ui.state) renderGame();
-    gameHint(e && e.message ? e.message : String(e));
+    gameHint(reasonText(e));
   }
 }
 
@@ -1505,13 +1508,13 @@ function renderGameReplay() {
   const who = lm ? nameIn(s, s.players[lm.seat]) : "";
   const prev = step > 0 ? list[step - 1].state : null;
   box.append(el("div", { class: "actions" },
-    el("button", { type: "button", testid: "g-replay-first", disabled: step === 0, onclick: () => go(0) }, "« First"),
-    el("button", { type: "button", testid: "g-replay-prev", disabled: step === 0, onclick: () => go(step - 1) }, "◀ Previous"),
-    el("button", { type: "button", testid: "g-replay-next", disabled: step === n, onclick: () => go(step + 1) }, "Next ▶"),
-    el("button", { type: "button", testid: "g-replay-last", disabled: step === n, onclick: () => go(n) }, "Last »")),
+    el("button", { type: "button", testid: "g-replay-first", disabled: step === 0, onclick: () => go(0) }, t("app.replay.first")),
+    el("button", { type: "button", testid: "g-replay-prev", disabled: step === 0, onclick: () => go(step - 1) }, t("app.replay.prev")),
+    el("button", { type: "button", testid: "g-replay-next", disabled: step === n, onclick: () => go(step + 1) }, t("app.replay.next")),
+    el("button", { type: "button", testid: "g-replay-last", disabled: step === n, onclick: () => go(n) }, t("app.replay.last"))),
   el("p", { class: "small", testid: "g-replay-pos" },
-    `Replay: move ${at.moves} of ${list[n].moves}${lm ? `: ${who} ${moveText(s.options.game, lm.move, prev)}` : " (the start)"}` +
-    `${list[0].moves > 0 ? ` · this page saw the match from move ${list[0].moves}` : ""} · Left and Right step, Home and End jump.`));
+    `${t("app.greplay.move", { at: at.moves, n: list[n].moves })}${lm ? `: ${who} ${moveText(s.options.game, lm.move, prev)}` : ` ${t("app.greplay.start")}`}` +
+    `${list[0].moves > 0 ? ` · ${t("app.greplay.seen_from", { move: list[0].moves })}` : ""} · ${t("app.greplay.keys")}`));
   box.dataset.step = String(at.moves);
 }
 
@@ -1546,22 +1549,22 @@ function pageGameMatch(body, rec) {
   replay.states = matchLine(rec).positions;
   const names = rec.players.map(playerName);
   const white = names[rec.first];
-  body.append(el("h2", {}, `Match ${rec.match}: ${names.join(" vs ")}`),
-    el("p", { class: "small" }, `${optionsText(rec.game, rec.game_options)}${rec.rated ? " · rated" : ""} · ${white} white, moving first${rec.tournament ? ` · tournament ${rec.tournament}` : ""}`),
+  body.append(el("h2", {}, t("app.replay.title", { match: rec.match, players: names.join(t("app.vs")) })),
+    el("p", { class: "small" }, `${optionsText(rec.game, rec.game_options)}${rec.rated ? ` · ${t("app.room.rated")}` : ""} · ${t("app.replay.white_first", { name: white })}${rec.tournament ? ` · ${t("app.replay.tournament", { tournament: rec.tournament })}` : ""}`),
     el("p", { testid: "replay-result" }, resultWords(rec.result, names)));
   if (rec.ratings) body.append(el("p", { class: "small" }, rec.ratings.map((r, i) => `${playerName(rec.players[i])}: ${Math.round(r.before)} → ${Math.round(r.after)}`).join(" · ")));
   const btn = (tid, text, fn) => el("button", { type: "button", testid: tid, onclick: () => { fn(); renderReplay(); } }, text);
   const n = rec.moves.length;
   body.append(el("div", { class: "actions" },
-    btn("replay-first", "« First", () => (replay.step = 0)),
-    btn("replay-prev", "◀ Previous", () => (replay.step = Math.max(0, replay.step - 1))),
-    btn("replay-next", "Next ▶", () => (replay.step = Math.min(n, replay.step + 1))),
-    btn("replay-last", "Last »", () => (replay.step = n))),
-  el("p", { class: "small" }, "Arrow keys step, Home and End jump."),
+    btn("replay-first", t("app.replay.first"), () => (replay.step = 0)),
+    btn("replay-prev", t("app.replay.prev"), () => (replay.step = Math.max(0, replay.step - 1))),
+    btn("replay-next", t("app.replay.next"), () => (replay.step = Math.min(n, replay.step + 1))),
+    btn("replay-last", t("app.replay.last"), () => (replay.step = n))),
+  el("p", { class: "small" }, t("app.replay.keys")),
   el("p", { id: "replay-pos", testid: "replay-pos" }),
   el("div", { id: "replay-board", class: "gboard", testid: "replay-board" }),
   el("p", { id: "replay-final", class: "small", testid: "replay-final" }),
-  el("p", {}, link(`/api/matches/${enc(rec.match)}/moves.csv`, "moves.csv"), " · ", link("#/analysis", "Analyse the next move", "replay-analyse")),
+  el("p", {}, link(`/api/matches/${enc(rec.match)}/moves.csv`, "moves.csv"), " · ", link("#/analysis", t("app.replay.analyse"), "replay-analyse")),
   el("section", { id: "review", class: "review", testid: "review" }));
 }
 
@@ -1583,10 +1586,10 @@ function renderGameRecord() {
   const i = replay.step;
   const mv = i > 0 ? rec.moves[i - 1] : null;
   const names = rec.players.map(playerName);
-  $("replay-pos").textContent = `Move ${i} of ${rec.moves.length}${mv ? ` · ${names[mv.seat]} ${moveText(rec.game, mv.move, replay.states[i - 1])} (${fmtThink(mv.think_ms)})` : " · the start"}`;
+  $("replay-pos").textContent = `${t("app.replay.move", { i, n: rec.moves.length })}${mv ? ` · ${names[mv.seat]} ${moveText(rec.game, mv.move, replay.states[i - 1])} (${fmtThink(mv.think_ms)})` : ` · ${t("app.replay.the_start")}`}`;
   $("replay-pos").dataset.step = String(i);
   drawBoard($("replay-board"), { game: rec.game, state: replay.states[i], player: null, active: false, over: true, last: mv ? mv.move : null, prev: i > 0 ? replay.states[i - 1] : null, sel: null, onMove: () => {}, onSelect: () => {} });
-  $("replay-final").textContent = i === rec.moves.length ? `Final: ${resultWords(rec.result, names)}` : "";
+  $("replay-final").textContent = i === rec.moves.length ? t("app.replay.final", { result: resultWords(rec.result, names) }) : "";
   document.querySelector("[data-testid=replay-analyse]").href = matchAnalysisHash(rec.match, Math.min(rec.moves.length, i + 1));
 }
 
@@ -1607,13 +1610,13 @@ function gameOptionFields(box, game, prefix, { only = null, values = {}, help = 
     if (o.type === "boolean") {
       input = el("input", { id, type: "checkbox", checked: has ? Boolean(values[o.name]) : Boolean(o.default) });
       input.dataset.testid = id;
-      box.append(el("label", { class: "check", title: o.help }, input, ` ${o.name === "misere" ? "misère play" : o.name}`, err));
+      box.append(el("label", { class: "check", title: o.help }, input, ` ${tOr(`app.optlabel.${o.name}`, {}, o.name)}`, err));
       continue;
     }
     input = el("input", { id, value: has ? String(values[o.name]) : fieldText(o), title: o.help, ...(o.type === "integer" ? { inputMode: "numeric" } : {}) });
     input.dataset.testid = id;
     input.setAttribute("aria-describedby", help ? `${id}-err ${id}-help` : `${id}-err`);
-    const label = { heaps: game === "rims" ? "Regions' dots (numbers)" : "Heaps (numbers)", rows: "Rows", cols: "Columns", fields: "Fields", white: "White pieces", black: "Black pieces", start: "Start", move_cap: "Move cap (empty: default)" }[o.name] || o.name;
+    const label = tOr([`app.optlabel.${game}.${o.name}`, `app.optlabel.${o.name}`], {}, o.name);
     box.append(el("label", {}, label, input, help ? el("span", { class: "small", id: `${id}-help` }, o.help) : null, err));
   }
 }
@@ -1644,7 +1647,7 @@ function readGameOptions(game, prefix, root = document) {
 function showOptionError(e, prefix, root = document) {
   const name = e && typeof e.field === "string" ? e.field.replace(/^game_options\//, "").split("/")[0] : "";
   const at = name && root.querySelector(`[id="${prefix}${name}-err"]`);
-  if (at) at.textContent = e.message;
+  if (at) at.textContent = reasonText(e);
 }
 
 // The room form's fields for another game.
@@ -1652,7 +1655,7 @@ function renderGameOptionsForm() {
   const game = $("c-game").value;
   const thue = game === "thue";
   for (const e of document.querySelectorAll("#create-form .thue-only")) e.hidden = !thue;
-  $("c-first-label").textContent = thue ? "First builder" : "Moves first (white)";
+  $("c-first-label").textContent = thue ? t("app.create.first_builder") : t("app.create.first_white");
   $("c-error").textContent = "";
   const box = $("c-game-options");
   box.textContent = "";
@@ -1668,7 +1671,7 @@ function renderGameOptionsForm() {
 async function createGameRoom() {
   const game = $("c-game").value;
   const { options, problems } = readGameOptions(game, "go-");
-  $("c-error").textContent = problems.length ? `Check the options: ${problems.join(" ")}` : "";
+  $("c-error").textContent = problems.length ? t("app.create.check", { problems: problems.join(" ") }) : "";
   if (problems.length) return;
   const msg = {
     type: "create_room", game, game_options: options, first_builder: $("c-first").value,
@@ -1684,7 +1687,7 @@ async function createGameRoom() {
     r = await conn.request(msg);
   } catch (e) {
     showError(e);
-    $("c-error").textContent = `The server refused the room: ${e.message || e}`;
+    $("c-error").textContent = t("app.create.refused", { why: reasonText(e) });
     showOptionError(e, "go-");
     return;
   }
@@ -1714,7 +1717,7 @@ function wireGames() {
       const sel = $(id);
       const keep = sel.value;
       sel.textContent = "";
-      sel.append(el("option", { value: "thue" }, "Thue"));
+      sel.append(el("option", { value: "thue" }, t("app.game.thue")));
       for (const g of games()) sel.append(el("option", { value: g.name }, g.title));
       sel.value = [...sel.options].some((x) => x.value === keep) ? keep : "thue";
     }
@@ -1750,12 +1753,12 @@ async function claimName() {
   const box = $("account-box");
   box.hidden = false;
   box.textContent = "";
-  box.append(el("div", {}, el("strong", {}, `The name ${r.name} is now your account.`)),
-    el("div", {}, "Your account token (shown only this once; copy it and keep it secret, it logs you in on another device):"),
+  box.append(el("div", {}, el("strong", {}, t("app.account.claimed", { name: r.name }))),
+    el("div", {}, t("app.account.token_once")),
     el("code", { testid: "account-token", class: "token" }, r.token),
-    el("div", { class: "small" }, el("button", { type: "button", testid: "copy-token", onclick: (ev) => copyToken(ev.target, r.token) }, "Copy"),
-      " This browser remembers it. To log in on another device with your name, set a password below."),
-    el("button", { type: "button", class: "link", onclick: () => { box.hidden = true; box.textContent = ""; } }, "done"));
+    el("div", { class: "small" }, el("button", { type: "button", testid: "copy-token", onclick: (ev) => copyToken(ev.target, r.token) }, t("app.room.copy")),
+      ` ${t("app.account.remembered")}`),
+    el("button", { type: "button", class: "link", onclick: () => { box.hidden = true; box.textContent = ""; } }, t("app.account.done")));
 }
 
 /** Copies the token to the clipboard; where the page may not (plain http on another
@@ -1763,14 +1766,14 @@ async function claimName() {
 async function copyToken(button, token) {
   try {
     await navigator.clipboard.writeText(token);
-    button.textContent = "Copied";
+    button.textContent = t("app.copy.copied");
   } catch {
     const range = document.createRange();
     range.selectNodeContents($("account-box").querySelector(".token"));
     const sel = getSelection();
     sel.removeAllRanges();
     sel.addRange(range);
-    button.textContent = "Selected: press Ctrl+C";
+    button.textContent = t("app.copy.selected");
   }
 }
 
@@ -1793,13 +1796,13 @@ async function passwordLogin(ev) {
   const err = $("pw-login-error");
   const name = $("pw-name").value.trim(), password = $("pw-password").value;
   err.textContent = "";
-  if (!name || !password) { err.textContent = "Enter your account's name and its password."; return; }
+  if (!name || !password) { err.textContent = t("app.account.need_both"); return; }
   let r;
   ui.adoptRunning = true; // the account's rooms follow: only a running match comes on screen
   try {
     r = await conn.request({ type: "login", name, password });
   } catch (e) {
-    err.textContent = e.code === "bad_password" ? "Wrong name or password." : e.message || String(e);
+    err.textContent = errorText(e);
     $("pw-password").select();
     return;
   }
@@ -1818,27 +1821,27 @@ async function setPassword(ev) {
   const st = $("pw-set-status");
   const old = $("pw-old").value, pw = $("pw-new").value;
   st.textContent = "";
-  if ([...pw].length < 8) { st.textContent = "The new password needs 8 or more characters."; return; }
+  if ([...pw].length < 8) { st.textContent = t("app.account.pw_short"); return; }
   const msg = { type: "set_password", password: pw };
   if (old) msg.old_password = old;
   try {
     await conn.request(msg);
   } catch (e) {
     st.textContent = e.field === "old_password"
-      ? (e.code === "bad_password" ? "The current password is wrong." : "Your account has a password: enter it as the current one.")
-      : e.message || String(e);
+      ? (e.code === "bad_password" ? t("app.account.pw_wrong") : t("app.account.pw_needed"))
+      : errorText(e);
     (e.field === "old_password" ? $("pw-old") : $("pw-new")).focus();
     return;
   }
   $("pw-old").value = "";
   $("pw-new").value = "";
-  st.textContent = `Password set: log in as ${ui.me ? ui.me.name : "you"} with it on any device.`;
+  st.textContent = t("app.account.pw_done", { name: ui.me ? ui.me.name : t("app.account.you") });
 }
 
 function renderMe() {
   if (!ui.me) return;
   $("me").textContent = ui.me.name;
-  $("me-kind").textContent = `(${ui.me.kind})`;
+  $("me-kind").textContent = `(${tOr(`app.kind.${ui.me.kind}`, {}, ui.me.kind)})`;
   $("claim").hidden = ui.me.kind !== "guest";
   $("pw-login-form").hidden = ui.me.kind !== "guest";
   $("pw-set").hidden = ui.me.kind !== "account";
@@ -1847,7 +1850,7 @@ function renderMe() {
     const rated = $(id);
     rated.disabled = ui.me.kind !== "account";
     if (rated.disabled) rated.checked = false;
-    rated.title = rated.disabled ? "Claim your name first: rated play is for accounts." : "";
+    rated.title = rated.disabled ? t("app.create.rated_claim") : "";
   }
 }
 
@@ -1897,12 +1900,12 @@ function renderRoundBanner() {
   const r = m.rounds[roundEnd.round];
   const painter = nameIn(s, s.players[1 - r.builder]);
   const why = r.end === "repetition" && r.repetition
-    ? `a ${r.repetition.length === 2 * r.repetition.period ? "square" : "overlap"} (${r.word.slice(r.repetition.start, r.repetition.start + r.repetition.length).join(" ")}) ended it`
-    : r.end === "limit" ? "it reached the points limit" : r.end === "forfeit" ? "it ended by forfeit" : "it ended";
+    ? t(r.repetition.length === 2 * r.repetition.period ? "app.banner.square" : "app.banner.overlap", { word: r.word.slice(r.repetition.start, r.repetition.start + r.repetition.length).join(" ") })
+    : r.end === "limit" ? t("app.banner.limit") : r.end === "forfeit" ? t("app.banner.forfeit") : t("app.banner.ended");
   const next = roundEnd.round === 0 && m.step !== "over"
-    ? ` Round 2: ${nameIn(s, s.players[m.rounds[1].builder])} builds, ${nameIn(s, s.players[1 - m.rounds[1].builder])} paints.`
+    ? ` ${t("app.banner.round2", { builder: nameIn(s, s.players[m.rounds[1].builder]), painter: nameIn(s, s.players[1 - m.rounds[1].builder]) })}`
     : "";
-  banner.textContent = `Round ${roundEnd.round + 1} over: ${painter} scored ${r.points} point${r.points === 1 ? "" : "s"}; ${why}.${next}`;
+  banner.textContent = `${t("app.banner.over", { round: roundEnd.round + 1, name: painter, count: r.points, why })}${next}`;
 }
 
 function tile(sym, k, extraClass = "") {
@@ -1925,12 +1928,12 @@ function renderGame() {
   $("game").dataset.game = o.game || "thue";
   showThueParts(!isGame(s));
   if (isGame(s)) { renderGameRoom(); return; }
-  const clock = o.clock ? `clock ${fmtClock(o.clock.initial_ms)} + ${o.clock.increment_ms / 1000} s` : "no clock";
+  const clock = o.clock ? t("app.room.clock", { clock: fmtClock(o.clock.initial_ms), inc: o.clock.increment_ms / 1000 }) : t("app.room.no_clock");
   const code = ui.invites[s.room];
   $("invite-box").hidden = !(o.private && code);
   if (o.private && code) $("invite-link").value = inviteLink(s.room, code);
   $("room-info").title = POINTS_HELP;
-  $("room-info").textContent = `Thue, ${thueText(o.variant, o.k)}, a round ends at ${o.limit} points · ${clock}${o.rated ? " · rated" : ""} · ${s.spectators} watching · ${s.you === null ? "you are watching" : "you are playing"}`;
+  $("room-info").textContent = `${t("app.game.thue")}, ${thueText(o.variant, o.k)}, ${t("app.room.round_ends_at", { count: o.limit })} · ${clock}${o.rated ? ` · ${t("app.room.rated")}` : ""} · ${t("app.room.watching", { count: s.spectators })} · ${s.you === null ? t("app.room.you_watch") : t("app.room.you_play")}`;
 
   for (const seat of [0, 1]) {
     const p = s.players[seat];
@@ -1938,41 +1941,41 @@ function renderGame() {
     box.textContent = "";
     box.classList.toggle("to-move", Boolean(m && m.to_move === seat));
     box.classList.toggle("mine", s.you === seat);
-    const role = m ? (m.builder === seat ? "builder" : "painter") : "";
+    const role = m ? (m.builder === seat ? t("app.role.builder") : t("app.role.painter")) : "";
     box.append(el("div", { class: "seat-name" }, seatName(s, seat)));
     const bits = [];
     const level = botLevel(s, p);
     if (level) bits.push(level.engine); // the engine, in small print
     if (role) bits.push(role);
-    if (p && !p.connected) bits.push("disconnected");
-    if (p && !m && p.ready) bits.push("ready");
+    if (p && !p.connected) bits.push(t("app.seat.disconnected"));
+    if (p && !m && p.ready) bits.push(t("app.seat.ready"));
     const rating = seatRating(s, seat);
     if (rating) bits.push(rating);
     box.append(el("div", { class: "small", testid: `role-${seat}` }, bits.join(" · ")));
     if (p && !p.connected && p.away_left_ms !== undefined) {
       box.append(el("div", { class: "away", testid: `away-${seat}`, id: `away-${seat}` }));
     }
-    if (m) box.append(el("div", { class: "points", testid: `points-${seat}` }, `${m.points[seat]} pt`));
+    if (m) box.append(el("div", { class: "points", testid: `points-${seat}` }, t("app.points.short", { count: m.points[seat] })));
     if (m && m.clocks) box.append(el("div", { class: "clock", testid: `clock-${seat}`, id: `clock-${seat}` }, fmtClock(m.clocks[seat])));
   }
 
   // whose turn
   let turn = "";
   if (!m) turn = waitingText(s);
-  else if (m.step === "over") turn = "The match is over.";
+  else if (m.step === "over") turn = t("app.turn.over");
   else {
     const who = s.players[m.to_move];
-    if (myTurn("place")) turn = `Round ${m.round + 1}: your move: choose a gap for the next symbol.`;
-    else if (myTurn("paint")) turn = `Round ${m.round + 1}: your move: choose the symbol for the marked gap.`;
-    else turn = `Round ${m.round + 1}: ${nameIn(s, who)} ${m.step === "place" ? "chooses a gap" : "chooses a symbol"}.`;
+    if (myTurn("place")) turn = t("app.turn.you_place", { round: m.round + 1 });
+    else if (myTurn("paint")) turn = t("app.turn.you_paint", { round: m.round + 1 });
+    else turn = t(m.step === "place" ? "app.turn.they_place" : "app.turn.they_paint", { round: m.round + 1, name: nameIn(s, who) });
   }
   $("turn").textContent = turn;
   $("turn").classList.toggle("yours", myTurn("place") || myTurn("paint"));
-  if (m && m.thinking !== null) $("turn").append(el("span", { class: "thinking", testid: "thinking" }, " thinking…"));
+  if (m && m.thinking !== null) $("turn").append(el("span", { class: "thinking", testid: "thinking" }, ` ${t("app.turn.thinking")}`));
 
   const lm = m && m.last_move;
   $("last-move").textContent = lm
-    ? `Last move: ${nameIn(s, s.players[lm.seat])} ${lm.kind === "place" ? `placed at gap ${lm.value}` : `painted ${lm.value}`}${thinkOf(s, lm)}`
+    ? `${t(lm.kind === "place" ? "app.last.placed" : "app.last.painted", { name: nameIn(s, s.players[lm.seat]), value: lm.value })}${thinkOf(s, lm)}`
     : "";
 
   renderWord();
@@ -1993,14 +1996,14 @@ async function copyInvite() {
   const field = $("invite-link");
   try {
     await navigator.clipboard.writeText(field.value);
-    button.textContent = "Copied";
+    button.textContent = t("app.copy.copied");
   } catch { // no clipboard here (plain http from another host): select it for Ctrl+C
     field.focus();
     field.select();
-    button.textContent = "Selected: press Ctrl+C";
+    button.textContent = t("app.copy.selected");
   }
   clearTimeout(copyInvite.timer);
-  copyInvite.timer = setTimeout(() => (button.textContent = "Copy"), 4000);
+  copyInvite.timer = setTimeout(() => (button.textContent = t("app.room.copy")), 4000);
 }
 
 /** A seat's rating for its card: after a rated match the new one from match_end (the
@@ -2012,9 +2015,9 @@ function seatRating(s, seat) {
   if (end && end.ratings && s.match && s.match.number === end.number && end.players[seat] && end.players[seat].name === p.name) {
     const r = end.ratings[seat];
     const d = Math.round(r.after) - Math.round(r.before);
-    return `rating ${Math.round(r.after)} (${d >= 0 ? "+" : "−"}${Math.abs(d)})`;
+    return t("app.seat.rating_change", { rating: Math.round(r.after), change: `${d >= 0 ? "+" : "−"}${fmtNumber(Math.abs(d))}` });
   }
-  return typeof p.rating === "number" ? `rating ${Math.round(p.rating)}` : "";
+  return typeof p.rating === "number" ? t("app.seat.rating", { rating: Math.round(p.rating) }) : "";
 }
 
 // Where the newest symbol went: the gap placed while a paint was awaited, remembered per
@@ -2064,9 +2067,9 @@ function renderWord() {
     if (fresh >= 0 && (i === fresh || i === fresh + 1)) cls.push("beside-newest");
     const b = el("button", {
       type: "button", class: cls.join(" "), testid: `gap-${i}`, tabIndex: -1,
-      disabled: !canPlace, title: `gap ${i}`, onclick: () => place(i),
+      disabled: !canPlace, title: t("app.word.gap", { n: i }), onclick: () => place(i),
     }, m.placed === i && m.step === "paint" ? "?" : "");
-    b.setAttribute("aria-label", `gap ${i}`);
+    b.setAttribute("aria-label", t("app.word.gap", { n: i }));
     return b;
   };
   for (let i = 0; i < n; i++) {
@@ -2076,11 +2079,11 @@ function renderWord() {
     if (rep && i >= rep.start && i < rep.start + rep.length) {
       repCls = i < rep.start + rep.period || i >= rep.start + 2 * rep.period ? " rep rep-a" : " rep rep-b";
     }
-    const t = tile(m.word[i], s.options.k, `${i === fresh ? "newest" : ""}${tenth ? " tenth" : ""}${repCls}`);
-    t.dataset.testid = `tile-${i}`;
-    if (tenth) t.dataset.pos = String(i + 1);
-    if (i === fresh) t.title = `the newest symbol: ${m.word[i]} at position ${i}`;
-    box.append(t);
+    const tl = tile(m.word[i], s.options.k, `${i === fresh ? "newest" : ""}${tenth ? " tenth" : ""}${repCls}`);
+    tl.dataset.testid = `tile-${i}`;
+    if (tenth) tl.dataset.pos = String(i + 1);
+    if (i === fresh) tl.title = t("app.word.newest", { symbol: m.word[i], n: i });
+    box.append(tl);
   }
   box.append(gap(n));
   box.classList.toggle("active", canPlace);
@@ -2116,7 +2119,7 @@ function renderPalette() {
     const b = el("button", {
       type: "button", class: `sym${losing.has(sym) ? " losing" : ""}`, testid: `sym-${sym}`,
       disabled: !canPaint, onclick: () => paint(sym),
-      title: losing.has(sym) ? `${sym}: makes a repetition` : `paint ${sym}`,
+      title: losing.has(sym) ? t("app.palette.losing", { symbol: sym }) : t("app.palette.paint", { symbol: sym }),
     }, String(sym));
     b.style.setProperty("background-color", c.bg);
     b.style.setProperty("color", c.fg);
@@ -2130,12 +2133,12 @@ function renderRounds() {
   const box = $("rounds");
   box.textContent = "";
   if (!m) return;
-  const ends = { playing: "playing", repetition: "ended by a repetition", limit: "reached the points limit", forfeit: "forfeited", not_played: "not played" };
+  const ends = { playing: t("app.rounds.playing"), repetition: t("app.rounds.repetition"), limit: t("app.rounds.limit"), forfeit: t("app.rounds.forfeit"), not_played: t("app.rounds.not_played") };
   m.rounds.forEach((r, i) => {
     // A round after the one being played has not started, whatever its `end` says.
-    const status = r.end === "playing" && i > m.round ? "not started yet" : ends[r.end] || r.end;
+    const status = r.end === "playing" && i > m.round ? t("app.rounds.not_started") : ends[r.end] || r.end;
     const line = el("div", { class: "round", testid: `round-${i}` },
-      el("div", {}, `Round ${i + 1}: ${nameIn(ui.state, ui.state.players[r.builder])} builds, ${nameIn(ui.state, ui.state.players[1 - r.builder])} paints: ${r.points} pt, ${status}`));
+      el("div", {}, t("app.rounds.line", { round: i + 1, builder: nameIn(ui.state, ui.state.players[r.builder]), painter: nameIn(ui.state, ui.state.players[1 - r.builder]), points: t("app.points.short", { count: r.points }), status })));
     if (r.word) {
       const w = el("div", { class: "word small-word", testid: `round-word-${i}` });
       const rep = r.repetition;
@@ -2149,10 +2152,10 @@ function renderRounds() {
 
 function renderResultExtra(me) {
   const box = $("result");
-  if (me.match_id && (!me.game || me.game === "thue" || serverListsGames())) box.append(el("div", {}, el("a", { href: `#/match/${encodeURIComponent(me.match_id)}`, testid: "replay-link" }, "Replay and review this match")));
+  if (me.match_id && (!me.game || me.game === "thue" || serverListsGames())) box.append(el("div", {}, el("a", { href: `#/match/${encodeURIComponent(me.match_id)}`, testid: "replay-link" }, t("app.result.replay"))));
   if (me.ratings && ui.state && ui.state.you !== null) {
     const r = me.ratings[ui.state.you];
-    box.append(el("div", { class: "small" }, `Your rating: ${Math.round(r.before)} → ${Math.round(r.after)}`));
+    box.append(el("div", { class: "small" }, t("app.result.rating", { before: Math.round(r.before), after: Math.round(r.after) })));
   }
 }
 
@@ -2165,7 +2168,7 @@ function renderButtons() {
   $("ready").hidden = !seated || Boolean(m) || (me && me.ready) || Boolean(s.options.auto_start);
   const tour = ui.tourRooms[s.room]; // a tournament game is played once: no rematch
   $("rematch").hidden = !seated || !over || Boolean(tour);
-  if (!over) $("rematch").textContent = "Rematch";
+  if (!over) $("rematch").textContent = t("app.room.rematch");
   $("resign").hidden = !seated || !m || over;
   // Analysis: spectators any time, players once the match is over (the server says so too).
   $("analyse").hidden = !m || (seated && !over);
@@ -2187,7 +2190,7 @@ function renderButtons() {
     const names = s.players.map((p) => nameIn(s, p));
     let text = isGame(s) ? resultWords(m.result, names) : `${resultText(m.result, names, m.points)}.`;
     res.dataset.reason = m.result.reason;
-    if (s.you !== null && w !== null) text = (w === s.you ? "You win! " : "You lose. ") + text;
+    if (s.you !== null && w !== null) text = `${w === s.you ? t("app.result.you_win") : t("app.result.you_lose")} ${text}`;
     // Green for a win (or a result watched), amber for a draw, red for your loss.
     res.dataset.outcome = w === null ? "draw" : s.you === null ? "watched" : w === s.you ? "win" : "loss";
     res.append(el("strong", {}, text));
@@ -2196,12 +2199,12 @@ function renderButtons() {
       const p = s.players[seat];
       if (!p || !p.rematch || seat === s.you) continue;
       res.append(el("div", { class: "rematch-offer", testid: "rematch-offer" },
-        s.you === null ? `${p.name} asks for a rematch.` : `${p.name} offers a rematch: press Rematch to play again, roles swapped.`));
-      if (s.you !== null && !me.rematch && $("rematch").textContent === "Rematch") $("rematch").textContent = "Accept the rematch";
+        s.you === null ? t("app.result.asks_rematch", { name: p.name }) : t("app.result.offers_rematch", { name: p.name })));
+      if (s.you !== null && !me.rematch && $("rematch").textContent === t("app.room.rematch")) $("rematch").textContent = t("app.result.accept_rematch");
     }
     const end = ui.ends[s.room];
     if (end && end.number === m.number) renderResultExtra(end);
-    if (tour) res.append(el("div", {}, link(`#/tournament/${enc(tour)}`, "The tournament's standings", "tour-link")));
+    if (tour) res.append(el("div", {}, link(`#/tournament/${enc(tour)}`, t("app.result.tournament"), "tour-link")));
   } else {
     res.hidden = true;
   }
@@ -2245,7 +2248,7 @@ function renderChat() {
     const on = b.dataset.tab === tab;
     b.setAttribute("aria-selected", String(on));
     b.tabIndex = on ? 0 : -1;
-    if (b.dataset.tab === "spectators") b.textContent = theirs ? `Spectators (${theirs})` : "Spectators";
+    if (b.dataset.tab === "spectators") b.textContent = theirs ? `${t("app.chat.spectators")} (${fmtNumber(theirs)})` : t("app.chat.spectators");
   }
   if (tabs) { log.setAttribute("role", "tabpanel"); log.setAttribute("aria-labelledby", `chat-tab-${tab}`); }
   else { log.removeAttribute("role"); log.removeAttribute("aria-labelledby"); }
@@ -2257,8 +2260,8 @@ function renderChat() {
   const running = Boolean(s && s.match && s.match.step !== "over");
   const note = $("chat-note");
   note.hidden = !(watching && running);
-  note.textContent = "While the match runs, what you write reaches the other spectators only; the players read it after the match.";
-  $("chat-text").placeholder = watching ? (running ? "Message to the spectators" : "Message to everyone in the room") : "Message";
+  note.textContent = t("app.chat.spectator_note");
+  $("chat-text").placeholder = watching ? (running ? t("app.chat.to_spectators") : t("app.chat.to_everyone")) : t("app.chat.message");
 }
 
 function chatTab(ev) {
@@ -2289,9 +2292,9 @@ function tickAway() {
     if (!e || !p || p.away_left_ms === undefined) continue;
     const left = fmtClock(p.away_left_ms - elapsed);
     const running = s.match && s.match.step !== "over";
-    if (!running) e.textContent = `${left} to come back`;
-    else if (s.you !== null && s.you !== seat) e.textContent = `${left} to come back, or you win by abandonment`;
-    else e.textContent = `${left} to come back, or ${nameIn(s, s.players[1 - seat])} wins by abandonment`;
+    if (!running) e.textContent = t("app.away.back", { left });
+    else if (s.you !== null && s.you !== seat) e.textContent = t("app.away.you_win", { left });
+    else e.textContent = t("app.away.they_win", { left, name: nameIn(s, s.players[1 - seat]) });
   }
 }
 
@@ -2359,7 +2362,7 @@ function typeDigit(d) {
   clearTimeout(digits.timer);
   digits.text = text;
   digits.timer = setTimeout(paintTyped, 1200);
-  $("digits").textContent = `Symbol ${text}… (another digit, or Enter to paint it now)`;
+  $("digits").textContent = t("app.palette.digits", { text });
 }
 
 function onWordKey(ev) {
@@ -2457,13 +2460,13 @@ function cardGame(game) {
 async function runStart(action) {
   if (action.kind === "bot") {
     // The room starts by itself once the bot is seated (auto_start): no Ready step.
-    const r = await send({ type: "create_room", ...cardGame(action.game), first_builder: "creator", rated: false, private: false, seat: true, auto_start: true, name: `${ui.me ? ui.me.name : "You"} vs ${action.label}` });
+    const r = await send({ type: "create_room", ...cardGame(action.game), first_builder: "creator", rated: false, private: false, seat: true, auto_start: true, name: t("app.room.name_vs", { name: ui.me ? ui.me.name : t("app.room.name_you"), level: action.label }) });
     if (!r) return;
     ui.room = r.room;
     await send({ type: "seat_bot", room: r.room, bot: action.spec, think_ms: LEVEL_THINK_MS });
   } else if (action.kind === "friend") {
     // A private room whose game starts when the friend opens the link and joins.
-    const r = await send({ type: "create_room", ...cardGame(action.game), first_builder: "random", rated: false, private: true, seat: true, auto_start: true, name: `${ui.me ? ui.me.name : "A"}'s game` });
+    const r = await send({ type: "create_room", ...cardGame(action.game), first_builder: "random", rated: false, private: true, seat: true, auto_start: true, name: t("app.room.name_game", { name: ui.me ? ui.me.name : "A" }) });
     if (!r) return;
     if (r.invite) rememberInvite(r.room, r.invite);
     ui.room = r.room;
@@ -2477,7 +2480,7 @@ async function runStart(action) {
     const r = await send({ type: "list_rooms" });
     if (!r) return;
     const live = r.rooms.filter((x) => x.status === "playing").sort((a, b) => b.spectators - a.spectators);
-    if (live.length === 0) { showError({ message: "No game is being played right now: play the computer, or create a room." }); return; }
+    if (live.length === 0) { showError({ message: t("app.home.no_live") }); return; }
     joinRoom(live[0].room, "", "spectate");
   }
 }
@@ -2526,7 +2529,7 @@ function wire() {
   $("token-form").addEventListener("submit", (ev) => {
     ev.preventDefault();
     const token = $("token-input").value.trim();
-    if (!token) { showError({ message: "Paste your account token first." }); return; }
+    if (!token) { showError({ message: t("app.login.token_first") }); return; }
     conn.token = token;
     conn.resume = "";
     $("token-input").value = "";
@@ -2537,21 +2540,21 @@ function wire() {
   $("sound").checked = soundWanted();
   $("sound").addEventListener("change", () => setSound($("sound").checked));
   $("ready").addEventListener("click", () => send({ type: "ready", room: ui.room }));
-  $("rematch").addEventListener("click", async () => { if (await send({ type: "rematch", room: ui.room })) $("rematch").textContent = "Rematch asked"; });
-  $("resign").addEventListener("click", () => { if (confirm("Resign this match?")) send({ type: "resign", room: ui.room }); });
+  $("rematch").addEventListener("click", async () => { if (await send({ type: "rematch", room: ui.room })) $("rematch").textContent = t("app.room.rematch_asked"); });
+  $("resign").addEventListener("click", () => { if (confirm(t("app.room.resign_confirm"))) send({ type: "resign", room: ui.room }); });
   $("leave").addEventListener("click", async () => {
     const room = ui.room;
     const s = ui.state;
     // Leaving a running match of one's own gives it up: said first (the games' list, at
     // the top, keeps it running instead).
     if (s && s.room === room && s.you !== null && s.match && s.match.step !== "over" &&
-        !confirm("Leave this game? Leaving counts as a loss for you. To keep it, go to the games at the top instead: it waits for you there.")) return;
+        !confirm(t("app.room.leave_confirm"))) return;
     ui.left.add(room);
     await send({ type: "leave", room });
     ui.room = null;
     ui.state = null;
     noticeTurn(null, false);
-    $("rematch").textContent = "Rematch";
+    $("rematch").textContent = t("app.room.rematch");
     // Back where the room was entered from: the games, or the lobby.
     if (parseRoute() && location.hash !== ui.home) { history.replaceState(null, "", ui.home); ui.page = parseRoute(); }
     showView();
@@ -2598,3 +2601,6 @@ window.thueClient = {
 };
 
 wire();
+// Ready: the page's words are in and its handlers are wired. (The catalogues load before this
+// module runs, so it may finish after the load event; the browser tests wait for this mark.)
+document.documentElement.dataset.ready = "1";

@@ -11,6 +11,7 @@
 // its own; for a room or a tournament, a new session there with its token or name), and
 // asks again what it had asked (a join, spectate or tournament command). A node that cannot be
 // reached there sends it back to /ws, where any live node answers.
+import { t } from "./i18n.js";
 
 const KEY_NAME = "thue.name";
 const KEY_RESUME = "thue.resume";
@@ -52,7 +53,7 @@ export class Connection {
     const ws = new WebSocket(url, "thue.v1");
     this.ws = ws;
     this.welcomed = false;
-    this.onStatus("connecting", "Connecting…");
+    this.onStatus("connecting", t("app.conn.connecting"));
     ws.onopen = () => this.hello(Boolean(this.resume));
     ws.onmessage = (ev) => {
       let msg;
@@ -64,12 +65,12 @@ export class Connection {
       this.ws = null;
       for (const p of this.pending.values()) p.reject({ code: "disconnected", message: "the connection was lost" });
       this.pending.clear();
-      if (this.stopped) { this.onStatus("closed", this.closedText || "Disconnected"); return; }
+      if (this.stopped) { this.onStatus("closed", this.closedText || t("app.conn.disconnected")); return; }
       if (this.moving) { this.moving = false; this.connect(); return; }
       if (!this.welcomed && this.path !== "/ws") this.path = "/ws"; // that node is gone: any other
       const wait = this.backoff;
       this.backoff = Math.min(this.backoff * 2, 10000);
-      this.onStatus("retrying", `Connection lost; reconnecting in ${Math.round(wait / 100) / 10} s…`);
+      this.onStatus("retrying", t("app.conn.retrying", { s: Math.round(wait / 100) / 10 }));
       this.retryTimer = setTimeout(() => this.connect(), wait);
     };
   }
@@ -94,7 +95,7 @@ export class Connection {
         // Not a silent guest name: the page asks for another name (onNameRefused).
         this.name = "";
         this.close();
-        this.closedText = "Not connected: choose another name";
+        this.closedText = t("app.conn.name_refused");
         if (this.onNameRefused) this.onNameRefused(msg.name, e);
         else this.onEvent({ type: "error", code: e.code, message: e.message });
         return;
@@ -106,7 +107,7 @@ export class Connection {
     this.backoff = 500;
     this.resume = w.resume;
     this.name = w.player.name;
-    this.onStatus("open", `Connected as ${w.player.name}`);
+    this.onStatus("open", t("app.conn.open", { name: w.player.name }));
     // byToken: the session came by the account's token (another device's, say), not by
     // this page's own resume token.
     this.onWelcome(w, { byToken: !withResume && Boolean(msg.token) });
@@ -124,7 +125,7 @@ export class Connection {
     else if (m.reason === "room" || m.reason === "tournament") this.resume = "";
     if (p && p.obj.type !== "hello") this.again = p;
     else if (p) p.reject({ code: "moved", message: m.message });
-    this.onStatus("connecting", `Moving to node ${m.node}…`);
+    this.onStatus("connecting", t("app.conn.moving", { node: m.node }));
     if (this.ws) { this.moving = true; this.ws.close(); } else this.connect();
   }
 

@@ -10,8 +10,9 @@
 // data-col in grid cells, in row-major order, so games.js's boardKey moves between lines
 // with the arrow keys. The server judges every move; drawn lines are disabled here only
 // because they can never be drawn again. Nothing from the server is put in as HTML.
+import { t } from "./i18n.js";
 
-export const DOTS_NAMES = ["blue", "red"]; // box colours of player 0 (white) and 1 (black)
+export const DOTS_NAMES = [t("app.colour.blue"), t("app.colour.red")]; // box colours of player 0 (white) and 1 (black)
 
 /** The fallback entry of games.js (server/games/dots/dots.c's options). */
 export const DOTS_GAME = {
@@ -29,13 +30,13 @@ const isInt = (v, lo, hi) => Number.isInteger(v) && v >= lo && v <= hi;
 /** The create form's checks, as the server makes them: errors[name] set where refused. */
 export function dotsCheckOptions(options, errors) {
   const rows = options.rows ?? 5, cols = options.cols ?? 5;
-  if (!errors.rows && !isInt(rows, 1, 10)) errors.rows = "Rows: 1 to 10 boxes.";
-  if (!errors.cols && !isInt(cols, 1, 10)) errors.cols = "Columns: 1 to 10 boxes.";
-  if (!errors.rows && !errors.cols && options.outline && rows < 2 && cols < 2) errors.outline = "Outline: a 1 × 1 board would have no line left to draw.";
+  if (!errors.rows && !isInt(rows, 1, 10)) errors.rows = t("app.check.dots_rows");
+  if (!errors.cols && !isInt(cols, 1, 10)) errors.cols = t("app.check.dots_cols");
+  if (!errors.rows && !errors.cols && options.outline && rows < 2 && cols < 2) errors.outline = t("app.check.dots_outline");
 }
 
-export function dotsOptionsText(t, o) {
-  return `${t}: ${o.rows} × ${o.cols} boxes${o.outline ? ", border drawn at the start" : ""}`;
+export function dotsOptionsText(title, o) {
+  return t(o.outline ? "app.opts.dots_outline" : "app.opts.dots", { title, rows: o.rows, cols: o.cols });
 }
 
 /** The boxes a line touches: [r, c] pairs inside the board. */
@@ -71,21 +72,21 @@ export function dotsApply(st, mv) {
 
 /** A move in words: "drew the line right of box 2,3 and took 1 box". */
 export function dotsMoveText(mv, prev) {
-  const where = mv.dir === "h" ? `the horizontal line ${mv.row + 1} at column ${mv.col + 1}` : `the vertical line ${mv.col + 1} in row ${mv.row + 1}`;
-  if (!prev || !prev.lines) return `drew ${where}`;
+  const where = mv.dir === "h" ? t("app.move.dots_h", { row: mv.row + 1, col: mv.col + 1 }) : t("app.move.dots_v", { row: mv.row + 1, col: mv.col + 1 });
+  if (!prev || !prev.lines) return t("app.move.dots", { where });
   const next = dotsApply(prev, mv);
   const took = next.score[prev.to_move] - prev.score[prev.to_move];
-  return `drew ${where}${took ? ` and completed ${took === 1 ? "a box" : `${took} boxes`}` : ""}`;
+  return took ? t("app.move.dots_took", { where, count: took }) : t("app.move.dots", { where });
 }
 
-export const DOTS_HINT = "click or tap a line between two dots (arrow keys and Enter work too); completing a box scores it and you move again";
+export const DOTS_HINT = t("app.hint.dots");
 
 /** The result in words for the reason the game gives ("score"), or null. */
 export function dotsResultWords(result, names) {
   if (result.reason !== "score") return null;
   const pts = Array.isArray(result.score) ? ` ${result.score[0]}–${result.score[1]}` : "";
-  if (result.winner === null || result.winner === undefined) return `Draw: equal boxes${pts}.`;
-  return `${names[result.winner]} wins on boxes${pts}.`;
+  if (result.winner === null || result.winner === undefined) return t("app.result.dots_draw", { pts });
+  return t("app.result.dots_win", { name: names[result.winner], pts });
 }
 
 /** Draws the board into box (view as games.js's drawBoard takes it; el is its helper). */
@@ -98,15 +99,15 @@ export function dotsBoard(box, view, el, colour = DOTS_NAMES) {
   // The banner follows the shown state (a replay's step too); the buttons follow the match.
   const over = st.lines.h.every((r) => r.every((x) => x >= 0)) && st.lines.v.every((r) => r.every((x) => x >= 0));
   box.append(el("p", { class: "dots-score", testid: "dots-score" },
-    `Boxes: ${colour[0]} ${st.score[0]} · ${colour[1]} ${st.score[1]}`));
+    t("app.board.dots_score", { c0: colour[0], s0: st.score[0], c1: colour[1], s1: st.score[1] })));
   if (st.again && !over) {
     const mine = p === st.to_move;
     box.append(el("p", { class: `dots-again p${st.to_move}`, testid: "dots-again", role: "status" },
-      mine ? "You completed a box: move again!" : `${who(st.to_move)[0].toUpperCase()}${who(st.to_move).slice(1)} completed a box and moves again.`));
+      mine ? t("app.board.dots_again_you") : t("app.board.dots_again", { colour: `${who(st.to_move)[0].toUpperCase()}${who(st.to_move).slice(1)}` })));
   }
   // A group of buttons (the lines) and pictures (the boxes): not an ARIA grid, whose cells
   // would need rows; arrow keys still move by rows (boardKey, data-row and data-col).
-  const grid = el("div", { class: "dots-board", role: "group", label: `${R} × ${C} boxes; lines between the dots` });
+  const grid = el("div", { class: "dots-board", role: "group", label: t("app.board.dots_grid", { rows: R, cols: C }) });
   grid.style.setProperty("--cols", String(C));
   grid.style.setProperty("--rows", String(R));
   for (let gy = 0; gy <= 2 * R; gy++) {
@@ -114,7 +115,7 @@ export function dotsBoard(box, view, el, colour = DOTS_NAMES) {
       if (gy % 2 === 0 && gx % 2 === 0) { grid.append(el("span", { class: "dot", "aria-hidden": "true" })); continue; }
       if (gy % 2 === 1 && gx % 2 === 1) {
         const r = (gy - 1) / 2, c = (gx - 1) / 2, o = st.owners[r][c];
-        grid.append(el("span", { class: `dbox${o >= 0 ? ` owned p${o}` : ""}`, testid: `box-${r}-${c}`, "data-owner": String(o), role: "img", label: o >= 0 ? `box ${r + 1},${c + 1}: ${colour[o]}'s` : `box ${r + 1},${c + 1}: open` },
+        grid.append(el("span", { class: `dbox${o >= 0 ? ` owned p${o}` : ""}`, testid: `box-${r}-${c}`, "data-owner": String(o), role: "img", label: o >= 0 ? t("app.board.dots_box_owned", { r: r + 1, c: c + 1, colour: colour[o] }) : t("app.board.dots_box_open", { r: r + 1, c: c + 1 }) },
           o >= 0 ? el("span", { class: "owner-mark", "aria-hidden": "true" }, colour[o][0].toUpperCase()) : null));
         continue;
       }
@@ -125,8 +126,9 @@ export function dotsBoard(box, view, el, colour = DOTS_NAMES) {
       if (d >= 0) cls.push("drawn", d === 2 ? "pre" : `p${d}`);
       const isLast = last && last.dir === dir && last.row === row && last.col === col;
       if (isLast) cls.push("last");
-      const name = dir === "h" ? `horizontal line ${row + 1}, column ${col + 1}` : `vertical line ${col + 1}, row ${row + 1}`;
-      const label = `${name}: ${d < 0 ? "not drawn" : d === 2 ? "drawn at the start" : `drawn by ${colour[d]}`}${isLast ? " (last move)" : ""}`;
+      const name = dir === "h" ? t("app.board.dots_line_h", { row: row + 1, col: col + 1 }) : t("app.board.dots_line_v", { row: row + 1, col: col + 1 });
+      const state = d < 0 ? t("app.board.dots_not_drawn") : d === 2 ? t("app.board.dots_pre") : t("app.board.dots_by", { colour: colour[d] });
+      const label = `${name}: ${state}${isLast ? ` ${t("app.board.dots_last")}` : ""}`;
       const b = el("button", {
         type: "button", class: cls.join(" "), testid: `line-${dir}-${row}-${col}`, tabIndex: -1, label, title: label,
         disabled: p === null || view.over || over || d >= 0,

@@ -7,6 +7,7 @@
 // so a refused one comes back as the server's own sentence. Nothing from the server is
 // put in the page as HTML.
 
+import { t, tOr } from "./i18n.js";
 import { WYTHOFF_HINT, WYTHOFF_INFO, wythoffApply, wythoffBoard, wythoffCheck, wythoffMoveText, wythoffOptionsText } from "./wythoff.js";
 import { DOTS_GAME, DOTS_HINT, DOTS_NAMES, dotsApply, dotsBoard, dotsCheckOptions, dotsMoveText, dotsOptionsText, dotsResultWords } from "./dots.js";
 
@@ -91,14 +92,26 @@ export async function loadGames() {
   return known;
 }
 
-export function games() { return known; }
+export function games() { return known.map(worded); }
 
 /** Whether the server listed its games (GET /api/games, PROTOCOL.md section 13), and so
  * stores their matches in their own terms: only then does a result link its replay. */
 export function serverListsGames() { return fromServer; }
 
 export function gameInfo(name) {
-  return known.find((g) => g.name === name) || FALLBACK_GAMES.find((g) => g.name === name) || { name, title: name, summary: "", options: [] };
+  return worded(known.find((g) => g.name === name) || FALLBACK_GAMES.find((g) => g.name === name) || { name, title: name, summary: "", options: [] });
+}
+
+/** A game's name, summary and option help in the page's language: the catalogue's words
+ * for the game and option names (app.game.NAME, app.gamesum.NAME, app.option.NAME.OPTION),
+ * the server's English only for a game or option the catalogue does not know yet. */
+function worded(g) {
+  return {
+    ...g,
+    title: tOr(`app.game.${g.name}`, {}, g.title),
+    summary: tOr(`app.gamesum.${g.name}`, {}, g.summary),
+    options: g.options.map((o) => ({ ...o, help: tOr(`app.option.${g.name}.${o.name}`, {}, o.help) })),
+  };
 }
 
 export function gameTitle(name) { return gameInfo(name).title; }
@@ -130,65 +143,65 @@ export function checkOptions(game, raw) {
   const options = {};
   const errors = {};
   const int = (name) => {
-    const t = String(raw[name] ?? "").trim();
-    if (t === "") return undefined;
-    return /^-?\d+$/.test(t) ? Number(t) : NaN;
+    const text = String(raw[name] ?? "").trim();
+    if (text === "") return undefined;
+    return /^-?\d+$/.test(text) ? Number(text) : NaN;
   };
   for (const o of info.options) {
     const v = raw[o.name];
     if (o.type === "boolean") options[o.name] = Boolean(v);
     else if (o.type === "array of integers") {
       const list = parseList(v ?? "");
-      if (list === null) errors[o.name] = `${o.name}: whole numbers separated by spaces or commas.`;
+      if (list === null) errors[o.name] = t("app.check.list", { name: o.name });
       else options[o.name] = list;
     } else if (o.type === "integer") {
       const n = int(o.name);
-      if (Number.isNaN(n)) errors[o.name] = `${o.name}: a whole number.`;
+      if (Number.isNaN(n)) errors[o.name] = t("app.check.int", { name: o.name });
       else if (n !== undefined) options[o.name] = n;
     } else {
-      const t = String(v ?? "").trim();
-      if (t === "") continue;
-      if (t.startsWith("[")) {
-        try { options[o.name] = JSON.parse(t); } catch { errors[o.name] = `${o.name}: not valid JSON.`; }
-      } else options[o.name] = t;
+      const text = String(v ?? "").trim();
+      if (text === "") continue;
+      if (text.startsWith("[")) {
+        try { options[o.name] = JSON.parse(text); } catch { errors[o.name] = t("app.check.json", { name: o.name }); }
+      } else options[o.name] = text;
     }
   }
   const heapsCheck = (unit) => {
     const h = options.heaps;
     if (!h || errors.heaps) return;
-    if (h.length < 1 || h.length > 16) errors.heaps = `Heaps: 1 to 16 heaps (this is ${h.length}).`;
-    else if (h.some((x) => !isInt(x, 0, 1000))) errors.heaps = `Heaps: each holds 0 to 1000 ${unit}.`;
-    else if (h.reduce((a, b) => a + b, 0) === 0) errors.heaps = `Heaps: the heaps hold no ${unit.replace(/s$/, "")} at all.`;
+    if (h.length < 1 || h.length > 16) errors.heaps = t("app.check.heaps_count", { count: h.length });
+    else if (h.some((x) => !isInt(x, 0, 1000))) errors.heaps = t(`app.check.heaps_size_${unit}`);
+    else if (h.reduce((a, b) => a + b, 0) === 0) errors.heaps = t(`app.check.heaps_empty_${unit}`);
   };
   const capCheck = () => {
-    if (options.move_cap !== undefined && !isInt(options.move_cap, 1, 100000)) errors.move_cap = "Move cap: 1 to 100000 moves (empty for the default).";
+    if (options.move_cap !== undefined && !isInt(options.move_cap, 1, 100000)) errors.move_cap = t("app.check.move_cap");
   };
   if (game === "nim") heapsCheck("tokens");
   else if (game === "rims") heapsCheck("dots");
   else if (game === "northcott") {
     const rows = options.rows ?? 8, cols = options.cols ?? 8;
-    if (!errors.rows && !isInt(rows, 1, 16)) errors.rows = "Rows: 1 to 16.";
-    if (!errors.cols && !isInt(cols, 2, 32)) errors.cols = "Columns: 2 to 32.";
+    if (!errors.rows && !isInt(rows, 1, 16)) errors.rows = t("app.check.rows16");
+    if (!errors.cols && !isInt(cols, 2, 32)) errors.cols = t("app.check.cols32");
     const st = options.start;
     if (st !== undefined && !errors.start && st !== "random") {
       const ok = Array.isArray(st) && st.length === rows && st.every((p) => Array.isArray(p) && p.length === 2 &&
         isInt(p[0], 0, cols - 1) && isInt(p[1], 0, cols - 1) && p[0] !== p[1]);
-      if (!ok) errors.start = `Start: "random", or ${rows} pairs [white,black] of distinct columns 0..${cols - 1}.`;
+      if (!ok) errors.start = t("app.check.northcott_start", { rows, max: cols - 1 });
     }
     capCheck();
   } else if (game === "circle") {
     const n = options.fields ?? 12;
-    if (!errors.fields && !isInt(n, 3, 64)) errors.fields = "Fields: 3 to 64.";
+    if (!errors.fields && !isInt(n, 3, 64)) errors.fields = t("app.check.fields");
     else {
       const small = n < 6 ? Math.floor(n / 2) : 3;
       const w = options.white ?? small, b = options.black ?? small;
-      if (!errors.white && !isInt(w, 1, n - 1)) errors.white = `White pieces: 1 to ${n - 1}.`;
-      else if (!errors.black && !isInt(b, 1, n - 1)) errors.black = `Black pieces: 1 to ${n - 1}.`;
-      else if (!errors.white && !errors.black && w + b > n) errors.black = `White and black pieces: at most ${n} together (the fields).`;
+      if (!errors.white && !isInt(w, 1, n - 1)) errors.white = t("app.check.white", { max: n - 1 });
+      else if (!errors.black && !isInt(b, 1, n - 1)) errors.black = t("app.check.black", { max: n - 1 });
+      else if (!errors.white && !errors.black && w + b > n) errors.black = t("app.check.pieces_total", { n });
       const st = options.start;
       if (st !== undefined && !errors.start && st !== "random") {
-        if (typeof st !== "string" || st.length !== n || !/^[WB.]+$/.test(st)) errors.start = `Start: "random", or ${n} characters W, B or . (one per field).`;
-        else if (!st.includes("W") || !st.includes("B")) errors.start = "Start: at least one W and one B.";
+        if (typeof st !== "string" || st.length !== n || !/^[WB.]+$/.test(st)) errors.start = t("app.check.circle_start", { n });
+        else if (!st.includes("W") || !st.includes("B")) errors.start = t("app.check.circle_wb");
       }
     }
     capCheck();
@@ -207,14 +220,14 @@ export function fieldText(o) {
 /** A room's options in a few words, for the lobby's list and the room's header. */
 export function optionsText(game, o) {
   if (!o) return gameTitle(game);
-  const t = gameTitle(game);
-  if (game === "nim") return `${t}: heaps ${(o.heaps || []).join(" ")}, ${o.misere ? "misère (who takes the last token loses)" : "normal play"}`;
-  if (game === "rims") return `${t}: regions ${(o.heaps || []).join(" ")}`;
-  if (game === "northcott") return `${t}: ${o.rows} × ${o.cols}, ${o.start === "random" ? "random start" : "set start"}, drawn after ${o.move_cap} moves`;
-  if (game === "wythoff") return wythoffOptionsText(t, o);
-  if (game === "circle") return `${t}: ${o.fields} fields, ${o.start === "random" ? `${o.white} white and ${o.black} black at random` : "set start"}, drawn after ${o.move_cap} moves`;
-  if (game === "dots") return dotsOptionsText(t, o);
-  return `${t}: ${JSON.stringify(o)}`;
+  const title = gameTitle(game);
+  if (game === "nim") return t("app.opts.nim", { title, heaps: (o.heaps || []).join(" "), play: o.misere ? t("app.opts.misere_long") : t("app.opts.normal") });
+  if (game === "rims") return t("app.opts.rims", { title, heaps: (o.heaps || []).join(" ") });
+  if (game === "northcott") return t("app.opts.northcott", { title, rows: o.rows, cols: o.cols, start: o.start === "random" ? t("app.opts.random_start") : t("app.opts.set_start"), count: o.move_cap });
+  if (game === "wythoff") return wythoffOptionsText(title, o);
+  if (game === "circle") return t("app.opts.circle", { title, fields: o.fields, start: o.start === "random" ? t("app.opts.circle_random", { white: o.white, black: o.black }) : t("app.opts.set_start"), count: o.move_cap });
+  if (game === "dots") return dotsOptionsText(title, o);
+  return `${title}: ${JSON.stringify(o)}`;
 }
 
 // ---- rules the boards mark (the server judges) -------------------------------------------
@@ -276,7 +289,7 @@ export function applyMove(game, st, mv) {
   return next;
 }
 
-export const COLOUR = ["white", "black"];
+export const COLOUR = [t("app.colour.white"), t("app.colour.black")];
 /** A player's colour as the game's board shows it: dots and boxes draws blue and red,
  * the others white and black. */
 export const colourName = (game, p) => (game === "dots" ? DOTS_NAMES : COLOUR)[p];
@@ -288,20 +301,20 @@ export const PIECE = ["W", "B"];
  * see it): "took 2 from heap 3". */
 export function moveText(game, mv, prev) {
   if (!mv) return "";
-  if (game === "nim") return `took ${mv.take} from heap ${mv.heap + 1}`;
+  if (game === "nim") return t("app.move.nim", { take: mv.take, heap: mv.heap + 1 });
   if (game === "rims") {
     const had = prev && prev.heaps ? prev.heaps[mv.heap] : null;
     const rest = had !== null && had !== undefined ? had - mv.take : null;
-    const split = mv.split && rest !== null && mv.split < rest ? ` and split the rest ${mv.split} + ${rest - mv.split}` : mv.split ? ` and split off ${mv.split}` : "";
-    return `took ${mv.take} from region ${mv.heap + 1}${had !== null && had !== undefined ? ` (of ${had})` : ""}${split}`;
+    const split = mv.split && rest !== null && mv.split < rest ? t("app.move.rims_split", { a: mv.split, b: rest - mv.split }) : mv.split ? t("app.move.rims_split_off", { a: mv.split }) : "";
+    return t(had !== null && had !== undefined ? "app.move.rims_of" : "app.move.rims", { take: mv.take, region: mv.heap + 1, had, split });
   }
   if (game === "northcott") {
     const from = prev ? (prev.to_move === 0 ? prev.white : prev.black)[mv.row] : null;
-    return `moved in row ${mv.row + 1}${from !== null && from !== undefined ? ` from column ${from + 1}` : ""} to column ${mv.to + 1}`;
+    return from !== null && from !== undefined ? t("app.move.northcott_from", { row: mv.row + 1, from: from + 1, to: mv.to + 1 }) : t("app.move.northcott", { row: mv.row + 1, to: mv.to + 1 });
   }
   if (game === "wythoff") return wythoffMoveText(mv);
   if (game === "dots") return dotsMoveText(mv, prev);
-  if (game === "circle") return `moved from field ${mv.from} to field ${mv.to}${mv.dir === 1 ? " (clockwise)" : mv.dir === -1 ? " (counter-clockwise)" : ""}`;
+  if (game === "circle") return t(mv.dir === 1 ? "app.move.circle_cw" : mv.dir === -1 ? "app.move.circle_ccw" : "app.move.circle", { from: mv.from, to: mv.to });
   return JSON.stringify(mv);
 }
 
@@ -311,30 +324,30 @@ export function resultWords(result, names) {
   const w = result.winner;
   if (w === null || w === undefined) {
     if (result.reason === "score") return dotsResultWords(result, names);
-    return result.reason === "move_cap" ? "Draw: the move cap was reached (endless play is a draw)." : `Draw (${result.reason}).`;
+    return result.reason === "move_cap" ? t("app.result.draw_cap") : `${t("app.result.draw")} (${result.reason}).`;
   }
   const W = names[w], L = names[1 - w];
   if (result.reason === "score") return dotsResultWords(result, names);
   switch (result.reason) {
-    case "no_moves": return `${W} wins: ${L} has no move left.`;
-    case "took_last": return `${W} wins: ${L} took the last token (misère).`;
-    case "resign": return `${W} wins by resignation.`;
-    case "timeout": return `${W} wins on time.`;
-    case "abandon": return `${W} wins by abandonment.`;
-    case "move_cap": return `${W} wins at the move cap.`;
-    default: return `${W} wins (${result.reason}).`;
+    case "no_moves": return t("app.result.no_moves", { winner: W, loser: L });
+    case "took_last": return t("app.result.took_last", { winner: W, loser: L });
+    case "resign": return t("app.result.by_resign", { winner: W });
+    case "timeout": return t("app.result.by_time", { winner: W });
+    case "abandon": return t("app.result.by_abandon", { winner: W });
+    case "move_cap": return t("app.result.by_cap", { winner: W });
+    default: return `${t("app.result.wins", { name: W })} (${result.reason}).`;
   }
 }
 
 /** The turn line's hint for the player to move. */
 export function moveHint(game) {
-  if (game === "nim") return "click a token to take it and every token after it in its heap";
-  if (game === "rims") return "click a dot to take it and every dot after it in its region, then choose the split";
-  if (game === "northcott") return "click one of your pieces, then a square in its row";
-  if (game === "circle") return "click one of your pieces, then a free field it can slide to";
+  if (game === "nim") return t("app.hint.nim");
+  if (game === "rims") return t("app.hint.rims");
+  if (game === "northcott") return t("app.hint.northcott");
+  if (game === "circle") return t("app.hint.circle");
   if (game === "wythoff") return WYTHOFF_HINT;
   if (game === "dots") return DOTS_HINT;
-  return "make your move";
+  return t("app.hint.any");
 }
 
 // ---- the boards ----------------------------------------------------------------------
@@ -376,22 +389,21 @@ export function drawBoard(box, view) {
 
 function heapsBoard(box, view) {
   const st = view.state;
-  const unit = view.game === "nim" ? "token" : "dot";
-  const heapWord = view.game === "nim" ? "Heap" : "Region";
+  const kind = view.game === "nim" ? "nim" : "rims";
   const last = view.last && view.game === "nim" ? view.last : null;
   const fresh = view.game === "rims" ? rimsLeft(view.prev, view.last, st.heaps) : new Set();
   st.heaps.forEach((h, i) => {
     const row = el("div", { class: "heap", testid: `heap-${i}` });
     row.dataset.size = String(h);
-    row.append(el("span", { class: "heap-label" }, `${heapWord} ${i + 1}: ${h}`));
+    row.append(el("span", { class: "heap-label" }, t(`app.board.${kind}_heap`, { i: i + 1, h })));
     const tokens = el("div", { class: "tokens" });
     for (let j = 0; j < h; j++) {
       const take = h - j;
       const chosen = view.sel && view.sel.heap === i && j >= h - view.sel.take;
       const b = el("button", {
         type: "button", class: `htoken${chosen ? " chosen" : ""}`, testid: `token-${i}-${j}`,
-        tabIndex: -1, label: `${heapWord} ${i + 1}, ${unit} ${j + 1} of ${h}: take ${take}`,
-        title: `take ${take} ${unit}${take === 1 ? "" : "s"} from ${heapWord.toLowerCase()} ${i + 1}`,
+        tabIndex: -1, label: t(`app.board.${kind}_token`, { i: i + 1, j: j + 1, h, take }),
+        title: t(`app.board.${kind}_take`, { count: take, i: i + 1 }),
         disabled: view.player === null || view.over,
         onclick: () => pickHeap(view, i, take),
       });
@@ -401,10 +413,10 @@ function heapsBoard(box, view) {
     }
     // Nim keeps its heaps in place: the tokens the last move took show as ghosts.
     if (last && last.heap === i) {
-      for (let j = 0; j < last.take; j++) tokens.append(el("span", { class: "htoken ghost", testid: `ghost-${i}-${j}`, title: "taken by the last move" }));
+      for (let j = 0; j < last.take; j++) tokens.append(el("span", { class: "htoken ghost", testid: `ghost-${i}-${j}`, title: t("app.board.taken_last") }));
       row.classList.add("last");
     }
-    if (fresh.has(i)) { row.classList.add("last"); row.title = "left by the last move"; }
+    if (fresh.has(i)) { row.classList.add("last"); row.title = t("app.board.left_last"); }
     if (h === 0 && !(last && last.heap === i)) tokens.append(el("span", { class: "small" }, "(empty)"));
     row.append(tokens);
     box.append(row);
@@ -438,14 +450,14 @@ function pickHeap(view, heap, take) {
 
 function splitChooser(view) {
   const { heap, take, rest } = view.sel;
-  const box = el("div", { class: "split", testid: "split", role: "group", label: "Split the rest" });
-  box.append(el("p", {}, `Take ${take} from region ${heap + 1}: the other ${rest} dot${rest === 1 ? "" : "s"} stay together, or split in two:`));
+  const box = el("div", { class: "split", testid: "split", role: "group", label: t("app.board.split_label") });
+  box.append(el("p", {}, t("app.board.split_text", { take, region: heap + 1, count: rest })));
   const row = el("div", { class: "row" });
-  row.append(el("button", { type: "button", testid: "split-0", onclick: () => view.onMove({ heap, take, split: 0 }) }, `keep ${rest} together`));
+  row.append(el("button", { type: "button", testid: "split-0", onclick: () => view.onMove({ heap, take, split: 0 }) }, t("app.board.keep_together", { count: rest })));
   for (let x = 1; x <= Math.floor(rest / 2); x++) {
     row.append(el("button", { type: "button", testid: `split-${x}`, onclick: () => view.onMove({ heap, take, split: x }) }, `${x} + ${rest - x}`));
   }
-  row.append(el("button", { type: "button", class: "link", testid: "split-cancel", onclick: () => view.onSelect(null) }, "cancel"));
+  row.append(el("button", { type: "button", class: "link", testid: "split-cancel", onclick: () => view.onSelect(null) }, t("app.board.cancel")));
   box.append(row);
   setTimeout(() => { const f = box.querySelector("button"); if (f && document.activeElement && document.activeElement.closest(".gboard")) f.focus(); }, 0);
   return box;
@@ -461,7 +473,7 @@ function gridBoard(box, view) {
   // A board wider than a phone (many columns, fewer rows) is drawn turned: each row a
   // lane from top to bottom, row 1 on the left, so that nothing scrolls sideways.
   const lanes = st.cols > st.rows && st.cols * 30 > innerWidth - 32;
-  const grid = el("div", { class: `grid-board${lanes ? " lanes" : ""}`, role: "grid", label: `${st.rows} rows of ${st.cols} squares${lanes ? ", each row drawn as a column, row 1 on the left, column 1 at the top" : ""}` });
+  const grid = el("div", { class: `grid-board${lanes ? " lanes" : ""}`, role: "grid", label: t(lanes ? "app.board.grid_lanes" : "app.board.grid", { rows: st.rows, cols: st.cols }) });
   grid.style.setProperty("--cols", String(st.cols));
   grid.style.setProperty("--rows", String(st.rows));
   for (let r = 0; r < st.rows; r++) {
@@ -474,7 +486,7 @@ function gridBoard(box, view) {
       if (selRow === r && targets.has(c)) cls.push("target");
       if (last && last.row === r && last.to === c) cls.push("last-to");
       if (last && last.row === r && from === c) cls.push("last-from");
-      const label = `row ${r + 1}, column ${c + 1}${who !== null ? `: ${COLOUR[who]} piece` : ""}`;
+      const label = who !== null ? t(who === 0 ? "app.board.square_white" : "app.board.square_black", { row: r + 1, col: c + 1 }) : t("app.board.square", { row: r + 1, col: c + 1 });
       const b = el("button", {
         type: "button", class: cls.join(" "), testid: `sq-${r}-${c}`, tabIndex: -1, label, title: label,
         disabled: p === null || view.over, role: "gridcell",
@@ -528,7 +540,7 @@ function circleBoard(box, view) {
   const sel = view.sel && view.sel.kind === "field" ? view.sel.from : null;
   const targets = sel !== null ? circleTargets(board, sel) : new Map();
   const last = view.last;
-  const ring = el("div", { class: "circle-board", role: "group", label: `${n} fields on a circle, field 0 at the top, numbers growing clockwise` });
+  const ring = el("div", { class: "circle-board", role: "group", label: t("app.board.circle", { n }) });
   // Many fields: smaller ones, so that neighbours do not overlap on a phone.
   // The fields stand 2 pi 0.42 / n of the ring's width apart; a field takes at most 0.68
   // of that, so that even diagonal neighbours' boxes stay apart.
@@ -545,11 +557,11 @@ function circleBoard(box, view) {
   if (view.sel && view.sel.kind === "dir") {
     const { from, to } = view.sel;
     box.append(el("div", { class: "split", testid: "dir-choice" },
-      el("p", {}, `Both ways reach field ${to} from field ${from}:`),
+      el("p", {}, t("app.board.both_ways", { to, from })),
       el("div", { class: "row" },
-        el("button", { type: "button", testid: "dir-1", onclick: () => view.onMove({ from, to, dir: 1 }) }, "clockwise"),
-        el("button", { type: "button", testid: "dir--1", onclick: () => view.onMove({ from, to, dir: -1 }) }, "counter-clockwise"),
-        el("button", { type: "button", class: "link", testid: "dir-cancel", onclick: () => view.onSelect(null) }, "cancel"))));
+        el("button", { type: "button", testid: "dir-1", onclick: () => view.onMove({ from, to, dir: 1 }) }, t("app.board.clockwise")),
+        el("button", { type: "button", testid: "dir--1", onclick: () => view.onMove({ from, to, dir: -1 }) }, t("app.board.counter_clockwise")),
+        el("button", { type: "button", class: "link", testid: "dir-cancel", onclick: () => view.onSelect(null) }, t("app.board.cancel")))));
   }
   for (let f = 0; f < n; f++) {
     const ch = board[f];
@@ -560,7 +572,7 @@ function circleBoard(box, view) {
     if (targets.has(f)) cls.push("target");
     if (last && last.to === f) cls.push("last-to");
     if (last && last.from === f) cls.push("last-from");
-    const label = `field ${f}${who !== null ? `: ${COLOUR[who]} piece` : ": free"}`;
+    const label = t(who === 0 ? "app.board.field_white" : who === 1 ? "app.board.field_black" : "app.board.field_free", { f });
     const b = el("button", {
       type: "button", class: cls.join(" "), testid: `field-${f}`, tabIndex: -1, label, title: label,
       disabled: p === null || view.over,

@@ -3,6 +3,8 @@
 // (levels named for people, the engine in small print) and a friend (an invite link).
 // A card's rules open in place. The cards only describe; app.js starts the games.
 
+import { t } from "./i18n.js";
+
 const SVG = "http://www.w3.org/2000/svg";
 
 /** An SVG element with attributes (no styles: the page's CSP allows none inline). */
@@ -20,10 +22,10 @@ const LINE = "#8a94a6";
 
 /** The levels, weakest first: a name for people and the engine behind it. */
 const HEAP_LEVELS = [
-  { label: "Beginner", spec: "random", engine: "random moves" },
-  { label: "Casual", spec: "uct:iterations=300", engine: "uct, 300 playouts" },
-  { label: "Strong", spec: "uct:iterations=3000", engine: "uct, 3000 playouts" },
-  { label: "Expert", spec: "perfect", engine: "perfect play" },
+  { key: "beginner", label: t("app.level.beginner"), spec: "random", engine: t("app.engine.random") },
+  { key: "casual", label: t("app.level.casual"), spec: "uct:iterations=300", engine: t("app.engine.uct300") },
+  { key: "strong", label: t("app.level.strong"), spec: "uct:iterations=3000", engine: t("app.engine.uct3000") },
+  { key: "expert", label: t("app.level.expert"), spec: "perfect", engine: t("app.engine.perfect") },
 ];
 
 /**
@@ -33,83 +35,83 @@ const HEAP_LEVELS = [
  */
 export const CARDS = [
   {
-    game: "thue", title: "Thue",
-    line: "Grow a word together; the painter scores until a repetition appears.",
+    game: "thue", title: t("app.game.thue"),
+    line: t("app.card.thue.line"),
     levels: [
-      { label: "Beginner", spec: "greedy", engine: "greedy" },
-      { label: "Casual", spec: "nested:1", engine: "nested:1" },
-      { label: "Strong", spec: "nested:2", engine: "nested:2" },
-      { label: "Expert", spec: "uct", engine: "uct" },
+      { key: "beginner", label: t("app.level.beginner"), spec: "greedy", engine: "greedy" },
+      { key: "casual", label: t("app.level.casual"), spec: "nested:1", engine: "nested:1" },
+      { key: "strong", label: t("app.level.strong"), spec: "nested:2", engine: "nested:2" },
+      { key: "expert", label: t("app.level.expert"), spec: "uct", engine: "uct" },
     ],
     rules: [
-      "The builder picks a gap in the word; the painter picks the symbol that goes there.",
-      "Each symbol that keeps the word free of squares (the same block twice in a row, like 0 1 0 1) scores the painter a point; a square ends the round.",
-      "Then the roles swap. More painter points wins the match. These games use 4 symbols: with 3 the builder forces a square by the fifth symbol.",
+      t("app.card.thue.rule1"),
+      t("app.card.thue.rule2"),
+      t("app.card.thue.rule3"),
     ],
   },
   {
-    game: "nim", title: "Nim",
-    line: "Take tokens from one heap; whoever cannot move loses.",
+    game: "nim", title: t("app.game.nim"),
+    line: t("app.card.nim.line"),
     levels: HEAP_LEVELS,
     rules: [
-      "A move takes any number of tokens (at least one) from a single heap.",
-      "The player who cannot move, because every heap is empty, loses.",
-      "Hint: the XOR of the heaps (their nim-sum) tells who wins; leave your opponent a nim-sum of 0.",
+      t("app.card.nim.rule1"),
+      t("app.card.nim.rule2"),
+      t("app.card.nim.rule3"),
     ],
   },
   {
-    game: "rims", title: "Rims",
-    line: "Draw a loop through dots of one region, maybe splitting it in two.",
+    game: "rims", title: t("app.game.rims"),
+    line: t("app.card.rims.line"),
     levels: HEAP_LEVELS,
     rules: [
-      "The sheet holds regions of dots. A move draws a closed curve through at least one dot of one region, crossing no other curve.",
-      "That takes those dots away and may split the rest of the region in two.",
-      "Whoever cannot move loses. It is Nim in disguise.",
+      t("app.card.rims.rule1"),
+      t("app.card.rims.rule2"),
+      t("app.card.rims.rule3"),
     ],
   },
   {
-    game: "northcott", title: "Northcott's game",
-    line: "Slide your piece along its row, never jumping the other one.",
+    game: "northcott", title: t("app.game.northcott"),
+    line: t("app.card.northcott.line"),
     levels: HEAP_LEVELS,
     rules: [
-      "Each row holds one white and one black piece. White moves white pieces, black moves black ones.",
-      "A move slides one of your pieces along its row, forward or back, but never over or onto the other piece.",
-      "Whoever cannot move loses. The gaps between the pieces play like Nim heaps.",
+      t("app.card.northcott.rule1"),
+      t("app.card.northcott.rule2"),
+      t("app.card.northcott.rule3"),
     ],
   },
   {
-    game: "circle", title: "The circle game",
-    line: "Slide your pieces around a ring of fields; get stuck and you lose.",
+    game: "circle", title: t("app.game.circle"),
+    line: t("app.card.circle.line"),
     levels: HEAP_LEVELS,
     rules: [
-      "White and black pieces stand on a circle of fields.",
-      "A move slides one of your pieces either way round over free fields, as far as you like.",
-      "Whoever cannot move loses; play that never ends is a draw.",
+      t("app.card.circle.rule1"),
+      t("app.card.circle.rule2"),
+      t("app.card.circle.rule3"),
     ],
   },
   {
-    game: "wythoff", title: "Wythoff's game",
-    line: "Take from one heap, or the same from both.",
+    game: "wythoff", title: t("app.game.wythoff"),
+    line: t("app.card.wythoff.line"),
     levels: HEAP_LEVELS,
     rules: [
-      "Two heaps of tokens. A move takes any number from one heap, or the same number from both.",
-      "Whoever cannot move loses.",
-      "The losing positions follow the golden ratio: (1, 2), (3, 5), (4, 7), (6, 10)…",
+      t("app.card.wythoff.rule1"),
+      t("app.card.wythoff.rule2"),
+      t("app.card.wythoff.rule3"),
     ],
   },
   {
-    game: "dots", title: "Dots and boxes",
-    line: "Draw lines between dots; close a box to claim it and move again.",
+    game: "dots", title: t("app.game.dots"),
+    line: t("app.card.dots.line"),
     levels: [
-      { label: "Beginner", spec: "random", engine: "random moves" },
-      { label: "Casual", spec: "heuristic", engine: "heuristic" },
-      { label: "Strong", spec: "uct:iterations=3000", engine: "uct, 3000 playouts" },
-      { label: "Expert", spec: "strong", engine: "strong: chains, exact endgame" },
+      { key: "beginner", label: t("app.level.beginner"), spec: "random", engine: t("app.engine.random") },
+      { key: "casual", label: t("app.level.casual"), spec: "heuristic", engine: t("app.engine.heuristic") },
+      { key: "strong", label: t("app.level.strong"), spec: "uct:iterations=3000", engine: t("app.engine.uct3000") },
+      { key: "expert", label: t("app.level.expert"), spec: "strong", engine: t("app.engine.strong") },
     ],
     rules: [
-      "A move draws one line between two neighbouring dots.",
-      "Drawing the fourth side of a box claims it, and you move again.",
-      "When every line is drawn, whoever has more boxes wins.",
+      t("app.card.dots.rule1"),
+      t("app.card.dots.rule2"),
+      t("app.card.dots.rule3"),
     ],
   },
 ];

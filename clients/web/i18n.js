@@ -16,7 +16,8 @@ function chosen() {
     const s = localStorage.getItem(KEY);
     if (LANGS.includes(s)) return s;
   } catch { /* storage refused: the browser's language */ }
-  for (const l of navigator.languages || [navigator.language || "en"]) {
+  const nav = typeof navigator !== "undefined" ? navigator : {}; // (none in older Node)
+  for (const l of nav.languages || [nav.language || "en"]) {
     const base = String(l).toLowerCase().split("-")[0];
     if (LANGS.includes(base)) return base;
   }
@@ -37,7 +38,7 @@ let lang = chosen();
 const english = await load("en");
 const words = lang === "en" ? english : await load(lang);
 const plurals = new Intl.PluralRules(TAGS[lang]);
-document.documentElement.lang = TAGS[lang];
+if (typeof document !== "undefined") document.documentElement.lang = TAGS[lang]; // (Node imports games.js in tests)
 
 /** The current language's code ("en", "pl", "sr", "ro"). */
 export function currentLang() { return lang; }
@@ -51,7 +52,7 @@ export function setLang(l) {
 
 function fill(text, vars) {
   return text.replace(/\{(\w+)\}/g, (m, k) =>
-    k in vars ? (typeof vars[k] === "number" ? fmtNumber(vars[k]) : String(vars[k])) : m);
+    k in vars ? (typeof vars[k] === "number" ? fmtNumber(vars[k], { useGrouping: "min2" }) : String(vars[k])) : m);
 }
 
 /** The words for key in the current language (English where a catalogue lacks it, the key
@@ -61,16 +62,86 @@ export function t(key, vars = {}) {
   let v = key in words ? words[key] : english[key];
   if (v === undefined) return key;
   if (typeof v === "object") {
-    const n = typeof vars.count === "number" ? vars.count : 0;
+    const n = Number(vars.count) || 0; // a count given as text (written as it is) counts too
     v = v[plurals.select(n)] ?? v.other;
   }
   return fill(v, vars);
 }
 
-/** A number written the current language's way. */
+/** A number written the current language's way. (In t()'s placeholders a number groups its
+ * digits from five on: "1500" stays as a rating is written, "1,000,000" tokens are grouped.) */
 export function fmtNumber(n, opts) { return new Intl.NumberFormat(TAGS[lang], opts).format(n); }
 
 /** A date (Date, ms or ISO text) written the current language's way. */
 export function fmtDate(d, opts = { dateStyle: "medium", timeStyle: "short" }) {
   return new Intl.DateTimeFormat(TAGS[lang], opts).format(d instanceof Date ? d : new Date(d));
+}
+
+/** Whether the catalogues (this language's or English) have key. */
+export function has(key) { return key in words || key in english; }
+
+/** The words of the first key the catalogues have, else fallback (the server's own text for
+ * something the client has no words for yet, e.g. a new game option's help). */
+export function tOr(keys, vars, fallback) {
+  for (const k of [].concat(keys)) if (has(k)) return t(k, vars);
+  return fallback;
+}
+
+/** A server error (protocol/PROTOCOL.md section 10, and the HTTP API's codes) in words: the
+ * sentence of its stable code, with the server's message only for a code this client does
+ * not know (a newer server's). */
+export function errorText(err) {
+  if (!err) return t("app.error.unknown");
+  if (err.code && has(`app.error.${err.code}`)) return t(`app.error.${err.code}`, { field: err.field || "" });
+  return err.message || String(err);
+}
+
+/** A refusal's reason where the page shows it beside a form (the room form's options): in
+ * English the server's own sentence when it has one (it says which option and why), in
+ * another language the words of its code (errorText). */
+export function reasonText(err) {
+  if (lang === "en" && err && err.message) return err.message;
+  return errorText(err);
+}
+
+/**
+ * Fills the page's fixed words from the catalogue: an element with data-i18n="key" gets the
+ * key's text as its text; data-i18n-attr="placeholder=key;aria-label=key2" sets attributes.
+ * Elements whose text has markup keep it in child elements, each with its own key.
+ */
+export function fillPage(root = document) {
+  for (const e of root.querySelectorAll("[data-i18n]")) e.textContent = t(e.dataset.i18n);
+  for (const e of root.querySelectorAll("[data-i18n-attr]")) {
+    for (const pair of e.dataset.i18nAttr.split(";")) {
+      const [attr, key] = pair.split("=").map((s) => s.trim());
+      if (attr && key) e.setAttribute(attr, t(key));
+    }
+  }
+}
+
+/** Each language's name in itself, as the switcher shows it. */
+export const NAMES = { en: "English", pl: "Polski", sr: "Српски", ro: "Română" };
+
+/** The language switcher: a labelled select of the languages, each named in itself (and
+ * marked with its own lang); choosing one remembers it and reloads the page in it. */
+export function languageSwitcher() {
+  const label = document.createElement("label");
+  label.className = "lang-switch";
+  label.dataset.testid = "lang-switch";
+  const name = document.createElement("span");
+  name.className = "visually-hidden";
+  name.textContent = t("app.lang.label");
+  const select = document.createElement("select");
+  select.dataset.testid = "lang-select";
+  for (const l of LANGS) {
+    const o = document.createElement("option");
+    o.value = l;
+    o.lang = TAGS[l];
+    o.textContent = NAMES[l];
+    o.selected = l === lang;
+    select.append(o);
+  }
+  select.addEventListener("change", () => setLang(select.value));
+  label.append(name, select);
+  return label;
 }

@@ -2,7 +2,9 @@
 // ("● Your turn · Thue game") and, if they switch it on, a short sound on their turn and
 // at a match's end (Web Audio, made here: no sound file). The choice is kept in the
 // browser's storage; it starts off.
-const BASE_TITLE = "Thue game";
+import { t } from "./i18n.js";
+
+const BASE_TITLE = t("app.title");
 const SOUND_KEY = "thue.sound";
 
 let audio = null;       // the AudioContext, made on the first user gesture that turns sound on
@@ -46,7 +48,7 @@ function chime(kind) {
  * room_state on screen or null (no room); yours whether it is your move now.
  */
 export function noticeTurn(state, yours) {
-  document.title = yours ? `● Your turn · ${BASE_TITLE}` : BASE_TITLE;
+  document.title = yours ? `● ${t("app.notify.your_turn")} · ${BASE_TITLE}` : BASE_TITLE;
   if (!state || !state.match) return;
   const m = state.match;
   if (yours) {

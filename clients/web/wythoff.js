@@ -6,6 +6,7 @@
 // is the goal, and who cannot move (the piece on the corner) loses. Heaps too big to
 // draw as a grid get two counters and number inputs instead. The server judges every
 // move: the board marks what the rules allow and sends what is clicked.
+import { t } from "./i18n.js";
 
 /** Positions with both heaps below this are drawn as a grid of squares. */
 export const WYTHOFF_GRID_MAX = 40;
@@ -29,9 +30,9 @@ export function wythoffCheck(options, errors) {
   if (!errors.a && !(Number.isInteger(a) && a >= 1 && a <= 1000)) errors.a = "a: 1 to 1000.";
   const h = options.heaps;
   if (h && !errors.heaps) {
-    if (h.length !== 2) errors.heaps = `Heaps: two numbers x y (this is ${h.length}).`;
-    else if (h.some((x) => !Number.isSafeInteger(x) || x < 0 || x > HEAP_MAX)) errors.heaps = `Heaps: each holds 0 to ${HEAP_MAX} tokens.`;
-    else if (h[0] === 0 && h[1] === 0) errors.heaps = "Heaps: the heaps hold no token.";
+    if (h.length !== 2) errors.heaps = t("app.check.wy_two", { count: h.length });
+    else if (h.some((x) => !Number.isSafeInteger(x) || x < 0 || x > HEAP_MAX)) errors.heaps = t("app.check.wy_size", { max: HEAP_MAX });
+    else if (h[0] === 0 && h[1] === 0) errors.heaps = t("app.check.wy_empty");
   }
   // The form starts with start "random" (its documented default): heaps typed in make
   // the start theirs, so that filling in the heaps alone is enough.
@@ -39,7 +40,7 @@ export function wythoffCheck(options, errors) {
   const st = options.start;
   if (st !== undefined && !errors.start) {
     if (st !== "random" && st !== "heaps") errors.start = "Start: \"random\" or \"heaps\".";
-    else if (st === "heaps" && !h) errors.heaps = "Heaps: start \"heaps\" needs the heaps x y.";
+    else if (st === "heaps" && !h) errors.heaps = t("app.check.wy_start");
   }
 }
 
@@ -58,16 +59,15 @@ export function wythoffApply(st, mv) {
 /** A move in words. */
 export function wythoffMoveText(mv) {
   const [x, y] = mv.take;
-  const part = (n, h) => `${n} from heap ${h}`;
-  if (x > 0 && y > 0) return `took ${part(x, 1)} and ${part(y, 2)}`;
-  return `took ${x > 0 ? part(x, 1) : part(y, 2)}`;
+  if (x > 0 && y > 0) return t("app.move.wy_both", { x, y });
+  return t("app.move.nim", { take: x > 0 ? x : y, heap: x > 0 ? 1 : 2 });
 }
 
-export const WYTHOFF_HINT = "click a marked square to move the piece toward the corner (or, for big heaps, enter what to take)";
+export const WYTHOFF_HINT = t("app.hint.wythoff");
 
 /** A room's options in a few words. */
-export function wythoffOptionsText(t, o) {
-  return `${t}: a = ${o.a}, ${o.heaps ? `heaps ${o.heaps.join(" ")}` : "random heaps"}`;
+export function wythoffOptionsText(title, o) {
+  return t(o.heaps ? "app.opts.wythoff" : "app.opts.wythoff_random", { title, a: o.a, heaps: o.heaps ? o.heaps.join(" ") : "" });
 }
 
 /** Draws the board (view as games.js drawBoard documents it) into box. */
@@ -78,7 +78,7 @@ export function wythoffBoard(box, view, el) {
   const a = st.a ?? 1;
   const idle = view.player === null || view.over;
   const prev = view.prev && view.prev.heaps ? view.prev.heaps : null;
-  box.append(el("p", { class: "wy-heaps", testid: "wy-heaps" }, `Heap 1: ${x} · Heap 2: ${y} · a = ${a}${a === 1 ? " (equal numbers from both)" : ` (from both: |x − y| < ${a})`}`));
+  box.append(el("p", { class: "wy-heaps", testid: "wy-heaps" }, t(a === 1 ? "app.board.wy_heaps_equal" : "app.board.wy_heaps", { x, y, a })));
   if (Math.max(x, y) < WYTHOFF_GRID_MAX) {
     gridView(box, view, el, x, y, a, idle, prev);
     // On a phone a big grid's squares are small to tap: the counters come too.
@@ -90,7 +90,7 @@ function gridView(box, view, el, x, y, a, idle, prev) {
   // Only as much of the quarter plane as the piece (and its last square) needs: the
   // columns up to heap 1, the rows up to heap 2.
   const cols = Math.max(x, prev ? prev[0] : 0) + 1, rows = Math.max(y, prev ? prev[1] : 0) + 1;
-  const grid = el("div", { class: "grid-board wy-board", role: "grid", label: `a quarter-plane board of ${cols} × ${rows} squares; the piece on column ${x}, row ${y}; the goal is the corner 0, 0` });
+  const grid = el("div", { class: "grid-board wy-board", role: "grid", label: t("app.board.wy_grid", { cols, rows, x, y }) });
   grid.style.setProperty("--cols", String(cols));
   for (let r = 0; r < rows; r++) {
     const j = rows - 1 - r; // heap 2 grows upward
@@ -104,7 +104,7 @@ function gridView(box, view, el, x, y, a, idle, prev) {
       if (i === 0 && j === 0) cls.push("wy-goal");
       if (prev && view.last && prev[0] === i && prev[1] === j) cls.push("last-from");
       if (here && view.last) cls.push("last-to");
-      const label = `column ${i}, row ${j}${here ? ": the piece" : legal ? `: take ${x - i} and ${y - j}` : ""}`;
+      const label = t(here ? "app.board.wy_sq_piece" : legal ? "app.board.wy_sq_take" : "app.board.wy_sq", { i, j, x: x - i, y: y - j });
       const b = el("button", {
         type: "button", class: cls.join(" "), testid: `wy-${i}-${j}`, tabIndex: -1, label, title: label,
         // Squares right of or above the piece are no move at all; the rest are sent as
@@ -123,16 +123,16 @@ function gridView(box, view, el, x, y, a, idle, prev) {
 }
 
 function counterView(box, view, el, x, y, a, idle, alsoGrid = false) {
-  const input = (h, max) => el("input", { type: "number", min: "0", max: String(max), step: "1", value: "0", testid: `wy-take-${h}`, disabled: idle, label: `tokens to take from heap ${h + 1}` });
+  const input = (h, max) => el("input", { type: "number", min: "0", max: String(max), step: "1", value: "0", testid: `wy-take-${h}`, disabled: idle, label: t("app.board.wy_input", { h: h + 1 }) });
   const t0 = input(0, x), t1 = input(1, y);
   const send = () => {
     const tx = Number(t0.value || "0"), ty = Number(t1.value || "0");
     view.onMove({ take: [tx, ty] });
   };
   box.append(el("div", { class: "wy-counters", testid: "wy-counters" },
-    el("p", { class: "small" }, alsoGrid ? `Or enter how many tokens to take from each heap (from both: |x − y| < ${a}).`
-      : `The heaps are too big to draw as a board: enter how many tokens to take from each (from both: |x − y| < ${a}).`),
-    el("label", {}, `Take from heap 1 (holds ${x}) `, t0),
-    el("label", {}, `Take from heap 2 (holds ${y}) `, t1),
-    el("button", { type: "button", testid: "wy-take", disabled: idle, onclick: send }, "Take")));
+    el("p", { class: "small" }, alsoGrid ? t("app.board.wy_or_enter", { a })
+      : t("app.board.wy_too_big", { a })),
+    el("label", {}, `${t("app.board.wy_take_from", { h: 1, n: x })} `, t0),
+    el("label", {}, `${t("app.board.wy_take_from", { h: 2, n: y })} `, t1),
+    el("button", { type: "button", testid: "wy-take", disabled: idle, onclick: send }, t("app.board.wy_take"))));
 }

@@ -9,7 +9,8 @@
 //     in progress";
 //   - the cards keep what was opened (and the focus) when the server's list comes late;
 //   - a second tab of the same browser: the first says so plainly and can take it back;
-//   - the first load travels compressed (under 90 KB on the wire) and a reload is a row
+//   - the first load travels compressed (under 100 KB on the wire: 90 before the catalogues
+//     of issue 33, about 10 KB compressed) and a reload is a row
 //     of 304s (under 10 KB).
 // Screenshots go to the run's temp directory (lib.mjs: SHOTS). Run:
 //   node tests/e2e/first_minutes.test.mjs --server build/server/thue-server
@@ -209,7 +210,7 @@ test("a second tab: the first says so plainly and can take the game back", () =>
   await tid(second, "replaced").waitFor();
 }));
 
-test("the first load is under 90 KB on the wire, a reload under 10 KB", () => withWorld(async (browser, server) => {
+test("the first load is under 100 KB on the wire, a reload under 10 KB", () => withWorld(async (browser, server) => {
   const context = await browser.newContext(DESKTOP);
   const page = await context.newPage();
   const cdp = await context.newCDPSession(page);
@@ -229,7 +230,7 @@ test("the first load is under 90 KB on the wire, a reload under 10 KB", () => wi
   await page.waitForLoadState("networkidle");
   const again = { bytes, files, notModified: statuses.filter((x) => x === 304).length };
   console.log(`     first load: ${files && first.files} responses, ${(first.bytes / 1024).toFixed(1)} KB on the wire; reload: ${again.files} responses (${again.notModified} were 304), ${(again.bytes / 1024).toFixed(1)} KB`);
-  assert.ok(first.bytes < 90 * 1024, `first load ${first.bytes} bytes`);
+  assert.ok(first.bytes < 100 * 1024, `first load ${first.bytes} bytes`);
   assert.ok(again.bytes < 10 * 1024, `reload ${again.bytes} bytes`);
   assert.ok(again.notModified >= 8, "the page's files were revalidated, not sent again");
   await context.close();

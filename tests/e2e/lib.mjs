@@ -17,10 +17,36 @@ export const SHOTS = fs.mkdtempSync(path.join(os.tmpdir(), "thue-e2e-shots-"));
 const ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
   "--disable-background-networking", "--disable-component-update", "--disable-sync"];
 
-/** Starts one headless Chromium; close it with browser.close(). */
+/** Starts one headless Chromium; close it with browser.close(). Its contexts are en-US
+ * unless a test names another locale: the client speaks the browser's language (i18n.js),
+ * and the tests that read its words read English. */
 export async function launch() {
   if (!fs.existsSync(CHROMIUM)) throw new Error(`no Chromium at ${CHROMIUM}: apt-get install -y chromium`);
-  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS });
+  const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS });
+  const newContext = browser.newContext.bind(browser);
+  browser.newContext = async (opts = {}) => {
+    const context = await newContext({ locale: "en-US", ...opts });
+    const newPage = context.newPage.bind(context);
+    context.newPage = async () => readyOnLoad(await newPage());
+    return context;
+  };
+  return browser;
+}
+
+/** The client's module waits for its catalogues (i18n.js) before it runs, so a page's load
+ * event can come before its handlers are wired: goto and reload also wait for the client's
+ * ready mark (<html data-ready>), on pages that load the client. */
+function readyOnLoad(page) {
+  for (const name of ["goto", "reload"]) {
+    const plain = page[name].bind(page);
+    page[name] = async (...args) => {
+      const res = await plain(...args);
+      await page.waitForFunction(() => document.documentElement.dataset.ready === "1" || !document.querySelector("script[src='app.js']"),
+        null, { timeout: 10000 }).catch(() => {});
+      return res;
+    };
+  }
+  return page;
 }
 
 /** A fresh context and page on server's client; page errors fail loudly in the log. */
