@@ -7,15 +7,18 @@
 // the languages' own names in the switcher. Views walked: the first screen with a card's
 // levels and rules open, the name step, the lobby, a game of Thue against the computer, a
 // game of Nim against the computer (while it runs), the ladder, the tournaments, my matches,
-// a stored match's replay and the analysis page. Run:
+// a stored match's replay with its review, the lessons (the index and Nim's), the puzzles
+// (the day's and Nim's page) and the analysis page. Run:
 //   node tests/e2e/i18n_marked.test.mjs --server build/server/thue-server
 import assert from "node:assert/strict";
 import { test, run, tid, withWorld } from "./lib.mjs";
 
 const OPEN = "\u27e6", CLOSE = "\u27e7"; // ⟦ ⟧
 
+// A lesson's text is shown as paragraphs split at blank lines (lessons.js): each paragraph
+// is marked on its own.
 function mark(v) {
-  if (typeof v === "string") return OPEN + v + CLOSE;
+  if (typeof v === "string") return v.split(/(\n\n+)/).map((p, i) => (i % 2 ? p : OPEN + p + CLOSE)).join("");
   if (v && typeof v === "object") return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, mark(x)]));
   return v;
 }
@@ -131,18 +134,37 @@ for (const locale of ["en-US", "pl-PL"]) {
       await replay.click();
       await loaded();
       await tid(page, "replay-pos").waitFor();
+      // The review under it (the server's exact review: its summary, list and step panel).
+      await tid(page, "review-summary").waitFor();
+      await tid(page, "review-best").click();
       report.replay = await unmarked(page, names);
     }
+    // The lessons (the index and Nim's, whose boards ask the perfect bot) and the puzzles
+    // (the day's of every game, and Nim's page; generated at once: --puzzles-after-s 0).
+    await page.locator("#site-nav a[data-page=lessons]").click();
+    await loaded();
+    await tid(page, "lesson-list").waitFor();
+    report.lessons = await unmarked(page, names);
+    await tid(page, "lesson-link-nim").click();
+    await loaded();
+    report.lessonNim = await unmarked(page, names);
+    await page.locator("#site-nav a[data-page=puzzles]").click();
+    await loaded();
+    report.puzzles = await unmarked(page, names);
+    await page.goto(`${server.url}/#/puzzles/nim`);
+    await loaded();
+    await tid(page, "puzzle-board").first().waitFor();
+    report.puzzleNim = await unmarked(page, names);
     await page.locator("#site-nav a[data-page=analysis]").click();
     await loaded();
     await tid(page, "an-form").waitFor();
     report.analysis = await unmarked(page, names);
     console.log(`     ${locale}: views walked: ${Object.keys(report).join(", ")}`);
-    for (const k of ["first", "lobby", "thue", "thueOver", "nim", "ladder", "tournaments", "matches", "analysis"]) assert.ok(k in report, k);
+    for (const k of ["first", "lobby", "thue", "thueOver", "nim", "ladder", "tournaments", "matches", "replay", "lessons", "lessonNim", "puzzles", "puzzleNim", "analysis"]) assert.ok(k in report, k);
     for (const [view, bad] of Object.entries(report)) if (bad.length) console.log(`     ${view}: ${bad.length} unmarked\n       ${bad.join("\n       ")}`);
     assert.deepEqual(Object.values(report).flat(), [], "texts from no catalogue");
     await page.context().close();
-  }));
+  }, ["--puzzles-after-s", "0"]));
 }
 
 await run();
