@@ -7,13 +7,14 @@
  * node's, takes the same path), and a pool task (owner REVIEW_OWNER: the pool serves it
  * in turn with the players' bots and analyses, never before them) replays it and asks the
  * exact solvers for every position's value (search/review.h: every game's perfect, Thue's
- * solver). Each position has REVIEW_POSITION_NODES; the whole match REVIEW_SECONDS of
- * wall time; past them positions are unknown (with the uct bot's estimate for the other
- * games). The review's JSON is built on the worker and written to the store (schema 6).
+ * solver). Each position has REVIEW_POSITION_NODES (Thue's REVIEW_THUE_POSITION_NODES,
+ * and REVIEW_THUE_NODES in all), the whole match REVIEW_SECONDS of wall time; past them
+ * positions are unknown, with the uct bot's estimate of the mover's chances. The review's
+ * JSON is built on the worker and written to the store (schema 6).
  *
- * At most cfg.reviews reviews are out at once (--reviews, 1; < 0 none); a match that finds no room, or whose review
- * was lost to a restart, is reviewed when someone asks for it (the API's "pending" answer
- * calls thue_lobby_review_wanted). Each review out holds a lobby handle; shutting down
+ * At most cfg.reviews reviews are out at once (--reviews, 1; < 0: none); a match that
+ * finds no room, or whose review was lost to a restart, is reviewed when someone asks for
+ * it (the API's "pending" answer calls thue_lobby_review_wanted). Each review out holds a lobby handle; shutting down
  * raises its stop flag, so its task ends within a poll. Positions of the match in which
  * a player let a win go (at most REVIEW_OFFERS_MAX) are offered to the puzzle service
  * (thue_lobby_set_puzzle_offer), which keeps those with exactly one winning move: puzzles
@@ -28,11 +29,11 @@
 
 #include "base/errors.h"
 #include "games/game.h"
+#include "games/thue/thue.h"
 #include "lobby.h"
 #include "log.h"
 #include "reviews.h"
 #include "search/pool.h"
-#include "games/thue/thue.h"
 #include "search/review.h"
 
 typedef struct review_job review_job;
@@ -335,7 +336,12 @@ static char *compute(const char *record, const thue_bot_limits *lim, review_offe
         const char *why = root == NULL ? "out of memory"
                           : thue       ? review_thue(rec, root, lim)
                                        : review_game(g, rec, root, lim, offers);
-        if (why == NULL)
+        if (why == NULL && thue) /* the budgets it had */
+            json_object_set_new(root, "limits",
+                                json_pack("{s:I,s:I,s:i}", "position_nodes",
+                                          (json_int_t)REVIEW_THUE_POSITION_NODES, "nodes",
+                                          (json_int_t)REVIEW_THUE_NODES, "seconds", REVIEW_SECONDS));
+        else if (why == NULL)
             json_object_set_new(root, "limits",
                                 json_pack("{s:I,s:i}", "position_nodes",
                                           (json_int_t)REVIEW_POSITION_NODES, "seconds",
