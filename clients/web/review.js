@@ -101,14 +101,30 @@ function render() {
   reviewStep(cur.step);
 }
 
+/** The verdict of the move that made the position on the board, beside the replay's line
+ * above the board (made once, after that line). */
+function boardVerdict(rv, step) {
+  const pos = document.querySelector("[data-testid=replay-pos]");
+  if (!pos) return;
+  let badge = document.querySelector("[data-testid=replay-verdict]");
+  if (!badge) {
+    badge = el("p", { class: "replay-verdict", testid: "replay-verdict", "aria-live": "polite" });
+    pos.after(badge);
+  }
+  badge.textContent = "";
+  const made = step > 0 ? rv.moves[step - 1] : null;
+  if (made) badge.append(el("span", { class: `verdict verdict-${made.verdict}` }, t(`review.verdict.${made.verdict}`)));
+}
+
 /** The replay shows the position after `step` moves: the verdict of the move that made it
- * and the best move from it (when asked for). */
+ * (beside the board and in the review's panel) and the best move from it (when asked for). */
 export function reviewStep(step) {
   if (!cur) return;
   cur.step = step;
   const rv = cur.review;
   const box = cur.box.querySelector("[data-testid=review-step]");
   if (!rv || !box) return;
+  boardVerdict(rv, step);
   for (const li of cur.box.querySelectorAll(".review-moves li")) li.classList.toggle("current", li.dataset.step === String(step));
   box.textContent = "";
   const made = step > 0 ? rv.moves[step - 1] : null;

@@ -37,7 +37,8 @@ test("a Nim match with a blunder: the summary, the verdicts on the list and the 
     // Step to the blunder from the list: the replay's board and the step's verdict follow.
     await tid(page, "review-move-1").click();
     await page.waitForFunction(() => document.querySelector("[data-testid=replay-pos]").dataset.step === "1");
-    assert((await tid(page, "review-step-verdict").textContent()) === "blunder", "the board's step shows the blunder");
+    assert((await tid(page, "review-step-verdict").textContent()) === "blunder", "the review's step shows the blunder");
+    assert((await tid(page, "replay-verdict").textContent()) === "blunder", "and so does the line above the board");
     const values = await tid(page, "review-step").textContent();
     assert(/Before the move: a win; after it: a loss/.test(values), `the values: ${values}`);
     // Back to the start: the best move there is the one Ann missed.
