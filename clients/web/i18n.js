@@ -24,8 +24,13 @@ function chosen() {
   return "en";
 }
 
-async function load(l) {
-  const parts = await Promise.all(AREAS.map(async (a) => {
+// The areas every page needs load before the client runs; a page's own (the review's, the
+// lessons', the puzzles') when that page first asks for them (loadArea), so that the first
+// screen does not carry them.
+const FIRST = ["app"];
+
+async function load(l, areas) {
+  const parts = await Promise.all(areas.map(async (a) => {
     try {
       const r = await fetch(`i18n/${l}/${a}.json`);
       return r.ok ? await r.json() : {};
@@ -35,8 +40,21 @@ async function load(l) {
 }
 
 let lang = chosen();
-const english = await load("en");
-const words = lang === "en" ? english : await load(lang);
+const english = await load("en", FIRST);
+const words = lang === "en" ? english : await load(lang, FIRST);
+const loading = {}; // area -> the promise of its catalogues, once asked for
+
+/** Loads an area's catalogues (English and the current language) once; resolves when its
+ * words are there for t(). The "app" area is there from the start. */
+export function loadArea(area) {
+  if (FIRST.includes(area) || !AREAS.includes(area)) return Promise.resolve();
+  loading[area] ||= (async () => {
+    const [en, mine] = await Promise.all([load("en", [area]), lang === "en" ? null : load(lang, [area])]);
+    Object.assign(english, en); // (words is english itself in English)
+    if (mine) Object.assign(words, mine);
+  })();
+  return loading[area];
+}
 const plurals = new Intl.PluralRules(TAGS[lang]);
 if (typeof document !== "undefined") document.documentElement.lang = TAGS[lang]; // (Node imports games.js in tests)
 

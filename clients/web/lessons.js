@@ -4,7 +4,7 @@
 // answers (get_best_move, PROTOCOL.md section 16), saying who wins and why. The boards are
 // games.js's (drawBoard, applyMove); Thue's word is drawn here. Every word comes from the
 // "lessons" catalogues (i18n.js); everything from the server is put in the page as text.
-import { t, fmtNumber } from "./i18n.js";
+import { t, fmtNumber, loadArea } from "./i18n.js";
 import { applyMove, drawBoard } from "./games.js";
 import { hasRepetition, losingSymbols, symbolColour } from "./rules.js";
 
@@ -100,6 +100,7 @@ function dotsChains() {
  * Connection), whenWelcomed() (resolves once the connection has a session)}.
  */
 export async function renderLessons(box, game, ctx) {
+  await loadArea("lessons");
   box.dataset.testid = "lessons";
   if (!game || !LESSONS[game]) {
     box.append(el("h2", {}, t("lessons.index.title")));

@@ -9,7 +9,7 @@
 // page as HTML.
 
 import { applyMove, drawBoard, gameTitle } from "./games.js";
-import { fmtDate, fmtNumber, t } from "./i18n.js";
+import { fmtDate, fmtNumber, loadArea, t } from "./i18n.js";
 
 /** The games with puzzles, in the server's order (every game but Thue). */
 export const PUZZLE_GAMES = ["nim", "circle", "northcott", "rims", "wythoff", "dots"];
@@ -254,6 +254,7 @@ async function gamePage(root, game, page) {
  * else that game's puzzles, page `page` (from 1). Resolves once the page is drawn.
  */
 export async function renderPuzzles(container, game = "", page = 1) {
+  await loadArea("puzzles");
   const root = el("div", { class: "puzzles", testid: "puzzles" });
   container.append(root);
   if (game) await gamePage(root, game, Math.max(1, page | 0));

@@ -4,7 +4,7 @@
 // of the move that made it, the values before and after, and "show the best move"
 // (GET /api/matches/{id}/review, PROTOCOL.md section 13 "Reviews"; computed by the
 // server's exact solvers in the background: "pending" is asked again until it is done).
-import { fmtNumber, t } from "./i18n.js";
+import { fmtNumber, loadArea, t } from "./i18n.js";
 
 const VERDICTS = ["best", "good", "mistake", "blunder", "unknown"];
 const POLL_MS = 1000;
@@ -53,6 +53,7 @@ function bestText(rv, m, prev) {
 
 /** Fills box with rec's review (loading it, and asking again while the server computes it). */
 export async function reviewSection(box, rec, { getJSON, moveText, names, onStep, states }) {
+  await loadArea("review");
   cur = { box, rec, review: null, names, moveText, onStep, states: states || [], shown: new Set(), step: 0 };
   const mine = cur;
   box.textContent = "";
