@@ -1,9 +1,9 @@
 /*
- * puzzle.h: puzzles (issue 33): positions of a one-game game (every game but Thue) where
- * exactly one legal move keeps a win for the player to move: the position is won for
- * the mover, and every other legal move loses or draws. The values are the perfect
- * bot's (gbot.h), read as review.c reads them; a position where any value is unknown
- * within the limits given per solve is not a puzzle (never a guess).
+ * puzzle.h: puzzles (issue 33): positions of a one-game game (every game but Thue, whose
+ * point-saving puzzles are below) where exactly one legal move keeps a win for the player
+ * to move: the position is won for the mover, and every other legal move loses or draws.
+ * The values are the perfect bot's (gbot.h), read as review.c reads them; a position where
+ * any value is unknown within the limits given per solve is not a puzzle (never a guess).
  *
  * The finder (thue_puzzle_check) looks at one position; the generator
  * (thue_puzzle_generate) plays random games from a seed, over a few option sets of the
@@ -83,7 +83,8 @@ void thue_puzzle_item_free(thue_puzzle_item *it);
  * `want` puzzles are in out[0..want-1], `games` games were played, or lim's stop flag or deadline
  * says stop. At most one puzzle per game's position list is taken from each of its halves, and no
  * position twice. *found gets how many items out holds (the caller frees them). 0, THUE_EINVAL (a
- * game without perfect play, or Thue), or THUE_ENOMEM (out then holds *found items).
+ * game without perfect play or option sets), or THUE_ENOMEM (out then holds *found items). For
+ * Thue the games are random rounds and the positions thue_puzzle_check_thue's (below).
  */
 int thue_puzzle_generate(const thue_gamedef *g, uint64_t seed, int games,
                          const thue_bot_limits *lim, thue_puzzle_item *out, int want, int *found);

@@ -64,8 +64,8 @@ static int difficulty(int is_paint, int options, int kept, int runner_up_gap)
            (runner_up_gap == 1);
 }
 
-static int check_ctx(thue_review_tpos *c, int k, thue_variant v, int limit, const uint8_t *w,
-                     int n, int placed, thue_puzzle *out)
+static int check_ctx(thue_review_tpos *c, int k, thue_variant v, int limit, const uint8_t *w, int n,
+                     int placed, thue_puzzle *out)
 {
     memset(out, 0, sizeof *out);
     if (n < 1 || n - 1 >= limit || placed > n)
@@ -108,8 +108,8 @@ static int check_ctx(thue_review_tpos *c, int k, thue_variant v, int limit, cons
      * the place already made for the painter, and the last place and paint when the round
      * ends with a repetition rather than at the limit. */
     out->line = 2 * kept - (placed >= 0) + (out->value < limit ? 2 : 0);
-    out->difficulty = difficulty(placed >= 0, placed < 0 ? count : safe, kept,
-                                 sign * kept - second);
+    out->difficulty =
+        difficulty(placed >= 0, placed < 0 ? count : safe, kept, sign * kept - second);
     ret = 1;
 done:
     free(vals);
@@ -130,8 +130,8 @@ static thue_bot_limits own_limits(const thue_bot_limits *lim)
     return own;
 }
 
-int thue_puzzle_check_thue(int k, thue_variant v, int limit, const uint8_t *word, int n,
-                           int placed, const thue_bot_limits *lim, thue_puzzle *out)
+int thue_puzzle_check_thue(int k, thue_variant v, int limit, const uint8_t *word, int n, int placed,
+                           const thue_bot_limits *lim, thue_puzzle *out)
 {
     if (word == NULL || out == NULL || n < 1 || n > limit + 1 || placed < -1 || placed > n)
         return THUE_EINVAL;
@@ -142,7 +142,7 @@ int thue_puzzle_check_thue(int k, thue_variant v, int limit, const uint8_t *word
     thue_review_tpos *c = thue_review_tpos_new(k, v, limit, &own);
     if (c == NULL)
         return k < 2 || k > THUE_K_MAX || limit < 1 || limit > THUE_LIMIT_MAX ? THUE_EINVAL
-                                                                             : THUE_ENOMEM;
+                                                                              : THUE_ENOMEM;
     int r = thue_check_word(NULL, word, n, v, NULL);
     if (r == 0)
         r = check_ctx(c, k, v, limit, word, n, placed, out);
@@ -259,8 +259,7 @@ static int take_one(thue_review_tpos *c, int k, thue_variant v, int limit, const
             free(opts);
             return THUE_ENOMEM;
         }
-        snprintf(solution, 32, "{\"%s\":%d}", p.solution.v[0] ? "paint" : "place",
-                 p.solution.v[1]);
+        snprintf(solution, 32, "{\"%s\":%d}", p.solution.v[0] ? "paint" : "place", p.solution.v[1]);
         if (seen(out, *found, opts, position)) {
             free(position);
             free(solution);
@@ -319,11 +318,11 @@ int thue__puzzle_generate_thue(const thue_gamedef *g, const char *const *sets, i
                 err = n;
             } else {
                 int half = n / 2;
-                err = take_one(c, k, v, limit, options, pos, words, 0, half, &rng, gseed, lim,
-                               out, found);
+                err = take_one(c, k, v, limit, options, pos, words, 0, half, &rng, gseed, lim, out,
+                               found);
                 if (err >= 0 && *found < want)
-                    err = take_one(c, k, v, limit, options, pos, words, half, n, &rng, gseed,
-                                   lim, out, found);
+                    err = take_one(c, k, v, limit, options, pos, words, half, n, &rng, gseed, lim,
+                                   out, found);
                 if (err > 0)
                     err = 0;
             }

@@ -309,9 +309,9 @@ static void test_puzzle_thue_check(void **state)
     const uint8_t bad[] = {0, 0};
     assert_int_equal(thue_puzzle_check_thue(3, THUE_SQUARE, 100, bad, 2, -1, NULL, &p),
                      THUE_EINVAL);
-    assert_int_equal(thue_puzzle_check_thue(2, THUE_SQUARE, 100, (const uint8_t[]){0, 2}, 2,
-                                            -1, NULL, &p),
-                     THUE_EINVAL);
+    assert_int_equal(
+        thue_puzzle_check_thue(2, THUE_SQUARE, 100, (const uint8_t[]){0, 2}, 2, -1, NULL, &p),
+        THUE_EINVAL);
     assert_int_equal(thue_puzzle_check_thue(3, THUE_SQUARE, 100, w, 3, 4, NULL, &p), THUE_EINVAL);
 }
 
