@@ -22,9 +22,9 @@
  * fewest, the painter's one symbol that gives the most; every other move gives at least
  * one point away. The values are review.h's thue_review_tbuilder / _tpainter (the exact
  * solver, capped by the limit). A painter's puzzle needs two safe symbols at least.
- * Difficulty, 1 to 5: one point to start with, one for 5 places or more (the builder) or
- * 3 safe symbols or more (the painter), one for 2 further points or more kept with best
- * play, one for 4 or more, one when the next best move gives only one point away. (A
+ * Difficulty, 1 to 5: one point to start with, one for 7 places or more (the builder) or
+ * 3 safe symbols or more (the painter), one for 3 further points or more kept with best
+ * play, one for 6 or more, one when the next best move gives only one point away. (A
  * builder's puzzle whose answer ends the round at once, the one place no symbol is safe
  * at, keeps no further points: it stays easy.)
  *

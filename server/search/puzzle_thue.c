@@ -60,7 +60,7 @@ static int move_values(thue_review_tpos *c, int k, thue_variant v, const uint8_t
 
 static int difficulty(int is_paint, int options, int kept, int runner_up_gap)
 {
-    return 1 + (is_paint ? options >= 3 : options >= 5) + (kept >= 2) + (kept >= 4) +
+    return 1 + (is_paint ? options >= 3 : options >= 7) + (kept >= 3) + (kept >= 6) +
            (runner_up_gap == 1);
 }
 
