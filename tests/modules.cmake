@@ -34,7 +34,7 @@ set(THUE_TESTS_OF_games
   "^test_game_(heaps|registry|northcott|circle|circle_api|circle_cap|wythoff|dots)$"
   "^test_(wythoff_ptable|dots_bots)$" "^integration_games$" "^fuzz_games_smoke$")
 set(THUE_TESTS_OF_search
-  "^test_(pool|pool_owners|pool_game|pool_task|gbot|guct|search_bounds|budget|review|puzzle)$"
+  "^test_(pool|pool_owners|pool_game|pool_task|gbot|guct|search_bounds|budget|review|puzzle|puzzle_thue)$"
   "^integration_attack_(bots|search)$")
 set(THUE_TESTS_OF_protocol "^test_codec(_.*)?$" "^protocol_schemas$" "^fuzz_protocol_smoke$")
 set(THUE_TESTS_OF_server

@@ -417,7 +417,7 @@ function heapsBoard(box, view) {
       row.classList.add("last");
     }
     if (fresh.has(i)) { row.classList.add("last"); row.title = t("app.board.left_last"); }
-    if (h === 0 && !(last && last.heap === i)) tokens.append(el("span", { class: "small" }, "(empty)"));
+    if (h === 0 && !(last && last.heap === i)) tokens.append(el("span", { class: "small" }, t("app.board.heap_empty")));
     row.append(tokens);
     box.append(row);
   });

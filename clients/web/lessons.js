@@ -6,7 +6,8 @@
 // "lessons" catalogues (i18n.js); everything from the server is put in the page as text.
 import { t, fmtNumber, loadArea } from "./i18n.js";
 import { applyMove, drawBoard } from "./games.js";
-import { hasRepetition, losingSymbols, symbolColour } from "./rules.js";
+import { hasRepetition, losingSymbols } from "./rules.js";
+import { drawSymbolButtons, drawWordTiles } from "./thueword.js";
 
 export const LESSON_GAMES = ["thue", "nim", "northcott", "rims", "circle", "wythoff", "dots"];
 
@@ -328,37 +329,19 @@ function thueBoard(spec, ctx) {
   const mine = () => !busy && !over && learnersTurn();
 
   function draw() {
-    box.textContent = "";
     pick.textContent = "";
     const building = mine() && step === "place";
-    const gapButton = (i) => el("button", {
-      type: "button", class: `gap${step === "paint" && placed === i ? " placed" : ""}`, testid: `lesson-gap-${id}-${i}`,
-      disabled: !building, title: t("lessons.thue.gap", { i }), label: t("lessons.thue.gap", { i }), onclick: () => place(i),
-    }, step === "paint" && placed === i ? "?" : "");
-    for (let i = 0; i <= word.length; i++) {
-      box.append(gapButton(i));
-      if (i < word.length) {
-        const c = symbolColour(word[i], k);
-        const tile = el("span", { class: "tile", testid: `lesson-sym-${id}-${i}` }, String(word[i]));
-        tile.style.background = c.bg;
-        tile.style.color = c.fg;
-        box.append(tile);
-      }
-    }
-    box.classList.toggle("active", building);
+    drawWordTiles(box, word, {
+      k, placed: step === "paint" ? placed : null, canPlace: building, onPlace: place,
+      gapLabel: (i) => t("lessons.thue.gap", { i }), gapId: (i) => `lesson-gap-${id}-${i}`, tileId: (i) => `lesson-sym-${id}-${i}`,
+    });
     if (learner === "painter" && !over) {
       // The symbols that would make a square at once are marked (the game's training aid).
       const losing = step === "paint" ? losingSymbols(word, placed, k, "square") : new Set();
-      for (let s = 0; s < k; s++) {
-        const c = symbolColour(s, k);
-        const b = el("button", {
-          type: "button", class: `sym${losing.has(s) ? " losing" : ""}`, testid: `lesson-paint-${id}-${s}`,
-          disabled: !(mine() && step === "paint"), title: losing.has(s) ? t("lessons.thue.losing", { s }) : "", onclick: () => paint(s),
-        }, String(s));
-        b.style.background = c.bg;
-        b.style.color = c.fg;
-        pick.append(b);
-      }
+      drawSymbolButtons(pick, {
+        k, canPaint: mine() && step === "paint", onPaint: paint, losing,
+        title: (s) => (losing.has(s) ? t("lessons.thue.losing", { s }) : ""), symId: (s) => `lesson-paint-${id}-${s}`,
+      });
     }
     box.dataset.turn = over ? "over" : mine() ? "mine" : "theirs";
     box.dataset.word = word.join("");

@@ -6,13 +6,21 @@
 // "solved", wrong says so and offers another try or the solution. Nothing is sent back to
 // the server. Solved puzzles are remembered in this browser (localStorage). Every word
 // comes from the "puzzles" catalogue (i18n.js's t); nothing from the server is put in the
-// page as HTML.
+// page as HTML. Thue's puzzles are point-saving ones (one move keeps the painter points the
+// mover can force): a round's word drawn as tiles (thueword.js), the builder's gaps or the
+// painter's symbols to choose from.
 
 import { applyMove, drawBoard, gameTitle } from "./games.js";
 import { fmtDate, fmtNumber, loadArea, t } from "./i18n.js";
+import { drawSymbolButtons, drawWordTiles } from "./thueword.js";
 
-/** The games with puzzles, in the server's order (every game but Thue). */
-export const PUZZLE_GAMES = ["nim", "circle", "northcott", "rims", "wythoff", "dots"];
+/** The games with puzzles, in the server's order. */
+export const PUZZLE_GAMES = ["thue", "nim", "circle", "northcott", "rims", "wythoff", "dots"];
+
+/** A game's name on these pages (games.js knows every game but Thue). */
+function puzzleGameTitle(game) {
+  return game === "thue" ? t("puzzles.thue.title") : gameTitle(game);
+}
 
 const SOLVED_KEY = "thue.puzzles.solved";
 
@@ -88,6 +96,7 @@ function sideText(game, player) {
  * The board takes a move of the player to move; a move is judged at once.
  */
 function puzzleWidget(pz, opts = {}) {
+  if (pz.game === "thue") return thueWidget(pz, opts);
   const root = el("section", { class: "puzzle", testid: opts.testid || "puzzle" });
   root.dataset.id = String(pz.id);
   root.dataset.game = pz.game;
@@ -155,6 +164,91 @@ function puzzleWidget(pz, opts = {}) {
   return root;
 }
 
+/**
+ * A Thue puzzle, playable (as puzzleWidget): the round's word as tiles; the builder
+ * chooses a gap, the painter a symbol for the marked gap. After a move the word shows it
+ * (the chosen gap marked, or the painted symbol ringed).
+ */
+function thueWidget(pz, opts = {}) {
+  const { k, limit, variant } = pz.options;
+  const word = pz.position.word;
+  const painting = pz.position.step === "paint";
+  const role = painting ? "painter" : "builder";
+  const root = el("section", { class: "puzzle", testid: opts.testid || "puzzle" });
+  root.dataset.id = String(pz.id);
+  root.dataset.game = pz.game;
+  const head = el("p", { class: "puzzle-task", testid: "puzzle-task" }, t(`puzzles.thue.task.${role}`));
+  const rules = el("p", { class: "small", testid: "puzzle-rules" },
+    t(`puzzles.thue.rules.${variant === "overlap" ? "overlap" : "square"}`, { max: k - 1, limit }), " ",
+    t("puzzles.thue.points", { count: word.length - 1 }));
+  const meta = el("p", { class: "small puzzle-meta", testid: "puzzle-meta" },
+    t("puzzles.meta", { id: pz.id, difficulty: pz.difficulty, moves: pz.moves }),
+    " ", el("span", { class: "puzzle-stars", "aria-hidden": "true" }, "★".repeat(pz.difficulty) + "☆".repeat(Math.max(0, 5 - pz.difficulty))));
+  const box = el("div", { class: "word puzzle-word", testid: "puzzle-board", role: "group", label: t("puzzles.thue.word") });
+  const pick = el("div", { class: "palette puzzle-symbols", testid: "puzzle-symbols", role: "group", label: t("puzzles.thue.symbols") });
+  const status = el("p", { class: "puzzle-status", testid: "puzzle-status", role: "status" });
+  const actions = el("p", { class: "puzzle-actions" });
+  root.append(head, rules, meta, box);
+  if (painting) root.append(pick);
+  root.append(status, actions);
+
+  let mode = "play", tried = null, wrongs = 0;
+  const say = (text, kind) => {
+    status.textContent = text;
+    status.dataset.kind = kind;
+  };
+
+  const draw = () => {
+    const mv = mode === "wrong" ? tried : mode === "solved" || mode === "shown" ? pz.solution : null;
+    const play = mode === "play";
+    let shown = word, placed = painting ? pz.position.placed : null, newest = null;
+    if (mv && mv.place !== undefined) placed = mv.place;
+    if (mv && mv.paint !== undefined) {
+      shown = [...word.slice(0, placed), mv.paint, ...word.slice(placed)];
+      newest = placed;
+      placed = null;
+    }
+    drawWordTiles(box, shown, {
+      k, placed, newest, canPlace: play && !painting, onPlace: (i) => { if (mode === "play") judge({ place: i }); },
+      gapLabel: (i) => t("puzzles.thue.gap", { i }), gapId: (i) => `puzzle-gap-${i}`, tileId: (i) => `puzzle-tile-${i}`,
+    });
+    if (painting)
+      drawSymbolButtons(pick, {
+        k, canPaint: play, onPaint: (c) => { if (mode === "play") judge({ paint: c }); },
+        title: (c) => t("puzzles.thue.symbol", { s: c }), symId: (c) => `puzzle-sym-${c}`,
+      });
+    box.dataset.mode = mode;
+    root.dataset.mode = mode;
+    box.dataset.word = shown.join("");
+    actions.textContent = "";
+    if (mode === "wrong") {
+      actions.append(
+        el("button", { type: "button", testid: "puzzle-retry", onclick: () => { mode = "play"; tried = null; say("", ""); draw(); } }, t("puzzles.retry")),
+        " ",
+        el("button", { type: "button", testid: "puzzle-show", onclick: () => { mode = "shown"; say(t(`puzzles.thue.shown.${role}`, { count: pz.value }), "shown"); draw(); } }, t("puzzles.show")));
+    }
+  };
+
+  const judge = (mv) => {
+    if (sameMove(mv, pz.solution)) {
+      mode = "solved";
+      say(`${wrongs === 0 ? t("puzzles.thue.solved") : t("puzzles.solvedAfter", { count: wrongs })} ${t(`puzzles.thue.kept.${role}`, { count: pz.value })}`, "solved");
+      markSolved(pz.id);
+      if (opts.onSolved) opts.onSolved(pz.id);
+    } else {
+      mode = "wrong";
+      tried = mv;
+      wrongs++;
+      say(t(`puzzles.thue.wrong.${role}`), "wrong");
+    }
+    draw();
+  };
+
+  if (solvedSet().has(pz.id)) say(t("puzzles.solvedBefore"), "note");
+  draw();
+  return root;
+}
+
 /** A line saying why there is nothing to show (an error or no puzzles). */
 function emptyLine(e, testid) {
   const text = e && e.status === 404 && e.code === "not_available" ? t("puzzles.noDatabase")
@@ -166,7 +260,7 @@ function emptyLine(e, testid) {
 /** #/puzzles: every game's puzzle of the day. */
 async function dailyPage(root) {
   root.append(el("h2", {}, t("puzzles.dailyTitle")));
-  root.append(el("p", { class: "small" }, t("puzzles.intro")));
+  root.append(el("p", { class: "small" }, t("puzzles.intro"), " ", t("puzzles.thue.intro")));
   const today = new Date();
   root.append(el("p", { class: "small", testid: "puzzles-date" }, t("puzzles.dailyDate", { date: fmtDate(today, { dateStyle: "full", timeZone: "UTC" }) })));
   const grid = el("div", { class: "puzzle-days" });
@@ -174,19 +268,19 @@ async function dailyPage(root) {
   const answers = await Promise.all(PUZZLE_GAMES.map((g) => getJSON(`/api/puzzles/daily?game=${encodeURIComponent(g)}`).catch((e) => e)));
   PUZZLE_GAMES.forEach((g, i) => {
     const card = el("div", { class: "puzzle-day", testid: `daily-${g}` });
-    card.append(el("h3", {}, gameTitle(g)));
+    card.append(el("h3", {}, puzzleGameTitle(g)));
     const pz = answers[i];
     if (pz instanceof Error) card.append(emptyLine(pz, `daily-${g}-empty`));
     else card.append(puzzleWidget(pz, { testid: `daily-${g}-puzzle` }));
-    card.append(el("p", { class: "small" }, el("a", { href: `#/puzzles/${encodeURIComponent(g)}`, testid: `puzzles-${g}-link` }, t("puzzles.more", { game: gameTitle(g) }))));
+    card.append(el("p", { class: "small" }, el("a", { href: `#/puzzles/${encodeURIComponent(g)}`, testid: `puzzles-${g}-link` }, t("puzzles.more", { game: puzzleGameTitle(g) }))));
     grid.append(card);
   });
 }
 
 /** #/puzzles/<game>: the game's puzzles, page by page, one shown at a time. */
 async function gamePage(root, game, page) {
-  root.append(el("h2", {}, t("puzzles.gameTitle", { game: gameTitle(game) })));
-  root.append(el("p", { class: "small" }, t("puzzles.intro"), " ", el("a", { href: "#/puzzles", testid: "puzzles-daily-link" }, t("puzzles.dailyLink"))));
+  root.append(el("h2", {}, t("puzzles.gameTitle", { game: puzzleGameTitle(game) })));
+  root.append(el("p", { class: "small" }, t(game === "thue" ? "puzzles.thue.intro" : "puzzles.intro"), " ", el("a", { href: "#/puzzles", testid: "puzzles-daily-link" }, t("puzzles.dailyLink"))));
   if (!PUZZLE_GAMES.includes(game)) {
     root.append(el("p", { class: "empty", testid: "puzzles-unknown" }, t("puzzles.unknownGame")));
     return;

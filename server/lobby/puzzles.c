@@ -122,7 +122,7 @@ static void task_done(uint64_t id, int err, void *data)
         row.position = it->position;
         row.solution = it->solution;
         row.to_move = it->p.mover;
-        row.value = 1;
+        row.value = it->p.value;
         row.moves = it->p.moves;
         row.plies = it->p.line;
         row.difficulty = it->p.difficulty;
@@ -245,7 +245,8 @@ int thue_puzzles_offer(thue_puzzles *pz, const thue_gamedef *g, const thue_gopt 
 {
     int sets;
     if (pz == NULL || pz->stopping || pz->store == NULL || g == NULL || opt == NULL || st == NULL ||
-        match_id == NULL || thue_puzzle_option_sets(g, &sets) == NULL)
+        match_id == NULL || thue_puzzle_option_sets(g, &sets) == NULL ||
+        strcmp(g->name, "thue") == 0) /* Thue's positions are not a game state's */
         return THUE_EINVAL;
     gen_task *t = calloc(1, sizeof *t);
     size_t size = g->state_size(opt);

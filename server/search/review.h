@@ -118,4 +118,27 @@ int thue_review_thue(int k, thue_variant v, int limit, const thue_review_tmove *
                      const thue_bot_limits *lim, uint64_t total_nodes, thue_review_tout *out,
                      int *solved);
 
+/*
+ * The same values one position at a time (the puzzles of search/puzzle.h): a solver for
+ * k, v and limit L whose table is kept between calls, each solve bounded by lim's
+ * node_budget (0: none), deadline, stop flag and yield hook (lim copied; NULL: none).
+ * thue_review_tpos_new: new, or NULL on bad arguments or out of memory; _free(NULL) is a
+ * no-op. Not for two threads at once.
+ *
+ * thue_review_tbuilder: the builder to move in the clean word w[0..n) (n - 1 <= L): *val
+ * the further painter points with best play, min(V(w), L - (n - 1)), and *best a place
+ * of best play (-1 when none is known). thue_review_tpainter: the painter to move with
+ * the place i (0..n) chosen (n - 1 < L): *val the best of 1 + the builder's value of the
+ * word with a safe symbol at i (0 when none is safe), *best that symbol (-1: none safe).
+ * Both return 0, 1 when a limit left the value undecided (*val untouched), THUE_EINVAL
+ * (arguments out of range), or THUE_ENOMEM. The word is trusted to be clean.
+ */
+typedef struct thue_review_tpos thue_review_tpos;
+thue_review_tpos *thue_review_tpos_new(int k, thue_variant v, int limit,
+                                       const thue_bot_limits *lim);
+void thue_review_tpos_free(thue_review_tpos *c);
+int thue_review_tbuilder(thue_review_tpos *c, const uint8_t *w, int n, int *val, int *best);
+int thue_review_tpainter(thue_review_tpos *c, const uint8_t *w, int n, int i, int *val,
+                         int *best);
+
 #endif

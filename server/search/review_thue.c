@@ -18,7 +18,9 @@
 #include "games/thue/engine/word.h"
 #include "search/review.h"
 
-typedef struct tctx {
+/* review.h's thue_review_tpos: one solver and its limits, over a review or a puzzle's
+ * positions. */
+struct thue_review_tpos {
     thue_solver *s;
     thue_solve_limits sl;
     int k, limit;
@@ -27,7 +29,8 @@ typedef struct tctx {
     uint64_t position_nodes; /* each solve's budget (0: none) */
     int has_total;           /* a budget for the whole review: */
     uint64_t total_left;     /* the nodes it has left */
-} tctx;
+};
+typedef struct thue_review_tpos tctx;
 
 /* The limits of the next solve: the position's budget, within what the review has left;
  * 0 when nothing is left (the position is then unknown without a search). */
@@ -119,6 +122,63 @@ static int builder_value(tctx *c, const uint8_t *w, int n, int *val, int *best)
     return 0;
 }
 
+/* c's members from the arguments (no solver or buffer yet). */
+static void init_ctx(tctx *c, int k, thue_variant v, int limit, const thue_bot_limits *lim)
+{
+    memset(c, 0, sizeof *c);
+    c->k = k, c->v = v, c->limit = limit;
+    if (lim != NULL) {
+        c->position_nodes = lim->node_budget;
+        c->sl.deadline_ns = lim->deadline_ns;
+        c->sl.stop = lim->stop;
+        c->sl.yield = lim->yield;
+        c->sl.yield_arg = lim->yield_arg;
+    }
+}
+
+thue_review_tpos *thue_review_tpos_new(int k, thue_variant v, int limit,
+                                       const thue_bot_limits *lim)
+{
+    if (k < 2 || k > THUE_K_MAX || limit < 1 || limit > THUE_LIMIT_MAX ||
+        (v != THUE_SQUARE && v != THUE_OVERLAP))
+        return NULL;
+    tctx *c = malloc(sizeof *c);
+    if (c == NULL)
+        return NULL;
+    init_ctx(c, k, v, limit, lim);
+    c->buf = malloc((size_t)limit + 3);
+    c->s = thue_solver_new(k, v);
+    if (c->buf == NULL || c->s == NULL) {
+        thue_review_tpos_free(c);
+        return NULL;
+    }
+    return c;
+}
+
+void thue_review_tpos_free(thue_review_tpos *c)
+{
+    if (c == NULL)
+        return;
+    thue_solver_free(c->s);
+    free(c->buf);
+    free(c);
+}
+
+int thue_review_tbuilder(thue_review_tpos *c, const uint8_t *w, int n, int *val, int *best)
+{
+    if (n < 1 || n - 1 > c->limit)
+        return THUE_EINVAL;
+    return builder_value(c, w, n, val, best);
+}
+
+int thue_review_tpainter(thue_review_tpos *c, const uint8_t *w, int n, int i, int *val,
+                         int *best)
+{
+    if (n < 1 || n - 1 >= c->limit || i < 0 || i > n)
+        return THUE_EINVAL;
+    return painter_value(c, w, n, i, val, best);
+}
+
 static int sign(int x)
 {
     return (x > 0) - (x < 0);
@@ -173,17 +233,9 @@ int thue_review_thue(int k, thue_variant v, int limit, const thue_review_tmove *
         (n > 0 && (moves == NULL || out == NULL)) || (v != THUE_SQUARE && v != THUE_OVERLAP))
         return THUE_EINVAL;
     tctx c;
-    memset(&c, 0, sizeof c);
-    c.k = k, c.v = v, c.limit = limit;
+    init_ctx(&c, k, v, limit, lim);
     c.has_total = total_nodes > 0;
     c.total_left = total_nodes;
-    if (lim != NULL) {
-        c.position_nodes = lim->node_budget;
-        c.sl.deadline_ns = lim->deadline_ns;
-        c.sl.stop = lim->stop;
-        c.sl.yield = lim->yield;
-        c.sl.yield_arg = lim->yield_arg;
-    }
     /* Per move: the word's length when it was played, the place a paint filled, whether
      * it made the repetition; per round: its final word and where its moves begin. */
     int *wlen = malloc((size_t)(n ? n : 1) * sizeof *wlen);

@@ -1,9 +1,11 @@
 // puzzles.test.mjs: the puzzles over HTTP (PROTOCOL.md section 13, GET /api/puzzles...).
-// A server with a database generates its puzzles at start; every listed Nim and Wythoff
-// puzzle is checked here by brute force that shares nothing with the server's solvers
+// A server with a database generates its puzzles at start; every listed Nim, Wythoff and
+// Thue puzzle is checked here by brute force that shares nothing with the server's solvers
 // (Bouton's nim-sum for Nim, a memoised search for misere Nim, a P-table for Wythoff's
 // game with any a): the position is won for the mover and the stored solution is its
-// one winning move. Also: one puzzle by id, the day's puzzle (the same on every call, of
+// one winning move; for Thue (a memoised minimax over words checked for squares and
+// overlaps factor by factor) the solution is the one move that keeps the painter points
+// the mover can force. Also: one puzzle by id, the day's puzzle (the same on every call, of
 // today's UTC date), the 400s and 404s, puzzles that stay the same across a restart, and
 // --puzzles 0.
 import assert from "node:assert/strict";
@@ -12,7 +14,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { get, run, startServer, test } from "./lib.mjs";
 
-const GAMES = ["nim", "circle", "northcott", "rims", "wythoff", "dots"];
+const GAMES = ["thue", "nim", "circle", "northcott", "rims", "wythoff", "dots"];
 const TARGET = 12;
 
 /** Every puzzle of game, all pages. */
@@ -130,13 +132,88 @@ function checkWythoff(pz) {
   assert.deepEqual(pz.solution, { take: winners[0] });
 }
 
+// Thue: a round's position (docs/puzzles.md). The painter's further points with best play
+// by the definition, capped by the limit (a word of n symbols holds n - 1 points).
+
+/** Whether word holds a square (uu) or, for overlaps, a factor of length 2p + 1 with
+ * period p. */
+function repeats(word, overlap) {
+  const n = word.length;
+  for (let p = 1; 2 * p <= n; p++) {
+    const len = overlap ? 2 * p + 1 : 2 * p;
+    for (let s = 0; s + len <= n; s++) {
+      let ok = true;
+      for (let j = s; j + p < s + len && ok; j++) ok = word[j] === word[j + p];
+      if (ok) return true;
+    }
+  }
+  return false;
+}
+
+function thueRef(k, limit, overlap) {
+  const memo = new Map();
+  const symbol = (w, i, c) => {
+    const x = [...w.slice(0, i), c, ...w.slice(i)];
+    return repeats(x, overlap) ? 0 : 1 + builder(x);
+  };
+  const place = (w, i) => {
+    let best = 0;
+    for (let c = 0; c < k; c++) best = Math.max(best, symbol(w, i, c));
+    return best;
+  };
+  const builder = (w) => {
+    if (w.length - 1 >= limit) return 0;
+    const key = w.join("");
+    if (memo.has(key)) return memo.get(key);
+    let best = Infinity;
+    for (let i = 0; i <= w.length; i++) best = Math.min(best, place(w, i));
+    memo.set(key, best);
+    return best;
+  };
+  return { symbol, place };
+}
+
+const thueRefs = new Map();
+
+function checkThue(pz) {
+  const { variant, k, limit } = pz.options;
+  assert.ok(variant === "square" || variant === "overlap");
+  const key = `${variant}/${k}/${limit}`;
+  if (!thueRefs.has(key)) thueRefs.set(key, thueRef(k, limit, variant === "overlap"));
+  const ref = thueRefs.get(key);
+  const { word, step } = pz.position;
+  assert.ok(Array.isArray(word) && word.length >= 1 && word.length - 1 < limit);
+  assert.ok(!repeats(word, variant === "overlap"), `${word} is not clean`);
+  let vals;
+  if (step === "place") {
+    assert.equal(pz.position.to_move_role, "builder");
+    assert.equal(pz.to_move, 0);
+    vals = Array.from({ length: word.length + 1 }, (_, i) => -ref.place(word, i));
+  } else {
+    assert.equal(step, "paint");
+    assert.equal(pz.position.to_move_role, "painter");
+    assert.equal(pz.to_move, 1);
+    vals = Array.from({ length: k }, (_, c) => ref.symbol(word, pz.position.placed, c));
+    assert.ok(vals.filter((v) => v > 0).length >= 2, "a painter's puzzle has two safe symbols");
+  }
+  // vals: the mover's gain per move (the builder's negated); exactly one is the best.
+  const best = Math.max(...vals);
+  const at = vals.indexOf(best);
+  const what = `thue ${key} ${JSON.stringify(pz.position)}: ${JSON.stringify(vals)}`;
+  assert.equal(vals.filter((v) => v === best).length, 1, what);
+  assert.deepEqual(pz.solution, step === "place" ? { place: at } : { paint: at }, what);
+  assert.equal(pz.value, word.length - 1 + Math.abs(best), what);
+  assert.equal(pz.moves, vals.length);
+}
+
 // ---- the tests -----------------------------------------------------------------------------
 
-test("generated puzzles: every Nim and Wythoff solution is the one winning move", async () => {
+test("generated puzzles: every Nim, Wythoff and Thue solution is the one saving move", async () => {
   const server = await startServer(["--puzzles", String(TARGET), "--puzzles-after-s", "0"]);
   try {
     await waitForPuzzles(server, TARGET);
     let misere = 0;
+    const thueKinds = new Set();
     for (const game of GAMES) {
       const list = await allPuzzles(server, game);
       assert.ok(list.length >= TARGET && list.length < TARGET + 64, `${game}: ${list.length}`);
@@ -145,7 +222,7 @@ test("generated puzzles: every Nim and Wythoff solution is the one winning move"
         assert.equal(pz.game, game);
         assert.ok(Number.isInteger(pz.id) && pz.id > 0 && !ids.has(pz.id));
         ids.add(pz.id);
-        assert.equal(pz.value, 1);
+        if (game !== "thue") assert.equal(pz.value, 1);
         assert.ok(pz.difficulty >= 1 && pz.difficulty <= 5, `difficulty ${pz.difficulty}`);
         assert.ok(pz.moves >= 2);
         assert.match(pz.source, /^seed:\d+$/);
@@ -155,8 +232,13 @@ test("generated puzzles: every Nim and Wythoff solution is the one winning move"
           misere += pz.options.misere ? 1 : 0;
         }
         if (game === "wythoff") checkWythoff(pz);
+        if (game === "thue") {
+          checkThue(pz);
+          thueKinds.add(pz.position.to_move_role);
+        }
       }
     }
+    assert.deepEqual([...thueKinds].sort(), ["builder", "painter"]);
     // One by id: the same object as in the list.
     const first = (await allPuzzles(server, "wythoff"))[0];
     const one = await get(server, `/api/puzzles/${first.id}`);
@@ -194,12 +276,11 @@ test("bad requests: 400 and 404 with a JSON error", async () => {
   try {
     const cases = [
       ["/api/puzzles", 400, "bad_request"],
-      ["/api/puzzles?game=thue", 400, "unknown_game"],
       ["/api/puzzles?game=chess", 400, "unknown_game"],
       ["/api/puzzles?game=nim&page=0", 400, "bad_request"],
       ["/api/puzzles?game=nim&page=x", 400, "bad_request"],
       ["/api/puzzles/daily", 400, "bad_request"],
-      ["/api/puzzles/daily?game=thue", 400, "unknown_game"],
+      ["/api/puzzles/daily?game=go", 400, "unknown_game"],
       ["/api/puzzles/0", 404, "not_found"],
       ["/api/puzzles/abc", 404, "not_found"],
       ["/api/puzzles/99999999999999999", 404, "not_found"],
@@ -212,8 +293,8 @@ test("bad requests: 400 and 404 with a JSON error", async () => {
       assert.equal(r.json.error.code, code, path);
       assert.ok(r.json.error.message.length > 0);
     }
-    const msg = (await get(server, "/api/puzzles?game=thue")).json.error.message;
-    assert.equal(msg, "game must be one of nim, circle, northcott, rims, wythoff, dots");
+    const msg = (await get(server, "/api/puzzles?game=chess")).json.error.message;
+    assert.equal(msg, "game must be one of thue, nim, circle, northcott, rims, wythoff, dots");
     const empty = await get(server, "/api/puzzles?game=nim");
     assert.deepEqual(empty.json, { game: "nim", puzzles: [], page: 1, pages: 1, total: 0 });
   } finally {

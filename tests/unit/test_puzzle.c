@@ -4,7 +4,8 @@
  * position, solution) and checked: the position is won for the mover and the solution is
  * its one winning move. Nim by Bouton's nim-sum, Wythoff's game (any a) by a P-table of
  * plain dynamic programming, Northcott's game by the nim-sum of its gaps, Rims, dots and
- * boxes and misere Nim by a memoised minimax over the game's table written here. Also: the finder refuses drawn, lost and
+ * boxes and misere Nim by a memoised minimax over the game's table written here (Thue's
+ * point-saving puzzles: test_puzzle_thue.c). Also: the finder refuses drawn, lost and
  * two-winner positions, the generator is deterministic for a seed, and a solver stopped
  * at once finds nothing rather than guessing.
  */
@@ -406,13 +407,12 @@ static void test_puzzle_refuses(void **state)
     assert_int_equal(p.solution.v[1], 3);
     assert_int_equal(p.moves, 7);
     assert_int_equal(p.mover, 0);
-    /* Thue has no puzzles here. */
+    /* A Thue match's state is no puzzle position here: Thue's puzzles are positions of
+     * one round (thue_puzzle_check_thue; test_puzzle_thue). */
     const thue_gamedef *t = game("thue");
     thue_gopt topt;
     assert_int_equal(thue_game_options_text(t, NULL, &topt, &e), 0);
     assert_int_equal(thue_puzzle_check(t, &topt, st, NULL, &p), THUE_EINVAL);
-    int found = -1;
-    assert_int_equal(thue_puzzle_generate(t, 1, 10, NULL, NULL, 0, &found), THUE_EINVAL);
 }
 
 /* A solver stopped before it starts decides nothing, so there is no puzzle at all. */
