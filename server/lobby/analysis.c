@@ -552,21 +552,9 @@ int cmd_analyze(request *rq)
         if (thue_game_options_text(g, q->has_game_options ? q->game_options : NULL, &opt, &e) != 0)
             return request_gerr(rq, "game_options", &e);
         sz = g->state_size(&opt);
-        st = malloc(sz ? sz : 1);
-        if (st == NULL)
-            return THUE_PERR_INTERNAL;
-        if (q->has_position) {
-            json_t *pj = json_loads(q->position, 0, NULL);
-            int err = pj != NULL ? g->position_parse(&opt, pj, st, &e)
-                                 : thue_gerr_set(&e, THUE_ESTATE, "", "position is not JSON");
-            json_decref(pj);
-            if (err != 0) {
-                free(st);
-                return request_gerr(rq, "position", &e);
-            }
-        } else {
-            g->start(&opt, 0, st);
-        }
+        int perr = request_position(rq, g, &opt, q->has_position ? q->position : NULL, &st);
+        if (perr != 0)
+            return perr;
     }
     /* The parameters, within the server's limits. */
     int iterations = q->has_iterations ? q->iterations : ANALYSIS_ITERATIONS_DEFAULT;

@@ -154,22 +154,10 @@ int cmd_best_move(request *rq)
         snprintf(rq->field, sizeof rq->field, "game_options");
         return THUE_EOPTIONS;
     }
-    size_t sz = g->state_size(&opt);
-    unsigned char *st = malloc(sz ? sz : 1);
-    if (st == NULL)
-        return THUE_PERR_INTERNAL;
-    if (q->has_position) {
-        json_t *pj = json_loads(q->position, 0, NULL);
-        int err = pj != NULL ? g->position_parse(&opt, pj, st, &e)
-                             : thue_gerr_set(&e, THUE_ESTATE, "", "position is not JSON");
-        json_decref(pj);
-        if (err != 0) {
-            free(st);
-            return request_gerr(rq, "position", &e);
-        }
-    } else {
-        g->start(&opt, 0, st);
-    }
+    unsigned char *st;
+    int perr = request_position(rq, g, &opt, q->has_position ? q->position : NULL, &st);
+    if (perr != 0)
+        return perr;
     /* A position that is over is answered at once: no move. */
     thue_gresult res;
     g->result(&opt, st, &res);

@@ -176,6 +176,33 @@ int request_gerr(request *rq, const char *member, const thue_gerr *e)
     return e->code;
 }
 
+int request_position(request *rq, const thue_gamedef *g, const thue_gopt *opt,
+                     const char *position, unsigned char **out)
+{
+    size_t sz = g->state_size(opt);
+    unsigned char *st = malloc(sz ? sz : 1);
+    *out = NULL;
+    if (st == NULL)
+        return THUE_PERR_INTERNAL;
+    if (position == NULL) {
+        g->start(opt, 0, st);
+        *out = st;
+        return 0;
+    }
+    thue_gerr e;
+    memset(&e, 0, sizeof e);
+    json_t *pj = json_loads(position, 0, NULL);
+    int err = pj != NULL ? g->position_parse(opt, pj, st, &e)
+                         : thue_gerr_set(&e, THUE_ESTATE, "", "position is not JSON");
+    json_decref(pj);
+    if (err != 0) {
+        free(st);
+        return request_gerr(rq, "position", &e);
+    }
+    *out = st;
+    return 0;
+}
+
 void request_ok(request *rq)
 {
     /* After every move: `ok` has no members, so only its type and id are set (zeroing a

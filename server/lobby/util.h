@@ -46,5 +46,10 @@ void request_ok(request *rq);
 /* A game's refusal (e) as the request's error: field "member/sub" (or "member"), the
  * game's sentence; returns e's code. */
 int request_gerr(request *rq, const char *member, const thue_gerr *e);
+/* A request's position of game g with options opt (its `position` member's JSON text;
+ * NULL: the game's start): 0 and *out (malloc'd, the game's state_size), or the error
+ * answered through rq (field "position/..."; THUE_PERR_INTERNAL out of memory). */
+int request_position(request *rq, const thue_gamedef *g, const thue_gopt *opt,
+                     const char *position, unsigned char **out);
 
 #endif

@@ -216,7 +216,7 @@ const char *const *thue_puzzle_option_sets(const thue_gamedef *g, int *n)
 
 #define GAME_PLIES_MAX 300
 
-static int must_stop(const thue_bot_limits *lim)
+int thue__puzzle_must_stop(const thue_bot_limits *lim)
 {
     if (lim == NULL)
         return 0;
@@ -233,6 +233,26 @@ static int seen(const thue_puzzle_item *out, int n, const char *options, const c
     return 0;
 }
 
+int thue__puzzle_keep(thue_puzzle_item *out, int *found, char *options, char *position,
+                      char *solution, const thue_puzzle *p, uint64_t seed)
+{
+    if (position == NULL || solution == NULL || options == NULL ||
+        seen(out, *found, options, position)) {
+        int oom = position == NULL || solution == NULL || options == NULL;
+        free(position);
+        free(solution);
+        free(options);
+        return oom ? THUE_ENOMEM : 0;
+    }
+    thue_puzzle_item *it = &out[(*found)++];
+    it->options = options;
+    it->position = position;
+    it->solution = solution;
+    it->p = *p;
+    it->seed = seed;
+    return 1;
+}
+
 /* Checks positions[from..to-1] (states of `size` bytes) from a random one on, in turn,
  * and adds the first puzzle not yet in out. 1 added, 0 none, or a negative code. */
 static int take_one(const thue_gamedef *g, const thue_gopt *opt, const char *options,
@@ -243,7 +263,7 @@ static int take_one(const thue_gamedef *g, const thue_gopt *opt, const char *opt
         return 0;
     int start = from + thue__rand_below(rng, to - from);
     for (int k = 0; k < to - from; k++) {
-        if (must_stop(lim))
+        if (thue__puzzle_must_stop(lim))
             return 0;
         const unsigned char *st = states + (size_t)(from + (start - from + k) % (to - from)) * size;
         thue_puzzle p;
@@ -252,28 +272,10 @@ static int take_one(const thue_gamedef *g, const thue_gopt *opt, const char *opt
             return r;
         if (r == 0)
             continue;
-        char *position = thue_game_dump(g->state_json(opt, st));
-        char *solution = thue_game_dump(g->move_json(opt, &p.solution));
-        char *opts = strdup(options);
-        if (position == NULL || solution == NULL || opts == NULL) {
-            free(position);
-            free(solution);
-            free(opts);
-            return THUE_ENOMEM;
-        }
-        if (seen(out, *found, opts, position)) {
-            free(position);
-            free(solution);
-            free(opts);
-            continue;
-        }
-        thue_puzzle_item *it = &out[(*found)++];
-        it->options = opts;
-        it->position = position;
-        it->solution = solution;
-        it->p = p;
-        it->seed = seed;
-        return 1;
+        r = thue__puzzle_keep(out, found, strdup(options), thue_game_dump(g->state_json(opt, st)),
+                              thue_game_dump(g->move_json(opt, &p.solution)), &p, seed);
+        if (r != 0)
+            return r;
     }
     return 0;
 }
@@ -289,7 +291,7 @@ int thue_puzzle_generate(const thue_gamedef *g, uint64_t seed, int games,
     if (sets == NULL || !thue_gbot_has_perfect(g) || want < 0 || (want > 0 && out == NULL))
         return THUE_EINVAL;
     int err = 0;
-    for (int i = 0; i < games && *found < want && err == 0 && !must_stop(lim); i++) {
+    for (int i = 0; i < games && *found < want && err == 0 && !thue__puzzle_must_stop(lim); i++) {
         uint64_t gseed = seed + (uint64_t)i;
         thue_gopt opt;
         thue_gerr e;

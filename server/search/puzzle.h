@@ -110,6 +110,13 @@ int thue_puzzle_check_thue(int k, thue_variant v, int limit, const uint8_t *word
  * {"word":[...],"step":"paint","placed":P,"to_move_role":"painter"}. */
 char *thue_puzzle_thue_position(const uint8_t *word, int n, int placed);
 
+/* Internal, shared by the generators: a stop flag raised or the deadline passed; and
+ * adding a found puzzle to out (taking the three malloc'd texts, any of them NULL: out of
+ * memory): 1 added, 0 already there (the texts freed), or THUE_ENOMEM (freed too). */
+int thue__puzzle_must_stop(const thue_bot_limits *lim);
+int thue__puzzle_keep(thue_puzzle_item *out, int *found, char *options, char *position,
+                      char *solution, const thue_puzzle *p, uint64_t seed);
+
 /* puzzle_thue.c's generator, for thue_puzzle_generate (internal). */
 int thue__puzzle_generate_thue(const thue_gamedef *g, const char *const *sets, int nsets,
                                uint64_t seed, int games, const thue_bot_limits *lim,

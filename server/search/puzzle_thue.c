@@ -171,15 +171,6 @@ char *thue_puzzle_thue_position(const uint8_t *word, int n, int placed)
 
 /* ---- the generator --------------------------------------------------------------------- */
 
-static int must_stop(const thue_bot_limits *lim)
-{
-    if (lim == NULL)
-        return 0;
-    if (lim->stop != NULL && atomic_load(lim->stop))
-        return 1;
-    return lim->deadline_ns > 0 && thue_now_ns() >= lim->deadline_ns;
-}
-
 /* A random round's positions: pos[j] the word's length and the place chosen (-1 for the
  * builder's turn), words[j] its word (limit + 2 bytes each). */
 typedef struct tposition {
@@ -221,14 +212,6 @@ static int random_round(int k, thue_variant v, int limit, uint64_t *rng, tpositi
     return count;
 }
 
-static int seen(const thue_puzzle_item *out, int n, const char *options, const char *position)
-{
-    for (int i = 0; i < n; i++)
-        if (strcmp(out[i].options, options) == 0 && strcmp(out[i].position, position) == 0)
-            return 1;
-    return 0;
-}
-
 /* Checks pos[from..to) from a random one on, in turn, and adds the first puzzle not yet
  * in out. 1 added, 0 none, or a negative code. */
 static int take_one(thue_review_tpos *c, int k, thue_variant v, int limit, const char *options,
@@ -240,7 +223,7 @@ static int take_one(thue_review_tpos *c, int k, thue_variant v, int limit, const
     size_t stride = (size_t)limit + 2;
     int start = from + thue__rand_below(rng, to - from);
     for (int j = 0; j < to - from; j++) {
-        if (must_stop(lim))
+        if (thue__puzzle_must_stop(lim))
             return 0;
         int at = from + (start - from + j) % (to - from);
         const uint8_t *w = words + (size_t)at * stride;
@@ -250,29 +233,15 @@ static int take_one(thue_review_tpos *c, int k, thue_variant v, int limit, const
             return r;
         if (r == 0)
             continue;
-        char *position = thue_puzzle_thue_position(w, pos[at].n, pos[at].placed);
         char *solution = malloc(32);
-        char *opts = strdup(options);
-        if (position == NULL || solution == NULL || opts == NULL) {
-            free(position);
-            free(solution);
-            free(opts);
-            return THUE_ENOMEM;
-        }
-        snprintf(solution, 32, "{\"%s\":%d}", p.solution.v[0] ? "paint" : "place", p.solution.v[1]);
-        if (seen(out, *found, opts, position)) {
-            free(position);
-            free(solution);
-            free(opts);
-            continue;
-        }
-        thue_puzzle_item *it = &out[(*found)++];
-        it->options = opts;
-        it->position = position;
-        it->solution = solution;
-        it->p = p;
-        it->seed = seed;
-        return 1;
+        if (solution != NULL)
+            snprintf(solution, 32, "{\"%s\":%d}", p.solution.v[0] ? "paint" : "place",
+                     p.solution.v[1]);
+        r = thue__puzzle_keep(out, found, strdup(options),
+                              thue_puzzle_thue_position(w, pos[at].n, pos[at].placed), solution, &p,
+                              seed);
+        if (r != 0)
+            return r;
     }
     return 0;
 }
@@ -283,7 +252,7 @@ int thue__puzzle_generate_thue(const thue_gamedef *g, const char *const *sets, i
 {
     thue_bot_limits own = own_limits(lim);
     int err = 0;
-    for (int i = 0; i < games && *found < want && err == 0 && !must_stop(lim); i++) {
+    for (int i = 0; i < games && *found < want && err == 0 && !thue__puzzle_must_stop(lim); i++) {
         uint64_t gseed = seed + (uint64_t)i;
         thue_gopt opt;
         thue_gerr e;
