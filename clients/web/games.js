@@ -352,7 +352,10 @@ export function moveHint(game) {
 
 // ---- the boards ----------------------------------------------------------------------
 
-function el(tag, props = {}, ...children) {
+/** An element with props (testid, class, label as aria-label, role and *-* attributes,
+ * on* listeners, the rest as properties) and children (null left out); the pages' own
+ * modules build with it too. */
+export function el(tag, props = {}, ...children) {
   const e = document.createElement(tag);
   for (const [k, v] of Object.entries(props)) {
     if (k === "testid") e.dataset.testid = v;

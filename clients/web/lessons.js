@@ -5,25 +5,11 @@
 // games.js's (drawBoard, applyMove); Thue's word is drawn here. Every word comes from the
 // "lessons" catalogues (i18n.js); everything from the server is put in the page as text.
 import { t, fmtNumber, loadArea } from "./i18n.js";
-import { applyMove, drawBoard } from "./games.js";
+import { applyMove, drawBoard, el } from "./games.js";
 import { hasRepetition, losingSymbols } from "./rules.js";
 import { drawSymbolButtons, drawWordTiles } from "./thueword.js";
 
 export const LESSON_GAMES = ["thue", "nim", "northcott", "rims", "circle", "wythoff", "dots"];
-
-function el(tag, props = {}, ...children) {
-  const e = document.createElement(tag);
-  for (const [k, v] of Object.entries(props)) {
-    if (k === "testid") e.dataset.testid = v;
-    else if (k === "class") e.className = v;
-    else if (k === "label") e.setAttribute("aria-label", v);
-    else if (k.includes("-") || k === "role") e.setAttribute(k, v);
-    else if (k.startsWith("on")) e.addEventListener(k.slice(2), v);
-    else e[k] = v;
-  }
-  for (const c of children) if (c !== null && c !== undefined) e.append(c);
-  return e;
-}
 
 // ---- the lessons ----------------------------------------------------------------------
 // Each lesson: its sections (keys lessons.<game>.<section>.title / .text, the text's

@@ -10,7 +10,7 @@
 // mover can force): a round's word drawn as tiles (thueword.js), the builder's gaps or the
 // painter's symbols to choose from.
 
-import { applyMove, drawBoard, gameTitle } from "./games.js";
+import { applyMove, drawBoard, el, gameTitle } from "./games.js";
 import { fmtDate, fmtNumber, loadArea, t } from "./i18n.js";
 import { drawSymbolButtons, drawWordTiles } from "./thueword.js";
 
@@ -23,20 +23,6 @@ function puzzleGameTitle(game) {
 }
 
 const SOLVED_KEY = "thue.puzzles.solved";
-
-function el(tag, props = {}, ...children) {
-  const e = document.createElement(tag);
-  for (const [k, v] of Object.entries(props)) {
-    if (k === "testid") e.dataset.testid = v;
-    else if (k === "class") e.className = v;
-    else if (k === "label") e.setAttribute("aria-label", v);
-    else if (k === "role" || k.includes("-")) e.setAttribute(k, v);
-    else if (k.startsWith("on")) e.addEventListener(k.slice(2), v);
-    else e[k] = v;
-  }
-  for (const c of children) if (c !== null && c !== undefined) e.append(c);
-  return e;
-}
 
 function solvedSet() {
   try {

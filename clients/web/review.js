@@ -4,6 +4,7 @@
 // of the move that made it, the values before and after, and "show the best move"
 // (GET /api/matches/{id}/review, PROTOCOL.md section 13 "Reviews"; computed by the
 // server's exact solvers in the background: "pending" is asked again until it is done).
+import { el } from "./games.js";
 import { fmtNumber, loadArea, t } from "./i18n.js";
 
 const VERDICTS = ["best", "good", "mistake", "blunder", "unknown"];
@@ -11,18 +12,6 @@ const POLL_MS = 1000;
 const POLL_MAX = 60;
 
 let cur = null; // {box, rec, review, names, moveText, onStep, shown: Set of steps whose best is shown}
-
-function el(tag, props = {}, ...children) {
-  const e = document.createElement(tag);
-  for (const [k, v] of Object.entries(props)) {
-    if (k === "testid") e.dataset.testid = v;
-    else if (k === "class") e.className = v;
-    else if (k.startsWith("on")) e.addEventListener(k.slice(2), v);
-    else e.setAttribute(k, v);
-  }
-  e.append(...children.filter((c) => c !== null && c !== undefined));
-  return e;
-}
 
 /** "1 blunder, 2 mistakes" for one player's counts; "no mistakes" when there are none. */
 export function summaryText(c) {
