@@ -18,6 +18,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <jansson.h>
+
 #include <sqlite3.h>
 
 #include "store/store.h"
@@ -233,6 +235,16 @@ void thue__db_match_json(thue__db *d, const char *id, int64_t viewer, int crash,
 void thue__db_matches_json(thue__db *d, const char *player, const char *game, int64_t viewer,
                            int page, int per_page, int crash, thue__text *out);
 void thue__db_moves_csv(thue__db *d, const char *id, int64_t viewer, int crash, thue__text *out);
+/* Bodies of the reads' answers (store_read.c): out's status and body (taken); an error's
+ * JSON ({"error":{"code","message"}}, our own constant words); the 500 of a failed read;
+ * root (stolen) dumped as the 200 body, 500 when it is NULL or memory runs out. And a
+ * JSON text column as JSON (a new reference; null for NULL or text that is no JSON). */
+void thue__text_body(thue__text *out, int status, char *body);
+void thue__text_error(thue__text *out, int status, const char *code, const char *message);
+void thue__text_internal(thue__text *out);
+void thue__text_json(thue__text *out, json_t *root);
+json_t *thue__col_json(thue__db *d, thue__stmt w, int c);
+
 /* A match's review (schema 6): the stored JSON (200), {"match":ID,"status":"pending"}
  * (200: the match is visible but has none yet), 404 as the match's, or 500. */
 void thue__db_review_json(thue__db *d, const char *id, int64_t viewer, int crash, thue__text *out);

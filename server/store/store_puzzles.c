@@ -18,7 +18,6 @@
 #include "store/sql.h"
 #include "store/store_internal.h"
 
-#define DUMP_FLAGS (JSON_COMPACT | JSON_REAL_PRECISION(15))
 
 /* The columns of THUE__STMT_PUZZLE_PAGE and THUE__STMT_PUZZLE_GET, in order. */
 enum {
@@ -36,44 +35,6 @@ enum {
     PC_CREATED
 };
 
-static void set_text(thue__text *out, int status, char *body)
-{
-    out->status = status;
-    out->body = body;
-    out->len = body ? strlen(body) : 0;
-}
-
-static void set_error(thue__text *out, int status, const char *code, const char *message)
-{
-    char buf[256];
-    /* Our own constants: nothing to escape. */
-    snprintf(buf, sizeof buf, "{\"error\":{\"code\":\"%s\",\"message\":\"%s\"}}", code, message);
-    set_text(out, status, strdup(buf));
-}
-
-static void set_internal(thue__text *out)
-{
-    set_error(out, 500, "internal", "the puzzle store failed; see the server's log");
-}
-
-/* Dumps root (stolen) as the 200 body; 500 when it is NULL or memory runs out. */
-static void set_json(thue__text *out, json_t *root)
-{
-    char *text = root ? json_dumps(root, DUMP_FLAGS) : NULL;
-    json_decref(root);
-    if (text == NULL) {
-        set_internal(out);
-        return;
-    }
-    set_text(out, 200, text);
-}
-
-static json_t *col_json(thue__db *d, thue__stmt w, int c)
-{
-    const char *t = thue__sql_column_text(d, w, c);
-    json_t *j = t ? json_loads(t, JSON_DECODE_ANY, NULL) : NULL;
-    return j ? j : json_null();
-}
 
 static json_t *col_str(thue__db *d, thue__stmt w, int c)
 {
@@ -87,9 +48,9 @@ static json_t *row_json(thue__db *d, thue__stmt w)
     return json_pack(
         "{s:I,s:o,s:o,s:o,s:I,s:o,s:I,s:I,s:I,s:I,s:o,s:I}", "id",
         (json_int_t)thue__sql_column_int64(d, w, PC_ID), "game", col_str(d, w, PC_GAME), "options",
-        col_json(d, w, PC_OPTIONS), "position", col_json(d, w, PC_POSITION), "to_move",
+        thue__col_json(d, w, PC_OPTIONS), "position", thue__col_json(d, w, PC_POSITION), "to_move",
         (json_int_t)thue__sql_column_int64(d, w, PC_TO_MOVE), "solution",
-        col_json(d, w, PC_SOLUTION), "value", (json_int_t)thue__sql_column_int64(d, w, PC_VALUE),
+        thue__col_json(d, w, PC_SOLUTION), "value", (json_int_t)thue__sql_column_int64(d, w, PC_VALUE),
         "moves", (json_int_t)thue__sql_column_int64(d, w, PC_MOVES), "plies",
         (json_int_t)thue__sql_column_int64(d, w, PC_PLIES), "difficulty",
         (json_int_t)thue__sql_column_int64(d, w, PC_DIFFICULTY), "source", col_str(d, w, PC_SOURCE),
@@ -138,7 +99,7 @@ int thue__db_add_puzzle(thue__db *d, const thue_puzzle_row *row, int64_t created
 void thue__db_puzzle_counts(thue__db *d, thue__text *out)
 {
     if (thue__db_begin(d, 0) != 0) {
-        set_internal(out);
+        thue__text_internal(out);
         return;
     }
     const thue__stmt w = THUE__STMT_PUZZLE_COUNTS;
@@ -162,7 +123,7 @@ void thue__db_puzzle_counts(thue__db *d, thue__text *out)
         json_decref(root);
         root = NULL;
     }
-    set_json(out, root);
+    thue__text_json(out, root);
 }
 
 /* game's puzzles created before `before`: their count, or -1 (logged). */
@@ -205,7 +166,7 @@ static int page_rows(thue__db *d, const char *game, int64_t before, int64_t limi
 void thue__db_puzzles_json(thue__db *d, const char *game, int page, int per_page, thue__text *out)
 {
     if (thue__db_begin(d, 0) != 0) {
-        set_internal(out);
+        thue__text_internal(out);
         return;
     }
     int64_t total = count_before(d, game, INT64_MAX);
@@ -221,13 +182,13 @@ void thue__db_puzzles_json(thue__db *d, const char *game, int page, int per_page
         json_decref(root);
         root = NULL;
     }
-    set_json(out, root);
+    thue__text_json(out, root);
 }
 
 void thue__db_puzzle_json(thue__db *d, int64_t id, thue__text *out)
 {
     if (thue__db_begin(d, 0) != 0) {
-        set_internal(out);
+        thue__text_internal(out);
         return;
     }
     const thue__stmt w = THUE__STMT_PUZZLE_GET;
@@ -239,21 +200,21 @@ void thue__db_puzzle_json(thue__db *d, int64_t id, thue__text *out)
     thue__sql_reset(d, w);
     int committed = thue__db_commit(d) == 0;
     if (rc == THUE__SQL_DONE && committed) {
-        set_error(out, 404, "not_found", "no puzzle has that id");
+        thue__text_error(out, 404, "not_found", "no puzzle has that id");
         return;
     }
     if (!committed) {
         json_decref(root);
         root = NULL;
     }
-    set_json(out, root);
+    thue__text_json(out, root);
 }
 
 void thue__db_puzzle_daily(thue__db *d, const char *game, const char *date, int64_t day_start_ms,
                            uint64_t pick, thue__text *out)
 {
     if (thue__db_begin(d, 0) != 0) {
-        set_internal(out);
+        thue__text_internal(out);
         return;
     }
     int64_t before = day_start_ms, n = count_before(d, game, before);
@@ -266,7 +227,7 @@ void thue__db_puzzle_daily(thue__db *d, const char *game, const char *date, int6
         ok = 0;
     if (ok && json_array_size(arr) == 0) {
         json_decref(arr);
-        set_error(out, 404, "not_found", "that game has no puzzle yet");
+        thue__text_error(out, 404, "not_found", "that game has no puzzle yet");
         return;
     }
     if (ok) {
@@ -277,5 +238,5 @@ void thue__db_puzzle_daily(thue__db *d, const char *game, const char *date, int6
         }
     }
     json_decref(arr);
-    set_json(out, root);
+    thue__text_json(out, root);
 }

@@ -34,33 +34,36 @@
 
 /* ---- bodies ---------------------------------------------------------------------------- */
 
-static void set_body(thue__text *out, int status, char *body)
+void thue__text_body(thue__text *out, int status, char *body)
 {
     out->status = status;
     out->body = body;
     out->len = body ? strlen(body) : 0;
 }
 
-static void set_error(thue__text *out, int status, const char *code, const char *message)
+void thue__text_error(thue__text *out, int status, const char *code, const char *message)
 {
     char buf[256];
     /* code and message are our own constants: nothing to escape. */
     snprintf(buf, sizeof buf, "{\"error\":{\"code\":\"%s\",\"message\":\"%s\"}}", code, message);
-    set_body(out, status, strdup(buf));
+    thue__text_body(out, status, strdup(buf));
 }
+
+#define set_body thue__text_body
+#define set_error thue__text_error
 
 static void set_not_found(thue__text *out)
 {
     set_error(out, 404, "not_found", "no stored match has that id");
 }
 
-static void set_internal(thue__text *out)
+void thue__text_internal(thue__text *out)
 {
-    set_error(out, 500, "internal", "the match store failed; see the server's log");
+    set_error(out, 500, "internal", "the store failed; see the server's log");
 }
+#define set_internal thue__text_internal
 
-/* Dumps root (stealing it) as the 200 body; 500 when memory runs out. */
-static void set_json(thue__text *out, json_t *root)
+void thue__text_json(thue__text *out, json_t *root)
 {
     char *text = root ? json_dumps(root, DUMP_FLAGS) : NULL;
     json_decref(root);
@@ -108,7 +111,7 @@ static json_t *col_num(thue__db *d, thue__stmt w, int c)
 
 /* A column of JSON text as JSON: null for NULL, and for text that is not JSON (logged:
  * the server wrote it, so only a damaged file has such). */
-static json_t *col_json(thue__db *d, thue__stmt w, int c)
+json_t *thue__col_json(thue__db *d, thue__stmt w, int c)
 {
     const char *t = thue__sql_column_text(d, w, c);
     if (t == NULL)
@@ -195,7 +198,7 @@ static json_t *match_moves(thue__db *d, const char *id, int game, int *rc)
         json_t *o =
             game ? json_pack("{s:i,s:i,s:o,s:o}", "ply", thue__sql_column_int(d, w, THUE__MV_PLY),
                              "seat", thue__sql_column_int(d, w, THUE__MV_SEAT), "move",
-                             col_json(d, w, THUE__MV_MOVE), "think_ms",
+                             thue__col_json(d, w, THUE__MV_MOVE), "think_ms",
                              col_num(d, w, THUE__MV_THINK_MS))
                  : json_pack("{s:i,s:i,s:i,s:s,s:i,s:o}", "round",
                              thue__sql_column_int(d, w, THUE__MV_ROUND), "ply",
@@ -252,11 +255,11 @@ static json_t *game_match_object(thue__db *d, thue__stmt w, const char *id, int 
         "{s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:[o,o],s:o,s:o}", "match",
         col_str(d, w, THUE__MC_ID), "room", col_str(d, w, THUE__MC_ROOM), "number",
         col_int(d, w, THUE__MC_NUMBER), "game", col_str(d, w, THUE__MC_GAME), "game_options",
-        col_json(d, w, THUE__MC_GAME_OPTIONS), "options", game_match_options(d, w), "players",
+        thue__col_json(d, w, THUE__MC_GAME_OPTIONS), "options", game_match_options(d, w), "players",
         match_players(d, w, THUE__MC_NAME0, 3, 1), "first", col_int(d, w, THUE__MC_GAME_FIRST),
         "result", match_result(d, w, THUE__MC_WINNER), "points", col_int(d, w, THUE__MC_POINTS0),
-        col_int(d, w, THUE__MC_POINTS1), "start", col_json(d, w, THUE__MC_START_STATE), "final",
-        col_json(d, w, THUE__MC_FINAL_STATE));
+        col_int(d, w, THUE__MC_POINTS1), "start", thue__col_json(d, w, THUE__MC_START_STATE), "final",
+        thue__col_json(d, w, THUE__MC_FINAL_STATE));
     json_t *moves = root ? match_moves(d, id, 1, rc) : NULL;
     if (moves == NULL || json_object_set_new(root, "moves", moves) != 0 ||
         match_tail(d, w, root) != 0) {
@@ -345,7 +348,7 @@ void thue__db_match_json(thue__db *d, const char *id, int64_t viewer, int crash,
         rc = THUE__SQL_DONE;
         json_t *root = match_object(d, w, id, &rc);
         if (root)
-            set_json(out, root);
+            thue__text_json(out, root);
         else
             set_internal(out); /* logged by whoever failed, or out of memory */
     }
@@ -388,7 +391,7 @@ static json_t *summary(thue__db *d, thue__stmt w)
         return json_pack("{s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:[o,o],s:o}", "match",
                          col_str(d, w, PC_ID), "room", col_str(d, w, PC_ROOM), "number",
                          col_int(d, w, PC_NUMBER), "game", col_str(d, w, PC_GAME), "game_options",
-                         col_json(d, w, PC_GAME_OPTIONS), "rated", col_bool(d, w, PC_RATED),
+                         thue__col_json(d, w, PC_GAME_OPTIONS), "rated", col_bool(d, w, PC_RATED),
                          "players", match_players(d, w, PC_NAME0, 2, 0), "result",
                          match_result(d, w, PC_WINNER), "points", col_int(d, w, PC_POINTS0),
                          col_int(d, w, PC_POINTS1), "ended_at", col_int(d, w, PC_ENDED));
@@ -474,7 +477,7 @@ void thue__db_matches_json(thue__db *d, const char *player, const char *game, in
         return;
     }
     if (root)
-        set_json(out, root);
+        thue__text_json(out, root);
     else
         set_internal(out);
 }
@@ -581,7 +584,7 @@ void thue__db_review_json(thue__db *d, const char *id, int64_t viewer, int crash
         if (out->body == NULL)
             set_internal(out);
     } else if (rc == THUE__SQL_DONE) {
-        set_json(out, json_pack("{s:s,s:s}", "match", id, "status", "pending"));
+        thue__text_json(out, json_pack("{s:s,s:s}", "match", id, "status", "pending"));
     } else {
         thue__db_fail(d, "cannot read a review");
         set_internal(out);
@@ -671,7 +674,7 @@ void thue__db_changes(thue__db *d, thue__text *out)
         return;
     }
     if (d->pg == NULL) { /* a SQLite file has one server: nothing to follow */
-        set_json(out, events);
+        thue__text_json(out, events);
         return;
     }
     if (thue__db_begin(d, 0) != 0) {
