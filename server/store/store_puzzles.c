@@ -18,7 +18,6 @@
 #include "store/sql.h"
 #include "store/store_internal.h"
 
-
 /* The columns of THUE__STMT_PUZZLE_PAGE and THUE__STMT_PUZZLE_GET, in order. */
 enum {
     PC_ID = 0,
@@ -34,7 +33,6 @@ enum {
     PC_SOURCE,
     PC_CREATED
 };
-
 
 static json_t *col_str(thue__db *d, thue__stmt w, int c)
 {
