@@ -407,7 +407,8 @@ bash scripts/image.sh test [--port P] [--keep]
 Tests the image localhost/thue-server:latest as a user would, all on 127.0.0.1 (the
 server started with THUE_BIND=127.0.0.1 and a fresh data directory):
   1. /healthz answers 200 with "status":"ok";
-  2. the page / is the web client (HTML that loads the app's script);
+  2. the page / is the web client (HTML that loads the app's script), with its four
+     languages' catalogues (/i18n/LANG/app.json);
   3. a bot match through the image's own `thue` command: two `thue bot` run inside the
      image meet in the quick-match queue and play one match to the end;
   4. an account name is claimed over the WebSocket API (node, tests/integration's `ws`);
@@ -560,6 +561,15 @@ cmd_test() {
     s=$(grep -o '<script[^>]*src="[^"]*"' <<<"$body" | head -n1 | sed 's/.*src="\([^"]*\)"/\1/')
     code=$(curl -s -o /dev/null -w '%{http_code}' --max-time 5 "$url/${s#/}")
     [ "$code" = 200 ] && pass "/${s#/}: 200" || fail "/${s#/}: HTTP $code"
+    # The client's words in its four languages (clients/web/i18n, a folder of the web root).
+    for l in en pl sr ro; do
+      cat_body=$(curl -fsS --max-time 5 "$url/i18n/$l/app.json" || true)
+      if grep -q '"app.nav.games"' <<<"$cat_body"; then
+        pass "/i18n/$l/app.json: the $l catalogue ($(wc -c <<<"$cat_body") bytes)"
+      else
+        fail "/i18n/$l/app.json is not the $l catalogue: $(head -c 200 <<<"$cat_body")"
+      fi
+    done
   else
     fail "/ is not the web client's page: $(head -c 300 <<<"$body")"
   fi
