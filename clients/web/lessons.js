@@ -241,19 +241,8 @@ function gameBoard(game, spec, ctx) {
     prev = st;
     st = applyMove(game, st, mv);
     last = mv;
-    busy = true;
-    status.textContent = t("lessons.status.thinking");
     status.dataset.value = "";
-    draw();
-    const g = gen;
-    try {
-      await answer(g);
-    } catch (e) {
-      if (g === gen) status.textContent = errorText(e);
-    }
-    if (g !== gen) return;
-    busy = false;
-    draw();
+    await botTurn();
   }
 
   async function showHint() {
@@ -271,9 +260,16 @@ function gameBoard(game, spec, ctx) {
   async function start() {
     gen++;
     st = JSON.parse(JSON.stringify(spec.state));
-    prev = null; last = null; sel = null; busy = true; over = false;
+    prev = null; last = null; sel = null; over = false;
     delete status.dataset.result;
     said.textContent = "";
+    await botTurn();
+  }
+
+  /** The bot's turn: "thinking" while it answers, then the board again (unless the
+   * learner started over meanwhile). */
+  async function botTurn() {
+    busy = true;
     status.textContent = t("lessons.status.thinking");
     draw();
     const g = gen;
