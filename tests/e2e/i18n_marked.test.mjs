@@ -109,8 +109,12 @@ for (const locale of ["en-US", "pl-PL"]) {
     await tid(page, "result").waitFor();
     report.thueOver = await unmarked(page, names);
     // Nim against the computer.
+    // (The cards come back on screen first; the levels open unless the card's toggle says
+    // they are open already: reading the levels' visibility before the cards were back
+    // closed them now and then.)
     await tid(page, "nav-games").click();
-    if (await tid(page, "card-nim-level-beginner").isHidden()) await tid(page, "card-nim-computer").click();
+    await tid(page, "card-nim-computer").waitFor();
+    if ((await tid(page, "card-nim-computer").getAttribute("aria-expanded")) !== "true") await tid(page, "card-nim-computer").click();
     await tid(page, "card-nim-level-beginner").click();
     await page.locator("[data-testid=game][data-game=nim]").waitFor();
     await page.locator("[data-testid=gboard] .htoken:not([disabled])").first().waitFor();
