@@ -105,7 +105,8 @@ static const char *const cmd_names[THUE_CMD_COUNT] = {"hello",
                                                       "set_password",
                                                       "login",
                                                       "get_legal_moves",
-                                                      "get_best_move"};
+                                                      "get_best_move",
+                                                      "sync"};
 
 static const char *const msg_names[THUE_MSG_COUNT] = {
     "welcome",          "pong",        "ok",           "error",
@@ -113,7 +114,7 @@ static const char *const msg_names[THUE_MSG_COUNT] = {
     "room_state",       "match_end",   "chat_message", "match_found",
     "ladder",           "tournaments", "tournament",   "tournament_created",
     "tournament_event", "queue_failed", "analysis_started", "analysis_tree", "moved",
-    "legal_moves", "best_move"};
+    "legal_moves", "best_move", "played"};
 
 static const char *const variant_names[] = {"square", "overlap"};
 static const char *const analysis_status_names[] = {"running", "stopped", "done"};
@@ -533,6 +534,7 @@ static void cmd_members(thue__io *o, thue_cmd *c)
     case THUE_CMD_SPECTATE:
     case THUE_CMD_LEAVE:
     case THUE_CMD_GET_LEGAL_MOVES:
+    case THUE_CMD_SYNC:
     case THUE_CMD_READY:
     case THUE_CMD_RESIGN:
     case THUE_CMD_REMATCH: {
@@ -667,7 +669,7 @@ static int msg_is_event(thue_msg_type t)
     return t == THUE_MSG_GOODBYE || t == THUE_MSG_ROOM_STATE || t == THUE_MSG_MATCH_END ||
            t == THUE_MSG_CHAT_MESSAGE || t == THUE_MSG_MATCH_FOUND ||
            t == THUE_MSG_TOURNAMENT_EVENT || t == THUE_MSG_QUEUE_FAILED ||
-           t == THUE_MSG_ANALYSIS_TREE;
+           t == THUE_MSG_ANALYSIS_TREE || t == THUE_MSG_PLAYED;
 }
 
 static void room_summary_members(thue__io *o, thue_room_summary *s)
@@ -933,6 +935,43 @@ static void tournament_members(thue__io *o, thue_msg *m)
     m->u.tournament.round_list = out;
 }
 
+/* thue.v2's played: the move, then what it changed. Across members: an ended match has
+ * nobody to move, and a round's repetition goes with the end "repetition". */
+static void played_members(thue__io *o, thue_msg *m)
+{
+    __typeof__(m->u.played) *p = &m->u.played;
+    thue__io_int(o, "ref", &p->ref, 1, INT_MAX);
+    thue__io_i64(o, "version", &p->version, 0, THUE__JS_INT_MAX);
+    thue__io_int(o, "seat", &p->seat, 0, 1);
+    thue__io_raw(o, "move", THUE__REQ, NULL, p->move, sizeof p->move);
+    thue__io_dbl(o, "think_ms", &p->think_ms, 0);
+    thue__io_int_nullv(o, "to_move", &p->to_move, 0, 1);
+    io_int_pair(o, "points", p->points, 0, INT_MAX);
+    if (thue__io_arrm(o, "clocks", THUE__OPT, &p->has_clocks, 2)) {
+        thue__io_i64(o, NULL, &p->clocks[0], 0, THUE__JS_INT_MAX);
+        thue__io_i64(o, NULL, &p->clocks[1], 0, THUE__JS_INT_MAX);
+        thue__io_end(o);
+    }
+    thue__io_int_opt(o, "thinking", &p->has_thinking, &p->thinking, 0, 1);
+    if (thue__io_objm(o, "round_end", THUE__OPT, &p->has_round_end)) {
+        IO_ENUM(o, "end", p->end, round_end_names);
+        if (thue__io_objm(o, "repetition", THUE__NULL, &p->has_repetition)) {
+            thue__io_int(o, "start", &p->repetition.start, 0, INT_MAX);
+            thue__io_int(o, "period", &p->repetition.period, 1, INT_MAX);
+            thue__io_int(o, "length", &p->repetition.length, 2, INT_MAX);
+            thue__io_end(o);
+        }
+        thue__io_end(o);
+        if (o->code == 0 && (p->end == THUE_ROUND_REPETITION) != (p->has_repetition != 0))
+            thue__io_bad_member(o, "round_end",
+                                "a repetition when end is \"repetition\", and null otherwise");
+    }
+    io_gresult(o, "result", THUE__OPT, &p->has_result, &p->winner, p->reason, sizeof p->reason);
+    if (o->code == 0 && (p->to_move == -1) != (p->has_result != 0))
+        thue__io_bad_member(o, "to_move", "null once the match is over (with result), and a "
+                                          "seat otherwise");
+}
+
 static void msg_members(thue__io *o, thue_msg *m)
 {
     const void *out;
@@ -1010,7 +1049,13 @@ static void msg_members(thue__io *o, thue_msg *m)
             thue__io_end(o);
         }
         thue__io_int(o, "spectators", &m->u.room_state.spectators, 0, INT_MAX);
-        thue__io_int_nullv(o, "you", &m->u.room_state.you, 0, 1);
+        /* thue.v2 writes the room's ref where thue.v1 writes "you"; a state without ref
+         * is thue.v1's, and needs "you". */
+        thue__io_int_opt(o, "ref", &m->u.room_state.has_ref, &m->u.room_state.ref, 1, INT_MAX);
+        if (!m->u.room_state.has_ref)
+            thue__io_int_nullv(o, "you", &m->u.room_state.you, 0, 1);
+        else if (!o->enc)
+            m->u.room_state.you = -1;
         if (thue__io_objm(o, "match", THUE__NULL, &m->u.room_state.has_match)) {
             if (m->u.room_state.options.has_game)
                 gmatch_members(o, &m->u.room_state.match);
@@ -1169,6 +1214,9 @@ static void msg_members(thue__io *o, thue_msg *m)
                          THUE_LIMIT_MAX);
         thue__io_i64(o, "nodes", &m->u.best_move.nodes, 0, THUE__JS_INT_MAX);
         thue__io_dbl(o, "ms", &m->u.best_move.ms, 0);
+        break;
+    case THUE_MSG_PLAYED:
+        played_members(o, m);
         break;
     }
 }

@@ -163,6 +163,7 @@ typedef enum {
     THUE_CMD_LOGIN,
     THUE_CMD_GET_LEGAL_MOVES, /* {"room":R}: the legal moves now (u.room) */
     THUE_CMD_GET_BEST_MOVE,   /* the perfect bot's move for any position (u.best_move) */
+    THUE_CMD_SYNC,            /* {"room":R}: the room's whole state again (u.room) */
     THUE_CMD_COUNT
 } thue_cmd_type;
 
@@ -378,6 +379,7 @@ typedef enum {
     THUE_MSG_MOVED,
     THUE_MSG_LEGAL_MOVES,
     THUE_MSG_BEST_MOVE,
+    THUE_MSG_PLAYED, /* thue.v2's event after a move (PROTOCOL.md, "thue.v2") */
     THUE_MSG_COUNT
 } thue_msg_type;
 
@@ -582,6 +584,9 @@ typedef struct thue_msg {
             thue_seat seats[2];
             int spectators;
             int you; /* -1: null */
+            /* thue.v2: the room's ref instead of "you" (the same text for everyone);
+             * has_ref 0: thue.v1's form, with "you" */
+            int has_ref, ref;
             int has_match;
             thue_match_info match;
             int has_tournament; /* a tournament's game: "tournament" is sent */
@@ -719,6 +724,29 @@ typedef struct thue_msg {
             int64_t nodes;  /* positions searched */
             double ms;      /* the search's wall time */
         } best_move;
+        /* thue.v2's event after a move: the move and what it changed (PROTOCOL.md,
+         * "thue.v2"); the rest of the state follows from the previous one. */
+        struct {
+            int ref;         /* the room's ref (room_state's, under thue.v2) */
+            int64_t version; /* the room's new version */
+            int seat;        /* who moved */
+            char move[THUE_PROTO_GMOVE_MAX + 1]; /* the move's object (Thue: place/paint) */
+            double think_ms;
+            int to_move;     /* the seat to move now; -1: null (the match is over) */
+            int points[2];   /* each seat's points now */
+            int has_clocks;  /* clocks: written only in a room with a clock */
+            int64_t clocks[2];
+            int has_thinking, thinking; /* a bot of this seat searches now */
+            /* Thue: the round that this move ended (its end, and the repetition that
+             * ended it); the next round, if any, starts from [0]. */
+            int has_round_end;
+            thue_round_end end;
+            int has_repetition;
+            thue_repetition repetition;
+            int has_result; /* the match is over: winner (-1 a draw) and reason */
+            int winner;
+            char reason[THUE_PROTO_KEY_MAX + 1];
+        } played;
     } u;
     void *owned; /* set by thue_msg_decode: the memory behind the pointers */
 } thue_msg;

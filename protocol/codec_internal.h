@@ -206,7 +206,7 @@ void thue__io_enum(thue__io *o, const char *key, int mode, int *has, int *v,
 /* An enum held as its name in buf[cap]. */
 void thue__io_enum_str(thue__io *o, const char *key, char *buf, size_t cap,
                        const char *const *names, int n);
-/* An object (REQ, OPT, NULL) or an array of exactly n entries (REQ, NULL): 1 when there
+/* An object or an array of exactly n entries (REQ, OPT, NULL): 1 when there
  * are members to handle, then call thue__io_end after them; 0 when absent, null or failed. */
 int thue__io_objm(thue__io *o, const char *key, int mode, int *has);
 int thue__io_obj(thue__io *o, const char *key);

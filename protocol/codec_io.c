@@ -568,6 +568,8 @@ int thue__io_arrm(thue__io *o, const char *key, int mode, int *has, int n)
         return 0;
     size_t pl = o->plen;
     if (o->enc) {
+        if (mode == THUE__OPT && !*has)
+            return 0;
         put_key(o, key);
         if (mode == THUE__NULL && !*has) {
             thue__buf_puts(&o->out, "null");
@@ -578,7 +580,9 @@ int thue__io_arrm(thue__io *o, const char *key, int mode, int *has, int n)
         return o->code == 0;
     }
     json_t *j = at(o, key);
-    if (j != NULL && mode == THUE__NULL && json_is_null(j)) {
+    if (j == NULL && mode == THUE__OPT) {
+        *has = 0;
+    } else if (j != NULL && mode == THUE__NULL && json_is_null(j)) {
         *has = 0;
     } else if (j == NULL || !json_is_array(j) || json_array_size(j) != (size_t)n) {
         char rule[40];

@@ -36,7 +36,8 @@ set(THUE_TESTS_OF_games
 set(THUE_TESTS_OF_search
   "^test_(pool|pool_owners|pool_game|pool_task|gbot|guct|search_bounds|budget|review|puzzle|puzzle_thue)$"
   "^integration_attack_(bots|search)$")
-set(THUE_TESTS_OF_protocol "^test_codec(_.*)?$" "^protocol_schemas$" "^fuzz_protocol_smoke$")
+set(THUE_TESTS_OF_protocol "^test_codec(_.*)?$" "^protocol_schemas$" "^fuzz_protocol_smoke$"
+  "^integration_v2$")
 set(THUE_TESTS_OF_server
   "^test_(config_settings|config_errors|config_docs|quota|password|log)$"
   "^integration_(server|drain|deploy_settings)$")

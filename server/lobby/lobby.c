@@ -215,7 +215,7 @@ static void send_welcome(thue_lobby *l, thue_client *c, const thue_msg_id *id, b
     memset(&msg, 0, sizeof msg);
     msg.type = THUE_MSG_WELCOME;
     msg.id = *id;
-    msg.u.welcome.protocol = THUE_PROTOCOL_VERSION;
+    msg.u.welcome.protocol = c->proto;
     snprintf(msg.u.welcome.server, sizeof msg.u.welcome.server, "%s", SERVER_NAME);
     msg.u.welcome.player = s->player;
     memcpy(msg.u.welcome.resume, s->resume, sizeof msg.u.welcome.resume);
@@ -356,9 +356,11 @@ static int cmd_hello(request *rq)
     const thue_cmd *cmd = rq->cmd;
     if (c->s != NULL)
         return THUE_PERR_ALREADY_HELLO;
-    if (cmd->u.hello.protocol != THUE_PROTOCOL_VERSION) {
+    if (cmd->u.hello.protocol != c->proto) {
         snprintf(rq->message, sizeof rq->message,
-                 "this server speaks protocol version 1 (thue.v1), not %d", cmd->u.hello.protocol);
+                 "this connection speaks protocol version %d (thue.v%d, selected in the "
+                 "handshake; the server speaks thue.v1 and thue.v2), not %d",
+                 c->proto, c->proto, cmd->u.hello.protocol);
         snprintf(rq->field, sizeof rq->field, "protocol");
         return THUE_PERR_PROTOCOL;
     }
@@ -576,6 +578,8 @@ static int dispatch(request *rq)
         return room_gmove(rq);
     case THUE_CMD_GET_LEGAL_MOVES:
         return room_legal_moves(rq);
+    case THUE_CMD_SYNC:
+        return room_sync(rq);
     case THUE_CMD_RESIGN:
         return room_resign(rq);
     case THUE_CMD_REMATCH:
@@ -882,6 +886,7 @@ thue_client *thue_lobby_connected(thue_lobby *l, thue_conn *conn, const char *pe
     snprintf(c->peer, sizeof c->peer, "%s", peer ? peer : "?");
     c->tokens = l->cfg.burst;
     c->refill_ns = uv_hrtime();
+    c->proto = 1;
     c->next = l->clients;
     if (l->clients)
         l->clients->prev = c;
@@ -889,6 +894,11 @@ thue_client *thue_lobby_connected(thue_lobby *l, thue_conn *conn, const char *pe
     l->metrics->connections++;
     l->metrics->connections_total++;
     return c;
+}
+
+void thue_lobby_set_protocol(thue_client *c, int version)
+{
+    c->proto = version == 2 ? 2 : 1;
 }
 
 void thue_lobby_drop(thue_lobby *l, thue_client *c, const char *reason, const char *message,

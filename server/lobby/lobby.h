@@ -203,6 +203,9 @@ void thue_lobby_set_hooks(thue_lobby *lobby, const thue_lobby_hooks *hooks);
  * returned client is passed back with every message and at the end. NULL: refuse (out of
  * memory, or shutting down): the network layer closes the connection. */
 thue_client *thue_lobby_connected(thue_lobby *lobby, thue_conn *conn, const char *peer);
+/* The subprotocol the handshake selected for client: 1 (thue.v1, the default) or 2
+ * (thue.v2). Call right after thue_lobby_connected, before any message. */
+void thue_lobby_set_protocol(thue_client *client, int version);
 /* One complete text message (already checked against the size limit). The lobby applies
  * the rate limit: a message past it is answered with rate_limited and not processed, and
  * after 50 such in a row the client gets goodbye (abuse) and is closed with 1008. */

@@ -154,6 +154,7 @@ struct thue_client {
     bool closing;       /* close was asked for: send nothing more */
     bool pw_busy;       /* a set_password or login of this connection is out (passwords.c) */
     bool legal_moves;   /* hello asked for legal_moves after each room_state */
+    int proto;          /* the subprotocol's version: 1 (thue.v1) or 2 (thue.v2) */
     /* best_move (bestmove.c): the search out for this connection (best_job 0: none), its
      * request id, and the address it counts against. */
     uint64_t best_job;
@@ -262,6 +263,10 @@ struct room {
     int clock_running;           /* seat, or -1 */
     uint64_t turn_start_ns;      /* when the current step began */
     thue_last_move last_move;
+    int last_move_round; /* Thue: the round last_move was made in */
+    /* The change room_changed sends next is last_move alone (table_after_move): thue.v2
+     * connections then get a `played` event, not the whole state. */
+    bool just_moved;
     thue_move_row *moves; /* the current match's moves, for its record */
     int nmoves, capmoves;
     int plies[2]; /* moves so far in each round */

@@ -261,10 +261,33 @@ static void send_legal_all(room *r)
     free(text);
 }
 
+/* The room's ref under thue.v2: a small number for the room on this node, so that a
+ * played event need not name the room by its id (r->seq folded into 1..INT_MAX). */
+static int room_ref(const room *r)
+{
+    return (int)(r->seq % (uint64_t)INT_MAX) + 1;
+}
+
+/* The state under thue.v2: the same for everyone, the ref instead of "you". */
+static void fill_state_v2(const room *r, thue_msg *msg)
+{
+    fill_state(r, msg, -1);
+    msg->u.room_state.has_ref = 1;
+    msg->u.room_state.ref = room_ref(r);
+}
+
+static bool speaks_v2(const session *s)
+{
+    return s != NULL && s->client != NULL && s->client->proto == 2;
+}
+
 void room_send_state(room *r, session *s)
 {
     thue_msg msg;
-    fill_state(r, &msg, room_seat_of(r, s));
+    if (speaks_v2(s))
+        fill_state_v2(r, &msg);
+    else
+        fill_state(r, &msg, room_seat_of(r, s));
     lobby_send_msg(r->lobby, s, &msg);
     if (wants_legal(r, s)) {
         char *text = legal_message(r, NULL);
@@ -331,16 +354,113 @@ static void check_linger(room *r)
         uv_timer_stop(&r->linger_timer);
 }
 
+/* thue.v2's played event for the move the room's last change was (PROTOCOL.md,
+ * "thue.v2"): the move, and what it changed that does not follow from the move. */
+static void fill_played(const room *r, thue_msg *msg)
+{
+    memset(msg, 0, offsetof(thue_msg, u) + sizeof msg->u.played);
+    msg->type = THUE_MSG_PLAYED;
+    __typeof__(msg->u.played) *p = &msg->u.played;
+    p->ref = room_ref(r);
+    p->version = r->version;
+    p->seat = r->last_move.seat;
+    p->think_ms = r->last_move.think_ms;
+    bool running = room_match_running(r);
+    p->to_move = running ? room_seat_to_move(r) : -1;
+    if (r->opt.has_game) {
+        snprintf(p->move, sizeof p->move, "%s", r->glast);
+        thue_gresult res;
+        r->game->result(&r->gopt, r->gstate, &res);
+        for (int q = 0; q < 2; q++)
+            p->points[r->gfirst ^ q] = res.score[q];
+        snprintf(p->reason, sizeof p->reason, "%s", r->gwhy);
+    } else {
+        snprintf(p->move, sizeof p->move, "{\"%s\":%d}", r->last_move.is_paint ? "paint" : "place",
+                 r->last_move.value);
+        thue_thue_view v;
+        thue_game_thue_view(&r->gopt, r->gstate, &v);
+        for (int i = 0; i < 2; i++)
+            p->points[r->gfirst ^ i] = v.rounds[1 - i].points; /* player p paints round 1-p */
+        /* The round the move was made in ended with it: the next one (if any) has begun,
+         * or the match is over. */
+        int was = r->last_move_round;
+        if (was != v.round || !running) {
+            thue_round_info ri;
+            room_round_info(r, &v, was, &ri);
+            if (ri.end != THUE_ROUND_PLAYING) {
+                p->has_round_end = 1;
+                p->end = ri.end;
+                p->has_repetition = ri.has_repetition;
+                p->repetition = ri.repetition;
+            }
+        }
+        snprintf(p->reason, sizeof p->reason, "%s", thue_end_reason_name(r->greason));
+    }
+    p->has_clocks = r->opt.clock.present;
+    if (p->has_clocks)
+        for (int i = 0; i < 2; i++) {
+            int64_t left = room_clock_left(r, i);
+            p->clocks[i] = left > 0 ? left / 1000000 : 0;
+        }
+    p->has_thinking = r->thinking >= 0;
+    p->thinking = r->thinking;
+    p->has_result = !running;
+    p->winner = r->gwinner;
+}
+
+/* The change to everyone in the room who speaks thue.v2: one text for all of them, the
+ * played event when the change was a move, else the whole state. */
+static void send_v2_all(room *r, bool moved)
+{
+    char *text = NULL;
+    for (int i = -2; i < r->nspect; i++) {
+        session *s = i < 0 ? r->seats[i + 2].s : r->spect[i];
+        if (!speaks_v2(s))
+            continue;
+        if (text == NULL) {
+            thue_msg msg;
+            if (moved)
+                fill_played(r, &msg);
+            else
+                fill_state_v2(r, &msg);
+            if ((text = thue_msg_encode(&msg, NULL)) == NULL) {
+                thue_log(THUE_LOG_ERROR, "room %s: cannot encode its change", r->id);
+                return;
+            }
+        }
+        lobby_send_text(r->lobby, s->client, text);
+    }
+    free(text);
+}
+
+/* Whether anyone in the room speaks thue.v1 (and needs its per-seat state). */
+static bool any_v1(const room *r)
+{
+    for (int i = -2; i < r->nspect; i++) {
+        const session *s = i < 0 ? r->seats[i + 2].s : r->spect[i];
+        if (s != NULL && s->client != NULL && s->client->proto != 2)
+            return true;
+    }
+    return false;
+}
+
 void room_changed(room *r)
 {
     check_linger(r);
     r->version++;
+    bool moved = r->just_moved;
+    r->just_moved = false;
     if (r->seats[0].s == NULL && r->seats[1].s == NULL && r->nspect == 0)
         return;
-    /* One encoding for everyone (this runs after every move): the spectators' form, with
-     * "you":null. A seat's state differs only in that member, so its text is the same with
-     * the seat's number in place of null. ("you": cannot occur inside a JSON string, and
-     * no member before it has that key.) */
+    send_v2_all(r, moved);
+    if (!any_v1(r)) {
+        send_legal_all(r);
+        return;
+    }
+    /* One encoding for everyone under thue.v1 (this runs after every move): the
+     * spectators' form, with "you":null. A seat's state differs only in that member, so its
+     * text is the same with the seat's number in place of null. ("you": cannot occur
+     * inside a JSON string, and no member before it has that key.) */
     thue_msg msg;
     fill_state(r, &msg, -1);
     char *text = thue_msg_encode(&msg, NULL);
@@ -355,7 +475,7 @@ void room_changed(room *r)
     size_t at = you ? (size_t)(you - text) + sizeof you_null - 1 - 4 : 0;
     for (int i = 0; i < 2; i++) {
         session *s = r->seats[i].s;
-        if (s == NULL)
+        if (s == NULL || speaks_v2(s))
             continue;
         if (mine == NULL) { /* out of memory: encode it whole */
             fill_state(r, &msg, i);
@@ -368,7 +488,8 @@ void room_changed(room *r)
         lobby_send_text(r->lobby, s->client, mine);
     }
     for (int i = 0; i < r->nspect; i++)
-        lobby_send_text(r->lobby, r->spect[i]->client, text);
+        if (!speaks_v2(r->spect[i]))
+            lobby_send_text(r->lobby, r->spect[i]->client, text);
     free(mine);
     free(text);
     send_legal_all(r);
@@ -1277,6 +1398,18 @@ int room_legal_moves(request *rq)
         return THUE_PERR_INTERNAL;
     lobby_send_text(r->lobby, rq->c, text);
     free(text);
+    return 0;
+}
+
+int room_sync(request *rq)
+{
+    room *r;
+    int seat;
+    int err = member_room(rq, rq->cmd->u.room.room, &r, &seat);
+    if (err)
+        return err;
+    request_ok(rq);
+    room_send_state(r, rq->c->s);
     return 0;
 }
 

@@ -45,6 +45,8 @@ int room_move(request *rq, bool paint);
 int room_gmove(request *rq);
 /* `get_legal_moves`: the moves the player to move may make now (any member may ask). */
 int room_legal_moves(request *rq);
+/* sync: ok, then the room's whole state again (thue.v2's answer to a version gap). */
+int room_sync(request *rq);
 int room_resign(request *rq);
 int room_rematch(request *rq);
 int room_chat(request *rq);

@@ -350,6 +350,7 @@ int table_apply_gmove(room *r, int seat, const thue_gmove *m, thue_gerr *e)
     /* In ms to the microsecond: enough, and the codec writes such numbers quickly. */
     double think_ms = (double)((took + 500) / 1000) / 1000.0;
     r->last_move.think_ms = think_ms;
+    r->last_move_round = round;
     if (!r->opt.has_game) {
         /* Thue's messages and record speak of place and paint (games/thue/thue.c's v[0]
          * 0 and 1) and of rounds. */
@@ -377,6 +378,7 @@ int table_apply_move(room *r, int seat, bool paint, int value)
 /* After an accepted move: the next turn or the end, and the new state for everyone. */
 void table_after_move(room *r)
 {
+    r->just_moved = true; /* the change is this move: room_changed's played event */
     if (!room_match_running(r)) {
         finish(r);
         return;

@@ -2,7 +2,8 @@
  * net.c: the network layer (net.h): libwebsockets on the server's libuv loop, one port for
  * HTTP and the WebSocket endpoint.
  *
- * One lws protocol, "thue.v1", is protocols[0]: plain HTTP lands there too (lws binds
+ * Two lws protocols, "thue.v1" (protocols[0]) and "thue.v2" (protocols[1]), share one
+ * callback. Plain HTTP lands on protocols[0] (lws binds
  * every HTTP connection to protocols[0]), and so does a WebSocket client that offers no
  * subprotocol, which PROTOCOL.md serves as thue.v1. Its callback is the whole layer:
  *   - HTTP requests are answered from LWS_CALLBACK_HTTP: small JSON or Prometheus bodies
@@ -88,7 +89,7 @@ static int refuse_upgrade(struct lws *wsi, unsigned status, const char *code, co
     return 1;
 }
 
-/* True when the comma-separated list offers PROTOCOL_NAME. */
+/* True when the comma-separated list offers PROTOCOL_NAME or PROTOCOL_NAME_V2. */
 static int offers_ours(const char *list)
 {
     const char *s = list;
@@ -96,7 +97,8 @@ static int offers_ours(const char *list)
         while (*s == ',' || *s == ' ' || *s == '\t')
             s++;
         size_t n = strcspn(s, ", \t");
-        if (n == strlen(PROTOCOL_NAME) && strncmp(s, PROTOCOL_NAME, n) == 0)
+        if ((n == strlen(PROTOCOL_NAME) && strncmp(s, PROTOCOL_NAME, n) == 0) ||
+            (n == strlen(PROTOCOL_NAME_V2) && strncmp(s, PROTOCOL_NAME_V2, n) == 0))
             return 1;
         s += n;
     }
@@ -126,7 +128,7 @@ static int vet_upgrade(thue_net *net, struct lws *wsi, const char *upgrade)
         if (n >= (int)sizeof buf || lws_hdr_copy(wsi, buf, sizeof buf, WSI_TOKEN_PROTOCOL) < 0 ||
             !offers_ours(buf))
             return refuse_upgrade(wsi, 400, "bad_request",
-                                  "unsupported subprotocol: this server speaks thue.v1");
+                                  "unsupported subprotocol: this server speaks thue.v1 and thue.v2");
     }
     if (net->stopping || net->phase != RUNNING)
         return refuse_upgrade(wsi, 503, "server_busy", "the server is shutting down");
@@ -497,6 +499,9 @@ thue_net *thue_net_new(uv_loop_t *loop, const thue_config *cfg, thue_lobby *lobb
      * 4 KiB it was (with tx_packet_size 0, lws would take the receive buffer's size). */
     net->protocols[0].rx_buffer_size = 1024;
     net->protocols[0].tx_packet_size = 4096;
+    /* thue.v2: the same layer; ws.c tells the lobby which one the handshake chose. */
+    net->protocols[1] = net->protocols[0];
+    net->protocols[1].name = PROTOCOL_NAME_V2;
 
     int levels = LLL_ERR | LLL_WARN;
     if (thue_log_get_level() >= THUE_LOG_DEBUG)

@@ -52,6 +52,7 @@
 #endif
 
 #define PROTOCOL_NAME "thue.v1"
+#define PROTOCOL_NAME_V2 "thue.v2"
 #define JSON_TYPE "application/json; charset=utf-8"
 #define METRICS_TYPE "text/plain; version=0.0.4; charset=utf-8"
 
@@ -211,7 +212,7 @@ struct thue_net {
     void *foreign_loops[1];
     struct lws_context *ctx;
     struct lws_vhost *vhost;
-    struct lws_protocols protocols[2];
+    struct lws_protocols protocols[3]; /* thue.v1, thue.v2, the end */
     lws_retry_bo_t retry;
     thue_lobby *lobby;
     thue_pool *pool;

@@ -589,6 +589,10 @@ int thue__ws_established(thue_net *net, struct lws *wsi, pss *p)
         thue_ka_schedule(&net->ka, &c->ka, c->life_ms + net->ping_ms);
     thue_log(THUE_LOG_DEBUG, "websocket from %s (%d open)", ip, net->nconns);
     c->client = thue_lobby_connected(net->lobby, c, ip);
+    const struct lws_protocols *pr = lws_get_protocol(wsi);
+    if (c->client != NULL && pr != NULL && pr->name != NULL &&
+        strcmp(pr->name, PROTOCOL_NAME_V2) == 0)
+        thue_lobby_set_protocol(c->client, 2);
     if (c->client == NULL)
         conn_close(c, LWS_CLOSE_STATUS_GOINGAWAY, "the server cannot take this connection");
     return 0;
