@@ -1054,6 +1054,8 @@ static void msg_members(thue__io *o, thue_msg *m)
         thue__io_int_opt(o, "ref", &m->u.room_state.has_ref, &m->u.room_state.ref, 1, INT_MAX);
         if (!m->u.room_state.has_ref)
             thue__io_int_nullv(o, "you", &m->u.room_state.you, 0, 1);
+        else if (thue__io_given(o, "you"))
+            thue__io_bad_member(o, "you", "absent under thue.v2 (with ref)");
         else if (!o->enc)
             m->u.room_state.you = -1;
         if (thue__io_objm(o, "match", THUE__NULL, &m->u.room_state.has_match)) {

@@ -224,6 +224,8 @@ void thue__io_err_code(thue__io *o, int *code);
 /* A word: 1..10001 symbols 0..63 (REQ, or NULL with a NULL pointer). */
 void thue__io_word(thue__io *o, const char *key, int mode, const uint8_t **word, int *len);
 void thue__io_end(thue__io *o);
+/* Decoding: whether the current object has the member `key` (0 when encoding). */
+int thue__io_given(const thue__io *o, const char *key);
 /* A game's payload object as compact JSON text in buf (cap bytes with the NUL). */
 void thue__io_raw(thue__io *o, const char *key, int mode, int *has, char *buf, size_t cap);
 /* A required JSON object (open '{') or array (open '[') of any size held as compact text

@@ -103,6 +103,11 @@ static json_t *at(thue__io *o, const char *key)
     return key != NULL ? json_object_get(o->cur, key) : json_array_get(o->cur, i);
 }
 
+int thue__io_given(const thue__io *o, const char *key)
+{
+    return !o->enc && o->code == 0 && json_object_get(o->cur, key) != NULL;
+}
+
 /* Encoding: the separator and the key of the member `key` (NULL: an element); the path is
  * pushed. */
 static void put_key(thue__io *o, const char *key)
