@@ -11,7 +11,14 @@
 // its own; for a room or a tournament, a new session there with its token or name), and
 // asks again what it had asked (a join, spectate or tournament command). A node that cannot be
 // reached there sends it back to /ws, where any live node answers.
+//
+// The subprotocol (PROTOCOL.md section 18): it offers thue.v2 first, then thue.v1, and says
+// hello with the version the server selected. Under thue.v2 a move comes as a small
+// `played` event: the room model (roommodel.js) turns it into the room's next state, and
+// the page gets the same room_state objects as under thue.v1 (with `you`); a version gap
+// is answered with `sync`.
 import { t } from "./i18n.js";
+import { RoomModel } from "./roommodel.js";
 
 const KEY_NAME = "thue.name";
 const KEY_RESUME = "thue.resume";
@@ -35,6 +42,9 @@ export class Connection {
     const m = /^\/n\/([a-z0-9-]{1,32})\//.exec(location.pathname);
     this.path = m ? `/n/${m[1]}/ws` : "/ws";
     this.again = null; // a request to send again after moving: {obj, resolve, reject}
+    this.proto = 1; // the selected subprotocol's version
+    this.player = ""; // this session's player name, as the server last said it
+    this.model = new RoomModel(() => this.player);
   }
 
   get name() { return localStorage.getItem(KEY_NAME) || ""; }
@@ -50,11 +60,16 @@ export class Connection {
     this.closedText = "";
     clearTimeout(this.retryTimer);
     const url = `${location.protocol === "https:" ? "wss:" : "ws:"}//${location.host}${this.path}`;
-    const ws = new WebSocket(url, "thue.v1");
+    const ws = new WebSocket(url, ["thue.v2", "thue.v1"]);
     this.ws = ws;
     this.welcomed = false;
+    // Refs name rooms on one node, and the states come again after hello.
+    this.model = new RoomModel(() => this.player);
     this.onStatus("connecting", t("app.conn.connecting"));
-    ws.onopen = () => this.hello(Boolean(this.resume));
+    ws.onopen = () => {
+      this.proto = ws.protocol === "thue.v2" ? 2 : 1;
+      this.hello(Boolean(this.resume));
+    };
     ws.onmessage = (ev) => {
       let msg;
       try { msg = JSON.parse(ev.data); } catch { return; }
@@ -76,7 +91,7 @@ export class Connection {
   }
 
   async hello(withResume) {
-    const msg = { type: "hello", protocol: 1 };
+    const msg = { type: "hello", protocol: this.proto };
     if (withResume) msg.resume = this.resume;
     else if (this.token) msg.token = this.token;
     else if (this.name) msg.name = this.name;
@@ -107,6 +122,7 @@ export class Connection {
     this.backoff = 500;
     this.resume = w.resume;
     this.name = w.player.name;
+    this.player = w.player.name;
     this.onStatus("open", t("app.conn.open", { name: w.player.name }));
     // byToken: the session came by the account's token (another device's, say), not by
     // this page's own resume token.
@@ -130,6 +146,13 @@ export class Connection {
   }
 
   receive(msg) {
+    if (msg.type === "account" && msg.name) this.player = msg.name; // claim_name, login
+    if (msg.type === "room_state" || msg.type === "played") {
+      const out = this.model.apply(msg);
+      if (out.sync) this.request({ type: "sync", room: out.sync }).catch(() => {});
+      if (out.state) this.onEvent(out.state);
+      return;
+    }
     if (msg.id !== undefined && this.pending.has(msg.id)) {
       const p = this.pending.get(msg.id);
       this.pending.delete(msg.id);

@@ -2,7 +2,8 @@
  * static.c: the web root's small files kept in memory, each with its gzip form (made once,
  * when the file is first asked for or has changed) and an ETag from its content, so that
  * a page's first load travels compressed and a reload is a row of 304s (http.c serves
- * them; docs/web.md has the figures).
+ * them; docs/web.md has the figures). Scripts and style sheets travel without the comments
+ * that stand on lines of their own (strip_comments).
  *
  * An entry is keyed by the file's canonical path and checked against the file's size and
  * modification time on each request (the caller's stat): a changed file is read again. A
@@ -74,6 +75,81 @@ static void entry_free(thue__static *e)
     free(e);
 }
 
+/* Whether the n bytes at s are only blanks. */
+static bool blank(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (s[i] != ' ' && s[i] != '\t' && s[i] != '\r')
+            return false;
+    return true;
+}
+
+/*
+ * The comments of a script or a style sheet that stand on lines of their own, left out of
+ * what travels (they are a fifth of the client's scripts): a line whose first non-blank
+ * characters are // (scripts), and a block from a line that starts with a slash-star to
+ * the line that ends with the first star-slash after it. The lines stay, empty, so that
+ * line numbers in the browser's messages are the file's. Nothing is touched inside a
+ * template literal that spans lines (an odd count of backquotes so far), and a block
+ * whose star-slash is followed by code on its line is left whole. In place; returns the
+ * new length.
+ */
+static size_t strip_comments(char *raw, size_t len, bool script)
+{
+    size_t out = 0, at = 0;
+    bool in_template = false;
+    while (at < len) {
+        size_t end = at;
+        while (end < len && raw[end] != '\n')
+            end++;
+        size_t first = at;
+        while (first < end && (raw[first] == ' ' || raw[first] == '\t'))
+            first++;
+        size_t drop_to = at; /* the lines [at, drop_to) are a comment to leave out */
+        if (!in_template && end - first >= 2 && raw[first] == '/' && raw[first + 1] == '/' && script) {
+            drop_to = end;
+        } else if (!in_template && end - first >= 2 && raw[first] == '/' && raw[first + 1] == '*') {
+            const char *close = NULL;
+            for (size_t i = first + 2; i + 1 < len; i++)
+                if (raw[i] == '*' && raw[i + 1] == '/') {
+                    close = raw + i + 2;
+                    break;
+                }
+            if (close != NULL) {
+                size_t c = (size_t)(close - raw), e2 = c;
+                while (e2 < len && raw[e2] != '\n')
+                    e2++;
+                if (blank(raw + c, e2 - c))
+                    drop_to = e2;
+            }
+        }
+        if (drop_to > at) {
+            /* keep the newlines of the lines left out */
+            for (size_t i = at; i < drop_to; i++)
+                if (raw[i] == '\n')
+                    raw[out++] = '\n';
+            at = drop_to;
+            continue;
+        }
+        if (script)
+            for (size_t i = at; i < end; i++)
+                if (raw[i] == '`' && (i == at || raw[i - 1] != '\\'))
+                    in_template = !in_template;
+        memmove(raw + out, raw + at, end - at);
+        out += end - at;
+        at = end;
+        if (at < len)
+            raw[out++] = raw[at++]; /* the newline */
+    }
+    return out;
+}
+
+static bool ends_with(const char *s, const char *tail)
+{
+    size_t n = strlen(s), t = strlen(tail);
+    return n >= t && strcmp(s + n - t, tail) == 0;
+}
+
 /* Takes raw (got bytes, owned) as e's contents: its gzip form and its tag. */
 static void keep(thue__static *e, char *raw, size_t got)
 {
@@ -100,6 +176,9 @@ static int load(thue__static *e, const char *path, const struct stat *st)
         free(raw);
         return -1;
     }
+    bool script = ends_with(path, ".js") || ends_with(path, ".mjs");
+    if (script || ends_with(path, ".css"))
+        got = strip_comments(raw, got, script);
     keep(e, raw, got);
     e->size = st->st_size;
     e->mtime = st->st_mtim;
