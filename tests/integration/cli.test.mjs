@@ -301,12 +301,14 @@ test("the Node example bot plays a game against thue bot", async () => {
     fs.copyFileSync(path.join(HERE, "..", "..", "clients", "examples", "bot.mjs"), path.join(dir, "bot.mjs"));
     fs.symlinkSync(path.join(HERE, "node_modules"), path.join(dir, "node_modules"));
     const bot = start(CLI, ["bot", "--bot", "greedy", "--server", server.ws, "--think-ms", "50"]);
-    const ex = start(process.execPath, [path.join(dir, "bot.mjs"), "--server", server.ws, "--name", "example", "--games", "1"]);
+    const ex = start(process.execPath, [path.join(dir, "bot.mjs"), "--server", server.ws, "--name", "example", "--games", "1", "--check-every", "4"]);
     const re = await finish(ex, "bot.mjs");
     const rb = await finish(bot, "thue bot");
     assert.equal(re.code, 0, re.stderr);
     assert.equal(rb.code, 0, rb.stderr);
     assert.match(re.stdout, /^game 1: room \S+: (win|loss|draw) \(score\)/m);
+    // It spoke thue.v2, and its copy of the room held against the server's every 4 moves.
+    assert.match(re.stdout, /^checked room \S+ at version \d+: my copy is the server's$/m);
     assert.match(rb.stdout, /^game 1: .* vs example: /m);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
