@@ -2,7 +2,8 @@
  * fuzz_lobby.c: libFuzzer target for the lobby: sequences of client messages from four
  * connections, with disconnections and reconnections, against a fresh lobby per input.
  *
- * Input: lines. A line "N TEXT" (N = 0..3) sends TEXT from connection N; "dN" drops
+ * Input: lines. A line "N TEXT" (N = 0..3) sends TEXT from connection N (0 and 1 speak
+ * thue.v1, 2 and 3 thue.v2); "dN" drops
  * connection N (its session waits out the grace period) and opens a new one there;
  * "t" lets the loop run its ready timers and pool results. In TEXT, "$R" stands for the
  * room id of the latest room_created reply, "$T" for the latest resume token, "$U" for
@@ -38,6 +39,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 struct thue_conn {
     thue_client *client;
 };
+
+/* Connections 0 and 1 speak thue.v1, 2 and 3 thue.v2 (PROTOCOL.md section 18): the same
+ * rooms reach both forms of every change. */
+static void connect_as(thue_lobby *lobby, struct thue_conn *c, int i)
+{
+    c->client = thue_lobby_connected(lobby, c, "127.0.0.1");
+    if (c->client != NULL && i >= 2)
+        thue_lobby_set_protocol(c->client, 2);
+}
 
 static uv_loop_t loop;
 static thue_pool *pool;
@@ -145,7 +155,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     thue_lobby_set_store(lobby, store);
     struct thue_conn conns[CONNS];
     for (int i = 0; i < CONNS; i++)
-        conns[i].client = thue_lobby_connected(lobby, &conns[i], "127.0.0.1");
+        connect_as(lobby, &conns[i], i);
     static char text[THUE_PROTO_MESSAGE_MAX + 64];
     const char *p = (const char *)data, *end = p + size;
     int steps = 0;
@@ -161,7 +171,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             struct thue_conn *c = &conns[p[1] - '0'];
             if (c->client)
                 thue_lobby_disconnected(lobby, c->client);
-            c->client = thue_lobby_connected(lobby, c, "127.0.0.1");
+            connect_as(lobby, c, p[1] - '0');
         } else if (len == 1 && p[0] == 't') {
             uv_run(&loop, UV_RUN_NOWAIT);
         }
