@@ -942,11 +942,14 @@ static void played_members(thue__io *o, thue_msg *m)
     __typeof__(m->u.played) *p = &m->u.played;
     thue__io_int(o, "ref", &p->ref, 1, INT_MAX);
     thue__io_i64(o, "version", &p->version, 0, THUE__JS_INT_MAX);
-    thue__io_int(o, "seat", &p->seat, 0, 1);
     thue__io_raw(o, "move", THUE__REQ, NULL, p->move, sizeof p->move);
     thue__io_dbl(o, "think_ms", &p->think_ms, 0);
     thue__io_int_nullv(o, "to_move", &p->to_move, 0, 1);
-    io_int_pair(o, "points", p->points, 0, INT_MAX);
+    if (thue__io_arrm(o, "points", THUE__OPT, &p->has_points, 2)) {
+        thue__io_int(o, NULL, &p->points[0], 0, INT_MAX);
+        thue__io_int(o, NULL, &p->points[1], 0, INT_MAX);
+        thue__io_end(o);
+    }
     if (thue__io_arrm(o, "clocks", THUE__OPT, &p->has_clocks, 2)) {
         thue__io_i64(o, NULL, &p->clocks[0], 0, THUE__JS_INT_MAX);
         thue__io_i64(o, NULL, &p->clocks[1], 0, THUE__JS_INT_MAX);

@@ -728,11 +728,11 @@ typedef struct thue_msg {
          * "thue.v2"); the rest of the state follows from the previous one. */
         struct {
             int ref;         /* the room's ref (room_state's, under thue.v2) */
-            int64_t version; /* the room's new version */
-            int seat;        /* who moved */
+            int64_t version; /* the room's new version (the mover: the state's to_move) */
             char move[THUE_PROTO_GMOVE_MAX + 1]; /* the move's object (Thue: place/paint) */
             double think_ms;
             int to_move;     /* the seat to move now; -1: null (the match is over) */
+            int has_points;  /* points: written only when the move changed them */
             int points[2];   /* each seat's points now */
             int has_clocks;  /* clocks: written only in a room with a clock */
             int64_t clocks[2];

@@ -68,14 +68,15 @@ function chooseMove(state) {
 function applyPlayed(prev, ev) {
   const st = JSON.parse(JSON.stringify(prev));
   const m = st.match;
+  const seat = m.to_move; // the mover: the seat to move before
   st.version = ev.version;
   m.to_move = ev.to_move;
-  m.points = ev.points;
+  if (ev.points) m.points = ev.points; // absent: unchanged
   m.clocks = ev.clocks || null;
   m.clock_running = ev.clocks && ev.to_move !== null ? ev.to_move : null;
   m.thinking = ev.thinking === undefined ? null : ev.thinking;
   const paint = ev.move.paint !== undefined;
-  m.last_move = { seat: ev.seat, kind: paint ? "paint" : "place", value: paint ? ev.move.paint : ev.move.place, think_ms: ev.think_ms };
+  m.last_move = { seat, kind: paint ? "paint" : "place", value: paint ? ev.move.paint : ev.move.place, think_ms: ev.think_ms };
   if (paint) {
     m.word.splice(m.placed, 0, ev.move.paint);
     m.placed = null;

@@ -62,19 +62,20 @@ export class RoomModel {
 export function next(prev, ev) {
   const st = clone(prev);
   const m = st.match;
+  const seat = m.to_move; // the mover: the seat to move before
   st.version = ev.version;
   m.to_move = ev.to_move;
-  m.points = ev.points.slice();
+  if (ev.points) m.points = ev.points.slice(); // absent: unchanged
   m.clocks = ev.clocks ? ev.clocks.slice() : null;
   m.clock_running = ev.clocks && ev.to_move !== null ? ev.to_move : null;
   m.thinking = ev.thinking === undefined ? null : ev.thinking;
   if (st.options.game) {
     m.state = applyMove(st.options.game, m.state, ev.move);
     m.moves += 1;
-    m.last_move = { seat: ev.seat, move: ev.move, think_ms: ev.think_ms };
+    m.last_move = { seat, move: ev.move, think_ms: ev.think_ms };
     m.step = ev.result ? "over" : m.step === "over" ? "move" : m.step;
   } else {
-    thueNext(m, ev);
+    thueNext(m, ev, seat);
   }
   if (ev.result) {
     m.step = "over";
@@ -85,9 +86,9 @@ export function next(prev, ev) {
 }
 
 /** Thue's match object after ev: the builder's place or the painter's paint. */
-function thueNext(m, ev) {
+function thueNext(m, ev, seat) {
   const paint = ev.move.paint !== undefined;
-  m.last_move = { seat: ev.seat, kind: paint ? "paint" : "place", value: paint ? ev.move.paint : ev.move.place, think_ms: ev.think_ms };
+  m.last_move = { seat, kind: paint ? "paint" : "place", value: paint ? ev.move.paint : ev.move.place, think_ms: ev.think_ms };
   if (!paint) {
     m.placed = ev.move.place;
     m.step = "paint";

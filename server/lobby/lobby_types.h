@@ -267,6 +267,8 @@ struct room {
     /* The change room_changed sends next is last_move alone (table_after_move): thue.v2
      * connections then get a `played` event, not the whole state. */
     bool just_moved;
+    int points_shown[2]; /* the match's points at the room's version: a played shows its own
+                            only when they changed */
     thue_move_row *moves; /* the current match's moves, for its record */
     int nmoves, capmoves;
     int plies[2]; /* moves so far in each round */

@@ -354,6 +354,25 @@ static void check_linger(room *r)
         uv_timer_stop(&r->linger_timer);
 }
 
+/* Each seat's points in the room's match now, as its match object says them. */
+static void room_points(const room *r, int out[2])
+{
+    out[0] = out[1] = 0;
+    if (!r->has_match)
+        return;
+    if (r->opt.has_game) {
+        thue_gresult res;
+        r->game->result(&r->gopt, r->gstate, &res);
+        for (int q = 0; q < 2; q++)
+            out[r->gfirst ^ q] = res.score[q];
+        return;
+    }
+    thue_thue_view v;
+    thue_game_thue_view(&r->gopt, r->gstate, &v);
+    for (int i = 0; i < 2; i++)
+        out[r->gfirst ^ i] = v.rounds[1 - i].points; /* player p paints round 1-p */
+}
+
 /* thue.v2's played event for the move the room's last change was (PROTOCOL.md,
  * "thue.v2"): the move, and what it changed that does not follow from the move. */
 static void fill_played(const room *r, thue_msg *msg)
@@ -363,24 +382,19 @@ static void fill_played(const room *r, thue_msg *msg)
     __typeof__(msg->u.played) *p = &msg->u.played;
     p->ref = room_ref(r);
     p->version = r->version;
-    p->seat = r->last_move.seat;
     p->think_ms = r->last_move.think_ms;
     bool running = room_match_running(r);
     p->to_move = running ? room_seat_to_move(r) : -1;
+    room_points(r, p->points);
+    p->has_points = p->points[0] != r->points_shown[0] || p->points[1] != r->points_shown[1];
     if (r->opt.has_game) {
         snprintf(p->move, sizeof p->move, "%s", r->glast);
-        thue_gresult res;
-        r->game->result(&r->gopt, r->gstate, &res);
-        for (int q = 0; q < 2; q++)
-            p->points[r->gfirst ^ q] = res.score[q];
         snprintf(p->reason, sizeof p->reason, "%s", r->gwhy);
     } else {
         snprintf(p->move, sizeof p->move, "{\"%s\":%d}", r->last_move.is_paint ? "paint" : "place",
                  r->last_move.value);
         thue_thue_view v;
         thue_game_thue_view(&r->gopt, r->gstate, &v);
-        for (int i = 0; i < 2; i++)
-            p->points[r->gfirst ^ i] = v.rounds[1 - i].points; /* player p paints round 1-p */
         /* The round the move was made in ended with it: the next one (if any) has begun,
          * or the match is over. */
         int was = r->last_move_round;
@@ -450,9 +464,12 @@ void room_changed(room *r)
     r->version++;
     bool moved = r->just_moved;
     r->just_moved = false;
-    if (r->seats[0].s == NULL && r->seats[1].s == NULL && r->nspect == 0)
+    if (r->seats[0].s == NULL && r->seats[1].s == NULL && r->nspect == 0) {
+        room_points(r, r->points_shown);
         return;
+    }
     send_v2_all(r, moved);
+    room_points(r, r->points_shown); /* the points of this version, for the next played */
     if (!any_v1(r)) {
         send_legal_all(r);
         return;
