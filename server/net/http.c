@@ -575,6 +575,6 @@ int thue__http_request(thue_net *net, struct lws *wsi, pss *p, const char *uri)
         return http_metrics(net, wsi, p, head);
     if (strcmp(uri, "/ws") == 0)
         return thue__http_error(wsi, p, 400, "bad_request",
-                          "/ws is the WebSocket endpoint (subprotocol thue.v1)", head);
+                          "/ws is the WebSocket endpoint (subprotocols thue.v2 and thue.v1)", head);
     return http_file(net, wsi, p, uri, head);
 }

@@ -1,7 +1,7 @@
 /*
  * net.h: the network layer of thue-server: libwebsockets on the libuv loop, one port.
  *   /           static files from the web root (the browser client)
- *   /ws         the WebSocket endpoint (subprotocol thue.v1; PROTOCOL.md section 1):
+ *   /ws         the WebSocket endpoint (subprotocols thue.v1 and thue.v2; PROTOCOL.md 1, 18):
  *               messages reassembled up to 16 KiB (close 1009 past it), binary frames
  *               refused (close 1003), pings after ping_s of silence and a drop after
  *               idle_s (goodbye idle, 1001; any message, frame or pong is life);
