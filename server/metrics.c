@@ -161,6 +161,14 @@ char *thue_metrics_render(const thue_metrics *m, const thue_pool_stats *pool, si
            (unsigned long long)m->matches_finished);
     metric(&b, "moves_total", "counter", "Moves accepted (places and paints).",
            (unsigned long long)m->moves);
+    thue_strbuf_printf(&b,
+                       "# HELP thue_room_encodes_total A room's change encoded for its members "
+                       "of one subprotocol (once per change, whatever their number).\n"
+                       "# TYPE thue_room_encodes_total counter\n"
+                       "thue_room_encodes_total{protocol=\"v1\"} %llu\n"
+                       "thue_room_encodes_total{protocol=\"v2\"} %llu\n",
+                       (unsigned long long)m->room_encodes[0],
+                       (unsigned long long)m->room_encodes[1]);
 
     thue_strbuf_printf(&b, "# HELP thue_errors_total Error replies sent to clients, by code.\n"
                            "# TYPE thue_errors_total counter\n");

@@ -5,7 +5,9 @@
  *
  * Metric names (all prefixed thue_):
  *   connections (gauge), connections_total, rooms (gauge), matches_started_total,
- *   matches_finished_total, moves_total, errors_total{code="..."},
+ *   matches_finished_total, moves_total, room_encodes_total{protocol="v1"|"v2"} (a room's
+ *   change encoded for everyone of a subprotocol: once per change, whatever the number
+ *   of recipients), errors_total{code="..."},
  *   bot_jobs_submitted_total, bot_jobs_queued (gauge), bot_jobs_running (gauge),
  *   bot_jobs_cancelled_total, cluster_dropped_total{reason="..."} (what a node of
  *   several read from Redis and refused: docs/cluster.md), and the histograms
@@ -38,6 +40,7 @@ typedef struct thue_metrics {
     uint64_t connections_total;
     int64_t rooms;
     uint64_t matches_started, matches_finished, moves;
+    uint64_t room_encodes[2]; /* a room's change encoded for thue.v1's / thue.v2's members */
     uint64_t errors[THUE_METRICS_ERROR_SLOTS]; /* indexed by -code */
     uint64_t bot_jobs_submitted, bot_jobs_cancelled;
     int64_t analyses;        /* analyses open now (searching or paused) */

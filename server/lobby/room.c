@@ -441,6 +441,7 @@ static void send_v2_all(room *r, bool moved)
                 thue_log(THUE_LOG_ERROR, "room %s: cannot encode its change", r->id);
                 return;
             }
+            r->lobby->metrics->room_encodes[1]++;
         }
         lobby_send_text(r->lobby, s->client, text);
     }
@@ -485,6 +486,7 @@ void room_changed(room *r)
         thue_log(THUE_LOG_ERROR, "room %s: cannot encode its state", r->id);
         return;
     }
+    r->lobby->metrics->room_encodes[0]++;
     static const char you_null[] = "\"you\":null";
     const char *you = strstr(text, you_null);
     size_t len = strlen(text);

@@ -11,6 +11,7 @@ void fake_send(void *ctx, thue_conn *conn, const char *text, size_t len)
     assert_non_null(j); /* the lobby writes valid JSON */
     assert_true(conn->n < 4096);
     conn->inbox[conn->n++] = j;
+    conn->last_text = text;
 }
 
 void fake_close(void *ctx, thue_conn *conn, int code, const char *reason)

@@ -33,6 +33,7 @@ struct thue_conn {
     int n, taken[4096];
     int close_code; /* 0 until the lobby asks to close */
     thue_client *client;
+    const char *last_text; /* the buffer of the latest message (test_lobby_v2: one for all) */
 };
 
 typedef struct harness {
