@@ -45,6 +45,19 @@ bool room_has(const room *r, const session *s)
 
 /* ---- state messages --------------------------------------------------------------------- */
 
+/* Each seat's time left in whole ms (0 once out) into ms; false in a room without a
+ * clock (ms untouched). */
+static bool room_clocks_ms(const room *r, int64_t ms[2])
+{
+    if (!r->opt.clock.present)
+        return false;
+    for (int i = 0; i < 2; i++) {
+        int64_t left = room_clock_left(r, i);
+        ms[i] = left > 0 ? left / 1000000 : 0;
+    }
+    return true;
+}
+
 /* The match object of another game (PROTOCOL.md, "Other games"). */
 static void gfill_match(const room *r, thue_match_info *mi)
 {
@@ -60,12 +73,7 @@ static void gfill_match(const room *r, thue_match_info *mi)
     mi->moves = r->nmoves;
     for (int p = 0; p < 2; p++)
         mi->points[r->gfirst ^ p] = res.score[p];
-    mi->has_clocks = r->opt.clock.present;
-    if (mi->has_clocks)
-        for (int i = 0; i < 2; i++) {
-            int64_t left = room_clock_left(r, i);
-            mi->clocks[i] = left > 0 ? left / 1000000 : 0;
-        }
+    mi->has_clocks = room_clocks_ms(r, mi->clocks);
     mi->clock_running = r->clock_running;
     mi->last_move = r->last_move;
     snprintf(mi->last_gmove, sizeof mi->last_gmove, "%s", r->glast);
@@ -157,12 +165,7 @@ static void fill_state(const room *r, thue_msg *msg, int you)
         room_round_info(r, &v, i, &mi->rounds[i]);
         mi->points[r->gfirst ^ i] = v.rounds[1 - i].points; /* player p paints round 1-p */
     }
-    mi->has_clocks = r->opt.clock.present;
-    if (mi->has_clocks)
-        for (int i = 0; i < 2; i++) {
-            int64_t left = room_clock_left(r, i);
-            mi->clocks[i] = left > 0 ? left / 1000000 : 0;
-        }
+    mi->has_clocks = room_clocks_ms(r, mi->clocks);
     mi->clock_running = r->clock_running;
     mi->last_move = r->last_move;
     mi->thinking = r->thinking;
@@ -410,12 +413,7 @@ static void fill_played(const room *r, thue_msg *msg)
         }
         snprintf(p->reason, sizeof p->reason, "%s", thue_end_reason_name(r->greason));
     }
-    p->has_clocks = r->opt.clock.present;
-    if (p->has_clocks)
-        for (int i = 0; i < 2; i++) {
-            int64_t left = room_clock_left(r, i);
-            p->clocks[i] = left > 0 ? left / 1000000 : 0;
-        }
+    p->has_clocks = room_clocks_ms(r, p->clocks);
     p->has_thinking = r->thinking >= 0;
     p->thinking = r->thinking;
     p->has_result = !running;

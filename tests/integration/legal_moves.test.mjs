@@ -11,7 +11,7 @@
 // list, and Wythoff's cut list from big heaps, whose first move wins.
 import assert from "node:assert/strict";
 import Ajv2020 from "../protocol/node_modules/ajv/dist/2020.js";
-import { Client, get, player, run, startServer, test } from "./lib.mjs";
+import { Client, get, moveMessage, player, rng, run, startServer, test } from "./lib.mjs";
 
 // A higher message rate than the default: every move here is four messages.
 const FAST = ["--rate", "2000", "--burst", "4000"];
@@ -21,19 +21,6 @@ async function bot(server, name, opt = true) {
   const c = await Client.connect(server.ws, name);
   c.welcome = await c.ok({ type: "hello", protocol: 1, name, ...(opt ? { legal_moves: true } : {}) });
   return c;
-}
-
-/** A small random generator (a fixed seed per game: a failure replays). */
-function rng(seed) {
-  let x = seed >>> 0 || 1;
-  return (n) => {
-    x ^= x << 13;
-    x >>>= 0;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    x >>>= 0;
-    return x % n;
-  };
 }
 
 /** The paths of a move's integer leaves (["heap"], ["take", 1], ...). */
@@ -65,13 +52,6 @@ function notListed(list, pick, form = (m) => m) {
     if (!seen.has(JSON.stringify(form(m)))) return m;
   }
   return null;
-}
-
-/** The message that plays listed move m in room (Thue: place or paint; others: move). */
-function moveMessage(room, m) {
-  if ("position" in m && Object.keys(m).length === 1) return { type: "place", room, position: m.position };
-  if ("symbol" in m && Object.keys(m).length === 1) return { type: "paint", room, symbol: m.symbol };
-  return { type: "move", room, move: m };
 }
 
 const GAMES = [

@@ -275,6 +275,27 @@ export function autoplay(c, k) {
   return () => (stopped = true);
 }
 
+/** A small random generator (a fixed seed: a failure replays): n -> 0..n-1. */
+export function rng(seed) {
+  let x = seed >>> 0 || 1;
+  return (n) => {
+    x ^= x << 13;
+    x >>>= 0;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    x >>>= 0;
+    return x % n;
+  };
+}
+
+/** The message that plays listed move m (a legal_moves entry) in room: Thue's place or
+ * paint, another game's move. */
+export function moveMessage(room, m) {
+  if ("position" in m && Object.keys(m).length === 1) return { type: "place", room, position: m.position };
+  if ("symbol" in m && Object.keys(m).length === 1) return { type: "paint", room, symbol: m.symbol };
+  return { type: "move", room, move: m };
+}
+
 // ---- a sequential test runner --------------------------------------------------------------
 
 const tests = [];

@@ -13,7 +13,7 @@
 // result. Also: sync's errors, a version gap the model notices, and the bytes a
 // spectator receives per move under each (thue.v2 at most an eighth of thue.v1's).
 import assert from "node:assert/strict";
-import { Client, get, run, startServer, test, withTimeout, WAIT_MS } from "./lib.mjs";
+import { Client, moveMessage, rng, run, startServer, test } from "./lib.mjs";
 import { RoomModel } from "../../clients/web/roommodel.js";
 
 const FAST = ["--rate", "2000", "--burst", "4000"];
@@ -51,20 +51,6 @@ function comparable(s) {
   delete x.ref;
   for (const p of x.players || []) if (p) delete p.away_left_ms;
   return x;
-}
-
-function rng(seed) {
-  let x = seed >>> 0 || 1;
-  return (n) => {
-    x ^= x << 13; x >>>= 0; x ^= x >>> 17; x ^= x << 5; x >>>= 0;
-    return x % n;
-  };
-}
-
-function moveMessage(room, m) {
-  if ("position" in m && Object.keys(m).length === 1) return { type: "place", room, position: m.position };
-  if ("symbol" in m && Object.keys(m).length === 1) return { type: "paint", room, symbol: m.symbol };
-  return { type: "move", room, move: m };
 }
 
 const GAMES = [
