@@ -381,6 +381,7 @@ static void room_points(const room *r, int out[2])
 static void fill_played(const room *r, thue_msg *msg)
 {
     memset(msg, 0, offsetof(thue_msg, u) + sizeof msg->u.played);
+    msg->owned = NULL;
     msg->type = THUE_MSG_PLAYED;
     __typeof__(msg->u.played) *p = &msg->u.played;
     p->ref = room_ref(r);
