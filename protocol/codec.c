@@ -114,7 +114,7 @@ static const char *const msg_names[THUE_MSG_COUNT] = {
     "room_state",       "match_end",   "chat_message", "match_found",
     "ladder",           "tournaments", "tournament",   "tournament_created",
     "tournament_event", "queue_failed", "analysis_started", "analysis_tree", "moved",
-    "legal_moves", "best_move", "played"};
+    "legal_moves", "best_move", "played", "watchers"};
 
 static const char *const variant_names[] = {"square", "overlap"};
 static const char *const analysis_status_names[] = {"running", "stopped", "done"};
@@ -669,7 +669,7 @@ static int msg_is_event(thue_msg_type t)
     return t == THUE_MSG_GOODBYE || t == THUE_MSG_ROOM_STATE || t == THUE_MSG_MATCH_END ||
            t == THUE_MSG_CHAT_MESSAGE || t == THUE_MSG_MATCH_FOUND ||
            t == THUE_MSG_TOURNAMENT_EVENT || t == THUE_MSG_QUEUE_FAILED ||
-           t == THUE_MSG_ANALYSIS_TREE || t == THUE_MSG_PLAYED;
+           t == THUE_MSG_ANALYSIS_TREE || t == THUE_MSG_PLAYED || t == THUE_MSG_WATCHERS;
 }
 
 static void room_summary_members(thue__io *o, thue_room_summary *s)
@@ -1222,6 +1222,10 @@ static void msg_members(thue__io *o, thue_msg *m)
         break;
     case THUE_MSG_PLAYED:
         played_members(o, m);
+        break;
+    case THUE_MSG_WATCHERS:
+        thue__io_int(o, "ref", &m->u.watchers.ref, 1, INT_MAX);
+        thue__io_int(o, "spectators", &m->u.watchers.spectators, 0, INT_MAX);
         break;
     }
 }

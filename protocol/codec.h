@@ -380,6 +380,7 @@ typedef enum {
     THUE_MSG_LEGAL_MOVES,
     THUE_MSG_BEST_MOVE,
     THUE_MSG_PLAYED, /* thue.v2's event after a move (PROTOCOL.md, "thue.v2") */
+    THUE_MSG_WATCHERS, /* thue.v2's count of a room's spectators (at most once a second) */
     THUE_MSG_COUNT
 } thue_msg_type;
 
@@ -747,6 +748,11 @@ typedef struct thue_msg {
             int winner;
             char reason[THUE_PROTO_KEY_MAX + 1];
         } played;
+        /* thue.v2: how many watch the room now (not a change of its version). */
+        struct {
+            int ref;
+            int spectators;
+        } watchers;
     } u;
     void *owned; /* set by thue_msg_decode: the memory behind the pointers */
 } thue_msg;

@@ -251,6 +251,11 @@ function onMessage(data) {
       onState(st);
       break;
     }
+    case "watchers": { // how many watch (thue.v2): the copy's count, the version as it is
+      const st = rooms.get(msg.ref);
+      if (st) rooms.set(msg.ref, { ...st, spectators: msg.spectators });
+      break;
+    }
     case "ok":
       if (checks.has(msg.id)) checking = checks.get(msg.id);
       checks.delete(msg.id);

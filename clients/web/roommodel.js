@@ -9,7 +9,8 @@
 // player has this client's name, as welcome said it). It has no DOM and no network:
 // the browser (conn.js), the tests and any bot can use it.
 //
-// apply(msg) takes a room_state or a played and returns
+// apply(msg) takes a room_state, a played or a watchers (the spectators' count, at most
+// once a second) and returns
 //   {state}          the room's new state (thue.v1's shape, with `you`),
 //   {sync: roomId}   a played the model cannot follow (a version gap): send
 //                    {"type":"sync","room":roomId} and wait for the room_state,
@@ -38,6 +39,14 @@ export class RoomModel {
       const old = this.byRef.get(msg.ref);
       if (old && old.room === msg.room && old.version > msg.version) return {}; // a late one
       const st = { ...msg, you: this.seatOf(msg) };
+      this.byRef.set(msg.ref, st);
+      return { state: st };
+    }
+    if (msg.type === "watchers") {
+      // how many watch: not a change of the room's version
+      const cur = this.byRef.get(msg.ref);
+      if (!cur) return {};
+      const st = { ...cur, spectators: msg.spectators };
       this.byRef.set(msg.ref, st);
       return { state: st };
     }

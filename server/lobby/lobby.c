@@ -814,6 +814,8 @@ thue_lobby *thue_lobby_new(uv_loop_t *loop, const thue_lobby_config *cfg, thue_p
     l->tour_timer.data = l;
     uv_timer_init(loop, &l->nodes_timer);
     l->nodes_timer.data = l;
+    uv_timer_init(loop, &l->watch_timer);
+    l->watch_timer.data = l;
     l->next_account = 1;
     if (l->rng == 0 && getrandom(&l->rng, sizeof l->rng, 0) != (ssize_t)sizeof l->rng)
         l->rng = uv_hrtime();
@@ -1118,6 +1120,7 @@ void thue_lobby_shutdown(thue_lobby *l)
     }
     uv_timer_stop(&l->tour_timer);
     uv_timer_stop(&l->nodes_timer);
+    uv_timer_stop(&l->watch_timer);
     analysis_shutdown(l);
     reviews_shutdown(l);
     for (thue_client *c = l->clients; c; c = c->next)
@@ -1143,7 +1146,8 @@ void thue_lobby_close(thue_lobby *l, void (*closed)(void *data), void *data)
     l->closed = closed;
     l->closed_data = data;
     nodes_free(l);
-    l->handles += 2;
+    l->handles += 3;
     uv_close((uv_handle_t *)&l->tour_timer, lobby_timer_closed);
     uv_close((uv_handle_t *)&l->nodes_timer, lobby_timer_closed);
+    uv_close((uv_handle_t *)&l->watch_timer, lobby_timer_closed);
 }

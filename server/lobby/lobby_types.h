@@ -267,6 +267,12 @@ struct room {
     /* The change room_changed sends next is last_move alone (table_after_move): thue.v2
      * connections then get a `played` event, not the whole state. */
     bool just_moved;
+    /* thue.v2's version of the room: it grows with every change but a change of the
+     * spectators alone, which thue.v2 tells with `watchers` at most once a second
+     * (watchers_due); thue.v1's `version` grows with that too. spect_change: the change
+     * room_changed sends next is such a one. */
+    int64_t version2;
+    bool spect_change, watchers_due;
     int points_shown[2]; /* the match's points at the room's version: a played shows its own
                             only when they changed */
     thue_move_row *moves; /* the current match's moves, for its record */
@@ -304,6 +310,7 @@ struct thue_lobby {
     char *list_sent[2];      /* the room and tournament lists this node told them last */
     uint64_t list_sent_ms[2]; /* and when */
     uv_timer_t nodes_timer;  /* each second: the room list to the other nodes */
+    uv_timer_t watch_timer;  /* thue.v2's spectator counts, at most once a second (room.c) */
     thue_counts *limit_blocks; /* keys the shared limits refused, until when (nodes.c) */
     struct kept_event *kept, *kept_tail; /* events kept while Redis is away (nodes.c) */
     int nkept;

@@ -215,8 +215,9 @@ static char *legal_text(const room *r, bool *complete)
 }
 
 /* The legal_moves message of r (a room with a match) for `id` (NULL: an unasked one),
- * encoded; malloc'd, NULL out of memory. */
-static char *legal_message(const room *r, const thue_msg_id *id)
+ * encoded for a connection of subprotocol proto (its version is that protocol's);
+ * malloc'd, NULL out of memory. */
+static char *legal_message(const room *r, const thue_msg_id *id, int proto)
 {
     thue_msg msg;
     memset(&msg, 0, sizeof msg);
@@ -225,7 +226,7 @@ static char *legal_message(const room *r, const thue_msg_id *id)
         msg.id = *id;
     __typeof__(msg.u.legal_moves) *lm = &msg.u.legal_moves;
     snprintf(lm->room, sizeof lm->room, "%s", r->id);
-    lm->version = r->version;
+    lm->version = proto == 2 ? r->version2 : r->version;
     bool running = room_match_running(r);
     lm->to_move = running ? room_seat_to_move(r) : -1;
     snprintf(lm->step, sizeof lm->step, "%s",
@@ -250,18 +251,20 @@ static bool wants_legal(const room *r, const session *s)
  * in hello (one encoding for all of them). */
 static void send_legal_all(room *r)
 {
-    char *text = NULL;
+    char *text[2] = {NULL, NULL}; /* thue.v1's, thue.v2's */
     for (int i = -2; i < r->nspect; i++) {
         session *s = i < 0 ? r->seats[i + 2].s : r->spect[i];
         if (!wants_legal(r, s))
             continue;
-        if (text == NULL && (text = legal_message(r, NULL)) == NULL) {
+        int v = s->client->proto == 2;
+        if (text[v] == NULL && (text[v] = legal_message(r, NULL, v + 1)) == NULL) {
             thue_log(THUE_LOG_ERROR, "room %s: out of memory listing legal moves", r->id);
-            return;
+            break;
         }
-        lobby_send_text(r->lobby, s->client, text);
+        lobby_send_text(r->lobby, s->client, text[v]);
     }
-    free(text);
+    free(text[0]);
+    free(text[1]);
 }
 
 /* The room's ref under thue.v2: a small number for the room on this node, so that a
@@ -275,6 +278,7 @@ static int room_ref(const room *r)
 static void fill_state_v2(const room *r, thue_msg *msg)
 {
     fill_state(r, msg, -1);
+    msg->u.room_state.version = r->version2;
     msg->u.room_state.has_ref = 1;
     msg->u.room_state.ref = room_ref(r);
 }
@@ -293,7 +297,7 @@ void room_send_state(room *r, session *s)
         fill_state(r, &msg, room_seat_of(r, s));
     lobby_send_msg(r->lobby, s, &msg);
     if (wants_legal(r, s)) {
-        char *text = legal_message(r, NULL);
+        char *text = legal_message(r, NULL, s->client->proto);
         if (text != NULL)
             lobby_send_text(r->lobby, s->client, text);
         free(text);
@@ -385,7 +389,7 @@ static void fill_played(const room *r, thue_msg *msg)
     msg->type = THUE_MSG_PLAYED;
     __typeof__(msg->u.played) *p = &msg->u.played;
     p->ref = room_ref(r);
-    p->version = r->version;
+    p->version = r->version2;
     p->think_ms = r->last_move.think_ms;
     bool running = room_match_running(r);
     p->to_move = running ? room_seat_to_move(r) : -1;
@@ -458,17 +462,69 @@ static bool any_v1(const room *r)
     return false;
 }
 
+/* thue.v2's watchers event of r to its thue.v2 members (one text for all of them). */
+static void send_watchers(room *r)
+{
+    thue_msg msg;
+    memset(&msg, 0, sizeof msg);
+    msg.type = THUE_MSG_WATCHERS;
+    msg.u.watchers.ref = room_ref(r);
+    msg.u.watchers.spectators = r->nspect;
+    char *text = NULL;
+    for (int i = -2; i < r->nspect; i++) {
+        session *s = i < 0 ? r->seats[i + 2].s : r->spect[i];
+        if (!speaks_v2(s))
+            continue;
+        if (text == NULL && (text = thue_msg_encode(&msg, NULL)) == NULL)
+            return;
+        lobby_send_text(r->lobby, s->client, text);
+    }
+    free(text);
+}
+
+/* Each second while some room's spectators changed: their counts to thue.v2. */
+static void watchers_due(uv_timer_t *t)
+{
+    thue_lobby *l = t->data;
+    for (room *r = l->rooms; r; r = r->next)
+        if (r->watchers_due) {
+            r->watchers_due = false;
+            send_watchers(r);
+        }
+}
+
+void room_spectators_changed(room *r, session *joined)
+{
+    r->spect_change = true;
+    room_changed(r);
+    if (joined != NULL && speaks_v2(joined))
+        room_send_state(r, joined); /* thue.v2's members heard nothing: the newcomer's own */
+}
+
 void room_changed(room *r)
 {
     check_linger(r);
     r->version++;
-    bool moved = r->just_moved;
-    r->just_moved = false;
+    bool moved = r->just_moved, spect = r->spect_change;
+    r->just_moved = r->spect_change = false;
+    if (spect) {
+        /* thue.v2 hears of it with the next change, or watchers within a second: a
+         * thousand arrivals are not a thousand states to everyone. */
+        thue_lobby *l = r->lobby;
+        r->watchers_due = true;
+        if (!uv_is_active((uv_handle_t *)&l->watch_timer) && !l->stopping)
+            uv_timer_start(&l->watch_timer, watchers_due, 1000, 0);
+    } else {
+        r->version2++;
+        if (!moved)
+            r->watchers_due = false; /* the whole state says how many watch */
+    }
     if (r->seats[0].s == NULL && r->seats[1].s == NULL && r->nspect == 0) {
         room_points(r, r->points_shown);
         return;
     }
-    send_v2_all(r, moved);
+    if (!spect)
+        send_v2_all(r, moved);
     room_points(r, r->points_shown); /* the points of this version, for the next played */
     if (!any_v1(r)) {
         send_legal_all(r);
@@ -1184,7 +1240,7 @@ int room_spectate(request *rq)
     }
     r->spect[r->nspect++] = s;
     request_ok(rq);
-    room_changed(r);
+    room_spectators_changed(r, s);
     return 0;
 }
 
@@ -1216,18 +1272,23 @@ int room_leave(request *rq)
         return err;
     request_ok(rq);
     leave(r, rq->c->s);
-    room_changed(r);
+    if (seat < 0)
+        room_spectators_changed(r, NULL);
+    else
+        room_changed(r);
     return 0;
 }
 
 void room_session_gone(room *r, session *s)
 {
-    bool in = room_has(r, s);
+    bool in = room_has(r, s), seated = room_seat_of(r, s) >= 0;
     if (!in && r->creator != s)
         return;
     leave(r, s);
-    if (in)
+    if (seated)
         room_changed(r);
+    else if (in)
+        room_spectators_changed(r, NULL);
     else
         check_linger(r);
 }
@@ -1411,7 +1472,7 @@ int room_legal_moves(request *rq)
         return err;
     if (!r->has_match)
         return THUE_PERR_NOT_RUNNING;
-    char *text = legal_message(r, &rq->cmd->id);
+    char *text = legal_message(r, &rq->cmd->id, rq->c->proto);
     if (text == NULL)
         return THUE_PERR_INTERNAL;
     lobby_send_text(r->lobby, rq->c, text);

@@ -47,6 +47,10 @@ int room_gmove(request *rq);
 int room_legal_moves(request *rq);
 /* sync: ok, then the room's whole state again (thue.v2's answer to a version gap). */
 int room_sync(request *rq);
+/* The room's spectators changed (joined: the newcomer, or NULL for one who left):
+ * thue.v1's members get the state as after any change; thue.v2's get the count within a
+ * second (watchers), and a thue.v2 newcomer the whole state now. */
+void room_spectators_changed(room *r, session *joined);
 int room_resign(request *rq);
 int room_rematch(request *rq);
 int room_chat(request *rq);

@@ -31,26 +31,43 @@ async function connect(server, name, proto) {
   return c;
 }
 
-/** The v2 client's model of room at version v: feeds it the client's room_state and
- * played messages of that room in order until it reaches v. */
-async function modelAt(c, room, v, what) {
+/** The v2 client's model of room once pred holds for it: feeds it the client's
+ * room_state, played and watchers messages of that room in order until then. */
+async function modelUntil(c, room, pred, what) {
   for (;;) {
     const cur = [...c.model.byRef.values()].find((s) => s.room === room);
-    if (cur && cur.version === v) return cur;
-    assert.ok(!cur || cur.version < v, `${what}: the model went past version ${v} (${cur && cur.version})`);
+    if (cur && pred(cur)) return cur;
     const ref = cur ? cur.ref : null;
-    const m = await c.next((x) => (x.type === "room_state" && x.room === room) || (x.type === "played" && x.ref === ref), `${what}: a change of ${room} toward v${v}`);
+    const m = await c.next((x) => (x.type === "room_state" && x.room === room) || ((x.type === "played" || x.type === "watchers") && x.ref === ref), `${what}: a change of ${room}`);
     const out = c.model.apply(m);
     assert.ok(!out.sync, `${what}: the model lost its way at ${JSON.stringify(m)}`);
   }
 }
 
-/** A state without what differs by design: thue.v2's ref, and the grace period's count. */
+/** The model of room at thue.v2's version v (it must not go past it). */
+function modelAt(c, room, v, what) {
+  return modelUntil(c, room, (s) => {
+    assert.ok(s.version <= v, `${what}: the model went past version ${v} (${s.version})`);
+    return s.version === v;
+  }, `${what} toward v${v}`);
+}
+
+/** A state without what differs by design: thue.v2's ref, the version (thue.v1's also
+ * counts spectators coming and going: PROTOCOL.md section 18), the grace period's count. */
 function comparable(s) {
   const x = structuredClone(s);
   delete x.ref;
+  delete x.version;
   for (const p of x.players || []) if (p) delete p.away_left_ms;
   return x;
+}
+
+/** thue.v1's version less thue.v2's for room: constant once nobody comes or goes (taken at
+ * the match's first state, s1 being thue.v1's). */
+async function offset(c, room, s1, what) {
+  const first = await modelUntil(c, room, (s) => s.status === "playing", `${what}: the match's start`);
+  assert.equal(first.match.last_move, null, `${what}: the first state of the match`);
+  return s1.version - first.version;
 }
 
 const GAMES = [
@@ -113,19 +130,21 @@ test("every game: the thue.v2 model equals thue.v1's state after every change; o
       let moves = 0;
       let want = 0;
       let s;
+      let off = null;
       for (let turn = 0; turn < 400; turn++) {
         s = await sv1.state(room, (x) => x.version >= want && x.status !== "waiting");
         const ref = comparable(s);
-        const mine = await modelAt(sv2, room, s.version, `${g.name} spectator`);
+        if (off === null) off = await offset(sv2, room, s, g.name);
+        const mine = await modelAt(sv2, room, s.version - off, `${g.name} spectator`);
         assert.deepEqual(comparable(mine), ref, `${g.name} v${s.version}: the spectator's model`);
-        const annS = await modelAt(ann, room, s.version, `${g.name} player`);
+        const annS = await modelAt(ann, room, s.version - off, `${g.name} player`);
         assert.deepEqual(comparable({ ...annS, you: null }), ref, `${g.name} v${s.version}: the player's model`);
         assert.equal(annS.you, 0, "the model finds the player's seat by its name");
         if (turn % 5 === 4) {
           // A sync answers ok, then the whole state of this same version.
           await sv2.ok({ type: "sync", room });
           const full = await sv2.next((x) => x.type === "room_state" && x.room === room, "the synced state");
-          assert.equal(full.version, s.version);
+          assert.equal(full.version, s.version - off);
           assert.deepEqual(comparable({ ...sv2.model.apply(full).state }), ref, `${g.name} v${s.version}: the synced state`);
         }
         if (s.status === "finished") break;
@@ -166,9 +185,11 @@ test("Thue against a bot with a clock: thinking, clocks, the round's end and the
     const seen = { thinking: 0, clocks: 0, round_end: 0, result: 0 };
     let want = 0;
     let s;
+    let off = null;
     for (let turn = 0; turn < 200; turn++) {
       s = await sv1.state(room, (x) => x.version >= want && x.status !== "waiting");
-      const mine = await modelAt(ann, room, s.version, "thue vs bot");
+      if (off === null) off = await offset(ann, room, s, "thue vs bot");
+      const mine = await modelAt(ann, room, s.version - off, "thue vs bot");
       assert.deepEqual(comparable({ ...mine, you: null }), comparable({ ...s, you: null }), `v${s.version}: the model`);
       if (s.status === "finished") break;
       want = s.version + 1;

@@ -57,12 +57,26 @@ static void test_v2_one_buffer_per_move(void **state)
     snprintf(id, sizeof id, "%s", room);
     h_send(h, bob, "{\"type\":\"join\",\"room\":\"%s\"}", id);
     h_send(h, old, "{\"type\":\"spectate\",\"room\":\"%s\"}", id);
+    int old_before = old->n;
     for (int i = 0; i < SPECTATORS; i++) {
         char name[16];
         snprintf(name, sizeof name, "S%d", i);
         sp[i] = player_v(h, name, 2);
         h_send(h, sp[i], "{\"type\":\"spectate\",\"room\":\"%s\"}", id);
+        /* the newcomer: ok and the whole state (with the count) */
+        assert_true(matches(last(sp[i]), "room_state", id));
+        assert_int_equal(json_integer_value(json_object_get(last(sp[i]), "spectators")), i + 2);
     }
+    /* thue.v2's members heard nothing of the others' arrivals (a state each would make
+     * S x S states); thue.v1's heard of every one, as before; within a second, one
+     * watchers each for thue.v2, with the count. */
+    assert_int_equal(sp[0]->n, 3); /* welcome, ok, its state */
+    assert_int_equal(old->n, old_before + SPECTATORS);
+    json_t *w = h_wait(h, sp[0], "watchers", NULL);
+    assert_int_equal(json_integer_value(json_object_get(w, "spectators")), SPECTATORS + 1);
+    for (int i = 0; i < SPECTATORS; i++)
+        assert_true(matches(last(sp[i]), "watchers", NULL));
+    assert_true(matches(last(ann), "watchers", NULL));
     /* A change that is not a move: the whole state, one buffer for every thue.v2 member,
      * with ref and without you. */
     h_send(h, ann, "{\"type\":\"ready\",\"room\":\"%s\"}", id);
@@ -77,6 +91,7 @@ static void test_v2_one_buffer_per_move(void **state)
     h_send(h, bob, "{\"type\":\"ready\",\"room\":\"%s\"}", id);
     json_int_t ref = json_integer_value(json_object_get(last(sp[0]), "ref"));
     json_int_t version = json_integer_value(json_object_get(last(sp[0]), "version"));
+    json_int_t version1 = json_integer_value(json_object_get(last(old), "version"));
     /* Moves: Ann builds (seat 0, first_builder creator), Bob paints. */
     int moves = 0;
     for (int move = 0; move < 6; move++, moves++) {
@@ -120,7 +135,7 @@ static void test_v2_one_buffer_per_move(void **state)
         /* the thue.v1 members: a room_state of the same version */
         assert_int_equal(old->n, old_n + 1);
         assert_true(matches(last(old), "room_state", id));
-        assert_int_equal(json_integer_value(json_object_get(last(old), "version")), version);
+        assert_int_equal(json_integer_value(json_object_get(last(old), "version")), ++version1);
         assert_true(matches(last(bob), "room_state", id));
     }
     assert_int_equal(moves, 6);
