@@ -160,17 +160,27 @@ int lg_scan_state(const char *text, size_t len, lg_state *st)
     else if (strncmp(s, "\"finished\"", 10) == 0)
         st->status = 2;
     st->ref = -1;
-    /* thue.v1 writes "you" where thue.v2 writes "ref"; either comes right before "match". */
-    const char *you = lg_scan_key(text, len, "you");
+    /* thue.v1 writes "you" where thue.v2 writes "ref", right after "spectators" and before
+     * "match". Looking there first spares a thue.v2 state a search for "you" to its end;
+     * a text in another order is searched for either key. */
+    const char *you = NULL, *ref = NULL, *at = lg_scan_key(text, len, "spectators");
+    while (at != NULL && at < end && *at >= '0' && *at <= '9')
+        at++;
+    if (at != NULL && (size_t)(end - at) > 7 && memcmp(at, ",\"you\":", 7) == 0)
+        you = at + 7;
+    else if (at != NULL && (size_t)(end - at) > 7 && memcmp(at, ",\"ref\":", 7) == 0)
+        ref = at + 7;
+    else if ((you = lg_scan_key(text, len, "you")) == NULL)
+        ref = lg_scan_key(text, len, "ref");
     if (you != NULL) {
         if (lg_scan_int(you, end, &v) != 0)
             return -1;
         st->you = (int)v;
     } else {
-        you = lg_scan_key(text, len, "ref");
-        if (lg_scan_int(you, end, &v) != 0 || v < 1)
+        if (lg_scan_int(ref, end, &v) != 0 || v < 1)
             return -1;
         st->ref = (int)v;
+        you = ref;
     }
     const char *m = lg_scan_key(you, (size_t)(end - you), "match");
     if (m == NULL)

@@ -50,6 +50,7 @@ enum { P_RAMP, P_WARMUP, P_MEASURE, P_DONE };
 
 #define WORD_MAX 10001
 #define TICK_MS 5
+#define SPECTATE_WAIT_S 600 /* past the warm-up, for the spectators to be in their rooms */
 
 typedef struct outmsg {
     struct outmsg *next;
@@ -86,6 +87,9 @@ typedef struct conn {
     uint8_t sync, sync_answer_next;
     int since_check;
     int spect0; /* a pair's A: the index of its first spectator */
+    /* a spectator: the room's version in the first state it got (its arrival), and the
+     * newest version it has seen (-1: none yet) */
+    int64_t first_version, seen_version;
     char *name; /* --check: welcome's name, to check the seat against the state's */
 } conn;
 
@@ -119,12 +123,16 @@ static struct {
     search_room sr[64];
     int nsr;
     uint64_t srv_ticks0, srv_ticks1, loop_ticks0, loop_ticks1;
+    uint64_t srv_ticks_start; /* at the start: the set-up's cost is ticks0 - this */
+    int srv_start_ok;
     int srv_ok, loop_ok;
     struct rusage ru0, ru1;
     uint8_t word[WORD_MAX];
     uint64_t rng;
-    int nspect;    /* spectator connections */
-    int warned_v1; /* said once that the server did not select thue.v2 */
+    int nspect;               /* spectator connections */
+    int spect_up, spect_in;   /* of them: welcomed, and let into their room */
+    int64_t arrivals_version; /* the newest version a spectator arrived at */
+    int warned_v1;            /* said once that the server did not select thue.v2 */
     char hostport[128];
 } G;
 
@@ -415,6 +423,7 @@ static void on_welcome(conn *c, const char *text, size_t len)
         join_peer_room(c);
         break;
     case R_SPECT:
+        G.spect_up++;
         spectate_pair_room(c);
         break;
     case R_WATCH:
@@ -690,6 +699,29 @@ static void act(conn *c)
     choose_move(c, m->step, m->word, m->len, m->placed);
 }
 
+/* A spectator saw version v of its room: the first one is its arrival. */
+static void spect_saw(conn *c, int64_t v)
+{
+    if (c->first_version < 0) {
+        c->first_version = v;
+        if (v > G.arrivals_version)
+            G.arrivals_version = v;
+    }
+    if (v > c->seen_version)
+        c->seen_version = v;
+}
+
+/* thue.v1: a spectator reads only the version of what it receives. */
+static void spect_v1_state(conn *c, const char *text, size_t len)
+{
+    int64_t v;
+    if (lg_scan_int(lg_scan_key(text, len, "version"), text + len, &v) != 0) {
+        lg_err_count("unreadable_room_state");
+        return;
+    }
+    spect_saw(c, v);
+}
+
 /* thue.v2: a whole state of c's room (a player's or a spectator's). */
 static void v2_state(conn *c, const char *text, size_t len)
 {
@@ -702,6 +734,8 @@ static void v2_state(conn *c, const char *text, size_t len)
         check_state(c, text, len, &st);
     if (model_state(c, &st, text + len) != 0)
         return;
+    if (c->role == R_SPECT)
+        spect_saw(c, st.version);
     act(c);
 }
 
@@ -720,6 +754,8 @@ static void v2_played(conn *c, const char *text, size_t len)
     switch (lg_model_apply(&c->model, &ev)) {
     case LG_MODEL_APPLIED:
         G.played_seen++;
+        if (c->role == R_SPECT)
+            spect_saw(c, ev.version);
         model_updated(c);
         act(c);
         break;
@@ -763,6 +799,10 @@ static void on_ok(conn *c, int64_t id)
         break;
     case K_SYNC:
         c->sync_answer_next = 1; /* the room_state right after this ok answers it */
+        break;
+    case K_SPECTATE:
+        if (c->role == R_SPECT)
+            G.spect_in++;
         break;
     case K_SEATBOT:
         if (c->role == R_SOLO)
@@ -822,7 +862,7 @@ static void on_message(conn *c, const char *text, size_t len)
         else if (G.o.protocol == 2 && c->role != R_IDLE)
             v2_state(c, text, len);
         else if (c->role == R_SPECT)
-            ; /* thue.v1's spectators only count what they receive */
+            spect_v1_state(c, text, len);
         else if (c->role != R_IDLE)
             play(c, text, len);
     } else if (lg_type_is(ty, tl, "ok")) {
@@ -1172,6 +1212,20 @@ static void finish(void)
     uv_stop(&G.loop);
 }
 
+/* Has every spectator in a room seen a version at least as new as the last arrival's? */
+static int spectators_caught_up(void)
+{
+    if (G.nspect == 0)
+        return 1;
+    for (int i = 0; i < G.nconns; i++) {
+        const conn *c = &G.conns[i];
+        if (c->role == R_SPECT && c->state == C_UP &&
+            (c->first_version < 0 || c->seen_version < G.arrivals_version))
+            return 0;
+    }
+    return 1;
+}
+
 static void on_tick(uv_timer_t *t)
 {
     (void)t;
@@ -1222,13 +1276,25 @@ static void on_tick(uv_timer_t *t)
         }
         break;
     }
-    case P_WARMUP:
-        if ((double)(now - G.t_allup) / 1e9 >= G.o.warmup_s) {
+    case P_WARMUP: {
+        /* The window waits for the spectators to be in their rooms and to have seen the
+         * news of the last arrival: each arrival is a change that every member is told
+         * of (S arrivals, S*S/2 states), which the window must not see. */
+        double secs = (double)(now - G.t_allup) / 1e9;
+        int waiting = G.spect_in < G.spect_up || !spectators_caught_up();
+        if (waiting && secs >= G.o.warmup_s + SPECTATE_WAIT_S) {
+            lg_err_count("spectate:timeout");
+            logv("%d of %d spectators are not in their rooms after %d s", G.spect_up - G.spect_in,
+                 G.spect_up, SPECTATE_WAIT_S);
+            waiting = 0;
+        }
+        if (secs >= G.o.warmup_s && !waiting) {
             snapshot_start(now);
             G.phase = P_MEASURE;
             logv("measuring for %.1f s", G.o.duration_s);
         }
         break;
+    }
     case P_MEASURE:
         if ((double)(now - G.t_meas) / 1e9 >= G.o.duration_s) {
             G.t_end = now;
@@ -1343,6 +1409,12 @@ static void report(void)
             sp_msgs = (double)G.rx_msgs[R_SPECT] / (G.o.spectators * pair_w);
         }
     }
+    /* The set-up: from the first connect to the window (connections, rooms, the
+     * spectators' arrivals and the warm-up), and the server's CPU in it. */
+    double setup_s = G.t_meas > G.t0 ? (double)(G.t_meas - G.t0) / 1e9 : -1;
+    double setup_cpu_s = -1;
+    if (G.srv_start_ok && G.srv_ok && G.t_meas && sysconf(_SC_CLK_TCK) > 0)
+        setup_cpu_s = (double)(G.srv_ticks0 - G.srv_ticks_start) / (double)sysconf(_SC_CLK_TCK);
     /* The server's CPU time per confirmed move (all its threads, and its loop thread). */
     double srv_us_move = -1, loop_us_move = -1;
     if (srv_cpu >= 0 && confirmed_w > 0)
@@ -1381,13 +1453,14 @@ static void report(void)
                "\"rx_bytes\":{\"players\":%llu,\"spectators\":%llu},"
                "\"bytes_per_move\":{\"player\":%.1f,\"spectator\":%.1f},"
                "\"messages_per_move\":{\"player\":%.3f,\"spectator\":%.3f},"
+               "\"setup_s\":%.3f,\"setup_server_cpu_s\":%.2f,"
                "\"model\":{\"check_every\":%d,\"played\":%llu,\"checks\":%ld,"
                "\"mismatches\":%ld,\"gaps\":%ld,\"bad_played\":%ld,\"syncs\":%ld}}\n",
                G.o.protocol, G.o.spectators, G.nspect, pair_w, srv_us_move, loop_us_move,
                (unsigned long long)(G.rx_bytes[R_A] + G.rx_bytes[R_B]),
                (unsigned long long)G.rx_bytes[R_SPECT], pl_bytes, sp_bytes, pl_msgs, sp_msgs,
-               G.o.check_every, (unsigned long long)G.played_seen, G.checks, G.mismatches, G.gaps,
-               G.bad_played, G.syncs);
+               setup_s, setup_cpu_s, G.o.check_every, (unsigned long long)G.played_seen, G.checks,
+               G.mismatches, G.gaps, G.bad_played, G.syncs);
     } else {
         printf("thue-loadgen against %s (thue.v%d)\n", G.o.server, G.o.protocol);
         printf("  connections    %d planned, %d opened, %d up, %d failed; %d open at the end "
@@ -1399,7 +1472,12 @@ static void report(void)
         printf("  matches        %d running (%d against a bot), %ld finished (%ld in the "
                "window)\n",
                G.o.matches, G.nsolo, G.matches_finished, matches_w);
-        printf("  window         %.2f s (after %.1f s warm-up)\n", window, G.o.warmup_s);
+        printf("  window         %.2f s (after %.1f s warm-up", window, G.o.warmup_s);
+        if (setup_s >= 0)
+            printf("; %.2f s from the first connect", setup_s);
+        if (setup_cpu_s >= 0)
+            printf(", in which the server took %.2f s of CPU", setup_cpu_s);
+        printf(")\n");
         printf("  moves          %llu sent, %llu confirmed, %llu in the window: %.0f moves/s\n",
                (unsigned long long)G.moves_sent, (unsigned long long)G.moves_confirmed,
                (unsigned long long)confirmed_w, mps);
@@ -1481,6 +1559,7 @@ int main(int argc, char **argv)
     for (int i = 0; i < G.nconns; i++) {
         lg_model_init(&G.conns[i].model);
         G.conns[i].seat = -1;
+        G.conns[i].first_version = G.conns[i].seen_version = -1;
     }
     lg_model_init(&G.scratch);
     if (G.o.search_rooms)
@@ -1534,6 +1613,8 @@ int main(int argc, char **argv)
     }
     uv_timer_init(&G.loop, &G.tick);
     G.t0 = now_ns();
+    if (G.o.server_pid)
+        G.srv_start_ok = lg_proc_cpu_ticks(G.o.server_pid, 0, &G.srv_ticks_start) == 0;
     G.phase = P_RAMP;
     uv_timer_start(&G.tick, on_tick, 0, TICK_MS);
     logv("opening %d connections", G.nconns);
