@@ -242,10 +242,15 @@ start_server() {
   if [[ $help == *--room-rate-per-ip* ]]; then
     extra+=(--room-rate-per-ip 1000000)
   fi
-  # The exact reviews of finished matches run in the background on the worker pool: their
-  # CPU is not the moves' cost, so the benches measure without them (docs/bench.md).
+  # The exact reviews of finished matches and the puzzles' generation (from 10 s after
+  # start, while the database has fewer than --puzzles) run in the background on the
+  # worker pool: their CPU is not the moves' cost, so the benches measure without them
+  # (docs/bench.md).
   if [[ $help == *--reviews* ]]; then
     extra+=(--reviews 0)
+  fi
+  if [[ $help == *--puzzles* ]]; then
+    extra+=(--puzzles 0)
   fi
   : >"$log" # before the server runs: the port is read from it at once
   "$SERVER_BIN" --port "$PORT" --bind 127.0.0.1 --db :memory: --log-level warn \
