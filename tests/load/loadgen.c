@@ -1552,9 +1552,10 @@ int main(int argc, char **argv)
         fprintf(stderr, "thue-loadgen: out of memory\n");
         return 1;
     }
-    /* The order of opening: the search rooms' watcher, the players, the spectators (their
-     * pair's A is their peer), then the idle. A room's creator sits in seat 0
-     * (create_room's seat), its joiner in seat 1. */
+    /* The order of opening: the search rooms' watcher; each pair with its spectators
+     * (whose peer is the pair's A), so that a slow --connect-rate spreads the rooms'
+     * starts; the solo players; the idle. A room's creator sits in seat 0 (create_room's
+     * seat), its joiner in seat 1. */
     int at = 0;
     for (int i = 0; i < G.nconns; i++) {
         lg_model_init(&G.conns[i].model);
@@ -1564,7 +1565,6 @@ int main(int argc, char **argv)
     lg_model_init(&G.scratch);
     if (G.o.search_rooms)
         G.conns[at++].role = R_WATCH;
-    int spect_at = (G.o.search_rooms ? 1 : 0) + 2 * G.npairs + G.nsolo;
     for (int i = 0; i < G.npairs; i++) {
         conn *a = &G.conns[at++], *b = &G.conns[at++];
         a->role = R_A;
@@ -1573,9 +1573,9 @@ int main(int argc, char **argv)
         b->peer = a;
         a->seat = 0;
         b->seat = 1;
-        a->spect0 = spect_at;
+        a->spect0 = at;
         for (int j = 0; j < G.o.spectators; j++) {
-            conn *s = &G.conns[spect_at++];
+            conn *s = &G.conns[at++];
             s->role = R_SPECT;
             s->peer = a;
         }
@@ -1584,7 +1584,6 @@ int main(int argc, char **argv)
         G.conns[at].role = R_SOLO;
         G.conns[at++].seat = 0;
     }
-    at += G.nspect;
     for (int i = 0; i < G.nidle; i++)
         G.conns[at++].role = R_IDLE;
     rc = check_capacity();
