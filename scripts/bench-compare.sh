@@ -21,6 +21,9 @@
 #                     a figure the machine's noise does not move (needs valgrind)
 #   --work DIR        where the worktrees and builds go (default /tmp/thue-bench-compare);
 #                     a revision already built there is not built again
+#   --protocol P      the subprotocol the load generator speaks to both servers in the
+#                     load and instr benches: 1 (thue.v1, the default: every revision
+#                     speaks it) or 2 (thue.v2: both revisions must have it, 3e646da on)
 #   --json            also print the summary as one JSON line
 #
 # The load bench runs the load generator of the working tree for both servers (the same
@@ -36,6 +39,7 @@ ROUNDS=3
 BENCHES="engine,search,load"
 WORK=/tmp/thue-bench-compare
 JSON=0
+PROTOCOL=1
 
 usage() { sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d' | sed 's/^# \{0,1\}//'; }
 die_usage() {
@@ -47,7 +51,7 @@ die_usage() {
 while [ $# -gt 0 ]; do
   case "$1" in
     --json) JSON=1 ;;
-    --base|--head|--rounds|--benches|--work)
+    --base|--head|--rounds|--benches|--work|--protocol)
       [ $# -ge 2 ] || die_usage "$1 needs a value"
       case "$1" in
         --base) BASE=$2 ;;
@@ -55,6 +59,7 @@ while [ $# -gt 0 ]; do
         --rounds) ROUNDS=$2 ;;
         --benches) BENCHES=$2 ;;
         --work) WORK=$2 ;;
+        --protocol) PROTOCOL=$2 ;;
       esac
       shift ;;
     -h|--help) usage; exit 0 ;;
@@ -64,6 +69,10 @@ while [ $# -gt 0 ]; do
 done
 case "$ROUNDS" in ''|*[!0-9]*) die_usage "--rounds must be 1..50" ;; esac
 [ "$ROUNDS" -ge 1 ] && [ "$ROUNDS" -le 50 ] || die_usage "--rounds must be 1..50"
+case "$PROTOCOL" in
+  1|2) ;;
+  *) die_usage "--protocol must be 1 (thue.v1) or 2 (thue.v2)" ;;
+esac
 IFS=',' read -r -a BENCH_LIST <<< "$BENCHES"
 [ "${#BENCH_LIST[@]}" -gt 0 ] || die_usage "--benches is empty"
 for b in "${BENCH_LIST[@]}"; do
@@ -82,6 +91,13 @@ resolve() {
 }
 BASE_SHA=$(resolve "$BASE")
 HEAD_SHA=$(resolve "$HEAD")
+# thue.v2 came with 3e646da: a revision before it speaks thue.v1 only.
+if [ "$PROTOCOL" = 2 ]; then
+  for sha in "$BASE_SHA" "$HEAD_SHA"; do
+    git -C "$ROOT" merge-base --is-ancestor 3e646da "$sha" 2>/dev/null ||
+      die_usage "--protocol 2: ${sha:0:10} predates thue.v2 (3e646da); use --protocol 1"
+  done
+fi
 mkdir -p "$WORK"
 
 # build SHA: a Release build of thue-server and thue at $WORK/build-SHA (kept for reruns).
@@ -135,8 +151,8 @@ instr_run() {
     echo "the server did not start under valgrind (see $log)" >"$f"
     return 1
   fi
-  "$LG_DIR/thue-loadgen" --server "ws://127.0.0.1:$port/ws" --matches 1 --max-matches 12 \
-    --duration 300 --warmup 0 --seed 7 --json >"$f" 2>&1 || true
+  "$LG_DIR/thue-loadgen" --server "ws://127.0.0.1:$port/ws" --protocol "$PROTOCOL" --matches 1 \
+    --max-matches 12 --duration 300 --warmup 0 --seed 7 --json >"$f" 2>&1 || true
   local moves
   moves=$(curl -fsS --max-time 5 "http://127.0.0.1:$port/metrics" | sed -n 's/^thue_moves_total \([0-9]*\)$/\1/p')
   kill -INT "$pid" 2>/dev/null || true
@@ -166,7 +182,7 @@ measure() {
       "$dir/clients/cli/thue" bench search --no-baseline --json >"$f" 2>&1 ;;
     load)
       bash scripts/bench.sh --no-build --phases play --server-bin "$dir/server/thue-server" \
-        --loadgen-bin "$LG_DIR/thue-loadgen" --json >"$f" 2>&1 ;;
+        --loadgen-bin "$LG_DIR/thue-loadgen" --protocol "$PROTOCOL" --json >"$f" 2>&1 ;;
     instr)
       instr_run "$dir/server/thue-server" "$f" ;;
   esac || { echo "bench-compare.sh: $bench of ${sha:0:10} failed (see $f)" >&2; return 1; }

@@ -19,6 +19,8 @@
 #                         phases run with what fits and say so (BLOCKED), with the
 #                         per-connection figures projected to N
 #   --port N              the server's port (default: a free one, from --port 0)
+#   --protocol P          the load generator's subprotocol: 2 (thue.v2, the default) or
+#                         1 (thue.v1; a server from before thue.v2 needs it)
 #   --keep-log            keep the servers' logs and the loadgen's reports (their
 #                         directory is printed)
 #   --no-build            do not build; use the binaries as they are
@@ -45,6 +47,7 @@ CEILING_BIN=""
 PHASES="tcp,play,idle,play+bots,idle+bots,many,play+many"
 JSON=0
 MANY=""
+PROTOCOL=2
 
 die_usage() {
   echo "bench.sh: $*" >&2
@@ -58,7 +61,7 @@ while [ $# -gt 0 ]; do
     --keep-log) KEEP_LOG=1 ;;
     --no-build) BUILD=0 ;;
     --json) JSON=1 ;;
-    --port|--build-dir|--server-bin|--loadgen-bin|--ceiling-bin|--phases|--many)
+    --port|--build-dir|--server-bin|--loadgen-bin|--ceiling-bin|--phases|--many|--protocol)
       [ $# -ge 2 ] || die_usage "$1 needs a value"
       case "$1" in
         --port) PORT=$2 ;;
@@ -68,6 +71,7 @@ while [ $# -gt 0 ]; do
         --ceiling-bin) CEILING_BIN=$2 ;;
         --phases) PHASES=$2 ;;
         --many) MANY=$2 ;;
+        --protocol) PROTOCOL=$2 ;;
       esac
       shift ;;
     -h|--help)
@@ -81,6 +85,10 @@ case "$PORT" in
   ''|*[!0-9]*) die_usage "--port must be 0..65535" ;;
 esac
 [ "$PORT" -le 65535 ] || die_usage "--port must be 0..65535"
+case "$PROTOCOL" in
+  1|2) ;;
+  *) die_usage "--protocol must be 1 (thue.v1) or 2 (thue.v2)" ;;
+esac
 case "$MANY" in
   '') ;;
   *[!0-9]*) die_usage "--many must be 1..1000000" ;;
@@ -234,10 +242,15 @@ start_server() {
   if [[ $help == *--room-rate-per-ip* ]]; then
     extra+=(--room-rate-per-ip 1000000)
   fi
-  # The exact reviews of finished matches run in the background on the worker pool: their
-  # CPU is not the moves' cost, so the benches measure without them (docs/bench.md).
+  # The exact reviews of finished matches and the puzzles' generation (from 10 s after
+  # start, while the database has fewer than --puzzles) run in the background on the
+  # worker pool: their CPU is not the moves' cost, so the benches measure without them
+  # (docs/bench.md).
   if [[ $help == *--reviews* ]]; then
     extra+=(--reviews 0)
+  fi
+  if [[ $help == *--puzzles* ]]; then
+    extra+=(--puzzles 0)
   fi
   : >"$log" # before the server runs: the port is read from it at once
   "$SERVER_BIN" --port "$PORT" --bind 127.0.0.1 --db :memory: --log-level warn \
@@ -287,7 +300,7 @@ run_phase() {
   fi
   local mid=$1; shift
   "$LOADGEN_BIN" --server "ws://127.0.0.1:$SERVER_PORT/ws" --server-pid "$SERVER_PID" \
-    --connect-rate "$CONNECT_RATE" --json "$@" >"$out.tmp" 2>"$err" &
+    --protocol "$PROTOCOL" --connect-rate "$CONNECT_RATE" --json "$@" >"$out.tmp" 2>"$err" &
   LOADGEN_PID=$!
   # In the middle of the window: are the bots searching, how many connections are open?
   sleep "$mid"
@@ -376,11 +389,11 @@ done
 
 # The table. The report decides the exit status: errors, no moves, lost idle connections.
 set +e
-python3 - "$QUICK" "$JSON" "$MATCHES" "$IDLE" "$WORK" "$MANY" "$MANY_RUN" "$NOFILE" "${PHASE_LIST[@]}" <<'EOF'
+python3 - "$QUICK" "$JSON" "$MATCHES" "$IDLE" "$WORK" "$MANY" "$MANY_RUN" "$NOFILE" "$PROTOCOL" "${PHASE_LIST[@]}" <<'EOF'
 import json, os, sys
 quick, want_json, matches, idle, work = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
-many, many_run, nofile = int(sys.argv[6]), int(sys.argv[7]), sys.argv[8]
-phases = sys.argv[9:]
+many, many_run, nofile, protocol = int(sys.argv[6]), int(sys.argv[7]), sys.argv[8], int(sys.argv[9])
+phases = sys.argv[10:]
 rows = {}
 for p in phases:
     path = os.path.join(work, p.replace("+", "_") + ".json")
@@ -477,8 +490,8 @@ for p in phases:
                   f(d["loadgen_cpu_pct"], "%.0f"),
                   bots, tgt))
 w = [max(len(str(r[i])) for r in [hdr] + lines) for i in range(len(hdr))]
-print("thue-server bench%s: %d matches (%d connections), %d idle connections, many: %d%s" % (
-    " (--quick)" if quick else "", matches, 2 * matches, idle, many_run,
+print("thue-server bench%s, thue.v%d: %d matches (%d connections), %d idle connections, many: %d%s" % (
+    " (--quick)" if quick else "", protocol, matches, 2 * matches, idle, many_run,
     "" if many_run == many else " (of %d: the open-file limit is %s)" % (many, nofile)))
 for r in [hdr] + lines:
     print("  ".join(str(x).ljust(w[i]) if i < len(hdr) - 1 else str(x) for i, x in enumerate(r)))

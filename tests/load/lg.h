@@ -31,7 +31,10 @@ typedef struct lg_opts {
     char search_spec[101];
     int search_think_ms;
     int verbose;
-    int check; /* --check: also decode every room_state with the codec and compare */
+    int check;       /* --check: also decode every room_state with the codec and compare */
+    int protocol;    /* --protocol: 1 (thue.v1) or 2 (thue.v2) */
+    int spectators;  /* --spectators: per pair's room */
+    int check_every; /* --check-every: a model check by sync every N updates; 0: none */
     unsigned seed;
     /* --source: the local addresses the connections are bound to, in turn (none: the
      * kernel's choice). Each address has its own ephemeral ports, so several of them get

@@ -30,6 +30,14 @@ static void usage(FILE *f)
             "  --bot-think-ms N      10        10..60000 its think time per move\n"
             "  --idle N              0         0..1000000 extra connections that say hello and\n"
             "                                  stay connected\n"
+            "  --spectators N        0         0..100000 connections per pair's room (not the\n"
+            "                                  bot matches') that spectate it; the report\n"
+            "                                  gives the bytes each receives per move\n"
+            "  --protocol P          2         1: thue.v1 (the whole room_state after every\n"
+            "                                  change); 2: thue.v2 (a `played` event after a\n"
+            "                                  move, kept in a model of the room by every\n"
+            "                                  player and spectator; `sync` on a version gap).\n"
+            "                                  A server before thue.v2 needs 1\n"
             "  --search-rooms N      0         0..64 rooms where two server bots play each\n"
             "                                  other (each keeps one worker thread busy;\n"
             "                                  the server needs --guest-bot-vs-bot 1, and\n"
@@ -53,8 +61,14 @@ static void usage(FILE *f)
             "                                  reach past the port range (up to 64)\n"
             "  --seed N              time      the random generator's seed\n"
             "  --json                          print the report as one JSON object\n"
-            "  --check                         also decode every room_state with the project's\n"
-            "                                  codec and count disagreements (slower)\n"
+            "  --check                         also decode every room_state and played with\n"
+            "                                  the project's codec and count disagreements\n"
+            "                                  (slower)\n"
+            "  --check-every N       0         0..1000000: every N updates of its room's model,\n"
+            "                                  a player or spectator asks for the whole state\n"
+            "                                  (`sync`) and compares it with the model; a\n"
+            "                                  difference is an error (model:mismatch). Under\n"
+            "                                  --protocol 1 the model is the last room_state\n"
             "  -v, --verbose                   progress on stderr\n"
             "  -h, --help                      print this help and exit\n"
             "\n"
@@ -212,6 +226,7 @@ int lg_parse_args(int argc, char **argv, lg_opts *o)
     o->k = 12;
     o->limit = 100;
     o->connect_rate = 1000;
+    o->protocol = 2;
     o->bot_think_ms = 10;
     o->search_think_ms = 60000;
     snprintf(o->bot_spec, sizeof o->bot_spec, "greedy");
@@ -285,6 +300,17 @@ int lg_parse_args(int argc, char **argv, lg_opts *o)
         } else if (strcmp(flag, "--idle") == 0) {
             if (!(rc = parse_long(flag, v, 0, 1000000, &l)))
                 o->idle = (int)l;
+        } else if (strcmp(flag, "--spectators") == 0) {
+            if (!(rc = parse_long(flag, v, 0, 100000, &l)))
+                o->spectators = (int)l;
+        } else if (strcmp(flag, "--protocol") == 0) {
+            if (strcmp(v, "1") == 0 || strcmp(v, "2") == 0)
+                o->protocol = v[0] - '0';
+            else
+                rc = bad(flag, v, "expected 1 (thue.v1) or 2 (thue.v2)");
+        } else if (strcmp(flag, "--check-every") == 0) {
+            if (!(rc = parse_long(flag, v, 0, 1000000, &l)))
+                o->check_every = (int)l;
         } else if (strcmp(flag, "--search-rooms") == 0) {
             if (!(rc = parse_long(flag, v, 0, 64, &l)))
                 o->search_rooms = (int)l;

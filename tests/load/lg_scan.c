@@ -159,10 +159,29 @@ int lg_scan_state(const char *text, size_t len, lg_state *st)
         st->status = 1;
     else if (strncmp(s, "\"finished\"", 10) == 0)
         st->status = 2;
-    const char *you = lg_scan_key(text, len, "you");
-    if (lg_scan_int(you, end, &v) != 0)
-        return -1;
-    st->you = (int)v;
+    st->ref = -1;
+    /* thue.v1 writes "you" where thue.v2 writes "ref", right after "spectators" and before
+     * "match". Looking there first spares a thue.v2 state a search for "you" to its end;
+     * a text in another order is searched for either key. */
+    const char *you = NULL, *ref = NULL, *at = lg_scan_key(text, len, "spectators");
+    while (at != NULL && at < end && *at >= '0' && *at <= '9')
+        at++;
+    if (at != NULL && (size_t)(end - at) > 7 && memcmp(at, ",\"you\":", 7) == 0)
+        you = at + 7;
+    else if (at != NULL && (size_t)(end - at) > 7 && memcmp(at, ",\"ref\":", 7) == 0)
+        ref = at + 7;
+    else if ((you = lg_scan_key(text, len, "you")) == NULL)
+        ref = lg_scan_key(text, len, "ref");
+    if (you != NULL) {
+        if (lg_scan_int(you, end, &v) != 0)
+            return -1;
+        st->you = (int)v;
+    } else {
+        if (lg_scan_int(ref, end, &v) != 0 || v < 1)
+            return -1;
+        st->ref = (int)v;
+        you = ref;
+    }
     const char *m = lg_scan_key(you, (size_t)(end - you), "match");
     if (m == NULL)
         return -1;
@@ -170,7 +189,11 @@ int lg_scan_state(const char *text, size_t len, lg_state *st)
         return 0;
     st->has_match = 1;
     size_t mlen = (size_t)(end - m);
-    const char *p = lg_scan_key(m, mlen, "step");
+    const char *rd = lg_scan_key(m, mlen, "round");
+    if (lg_scan_int(rd, end, &v) != 0 || v < 0 || v > 1)
+        return -1;
+    st->round = (int)v;
+    const char *p = lg_scan_key(rd, (size_t)(end - rd), "step");
     if (p == NULL)
         return -1;
     if (strncmp(p, "\"place\"", 7) == 0)
@@ -192,5 +215,88 @@ int lg_scan_state(const char *text, size_t len, lg_state *st)
     const char *th = lg_scan_key(pl, (size_t)(end - pl), "thinking");
     if (th != NULL && lg_scan_int(th, end, &v) == 0)
         st->thinking = (int)v;
+    return 0;
+}
+
+/* p at `pat` (a literal): p past it, or NULL. */
+static const char *expect(const char *p, const char *end, const char *pat, size_t n)
+{
+    if (p == NULL || (size_t)(end - p) < n || memcmp(p, pat, n) != 0)
+        return NULL;
+    return p + n;
+}
+#define EXPECT(p, end, lit) expect((p), (end), (lit), sizeof(lit) - 1)
+
+/* The integer at p (see lg_scan_int) and p past it, or NULL. */
+static const char *int_at(const char *p, const char *end, int64_t *out)
+{
+    if (lg_scan_int(p, end, out) != 0)
+        return NULL;
+    if (*out == -1 && *p == 'n')
+        return p + 4;
+    if (*p == '-')
+        p++;
+    while (p < end && *p >= '0' && *p <= '9')
+        p++;
+    return p;
+}
+
+int lg_scan_played(const char *text, size_t len, lg_played *ev)
+{
+    const char *end = text + len;
+    int64_t v;
+    memset(ev, 0, sizeof *ev);
+    ev->to_move = ev->thinking = -1;
+    const char *p = EXPECT(text, end, "{\"type\":\"played\",\"ref\":");
+    if ((p = int_at(p, end, &v)) == NULL || v < 1 || v > INT32_MAX)
+        return -1;
+    ev->ref = (int)v;
+    if ((p = int_at(EXPECT(p, end, ",\"version\":"), end, &ev->version)) == NULL || ev->version < 0)
+        return -1;
+    if ((p = int_at(EXPECT(p, end, ",\"seat\":"), end, &v)) == NULL || v < 0 || v > 1)
+        return -1;
+    ev->seat = (int)v;
+    if ((p = EXPECT(p, end, ",\"move\":{\"")) == NULL)
+        return -1;
+    const char *q;
+    if ((q = EXPECT(p, end, "place\":")) != NULL)
+        ev->paint = 0;
+    else if ((q = EXPECT(p, end, "paint\":")) != NULL)
+        ev->paint = 1;
+    else
+        return -1;
+    if ((p = int_at(q, end, &v)) == NULL || v < 0 || v > INT32_MAX || *p != '}')
+        return -1;
+    ev->value = (int)v;
+    /* think_ms is a decimal: the next member is found by its key */
+    if ((p = lg_scan_key(p, (size_t)(end - p), "to_move")) == NULL ||
+        (p = int_at(p, end, &v)) == NULL || v < -1 || v > 1)
+        return -1;
+    ev->to_move = (int)v;
+    if ((p = lg_scan_key(p, (size_t)(end - p), "points")) == NULL)
+        return -1;
+    /* The optional members, each after the one before. */
+    const char *th = lg_scan_key(p, (size_t)(end - p), "thinking");
+    if (th != NULL) {
+        if ((q = int_at(th, end, &v)) == NULL || v < 0 || v > 1)
+            return -1;
+        ev->thinking = (int)v;
+        p = q;
+    }
+    const char *re = lg_scan_key(p, (size_t)(end - p), "round_end");
+    if (re != NULL) {
+        if ((q = EXPECT(re, end, "{\"end\":\"")) == NULL)
+            return -1;
+        if (EXPECT(q, end, "repetition\"") != NULL)
+            ev->round_end = 1;
+        else if (EXPECT(q, end, "limit\"") != NULL)
+            ev->round_end = 2;
+        else
+            ev->round_end = 3;
+        p = q;
+    }
+    ev->over = lg_scan_key(p, (size_t)(end - p), "result") != NULL;
+    if (ev->over != (ev->to_move < 0))
+        return -1; /* to_move is null exactly when the match is over */
     return 0;
 }

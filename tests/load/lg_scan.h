@@ -34,21 +34,44 @@ int lg_scan_int(const char *p, const char *end, int64_t *out);
  * its length, or -1. */
 int lg_scan_str(const char *p, const char *end, char *out, size_t cap);
 
-/* What the load generator needs of a room_state. */
+/* What the load generator needs of a room_state (thue.v1's, with `you`, or thue.v2's,
+ * with the room's `ref` in its place). */
 typedef struct lg_state {
     int64_t version;
-    int status;  /* 0 waiting, 1 playing, 2 finished, -1 unknown */
-    int you;     /* -1: null */
+    int status; /* 0 waiting, 1 playing, 2 finished, -1 unknown */
+    int you;    /* -1: null (and under thue.v2, which has no `you`) */
+    int ref;    /* thue.v2: the room's ref; -1 under thue.v1 */
     int has_match;
-    int step;    /* 0 place, 1 paint, 2 over */
-    int to_move; /* -1: null */
-    int placed;  /* -1: null */
-    int thinking; /* -1: null */
+    int round;        /* 0 or 1 */
+    int step;         /* 0 place, 1 paint, 2 over */
+    int to_move;      /* -1: null */
+    int placed;       /* -1: null */
+    int thinking;     /* -1: null */
     const char *word; /* the '[' of match.word, or NULL */
 } lg_state;
 
 /* Fills *st from a room_state text: 0, or -1 when a member is missing or malformed. */
 int lg_scan_state(const char *text, size_t len, lg_state *st);
+
+/* A thue.v2 `played` event (PROTOCOL.md, "thue.v2"), as the server writes it:
+ * {"type":"played","ref":R,"version":V,"seat":S,"move":{"place":I}|{"paint":C},
+ *  "think_ms":T,"to_move":S|null,"points":[..], then optional "clocks", "thinking",
+ *  "round_end" and "result", in that order. */
+typedef struct lg_played {
+    int ref;
+    int64_t version;
+    int seat;
+    int paint;     /* 1: {"paint":C}, 0: {"place":I} */
+    int value;     /* I or C */
+    int to_move;   /* -1: null (the match is over) */
+    int thinking;  /* -1: absent */
+    int round_end; /* 0: absent; 1: "repetition"; 2: "limit"; 3: another end */
+    int over;      /* 1: `result` is there (the match is over) */
+} lg_played;
+
+/* Fills *ev from a played text: 0, or -1 when it is not in the form above (another
+ * game's move, say). Reads only the members' keys it needs, in order, without a tree. */
+int lg_scan_played(const char *text, size_t len, lg_played *ev);
 
 /* Parses the array at st->word into sym (at most cap symbols): the length, or -1. Also
  * the length only (sym NULL). */

@@ -98,6 +98,17 @@ int lg_ws_response(const char *buf, size_t len, const char *key, size_t *used, i
     return 1;
 }
 
+int lg_ws_subprotocol(const char *buf, size_t len, char *out, size_t cap)
+{
+    const char *v;
+    int vl = header_value(buf, buf + len, "Sec-WebSocket-Protocol:", &v);
+    if (vl < 0 || cap == 0 || (size_t)vl >= cap)
+        return -1;
+    memcpy(out, v, (size_t)vl);
+    out[vl] = '\0';
+    return vl;
+}
+
 long lg_ws_parse(const unsigned char *buf, size_t len, size_t max, lg_ws_frame *f)
 {
     if (len < 2)

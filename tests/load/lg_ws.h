@@ -35,6 +35,11 @@ void lg_ws_key(uint64_t a, uint64_t b, char key[LG_WS_KEY_LEN + 1]);
  * is not (*status: its HTTP status, 0 when there was none). */
 int lg_ws_response(const char *buf, size_t len, const char *key, size_t *used, int *status);
 
+/* The subprotocol the server selected in its handshake answer buf (its head, as
+ * lg_ws_response took it), copied into out (cap bytes, NUL-terminated): its length, or -1
+ * when the answer names none or it does not fit. */
+int lg_ws_subprotocol(const char *buf, size_t len, char *out, size_t cap);
+
 /* One frame from the server. */
 typedef struct lg_ws_frame {
     int opcode, fin;

@@ -7,10 +7,20 @@
  *   - solo players against a server bot (--bot-share);
  *   - idle connections that only say hello (--idle);
  *   - one watcher that makes --search-rooms rooms where two server bots play each other,
- *     spectates them and measures how much of the time a bot was searching.
+ *     spectates them and measures how much of the time a bot was searching;
+ *   - --spectators connections per pair's room that only watch it.
  * Each move's round trip runs from its lws_write to the `ok` that echoes its id (the
  * server's direct reply, sent once the move is validated and applied). The hot messages
- * (`ok`, `room_state`) are read with lg_scan.c; the rare ones with the project's codec.
+ * (`ok`, `room_state`, `played`) are read with lg_scan.c; the rare ones with the project's
+ * codec.
+ *
+ * --protocol 1 speaks thue.v1: every change brings the whole room_state, and a player
+ * picks its move from it. --protocol 2 (the default) speaks thue.v2: after a move the
+ * server sends one small `played` event, and every player and spectator keeps a model of
+ * its room (lg_model.c) that each played moves on and each whole state resets; a version
+ * gap is mended with `sync`. --check-every N compares the model with the whole state a
+ * `sync` brings every N updates (any difference is an error). The bytes each role
+ * receives in the window are counted, per move.
  * The connections are lws raw sockets that speak WebSocket with lg_ws.c: lws 4.1's own
  * client costs a call per received byte.
  */
@@ -25,17 +35,22 @@
 #include <uv.h>
 
 #include "lg.h"
+#include "lg_model.h"
 #include "lg_scan.h"
 #include "lg_ws.h"
 #include "protocol/codec.h"
 
-enum { K_HELLO = 1, K_CREATE, K_JOIN, K_READY, K_SEATBOT, K_MOVE, K_REMATCH, K_SPECTATE };
-enum { R_A, R_B, R_SOLO, R_IDLE, R_WATCH };
+enum { K_HELLO = 1, K_CREATE, K_JOIN, K_READY, K_SEATBOT, K_MOVE, K_REMATCH, K_SPECTATE, K_SYNC };
+enum { R_A, R_B, R_SOLO, R_IDLE, R_WATCH, R_SPECT, R_COUNT };
+/* A connection's sync: none out, a check's (the model goes on meanwhile), or a repair's
+ * (after a gap: played events are ignored until the whole state is back). */
+enum { S_NONE, S_CHECK, S_REPAIR };
 enum { C_NEW, C_CONNECTING, C_HANDSHAKE, C_OPEN, C_UP, C_CLOSED };
 enum { P_RAMP, P_WARMUP, P_MEASURE, P_DONE };
 
 #define WORD_MAX 10001
 #define TICK_MS 5
+#define SPECTATE_WAIT_S 600 /* past the warm-up, for the spectators to be in their rooms */
 
 typedef struct outmsg {
     struct outmsg *next;
@@ -64,10 +79,23 @@ typedef struct conn {
     int64_t acted_version;
     double tokens, rate, burst;
     uint64_t refill_ns;
+    /* thue.v2 (and --check-every): the room's model, this connection's seat in it (-1: a
+     * spectator), its sync, whether the next room_state answers it, and the updates
+     * since the last check. */
+    lg_model model;
+    int seat;
+    uint8_t sync, sync_answer_next;
+    int since_check;
+    int spect0; /* a pair's A: the index of its first spectator */
+    /* a spectator: the room's version in the first state it got (its arrival), and the
+     * newest version it has seen (-1: none yet) */
+    int64_t first_version, seen_version;
+    char *name; /* --check: welcome's name, to check the seat against the state's */
 } conn;
 
 typedef struct search_room {
     char room[THUE_PROTO_KEY_MAX + 1];
+    int ref; /* thue.v2: its ref (-1: none yet) */
     int thinking;
     uint64_t since_ns, busy_ns;
     long states;
@@ -83,6 +111,11 @@ static struct {
     int phase, stopping, exit_code;
     uint64_t t0, t_allup, t_meas, t_end;
     uint64_t moves_sent, moves_confirmed, confirmed_at_meas, matches_at_meas;
+    uint64_t pair_confirmed, pair_confirmed_at_meas;  /* moves of the pairs' rooms */
+    uint64_t rx_bytes[R_COUNT], rx_msgs[R_COUNT];     /* received in the window, by role */
+    uint64_t played_seen;                             /* played events applied */
+    long checks, mismatches, gaps, bad_played, syncs; /* the models' checks and repairs */
+    lg_model scratch;                                 /* a synced state's model */
     long matches_finished;
     lg_hist *hist;
     conn **thr;
@@ -90,10 +123,16 @@ static struct {
     search_room sr[64];
     int nsr;
     uint64_t srv_ticks0, srv_ticks1, loop_ticks0, loop_ticks1;
+    uint64_t srv_ticks_start; /* at the start: the set-up's cost is ticks0 - this */
+    int srv_start_ok;
     int srv_ok, loop_ok;
     struct rusage ru0, ru1;
     uint8_t word[WORD_MAX];
     uint64_t rng;
+    int nspect;               /* spectator connections */
+    int spect_up, spect_in;   /* of them: welcomed, and let into their room */
+    int64_t arrivals_version; /* the newest version a spectator arrived at */
+    int warned_v1;            /* said once that the server did not select thue.v2 */
     char hostport[128];
 } G;
 
@@ -345,6 +384,16 @@ static void join_peer_room(conn *b)
     send_room_cmd(b, THUE_CMD_JOIN, K_JOIN);
 }
 
+/* A spectator watches its pair's room once it is up and the room is made. */
+static void spectate_pair_room(conn *s)
+{
+    conn *a = s->peer;
+    if (s->state != C_UP || a == NULL || a->room[0] == '\0' || s->room[0] != '\0')
+        return;
+    snprintf(s->room, sizeof s->room, "%s", a->room);
+    send_room_cmd(s, THUE_CMD_SPECTATE, K_SPECTATE);
+}
+
 static void on_welcome(conn *c, const char *text, size_t len)
 {
     thue_msg msg;
@@ -355,6 +404,10 @@ static void on_welcome(conn *c, const char *text, size_t len)
         c->burst = msg.u.welcome.burst > 2 ? msg.u.welcome.burst - 1 : 1;
         if (c->tokens > c->burst)
             c->tokens = c->burst;
+        if (msg.u.welcome.protocol != G.o.protocol)
+            lg_err_count("welcome:other_protocol");
+        if (G.o.check && c->name == NULL)
+            c->name = strdup(msg.u.welcome.player.name);
         thue_msg_clear(&msg);
     } else {
         lg_err_count("bad_welcome");
@@ -368,6 +421,10 @@ static void on_welcome(conn *c, const char *text, size_t len)
         break;
     case R_B:
         join_peer_room(c);
+        break;
+    case R_SPECT:
+        G.spect_up++;
+        spectate_pair_room(c);
         break;
     case R_WATCH:
         for (int i = 0; i < G.o.search_rooms; i++)
@@ -392,6 +449,8 @@ static void on_created(conn *c, const char *text, size_t len)
         snprintf(c->room, sizeof c->room, "%s", room);
         send_room_cmd(c, THUE_CMD_READY, K_READY);
         join_peer_room(c->peer);
+        for (int i = 0; i < G.o.spectators; i++)
+            spectate_pair_room(&G.conns[c->spect0 + i]);
         break;
     case R_SOLO:
         snprintf(c->room, sizeof c->room, "%s", room);
@@ -402,6 +461,7 @@ static void on_created(conn *c, const char *text, size_t len)
             search_room *s = &G.sr[G.nsr++];
             snprintf(s->room, sizeof s->room, "%s", room);
             s->thinking = -1;
+            s->ref = -1;
             s->since_ns = now_ns();
             send_seat_bot(c, room, G.o.search_spec, G.o.search_think_ms, 0);
             send_seat_bot(c, room, G.o.search_spec, G.o.search_think_ms, 1);
@@ -432,6 +492,25 @@ static void search_account(search_room *s, uint64_t now)
     s->since_ns = now;
 }
 
+/* thue.v2: a move in a search room (found by its ref, which its states gave). */
+static void on_watch_played(const char *text, size_t len)
+{
+    lg_played ev;
+    if (lg_scan_played(text, len, &ev) != 0) {
+        lg_err_count("unreadable_played");
+        return;
+    }
+    for (int i = 0; i < G.nsr; i++) {
+        search_room *s = &G.sr[i];
+        if (s->ref != ev.ref)
+            continue;
+        s->states++;
+        search_account(s, now_ns());
+        s->thinking = ev.over ? -1 : ev.thinking;
+        return;
+    }
+}
+
 static void on_watch_state(const char *text, size_t len)
 {
     char room[THUE_PROTO_KEY_MAX + 1];
@@ -444,6 +523,7 @@ static void on_watch_state(const char *text, size_t len)
         lg_state st;
         if (lg_scan_state(text, len, &st) != 0)
             return;
+        s->ref = st.ref;
         s->states++;
         uint64_t now = now_ns();
         search_account(s, now);
@@ -452,8 +532,9 @@ static void on_watch_state(const char *text, size_t len)
     }
 }
 
-/* --check: the scanner's reading against the codec's. */
-static void check_state(const char *text, size_t len, const lg_state *st)
+/* --check: the scanner's reading against the codec's; under thue.v2 also the seat the
+ * connection believes it has (create_room seats the creator in 0, join takes 1). */
+static void check_state(const conn *c, const char *text, size_t len, const lg_state *st)
 {
     thue_msg msg;
     memset(&msg, 0, sizeof msg);
@@ -463,19 +544,109 @@ static void check_state(const char *text, size_t len, const lg_state *st)
     }
     const __typeof__(msg.u.room_state) *rs = &msg.u.room_state;
     int same = rs->version == st->version && (int)rs->status == st->status && rs->you == st->you &&
-               rs->has_match == st->has_match;
+               (rs->has_ref ? rs->ref : -1) == st->ref && rs->has_match == st->has_match;
     if (same && rs->has_match) {
         const thue_match_info *m = &rs->match;
         int n = lg_scan_word(st->word, text + len, G.word, WORD_MAX);
-        same = (int)m->step == st->step && m->to_move == st->to_move &&
+        same = m->round == st->round && (int)m->step == st->step && m->to_move == st->to_move &&
                m->placed == st->placed && m->thinking == st->thinking && n == m->word_len &&
                (n <= 0 || memcmp(G.word, m->word, (size_t)n) == 0);
     }
     if (!same)
         lg_err_count("check:scanner_disagrees");
+    if (rs->has_ref && c->seat >= 0 && c->name != NULL &&
+        (!rs->seats[c->seat].present || strcmp(rs->seats[c->seat].player.name, c->name) != 0))
+        lg_err_count("check:not_in_its_seat");
     thue_msg_clear(&msg);
 }
 
+/* --check: a played event's scan against the codec's reading. */
+static void check_played(const char *text, size_t len, const lg_played *ev)
+{
+    thue_msg msg;
+    memset(&msg, 0, sizeof msg);
+    if (thue_msg_decode(text, len, &msg, NULL) != 0) {
+        lg_err_count("check:codec_refused_played");
+        return;
+    }
+    const __typeof__(msg.u.played) *p = &msg.u.played;
+    char move[64];
+    snprintf(move, sizeof move, "{\"%s\":%d}", ev->paint ? "paint" : "place", ev->value);
+    int end = !p->has_round_end                 ? 0
+              : p->end == THUE_ROUND_REPETITION ? 1
+              : p->end == THUE_ROUND_LIMIT      ? 2
+                                                : 3;
+    if (p->ref != ev->ref || p->version != ev->version || p->seat != ev->seat ||
+        strcmp(p->move, move) != 0 || p->to_move != ev->to_move ||
+        (p->has_thinking ? p->thinking : -1) != ev->thinking || end != ev->round_end ||
+        p->has_result != ev->over)
+        lg_err_count("check:scanner_disagrees_played");
+    thue_msg_clear(&msg);
+}
+
+/* Sends c's move in a position where it is to move: a random position of the n + 1 for
+ * the builder (step 0); for the painter a random symbol among those that keep the word
+ * (of n symbols) free when inserted at placed, any symbol when none does. */
+static void choose_move(conn *c, int step, const uint8_t *word, int n, int placed)
+{
+    if (step == 0) {
+        send_move(c, 0, (int)(rnd() % (uint64_t)(n + 1)));
+        return;
+    }
+    int safe[64], nsafe = 0;
+    for (int s = 0; s < G.o.k; s++)
+        if (thue_check_insert(word, n, G.o.variant, placed, s, NULL) == 0)
+            safe[nsafe++] = s;
+    int sym = nsafe ? safe[rnd() % (uint64_t)nsafe] : (int)(rnd() % (uint64_t)G.o.k);
+    send_move(c, 1, sym);
+}
+
+static void send_sync(conn *c, int why)
+{
+    c->sync = (uint8_t)why;
+    c->since_check = 0;
+    G.syncs++;
+    send_room_cmd(c, THUE_CMD_SYNC, K_SYNC);
+}
+
+/* A whole state reached c's model: when it answers c's check, the model is compared with
+ * it first. Then the model starts again from it. 0, or -1 when it is unreadable. */
+static int model_state(conn *c, const lg_state *st, const char *end)
+{
+    if (c->sync_answer_next) {
+        c->sync_answer_next = 0;
+        if (c->sync == S_CHECK) {
+            G.checks++;
+            const char *what = NULL;
+            if (lg_model_reset(&G.scratch, st, end) != 0)
+                what = "unreadable";
+            else
+                what = lg_model_diff(&c->model, &G.scratch);
+            if (what != NULL) {
+                G.mismatches++;
+                lg_err_count("model:mismatch");
+                logv("room %s: the model of version %lld differs from the synced state of "
+                     "version %lld in %s",
+                     c->room, (long long)c->model.version, (long long)st->version, what);
+            }
+        }
+        c->sync = S_NONE;
+    }
+    if (lg_model_reset(&c->model, st, end) != 0) {
+        lg_err_count("unreadable_room_state");
+        return -1;
+    }
+    return 0;
+}
+
+/* One more update of c's model: every --check-every of them, a sync to check it. */
+static void model_updated(conn *c)
+{
+    if (G.o.check_every > 0 && c->sync == S_NONE && ++c->since_check >= G.o.check_every)
+        send_sync(c, S_CHECK);
+}
+
+/* thue.v1: a player's room_state; it moves when the state says it is its turn. */
 static void play(conn *c, const char *text, size_t len)
 {
     lg_state st;
@@ -484,7 +655,13 @@ static void play(conn *c, const char *text, size_t len)
         return;
     }
     if (G.o.check)
-        check_state(text, len, &st);
+        check_state(c, text, len, &st);
+    if (G.o.check_every > 0) {
+        /* thue.v1's model is the last state: the check compares the synced state with it */
+        if (model_state(c, &st, text + len) != 0)
+            return;
+        model_updated(c);
+    }
     if (st.status != 1 || !st.has_match || st.you < 0 || st.to_move != st.you || st.step > 1 ||
         st.version <= c->acted_version || c->pend_id != 0)
         return;
@@ -496,7 +673,7 @@ static void play(conn *c, const char *text, size_t len)
             lg_err_count("unreadable_room_state");
             return;
         }
-        send_move(c, 0, (int)(rnd() % (uint64_t)(n + 1)));
+        choose_move(c, 0, NULL, n, -1);
         return;
     }
     int n = lg_scan_word(st.word, end, G.word, WORD_MAX);
@@ -504,12 +681,104 @@ static void play(conn *c, const char *text, size_t len)
         lg_err_count("unreadable_room_state");
         return;
     }
-    int safe[64], nsafe = 0;
-    for (int s = 0; s < G.o.k; s++)
-        if (thue_check_insert(G.word, n, G.o.variant, st.placed, s, NULL) == 0)
-            safe[nsafe++] = s;
-    int sym = nsafe ? safe[rnd() % (uint64_t)nsafe] : (int)(rnd() % (uint64_t)G.o.k);
-    send_move(c, 1, sym);
+    choose_move(c, 1, G.word, n, st.placed);
+}
+
+/* thue.v2: a player moves when its model says it is its turn. */
+static void act(conn *c)
+{
+    const lg_model *m = &c->model;
+    if (c->seat < 0 || m->status != 1 || !m->has_match || m->to_move != c->seat || m->step > 1 ||
+        m->version <= c->acted_version || c->pend_id != 0 || c->sync == S_REPAIR)
+        return;
+    if (m->step == 1 && (m->placed < 0 || m->placed > m->len)) {
+        lg_err_count("model:no_placed_position");
+        return;
+    }
+    c->acted_version = m->version;
+    choose_move(c, m->step, m->word, m->len, m->placed);
+}
+
+/* A spectator saw version v of its room: the first one is its arrival. */
+static void spect_saw(conn *c, int64_t v)
+{
+    if (c->first_version < 0) {
+        c->first_version = v;
+        if (v > G.arrivals_version)
+            G.arrivals_version = v;
+    }
+    if (v > c->seen_version)
+        c->seen_version = v;
+}
+
+/* thue.v1: a spectator reads only the version of what it receives. */
+static void spect_v1_state(conn *c, const char *text, size_t len)
+{
+    int64_t v;
+    if (lg_scan_int(lg_scan_key(text, len, "version"), text + len, &v) != 0) {
+        lg_err_count("unreadable_room_state");
+        return;
+    }
+    spect_saw(c, v);
+}
+
+/* thue.v2: a whole state of c's room (a player's or a spectator's). */
+static void v2_state(conn *c, const char *text, size_t len)
+{
+    lg_state st;
+    if (lg_scan_state(text, len, &st) != 0 || st.ref < 0) {
+        lg_err_count("unreadable_room_state");
+        return;
+    }
+    if (G.o.check)
+        check_state(c, text, len, &st);
+    if (model_state(c, &st, text + len) != 0)
+        return;
+    if (c->role == R_SPECT)
+        spect_saw(c, st.version);
+    act(c);
+}
+
+/* thue.v2: a move in c's room. */
+static void v2_played(conn *c, const char *text, size_t len)
+{
+    lg_played ev;
+    if (lg_scan_played(text, len, &ev) != 0) {
+        lg_err_count("unreadable_played");
+        return;
+    }
+    if (G.o.check)
+        check_played(text, len, &ev);
+    if (c->sync == S_REPAIR)
+        return; /* the whole state on its way is newer than this */
+    switch (lg_model_apply(&c->model, &ev)) {
+    case LG_MODEL_APPLIED:
+        G.played_seen++;
+        if (c->role == R_SPECT)
+            spect_saw(c, ev.version);
+        model_updated(c);
+        act(c);
+        break;
+    case LG_MODEL_GAP:
+        G.gaps++;
+        logv("room %s: a gap from version %lld to %lld: sync", c->room, (long long)c->model.version,
+             (long long)ev.version);
+        if (c->sync == S_CHECK)
+            c->sync = S_REPAIR; /* its answer mends the model */
+        else
+            send_sync(c, S_REPAIR);
+        break;
+    case LG_MODEL_BAD:
+        G.bad_played++;
+        lg_err_count("model:played_does_not_fit");
+        if (c->sync == S_CHECK)
+            c->sync = S_REPAIR;
+        else
+            send_sync(c, S_REPAIR);
+        break;
+    default:
+        break; /* another room's, or older than the model */
+    }
 }
 
 static void on_ok(conn *c, int64_t id)
@@ -518,6 +787,8 @@ static void on_ok(conn *c, int64_t id)
     case K_MOVE:
         if (id == c->pend_id) {
             G.moves_confirmed++;
+            if (c->role == R_A || c->role == R_B)
+                G.pair_confirmed++;
             if (measuring() && c->pend_ns)
                 lg_hist_add(G.hist, now_ns() - c->pend_ns);
             c->pend_id = 0;
@@ -525,6 +796,13 @@ static void on_ok(conn *c, int64_t id)
         break;
     case K_JOIN:
         send_room_cmd(c, THUE_CMD_READY, K_READY);
+        break;
+    case K_SYNC:
+        c->sync_answer_next = 1; /* the room_state right after this ok answers it */
+        break;
+    case K_SPECTATE:
+        if (c->role == R_SPECT)
+            G.spect_in++;
         break;
     case K_SEATBOT:
         if (c->role == R_SOLO)
@@ -571,9 +849,20 @@ static void on_message(conn *c, const char *text, size_t len)
     }
     int64_t id = -1;
     lg_scan_id(text, len, &id);
-    if (lg_type_is(ty, tl, "room_state")) {
+    if (measuring())
+        G.rx_msgs[c->role]++;
+    if (lg_type_is(ty, tl, "played")) {
+        if (c->role == R_WATCH)
+            on_watch_played(text, len);
+        else if (c->role != R_IDLE)
+            v2_played(c, text, len);
+    } else if (lg_type_is(ty, tl, "room_state")) {
         if (c->role == R_WATCH)
             on_watch_state(text, len);
+        else if (G.o.protocol == 2 && c->role != R_IDLE)
+            v2_state(c, text, len);
+        else if (c->role == R_SPECT)
+            spect_v1_state(c, text, len);
         else if (c->role != R_IDLE)
             play(c, text, len);
     } else if (lg_type_is(ty, tl, "ok")) {
@@ -731,6 +1020,8 @@ static int on_raw_rx(conn *c, const unsigned char *in, size_t len)
 {
     const unsigned char *p = in;
     size_t n = len;
+    if (G.phase == P_MEASURE)
+        G.rx_bytes[c->role] += len;
     if (c->inlen > 0) {
         if (in_reserve(c, c->inlen + len) != 0)
             return -1;
@@ -749,6 +1040,24 @@ static int on_raw_rx(conn *c, const unsigned char *in, size_t len)
             c->wsi = NULL; /* counted here; the close that follows is not another error */
             conn_closed(c, why);
             return -1;
+        }
+        if (r > 0 && G.o.protocol == 2) {
+            /* Offered "thue.v2, thue.v1": a server before thue.v2 picks thue.v1. */
+            char sub[32];
+            if (lg_ws_subprotocol((const char *)p, used, sub, sizeof sub) < 0)
+                snprintf(sub, sizeof sub, "none");
+            if (strcmp(sub, "thue.v2") != 0) {
+                if (!G.warned_v1) {
+                    G.warned_v1 = 1;
+                    fprintf(stderr,
+                            "thue-loadgen: the server did not select thue.v2 (it answered "
+                            "'%s'): it may predate thue.v2; use --protocol 1\n",
+                            sub);
+                }
+                c->wsi = NULL; /* counted here; the close that follows is not another error */
+                conn_closed(c, "not_thue.v2");
+                return -1;
+            }
         }
         if (r > 0) {
             c->state = C_OPEN;
@@ -794,7 +1103,7 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
         char req[LWS_PRE + 1024];
         lg_ws_key(rnd(), rnd(), c->key);
         size_t n = lg_ws_request(req + LWS_PRE, sizeof req - LWS_PRE, G.o.path, G.hostport, c->key,
-                                 "thue.v1");
+                                 G.o.protocol == 2 ? "thue.v2, thue.v1" : "thue.v1");
         c->state = C_HANDSHAKE;
         if (n == 0 || lws_write(wsi, (unsigned char *)req + LWS_PRE, n, LWS_WRITE_RAW) < (int)n)
             return -1;
@@ -843,7 +1152,7 @@ static void open_conn(conn *c)
     thue_cmd cmd;
     memset(&cmd, 0, sizeof cmd);
     cmd.type = THUE_CMD_HELLO;
-    cmd.u.hello.protocol = THUE_PROTOCOL_VERSION;
+    cmd.u.hello.protocol = G.o.protocol; /* the subprotocol's number: 1 or 2 */
     c->rate = 20 * 0.97; /* the defaults until welcome tells */
     c->burst = 39;
     c->tokens = c->burst;
@@ -874,6 +1183,7 @@ static void snapshot_start(uint64_t now)
 {
     G.t_meas = now;
     G.confirmed_at_meas = G.moves_confirmed;
+    G.pair_confirmed_at_meas = G.pair_confirmed;
     G.matches_at_meas = (uint64_t)G.matches_finished;
     getrusage(RUSAGE_SELF, &G.ru0);
     if (G.o.server_pid) {
@@ -900,6 +1210,20 @@ static void finish(void)
         search_account(&G.sr[i], now);
     uv_timer_stop(&G.tick);
     uv_stop(&G.loop);
+}
+
+/* Has every spectator in a room seen a version at least as new as the last arrival's? */
+static int spectators_caught_up(void)
+{
+    if (G.nspect == 0)
+        return 1;
+    for (int i = 0; i < G.nconns; i++) {
+        const conn *c = &G.conns[i];
+        if (c->role == R_SPECT && c->state == C_UP &&
+            (c->first_version < 0 || c->seen_version < G.arrivals_version))
+            return 0;
+    }
+    return 1;
 }
 
 static void on_tick(uv_timer_t *t)
@@ -952,13 +1276,25 @@ static void on_tick(uv_timer_t *t)
         }
         break;
     }
-    case P_WARMUP:
-        if ((double)(now - G.t_allup) / 1e9 >= G.o.warmup_s) {
+    case P_WARMUP: {
+        /* The window waits for the spectators to be in their rooms and to have seen the
+         * news of the last arrival: each arrival is a change that every member is told
+         * of (S arrivals, S*S/2 states), which the window must not see. */
+        double secs = (double)(now - G.t_allup) / 1e9;
+        int waiting = G.spect_in < G.spect_up || !spectators_caught_up();
+        if (waiting && secs >= G.o.warmup_s + SPECTATE_WAIT_S) {
+            lg_err_count("spectate:timeout");
+            logv("%d of %d spectators are not in their rooms after %d s", G.spect_up - G.spect_in,
+                 G.spect_up, SPECTATE_WAIT_S);
+            waiting = 0;
+        }
+        if (secs >= G.o.warmup_s && !waiting) {
             snapshot_start(now);
             G.phase = P_MEASURE;
             logv("measuring for %.1f s", G.o.duration_s);
         }
         break;
+    }
     case P_MEASURE:
         if ((double)(now - G.t_meas) / 1e9 >= G.o.duration_s) {
             G.t_end = now;
@@ -1060,6 +1396,31 @@ static void report(void)
                 idle_open++;
         }
     }
+    /* Per move, per recipient: every move of a pair's room reaches its two players and its
+     * --spectators spectators (the solo rooms' players are not counted: the bots' moves
+     * are not confirmed here). */
+    double pair_w = G.t_meas ? (double)(G.pair_confirmed - G.pair_confirmed_at_meas) : 0;
+    double pl_bytes = -1, pl_msgs = -1, sp_bytes = -1, sp_msgs = -1;
+    if (pair_w > 0) {
+        pl_bytes = (double)(G.rx_bytes[R_A] + G.rx_bytes[R_B]) / (2 * pair_w);
+        pl_msgs = (double)(G.rx_msgs[R_A] + G.rx_msgs[R_B]) / (2 * pair_w);
+        if (G.o.spectators > 0) {
+            sp_bytes = (double)G.rx_bytes[R_SPECT] / (G.o.spectators * pair_w);
+            sp_msgs = (double)G.rx_msgs[R_SPECT] / (G.o.spectators * pair_w);
+        }
+    }
+    /* The set-up: from the first connect to the window (connections, rooms, the
+     * spectators' arrivals and the warm-up), and the server's CPU in it. */
+    double setup_s = G.t_meas > G.t0 ? (double)(G.t_meas - G.t0) / 1e9 : -1;
+    double setup_cpu_s = -1;
+    if (G.srv_start_ok && G.srv_ok && G.t_meas && sysconf(_SC_CLK_TCK) > 0)
+        setup_cpu_s = (double)(G.srv_ticks0 - G.srv_ticks_start) / (double)sysconf(_SC_CLK_TCK);
+    /* The server's CPU time per confirmed move (all its threads, and its loop thread). */
+    double srv_us_move = -1, loop_us_move = -1;
+    if (srv_cpu >= 0 && confirmed_w > 0)
+        srv_us_move = srv_cpu / 100.0 * window * 1e6 / (double)confirmed_w;
+    if (loop_cpu >= 0 && confirmed_w > 0)
+        loop_us_move = loop_cpu / 100.0 * window * 1e6 / (double)confirmed_w;
     double busy = 0;
     for (int i = 0; i < G.nsr; i++)
         busy += window > 0 ? (double)G.sr[i].busy_ns / 1e9 / window : 0;
@@ -1084,10 +1445,24 @@ static void report(void)
             printf("%s\"%s\":%ld", i ? "," : "", k, n);
         }
         printf("},\"search_busy_pct\":%.1f,\"server_rss_mib\":%.1f,\"server_hwm_mib\":%.1f,"
-               "\"server_cpu_pct\":%.1f,\"server_loop_cpu_pct\":%.1f,\"loadgen_cpu_pct\":%.1f}\n",
+               "\"server_cpu_pct\":%.1f,\"server_loop_cpu_pct\":%.1f,\"loadgen_cpu_pct\":%.1f,",
                busy_pct, rss_mib, hwm_mib, srv_cpu, loop_cpu, lg_cpu);
+        printf("\"protocol\":%d,\"spectators_per_room\":%d,\"spectators\":%d,"
+               "\"pair_moves_window\":%.0f,\"server_cpu_us_per_move\":%.2f,"
+               "\"server_loop_cpu_us_per_move\":%.2f,"
+               "\"rx_bytes\":{\"players\":%llu,\"spectators\":%llu},"
+               "\"bytes_per_move\":{\"player\":%.1f,\"spectator\":%.1f},"
+               "\"messages_per_move\":{\"player\":%.3f,\"spectator\":%.3f},"
+               "\"setup_s\":%.3f,\"setup_server_cpu_s\":%.2f,"
+               "\"model\":{\"check_every\":%d,\"played\":%llu,\"checks\":%ld,"
+               "\"mismatches\":%ld,\"gaps\":%ld,\"bad_played\":%ld,\"syncs\":%ld}}\n",
+               G.o.protocol, G.o.spectators, G.nspect, pair_w, srv_us_move, loop_us_move,
+               (unsigned long long)(G.rx_bytes[R_A] + G.rx_bytes[R_B]),
+               (unsigned long long)G.rx_bytes[R_SPECT], pl_bytes, sp_bytes, pl_msgs, sp_msgs,
+               setup_s, setup_cpu_s, G.o.check_every, (unsigned long long)G.played_seen, G.checks,
+               G.mismatches, G.gaps, G.bad_played, G.syncs);
     } else {
-        printf("thue-loadgen against %s\n", G.o.server);
+        printf("thue-loadgen against %s (thue.v%d)\n", G.o.server, G.o.protocol);
         printf("  connections    %d planned, %d opened, %d up, %d failed; %d open at the end "
                "(idle: %d of %d)\n",
                G.nconns, G.opened, G.up, G.failed, open_now, idle_open, G.nidle);
@@ -1097,12 +1472,31 @@ static void report(void)
         printf("  matches        %d running (%d against a bot), %ld finished (%ld in the "
                "window)\n",
                G.o.matches, G.nsolo, G.matches_finished, matches_w);
-        printf("  window         %.2f s (after %.1f s warm-up)\n", window, G.o.warmup_s);
+        printf("  window         %.2f s (after %.1f s warm-up", window, G.o.warmup_s);
+        if (setup_s >= 0)
+            printf("; %.2f s from the first connect", setup_s);
+        if (setup_cpu_s >= 0)
+            printf(", in which the server took %.2f s of CPU", setup_cpu_s);
+        printf(")\n");
         printf("  moves          %llu sent, %llu confirmed, %llu in the window: %.0f moves/s\n",
                (unsigned long long)G.moves_sent, (unsigned long long)G.moves_confirmed,
                (unsigned long long)confirmed_w, mps);
         printf("  round trip     p50 %.3f ms, p99 %.3f ms, max %.3f ms (%llu samples)\n", p50,
                p99, mx, (unsigned long long)G.hist->n);
+        if (pl_bytes >= 0) {
+            printf("  received       per move of a pair's room: %.0f bytes (%.2f messages) to "
+                   "each player",
+                   pl_bytes, pl_msgs);
+            if (sp_bytes >= 0)
+                printf(", %.0f bytes (%.2f messages) to each of its %d spectators", sp_bytes,
+                       sp_msgs, G.o.spectators);
+            printf("\n");
+        }
+        if (G.o.protocol == 2 || G.o.check_every > 0)
+            printf("  models         %llu played applied; %ld checks (every %d), %ld mismatches, "
+                   "%ld gaps, %ld syncs\n",
+                   (unsigned long long)G.played_seen, G.checks, G.o.check_every, G.mismatches,
+                   G.gaps, G.syncs);
         if (G.nsr)
             printf("  search rooms   %d: a bot was searching %.1f%% of the window\n", G.nsr,
                    busy_pct);
@@ -1110,6 +1504,9 @@ static void report(void)
             printf("  server         RSS %.1f MiB (peak %.1f MiB), CPU %.1f%% of one core (its "
                    "loop thread: %.1f%%)\n",
                    rss_mib, hwm_mib, srv_cpu, loop_cpu);
+        if (srv_us_move >= 0)
+            printf("  server CPU     %.1f us per confirmed move (its loop thread: %.1f us)\n",
+                   srv_us_move, loop_us_move);
         if (lg_cpu >= 0)
             printf("  loadgen        CPU %.1f%% of one core\n", lg_cpu);
         printf("  errors         %ld\n", lg_err_total());
@@ -1142,15 +1539,30 @@ int main(int argc, char **argv)
     G.nsolo = (int)(G.o.matches * G.o.bot_share + 0.5);
     G.npairs = G.o.matches - G.nsolo;
     G.nidle = G.o.idle;
-    G.nconns = (G.o.search_rooms ? 1 : 0) + 2 * G.npairs + G.nsolo + G.nidle;
+    if ((int64_t)G.npairs * G.o.spectators + 2 * G.o.matches + G.nidle > 2000000) {
+        fprintf(stderr, "thue-loadgen: more than 2,000,000 connections asked for (--matches, "
+                        "--spectators per pair's room, --idle)\n");
+        return 2;
+    }
+    G.nspect = G.npairs * G.o.spectators;
+    G.nconns = (G.o.search_rooms ? 1 : 0) + 2 * G.npairs + G.nsolo + G.nspect + G.nidle;
     G.conns = calloc((size_t)G.nconns, sizeof *G.conns);
     G.hist = calloc(1, sizeof *G.hist);
     if (G.conns == NULL || G.hist == NULL) {
         fprintf(stderr, "thue-loadgen: out of memory\n");
         return 1;
     }
-    /* The order of opening: the search rooms' watcher, the players, then the idle. */
+    /* The order of opening: the search rooms' watcher; each pair with its spectators
+     * (whose peer is the pair's A), so that a slow --connect-rate spreads the rooms'
+     * starts; the solo players; the idle. A room's creator sits in seat 0 (create_room's
+     * seat), its joiner in seat 1. */
     int at = 0;
+    for (int i = 0; i < G.nconns; i++) {
+        lg_model_init(&G.conns[i].model);
+        G.conns[i].seat = -1;
+        G.conns[i].first_version = G.conns[i].seen_version = -1;
+    }
+    lg_model_init(&G.scratch);
     if (G.o.search_rooms)
         G.conns[at++].role = R_WATCH;
     for (int i = 0; i < G.npairs; i++) {
@@ -1159,9 +1571,19 @@ int main(int argc, char **argv)
         b->role = R_B;
         a->peer = b;
         b->peer = a;
+        a->seat = 0;
+        b->seat = 1;
+        a->spect0 = at;
+        for (int j = 0; j < G.o.spectators; j++) {
+            conn *s = &G.conns[at++];
+            s->role = R_SPECT;
+            s->peer = a;
+        }
     }
-    for (int i = 0; i < G.nsolo; i++)
-        G.conns[at++].role = R_SOLO;
+    for (int i = 0; i < G.nsolo; i++) {
+        G.conns[at].role = R_SOLO;
+        G.conns[at++].seat = 0;
+    }
     for (int i = 0; i < G.nidle; i++)
         G.conns[at++].role = R_IDLE;
     rc = check_capacity();
@@ -1190,6 +1612,8 @@ int main(int argc, char **argv)
     }
     uv_timer_init(&G.loop, &G.tick);
     G.t0 = now_ns();
+    if (G.o.server_pid)
+        G.srv_start_ok = lg_proc_cpu_ticks(G.o.server_pid, 0, &G.srv_ticks_start) == 0;
     G.phase = P_RAMP;
     uv_timer_start(&G.tick, on_tick, 0, TICK_MS);
     logv("opening %d connections", G.nconns);

@@ -79,12 +79,21 @@ static void test_handshake(void **state)
     assert_int_equal(lg_ws_response(ok, strlen(ok), key, &used, &status), 1);
     assert_int_equal(used, head);
     assert_int_equal(status, 101);
+    /* the subprotocol the server selected, read from the head only */
+    char sub[16];
+    assert_int_equal(lg_ws_subprotocol(ok, used, sub, sizeof sub), 7);
+    assert_string_equal(sub, "thue.v1");
+    assert_int_equal(lg_ws_subprotocol(ok, used, sub, 7), -1); /* no room for its NUL */
+    const char *v2 = "HTTP/1.1 101 Switching Protocols\r\nsec-websocket-protocol:thue.v2 \r\n\r\n";
+    assert_int_equal(lg_ws_subprotocol(v2, strlen(v2), sub, sizeof sub), 7);
+    assert_string_equal(sub, "thue.v2");
 
     const char *wrong = "HTTP/1.1 101 Switching Protocols\r\n"
                         "Sec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo\r\n\r\n";
     assert_int_equal(lg_ws_response(wrong, strlen(wrong), key, &used, &status), -1);
     const char *none = "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n\r\n";
     assert_int_equal(lg_ws_response(none, strlen(none), key, &used, &status), -1);
+    assert_int_equal(lg_ws_subprotocol(none, strlen(none), sub, sizeof sub), -1);
     const char *busy = "HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\n\r\n";
     assert_int_equal(lg_ws_response(busy, strlen(busy), key, &used, &status), -1);
     assert_int_equal(status, 503);
