@@ -67,7 +67,7 @@ int lg_model_apply(lg_model *m, const lg_played *ev)
         return LG_MODEL_STALE;
     if (ev->version != m->version + 1)
         return LG_MODEL_GAP;
-    if (!m->has_match || m->step == 2 || m->to_move != ev->seat)
+    if (!m->has_match || m->step == 2 || m->to_move < 0)
         return LG_MODEL_BAD;
     if (ev->paint) {
         if (m->step != 1 || m->placed < 0 || m->placed > m->len || ev->value > 255 ||

@@ -253,9 +253,6 @@ int lg_scan_played(const char *text, size_t len, lg_played *ev)
     ev->ref = (int)v;
     if ((p = int_at(EXPECT(p, end, ",\"version\":"), end, &ev->version)) == NULL || ev->version < 0)
         return -1;
-    if ((p = int_at(EXPECT(p, end, ",\"seat\":"), end, &v)) == NULL || v < 0 || v > 1)
-        return -1;
-    ev->seat = (int)v;
     if ((p = EXPECT(p, end, ",\"move\":{\"")) == NULL)
         return -1;
     const char *q;
@@ -273,9 +270,8 @@ int lg_scan_played(const char *text, size_t len, lg_played *ev)
         (p = int_at(p, end, &v)) == NULL || v < -1 || v > 1)
         return -1;
     ev->to_move = (int)v;
-    if ((p = lg_scan_key(p, (size_t)(end - p), "points")) == NULL)
-        return -1;
-    /* The optional members, each after the one before. */
+    /* The optional members (points, clocks, thinking, round_end, result), each after the
+     * one before; points and clocks are not read. */
     const char *th = lg_scan_key(p, (size_t)(end - p), "thinking");
     if (th != NULL) {
         if ((q = int_at(th, end, &v)) == NULL || v < 0 || v > 1)

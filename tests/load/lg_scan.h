@@ -59,8 +59,7 @@ int lg_scan_state(const char *text, size_t len, lg_state *st);
  *  "round_end" and "result", in that order. */
 typedef struct lg_played {
     int ref;
-    int64_t version;
-    int seat;
+    int64_t version; /* the mover: the model's to_move before it */
     int paint;     /* 1: {"paint":C}, 0: {"place":I} */
     int value;     /* I or C */
     int to_move;   /* -1: null (the match is over) */

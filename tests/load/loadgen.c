@@ -576,7 +576,7 @@ static void check_played(const char *text, size_t len, const lg_played *ev)
               : p->end == THUE_ROUND_REPETITION ? 1
               : p->end == THUE_ROUND_LIMIT      ? 2
                                                 : 3;
-    if (p->ref != ev->ref || p->version != ev->version || p->seat != ev->seat ||
+    if (p->ref != ev->ref || p->version != ev->version ||
         strcmp(p->move, move) != 0 || p->to_move != ev->to_move ||
         (p->has_thinking ? p->thinking : -1) != ev->thinking || end != ev->round_end ||
         p->has_result != ev->over)

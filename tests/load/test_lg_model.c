@@ -47,10 +47,10 @@ static void test_scan_played_every_member(void **state)
     __typeof__(msg.u.played) *p = &msg.u.played;
     p->ref = 2147483647;
     p->version = 123456789012LL;
-    p->seat = 1;
     snprintf(p->move, sizeof p->move, "{\"paint\":11}");
     p->think_ms = 12.345;
     p->to_move = -1;
+    p->has_points = 1;
     p->points[0] = 7;
     p->points[1] = 100;
     p->has_clocks = 1;
@@ -72,7 +72,6 @@ static void test_scan_played_every_member(void **state)
     assert_int_equal(lg_scan_played(t, strlen(t), &ev), 0);
     assert_int_equal(ev.ref, 2147483647);
     assert_true(ev.version == 123456789012LL);
-    assert_int_equal(ev.seat, 1);
     assert_int_equal(ev.paint, 1);
     assert_int_equal(ev.value, 11);
     assert_int_equal(ev.to_move, -1);
@@ -114,19 +113,19 @@ static void test_scan_played_refuses(void **state)
     lg_played ev;
     static const char *const bad[] = {
         /* another game's move */
-        "{\"type\":\"played\",\"ref\":1,\"version\":2,\"seat\":0,\"move\":{\"take\":[1,2]},"
+        "{\"type\":\"played\",\"ref\":1,\"version\":2,\"move\":{\"take\":[1,2]},"
         "\"think_ms\":0,\"to_move\":1,\"points\":[0,0]}",
         /* over without result, and result while someone is to move */
-        "{\"type\":\"played\",\"ref\":1,\"version\":2,\"seat\":0,\"move\":{\"place\":1},"
+        "{\"type\":\"played\",\"ref\":1,\"version\":2,\"move\":{\"place\":1},"
         "\"think_ms\":0,\"to_move\":null,\"points\":[0,0]}",
-        "{\"type\":\"played\",\"ref\":1,\"version\":2,\"seat\":0,\"move\":{\"place\":1},"
+        "{\"type\":\"played\",\"ref\":1,\"version\":2,\"move\":{\"place\":1},"
         "\"think_ms\":0,\"to_move\":1,\"points\":[0,0],\"result\":{\"winner\":null,"
         "\"reason\":\"score\"}}",
         /* members out of order or missing */
-        "{\"type\":\"played\",\"version\":2,\"ref\":1,\"seat\":0,\"move\":{\"place\":1},"
+        "{\"type\":\"played\",\"version\":2,\"ref\":1,\"move\":{\"place\":1},"
         "\"think_ms\":0,\"to_move\":1,\"points\":[0,0]}",
-        "{\"type\":\"played\",\"ref\":1,\"version\":2,\"seat\":0,\"move\":{\"place\":1}}",
-        "{\"type\":\"played\",\"ref\":0,\"version\":2,\"seat\":0,\"move\":{\"place\":1},"
+        "{\"type\":\"played\",\"ref\":1,\"version\":2,\"move\":{\"place\":1}}",
+        "{\"type\":\"played\",\"ref\":0,\"version\":2,\"move\":{\"place\":1},"
         "\"think_ms\":0,\"to_move\":1,\"points\":[0,0]}",
         "{\"type\":\"room_state\"}",
     };
@@ -194,10 +193,11 @@ static char *played_text(const thue_match *mt, int ref, int64_t v, int seat, int
     __typeof__(msg.u.played) *p = &msg.u.played;
     p->ref = ref;
     p->version = v;
-    p->seat = seat;
+    (void)seat; /* the mover: the state's to_move (thue.v2 does not say it) */
     snprintf(p->move, sizeof p->move, "{\"%s\":%d}", paint ? "paint" : "place", value);
     p->think_ms = (double)(next() % 100000) / 1000;
     p->to_move = thue_match_to_move(mt);
+    p->has_points = paint; /* a paint may score; a place never does */
     for (int i = 0; i < 2; i++)
         p->points[i] = thue_match_points(mt, i);
     if (round_was != mt->round || thue_match_over(mt)) {
@@ -277,7 +277,7 @@ static void test_model_follows_the_engine(void **state)
         }
         assert_true(thue_match_over(&mt));
         /* A played of the ended match, or one from the past, is not applied. */
-        lg_played late = {.ref = ref, .version = v, .seat = 0, .to_move = -1, .thinking = -1};
+        lg_played late = {.ref = ref, .version = v, .to_move = -1, .thinking = -1};
         assert_int_equal(lg_model_apply(&m, &late), LG_MODEL_STALE);
         late.version = v + 1;
         assert_int_equal(lg_model_apply(&m, &late), LG_MODEL_BAD);
@@ -306,7 +306,7 @@ static void test_model_gap_and_misfit(void **state)
     lg_model m;
     lg_model_init(&m);
     lg_played ev = {
-        .ref = 3, .version = 9, .seat = 0, .paint = 0, .value = 1, .to_move = 1, .thinking = -1};
+        .ref = 3, .version = 9, .paint = 0, .value = 1, .to_move = 1, .thinking = -1};
     assert_int_equal(lg_model_apply(&m, &ev), LG_MODEL_OTHER); /* no state yet */
     assert_int_equal(lg_model_reset(&m, &st, word + sizeof word - 1), 0);
     assert_int_equal(lg_model_apply(&m, &ev), LG_MODEL_GAP);
@@ -317,10 +317,7 @@ static void test_model_gap_and_misfit(void **state)
     ev.paint = 1; /* a paint while a place is due */
     assert_int_equal(lg_model_apply(&m, &ev), LG_MODEL_BAD);
     ev.paint = 0;
-    ev.seat = 1; /* not its turn */
-    assert_int_equal(lg_model_apply(&m, &ev), LG_MODEL_BAD);
     assert_int_equal(m.version, 7); /* nothing refused changed it */
-    ev.seat = 0;
     assert_int_equal(lg_model_apply(&m, &ev), LG_MODEL_APPLIED);
     assert_int_equal(m.placed, 2);
     assert_int_equal(m.step, 1);
