@@ -556,6 +556,17 @@ void cli_net_close(cli_net *n)
 {
     if (n == NULL)
         return;
+    /* The debugging check: the syncs still out are answered and checked first (a watch
+     * ends at match_end, which may overtake the last moves' answers). */
+    int64_t end = lws_now_usecs() + 2000000;
+    while (setup.check_every && n->state == 1 && (n->nsyncs > 0 || n->answer.id > 0)) {
+        int64_t left = end - lws_now_usecs();
+        thue_msg m;
+        int r = left > 0 ? cli_net_next(n, (int)(left / 1000) + 1, &m) : -1;
+        if (r <= 0)
+            break;
+        thue_msg_clear(&m); /* a message that came meanwhile: nobody wants it now */
+    }
     if (n->ctx)
         lws_context_destroy(n->ctx);
     cli_model_free(n->model);

@@ -76,7 +76,8 @@ void cli_net_set_rate(cli_net *n, int rate, int burst);
 /* Why the connection closed (a static sentence while it is open). */
 const char *cli_net_error(const cli_net *n);
 
-/* Closes the connection and frees everything. NULL is a no-op. */
+/* Closes the connection and frees everything. NULL is a no-op. Under --check-sync
+ * (cli_net_setup) it first waits, at most 2 s, for the answers of the syncs still out. */
 void cli_net_close(cli_net *n);
 
 #endif
