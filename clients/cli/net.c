@@ -517,6 +517,7 @@ static int through_model(cli_net *n, thue_msg *m)
 int cli_net_next(cli_net *n, int timeout_ms, thue_msg *out)
 {
     int64_t end = lws_now_usecs() + (int64_t)timeout_ms * 1000;
+    int polled = 0;
     for (;;) {
         size_t len;
         char *text;
@@ -531,10 +532,15 @@ int cli_net_next(cli_net *n, int timeout_ms, thue_msg *out)
         }
         if (n->state < 0)
             return -1;
+        /* Once past the time, the loop has been serviced at least once: a timeout of 0
+         * polls the socket (pings are answered, messages read), it does not skip it.
+         * (A wake-up of 1 ms, not 0: with nothing to do, a sul due at once does not end
+         * lws_service's wait.) */
         int64_t left = end - lws_now_usecs();
-        if (left <= 0)
+        if (left <= 0 && polled)
             return 0;
-        service(n, (int)(left / 1000) + 1);
+        service(n, left > 0 ? (int)(left / 1000) + 1 : 1);
+        polled = 1;
     }
 }
 
