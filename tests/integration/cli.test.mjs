@@ -37,7 +37,8 @@ function start(cmd, args, { input, onLine } = {}) {
   proc.stderr.on("data", (d) => (stderr += d));
   proc.stdin.on("error", () => {}); // a process that exits before reading all input
   if (input !== undefined) proc.stdin.end(input);
-  const exited = once(proc, "exit");
+  // "close", not "exit": the output may still be on its way when the process exits.
+  const exited = once(proc, "close");
   const done = exited.then(([code, signal]) => ({ code, signal, stdout, stderr }));
   return { proc, done };
 }
@@ -102,8 +103,10 @@ test("thue bot: bad arguments exit 2, an unreachable server exits 1", async () =
   }
 });
 
-/** A TCP proxy to port that cuts every connection once, right after the server sent
- * `cutAfter` through it. Resolves to {port, cuts(), close()}. */
+/** A TCP proxy to port that cuts the first connection through which the server sent
+ * `cutAfter`, 20 ms later; what the server sends meanwhile is lost (so the client's
+ * game cannot end before the cut, however fast it goes). Resolves to {port, cuts(),
+ * close()}. */
 async function cuttingProxy(port, cutAfter) {
   let cuts = 0;
   const sockets = new Set();
@@ -116,10 +119,13 @@ async function cuttingProxy(port, cutAfter) {
     client.on("close", () => upstream.destroy());
     upstream.on("close", () => client.destroy());
     client.pipe(upstream);
+    let cutting = false;
     upstream.on("data", (d) => {
+      if (cutting) return;
       client.write(d);
       if (cuts === 0 && d.includes(cutAfter)) {
         cuts++;
+        cutting = true;
         setTimeout(() => {
           client.destroy();
           upstream.destroy();
