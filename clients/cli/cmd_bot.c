@@ -253,10 +253,14 @@ int cmd_bot(int argc, char **argv)
                *think = NULL, *protocol = NULL, *check_sync = NULL;
     int json = 0;
     const cli_opt opts[] = {
-        {"bot", 1, &spec, NULL},         {"server", 1, &server, NULL},
-        {"name", 1, &name, NULL},        {"games", 1, &games, NULL},
-        {"queue", 1, &queue, NULL},      {"think-ms", 1, &think, NULL},
-        {"json", 0, NULL, &json},        {"protocol", 1, &protocol, NULL},
+        {"bot", 1, &spec, NULL},
+        {"server", 1, &server, NULL},
+        {"name", 1, &name, NULL},
+        {"games", 1, &games, NULL},
+        {"queue", 1, &queue, NULL},
+        {"think-ms", 1, &think, NULL},
+        {"json", 0, NULL, &json},
+        {"protocol", 1, &protocol, NULL},
         {"check-sync", 1, &check_sync, NULL}, /* debugging: not in --help (net.h) */
         {NULL, 0, NULL, NULL},
     };

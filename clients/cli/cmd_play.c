@@ -426,9 +426,12 @@ int cmd_play(int argc, char **argv)
     const char *server = NULL, *name = NULL, *room = NULL, *invite = NULL, *create = NULL,
                *queue = NULL, *protocol = NULL, *check_sync = NULL;
     const cli_opt opts[] = {
-        {"server", 1, &server, NULL},     {"name", 1, &name, NULL},
-        {"room", 1, &room, NULL},         {"invite", 1, &invite, NULL},
-        {"create", 1, &create, NULL},     {"queue", 1, &queue, NULL},
+        {"server", 1, &server, NULL},
+        {"name", 1, &name, NULL},
+        {"room", 1, &room, NULL},
+        {"invite", 1, &invite, NULL},
+        {"create", 1, &create, NULL},
+        {"queue", 1, &queue, NULL},
         {"protocol", 1, &protocol, NULL},
         {"check-sync", 1, &check_sync, NULL}, /* debugging: not in --help (net.h) */
         {NULL, 0, NULL, NULL},

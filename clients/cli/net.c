@@ -66,8 +66,8 @@ struct cli_net {
     int64_t refilled_us;
     lws_sorted_usec_list_t sul;
     char addr[256], path[512], host[300];
-    int proto;         /* the selected subprotocol: 1 or 2 */
-    cli_model *model;  /* thue.v2's room model (NULL under thue.v1) */
+    int proto;        /* the selected subprotocol: 1 or 2 */
+    cli_model *model; /* thue.v2's room model (NULL under thue.v1) */
     pending_sync syncs[MAX_SYNCS];
     int nsyncs;
     pending_sync answer; /* id > 0: the next room_state of answer.room is this sync's */
@@ -425,7 +425,7 @@ static void send_sync(cli_net *n, const char *room, int check)
 {
     if (n->nsyncs == MAX_SYNCS) {
         if (check)
-            return; /* a check can wait for the next move */
+            return;  /* a check can wait for the next move */
         n->nsyncs--; /* forget the oldest: its reply will pass as an unknown one */
         memmove(n->syncs, n->syncs + 1, (size_t)n->nsyncs * sizeof *n->syncs);
     }

@@ -32,13 +32,13 @@
 #define MAX_ROOMS 32 /* rooms kept at once; the least recently changed one goes first */
 
 typedef struct mroom {
-    thue_msg st;           /* thue.v2's room_state (has_ref); owned NULL */
-    uint8_t *buf[3];       /* Thue: [0] the current word, [1 + r] round r's final word */
+    thue_msg st;     /* thue.v2's room_state (has_ref); owned NULL */
+    uint8_t *buf[3]; /* Thue: [0] the current word, [1 + r] round r's final word */
     int cap[3];
     const thue_gamedef *game; /* another game: its table, NULL when unknown here */
     thue_gopt gopt;           /* ... and its options (game_ok: parsed) */
     int game_ok;
-    void *gst; /* another game: its state's scratch (state_size bytes) */
+    void *gst;     /* another game: its state's scratch (state_size bytes) */
     uint64_t used; /* the model's tick of the room's last change */
 } mroom;
 
@@ -345,9 +345,8 @@ static int game_next(mroom *r, const thue_msg *evm, char *why, size_t whysize)
         return -1;
     }
     json_t *sj = g->state_json(&r->gopt, r->gst);
-    size_t n = sj ? json_dumpb(sj, m->state, sizeof m->state - 1,
-                               JSON_COMPACT | JSON_PRESERVE_ORDER)
-                  : 0;
+    size_t n =
+        sj ? json_dumpb(sj, m->state, sizeof m->state - 1, JSON_COMPACT | JSON_PRESERVE_ORDER) : 0;
     json_decref(sj);
     if (n == 0 || n >= sizeof m->state - 1) {
         m->state[0] = '\0';
@@ -522,8 +521,8 @@ static void comparable(thue_msg *x)
     }
 }
 
-int cli_model_compare(const thue_msg *model, const thue_msg *server, int64_t run_lo,
-                      int64_t run_hi, char *why, size_t whysize)
+int cli_model_compare(const thue_msg *model, const thue_msg *server, int64_t run_lo, int64_t run_hi,
+                      char *why, size_t whysize)
 {
     thue_msg *a = malloc(sizeof *a), *b = malloc(sizeof *b);
     if (a == NULL || b == NULL) {

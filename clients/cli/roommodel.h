@@ -81,7 +81,7 @@ int cli_model_seat_of(const thue_msg *rs, const char *name);
  * shows less time left). 0 when they agree; 1 when they differ, with a sentence naming
  * the first difference in why (both texts around it); -1 when out of memory.
  */
-int cli_model_compare(const thue_msg *model, const thue_msg *server, int64_t run_lo,
-                      int64_t run_hi, char *why, size_t whysize);
+int cli_model_compare(const thue_msg *model, const thue_msg *server, int64_t run_lo, int64_t run_hi,
+                      char *why, size_t whysize);
 
 #endif

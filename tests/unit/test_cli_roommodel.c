@@ -195,8 +195,9 @@ static int feed(cli_model *model, const match *m, int upto)
 static void test_roommodel_every_game_as_thue_v1(void **state)
 {
     (void)state;
-    const char *want[] = {"thue-square", "thue-overlap", "thue-resign", "thue-clock-bot", "nim",
-                          "nim-misere", "circle", "northcott", "rims", "wythoff", "dots"};
+    const char *want[] = {"thue-square", "thue-overlap", "thue-resign", "thue-clock-bot",
+                          "nim",         "nim-misere",   "circle",      "northcott",
+                          "rims",        "wythoff",      "dots"};
     for (size_t g = 0; g < sizeof want / sizeof *want; g++) {
         const match *m = match_named(want[g]);
         if (m == NULL)
