@@ -282,8 +282,8 @@ int cmd_bot(int argc, char **argv)
     } else {
         snprintf(b.name, sizeof b.name, "cli-bot-%04d", (int)(getpid() % 10000));
     }
-    b.games = cli_int("bot", "--games", games, 0, 1000000, 1);
-    b.think_ms = cli_int("bot", "--think-ms", think, 1, 3600000, 1000);
+    b.games = cli_int("bot", "games", games, 0, 1000000, 1);
+    b.think_ms = cli_int("bot", "think-ms", think, 1, 3600000, 1000);
     b.json = json;
     b.variant = THUE_SQUARE;
     b.k = 3;

@@ -88,13 +88,13 @@ static void parse_create(const char *text, int *k, thue_variant *v, int *limit)
             cli_usage_error("play", "--create: expected NAME=VALUE, not '%s'", tok);
         *eq = '\0';
         if (strcmp(tok, "k") == 0)
-            *k = cli_int("play", "--create k", eq + 1, 2, 64, 3);
+            *k = cli_int("play", "create k", eq + 1, 2, 64, 3);
         else if (strcmp(tok, "variant") == 0) {
             if (strcmp(eq + 1, "square") != 0 && strcmp(eq + 1, "overlap") != 0)
                 cli_usage_error("play", "--create: variant is square or overlap");
             *v = cli_variant("play", eq + 1);
         } else if (strcmp(tok, "limit") == 0)
-            *limit = cli_int("play", "--create limit", eq + 1, 1, 10000, 100);
+            *limit = cli_int("play", "create limit", eq + 1, 1, 10000, 100);
         else
             cli_usage_error("play", "--create: unknown option '%s' (k, variant, limit)", tok);
     }

@@ -249,7 +249,7 @@ void cli_queue_arg(const char *cmd, const char *text, thue_variant *variant, int
     if (strcmp(v, "square") != 0 && strcmp(v, "overlap") != 0)
         cli_usage_error(cmd, "--queue: the variant is square or overlap, not '%s'", v);
     *variant = cli_variant(cmd, v);
-    *k = cli_int(cmd, "--queue K", comma + 1, 2, 64, 3);
+    *k = cli_int(cmd, "queue K", comma + 1, 2, 64, 3);
 }
 
 const char *cli_seat_name(const thue_msg *rs, int seat)
