@@ -23,7 +23,7 @@
 
 static const char usage[] =
     "Usage: thue bot --bot SPEC [--server URL] [--name N] [--games N] [--queue V,K]\n"
-    "                [--think-ms T] [--json]\n"
+    "                [--think-ms T] [--json] [--protocol 1|2]\n"
     "\n"
     "Plays a search bot (docs/bots.md) on a thue-server through the quick-match queue.\n"
     "\n"
@@ -35,6 +35,8 @@ static const char usage[] =
     "  --queue V,K     the queue: variant and number of symbols (default square,3)\n"
     "  --think-ms T    time per move in milliseconds (default 1000)\n"
     "  --json          one JSON object per game and one for the summary\n"
+    "  --protocol P    the newest subprotocol to offer: 2 (default) offers thue.v2 and\n"
+    "                  thue.v1 and speaks the one the server selects; 1 offers thue.v1\n"
     "\n"
     "Prints one line per game (room, seat, result, points) and a summary. A lost\n"
     "connection is resumed with the session's resume token. Through the balancer of\n"
@@ -248,12 +250,19 @@ static int reconnect(bot *b)
 int cmd_bot(int argc, char **argv)
 {
     const char *spec = NULL, *server = NULL, *name = NULL, *games = NULL, *queue = NULL,
-               *think = NULL;
+               *think = NULL, *protocol = NULL, *check_sync = NULL;
     int json = 0;
     const cli_opt opts[] = {
-        {"bot", 1, &spec, NULL},    {"server", 1, &server, NULL}, {"name", 1, &name, NULL},
-        {"games", 1, &games, NULL}, {"queue", 1, &queue, NULL},   {"think-ms", 1, &think, NULL},
-        {"json", 0, NULL, &json},   {NULL, 0, NULL, NULL},
+        {"bot", 1, &spec, NULL},
+        {"server", 1, &server, NULL},
+        {"name", 1, &name, NULL},
+        {"games", 1, &games, NULL},
+        {"queue", 1, &queue, NULL},
+        {"think-ms", 1, &think, NULL},
+        {"json", 0, NULL, &json},
+        {"protocol", 1, &protocol, NULL},
+        {"check-sync", 1, &check_sync, NULL}, /* debugging: not in --help (net.h) */
+        {NULL, 0, NULL, NULL},
     };
     const char *pos[1];
     int np;
@@ -273,13 +282,14 @@ int cmd_bot(int argc, char **argv)
     } else {
         snprintf(b.name, sizeof b.name, "cli-bot-%04d", (int)(getpid() % 10000));
     }
-    b.games = cli_int("bot", "--games", games, 0, 1000000, 1);
-    b.think_ms = cli_int("bot", "--think-ms", think, 1, 3600000, 1000);
+    b.games = cli_int("bot", "games", games, 0, 1000000, 1);
+    b.think_ms = cli_int("bot", "think-ms", think, 1, 3600000, 1000);
     b.json = json;
     b.variant = THUE_SQUARE;
     b.k = 3;
     if (queue)
         cli_queue_arg("bot", queue, &b.variant, &b.k);
+    cli_net_options("bot", protocol, check_sync);
 
     char err[300];
     b.net = cli_net_open(b.server, 10000, err, sizeof err);

@@ -22,7 +22,7 @@
 #include "netcmd.h"
 
 static const char usage[] =
-    "Usage: thue play [--server URL] [--name N]\n"
+    "Usage: thue play [--server URL] [--name N] [--protocol 1|2]\n"
     "                 [--queue V,K | --room ROOM [--invite CODE] | --create k=K,variant=V]\n"
     "\n"
     "Plays one match on a thue-server from the console. The word is shown with its gap\n"
@@ -40,6 +40,8 @@ static const char usage[] =
     "  --room ROOM         join the room ROOM (--invite CODE for a private one)\n"
     "  --create OPTS       create a room and wait for an opponent; OPTS is a comma list of\n"
     "                      k=K, variant=V, limit=L (defaults 3, square, 100)\n"
+    "  --protocol P        the newest subprotocol to offer: 2 (default) offers thue.v2 and\n"
+    "                      thue.v1 and speaks the one the server selects; 1 offers thue.v1\n"
     "\n"
     "Exit status: 0 the match ended, 1 cannot connect, the session was lost, or the input\n"
     "ended (or 'quit'), 2 bad arguments.\n";
@@ -86,13 +88,13 @@ static void parse_create(const char *text, int *k, thue_variant *v, int *limit)
             cli_usage_error("play", "--create: expected NAME=VALUE, not '%s'", tok);
         *eq = '\0';
         if (strcmp(tok, "k") == 0)
-            *k = cli_int("play", "--create k", eq + 1, 2, 64, 3);
+            *k = cli_int("play", "create k", eq + 1, 2, 64, 3);
         else if (strcmp(tok, "variant") == 0) {
             if (strcmp(eq + 1, "square") != 0 && strcmp(eq + 1, "overlap") != 0)
                 cli_usage_error("play", "--create: variant is square or overlap");
             *v = cli_variant("play", eq + 1);
         } else if (strcmp(tok, "limit") == 0)
-            *limit = cli_int("play", "--create limit", eq + 1, 1, 10000, 100);
+            *limit = cli_int("play", "create limit", eq + 1, 1, 10000, 100);
         else
             cli_usage_error("play", "--create: unknown option '%s' (k, variant, limit)", tok);
     }
@@ -422,10 +424,16 @@ static int reconnect(play *p)
 int cmd_play(int argc, char **argv)
 {
     const char *server = NULL, *name = NULL, *room = NULL, *invite = NULL, *create = NULL,
-               *queue = NULL;
+               *queue = NULL, *protocol = NULL, *check_sync = NULL;
     const cli_opt opts[] = {
-        {"server", 1, &server, NULL}, {"name", 1, &name, NULL},     {"room", 1, &room, NULL},
-        {"invite", 1, &invite, NULL}, {"create", 1, &create, NULL}, {"queue", 1, &queue, NULL},
+        {"server", 1, &server, NULL},
+        {"name", 1, &name, NULL},
+        {"room", 1, &room, NULL},
+        {"invite", 1, &invite, NULL},
+        {"create", 1, &create, NULL},
+        {"queue", 1, &queue, NULL},
+        {"protocol", 1, &protocol, NULL},
+        {"check-sync", 1, &check_sync, NULL}, /* debugging: not in --help (net.h) */
         {NULL, 0, NULL, NULL},
     };
     const char *pos[1];
@@ -453,6 +461,7 @@ int cmd_play(int argc, char **argv)
         cli_queue_arg("play", queue, &variant, &k);
     if (create)
         parse_create(create, &k, &variant, &limit);
+    cli_net_options("play", protocol, check_sync);
 
     static play p; /* zeroed; one per process */
     char err[300];

@@ -12,7 +12,7 @@
 #include "netcmd.h"
 
 static const char usage[] =
-    "Usage: thue watch ROOM [--server URL] [--invite CODE]\n"
+    "Usage: thue watch ROOM [--server URL] [--invite CODE] [--protocol 1|2]\n"
     "\n"
     "Watches ROOM on a thue-server: prints each room state as a line (version, status,\n"
     "round, roles, the word with its gap indices |i|, points, clocks, the last move with\n"
@@ -22,6 +22,8 @@ static const char usage[] =
     "\n"
     "  --server URL    the server's WebSocket endpoint (default " CLI_DEFAULT_SERVER ")\n"
     "  --invite CODE   the invite code of a private room\n"
+    "  --protocol P    the newest subprotocol to offer: 2 (default) offers thue.v2 and\n"
+    "                  thue.v1 and speaks the one the server selects; 1 offers thue.v1\n"
     "\n"
     "Exit status: 0 the match ended, 1 cannot connect, reconnect or watch the room,\n"
     "2 bad arguments.\n";
@@ -40,10 +42,12 @@ static void print_end(const thue_msg *m)
 
 int cmd_watch(int argc, char **argv)
 {
-    const char *server = NULL, *invite = NULL;
+    const char *server = NULL, *invite = NULL, *protocol = NULL, *check_sync = NULL;
     const cli_opt opts[] = {
         {"server", 1, &server, NULL},
         {"invite", 1, &invite, NULL},
+        {"protocol", 1, &protocol, NULL},
+        {"check-sync", 1, &check_sync, NULL}, /* debugging: not in --help (net.h) */
         {NULL, 0, NULL, NULL},
     };
     const char *pos[1];
@@ -61,6 +65,7 @@ int cmd_watch(int argc, char **argv)
         server = CLI_DEFAULT_SERVER;
     if (!cli_net_url_ok(server))
         cli_usage_error("watch", "--server: expected ws://HOST[:PORT]/PATH, not '%s'", server);
+    cli_net_options("watch", protocol, check_sync);
 
     char err[300];
     cli_net *net = cli_net_open(server, 10000, err, sizeof err);

@@ -7,6 +7,14 @@
  * arrives meanwhile. Received text messages are reassembled from fragments and queued;
  * outgoing ones are queued and written one per WRITEABLE callback, as lws requires.
  * lws_service() ignores its timeout in 4.x, so a scheduled sul wakes the loop instead.
+ *
+ * The subprotocol: the client offers "thue.v2,thue.v1" (or "thue.v1") and binds its one
+ * local protocol handler by name (local_protocol_name), whatever the server selects; the
+ * selected name is read from the handshake's response headers before they are freed
+ * (CLIENT_FILTER_PRE_ESTABLISH). Under thue.v2 a room model (roommodel.h) stands
+ * between the decoder and the caller; the syncs it needs, and those of the debugging
+ * check (cli_net_setup), are this file's: their ids are remembered, so that their
+ * replies are not handed out.
  */
 #include "net.h"
 
@@ -14,6 +22,29 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "roommodel.h"
+
+#define MAX_SYNCS 16 /* syncs awaiting their reply, per connection */
+
+/* A sync this connection sent: to recover a room the model lost, or to check it. */
+typedef struct pending_sync {
+    long id;
+    int check;
+    char room[THUE_PROTO_KEY_MAX + 1];
+} pending_sync;
+
+/* The process's settings (cli_net_setup) and the check's counts, for every connection
+ * (a command replaces its connection when it reconnects or follows `moved`). */
+static struct {
+    const char *cmd;
+    int protocol;    /* the newest subprotocol offered */
+    int check_every; /* --check-sync N, 0: off */
+    long moves;      /* played events the models applied */
+    long checks;     /* syncs whose answer equalled the model */
+    int spoke_v2;    /* some connection spoke thue.v2 */
+    int failed;      /* the check failed (its message said enough) */
+} setup = {"net", 2, 0, 0, 0, 0, 0};
 
 typedef struct strq {
     char **items;
@@ -35,6 +66,11 @@ struct cli_net {
     int64_t refilled_us;
     lws_sorted_usec_list_t sul;
     char addr[256], path[512], host[300];
+    int proto;        /* the selected subprotocol: 1 or 2 */
+    cli_model *model; /* thue.v2's room model (NULL under thue.v1) */
+    pending_sync syncs[MAX_SYNCS];
+    int nsyncs;
+    pending_sync answer; /* id > 0: the next room_state of answer.room is this sync's */
 };
 
 static int strq_push(strq *q, char *s, size_t len)
@@ -105,6 +141,12 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
     if (n == NULL)
         return 0;
     switch (reason) {
+    case LWS_CALLBACK_CLIENT_FILTER_PRE_ESTABLISH: {
+        char sel[32];
+        int got = lws_hdr_copy(wsi, sel, sizeof sel, WSI_TOKEN_PROTOCOL);
+        n->proto = got > 0 && strcmp(sel, "thue.v2") == 0 ? 2 : 1;
+        break;
+    }
     case LWS_CALLBACK_CLIENT_ESTABLISHED:
         n->state = 1;
         if (n->out.count)
@@ -182,10 +224,44 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
     return 0;
 }
 
+/* One local handler for either subprotocol (bound by name: ci.local_protocol_name). */
 static const struct lws_protocols protocols[] = {
-    {"thue.v1", callback, 0, 65536, 0, NULL, 0},
+    {"thue", callback, 0, 65536, 0, NULL, 0},
     {NULL, NULL, 0, 0, 0, NULL, 0},
 };
+
+/* At exit, under --check-sync: what was checked. */
+static void check_summary(void)
+{
+    if (setup.failed)
+        return;
+    if (!setup.spoke_v2)
+        fprintf(stderr, "thue %s: --check-sync: nothing checked: the server spoke thue.v1\n",
+                setup.cmd);
+    else
+        fprintf(stderr,
+                "thue %s: --check-sync: %ld synced states equal to the model's (thue.v2, %ld "
+                "moves applied)\n",
+                setup.cmd, setup.checks, setup.moves);
+}
+
+void cli_net_setup(const char *cmd, int protocol, int check_sync)
+{
+    setup.cmd = cmd;
+    setup.protocol = protocol == 1 ? 1 : 2;
+    setup.check_every = check_sync > 0 ? check_sync : 0;
+    if (setup.check_every)
+        atexit(check_summary);
+}
+
+/* The debugging check failed: say so and end the process (cli_net_setup). */
+static void check_failed(const char *what, const char *room, const char *detail)
+{
+    fflush(stdout);
+    fprintf(stderr, "thue %s: --check-sync: %s (room %s): %s\n", setup.cmd, what, room, detail);
+    setup.failed = 1;
+    exit(3);
+}
 
 int cli_net_url_ok(const char *url)
 {
@@ -265,8 +341,10 @@ cli_net *cli_net_open(const char *url, int timeout_ms, char *err, size_t errsize
     ci.path = n->path;
     ci.host = n->host;
     ci.origin = n->host;
-    ci.protocol = "thue.v1";
+    ci.protocol = setup.protocol == 2 ? "thue.v2,thue.v1" : "thue.v1";
+    ci.local_protocol_name = "thue";
     ci.pwsi = &n->wsi;
+    n->proto = 1;
     if (lws_client_connect_via_info(&ci) == NULL && n->state >= 0)
         set_closed(n, "cannot connect");
     int64_t end = lws_now_usecs() + (int64_t)timeout_ms * 1000;
@@ -283,7 +361,26 @@ cli_net *cli_net_open(const char *url, int timeout_ms, char *err, size_t errsize
         cli_net_close(n);
         return NULL;
     }
+    if (n->proto == 2) {
+        setup.spoke_v2 = 1;
+        if ((n->model = cli_model_new(NULL)) == NULL) {
+            snprintf(err, errsize, "out of memory");
+            cli_net_close(n);
+            return NULL;
+        }
+    }
     return n;
+}
+
+int cli_net_protocol(const cli_net *n)
+{
+    return n->proto;
+}
+
+void cli_net_set_player(cli_net *n, const char *name)
+{
+    if (n->model != NULL)
+        cli_model_set_name(n->model, name);
 }
 
 long cli_net_send(cli_net *n, thue_cmd *cmd)
@@ -311,6 +408,8 @@ long cli_net_send(cli_net *n, thue_cmd *cmd)
     char *text = thue_cmd_encode(cmd, NULL);
     if (text == NULL)
         return -1;
+    if (cmd->type == THUE_CMD_LEAVE && n->model != NULL)
+        cli_model_forget(n->model, cmd->u.room.room);
     if (strq_push(&n->out, text, strlen(text)) < 0) {
         free(text);
         return -1;
@@ -321,9 +420,104 @@ long cli_net_send(cli_net *n, thue_cmd *cmd)
     return cmd->id.kind == THUE_ID_INT ? (long)cmd->id.num : 1;
 }
 
+/* Sends sync for room, remembering it (check: the debugging check's). */
+static void send_sync(cli_net *n, const char *room, int check)
+{
+    if (n->nsyncs == MAX_SYNCS) {
+        if (check)
+            return;  /* a check can wait for the next move */
+        n->nsyncs--; /* forget the oldest: its reply will pass as an unknown one */
+        memmove(n->syncs, n->syncs + 1, (size_t)n->nsyncs * sizeof *n->syncs);
+    }
+    thue_cmd c;
+    memset(&c, 0, sizeof c);
+    c.type = THUE_CMD_SYNC;
+    snprintf(c.u.room.room, sizeof c.u.room.room, "%s", room);
+    long id = cli_net_send(n, &c);
+    if (id < 0)
+        return;
+    pending_sync *p = &n->syncs[n->nsyncs++];
+    p->id = id;
+    p->check = check;
+    snprintf(p->room, sizeof p->room, "%s", room);
+}
+
+/* The whole state that answers a check's sync: it must be the model's. */
+static void check_answer(cli_net *n, const thue_msg *st)
+{
+    const char *room = st->u.room_state.room;
+    const thue_msg *mine = cli_model_find(n->model, room);
+    if (mine == NULL)
+        return; /* the room was left meanwhile */
+    char why[600];
+    if (mine->u.room_state.version != st->u.room_state.version) {
+        snprintf(why, sizeof why, "the server's state is version %lld, the model's %lld",
+                 (long long)st->u.room_state.version, (long long)mine->u.room_state.version);
+        check_failed("the synced state is another version than the model's", room, why);
+    }
+    /* The running clock may have run on between the move and the sync (a little more
+     * than a millisecond of rounding the other way is a difference). */
+    int rc = cli_model_compare(mine, st, -1, 600000, why, sizeof why);
+    if (rc != 0)
+        check_failed("the model differs from the synced state", room,
+                     rc < 0 ? "out of memory" : why);
+    setup.checks++;
+}
+
+/* A decoded message under thue.v2: 1 to hand *m out (perhaps replaced by the model's
+ * state), 0 when it was taken here (*m released). */
+static int through_model(cli_net *n, thue_msg *m)
+{
+    if ((m->type == THUE_MSG_OK || m->type == THUE_MSG_ERROR) && m->id.kind == THUE_ID_INT) {
+        for (int i = 0; i < n->nsyncs; i++) {
+            if (n->syncs[i].id != m->id.num)
+                continue;
+            if (m->type == THUE_MSG_OK)
+                n->answer = n->syncs[i]; /* the room's whole state comes next */
+            n->syncs[i] = n->syncs[--n->nsyncs];
+            thue_msg_clear(m);
+            return 0;
+        }
+        return 1;
+    }
+    int is_state = m->type == THUE_MSG_ROOM_STATE && m->u.room_state.has_ref;
+    if (!is_state && m->type != THUE_MSG_PLAYED)
+        return 1;
+    if (is_state && n->answer.id > 0 && strcmp(n->answer.room, m->u.room_state.room) == 0) {
+        int check = n->answer.check;
+        n->answer.id = 0;
+        if (check) { /* the caller has this state already */
+            check_answer(n, m);
+            thue_msg_clear(m);
+            return 0;
+        }
+    }
+    thue_msg st;
+    char room[THUE_PROTO_KEY_MAX + 1];
+    cli_model_result r = cli_model_apply(n->model, m, &st, room);
+    int played = m->type == THUE_MSG_PLAYED;
+    thue_msg_clear(m);
+    if (r == CLI_MODEL_SYNC) {
+        if (setup.check_every)
+            check_failed("the model lost a room", room, cli_model_why(n->model));
+        send_sync(n, room, 0);
+        return 0;
+    }
+    if (r != CLI_MODEL_STATE)
+        return 0;
+    *m = st;
+    if (played) {
+        setup.moves++;
+        if (setup.check_every && setup.moves % setup.check_every == 0)
+            send_sync(n, m->u.room_state.room, 1);
+    }
+    return 1;
+}
+
 int cli_net_next(cli_net *n, int timeout_ms, thue_msg *out)
 {
     int64_t end = lws_now_usecs() + (int64_t)timeout_ms * 1000;
+    int polled = 0;
     for (;;) {
         size_t len;
         char *text;
@@ -331,16 +525,22 @@ int cli_net_next(cli_net *n, int timeout_ms, thue_msg *out)
             memset(out, 0, sizeof *out);
             int rc = thue_msg_decode(text, len, out, NULL);
             free(text);
-            if (rc == 0)
+            if (rc == 0 && (n->model == NULL || through_model(n, out)))
                 return 1;
-            thue_msg_clear(out); /* unknown or malformed: skip it */
+            if (rc != 0)
+                thue_msg_clear(out); /* unknown or malformed: skip it */
         }
         if (n->state < 0)
             return -1;
+        /* Once past the time, the loop has been serviced at least once: a timeout of 0
+         * polls the socket (pings are answered, messages read), it does not skip it.
+         * (A wake-up of 1 ms, not 0: with nothing to do, a sul due at once does not end
+         * lws_service's wait.) */
         int64_t left = end - lws_now_usecs();
-        if (left <= 0)
+        if (left <= 0 && polled)
             return 0;
-        service(n, (int)(left / 1000) + 1);
+        service(n, left > 0 ? (int)(left / 1000) + 1 : 1);
+        polled = 1;
     }
 }
 
@@ -362,8 +562,20 @@ void cli_net_close(cli_net *n)
 {
     if (n == NULL)
         return;
+    /* The debugging check: the syncs still out are answered and checked first (a watch
+     * ends at match_end, which may overtake the last moves' answers). */
+    int64_t end = lws_now_usecs() + 2000000;
+    while (setup.check_every && n->state == 1 && (n->nsyncs > 0 || n->answer.id > 0)) {
+        int64_t left = end - lws_now_usecs();
+        thue_msg m;
+        int r = left > 0 ? cli_net_next(n, (int)(left / 1000) + 1, &m) : -1;
+        if (r <= 0)
+            break;
+        thue_msg_clear(&m); /* a message that came meanwhile: nobody wants it now */
+    }
     if (n->ctx)
         lws_context_destroy(n->ctx);
+    cli_model_free(n->model);
     strq_free(&n->in);
     strq_free(&n->out);
     free(n->rx);

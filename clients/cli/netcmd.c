@@ -20,7 +20,7 @@ static int hello_once(cli_net *n, const char *name, const char *resume, int time
     thue_cmd c;
     memset(&c, 0, sizeof c);
     c.type = THUE_CMD_HELLO;
-    c.u.hello.protocol = THUE_PROTOCOL_VERSION;
+    c.u.hello.protocol = cli_net_protocol(n); /* the subprotocol the server selected */
     if (resume) {
         c.u.hello.has_resume = 1;
         snprintf(c.u.hello.resume, sizeof c.u.hello.resume, "%s", resume);
@@ -47,6 +47,7 @@ static int hello_once(cli_net *n, const char *name, const char *resume, int time
         if (m.id.kind == THUE_ID_INT && m.id.num == id) {
             if (m.type == THUE_MSG_WELCOME) {
                 cli_net_set_rate(n, m.u.welcome.rate, m.u.welcome.burst);
+                cli_net_set_player(n, m.u.welcome.player.name);
                 *welcome = m;
                 return 0;
             }
@@ -218,6 +219,22 @@ cli_net *cli_reconnect(const char *cmd, const char *server, char *resume, int li
     return NULL;
 }
 
+void cli_net_options(const char *cmd, const char *protocol, const char *check_sync)
+{
+    int version = 2;
+    if (protocol != NULL) {
+        if (strcmp(protocol, "1") == 0)
+            version = 1;
+        else if (strcmp(protocol, "2") != 0)
+            cli_usage_error(cmd,
+                            "--protocol must be 1 (thue.v1) or 2 (thue.v2, falling back to "
+                            "thue.v1), not '%s'",
+                            protocol);
+    }
+    int every = cli_int(cmd, "check-sync", check_sync, 1, 1000000, 0);
+    cli_net_setup(cmd, version, every);
+}
+
 void cli_queue_arg(const char *cmd, const char *text, thue_variant *variant, int *k)
 {
     const char *comma = strchr(text, ',');
@@ -232,7 +249,7 @@ void cli_queue_arg(const char *cmd, const char *text, thue_variant *variant, int
     if (strcmp(v, "square") != 0 && strcmp(v, "overlap") != 0)
         cli_usage_error(cmd, "--queue: the variant is square or overlap, not '%s'", v);
     *variant = cli_variant(cmd, v);
-    *k = cli_int(cmd, "--queue K", comma + 1, 2, 64, 3);
+    *k = cli_int(cmd, "queue K", comma + 1, 2, 64, 3);
 }
 
 const char *cli_seat_name(const thue_msg *rs, int seat)

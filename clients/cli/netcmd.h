@@ -53,6 +53,11 @@ cli_net *cli_reconnect(const char *cmd, const char *server, char *resume, int li
  * other time, so that a client of a node that died finds another. */
 int cli_balanced_url(const char *server, char *out, size_t size);
 
+/* The options every network command shares: --protocol 1|2 (NULL: 2) and the hidden
+ * debugging option --check-sync N (NULL: off; N moves between checks, 1..1000000). Bad
+ * values are usage errors; good ones go to cli_net_setup for the whole process. */
+void cli_net_options(const char *cmd, const char *protocol, const char *check_sync);
+
 /* Parses "VARIANT,K" ("square,3") for --queue; usage error otherwise. */
 void cli_queue_arg(const char *cmd, const char *text, thue_variant *variant, int *k);
 

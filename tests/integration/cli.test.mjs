@@ -1,6 +1,13 @@
 // cli.test.mjs: the `thue` network commands (bot, watch, play) and the Node example bot
 // (clients/examples/bot.mjs) against the real server.
 //
+// The commands speak thue.v2 by default (their room model turns `played` back into the
+// room's state): the tests at the end run them with the hidden --check-sync N, which
+// asks the server for the room's whole state (sync) after every N-th move and exits 3
+// when it differs from the model's, and compare `thue watch`'s output under thue.v2
+// with its output under thue.v1 (--protocol 1); a fake server that selects thue.v1
+// checks the fallback.
+//
 // The thue binary comes from --cli PATH, $THUE_CLI, or next to the server binary
 // (BUILD/server/thue-server -> BUILD/clients/cli/thue). Without it the tests fail.
 import assert from "node:assert/strict";
@@ -12,6 +19,7 @@ import os from "node:os";
 import path from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
+import { WebSocketServer } from "ws";
 import { CLI, player, run, startServer, test, withTimeout } from "./lib.mjs";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -37,7 +45,8 @@ function start(cmd, args, { input, onLine } = {}) {
   proc.stderr.on("data", (d) => (stderr += d));
   proc.stdin.on("error", () => {}); // a process that exits before reading all input
   if (input !== undefined) proc.stdin.end(input);
-  const exited = once(proc, "exit");
+  // "close", not "exit": the output may still be on its way when the process exits.
+  const exited = once(proc, "close");
   const done = exited.then(([code, signal]) => ({ code, signal, stdout, stderr }));
   return { proc, done };
 }
@@ -92,6 +101,13 @@ test("thue bot: bad arguments exit 2, an unreachable server exits 1", async () =
   assert.equal(r.code, 2);
   r = await finish(start(CLI, ["play", "--room", "a", "--queue", "square,3"]), "play with two modes");
   assert.equal(r.code, 2);
+  for (const bad of ["3", "0", "v2", ""]) {
+    r = await finish(start(CLI, ["watch", "r1", "--protocol", bad]), `thue watch --protocol '${bad}'`);
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(r.stderr, /--protocol must be 1 \(thue\.v1\) or 2/);
+  }
+  r = await finish(start(CLI, ["bot", "--bot", "greedy", "--check-sync", "0"]), "thue bot --check-sync 0");
+  assert.equal(r.code, 2);
   r = await finish(start(CLI, ["bot", "--bot", "greedy", "--server", "ws://127.0.0.1:1/ws"]), "thue bot, no server");
   assert.equal(r.code, 1);
   assert.match(r.stderr, /connect/);
@@ -99,11 +115,14 @@ test("thue bot: bad arguments exit 2, an unreachable server exits 1", async () =
     r = await finish(start(CLI, [cmd, "--help"]), `thue ${cmd} --help`);
     assert.equal(r.code, 0);
     assert.match(r.stdout, new RegExp(`^Usage: thue ${cmd}`));
+    assert.match(r.stdout, /--protocol/);
   }
 });
 
-/** A TCP proxy to port that cuts every connection once, right after the server sent
- * `cutAfter` through it. Resolves to {port, cuts(), close()}. */
+/** A TCP proxy to port that cuts the first connection through which the server sent
+ * `cutAfter`, 20 ms later; what the server sends meanwhile is lost (so the client's
+ * game cannot end before the cut, however fast it goes). Resolves to {port, cuts(),
+ * close()}. */
 async function cuttingProxy(port, cutAfter) {
   let cuts = 0;
   const sockets = new Set();
@@ -116,10 +135,13 @@ async function cuttingProxy(port, cutAfter) {
     client.on("close", () => upstream.destroy());
     upstream.on("close", () => client.destroy());
     client.pipe(upstream);
+    let cutting = false;
     upstream.on("data", (d) => {
+      if (cutting) return;
       client.write(d);
       if (cuts === 0 && d.includes(cutAfter)) {
         cuts++;
+        cutting = true;
         setTimeout(() => {
           client.destroy();
           upstream.destroy();
@@ -313,6 +335,205 @@ test("the Node example bot plays a game against thue bot", async () => {
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
     await server.stop();
+  }
+});
+
+// ---- thue.v2: the room model ------------------------------------------------------------
+
+const FAST = ["--rate", "2000", "--burst", "4000"];
+
+/** The counts of --check-sync's summary line on stderr: {checks, moves}, or null. */
+function checked(stderr) {
+  const m = /--check-sync: (\d+) synced states equal to the model's \(thue\.v2, (\d+) moves applied\)/.exec(stderr);
+  return m ? { checks: Number(m[1]), moves: Number(m[2]) } : null;
+}
+
+/** Starts `thue watch room` with more args; resolves .first once it printed a line. */
+function watcher(server, room, args) {
+  let seen;
+  const first = new Promise((resolve) => (seen = resolve));
+  const w = start(CLI, ["watch", room, "--server", server.ws, ...args], { onLine: () => seen() });
+  w.first = withTimeout(first, 10000, `thue watch ${args.join(" ")}'s first line`);
+  return w;
+}
+
+function rng(seed) {
+  let x = seed >>> 0 || 1;
+  return (n) => {
+    x ^= x << 13;
+    x >>>= 0;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    x >>>= 0;
+    return x % n;
+  };
+}
+
+function moveMessage(room, m) {
+  if ("position" in m && Object.keys(m).length === 1) return { type: "place", room, position: m.position };
+  if ("symbol" in m && Object.keys(m).length === 1) return { type: "paint", room, symbol: m.symbol };
+  return { type: "move", room, move: m };
+}
+
+/** The lines of a watch's output from version v on ("vN ..." lines and the result). */
+function fromVersion(stdout, v) {
+  const lines = stdout.trim().split("\n");
+  const at = lines.findIndex((l) => /^v(\d+) /.test(l) && Number(/^v(\d+) /.exec(l)[1]) >= v);
+  return at < 0 ? [] : lines.slice(at);
+}
+
+test("thue.v2: thue bot and thue play keep their model equal to sync's whole states (--check-sync)", async () => {
+  if (skipWithoutCli()) return;
+  const server = await startServer(FAST);
+  try {
+    const a = start(CLI, ["bot", "--bot", "greedy", "--server", server.ws, "--games", "2", "--think-ms", "20", "--check-sync", "1"]);
+    const b = start(CLI, ["bot", "--bot", "nested:1", "--server", server.ws, "--games", "2", "--think-ms", "20", "--check-sync", "3"]);
+    const ra = await finish(a, "thue bot A");
+    const rb = await finish(b, "thue bot B");
+    assert.equal(ra.code, 0, ra.stderr);
+    assert.equal(rb.code, 0, rb.stderr);
+    assert.match(ra.stdout, /^2 games: /m);
+    const ca = checked(ra.stderr);
+    const cb = checked(rb.stderr);
+    assert.ok(ca && cb, ra.stderr + rb.stderr);
+    // Every move was applied and (A) checked, or (B) every third; the very last sync may
+    // be answered after the process left.
+    assert.ok(ca.moves >= 8 && ca.checks >= ca.moves - 2, ra.stderr);
+    assert.ok(cb.moves === ca.moves && cb.checks >= Math.floor(cb.moves / 3) - 1, rb.stderr);
+
+    const bot = start(CLI, ["bot", "--bot", "nested:1", "--server", server.ws, "--think-ms", "20", "--check-sync", "1"]);
+    const play = start(CLI, ["play", "--server", server.ws, "--name", "Vera", "--queue", "square,3", "--check-sync", "1"], {
+      input: "0\n".repeat(400),
+    });
+    const rp = await finish(play, "thue play --check-sync 1");
+    const rbot = await finish(bot, "thue bot --check-sync 1");
+    assert.equal(rp.code, 0, rp.stderr + rp.stdout.slice(-2000));
+    assert.equal(rbot.code, 0, rbot.stderr);
+    assert.match(rp.stdout, /Round 2 over \((repetition|length limit)\)/);
+    assert.match(rp.stdout, /(wins the match|The match is a draw) \(score\): points /);
+    const cp = checked(rp.stderr);
+    assert.ok(cp && cp.moves > 0 && cp.checks >= cp.moves - 2, rp.stderr);
+  } finally {
+    await server.stop();
+  }
+});
+
+test("thue.v2: thue watch of two bots with a clock: thinking, clocks and rounds checked against sync", async () => {
+  if (skipWithoutCli()) return;
+  const server = await startServer([...FAST, "--guest-bot-vs-bot", "1"]);
+  try {
+    const host = await player(server, "Host");
+    const { room } = await host.ok({ type: "create_room", k: 3, limit: 8, seat: false, clock: { initial_ms: 600000, increment_ms: 500 } });
+    const w = watcher(server, room, ["--check-sync", "1"]);
+    await w.first;
+    await host.ok({ type: "seat_bot", room, bot: "greedy", think_ms: 10 });
+    await host.ok({ type: "seat_bot", room, bot: "nested:1", think_ms: 10 });
+    const r = await finish(w, "thue watch --check-sync 1");
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, / clocks \d+\.\ds \d+\.\ds /);
+    assert.match(r.stdout, /^result: .*\(score\), points /m);
+    const c = checked(r.stderr);
+    assert.ok(c && c.moves >= 4 && c.checks >= c.moves - 2, r.stderr);
+    host.close();
+  } finally {
+    await server.stop();
+  }
+});
+
+const WATCHED = [
+  { name: "thue", create: { k: 3, limit: 10 }, every: "1" },
+  { name: "nim", create: { game: "nim", game_options: { heaps: [3, 4, 5] } }, every: "1" },
+  { name: "dots", create: { game: "dots", game_options: { rows: 2, cols: 3 } }, every: "2" },
+  { name: "wythoff", create: { game: "wythoff", game_options: { heaps: [6, 9] } }, every: "1" },
+];
+
+test("thue.v2: thue watch prints what it printed under thue.v1, its model checked against sync (Thue, Nim, dots, Wythoff)", async () => {
+  if (skipWithoutCli()) return;
+  const server = await startServer(FAST);
+  try {
+    for (const [gi, g] of WATCHED.entries()) {
+      const seats = [await player(server, `Ann${gi}`), await player(server, `Bob${gi}`)];
+      const { room } = await seats[0].ok({ type: "create_room", first_builder: "creator", ...g.create });
+      await seats[1].ok({ type: "join", room });
+      const w1 = watcher(server, room, ["--protocol", "1", "--check-sync", "1"]);
+      await w1.first;
+      const w2 = watcher(server, room, ["--check-sync", g.every]);
+      await w2.first;
+      await seats[0].ok({ type: "ready", room });
+      await seats[1].ok({ type: "ready", room });
+      const pick = rng(0xc11 + gi * 7919);
+      let want = 0;
+      let moves = 0;
+      for (let turn = 0; turn < 400; turn++) {
+        const s = await seats[0].state(room, (x) => x.version >= want && x.status !== "waiting");
+        if (s.status === "finished") break;
+        want = s.version + 1;
+        const mover = seats[s.match.to_move];
+        const lm = await mover.ok({ type: "get_legal_moves", room });
+        await mover.ok(moveMessage(room, lm.moves[pick(lm.moves.length)]));
+        moves++;
+      }
+      const r1 = await finish(w1, `${g.name}: thue watch --protocol 1`);
+      const r2 = await finish(w2, `${g.name}: thue watch (thue.v2)`);
+      assert.equal(r1.code, 0, r1.stderr);
+      assert.equal(r2.code, 0, r2.stderr);
+      // The thue.v1 watcher came first and saw the second one arrive: from the second's
+      // first state on, both printed the same lines.
+      const v = Number(/^v(\d+) /.exec(r2.stdout)[1]);
+      const lines = fromVersion(r2.stdout, v);
+      assert.ok(lines.length >= moves, `${g.name}: ${lines.length} lines for ${moves} moves`);
+      assert.deepEqual(fromVersion(r1.stdout, v), lines, `${g.name}: the output under thue.v1 and thue.v2`);
+      assert.match(r1.stderr, /--check-sync: nothing checked: the server spoke thue\.v1/);
+      const c = checked(r2.stderr);
+      const every = Number(g.every);
+      assert.ok(c && c.moves === moves && c.checks >= Math.floor(moves / every) - 1, `${g.name}: ${r2.stderr}`);
+      for (const p of seats) p.close();
+    }
+  } finally {
+    await server.stop();
+  }
+});
+
+test("the fallback: offered thue.v2 and thue.v1, the CLI says hello in the version the server selects", async () => {
+  if (skipWithoutCli()) return;
+  // A fake server: it selects `select` among the offered subprotocols, records the offer
+  // and the hello, and refuses the hello (the command then exits 1).
+  let select = "thue.v1";
+  const seen = [];
+  const wss = new WebSocketServer({ port: 0, host: "127.0.0.1", handleProtocols: (offered) => (offered.has(select) ? select : false) });
+  wss.on("connection", (ws, req) => {
+    const rec = { offered: req.headers["sec-websocket-protocol"], selected: ws.protocol };
+    seen.push(rec);
+    ws.on("message", (d) => {
+      const m = JSON.parse(d.toString());
+      rec.hello = m;
+      ws.send(JSON.stringify({ type: "error", id: m.id, code: "server_busy", message: "a fake server" }));
+    });
+  });
+  await once(wss, "listening");
+  const url = `ws://127.0.0.1:${wss.address().port}/ws`;
+  try {
+    const cases = [
+      { select: "thue.v1", args: [], offered: "thue.v2,thue.v1", protocol: 1 },
+      { select: "thue.v2", args: [], offered: "thue.v2,thue.v1", protocol: 2 },
+      { select: "thue.v1", args: ["--protocol", "1"], offered: "thue.v1", protocol: 1 },
+    ];
+    for (const [i, c] of cases.entries()) {
+      select = c.select;
+      for (const cmd of [["watch", "r1"], ["bot", "--bot", "greedy"], ["play", "--room", "r1"]]) {
+        const r = await finish(start(CLI, [...cmd, "--server", url, ...c.args]), `thue ${cmd[0]} against the fake`);
+        assert.equal(r.code, 1, r.stderr);
+        assert.match(r.stderr, /the server refused hello: a fake server/);
+        const rec = seen.at(-1);
+        assert.equal(rec.offered.replace(/ /g, ""), c.offered, `case ${i} ${cmd[0]}: the offer`);
+        assert.equal(rec.selected, c.select);
+        assert.equal(rec.hello.type, "hello");
+        assert.equal(rec.hello.protocol, c.protocol, `case ${i} ${cmd[0]}: hello's protocol`);
+      }
+    }
+  } finally {
+    for (const ws of wss.clients) ws.terminate();
+    wss.close();
   }
 });
 
