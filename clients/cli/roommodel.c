@@ -233,14 +233,16 @@ static int thue_next(mroom *r, const thue_msg *evm, char *why, size_t whysize)
         snprintf(why, whysize, "a Thue move that is neither place nor paint: %.60s", ev->move);
         return -1;
     }
+    /* The mover is the seat to move in the state before (thue.v2 does not repeat it). */
+    int seat = m->to_move;
     if (m->step != (place ? THUE_STEP_PLACE : THUE_STEP_PAINT) ||
-        ev->seat != (place ? m->builder : m->painter)) {
-        snprintf(why, whysize, "seat %d's %s does not fit the step %s of seat %d", ev->seat,
+        seat != (place ? m->builder : m->painter)) {
+        snprintf(why, whysize, "a %s does not fit the step %s of seat %d",
                  place ? "place" : "paint", thue_step_name(m->step), m->to_move);
         return -1;
     }
     m->last_move.present = 1;
-    m->last_move.seat = ev->seat;
+    m->last_move.seat = seat;
     m->last_move.is_paint = paint;
     m->last_move.value = v;
     m->last_move.think_ms = ev->think_ms;
@@ -268,8 +270,10 @@ static int thue_next(mroom *r, const thue_msg *evm, char *why, size_t whysize)
         m->placed = -1;
         m->step = THUE_STEP_PLACE;
     }
-    m->points[0] = ev->points[0];
-    m->points[1] = ev->points[1];
+    if (ev->has_points) { /* absent: as they were */
+        m->points[0] = ev->points[0];
+        m->points[1] = ev->points[1];
+    }
     /* Each seat paints one round: a round's points are its painter's. */
     for (int i = 0; i < 2; i++)
         m->rounds[i].points = m->points[1 - m->rounds[i].builder];
@@ -338,10 +342,14 @@ static int game_next(mroom *r, const thue_msg *evm, char *why, size_t whysize)
         snprintf(why, whysize, "the state cannot be read: %s", e.msg);
         return -1;
     }
-    rc = thue_game_apply_text(g, &r->gopt, r->gst, ev->seat ^ m->first, ev->move, &e);
+    int seat = m->to_move; /* the mover: the seat to move in the state before */
+    if (seat < 0) {
+        snprintf(why, whysize, "a move in a match that is over");
+        return -1;
+    }
+    rc = thue_game_apply_text(g, &r->gopt, r->gst, seat ^ m->first, ev->move, &e);
     if (rc != 0) {
-        snprintf(why, whysize, "seat %d's move %.60s is refused: %.100s", ev->seat, ev->move,
-                 e.msg);
+        snprintf(why, whysize, "seat %d's move %.60s is refused: %.100s", seat, ev->move, e.msg);
         return -1;
     }
     json_t *sj = g->state_json(&r->gopt, r->gst);
@@ -356,11 +364,13 @@ static int game_next(mroom *r, const thue_msg *evm, char *why, size_t whysize)
     m->state[n] = '\0';
     m->moves++;
     m->last_move.present = 1;
-    m->last_move.seat = ev->seat;
+    m->last_move.seat = seat;
     m->last_move.think_ms = ev->think_ms;
     snprintf(m->last_gmove, sizeof m->last_gmove, "%s", ev->move);
-    m->points[0] = ev->points[0];
-    m->points[1] = ev->points[1];
+    if (ev->has_points) { /* absent: as they were */
+        m->points[0] = ev->points[0];
+        m->points[1] = ev->points[1];
+    }
     int p = g->to_move(&r->gopt, r->gst);
     int expect = -1;
     if (ev->has_result) {
@@ -500,12 +510,28 @@ static cli_model_result on_played(cli_model *m, const thue_msg *ev, thue_msg *ou
     return CLI_MODEL_STATE;
 }
 
+/* watchers: how many watch (not a change of the room's version). */
+static cli_model_result on_watchers(cli_model *m, const thue_msg *ev, thue_msg *out)
+{
+    int i = index_of_ref(m, ev->u.watchers.ref);
+    if (i < 0)
+        return CLI_MODEL_NONE;
+    mroom *r = m->rooms[i];
+    r->st.u.room_state.spectators = ev->u.watchers.spectators;
+    if (hand_out(m, r, out) != 0)
+        return CLI_MODEL_NONE;
+    r->used = ++m->tick;
+    return CLI_MODEL_STATE;
+}
+
 cli_model_result cli_model_apply(cli_model *m, const thue_msg *in, thue_msg *out, char *room)
 {
     if (in->type == THUE_MSG_ROOM_STATE && in->u.room_state.has_ref)
         return on_state(m, in, out);
     if (in->type == THUE_MSG_PLAYED)
         return on_played(m, in, out, room);
+    if (in->type == THUE_MSG_WATCHERS)
+        return on_watchers(m, in, out);
     return CLI_MODEL_NONE;
 }
 

@@ -1592,6 +1592,7 @@ room *room_quick(thue_lobby *l, session *a, session *b, const thue_room_options 
         return NULL;
     }
     r->version++;
+    r->version2++; /* thue.v2's too: the state the players get is the room's first */
     return r;
 }
 
