@@ -136,7 +136,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     thue_lobby *lobby = thue_lobby_new(&loop, &cfg, pool, &metrics);
     if (lobby == NULL)
         return 0;
-    thue_lobby_hooks hooks = {on_send, on_close, NULL};
+    thue_lobby_hooks hooks = {.send = on_send, .close = on_close, .ctx = NULL};
     thue_lobby_set_hooks(lobby, &hooks);
     char err[256];
     thue_store *store = thue_store_open(":memory:", err, sizeof err);
