@@ -618,6 +618,8 @@ static int dispatch(request *rq)
         return cmd_analyze_resume(rq);
     case THUE_CMD_ANALYZE_CLOSE:
         return cmd_analyze_close(rq);
+    case THUE_CMD_ANALYZE_SYNC:
+        return cmd_analyze_sync(rq);
     case THUE_CMD_GET_BEST_MOVE:
         return cmd_best_move(rq);
     default:
@@ -814,6 +816,8 @@ thue_lobby *thue_lobby_new(uv_loop_t *loop, const thue_lobby_config *cfg, thue_p
     l->tour_timer.data = l;
     uv_timer_init(loop, &l->nodes_timer);
     l->nodes_timer.data = l;
+    uv_timer_init(loop, &l->analysis_timer);
+    l->analysis_timer.data = l;
     l->next_account = 1;
     if (l->rng == 0 && getrandom(&l->rng, sizeof l->rng, 0) != (ssize_t)sizeof l->rng)
         l->rng = uv_hrtime();
@@ -1118,6 +1122,8 @@ void thue_lobby_shutdown(thue_lobby *l)
     }
     uv_timer_stop(&l->tour_timer);
     uv_timer_stop(&l->nodes_timer);
+    uv_timer_stop(&l->analysis_timer);
+    l->analysis_timer_on = false;
     analysis_shutdown(l);
     reviews_shutdown(l);
     for (thue_client *c = l->clients; c; c = c->next)
@@ -1143,7 +1149,8 @@ void thue_lobby_close(thue_lobby *l, void (*closed)(void *data), void *data)
     l->closed = closed;
     l->closed_data = data;
     nodes_free(l);
-    l->handles += 2;
+    l->handles += 3;
     uv_close((uv_handle_t *)&l->tour_timer, lobby_timer_closed);
     uv_close((uv_handle_t *)&l->nodes_timer, lobby_timer_closed);
+    uv_close((uv_handle_t *)&l->analysis_timer, lobby_timer_closed);
 }
