@@ -703,6 +703,12 @@ void analysis_session_gone(session *s)
         analysis_close(s->analysis);
 }
 
+void analysis_client_replaced(session *s)
+{
+    if (s->analysis != NULL && s->analysis->v2)
+        analysis_close(s->analysis);
+}
+
 void analysis_shutdown(thue_lobby *l)
 {
     for (analysis *a = l->analyses, *next; a; a = next) {

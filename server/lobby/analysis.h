@@ -24,6 +24,9 @@ int cmd_analyze_sync(request *rq);
 
 /* The session's analysis, if any, is closed (its connection went, or the session ends). */
 void analysis_session_gone(session *s);
+/* The session's connection is being taken over by another: a thue.v2 analysis is closed
+ * (the new connection has none of its tree); a thue.v1 one streams on to the new one. */
+void analysis_client_replaced(session *s);
 /* Shutting down: every analysis is closed; those with a slice on a worker are freed when
  * it comes back (they hold one of the lobby's `handles` until then). */
 void analysis_shutdown(thue_lobby *l);

@@ -256,6 +256,7 @@ static int take_over_session(thue_client *c, session *s, bool resumed, bool *had
     thue_client *old = s->client;
     if (old != NULL) {
         old->s = NULL;
+        analysis_client_replaced(s); /* a thue.v2 analysis ends with its connection */
         send_goodbye(l, old, "replaced", "this session was taken over by a new connection", 1001);
     }
     uv_timer_stop(&s->grace_timer);

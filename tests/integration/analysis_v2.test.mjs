@@ -12,9 +12,10 @@
 // the big updates come in several, and none is lost or reordered. Also: analyze_sync while
 // the search runs (the next update is whole), under thue.v1 (a whole analysis_tree again),
 // its errors; and the pacing: a reader that stops reading while a big update is under way
-// gets a pong before the update's last part, and is not dropped as slow.
+// gets a pong before the update's last part, and is not dropped as slow; a connection
+// that takes the session over ends its thue.v2 analysis.
 import assert from "node:assert/strict";
-import { Client, WAIT_MS, run, startServer, test } from "./lib.mjs";
+import { Client, WAIT_MS, metric, run, startServer, test } from "./lib.mjs";
 import { AnalysisTree } from "../../clients/web/analysisdelta.js";
 
 const PART_MAX = 65536;
@@ -193,6 +194,30 @@ test("pacing: a reader that pauses during a big update gets its pong before the 
     assert.equal(bo.closeInfo, null, "still connected");
     assert.ok(!bo.inbox.some((m) => m.type === "goodbye"));
     await bo.ok({ type: "analyze_close", analysis: b.analysis });
+  } finally {
+    await server.stop();
+  }
+});
+
+test("a thue.v2 analysis ends with its connection: a take-over closes it", async () => {
+  const server = await startServer();
+  try {
+    const bo = await connect(server, "Bo", 2);
+    const b = await bo.ok({ type: "analyze", game: "circle", iterations: 1000000, playout: 300, seed: 3, max_nodes: 300 });
+    await bo.next((m) => m.type === "analysis_delta" && m.analysis === b.analysis, "a first part");
+    assert.equal(await metric(server, "thue_analyses_running"), 1);
+    const again = await Client.connect(server.ws, "Bo again", ["thue.v2", "thue.v1"]);
+    const w = await again.ok({ type: "hello", protocol: 2, resume: bo.welcome.resume });
+    assert.equal(w.resumed, true);
+    const bye = await bo.next("goodbye");
+    assert.equal(bye.reason, "replaced");
+    for (let i = 0; (await metric(server, "thue_analyses_running")) !== 0; i++) {
+      assert.ok(i < 200, "the analysis is closed");
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    const e = await again.request({ type: "analyze_sync", analysis: b.analysis });
+    assert.equal(e.code, "not_found");
+    assert.ok(!again.inbox.some((m) => m.type === "analysis_delta"), "the new connection got none of it");
   } finally {
     await server.stop();
   }
