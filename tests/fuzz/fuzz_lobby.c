@@ -3,11 +3,12 @@
  * connections, with disconnections and reconnections, against a fresh lobby per input.
  *
  * Input: lines. A line "N TEXT" (N = 0..3) sends TEXT from connection N; "dN" drops
- * connection N (its session waits out the grace period) and opens a new one there;
- * "t" lets the loop run its ready timers and pool results. In TEXT, "$R" stands for the
- * room id of the latest room_created reply, "$T" for the latest resume token, "$U" for
- * the latest tournament id and "$A" for the latest account token, so that short inputs
- * reach deep into rooms, sessions and tournaments.
+ * connection N (its session waits out the grace period) and opens a new one there, "vN"
+ * the same with a connection that speaks thue.v2; "t" lets the loop run its ready timers
+ * and pool results. In TEXT, "$R" stands for the room id of the latest room_created
+ * reply, "$T" for the latest resume token, "$U" for the latest tournament id, "$A" for
+ * the latest account token and "$K" for the latest analysis key, so that short inputs
+ * reach deep into rooms, sessions, tournaments and analyses.
  *
  * Checked: the lobby never crashes, leaks or trips a sanitizer, and every message it
  * sends is a valid server message of PROTOCOL.md (thue_msg_decode accepts it). Each
@@ -45,6 +46,7 @@ static char last_room[THUE_PROTO_KEY_MAX + 1] = "r0";
 static char last_token[THUE_PROTO_RESUME_LEN + 1] = "0";
 static char last_tournament[THUE_PROTO_KEY_MAX + 1] = "t0";
 static char last_account[THUE_PROTO_TOKEN_MAX + 1] = "t_0";
+static char last_analysis[THUE_PROTO_KEY_MAX + 1] = "a0";
 
 static void on_send(void *ctx, thue_conn *conn, const char *text, size_t len)
 {
@@ -65,6 +67,8 @@ static void on_send(void *ctx, thue_conn *conn, const char *text, size_t len)
                  msg.u.tournament_created.tournament);
     if (msg.type == THUE_MSG_ACCOUNT)
         snprintf(last_account, sizeof last_account, "%s", msg.u.account.token);
+    if (msg.type == THUE_MSG_ANALYSIS_STARTED)
+        snprintf(last_analysis, sizeof last_analysis, "%s", msg.u.analysis_started.analysis);
     thue_msg_clear(&msg);
 }
 
@@ -90,7 +94,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     return pool ? 0 : 1;
 }
 
-/* TEXT with $R and $T replaced. */
+/* TEXT with $R, $T, $U, $A and $K replaced. */
 static size_t expand(const char *in, size_t n, char *out, size_t cap)
 {
     size_t o = 0;
@@ -104,6 +108,8 @@ static size_t expand(const char *in, size_t n, char *out, size_t cap)
             sub = last_tournament;
         else if (in[i] == '$' && i + 1 < n && in[i + 1] == 'A')
             sub = last_account;
+        else if (in[i] == '$' && i + 1 < n && in[i + 1] == 'K')
+            sub = last_analysis;
         if (sub) {
             size_t sl = strlen(sub);
             if (o + sl >= cap)
@@ -157,11 +163,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             size_t n = expand(p + 2, len - 2, text, sizeof text);
             if (c->client)
                 thue_lobby_message(lobby, c->client, text, n);
-        } else if (len == 2 && p[0] == 'd' && p[1] >= '0' && p[1] < '0' + CONNS) {
+        } else if (len == 2 && (p[0] == 'd' || p[0] == 'v') && p[1] >= '0' &&
+                   p[1] < '0' + CONNS) {
             struct thue_conn *c = &conns[p[1] - '0'];
             if (c->client)
                 thue_lobby_disconnected(lobby, c->client);
             c->client = thue_lobby_connected(lobby, c, "127.0.0.1");
+            if (c->client && p[0] == 'v')
+                thue_lobby_set_protocol(c->client, 2);
         } else if (len == 1 && p[0] == 't') {
             uv_run(&loop, UV_RUN_NOWAIT);
         }
