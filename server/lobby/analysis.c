@@ -425,10 +425,11 @@ static int slice_run(void *data, const thue_bot_limits *lim)
         status = ST_DONE;
     else if (atomic_load(&a->stop))
         status = ST_STOPPED;
-    /* Every 250 ms, plus 1 ms per KB of the last tree, so that a client on a slow link is
-     * not flooded by big trees. Under thue.v2 every 250 ms: no update is built before the
-     * last one's parts are all out, so a slow link gets them as fast as it reads. */
-    int64_t every = (int64_t)TREE_EVERY_MS * 1000000 + (a->v2 ? 0 : (int64_t)a->sent_len * 1000);
+    /* Every 250 ms, plus 1 ms per KB of the last tree (under thue.v2, of the last update),
+     * so that a client is not flooded by big trees: about 1 MB a second at most. (Under
+     * thue.v2 no update is built before the last one's parts are all out either, so a
+     * slow link gets them at the pace it reads.) */
+    int64_t every = (int64_t)TREE_EVERY_MS * 1000000 + (int64_t)a->sent_len * 1000;
     if (a->task_force || status != ST_RUNNING || a->sent_ns == 0 ||
         thue_now_ns() - a->sent_ns >= every) {
         a->due = status;
