@@ -163,8 +163,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             size_t n = expand(p + 2, len - 2, text, sizeof text);
             if (c->client)
                 thue_lobby_message(lobby, c->client, text, n);
-        } else if (len == 2 && (p[0] == 'd' || p[0] == 'v') && p[1] >= '0' &&
-                   p[1] < '0' + CONNS) {
+        } else if (len == 2 && (p[0] == 'd' || p[0] == 'v') && p[1] >= '0' && p[1] < '0' + CONNS) {
             struct thue_conn *c = &conns[p[1] - '0'];
             if (c->client)
                 thue_lobby_disconnected(lobby, c->client);
