@@ -492,8 +492,9 @@ static bool parts_wait(const analysis *a)
  * for the update it owes or a sync asked for, once no part waits. */
 static void after_idle(analysis *a)
 {
-    if (!a->busy && a->s != NULL && !a->lobby->stopping && !parts_wait(a) &&
-        (a->owed || a->syncs_asked != a->syncs_done))
+    /* (A running analysis's next slice builds them.) */
+    if (!a->busy && a->status != ST_RUNNING && a->s != NULL && !a->lobby->stopping &&
+        !parts_wait(a) && (a->owed || a->syncs_asked != a->syncs_done))
         submit(a, true);
 }
 
@@ -600,8 +601,10 @@ static void slice_done(uint64_t id, int err, void *data)
             a->target = (uint64_t)l->cfg.analysis_iterations_max;
     }
     /* The update the task built goes out; one that fell due but waited for parts is owed.
-     * `sent` is the status of the update due (as though it had been sent). */
+     * `sent` is the status of the update due (as though it had been sent). Everything the
+     * worker wrote is read before pump, which may send the next (build-only) task out. */
     int sent = ST_RUNNING;
+    bool build_only = a->task_build_only, parts = false;
     if (a->built) {
         if (a->task_full)
             a->syncs_done = a->task_syncs;
@@ -612,7 +615,7 @@ static void slice_done(uint64_t id, int err, void *data)
             a->pend = a->out;
             a->pend_next = 0;
             memset(&a->out, 0, sizeof a->out);
-            pump(a);
+            parts = true;
         } else {
             lobby_send_text(l, a->s->client, a->text);
         }
@@ -622,11 +625,16 @@ static void slice_done(uint64_t id, int err, void *data)
         a->owed = true;
         sent = a->due;
     }
-    if (a->task_build_only) {
-        /* Nothing searched and no state changed; a resume that came meanwhile starts now. */
+    if (parts)
+        pump(a); /* a running analysis's slice is not out yet: nothing is submitted here */
+    if (build_only) {
+        /* Nothing searched and no state changed; a resume that came meanwhile starts now
+         * (or once the build-only task pump sent out, if it did, is back). */
         if (err != 0)
             thue_log(THUE_LOG_WARN, "analysis %s: building its tree failed (%s)", a->key,
                      thue_strerror(err));
+        if (a->busy)
+            return;
         a->stop_asked = false;
         atomic_store(&a->stop, 0);
         if (a->resume_deferred && !l->stopping) {

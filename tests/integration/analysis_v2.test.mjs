@@ -126,10 +126,20 @@ test("analyze_sync: the next update is whole (running, thue.v1 too), and its err
     const first = await nextUpdate(bo, b.analysis);
     assert.equal(bo.stats.full, 1, "the first update is whole");
     await nextUpdate(bo, b.analysis);
-    await bo.ok({ type: "analyze_sync", analysis: b.analysis });
-    for (let i = 0; bo.stats.full < 2; i++) {
-      assert.ok(i < 50, "a whole update within 50 after the sync");
-      await nextUpdate(bo, b.analysis);
+    // Syncs at any time of a slice: each brings a whole update, and the search goes on
+    // after it (changes again, with more iterations).
+    for (let round = 0; round < 8; round++) {
+      const fulls = bo.stats.full;
+      await new Promise((r) => setTimeout(r, (round * 43) % 300)); // anywhere between two updates
+      await bo.ok({ type: "analyze_sync", analysis: b.analysis });
+      let whole;
+      for (let i = 0; bo.stats.full === fulls; i++) {
+        assert.ok(i < 50, "a whole update within 50 after the sync");
+        whole = await nextUpdate(bo, b.analysis);
+      }
+      assert.equal(whole.status, "running");
+      const later = await nextUpdate(bo, b.analysis);
+      assert.ok(later.iterations > whole.iterations, `the search goes on after sync ${round + 1}`);
     }
     assert.ok(bo.model.seq > first.seq);
     let e = await bo.request({ type: "analyze_sync", analysis: "aNoSuchOne" });
