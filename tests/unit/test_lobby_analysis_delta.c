@@ -66,7 +66,8 @@ static void model_clear(model *m)
 {
     for (size_t i = 0; i < m->cap; i++)
         free(m->v[i].name);
-    memset(m->v, 0, m->cap * sizeof *m->v);
+    if (m->v != NULL)
+        memset(m->v, 0, m->cap * sizeof *m->v);
 }
 
 /* Applies one decoded part; returns its `last`. */
