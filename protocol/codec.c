@@ -106,7 +106,8 @@ static const char *const cmd_names[THUE_CMD_COUNT] = {"hello",
                                                       "login",
                                                       "get_legal_moves",
                                                       "get_best_move",
-                                                      "sync"};
+                                                      "sync",
+                                                      "analyze_sync"};
 
 static const char *const msg_names[THUE_MSG_COUNT] = {
     "welcome",          "pong",        "ok",           "error",
@@ -114,7 +115,7 @@ static const char *const msg_names[THUE_MSG_COUNT] = {
     "room_state",       "match_end",   "chat_message", "match_found",
     "ladder",           "tournaments", "tournament",   "tournament_created",
     "tournament_event", "queue_failed", "analysis_started", "analysis_tree", "moved",
-    "legal_moves", "best_move", "played", "watchers"};
+    "legal_moves", "best_move", "played", "watchers", "analysis_delta"};
 
 static const char *const variant_names[] = {"square", "overlap"};
 static const char *const analysis_status_names[] = {"running", "stopped", "done"};
@@ -574,7 +575,8 @@ static void cmd_members(thue__io *o, thue_cmd *c)
         break;
     }
     case THUE_CMD_ANALYZE_STOP:
-    case THUE_CMD_ANALYZE_CLOSE: {
+    case THUE_CMD_ANALYZE_CLOSE:
+    case THUE_CMD_ANALYZE_SYNC: {
         static const char *const keys[] = {"analysis", NULL};
         only_members(o, thue_cmd_type_name(c->type), keys);
         IO_STR(o, "analysis", c->u.analysis.analysis, THUE__S_KEY);
@@ -669,7 +671,8 @@ static int msg_is_event(thue_msg_type t)
     return t == THUE_MSG_GOODBYE || t == THUE_MSG_ROOM_STATE || t == THUE_MSG_MATCH_END ||
            t == THUE_MSG_CHAT_MESSAGE || t == THUE_MSG_MATCH_FOUND ||
            t == THUE_MSG_TOURNAMENT_EVENT || t == THUE_MSG_QUEUE_FAILED ||
-           t == THUE_MSG_ANALYSIS_TREE || t == THUE_MSG_PLAYED || t == THUE_MSG_WATCHERS;
+           t == THUE_MSG_ANALYSIS_TREE || t == THUE_MSG_PLAYED || t == THUE_MSG_WATCHERS ||
+           t == THUE_MSG_ANALYSIS_DELTA;
 }
 
 static void room_summary_members(thue__io *o, thue_room_summary *s)
@@ -975,6 +978,90 @@ static void played_members(thue__io *o, thue_msg *m)
                                           "seat otherwise");
 }
 
+/* thue.v2's analysis_delta's lists: `gone` ids, `add` nodes (objects), `set` figures
+ * ([id, visits, ended, value, hidden] arrays). Across members: the root (parent null) and
+ * only the root has no move; a value is at most 1. */
+static void io_value(thue__io *o, const char *key, double *v)
+{
+    thue__io_dbl(o, key, v, 0);
+    if (o->code == 0 && !(*v <= 1)) {
+        if (key != NULL)
+            thue__io_bad_member(o, key, "a number from 0 to 1");
+        else { /* the element just read */
+            char field[96];
+            snprintf(field, sizeof field, "%.60s/%zu", o->path, o->idx - 1);
+            thue__io_fail(o, THUE_PERR_MESSAGE, field, "%s must be a number from 0 to 1", field);
+        }
+    }
+}
+
+static void delta_add_elem(thue__io *o, void *elem)
+{
+    thue_analysis_add *n = elem;
+    int has_parent = n->parent >= 0;
+    thue__io_i64(o, "id", &n->id, 0, THUE_PROTO_NODE_ID_MAX);
+    thue__io_i64_null(o, "parent", &has_parent, &n->parent, 0, THUE_PROTO_NODE_ID_MAX);
+    if (!o->enc && !has_parent)
+        n->parent = -1;
+    thue__io_raw(o, "move", THUE__NULL, &n->has_move, n->move, sizeof n->move);
+    if (o->code == 0 && has_parent != (n->has_move != 0))
+        thue__io_bad_member(o, "move", "null exactly at the root (whose parent is null)");
+    thue__io_str_ptr(o, "name", &n->name, THUE__S_NODE_NAME);
+    thue__io_int(o, "to_move", &n->to_move, -1, 1);
+    thue__io_i64(o, "visits", &n->visits, 0, THUE__JS_INT_MAX);
+    thue__io_i64(o, "ended", &n->ended, 0, THUE__JS_INT_MAX);
+    io_value(o, "value", &n->value);
+    thue__io_int(o, "hidden", &n->hidden, 0, INT_MAX);
+}
+
+static void delta_members(thue__io *o, thue_msg *m)
+{
+    __typeof__(m->u.analysis_delta) *d = &m->u.analysis_delta;
+    IO_STR(o, "analysis", d->analysis, THUE__S_KEY);
+    thue__io_i64(o, "seq", &d->seq, 1, THUE__JS_INT_MAX);
+    thue__io_int(o, "part", &d->part, 1, INT_MAX);
+    thue__io_bool(o, "last", &d->last);
+    thue__io_bool(o, "full", &d->full);
+    IO_ENUM(o, "status", d->status, analysis_status_names);
+    thue__io_i64(o, "iterations", &d->iterations, 0, THUE__JS_INT_MAX);
+    thue__io_i64(o, "nodes", &d->nodes, 1, THUE__JS_INT_MAX);
+    thue__io_int(o, "shown", &d->shown, 1, THUE_PROTO_ANALYSIS_NODES_MAX);
+    thue__io_raw(o, "best", THUE__NULL, &d->has_best, d->best, sizeof d->best);
+    void *mem;
+    int n = thue__io_list(o, "gone", THUE__REQ, d->gone, &d->ngone, sizeof *d->gone, 0,
+                          THUE_PROTO_ANALYSIS_NODES_MAX, &mem);
+    if (n >= 0) {
+        int64_t *ids = mem;
+        for (int i = 0; i < n; i++)
+            thue__io_i64(o, NULL, &ids[i], 0, THUE_PROTO_NODE_ID_MAX);
+        thue__io_end(o);
+        if (!o->enc)
+            d->gone = ids;
+        if (o->code == 0 && d->full && n > 0)
+            thue__io_bad_member(o, "gone", "empty in a full update");
+    }
+    object_list(o, "add", d->add, &d->nadd, sizeof *d->add, THUE_PROTO_ANALYSIS_NODES_MAX,
+                delta_add_elem, (const void **)&d->add);
+    n = thue__io_list(o, "set", THUE__REQ, d->set, &d->nset, sizeof *d->set, 0,
+                      THUE_PROTO_ANALYSIS_NODES_MAX, &mem);
+    if (n >= 0) {
+        thue_analysis_set *f = mem;
+        for (int i = 0; i < n; i++) {
+            if (thue__io_arr(o, NULL, 5)) {
+                thue__io_i64(o, NULL, &f[i].id, 0, THUE_PROTO_NODE_ID_MAX);
+                thue__io_i64(o, NULL, &f[i].visits, 0, THUE__JS_INT_MAX);
+                thue__io_i64(o, NULL, &f[i].ended, 0, THUE__JS_INT_MAX);
+                io_value(o, NULL, &f[i].value);
+                thue__io_int(o, NULL, &f[i].hidden, 0, INT_MAX);
+                thue__io_end(o);
+            }
+        }
+        thue__io_end(o);
+        if (!o->enc)
+            d->set = f;
+    }
+}
+
 static void msg_members(thue__io *o, thue_msg *m)
 {
     const void *out;
@@ -1227,6 +1314,9 @@ static void msg_members(thue__io *o, thue_msg *m)
         thue__io_int(o, "ref", &m->u.watchers.ref, 1, INT_MAX);
         thue__io_int(o, "spectators", &m->u.watchers.spectators, 0, INT_MAX);
         break;
+    case THUE_MSG_ANALYSIS_DELTA:
+        delta_members(o, m);
+        break;
     }
 }
 
@@ -1474,6 +1564,11 @@ int thue_msg_decode(const char *text, size_t len, thue_msg *out, thue_decode_err
     }
     out->owned = o.owned;
     return 0;
+}
+
+size_t thue_proto_number(double d, char out[THUE_PROTO_NUMBER_MAX])
+{
+    return thue__fmt_double(d, out);
 }
 
 void thue_msg_clear(thue_msg *msg)

@@ -164,6 +164,7 @@ typedef enum {
     THUE_CMD_GET_LEGAL_MOVES, /* {"room":R}: the legal moves now (u.room) */
     THUE_CMD_GET_BEST_MOVE,   /* the perfect bot's move for any position (u.best_move) */
     THUE_CMD_SYNC,            /* {"room":R}: the room's whole state again (u.room) */
+    THUE_CMD_ANALYZE_SYNC,    /* {"analysis":A}: the analysis's whole tree again (u.analysis) */
     THUE_CMD_COUNT
 } thue_cmd_type;
 
@@ -313,7 +314,8 @@ typedef struct thue_cmd {
             int64_t seed; /* 0..2^53-1 */
             int has_max_nodes, max_nodes; /* 1..THUE_PROTO_ANALYSIS_NODES_MAX */
         } analyze;
-        /* analyze_stop, analyze_resume, analyze_close: `analysis`; resume also `iterations`. */
+        /* analyze_stop, analyze_resume, analyze_close, analyze_sync: `analysis`; resume
+         * also `iterations`. */
         struct {
             char analysis[THUE_PROTO_KEY_MAX + 1];
             int has_iterations, iterations;
@@ -381,8 +383,36 @@ typedef enum {
     THUE_MSG_BEST_MOVE,
     THUE_MSG_PLAYED, /* thue.v2's event after a move (PROTOCOL.md, "thue.v2") */
     THUE_MSG_WATCHERS, /* thue.v2's count of a room's spectators (at most once a second) */
+    THUE_MSG_ANALYSIS_DELTA, /* thue.v2's analysis tree: what changed, in parts */
     THUE_MSG_COUNT
 } thue_msg_type;
+
+/* thue.v2's analysis_delta (PROTOCOL.md section 16, "Under thue.v2"): a shown node's id is
+ * 0..THUE_PROTO_NODE_ID_MAX (the root's is 0); one update has at most
+ * THUE_PROTO_ANALYSIS_NODES_MAX entries in each list, and every part of it is at most
+ * THUE_PROTO_DELTA_BYTES_MAX bytes (the server's promise; decoding does not count). */
+#define THUE_PROTO_NODE_ID_MAX INT64_C(4294967295)
+#define THUE_PROTO_DELTA_BYTES_MAX 65536
+
+/* A node newly shown (analysis_delta's `add`). */
+typedef struct thue_analysis_add {
+    int64_t id;
+    int64_t parent; /* -1: null (the root) */
+    int has_move;   /* move: null at the root (exactly when parent is null) */
+    char move[THUE_PROTO_GMOVE_MAX + 1];
+    const char *name; /* the state's name (no '"'); any length */
+    int to_move;      /* 0, 1, or -1 once the game is over */
+    int64_t visits, ended;
+    double value; /* 0..1 */
+    int hidden;
+} thue_analysis_add;
+
+/* A shown node's new figures (analysis_delta's `set`, [id, visits, ended, value, hidden]). */
+typedef struct thue_analysis_set {
+    int64_t id, visits, ended;
+    double value;
+    int hidden;
+} thue_analysis_set;
 
 /* The `type` string of a server message ("room_state"), NULL for an unknown value. */
 const char *thue_msg_type_name(thue_msg_type t);
@@ -753,6 +783,27 @@ typedef struct thue_msg {
             int ref;
             int spectators;
         } watchers;
+        /* thue.v2's analysis_delta: one part of an update of the shown tree (PROTOCOL.md
+         * section 16, "Under thue.v2"). The header members are the update's, the same on
+         * each of its parts; the lists are this part's share. */
+        struct {
+            char analysis[THUE_PROTO_KEY_MAX + 1];
+            int64_t seq; /* the update's: 1, 2, ... per analysis */
+            int part;    /* 1, 2, ... within the update */
+            int last;    /* 1 on the update's last part: the tree is whole again */
+            int full;    /* 1: the update is the whole tree (no `gone`) */
+            int status;  /* 0 running, 1 stopped, 2 done */
+            int64_t iterations, nodes;
+            int shown;    /* 1..THUE_PROTO_ANALYSIS_NODES_MAX: nodes in the tree after it */
+            int has_best; /* best: null when 0 */
+            char best[THUE_PROTO_GMOVE_MAX + 1];
+            const int64_t *gone; /* ids that left the shown tree */
+            int ngone;
+            const thue_analysis_add *add; /* nodes newly shown, each after its parent */
+            int nadd;
+            const thue_analysis_set *set; /* shown nodes whose figures changed */
+            int nset;
+        } analysis_delta;
     } u;
     void *owned; /* set by thue_msg_decode: the memory behind the pointers */
 } thue_msg;
@@ -778,6 +829,12 @@ int thue_msg_decode(const char *text, size_t len, thue_msg *out, thue_decode_err
 /* Frees what thue_msg_decode allocated and zeroes `owned`; a no-op for a message filled by
  * the caller, provided it left `owned` NULL (start from a zeroed thue_msg). */
 void thue_msg_clear(thue_msg *msg);
+
+/* The canonical text of a number (PROTOCOL.md "The canonical form"): the fewest digits
+ * that read back as d, laid out as JavaScript writes it ("0.5", "3", "1e-7"). d must be
+ * finite; out gets at most THUE_PROTO_NUMBER_MAX bytes with the NUL; returns the length. */
+#define THUE_PROTO_NUMBER_MAX 32
+size_t thue_proto_number(double d, char out[THUE_PROTO_NUMBER_MAX]);
 
 /* json_object_seed(0): call once before starting threads that use the codec (the
  * decoders also call it, which is harmless but not thread-safe the first time). */

@@ -64,6 +64,8 @@ typedef enum {
     THUE__S_FIELD,   /* error's field: 1..63 bytes, no control chars, no leading '/' */
     THUE__S_PASSWORD, /* a new password: 8..256 code points, no control chars */
     THUE__S_SECRET,   /* a password to check: 1..256 code points, no control chars */
+    THUE__S_NODE_NAME, /* an analysis node's name: 1..65536 code points, no '"', no control
+                          chars (C0) */
     THUE__S_COUNT
 } thue__str_rule;
 
@@ -191,6 +193,9 @@ void thue__io_int_nullv(thue__io *o, const char *key, int *v, int min, int max);
 /* Nullable, *has 0 standing for null (any range). */
 void thue__io_int_null(thue__io *o, const char *key, int *has, int *v, int min, int max);
 void thue__io_i64(thue__io *o, const char *key, int64_t *v, int64_t min, int64_t max);
+/* Nullable, *has 0 standing for null. */
+void thue__io_i64_null(thue__io *o, const char *key, int *has, int64_t *v, int64_t min,
+                       int64_t max);
 void thue__io_bool(thue__io *o, const char *key, int *v);
 void thue__io_bool_def(thue__io *o, const char *key, int *v, int def);
 /* A finite number >= min (-HUGE_VAL: any); REQ or NULL. */
@@ -199,6 +204,9 @@ void thue__io_dbl(thue__io *o, const char *key, double *v, double min);
 /* A string held in buf[cap]; REQ, OPT or NULL. */
 void thue__io_str(thue__io *o, const char *key, int mode, int *has, char *buf, size_t cap,
                   thue__str_rule rule);
+/* A string of any length held behind a pointer (REQ): encoding writes *s (NULL is a
+ * failure); decoding allocates the copy with the message. */
+void thue__io_str_ptr(thue__io *o, const char *key, const char **s, thue__str_rule rule);
 /* An enum written as names[*v] (NULL entries are no value); REQ, DEF, OPT, or NULL with
  * -1 standing for null. */
 void thue__io_enum(thue__io *o, const char *key, int mode, int *has, int *v,

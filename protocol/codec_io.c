@@ -269,6 +269,11 @@ void thue__io_i64(thue__io *o, const char *key, int64_t *v, int64_t min, int64_t
     io_num(o, key, THUE__REQ, NULL, v, min, max, 0);
 }
 
+void thue__io_i64_null(thue__io *o, const char *key, int *has, int64_t *v, int64_t min, int64_t max)
+{
+    io_num(o, key, THUE__NULL, has, v, min, max, 0);
+}
+
 static void io_boolm(thue__io *o, const char *key, int mode, int *v, int def)
 {
     if (o->code != 0)
@@ -382,6 +387,42 @@ void thue__io_str(thue__io *o, const char *key, int mode, int *has, char *buf, s
     }
     if (!ok)
         bad(o, missing, mode == THUE__NULL, thue__str_rule_text(rule));
+    path_pop(o, pl);
+}
+
+static void *alloc(thue__io *o, size_t n, size_t size);
+
+void thue__io_str_ptr(thue__io *o, const char *key, const char **s, thue__str_rule rule)
+{
+    if (o->code != 0)
+        return;
+    size_t pl = o->plen;
+    int ok = 1, missing = 0;
+    if (o->enc) {
+        put_key(o, key);
+        size_t n = *s != NULL ? strlen(*s) : 0;
+        if (*s == NULL || !thue__str_ok(rule, *s, n))
+            ok = 0;
+        else
+            thue__buf_json_str(&o->out, *s, n);
+    } else {
+        json_t *j = at(o, key);
+        *s = NULL;
+        if (j == NULL) {
+            ok = 0, missing = 1;
+        } else if (!json_is_string(j) ||
+                   !thue__str_ok(rule, json_string_value(j), json_string_length(j))) {
+            ok = 0;
+        } else {
+            char *mem = alloc(o, json_string_length(j) + 1, 1);
+            if (mem != NULL) {
+                memcpy(mem, json_string_value(j), json_string_length(j) + 1);
+                *s = mem;
+            }
+        }
+    }
+    if (!ok)
+        bad(o, missing, 0, thue__str_rule_text(rule));
     path_pop(o, pl);
 }
 

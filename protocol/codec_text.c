@@ -295,12 +295,12 @@ size_t thue__fmt_double_search(double d, char *out)
 
 /* ---- string rules --------------------------------------------------------------------- */
 
-enum { SET_KEY, SET_HEX, SET_PRINT, SET_NAME, SET_PLAIN, SET_CHAT };
+enum { SET_KEY, SET_HEX, SET_PRINT, SET_NAME, SET_PLAIN, SET_CHAT, SET_NODE };
 
 typedef struct str_rule {
     unsigned char bytes; /* 1: the limits count bytes; 0: code points */
     unsigned char set;
-    short min, max;
+    int min, max;
     const char *text;
 } str_rule;
 
@@ -327,6 +327,9 @@ static const str_rule rules[THUE__S_COUNT] = {
     [THUE__S_FIELD] = {1, SET_PLAIN, 1, 63,
                        "a string of 1 to 63 bytes without control characters, not starting with "
                        "/"},
+    [THUE__S_NODE_NAME] = {0, SET_NODE, 1, THUE_PROTO_DELTA_BYTES_MAX,
+                           "a string of 1 to 65536 characters without double quotes or control "
+                           "characters"},
     [THUE__S_PASSWORD] = {0, SET_PLAIN, THUE_PROTO_PASSWORD_MIN, THUE_PROTO_PASSWORD_MAX,
                           "a password of 8 to 256 characters without control characters"},
     [THUE__S_SECRET] = {0, SET_PLAIN, 1, THUE_PROTO_PASSWORD_MAX,
@@ -396,6 +399,8 @@ static int char_ok(int set, uint32_t c)
          * embeddings, overrides (U+202A..U+202E) and isolates (U+2066..U+2069). */
         return c >= 0x20 && !(c >= 0x7f && c <= 0x9f) && !(c >= 0x2028 && c <= 0x202e) &&
                !(c >= 0x2066 && c <= 0x2069);
+    case SET_NODE: /* an analysis node's name: its state's JSON without double quotes */
+        return c >= 0x20 && c != '"';
     default: /* SET_PLAIN */
         return c >= 0x20 && c != 0x7f;
     }

@@ -46,7 +46,7 @@ set(THUE_TESTS_OF_net
   "^integration_(strict|attack_http|attack_fd|attack_slow|keepalive|static|trusted_network|puzzles)$")
 set(THUE_TESTS_OF_lobby
   "^test_lobby_.*$" "^test_names$"
-  "^integration_(analysis|attack_identity|attack_lobby|best_move|errors|legal_moves|match|passwords|review|session)$"
+  "^integration_(analysis|analysis_v2|attack_identity|attack_lobby|best_move|errors|legal_moves|match|passwords|review|session)$"
   "^fuzz_lobby_smoke$")
 set(THUE_TESTS_OF_ladder "^test_(glicko|schedule)_.*$"
   "^integration_(ladder|ratings_games|tournament)$")

@@ -1,9 +1,11 @@
 // analysis.js: the analysis page (#/analysis): a UCT search tree drawn on a canvas. The
 // tree comes from a file (docs/uct.md's CSV or binary .tree, read by treefile.js) or live
 // from the server (PROTOCOL.md "analyze": the search runs in the worker pool and streams
-// `analysis_tree` events, each a whole capped tree). The drawing is treelayout.js's
-// Buchheim-Jünger-Leipert layout: y by depth, the radius by the square root of the visits,
-// the colour by the value, the best line (most visited children from the root) marked.
+// `analysis_tree` events, each a whole capped tree; under thue.v2, `analysis_delta`
+// updates of what changed, which analysisdelta.js merges into the same trees). The
+// drawing is treelayout.js's Buchheim-Jünger-Leipert layout: y by depth, the radius by the
+// square root of the visits, the colour by the value, the best line (most visited
+// children from the root) marked.
 // Click a node for its details (click it again, or Enter, to collapse or expand its
 // subtree); drag to pan; the wheel, a pinch or the +/- buttons zoom; "Fit" shows it all.
 // Trees of 50,000 nodes and more: one canvas, one pass per frame over the laid-out nodes,
@@ -14,6 +16,7 @@
 // names; for a live tree the move's compact JSON with every `"` removed), key the path of
 // move names from the root, which is what the collapsed set and the selection remember
 // across live updates. Nothing from a file or the server is put in the page as HTML.
+import { AnalysisTree } from "./analysisdelta.js";
 import { layoutTree } from "./treelayout.js";
 import { preorder, readTree, writeBinary, writeCsv } from "./treefile.js";
 import { applyMove, drawBoard, gameInfo, games, moveText } from "./games.js";
@@ -643,7 +646,8 @@ async function startLive(ev) {
     else if (PARAMS[f]) $(`an-${f.replace("_", "-")}-err`).textContent = reasonText(e);
     return;
   }
-  A.live = { key: r.analysis, seq: 0, status: "running", game: r.game, options: r.game_options, position: r.position, params: r, iterations: 0, nodes: 0, shown: 0, best: null };
+  A.live = { key: r.analysis, seq: 0, status: "running", game: r.game, options: r.game_options, position: r.position, params: r, iterations: 0, nodes: 0, shown: 0, best: null,
+    delta: new AnalysisTree(r.analysis) }; // thue.v2's updates, merged
   A.collapsed.clear();
   A.selected = "";
   A.fitted = false;
@@ -656,10 +660,18 @@ async function startLive(ev) {
   renderLive();
 }
 
-/** An analysis_tree event (app.js passes every one here). */
+/** An analysis_tree event, or a part of thue.v2's analysis_delta update (app.js passes
+ * every one here): a whole update is the same tree as an analysis_tree. */
 export function analysisEvent(m) {
   const L = A.live;
-  if (!L || m.analysis !== L.key || m.seq <= L.seq) return;
+  if (!L || m.analysis !== L.key) return;
+  if (m.type === "analysis_delta") {
+    const r = L.delta.apply(m);
+    if (r.sync) ctx.conn.request({ type: "analyze_sync", analysis: L.key }).catch(() => {});
+    if (!r.tree) return;
+    m = r.tree;
+  }
+  if (m.seq <= L.seq) return;
   Object.assign(L, { seq: m.seq, status: m.status, iterations: m.iterations, nodes: m.nodes, shown: m.shown, best: m.best });
   if (!A.canvas || !A.canvas.isConnected) return;
   setTree(fromLive(m.tree, L.game), t("app.an.live_of", { game: gameLabel(L.game) }), "live", L.seq > 1);

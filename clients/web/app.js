@@ -226,6 +226,7 @@ function onEvent(m) {
       onTournamentEvent(m);
       break;
     case "analysis_tree":
+    case "analysis_delta":
       if (analysis) analysis.analysisEvent(m);
       break;
     case "match_end":

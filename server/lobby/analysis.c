@@ -27,10 +27,22 @@
  * reach a running slice through two atomics: `stop` (analyze_stop: end the slice and build a
  * stopped tree) and `cancel` (close, session gone, shutdown: end at once; nothing more is sent).
  *
+ * thue.v2 (analysis_delta.h): a connection that speaks it gets each update as what changed
+ * (analysis_delta), built on the worker as the v1 text is, in parts of at most 64 KiB. The
+ * loop sends the parts as the connection takes them (lobby_may_send; the lobby's
+ * analysis_timer looks again every PACE_MS while some wait), so that its other messages
+ * never queue behind a whole tree. While parts of an update wait, slices go on searching
+ * but build no update (the next one would be relative to the one not yet out): an update
+ * that fell due then is owed, and built once the parts are out (by the next slice, or by a
+ * build-only task when the analysis no longer searches). analyze_sync (under thue.v1 too)
+ * makes the next update a whole one, at once when the analysis is not searching.
+ *
  * States: running (a slice is out, or about to be), stopped (by analyze_stop), done (the
- * iterations asked for are run). A closed analysis whose slice is still out is unlinked
- * from its session at once and freed when the slice comes back (it holds one of the
- * lobby's handles meanwhile, so the lobby waits for it at shutdown).
+ * iterations asked for are run). A build-only task (sync, or an owed update) may be out in
+ * any state but running; it searches nothing and changes no state. A closed analysis whose
+ * slice is still out is unlinked from its session at once and freed when the slice comes
+ * back (it holds one of the lobby's handles meanwhile, so the lobby waits for it at
+ * shutdown).
  */
 #include "analysis.h"
 
@@ -41,6 +53,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis_delta.h"
 #include "ids.h"
 #include "log.h"
 #include "room.h"
@@ -55,6 +68,11 @@
 #define ANALYSIS_PLAYOUT_DEFAULT 100
 #define ANALYSIS_NODES_DEFAULT 5000
 #define SEED_MAX 9007199254740991ull
+/* thue.v2: how often parts that wait for their connection are looked at again. */
+#define PACE_MS 5
+/* thue.v2: the most bytes a position's JSON may take (a node's entry must fit one part,
+ * and its descendants' names grow). */
+#define V2_POSITION_MAX (THUE_PROTO_DELTA_BYTES_MAX / 4)
 
 enum { ST_RUNNING = 0, ST_STOPPED = 1, ST_DONE = 2 };
 
@@ -78,13 +96,32 @@ struct analysis {
     bool counted;    /* closed while busy: holds a lobby handle, out of nanalyses */
     uint64_t job;
     atomic_int stop, cancel;
+    bool v2; /* its connection speaks thue.v2: updates are analysis_delta parts */
+    /* The task out, as submit set it (the worker reads these). */
+    bool task_build_only; /* build the update of the tree as it is; search nothing */
+    int task_status;      /* a build-only task's status */
+    bool task_may_build;  /* v2: no part of an earlier update waits to be sent */
+    bool task_full;       /* an analyze_sync is owed: the update is whole, and due now */
+    bool task_force;      /* the update is due now (task_full, or an owed one) */
+    unsigned task_syncs;  /* syncs_asked when it was submitted */
+    /* The loop's. */
+    unsigned syncs_asked, syncs_done;   /* analyze_sync's asked for; served by a whole update */
+    bool owed;                          /* v2: an update fell due while parts waited */
+    bool resume_deferred, resume_given; /* analyze_resume while a build-only task is out */
+    uint64_t resume_n;
+    delta_update pend; /* v2: the update being sent; parts from pend_next on wait */
+    int pend_next;
     /* Written by the worker while busy. */
     int64_t cpu_ns; /* CPU time its slices searched, in all */
     int64_t seq;
-    int64_t sent_ns; /* when the last tree was built */
-    size_t sent_len; /* its bytes (a big tree waits longer for the next) */
-    char *text;      /* the analysis_tree message to send, or NULL */
-    int sent_status; /* the status in text */
+    int64_t sent_ns;    /* when the last tree was built */
+    size_t sent_len;    /* its bytes (a big tree waits longer for the next) */
+    char *text;         /* v1: the analysis_tree message to send, or NULL */
+    delta_state *shown; /* v2: the tree the client has once it applied the last update */
+    bool based;         /* v2: an update was built (later ones may be changes) */
+    delta_update out;   /* v2: the update the task built */
+    int due;            /* the status of the update that fell due, or -1: none */
+    bool built;         /* it was built (text or out) */
     int err;
     analysis *prev, *next; /* the lobby's analyses */
 };
@@ -277,9 +314,54 @@ static void build_tree(analysis *a, int status, thue__ctl *ctl)
         a->err = THUE_ENOMEM;
         return;
     }
-    a->sent_status = status;
+    a->built = true;
     a->sent_ns = thue_now_ns();
     a->sent_len = strlen(a->text);
+}
+
+/* The best move's JSON into buf (cap bytes), or "" when the position is over. */
+static void best_text(const analysis *a, char *buf, size_t cap)
+{
+    buf[0] = '\0';
+    thue_gmove best;
+    if (thue_guct_best(a->tree, &best) != 0)
+        return;
+    char *bt = thue_game_dump(a->g->move_json(&a->opt, &best));
+    if (bt != NULL && strlen(bt) < cap)
+        memcpy(buf, bt, strlen(bt) + 1);
+    free(bt);
+}
+
+/* thue.v2: builds the next update into a->out (nothing when ctl says stop): the whole tree
+ * when a sync is owed or the client has none yet, else what changed. */
+static void build_delta(analysis *a, int status, thue__ctl *ctl)
+{
+    char best[THUE_PROTO_GMOVE_MAX + 1];
+    best_text(a, best, sizeof best);
+    size_t max = a->lobby->cfg.analysis_tree_max_bytes;
+    delta_source src;
+    memset(&src, 0, sizeof src);
+    src.tree = a->tree;
+    src.g = a->g;
+    src.opt = &a->opt;
+    src.max_nodes = (uint32_t)a->max_nodes;
+    src.max_bytes = max > TREE_MESSAGE_OVERHEAD ? max - TREE_MESSAGE_OVERHEAD : 1;
+    src.key = a->key;
+    src.seq = a->seq + 1;
+    src.status = status;
+    src.best = best[0] != '\0' ? best : NULL;
+    int rc = delta_build(a->shown, &src, a->task_full || !a->based, ctl, &a->out);
+    if (rc == 1)
+        return;
+    if (rc != 0) {
+        a->err = rc;
+        return;
+    }
+    a->seq++;
+    a->based = true;
+    a->built = true;
+    a->sent_ns = thue_now_ns();
+    a->sent_len = a->out.bytes;
 }
 
 static int64_t thread_cpu_ns(void)
@@ -289,20 +371,34 @@ static int64_t thread_cpu_ns(void)
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-/* One slice, on a worker. */
+/* One slice, on a worker (or a build-only task: the update of the tree as it is). */
 static int slice_run(void *data, const thue_bot_limits *lim)
 {
     analysis *a = data;
     a->err = 0;
+    a->due = -1;
+    a->built = false;
     free(a->text);
     a->text = NULL;
+    thue_bot_limits mine = *lim;
+    mine.stop = &a->cancel;
+    mine.mem = a->mem;
+    if (a->task_build_only) {
+        if (atomic_load(&a->cancel) || (lim->stop != NULL && atomic_load(lim->stop)))
+            return 0;
+        a->due = a->task_status;
+        thue__ctl ctl;
+        thue__ctl_init(&ctl, &mine, 0);
+        if (a->v2)
+            build_delta(a, a->task_status, &ctl);
+        else
+            build_tree(a, a->task_status, &ctl);
+        return a->err;
+    }
     int64_t cpu0 = thread_cpu_ns();
     int64_t cpu_max = (int64_t)a->lobby->cfg.analysis_seconds_max * 1000000000;
     /* The search polls the analysis's cancel flag (close, session gone, shutdown) and the
      * pool's pause hook, and takes its tree from the analysis's memory account. */
-    thue_bot_limits mine = *lim;
-    mine.stop = &a->cancel;
-    mine.mem = a->mem;
     uint64_t have = thue_guct_iterations(a->tree);
     uint64_t n = a->target > have ? a->target - have : 0;
     if (n > SLICE_ITERATIONS)
@@ -329,15 +425,24 @@ static int slice_run(void *data, const thue_bot_limits *lim)
         status = ST_DONE;
     else if (atomic_load(&a->stop))
         status = ST_STOPPED;
-    /* Every 250 ms, plus 1 ms per KB of the last tree, so that a client on a slow link is
-     * not flooded by big trees. */
+    /* Every 250 ms, plus 1 ms per KB of the last tree (under thue.v2, of the last update),
+     * so that a client is not flooded by big trees: about 1 MB a second at most. (Under
+     * thue.v2 no update is built before the last one's parts are all out either, so a
+     * slow link gets them at the pace it reads.) */
     int64_t every = (int64_t)TREE_EVERY_MS * 1000000 + (int64_t)a->sent_len * 1000;
-    if (status != ST_RUNNING || a->sent_ns == 0 || thue_now_ns() - a->sent_ns >= every) {
+    if (a->task_force || status != ST_RUNNING || a->sent_ns == 0 ||
+        thue_now_ns() - a->sent_ns >= every) {
+        a->due = status;
+        if (!a->task_may_build) /* v2: parts of the last update still wait */
+            return 0;
         /* Building the text polls the cancel flag and may be paused, but has no deadline:
          * its size is bounded instead. */
         thue__ctl ctl;
         thue__ctl_init(&ctl, &mine, 0);
-        build_tree(a, status, &ctl);
+        if (a->v2)
+            build_delta(a, status, &ctl);
+        else
+            build_tree(a, status, &ctl);
     }
     return a->err;
 }
@@ -369,14 +474,87 @@ static void analysis_free(analysis *a)
     thue_guct_free(a->tree);
     thue_mem_close(a->mem); /* after the tree, which gave back what it took */
     free(a->text);
+    delta_state_free(a->shown);
+    delta_update_free(&a->out);
+    delta_update_free(&a->pend);
     free(a);
 }
 
 static void slice_done(uint64_t id, int err, void *data);
+static bool submit(analysis *a, bool build_only);
 
-/* Sends the next slice out; false (the analysis stopped) when the pool refuses it. */
-static bool submit(analysis *a)
+static bool parts_wait(const analysis *a)
 {
+    return a->pend_next < a->pend.nparts;
+}
+
+/* An analysis that searches no more (or waited for its parts to go): a build-only task
+ * for the update it owes or a sync asked for, once no part waits. */
+static void after_idle(analysis *a)
+{
+    /* (A running analysis's next slice builds them.) */
+    if (!a->busy && a->status != ST_RUNNING && a->s != NULL && !a->lobby->stopping &&
+        !parts_wait(a) && (a->owed || a->syncs_asked != a->syncs_done))
+        submit(a, true);
+}
+
+static void pace_start(thue_lobby *l);
+
+/* thue.v2: sends the waiting parts that the connection takes now; the rest wait for the
+ * pacing timer. The last one out lets an owed update or a sync be built. */
+static void pump(analysis *a)
+{
+    thue_lobby *l = a->lobby;
+    thue_client *c = a->s != NULL ? a->s->client : NULL;
+    while (parts_wait(a)) {
+        char *p = a->pend.parts[a->pend_next];
+        if (c != NULL && !lobby_may_send(l, c, strlen(p))) {
+            pace_start(l);
+            return;
+        }
+        lobby_send_text(l, c, p);
+        free(p);
+        a->pend.parts[a->pend_next++] = NULL;
+    }
+    delta_update_free(&a->pend);
+    a->pend_next = 0;
+    after_idle(a);
+}
+
+static void pace_tick(uv_timer_t *t)
+{
+    thue_lobby *l = t->data;
+    bool waiting = false;
+    for (analysis *a = l->analyses; a; a = a->next) {
+        if (a->s != NULL && parts_wait(a)) {
+            pump(a);
+            waiting = waiting || parts_wait(a);
+        }
+    }
+    if (!waiting) {
+        uv_timer_stop(t);
+        l->analysis_timer_on = false;
+    }
+}
+
+static void pace_start(thue_lobby *l)
+{
+    if (l->analysis_timer_on || l->stopping)
+        return;
+    l->analysis_timer_on = true;
+    uv_timer_start(&l->analysis_timer, pace_tick, PACE_MS, PACE_MS);
+}
+
+/* Sends the next slice (or, build_only, the task that builds the update of the tree as it
+ * is) out; false when the pool refuses it (a slice: the analysis stopped). */
+static bool submit(analysis *a, bool build_only)
+{
+    a->task_build_only = build_only;
+    a->task_status = a->status;
+    a->task_may_build = !parts_wait(a);
+    a->task_syncs = a->syncs_asked;
+    a->task_full = a->syncs_asked != a->syncs_done;
+    a->task_force = a->task_full || a->owed;
     thue_pool_task t;
     memset(&t, 0, sizeof t);
     t.run = slice_run;
@@ -387,13 +565,17 @@ static bool submit(analysis *a)
     if (err != 0) {
         thue_log(THUE_LOG_WARN, "analysis %s: the pool refused a slice (%s)", a->key,
                  thue_strerror(err));
-        a->status = ST_STOPPED;
+        if (!build_only)
+            a->status = ST_STOPPED;
         return false;
     }
     a->busy = true;
-    a->status = ST_RUNNING;
+    if (!build_only)
+        a->status = ST_RUNNING;
     return true;
 }
+
+static void resume_now(analysis *a, bool given, uint64_t n);
 
 static void slice_done(uint64_t id, int err, void *data)
 {
@@ -418,12 +600,50 @@ static void slice_done(uint64_t id, int err, void *data)
         if (a->target > (uint64_t)l->cfg.analysis_iterations_max)
             a->target = (uint64_t)l->cfg.analysis_iterations_max;
     }
+    /* The update the task built goes out; one that fell due but waited for parts is owed.
+     * `sent` is the status of the update due (as though it had been sent). Everything the
+     * worker wrote is read before pump, which may send the next (build-only) task out. */
     int sent = ST_RUNNING;
-    if (a->text != NULL) {
-        lobby_send_text(l, a->s->client, a->text);
+    bool build_only = a->task_build_only, parts = false;
+    if (a->built) {
+        if (a->task_full)
+            a->syncs_done = a->task_syncs;
+        a->owed = false;
+        sent = a->due;
+        if (a->v2) {
+            delta_update_free(&a->pend);
+            a->pend = a->out;
+            a->pend_next = 0;
+            memset(&a->out, 0, sizeof a->out);
+            parts = true;
+        } else {
+            lobby_send_text(l, a->s->client, a->text);
+        }
         free(a->text);
         a->text = NULL;
-        sent = a->sent_status;
+    } else if (a->due >= 0 && !a->task_may_build) {
+        a->owed = true;
+        sent = a->due;
+    }
+    if (parts)
+        pump(a); /* a running analysis's slice is not out yet: nothing is submitted here */
+    if (build_only) {
+        /* Nothing searched and no state changed; a resume that came meanwhile starts now
+         * (or once the build-only task pump sent out, if it did, is back). */
+        if (err != 0)
+            thue_log(THUE_LOG_WARN, "analysis %s: building its tree failed (%s)", a->key,
+                     thue_strerror(err));
+        if (a->busy)
+            return;
+        a->stop_asked = false;
+        atomic_store(&a->stop, 0);
+        if (a->resume_deferred && !l->stopping) {
+            a->resume_deferred = false;
+            resume_now(a, a->resume_given, a->resume_n);
+        } else if (err == 0) {
+            after_idle(a);
+        }
+        return;
     }
     if (err != 0) {
         thue_log(THUE_LOG_WARN, "analysis %s: a slice failed (%s); stopped", a->key,
@@ -437,6 +657,7 @@ static void slice_done(uint64_t id, int err, void *data)
         a->status = ST_STOPPED;
         a->stop_asked = false;
         atomic_store(&a->stop, 0);
+        after_idle(a);
         return;
     }
     if (sent == ST_DONE &&
@@ -446,12 +667,14 @@ static void slice_done(uint64_t id, int err, void *data)
         a->status = ST_DONE;
         a->stop_asked = false;
         atomic_store(&a->stop, 0);
+        after_idle(a);
         return;
     }
     if (sent == ST_DONE && have < a->target) {
         thue_gmove m;
         if (thue_guct_best(a->tree, &m) == THUE_EOVER) {
             a->status = ST_DONE;
+            after_idle(a);
             return;
         }
     }
@@ -459,7 +682,7 @@ static void slice_done(uint64_t id, int err, void *data)
         return;
     /* The next slice; a stop asked for after this slice looked makes the next one build
      * the stopped tree without searching. */
-    submit(a);
+    submit(a, false);
 }
 
 /* Unlinks a from its session and frees it, or, with a slice out, lets the slice's done
@@ -486,6 +709,12 @@ static void analysis_close(analysis *a)
 void analysis_session_gone(session *s)
 {
     if (s->analysis != NULL)
+        analysis_close(s->analysis);
+}
+
+void analysis_client_replaced(session *s)
+{
+    if (s->analysis != NULL && s->analysis->v2)
         analysis_close(s->analysis);
 }
 
@@ -590,6 +819,15 @@ int cmd_analyze(request *rq)
                  root_len, l->cfg.analysis_tree_max_bytes >> 10);
         return THUE_ESTATE;
     }
+    if (c->proto == 2 && root_len > V2_POSITION_MAX) {
+        free(st);
+        snprintf(rq->field, sizeof rq->field, q->has_room ? "room" : "position");
+        snprintf(rq->message, sizeof rq->message,
+                 "the position is %zu bytes of JSON: under thue.v2 an analysed position has "
+                 "at most %d, so that each node fits one analysis_delta message",
+                 root_len, V2_POSITION_MAX);
+        return THUE_ESTATE;
+    }
     /* The server's limits, the session's own analysis (which this one replaces) not
      * counted: in all, per owner, per address (which never holds every one). */
     char owner[THUE_LIMIT_KEY_MAX], ip[THUE_LIMIT_KEY_MAX];
@@ -641,11 +879,13 @@ int cmd_analyze(request *rq)
     p.mem = a->mem;
     int terr = 0;
     if ((thue_pool_mem(l->pool) != NULL && a->mem == NULL) ||
+        (c->proto == 2 && (a->shown = delta_state_new()) == NULL) ||
         lobby_random_key(a->key + 1, LOBBY_ID_CHARS, LOBBY_ID_ALPHABET) != 0 ||
         (terr = thue_guct_new(g, &a->opt, st, &p, &a->tree)) != 0) {
         free(st);
         thue_guct_free(a->tree);
         thue_mem_close(a->mem);
+        delta_state_free(a->shown);
         free(a);
         if (terr == THUE_ETOOBIG) {
             snprintf(rq->message, sizeof rq->message,
@@ -656,6 +896,7 @@ int cmd_analyze(request *rq)
         return THUE_PERR_INTERNAL;
     }
     a->key[0] = 'a';
+    a->v2 = c->proto == 2;
     a->target = (uint64_t)iterations;
     a->last_budget = (uint64_t)iterations;
     a->max_nodes = q->has_max_nodes ? q->max_nodes : ANALYSIS_NODES_DEFAULT;
@@ -695,7 +936,7 @@ int cmd_analyze(request *rq)
     free(st);
     thue_log(THUE_LOG_INFO, "analysis %s of %s for %s: %d iterations, seed %llu", a->key, g->name,
              s->player.name, iterations, (unsigned long long)p.seed);
-    submit(a);
+    submit(a, false);
     return 0;
 }
 
@@ -717,12 +958,28 @@ int cmd_analyze_stop(request *rq)
     if (a == NULL)
         return THUE_PERR_NOT_FOUND;
     request_ok(rq);
-    if (a->busy) {
+    if (a->busy && !a->task_build_only) {
         /* The slice's end (or the next one's, at once) builds the stopped tree. */
         a->stop_asked = true;
         atomic_store(&a->stop, 1);
     }
+    a->resume_deferred = false; /* a resume waiting for a build-only task: not searching */
     return 0;
+}
+
+/* analyze_resume's work once no slice is out: n more iterations (given), or what was left
+ * of the budget, or the last budget again. */
+static void resume_now(analysis *a, bool given, uint64_t n)
+{
+    thue_lobby *l = a->lobby;
+    uint64_t have = thue_guct_iterations(a->tree);
+    uint64_t max = (uint64_t)l->cfg.analysis_iterations_max;
+    uint64_t more = given ? n : a->target > have ? a->target - have : a->last_budget;
+    if (given || a->target <= have)
+        a->last_budget = more;
+    a->target = have + more > max ? max : have + more;
+    if (!l->stopping)
+        submit(a, false);
 }
 
 int cmd_analyze_resume(request *rq)
@@ -742,8 +999,10 @@ int cmd_analyze_resume(request *rq)
                  (unsigned long long)have);
         return THUE_PERR_NOT_ALLOWED;
     }
-    /* cpu_ns is the worker's while a slice is out: read it only between slices. */
-    if (!a->busy && a->cpu_ns >= (int64_t)l->cfg.analysis_seconds_max * 1000000000) {
+    /* cpu_ns is the worker's while a slice is out (a build-only task leaves it): read it
+     * only between slices. */
+    if ((!a->busy || a->task_build_only) &&
+        a->cpu_ns >= (int64_t)l->cfg.analysis_seconds_max * 1000000000) {
         snprintf(rq->field, sizeof rq->field, "analysis");
         snprintf(rq->message, sizeof rq->message,
                  "this analysis has searched for %d s, the server's most per analysis "
@@ -752,6 +1011,13 @@ int cmd_analyze_resume(request *rq)
         return THUE_PERR_NOT_ALLOWED;
     }
     request_ok(rq);
+    if (a->busy && a->task_build_only) {
+        /* Not searching, but a task builds its tree: the search starts when it is back. */
+        a->resume_deferred = true;
+        a->resume_given = given;
+        a->resume_n = n;
+        return 0;
+    }
     if (a->busy) {
         /* Still searching (perhaps towards a stop): it goes on, n more if given. */
         a->pending_more += n;
@@ -761,12 +1027,20 @@ int cmd_analyze_resume(request *rq)
         atomic_store(&a->stop, 0);
         return 0;
     }
-    uint64_t more = given ? n : a->target > have ? a->target - have : a->last_budget;
-    if (given || a->target <= have)
-        a->last_budget = more;
-    a->target = have + more > max ? max : have + more;
-    if (!l->stopping)
-        submit(a);
+    resume_now(a, given, n);
+    return 0;
+}
+
+int cmd_analyze_sync(request *rq)
+{
+    analysis *a = find(rq);
+    if (a == NULL)
+        return THUE_PERR_NOT_FOUND;
+    request_ok(rq);
+    /* The next update is whole: at once when nothing searches and no part waits, else at
+     * the next slice's end or once the parts are out. */
+    a->syncs_asked++;
+    after_idle(a);
     return 0;
 }
 

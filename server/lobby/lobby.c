@@ -256,6 +256,7 @@ static int take_over_session(thue_client *c, session *s, bool resumed, bool *had
     thue_client *old = s->client;
     if (old != NULL) {
         old->s = NULL;
+        analysis_client_replaced(s); /* a thue.v2 analysis ends with its connection */
         send_goodbye(l, old, "replaced", "this session was taken over by a new connection", 1001);
     }
     uv_timer_stop(&s->grace_timer);
@@ -618,6 +619,8 @@ static int dispatch(request *rq)
         return cmd_analyze_resume(rq);
     case THUE_CMD_ANALYZE_CLOSE:
         return cmd_analyze_close(rq);
+    case THUE_CMD_ANALYZE_SYNC:
+        return cmd_analyze_sync(rq);
     case THUE_CMD_GET_BEST_MOVE:
         return cmd_best_move(rq);
     default:
@@ -816,6 +819,8 @@ thue_lobby *thue_lobby_new(uv_loop_t *loop, const thue_lobby_config *cfg, thue_p
     l->nodes_timer.data = l;
     uv_timer_init(loop, &l->watch_timer);
     l->watch_timer.data = l;
+    uv_timer_init(loop, &l->analysis_timer);
+    l->analysis_timer.data = l;
     l->next_account = 1;
     if (l->rng == 0 && getrandom(&l->rng, sizeof l->rng, 0) != (ssize_t)sizeof l->rng)
         l->rng = uv_hrtime();
@@ -1121,6 +1126,8 @@ void thue_lobby_shutdown(thue_lobby *l)
     uv_timer_stop(&l->tour_timer);
     uv_timer_stop(&l->nodes_timer);
     uv_timer_stop(&l->watch_timer);
+    uv_timer_stop(&l->analysis_timer);
+    l->analysis_timer_on = false;
     analysis_shutdown(l);
     reviews_shutdown(l);
     for (thue_client *c = l->clients; c; c = c->next)
@@ -1146,8 +1153,9 @@ void thue_lobby_close(thue_lobby *l, void (*closed)(void *data), void *data)
     l->closed = closed;
     l->closed_data = data;
     nodes_free(l);
-    l->handles += 3;
+    l->handles += 4;
     uv_close((uv_handle_t *)&l->tour_timer, lobby_timer_closed);
     uv_close((uv_handle_t *)&l->nodes_timer, lobby_timer_closed);
     uv_close((uv_handle_t *)&l->watch_timer, lobby_timer_closed);
+    uv_close((uv_handle_t *)&l->analysis_timer, lobby_timer_closed);
 }

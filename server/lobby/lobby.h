@@ -36,6 +36,11 @@ typedef struct thue_lobby_hooks {
      * has been sent. thue_lobby_disconnected follows, later, from the network layer. */
     void (*close)(void *ctx, thue_conn *conn, int code, const char *reason);
     void *ctx;
+    /* Whether len more bytes may be queued on conn now without crowding it: nothing is
+     * waiting for it, or what is stays within half its send bound (--send-max-kib) with
+     * them. The lobby paces long sends by it (thue.v2's analysis parts), so that other
+     * messages never wait behind much. NULL: always. */
+    int (*may_send)(void *ctx, thue_conn *conn, size_t len);
 } thue_lobby_hooks;
 
 /* The defaults of the lobby's limits (a config member left 0 takes its default). */

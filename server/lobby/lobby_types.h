@@ -345,6 +345,10 @@ struct thue_lobby {
     tournament *tournaments;
     analysis *analyses; /* every analysis still searching or open (analysis.c) */
     int nanalyses;
+    /* thue.v2: while some analysis has parts of an update waiting for its connection to
+     * take them, this ticks (analysis.c's pacing); stopped otherwise. */
+    uv_timer_t analysis_timer;
+    bool analysis_timer_on;
     struct review_job *reviews; /* matches being reviewed (reviews.c) */
     int nreviews;
     int (*puzzle_offer)(void *ctx, const thue_gamedef *g, const thue_gopt *opt, const void *st,

@@ -124,6 +124,13 @@ void lobby_send_text(thue_lobby *l, thue_client *c, const char *text)
         l->hooks.send(l->hooks.ctx, c->conn, text, strlen(text));
 }
 
+bool lobby_may_send(thue_lobby *l, thue_client *c, size_t len)
+{
+    if (c == NULL || c->closing || l->hooks.may_send == NULL)
+        return true;
+    return l->hooks.may_send(l->hooks.ctx, c->conn, len) != 0;
+}
+
 void lobby_send_client_msg(thue_lobby *l, thue_client *c, const thue_msg *msg)
 {
     if (c == NULL || c->closing)

@@ -25,6 +25,9 @@ uint32_t lobby_hash(const char *s);
 
 /* Sends an encoded text to a client (no-op when NULL or closing). */
 void lobby_send_text(thue_lobby *l, thue_client *c, const char *text);
+/* Whether len more bytes may be sent to c now without crowding its connection (the
+ * network layer's may_send hook; true without one, or for NULL or closing). */
+bool lobby_may_send(thue_lobby *l, thue_client *c, size_t len);
 /* Encodes msg and sends it to a client (no-op when NULL or closing). */
 void lobby_send_client_msg(thue_lobby *l, thue_client *c, const thue_msg *msg);
 /* Sends one encoded message to a session's connection (no-op while it is away). */

@@ -581,7 +581,10 @@ thue_net *thue_net_new(uv_loop_t *loop, const thue_config *cfg, thue_lobby *lobb
     uv_unref((uv_handle_t *)&net->flush_check);
     net->check_on = 1;
 
-    thue_lobby_hooks hooks = {.send = thue__hook_send, .close = thue__hook_close, .ctx = net};
+    thue_lobby_hooks hooks = {.send = thue__hook_send,
+                              .close = thue__hook_close,
+                              .ctx = net,
+                              .may_send = thue__hook_may_send};
     thue_lobby_set_hooks(lobby, &hooks);
     return net;
 }

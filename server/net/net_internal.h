@@ -340,6 +340,7 @@ void thue__link_file_done(thue_net *net, net_link *l);
 /* ws.c: the lobby's hooks and the WebSocket callbacks */
 void thue__hook_send(void *ctx, thue_conn *c, const char *text, size_t len);
 void thue__hook_close(void *ctx, thue_conn *c, int code, const char *reason);
+int thue__hook_may_send(void *ctx, thue_conn *c, size_t len);
 int thue__ws_established(thue_net *net, struct lws *wsi, pss *p);
 void thue__ws_gone(thue_net *net, pss *p);
 int thue__ws_receive(thue_net *net, struct lws *wsi, pss *p, const char *in, size_t len);

@@ -338,6 +338,15 @@ void thue__hook_send(void *ctx, thue_conn *c, const char *text, size_t len)
     lws_callback_on_writable(c->wsi);
 }
 
+int thue__hook_may_send(void *ctx, thue_conn *c, size_t len)
+{
+    thue_net *net = ctx;
+    if (c == NULL || c->closing)
+        return 1; /* sending is a no-op: nothing to wait for */
+    size_t n = unsent(c);
+    return n == 0 || n + len <= net->send_max / 2;
+}
+
 /*
  * Drops c for reading too slowly (total: for the total bound, else its own): its backlog
  * is freed (what lws holds of a write cannot be taken back), and it gets goodbye `slow`

@@ -468,6 +468,7 @@ int thue_guct_walk_depth(const thue_guct *t, uint32_t max_nodes, int max_depth,
             v.value = nd->visits > 0 ? nd->payoff / nd->visits : 0.0;
             v.children = nshown[f->node];
             v.hidden = nd->nchild - nshown[f->node];
+            v.node = f->node;
             ret = cb(arg, &v);
             if (ret != 0)
                 goto done;

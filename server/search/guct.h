@@ -88,6 +88,8 @@ typedef struct thue_guct_view {
                         the player to move there); 0 when unvisited */
     int children;    /* its children shown by the walk */
     int hidden;      /* its children left out by the cap */
+    uint32_t node;   /* its index in the tree: the same for the tree's life (0 the root);
+                        a node's children have consecutive indices, in legal-move order */
 } thue_guct_view;
 
 /*

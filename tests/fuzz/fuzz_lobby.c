@@ -3,12 +3,13 @@
  * connections, with disconnections and reconnections, against a fresh lobby per input.
  *
  * Input: lines. A line "N TEXT" (N = 0..3) sends TEXT from connection N (0 and 1 speak
- * thue.v1, 2 and 3 thue.v2); "dN" drops
- * connection N (its session waits out the grace period) and opens a new one there;
- * "t" lets the loop run its ready timers and pool results. In TEXT, "$R" stands for the
- * room id of the latest room_created reply, "$T" for the latest resume token, "$U" for
- * the latest tournament id and "$A" for the latest account token, so that short inputs
- * reach deep into rooms, sessions and tournaments.
+ * thue.v1, 2 and 3 thue.v2); "dN" drops connection N (its session waits out the grace
+ * period) and opens a new one there of the same subprotocol, "vN" the same with a
+ * connection that speaks thue.v2; "t" lets the loop run its ready timers and pool
+ * results. In TEXT, "$R" stands for the room id of the latest room_created reply, "$T"
+ * for the latest resume token, "$U" for the latest tournament id, "$A" for the latest
+ * account token and "$K" for the latest analysis key, so that short inputs reach deep
+ * into rooms, sessions, tournaments and analyses.
  *
  * Checked: the lobby never crashes, leaks or trips a sanitizer, and every message it
  * sends is a valid server message of PROTOCOL.md (thue_msg_decode accepts it). Each
@@ -55,6 +56,7 @@ static char last_room[THUE_PROTO_KEY_MAX + 1] = "r0";
 static char last_token[THUE_PROTO_RESUME_LEN + 1] = "0";
 static char last_tournament[THUE_PROTO_KEY_MAX + 1] = "t0";
 static char last_account[THUE_PROTO_TOKEN_MAX + 1] = "t_0";
+static char last_analysis[THUE_PROTO_KEY_MAX + 1] = "a0";
 
 static void on_send(void *ctx, thue_conn *conn, const char *text, size_t len)
 {
@@ -75,6 +77,8 @@ static void on_send(void *ctx, thue_conn *conn, const char *text, size_t len)
                  msg.u.tournament_created.tournament);
     if (msg.type == THUE_MSG_ACCOUNT)
         snprintf(last_account, sizeof last_account, "%s", msg.u.account.token);
+    if (msg.type == THUE_MSG_ANALYSIS_STARTED)
+        snprintf(last_analysis, sizeof last_analysis, "%s", msg.u.analysis_started.analysis);
     thue_msg_clear(&msg);
 }
 
@@ -100,7 +104,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     return pool ? 0 : 1;
 }
 
-/* TEXT with $R and $T replaced. */
+/* TEXT with $R, $T, $U, $A and $K replaced. */
 static size_t expand(const char *in, size_t n, char *out, size_t cap)
 {
     size_t o = 0;
@@ -114,6 +118,8 @@ static size_t expand(const char *in, size_t n, char *out, size_t cap)
             sub = last_tournament;
         else if (in[i] == '$' && i + 1 < n && in[i + 1] == 'A')
             sub = last_account;
+        else if (in[i] == '$' && i + 1 < n && in[i + 1] == 'K')
+            sub = last_analysis;
         if (sub) {
             size_t sl = strlen(sub);
             if (o + sl >= cap)
@@ -146,7 +152,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     thue_lobby *lobby = thue_lobby_new(&loop, &cfg, pool, &metrics);
     if (lobby == NULL)
         return 0;
-    thue_lobby_hooks hooks = {on_send, on_close, NULL};
+    thue_lobby_hooks hooks = {.send = on_send, .close = on_close, .ctx = NULL};
     thue_lobby_set_hooks(lobby, &hooks);
     char err[256];
     thue_store *store = thue_store_open(":memory:", err, sizeof err);
@@ -167,11 +173,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             size_t n = expand(p + 2, len - 2, text, sizeof text);
             if (c->client)
                 thue_lobby_message(lobby, c->client, text, n);
-        } else if (len == 2 && p[0] == 'd' && p[1] >= '0' && p[1] < '0' + CONNS) {
+        } else if (len == 2 && (p[0] == 'd' || p[0] == 'v') && p[1] >= '0' && p[1] < '0' + CONNS) {
             struct thue_conn *c = &conns[p[1] - '0'];
             if (c->client)
                 thue_lobby_disconnected(lobby, c->client);
             connect_as(lobby, c, p[1] - '0');
+            if (c->client && p[0] == 'v')
+                thue_lobby_set_protocol(c->client, 2);
         } else if (len == 1 && p[0] == 't') {
             uv_run(&loop, UV_RUN_NOWAIT);
         }

@@ -54,7 +54,7 @@ harness *h_new(int grace_s, int rate, int burst)
                                  .seed = 42};
     h->lobby = thue_lobby_new(&h->loop, &h->cfg, h->pool, &h->metrics);
     assert_non_null(h->lobby);
-    thue_lobby_hooks hooks = {fake_send, fake_close, h};
+    thue_lobby_hooks hooks = {.send = fake_send, .close = fake_close, .ctx = h};
     thue_lobby_set_hooks(h->lobby, &hooks);
     return h;
 }

@@ -610,14 +610,15 @@ static void test_codec_enum_names(void **state)
                                        "login",
                                        "get_legal_moves",
                                        "get_best_move",
-                                       "sync"};
+                                       "sync",
+                                       "analyze_sync"};
     static const char *const msgs[] = {
         "welcome",          "pong",        "ok",           "error",
         "goodbye",          "account",     "room_created", "rooms",
         "room_state",       "match_end",   "chat_message", "match_found",
         "ladder",           "tournaments", "tournament",   "tournament_created",
         "tournament_event", "queue_failed", "analysis_started", "analysis_tree", "moved",
-        "legal_moves", "best_move", "played", "watchers"};
+        "legal_moves", "best_move", "played", "watchers", "analysis_delta"};
     assert_int_equal(sizeof cmds / sizeof cmds[0], THUE_CMD_COUNT);
     assert_int_equal(sizeof msgs / sizeof msgs[0], THUE_MSG_COUNT);
     for (int i = 0; i < THUE_CMD_COUNT; i++)

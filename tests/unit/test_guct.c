@@ -38,6 +38,7 @@
 
 typedef struct row {
     int depth, to_move, children, hidden;
+    uint32_t node;
     thue_gmove move;
     uint64_t visits, ended;
     double value;
@@ -64,6 +65,7 @@ static int record(void *arg, const thue_guct_view *v)
     r->to_move = v->to_move;
     r->children = v->children;
     r->hidden = v->hidden;
+    r->node = v->node;
     if (v->move)
         r->move = *v->move;
     r->visits = v->visits;
@@ -410,6 +412,48 @@ static void test_guct_snapshot_cap(void **state)
     free(st);
 }
 
+/* A node's index (the view's node, thue.v2's id of a shown node) stays the node's while
+ * the tree grows: the same path has the same index in a later, bigger snapshot; the root
+ * is 0 and indices are unique; children come in increasing index order. */
+static void test_guct_snapshot_node_ids(void **state)
+{
+    (void)state;
+    const thue_gamedef *g = game("nim");
+    thue_gopt opt;
+    options(g, "{\"heaps\":[4,5,6]}", &opt);
+    void *st = start(g, &opt);
+    thue_guct *t = tree(g, &opt, st, 100, 11);
+    assert_int_equal(thue_guct_run(t, 500, NULL, NULL), 0);
+    rows early = walk_all(t, 300);
+    assert_int_equal(thue_guct_run(t, 3000, NULL, NULL), 0);
+    rows late = walk_all(t, UINT32_MAX);
+    assert_int_equal(late.r[0].node, 0);
+    char *seen = calloc(thue_guct_nodes(t), 1);
+    assert_non_null(seen);
+    for (int i = 0; i < late.n; i++) {
+        assert_true(late.r[i].node < thue_guct_nodes(t));
+        assert_false(seen[late.r[i].node]);
+        seen[late.r[i].node] = 1;
+        /* the previous sibling (the nearest earlier row at this depth, under the same
+         * parent) has a smaller index */
+        for (int p = i - 1; p > 0 && late.r[p].depth >= late.r[i].depth; p--)
+            if (late.r[p].depth == late.r[i].depth) {
+                assert_true(late.r[p].node < late.r[i].node);
+                break;
+            }
+    }
+    for (int i = 0; i < early.n; i++) {
+        int j = find_key(&late, early.r[i].key);
+        assert_true(j >= 0);
+        assert_int_equal(late.r[j].node, early.r[i].node);
+    }
+    free(seen);
+    free(early.r);
+    free(late.r);
+    thue_guct_free(t);
+    free(st);
+}
+
 static void test_guct_snapshot_depth(void **state)
 {
     (void)state;
@@ -701,6 +745,7 @@ int main(void)
         cmocka_unit_test(test_guct_stopped_budget),
         cmocka_unit_test(test_guct_gbot_same_move),
         cmocka_unit_test(test_guct_snapshot_cap),
+        cmocka_unit_test(test_guct_snapshot_node_ids),
         cmocka_unit_test(test_guct_snapshot_depth),
         cmocka_unit_test(test_guct_small_nim_wins),
         cmocka_unit_test(test_guct_export_formats),
