@@ -17,6 +17,7 @@ import { createGameRoom } from "./gameslib.mjs";
 
 const CLI = process.env.THUE_CLI || (SERVER ? path.resolve(path.dirname(SERVER), "..", "clients", "cli", "thue") : "");
 const POSITION = { heaps: [3, 4, 5] };
+const LONG = { heaps: [200, 300, 400, 100] }; // a thousand tokens: within the default options' bound
 const ITERATIONS = 3000;
 const SEED = 5;
 
@@ -77,7 +78,11 @@ test("a Nim position with a fixed seed: the CLI's root visits and best move; its
   assert.ok(rows.some((r) => r.startsWith(`"${moveName(want)}",`)), "the best move's row");
   assert.equal(fs.readFileSync(await dl.path(), "utf8"), cliCsv, "the page's CSV is the CLI's --tree CSV, byte for byte");
 
-  // A long analysis: stopped, resumed for 500 more iterations, closed.
+  // A long analysis: stopped, resumed for 500 more iterations, closed. Of a position big
+  // enough that 1,000,000 iterations take seconds (about 13 s here; [3, 4, 5]'s take
+  // half a second, and the stop came after the end now and then).
+  await page.evaluate((h) => { location.hash = h; }, `#/analysis?game=nim&position=${encodeURIComponent(JSON.stringify(LONG))}`);
+  await page.waitForFunction((want) => document.querySelector("[data-testid=an-canvas]").dataset.ready === "1" && location.hash.includes(want), encodeURIComponent(JSON.stringify(LONG)));
   await tid(page, "an-iterations").fill("1000000");
   await tid(page, "an-start").click();
   // The status line shows the done analysis until the new one's reply comes: wait for
