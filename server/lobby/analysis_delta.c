@@ -28,6 +28,7 @@
 
 #include "base/errors.h"
 #include "protocol/codec.h"
+#include "protocol/codec_internal.h"
 
 #define PART_MAX ((size_t)THUE_PROTO_DELTA_BYTES_MAX)
 /* A part's lists, empty: what every part has beside its header and entries. */
@@ -78,31 +79,12 @@ void delta_update_free(delta_update *u)
 
 /* ---- text ------------------------------------------------------------------------------ */
 
-typedef struct buf {
-    char *p;
-    size_t len, cap;
-    int oom;
-} buf;
+/* The codec's growing buffer: an allocation failure sets oom and drops later writes. */
+typedef thue__buf buf;
 
 static void put(buf *b, const char *s, size_t n)
 {
-    if (b->oom)
-        return;
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 256;
-        while (b->len + n + 1 > cap)
-            cap *= 2;
-        char *p = realloc(b->p, cap);
-        if (p == NULL) {
-            b->oom = 1;
-            return;
-        }
-        b->p = p;
-        b->cap = cap;
-    }
-    memcpy(b->p + b->len, s, n);
-    b->len += n;
-    b->p[b->len] = '\0';
+    thue__buf_put(b, s, n);
 }
 
 static void puts_(buf *b, const char *s)
@@ -126,47 +108,7 @@ static void __attribute__((format(printf, 2, 3))) putf(buf *b, const char *fmt, 
 /* s as a JSON string, escaped as the codec and JSON.stringify escape it. */
 static void put_string(buf *b, const char *s)
 {
-    static const char hex[] = "0123456789abcdef";
-    put(b, "\"", 1);
-    while (*s) {
-        size_t run = 0;
-        while (s[run] != '\0' && s[run] != '"' && s[run] != '\\' && (unsigned char)s[run] >= 0x20)
-            run++;
-        put(b, s, run);
-        s += run;
-        if (*s == '\0')
-            break;
-        unsigned char c = (unsigned char)*s++;
-        char esc[6] = {'\\', (char)c, 0, 0, 0, 0};
-        size_t len = 2;
-        switch (c) {
-        case '"':
-        case '\\':
-            break;
-        case '\b':
-            esc[1] = 'b';
-            break;
-        case '\f':
-            esc[1] = 'f';
-            break;
-        case '\n':
-            esc[1] = 'n';
-            break;
-        case '\r':
-            esc[1] = 'r';
-            break;
-        case '\t':
-            esc[1] = 't';
-            break;
-        default:
-            memcpy(esc + 1, "u00", 3);
-            esc[4] = hex[c >> 4];
-            esc[5] = hex[c & 15];
-            len = 6;
-        }
-        put(b, esc, len);
-    }
-    put(b, "\"", 1);
+    thue__buf_json_str(b, s, strlen(s));
 }
 
 size_t delta_value_text(double v, char *out)
