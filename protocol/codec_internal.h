@@ -46,6 +46,10 @@ size_t thue__fmt_double(double d, char *out);
  * thue__fmt_double skips for the common numbers with at most three decimals (think times
  * in ms, ratings); the tests compare the two. */
 size_t thue__fmt_double_search(double d, char *out);
+/* JavaScript's Number::toString(10) layout of the positive value 0.DIGITS x 10^n, the k
+ * digits (no trailing zero but the first) at digits: "1612.4", "0.001", "1.5e-7". Writes
+ * it and a NUL at out (THUE__DOUBLE_MAX bytes); returns the length. */
+size_t thue__js_layout(const char *digits, int k, int n, char *out);
 
 /* ---- string rules --------------------------------------------------------------------- */
 

@@ -217,6 +217,40 @@ size_t thue__fmt_double(double d, char *out)
     return thue__fmt_double_search(d, out);
 }
 
+size_t thue__js_layout(const char *digits, int k, int n, char *out)
+{
+    char *o = out;
+    if (k <= n && n <= 21) {
+        memcpy(o, digits, (size_t)k);
+        o += k;
+        for (int i = k; i < n; i++)
+            *o++ = '0';
+    } else if (0 < n && n <= 21) {
+        memcpy(o, digits, (size_t)n);
+        o += n;
+        *o++ = '.';
+        memcpy(o, digits + n, (size_t)(k - n));
+        o += k - n;
+    } else if (-6 < n && n <= 0) {
+        *o++ = '0';
+        *o++ = '.';
+        for (int i = n; i < 0; i++)
+            *o++ = '0';
+        memcpy(o, digits, (size_t)k);
+        o += k;
+    } else {
+        *o++ = digits[0];
+        if (k > 1) {
+            *o++ = '.';
+            memcpy(o, digits + 1, (size_t)(k - 1));
+            o += k - 1;
+        }
+        o += sprintf(o, "e%c%d", n - 1 < 0 ? '-' : '+', abs(n - 1));
+    }
+    *o = '\0';
+    return (size_t)(o - out);
+}
+
 size_t thue__fmt_double_search(double d, char *out)
 {
     char *o = out;
@@ -261,34 +295,7 @@ size_t thue__fmt_double_search(double d, char *out)
     int n = before_point + (int)strtol(p + 1, NULL, 10); /* value = 0.DIGITS x 10^n */
     while (k > 1 && digits[k - 1] == '0')
         k--;
-    /* JavaScript's Number::toString(10), for k digits and point position n. */
-    if (k <= n && n <= 21) {
-        memcpy(o, digits, (size_t)k);
-        o += k;
-        for (int i = k; i < n; i++)
-            *o++ = '0';
-    } else if (0 < n && n <= 21) {
-        memcpy(o, digits, (size_t)n);
-        o += n;
-        *o++ = '.';
-        memcpy(o, digits + n, (size_t)(k - n));
-        o += k - n;
-    } else if (-6 < n && n <= 0) {
-        *o++ = '0';
-        *o++ = '.';
-        for (int i = n; i < 0; i++)
-            *o++ = '0';
-        memcpy(o, digits, (size_t)k);
-        o += k;
-    } else {
-        *o++ = digits[0];
-        if (k > 1) {
-            *o++ = '.';
-            memcpy(o, digits + 1, (size_t)(k - 1));
-            o += k - 1;
-        }
-        o += sprintf(o, "e%c%d", n - 1 < 0 ? '-' : '+', abs(n - 1));
-    }
+    o += thue__js_layout(digits, k, n, o);
     *o = '\0';
     return (size_t)(o - out);
 }

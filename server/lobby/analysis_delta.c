@@ -129,36 +129,7 @@ size_t delta_value_text(double v, char *out)
     while (k > 1 && digits[k - 1] == '0')
         k--;
     int n = atoi(e + 12) + 1; /* v = 0.digits * 10^n */
-    char *o = out;
-    if (k <= n && n <= 21) {
-        memcpy(o, digits, (size_t)k);
-        o += k;
-        for (int i = k; i < n; i++)
-            *o++ = '0';
-    } else if (0 < n && n <= 21) {
-        memcpy(o, digits, (size_t)n);
-        o += n;
-        *o++ = '.';
-        memcpy(o, digits + n, (size_t)(k - n));
-        o += k - n;
-    } else if (-6 < n && n <= 0) {
-        *o++ = '0';
-        *o++ = '.';
-        for (int i = 0; i < -n; i++)
-            *o++ = '0';
-        memcpy(o, digits, (size_t)k);
-        o += k;
-    } else {
-        *o++ = digits[0];
-        if (k > 1) {
-            *o++ = '.';
-            memcpy(o, digits + 1, (size_t)(k - 1));
-            o += k - 1;
-        }
-        o += sprintf(o, "e%c%d", n - 1 < 0 ? '-' : '+', abs(n - 1));
-    }
-    *o = '\0';
-    return (size_t)(o - out);
+    return thue__js_layout(digits, k, n, out);
 }
 
 static size_t digits_u64(uint64_t x)
