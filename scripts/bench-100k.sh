@@ -63,6 +63,8 @@
 #                       at most ~9,700 moves a second, a pace the 2-core machine takes
 #                       without saturating, so that the p99 is a latency and not a
 #                       queue); 0: no limit, each match as fast as its node answers
+#   --ping-s N          the nodes' --ping-s N --idle-s 2N (default: the server's own,
+#                       30 and 60); --ping-s 3600 keeps the keep-alive out of the run
 #   --warmup S          the play windows' warm-up, seconds (default 5)
 #   --duration S        the play windows, seconds (default 20)
 #   --idle-window S     the idle CPU window, seconds, at least (default 65: every idle
@@ -95,6 +97,7 @@ WARMUP=5
 DURATION=20
 IDLE_WINDOW=65
 GRACE=5
+PING_S=""
 MOVE_RATE=10
 QUICK=0
 BUILD=1
@@ -125,7 +128,7 @@ while [ $# -gt 0 ]; do
     --keep-log) KEEP_LOG=1 ;;
     --json) JSON=1 ;;
     -h|--help) usage; exit 0 ;;
-    --connections|--matches|--nodes|--connect-rate|--move-rate|--warmup|--duration|--idle-window|--grace-s|--build-dir|--server-bin|--loadgen-bin)
+    --connections|--matches|--nodes|--connect-rate|--move-rate|--ping-s|--warmup|--duration|--idle-window|--grace-s|--build-dir|--server-bin|--loadgen-bin)
       [ $# -ge 2 ] || die_usage "$1 needs a value"
       v=$2
       case "$1" in
@@ -133,6 +136,7 @@ while [ $# -gt 0 ]; do
         --matches) in_range "$v" 1 20000 || die_usage "--matches must be 1..20000, not '$v'"; MATCHES=$v ;;
         --nodes) in_range "$v" 1 64 || die_usage "--nodes must be 1..64, not '$v'"; NODES=$v ;;
         --connect-rate) in_range "$v" 10 100000 || die_usage "--connect-rate must be 10..100000, not '$v'"; CONNECT_RATE=$v ;;
+        --ping-s) in_range "$v" 1 3600 || die_usage "--ping-s must be 1..3600, not '$v'"; PING_S=$v ;;
         --move-rate) in_range "$v" 0 10000 || die_usage "--move-rate must be 0..10000, not '$v'"; MOVE_RATE=$v ;;
         --warmup) secs_in "$v" 0 600 || die_usage "--warmup must be 0..600 seconds, not '$v'"; WARMUP=$v ;;
         --duration) secs_in "$v" 1 3600 || die_usage "--duration must be 1..3600 seconds, not '$v'"; DURATION=$v ;;
@@ -240,6 +244,7 @@ done
 "$SERVER_BIN" --help 2>/dev/null | grep -q -- '--redis' ||
   die "$SERVER_BIN has no --redis: a server built without cluster support"
 EXTRA_FLAGS=()
+[ -n "$PING_S" ] && EXTRA_FLAGS+=(--ping-s "$PING_S" --idle-s $((2 * PING_S)))
 "$SERVER_BIN" --help 2>/dev/null | grep -q -- '--puzzles' && EXTRA_FLAGS+=(--puzzles 0)
 # The kernel's connection tracking, when loaded, holds every connection (and a closed
 # one for its TIME_WAIT, 120 s): a full table drops new connections' packets.
@@ -548,7 +553,7 @@ say "$CONNECTIONS connections ($IDLE idle, $PLAYERS playing $MATCHES matches) on
   "of at most $PER_NODE (a process may hold $HARD descriptors: $MIN_NODES nodes at least);" \
   "$NG idle loadgens, source addresses 127.$OCTET.*.*"
 fact sizes "$CONNECTIONS" "$IDLE" "$MATCHES" "$NODES" "$HARD" "$MIN_NODES" "$NG" "$CONNECT_RATE" \
-  "$WARMUP" "$DURATION" "$IDLE_WINDOW" "$GRACE" "$QUICK" "$OCTET" "$MOVE_RATE"
+  "$WARMUP" "$DURATION" "$IDLE_WINDOW" "$GRACE" "$QUICK" "$OCTET" "$MOVE_RATE" "${PING_S:-30}"
 fact node_idle "${NODE_IDLE[@]}"
 fact node_matches "${NODE_MATCHES[@]}"
 
@@ -575,7 +580,7 @@ for ((i = 0; i < NODES; i++)); do
 done
 fact node_fds "${NODE_FDS[@]}"
 fact ports "${PORTS[@]}"
-sleep 1
+sleep 2
 fact mem0 "$(mem_sample)"
 BG_S=5; [ "$QUICK" = 1 ] && BG_S=1
 fact bg0 "$(cpu_sample)"; sleep "$BG_S"; fact bg1 "$(cpu_sample)"
@@ -713,7 +718,7 @@ for line in open(os.path.join(work, "facts")):
         facts[k] = v.split()
 num = lambda k: [float(x) for x in facts[k]]
 (conns, idle, matches, nodes, hard, min_nodes, ng, rate, warmup, duration, idle_window,
- grace, quick, octet, move_rate) = facts["sizes"]
+ grace, quick, octet, move_rate, ping_s) = facts["sizes"]
 conns, idle, matches, nodes, ng = int(conns), int(idle), int(matches), int(nodes), int(ng)
 node_idle = [int(x) for x in facts["node_idle"]]
 node_matches = [int(x) for x in facts["node_matches"]]
@@ -734,7 +739,7 @@ def cpu(a, b):
 r = {"connections": conns, "idle": idle, "players": 2 * matches, "matches": matches, "nodes": nodes,
      "nofile_hard": int(hard), "nodes_needed_at_least": int(min_nodes), "idle_loadgens": ng,
      "connect_rate": int(rate), "warmup_s": float(warmup), "duration_s": float(duration),
-     "idle_window_s": float(idle_window), "grace_s": int(grace), "move_rate": int(move_rate),
+     "idle_window_s": float(idle_window), "grace_s": int(grace), "move_rate": int(move_rate), "ping_s": int(ping_s),
      "node_connections": node_conns, "node_own_fds": [int(x) for x in facts["node_fds"]]}
 
 # connect
@@ -886,8 +891,9 @@ print("  Redis       %.1f commands a connection from the start to the end of the
       % r["redis_commands_per_conn"])
 print("              names held by two nodes at once: %d" % r["names_on_two_nodes"])
 if "idle_cpu_window_s" in r:
-    print("  idle CPU    the nodes with %s idle connections over %.0f s: %.2f%% of a core in all, %.3f%% per 10,000 connections"
-          % ("{:,}".format(idle), r["idle_cpu_window_s"], r["idle_nodes_cpu_pct"], r["idle_cpu_pct_per_10k"]))
+    print("  idle CPU    the nodes with %s idle connections over %.0f s (a ping after %d s of silence): %.2f%% of a core in all,"
+          % ("{:,}".format(idle), r["idle_cpu_window_s"], int(ping_s), r["idle_nodes_cpu_pct"]))
+    print("              %.3f%% per 10,000 connections" % r["idle_cpu_pct_per_10k"])
     print("              (their background with no connection: %.2f%%; less it: %.3f%% per 10,000); Redis %.2f%%, PostgreSQL %.2f%%"
           % (r["background_nodes_cpu_pct"], r["idle_cpu_pct_per_10k_less_background"], r["idle_redis_cpu_pct"], r["idle_pg_cpu_pct"]))
 print("  play        %d matches (%s), move round trip p99, alone before / with all connected / alone after:"
