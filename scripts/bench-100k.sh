@@ -400,6 +400,19 @@ dup_names() {
   echo "$n"
 }
 
+# The kernel's memory for sockets, one line: SLAB_BYTES TCP_BUFFER_PAGES: the slab caches
+# a TCP connection's socket lives in (its sock, inode, file, epoll entry and bound port;
+# not its dentry, a cache that moves with all file activity), active objects x object
+# size from /proc/slabinfo (root only, else 0); and the TCP buffers' pages
+# (/proc/net/sockstat). System-wide: a loopback connection has both its ends here, and
+# whatever else runs on the machine counts too.
+kmem_sample() {
+  local slab
+  slab=$(awk '$1 ~ /^(TCP|sock_inode_cache|filp|eventpoll_epi|tcp_bind_bucket)$/ { b += $2 * $4 } END { print b + 0 }' \
+    /proc/slabinfo 2>/dev/null || echo 0)
+  echo "${slab:-0} $(awk '$1 == "TCP:" { for (i = 2; i < NF; i++) if ($i == "mem") print $(i + 1) }' /proc/net/sockstat)"
+}
+
 metric() { # metric PORT NAME: its value, or -1
   curl -fsS --max-time 5 "http://127.0.0.1:$1/metrics" 2>/dev/null |
     awk -v n="$2" '$1 == n { print $2; found = 1 } END { if (!found) print -1 }'
@@ -582,6 +595,7 @@ fact node_fds "${NODE_FDS[@]}"
 fact ports "${PORTS[@]}"
 sleep 2
 fact mem0 "$(mem_sample)"
+fact kmem0 "$(kmem_sample)"
 BG_S=5; [ "$QUICK" = 1 ] && BG_S=1
 fact bg0 "$(cpu_sample)"; sleep "$BG_S"; fact bg1 "$(cpu_sample)"
 
@@ -654,6 +668,7 @@ fact play_cpu0 "$(cpu_sample)"
 sleep "$WINDOW_SLEEP"
 fact play_cpu1 "$(cpu_sample)"
 fact mem_full "$(mem_sample)"
+fact kmem_full "$(kmem_sample)"
 fact dup_names "$(dup_names)"
 wait_tags "${WITH_TAGS[@]}"
 nodes_alive || die "a node died during the play with every connection"
@@ -790,6 +805,9 @@ r["redis_b_per_conn"] = (full[0] - mem0[0]) / conns
 # Redis's commands from the start to the play window's end: the connections' hellos, and
 # the players' rooms and matches
 r["redis_commands_per_conn"] = (full[1] - mem0[1]) / conns
+k0, k1 = num("kmem0"), num("kmem_full")
+r["kernel_slab_b_per_conn"] = (k1[0] - k0[0]) / conns if k0[0] and k1[0] else None
+r["kernel_tcp_buf_b_per_conn"] = (k1[1] - k0[1]) * 4096 / conns
 r["names_on_two_nodes"] = int(facts["dup_names"][0])
 if r["names_on_two_nodes"]:
     problems.append("%d guest names were held by two nodes at once" % r["names_on_two_nodes"])
@@ -887,6 +905,9 @@ print("  memory      node RSS %.1f KiB a connection with all connected (%.1f-%.1
          min(r["node_rss_start_mib"]), max(r["node_rss_start_mib"])))
 print("              %s KiB an idle connection after the players left; Redis used_memory %.0f bytes a connection (%.1f MB in all)"
       % (f(r["kib_per_idle_conn"], "%.1f"), r["redis_b_per_conn"], (full[0] - mem0[0]) / 1e6))
+print("  kernel      %s bytes of socket slabs and %.0f bytes of TCP buffers a connection (both its ends: loopback;"
+      % (f(r["kernel_slab_b_per_conn"], "%.0f"), r["kernel_tcp_buf_b_per_conn"]))
+print("              system-wide, so anything else running counts too)")
 print("  Redis       %.1f commands a connection from the start to the end of the play window (hellos, rooms, heartbeats);"
       % r["redis_commands_per_conn"])
 print("              names held by two nodes at once: %d" % r["names_on_two_nodes"])
