@@ -906,7 +906,7 @@ print("  memory      node RSS %.1f KiB a connection with all connected (%.1f-%.1
 print("              %s KiB an idle connection after the players left; Redis used_memory %.0f bytes a connection (%.1f MB in all)"
       % (f(r["kib_per_idle_conn"], "%.1f"), r["redis_b_per_conn"], (full[0] - mem0[0]) / 1e6))
 print("  kernel      %s bytes of socket slabs and %.0f bytes of TCP buffers a connection (both its ends: loopback;"
-      % (f(r["kernel_slab_b_per_conn"], "%.0f"), r["kernel_tcp_buf_b_per_conn"]))
+      % (f(r["kernel_slab_b_per_conn"], "%.0f"), max(0.0, r["kernel_tcp_buf_b_per_conn"])))
 print("              system-wide, so anything else running counts too)")
 print("  Redis       %.1f commands a connection from the start to the end of the play window (hellos, rooms, heartbeats);"
       % r["redis_commands_per_conn"])
