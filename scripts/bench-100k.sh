@@ -13,9 +13,9 @@
 # Why 6 nodes and not 5 of 20,000: a connection is a descriptor in the node that holds it,
 # and one process may hold `ulimit -Hn` descriptors (20,000 on the development machine;
 # raising it needs CAP_SYS_RESOURCE). A node keeps 96 in reserve (server/net/peer.c) and
-# about 18 for itself (listener, epoll, Redis, PostgreSQL, log), so it takes at most
-# 19,885 connections there: five nodes hold at most 99,425. Six hold 16,667 each, with
-# 3,200 to spare. The script computes the fewest nodes that fit and refuses fewer. The
+# about 20 for itself (listener, epoll, Redis, PostgreSQL, log), so it takes at most
+# about 19,885 connections there: five nodes hold at most about 99,400. Six hold 16,667
+# each, with 3,200 to spare. The script computes the fewest nodes that fit and refuses fewer. The
 # nodes are reached on their own ports (as /n/NODE/ws would route): HAProxy in front
 # would need two descriptors a connection, 200,000 in one process. The load generators
 # follow the same rule: one thue-loadgen per node and kind, split when it would pass
@@ -33,8 +33,9 @@
 #   connect   the idle connections, on every node at once, at --connect-rate in all;
 #             once all are welcomed, the players (one loadgen a node). Connect time:
 #             from the first connect to the last of the N connections welcomed.
-#   play+idle the matches' move round trip p99 (a warm-up, then the window) with all N
-#             connected; near the window's end each node's RSS and Redis's used_memory.
+#   with      the matches' move round trip p99 (a warm-up, then the window) with all N
+#             connected; near the window's end each node's RSS, Redis's used_memory,
+#             the kernel's socket memory, and the guest names two nodes hold at once.
 #   idle      the players leave; once their connections, sessions and rooms are gone,
 #             the nodes' CPU over the idle window with the idle connections alone.
 #   after     the idle connections close; once the nodes are quiet, the same matches
