@@ -55,7 +55,8 @@ set(THUE_TESTS_OF_cluster "^test_cluster_.*$" "^test_config_cluster_secret$"
   "^integration_(balancer|cluster|cluster_.*)$")
 set(THUE_TESTS_OF_cli "^test_(cli|cli_.*|arena_cli_.*)$" "^integration_cli$")
 set(THUE_TESTS_OF_web "^e2e_.*$")
-set(THUE_TESTS_OF_load "^(test_lg_ws|test_lg_model|bench_quick|bench_startup_quick|loadgen_sources|loadgen_models)$")
+set(THUE_TESTS_OF_load
+  "^(test_lg_ws|test_lg_model|bench_quick|bench_startup_quick|bench_100k_quick|loadgen_sources|loadgen_models)$")
 
 # thue_test_module(NAME OUT): OUT is the modules whose patterns match NAME (one, if all is
 # well).

@@ -185,10 +185,16 @@ static void grace_over(uv_timer_t *t)
     session_end(s);
 }
 
-/* A name for a guest who gave none: Guest-NNNN, unused on the server. */
-static int guest_name(thue_lobby *l, char *out, size_t size)
+/* A name for a guest who gave none, unused on the server: Guest-NNNN, or Guest-NNNNNNNN
+ * after 16 four-digit names in use here, or at once when wide. Several nodes share the
+ * 10,000 four-digit names: past that many guests in the cluster most of them are another
+ * node's, which this node cannot see. So once Redis has refused a drawn name (the caller
+ * passes wide), the next is drawn from the 10^8: one more claim, where four-digit draws
+ * would use up the hello's NODES_NAME_ASKS_MAX claims and then keep a name that another
+ * node's guest holds. */
+static int guest_name(thue_lobby *l, bool wide, char *out, size_t size)
 {
-    for (int attempt = 0; attempt < 64; attempt++) {
+    for (int attempt = wide ? 16 : 0; attempt < 64; attempt++) {
         uint64_t mod = attempt < 16 ? 10000 : 100000000;
         snprintf(out, size, "Guest-%0*llu", attempt < 16 ? 4 : 8,
                  (unsigned long long)(lobby_random(l) % mod));
@@ -434,7 +440,7 @@ static int cmd_hello(request *rq)
             account_by_name(l, rq->v.name_text) == NULL) {
             snprintf(name, sizeof name, "%s", rq->v.name_text);
         } else {
-            if (guest_name(l, name, sizeof name) != 0)
+            if (guest_name(l, rq->v.name == -1, name, sizeof name) != 0)
                 return THUE_PERR_BUSY;
             int gate = nodes_name_gate(rq, name);
             if (gate)

@@ -11,6 +11,16 @@ if(DEFINED ENV{THUE_TEST_REDIS} AND NOT "$ENV{THUE_TEST_REDIS}" STREQUAL "")
     target_compile_definitions(${t} PRIVATE THUE_REDIS_SERVER="${THUE_REDIS_SERVER}")
     set_tests_properties(${t} PROPERTIES ENVIRONMENT "THUE_TEST_REDIS=$ENV{THUE_TEST_REDIS}")
   endforeach()
+  # The lobby as two nodes (the lobby harness, each with a cluster client): guest names
+  # drawn where another node holds them.
+  thue_unit_test(test_cluster_guest_names test_cluster_guest_names.c cluster_helpers.c
+                 lobby_harness.c ladder_moved_hook.c)
+  target_link_libraries(test_cluster_guest_names PRIVATE thue_lobby thue_cluster
+                        PkgConfig::HIREDIS PkgConfig::JANSSON)
+  target_compile_definitions(test_cluster_guest_names PRIVATE
+                             THUE_REDIS_SERVER="${THUE_REDIS_SERVER}")
+  set_tests_properties(test_cluster_guest_names PROPERTIES
+                       ENVIRONMENT "THUE_TEST_REDIS=$ENV{THUE_TEST_REDIS}")
 else()
   message(STATUS "THUE_TEST_REDIS is not set: the cluster tests (test_cluster_*) are not "
                  "registered (scripts/services.sh redis DIR prints it)")
