@@ -175,6 +175,13 @@ static size_t fmt_thousandths(double d, char *out)
     if (m != (double)(int64_t)m)
         return 0;
     int64_t n = (int64_t)m;
+    /* m / 1000 rounded may still not be d itself (d * 1000 rounds to n while the double
+     * nearest n / 1000 is d's neighbour); then the search decides. The division is
+     * correctly rounded and n < 2^53 is exact, so it is the double that strtod would read
+     * from the decimal written here, without its cost (a move's think time is written
+     * in every thue.v2 event). */
+    if ((double)n / 1000.0 != d)
+        return 0;
     char t[THUE__DOUBLE_MAX];
     char *end = t + sizeof t, *p = end;
     int frac = (int)(n % 1000);
@@ -197,8 +204,7 @@ static size_t fmt_thousandths(double d, char *out)
     size_t len = (size_t)(end - p);
     memcpy(out, p, len);
     out[len] = '\0';
-    /* m / 1000 rounded may still not be d itself; then the search decides. */
-    return strtod(out, NULL) == d ? len : 0;
+    return len;
 }
 
 size_t thue__fmt_double(double d, char *out)
