@@ -380,6 +380,40 @@ static void room_points(const room *r, int out[2])
         out[r->gfirst ^ i] = v.rounds[1 - i].points; /* player p paints round 1-p */
 }
 
+/* src into dst of size bytes, cut to fit (snprintf's "%s" without its cost: this runs
+ * for every move). */
+static void copy_text(char *dst, size_t size, const char *src)
+{
+    size_t n = strnlen(src, size - 1);
+    memcpy(dst, src, n);
+    dst[n] = '\0';
+}
+
+/* Thue's move as its JSON, {"place":I} or {"paint":C}, into out of size bytes (at least
+ * 24, which any int fits). */
+static void move_text(char *out, size_t size, bool paint, int value)
+{
+    char digits[12], *d = digits + sizeof digits;
+    unsigned u = value < 0 ? 0u - (unsigned)value : (unsigned)value;
+    do {
+        *--d = (char)('0' + u % 10);
+        u /= 10;
+    } while (u != 0);
+    if (value < 0)
+        *--d = '-';
+    size_t nd = (size_t)(digits + sizeof digits - d);
+    const char *head = paint ? "{\"paint\":" : "{\"place\":";
+    size_t nh = strlen(head);
+    if (size < nh + nd + 2) {
+        out[0] = '\0';
+        return;
+    }
+    memcpy(out, head, nh);
+    memcpy(out + nh, d, nd);
+    out[nh + nd] = '}';
+    out[nh + nd + 1] = '\0';
+}
+
 /* thue.v2's played event for the move the room's last change was (PROTOCOL.md,
  * "thue.v2"): the move, and what it changed that does not follow from the move. */
 static void fill_played(const room *r, thue_msg *msg)
@@ -396,11 +430,10 @@ static void fill_played(const room *r, thue_msg *msg)
     room_points(r, p->points);
     p->has_points = p->points[0] != r->points_shown[0] || p->points[1] != r->points_shown[1];
     if (r->opt.has_game) {
-        snprintf(p->move, sizeof p->move, "%s", r->glast);
-        snprintf(p->reason, sizeof p->reason, "%s", r->gwhy);
+        copy_text(p->move, sizeof p->move, r->glast);
+        copy_text(p->reason, sizeof p->reason, r->gwhy);
     } else {
-        snprintf(p->move, sizeof p->move, "{\"%s\":%d}", r->last_move.is_paint ? "paint" : "place",
-                 r->last_move.value);
+        move_text(p->move, sizeof p->move, r->last_move.is_paint, r->last_move.value);
         thue_thue_view v;
         thue_game_thue_view(&r->gopt, r->gstate, &v);
         /* The round the move was made in ended with it: the next one (if any) has begun,
@@ -416,7 +449,7 @@ static void fill_played(const room *r, thue_msg *msg)
                 p->repetition = ri.repetition;
             }
         }
-        snprintf(p->reason, sizeof p->reason, "%s", thue_end_reason_name(r->greason));
+        copy_text(p->reason, sizeof p->reason, thue_end_reason_name(r->greason));
     }
     p->has_clocks = room_clocks_ms(r, p->clocks);
     p->has_thinking = r->thinking >= 0;
