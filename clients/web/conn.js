@@ -149,7 +149,7 @@ export class Connection {
     if (msg.type === "account" && msg.name) this.player = msg.name; // claim_name, login
     if (msg.type === "room_state" || msg.type === "played" || msg.type === "watchers") {
       const out = this.model.apply(msg);
-      if (out.sync) this.request({ type: "sync", room: out.sync }).catch(() => {});
+      if (out.sync) this.request({ type: "sync", room: out.sync }).catch(() => this.model.syncFailed(out.sync));
       if (out.state) this.onEvent(out.state);
       return;
     }

@@ -13,7 +13,10 @@
 // once a second) and returns
 //   {state}          the room's new state (thue.v1's shape, with `you`),
 //   {sync: roomId}   a played the model cannot follow (a version gap): send
-//                    {"type":"sync","room":roomId} and wait for the room_state,
+//                    {"type":"sync","room":roomId} and wait for the room_state
+//                    (once: until that room's next room_state, a later gap asks
+//                    nothing more, since the state answering the sync covers it;
+//                    syncFailed(roomId) when the request failed),
 //   {}               a played of a room the model does not know (ignore it).
 import { applyMove } from "./games.js";
 
@@ -24,6 +27,7 @@ export class RoomModel {
   constructor(name) {
     this.name = name;
     this.byRef = new Map(); // ref -> the newest state
+    this.syncing = new Set(); // rooms with a sync asked and its room_state still to come
   }
 
   /** The seat whose player is this client, or null (a spectator). */
@@ -36,6 +40,7 @@ export class RoomModel {
   apply(msg) {
     if (msg.type === "room_state") {
       if (msg.ref === undefined) return { state: msg }; // thue.v1's, with its own `you`
+      this.syncing.delete(msg.room);
       const old = this.byRef.get(msg.ref);
       if (old && old.room === msg.room && old.version > msg.version) return {}; // a late one
       const st = { ...msg, you: this.seatOf(msg) };
@@ -54,15 +59,26 @@ export class RoomModel {
     const prev = this.byRef.get(msg.ref);
     if (!prev) return {};
     if (msg.version <= prev.version) return {}; // already seen (a sync overtook it)
-    if (msg.version !== prev.version + 1 || !prev.match) return { sync: prev.room };
+    if (msg.version !== prev.version + 1 || !prev.match) {
+      // Sent before the state that answers a sync already asked: that state covers it.
+      if (this.syncing.has(prev.room)) return {};
+      this.syncing.add(prev.room);
+      return { sync: prev.room };
+    }
     const st = next(prev, msg);
     st.you = this.seatOf(st);
     this.byRef.set(msg.ref, st);
     return { state: st };
   }
 
+  /** The sync asked for room failed (no room_state will answer it). */
+  syncFailed(room) {
+    this.syncing.delete(room);
+  }
+
   /** Forgets a room (left it). */
   forget(room) {
+    this.syncing.delete(room);
     for (const [ref, st] of this.byRef) if (st.room === room) this.byRef.delete(ref);
   }
 }

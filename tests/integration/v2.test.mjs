@@ -243,10 +243,27 @@ test("sync's errors; a version gap makes the model ask for sync", async () => {
     const p1 = await bob.next("played");
     await bob.ok({ type: "move", room, move: { heap: 1, take: 1 } });
     const p2 = await bob.next("played");
-    // The first played lost: the second is a gap, and the model says to sync.
+    // The first played lost: the second is a gap, and the model says to sync, once: a
+    // gap noticed while that sync's state is still to come asks nothing more.
     assert.deepEqual(model.apply(p2), { sync: room });
+    assert.deepEqual(model.apply(p2), {}, "one sync at a time");
     assert.ok(model.apply(p1).state, "in order it follows");
     assert.equal(model.apply(p2).state.match.state.heaps.join(), "4,4,5");
+    // The sync's state (here the room's newest) ends the wait: the next gap asks again;
+    // so does a failed sync.
+    await bob.ok({ type: "sync", room });
+    const synced = await bob.next((x) => x.type === "room_state" && x.room === room && x.version === p2.version,
+      "the synced state");
+    assert.ok(model.apply(synced).state);
+    await ann.ok({ type: "move", room, move: { heap: 2, take: 1 } });
+    const p3 = await bob.next("played");
+    await bob.ok({ type: "move", room, move: { heap: 0, take: 1 } });
+    const p4 = await bob.next("played");
+    assert.deepEqual(model.apply(p4), { sync: room }, "after the state, a gap asks again");
+    assert.deepEqual(model.apply(p4), {});
+    model.syncFailed(room);
+    assert.deepEqual(model.apply(p4), { sync: room }, "after a failed sync, a gap asks again");
+    assert.ok(model.apply(p3).state && model.apply(p4).state);
     for (const c of [ann, bob, eve]) await c.close();
   } finally {
     await server.stop();
