@@ -14,16 +14,25 @@
 #                     the game interface of issue 17)
 #   --head REV        the revision compared with it (default HEAD)
 #   --rounds N        1..50 alternations (default 3; about 2 minutes each)
-#   --benches LIST    a comma-separated subset of engine,search,load,instr (default
-#                     engine,search,load); instr counts the instructions the server's
+#   --benches LIST    a comma-separated subset of engine,search,load,cpu,instr (default
+#                     engine,search,load); cpu is the load bench's server CPU (every
+#                     thread, user and kernel) per move, as moves per CPU second (it
+#                     runs the load bench again when load is not listed); p99 is that
+#                     run's move round trip p99, as 1000 / ms; floor is the kernel's
+#                     share of cpu: thue-tcp-ceiling (no server work at all) sending
+#                     what that revision's load run sent to the players per move, as
+#                     moves per CPU second of its server (a server's cpu cannot pass
+#                     it); instr counts the instructions the server's
 #                     loop thread runs per move under valgrind's callgrind (one match
 #                     at a time, 12 matches of the load generator's play, fixed seed):
 #                     a figure the machine's noise does not move (needs valgrind)
 #   --work DIR        where the worktrees and builds go (default /tmp/thue-bench-compare);
 #                     a revision already built there is not built again
 #   --protocol P      the subprotocol the load generator speaks to both servers in the
-#                     load and instr benches: 1 (thue.v1, the default: every revision
-#                     speaks it) or 2 (thue.v2: both revisions must have it, 3e646da on)
+#                     load, cpu and instr benches: 1 (thue.v1, the default: every revision
+#                     speaks it) or 2 (thue.v2: both revisions must have it, 3e646da on);
+#                     or B,H: B to the base revision, H to the head (1,2: the wire of
+#                     before against thue.v2, what issue 34 measures)
 #   --json            also print the summary as one JSON line
 #
 # The load bench runs the load generator of the working tree for both servers (the same
@@ -70,17 +79,18 @@ done
 case "$ROUNDS" in ''|*[!0-9]*) die_usage "--rounds must be 1..50" ;; esac
 [ "$ROUNDS" -ge 1 ] && [ "$ROUNDS" -le 50 ] || die_usage "--rounds must be 1..50"
 case "$PROTOCOL" in
-  1|2) ;;
-  *) die_usage "--protocol must be 1 (thue.v1) or 2 (thue.v2)" ;;
+  1|2) PROTO_BASE=$PROTOCOL; PROTO_HEAD=$PROTOCOL ;;
+  [12],[12]) PROTO_BASE=${PROTOCOL%,*}; PROTO_HEAD=${PROTOCOL#*,} ;;
+  *) die_usage "--protocol must be 1 (thue.v1), 2 (thue.v2) or B,H (one for each revision)" ;;
 esac
 IFS=',' read -r -a BENCH_LIST <<< "$BENCHES"
 [ "${#BENCH_LIST[@]}" -gt 0 ] || die_usage "--benches is empty"
 for b in "${BENCH_LIST[@]}"; do
   case "$b" in
-    engine|search|load) ;;
+    engine|search|load|cpu|p99|floor) ;;
     instr) command -v valgrind >/dev/null ||
              { echo "bench-compare.sh: instr needs valgrind (apt-get install valgrind)" >&2; exit 1; } ;;
-    *) die_usage "unknown bench '$b' (engine, search, load, instr)" ;;
+    *) die_usage "unknown bench '$b' (engine, search, load, cpu, p99, floor, instr)" ;;
   esac
 done
 command -v python3 >/dev/null || { echo "bench-compare.sh: python3 is needed" >&2; exit 1; }
@@ -92,12 +102,13 @@ resolve() {
 BASE_SHA=$(resolve "$BASE")
 HEAD_SHA=$(resolve "$HEAD")
 # thue.v2 came with 3e646da: a revision before it speaks thue.v1 only.
-if [ "$PROTOCOL" = 2 ]; then
-  for sha in "$BASE_SHA" "$HEAD_SHA"; do
-    git -C "$ROOT" merge-base --is-ancestor 3e646da "$sha" 2>/dev/null ||
-      die_usage "--protocol 2: ${sha:0:10} predates thue.v2 (3e646da); use --protocol 1"
-  done
-fi
+for pair in "$PROTO_BASE:$BASE_SHA" "$PROTO_HEAD:$HEAD_SHA"; do
+  sha=${pair#*:}
+  if [ "${pair%%:*}" = 2 ] && ! git -C "$ROOT" merge-base --is-ancestor 3e646da "$sha" 2>/dev/null; then
+    die_usage "--protocol: ${sha:0:10} predates thue.v2 (3e646da) and speaks thue.v1 only"
+  fi
+done
+proto_of() { if [ "$1" = "$BASE_SHA" ]; then echo "$PROTO_BASE"; else echo "$PROTO_HEAD"; fi; }
 mkdir -p "$WORK"
 
 # build SHA: a Release build of thue-server and thue at $WORK/build-SHA (kept for reruns).
@@ -122,7 +133,8 @@ build "$HEAD_SHA"
 # The load generator: the working tree's (same client for both servers).
 LG_DIR=build/tests/load
 for b in "${BENCH_LIST[@]}"; do
-  if { [ "$b" = load ] || [ "$b" = instr ]; } && [ ! -x "$LG_DIR/thue-loadgen" ]; then
+  if [ "$b" != engine ] && [ "$b" != search ] &&
+     { [ ! -x "$LG_DIR/thue-loadgen" ] || [ ! -x "$LG_DIR/thue-tcp-ceiling" ]; }; then
     echo "bench-compare.sh: building the load generator (scripts/build.sh)..." >&2
     bash scripts/build.sh >/dev/null
   fi
@@ -135,10 +147,14 @@ mkdir -p "$OUT"
 # loop thread's instructions (callgrind's totals of thread 1) per move counted by the
 # server's /metrics. Prints moves per million instructions.
 instr_run() {
-  local bin=$1 f=$2 cg="$2.callgrind" log="$2.server" port="" pid
+  local bin=$1 f=$2 proto=$3 cg="$2.callgrind" log="$2.server" port="" pid help extra=()
+  # Without the background reviews and puzzles, as in scripts/bench.sh: not the moves' cost.
+  help=$("$bin" --help 2>&1 || true)
+  [[ $help != *--reviews* ]] || extra+=(--reviews 0)
+  [[ $help != *--puzzles* ]] || extra+=(--puzzles 0)
   : >"$log" # before the server runs: the port is read from it at once
   valgrind --tool=callgrind --separate-threads=yes --callgrind-out-file="$cg" "$bin" --port 0 \
-    --bind 127.0.0.1 --db :memory: --log-level warn --threads 1 >"$log" 2>&1 &
+    --bind 127.0.0.1 --db :memory: --log-level warn --threads 1 "${extra[@]}" >"$log" 2>&1 &
   pid=$!
   for _ in $(seq 1 300); do
     port=$(sed -n 's|^thue-server listening on http://127\.0\.0\.1:\([0-9]*\).*|\1|p' "$log" | head -n 1)
@@ -151,7 +167,7 @@ instr_run() {
     echo "the server did not start under valgrind (see $log)" >"$f"
     return 1
   fi
-  "$LG_DIR/thue-loadgen" --server "ws://127.0.0.1:$port/ws" --protocol "$PROTOCOL" --matches 1 \
+  "$LG_DIR/thue-loadgen" --server "ws://127.0.0.1:$port/ws" --protocol "$proto" --matches 1 \
     --max-matches 12 --duration 300 --warmup 0 --seed 7 --json >"$f" 2>&1 || true
   local moves
   moves=$(curl -fsS --max-time 5 "http://127.0.0.1:$port/metrics" | sed -n 's/^thue_moves_total \([0-9]*\)$/\1/p')
@@ -166,10 +182,39 @@ instr_run() {
   echo "{\"phase\": \"instr\", \"moves\": $moves, \"loop_instructions\": $ir}" >>"$f"
 }
 
+# floor_run LOAD_OUTPUT: thue-tcp-ceiling with the play phase's pairs and timing
+# (scripts/bench.sh) and the bytes that load run's players got per move, split between
+# the mover and the other player (the ceiling wants two different sizes). Its JSON line.
+floor_run() {
+  local sizes
+  sizes=$(python3 - "$1" <<'EOF'
+import json, sys
+for line in open(sys.argv[1], encoding="utf-8", errors="replace"):
+    line = line.strip()
+    if line.startswith("{"):
+        try:
+            d = json.loads(line)
+        except ValueError:
+            continue
+        if d.get("phase") == "play":
+            total = max(4, round(2 * d["bytes_per_move"]["player"]))
+            print(total // 2 + 1, total - total // 2 - 1)
+EOF
+)
+  [ -n "$sizes" ] || { echo "no play phase in $1"; return 1; }
+  # shellcheck disable=SC2086 # two numbers
+  set -- $sizes
+  "$LG_DIR/thue-tcp-ceiling" --pairs 500 --warmup 5 --duration 20 --batch \
+    --mover-bytes "$1" --peer-bytes "$2" --json
+}
+
 # One bench of one revision: its figure on stdout (higher is better for every one).
 #   engine: checks per second at n = 100, 400 and 1600 (the sum of the three rates)
 #   search: 1000 / the ms of the six bot games (games per second, x1000)
 #   load:   confirmed moves per second
+#   cpu:    moves per second of the server's CPU (1e6 / its CPU microseconds per move)
+#   p99:    1000 / the load run's round trip p99 in ms
+#   floor:  moves per second of thue-tcp-ceiling's server CPU, with that run's bytes
 #   instr:  moves per million instructions of the server's loop thread
 measure() {
   local bench=$1 sha=$2 round=$3 dir="$WORK/build-$2" f
@@ -180,11 +225,15 @@ measure() {
         --json >"$f" 2>&1 ;;
     search)
       "$dir/clients/cli/thue" bench search --no-baseline --json >"$f" 2>&1 ;;
-    load)
-      bash scripts/bench.sh --no-build --phases play --server-bin "$dir/server/thue-server" \
-        --loadgen-bin "$LG_DIR/thue-loadgen" --protocol "$PROTOCOL" --json >"$f" 2>&1 ;;
+    load|cpu|p99|floor)
+      local lf="$OUT/load-${sha:0:10}-$round.txt"
+      if [ "$bench" = load ] || [ ! -s "$lf" ]; then
+        bash scripts/bench.sh --no-build --phases play --server-bin "$dir/server/thue-server" \
+          --loadgen-bin "$LG_DIR/thue-loadgen" --protocol "$(proto_of "$sha")" --json >"$lf" 2>&1
+      fi && { [ "$lf" = "$f" ] || cp "$lf" "$f"; } &&
+        if [ "$bench" = floor ]; then floor_run "$lf" >>"$f"; fi ;;
     instr)
-      instr_run "$dir/server/thue-server" "$f" ;;
+      instr_run "$dir/server/thue-server" "$f" "$(proto_of "$sha")" ;;
   esac || { echo "bench-compare.sh: $bench of ${sha:0:10} failed (see $f)" >&2; return 1; }
   python3 - "$bench" "$f" <<'EOF'
 import json, sys
@@ -206,6 +255,15 @@ elif bench == "search":
 elif bench == "instr":
     d = [x for x in docs if x.get("phase") == "instr"][-1]
     print(d["moves"] * 1e6 / d["loop_instructions"])
+elif bench == "floor":
+    d = [x for x in docs if "mover_bytes" in x][-1]
+    print(d["moves_per_s"] * 100.0 / d["server_cpu_pct"])
+elif bench == "p99":
+    d = [x for x in docs if x.get("phase") == "play"][-1]
+    print(1000.0 / d["rtt_ms"]["p99"])
+elif bench == "cpu":
+    d = [x for x in docs if x.get("phase") == "play"][-1]
+    print(1e6 / d["server_cpu_us_per_move"])
 else:
     d = [x for x in docs if x.get("phase") == "play"][-1]
     print(d["moves_per_s"])
