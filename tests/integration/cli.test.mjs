@@ -20,7 +20,7 @@ import path from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
 import { WebSocketServer } from "ws";
-import { CLI, player, run, startServer, test, withTimeout } from "./lib.mjs";
+import { CLI, player, rng, run, startServer, test, withTimeout } from "./lib.mjs";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const GAME_MS = 120000;
@@ -357,17 +357,6 @@ function watcher(server, room, args) {
   return w;
 }
 
-function rng(seed) {
-  let x = seed >>> 0 || 1;
-  return (n) => {
-    x ^= x << 13;
-    x >>>= 0;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    x >>>= 0;
-    return x % n;
-  };
-}
 
 function moveMessage(room, m) {
   if ("position" in m && Object.keys(m).length === 1) return { type: "place", room, position: m.position };

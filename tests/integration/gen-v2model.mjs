@@ -14,7 +14,7 @@ import fs from "node:fs";
 import path from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
-import { Client, startServer } from "./lib.mjs";
+import { Client, rng, startServer } from "./lib.mjs";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const i = process.argv.indexOf("--out");
@@ -37,17 +37,6 @@ const MATCHES = [
   { name: "dots", create: { game: "dots", game_options: { rows: 2, cols: 2 } } },
 ];
 
-function rng(seed) {
-  let x = seed >>> 0 || 1;
-  return (n) => {
-    x ^= x << 13;
-    x >>>= 0;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    x >>>= 0;
-    return x % n;
-  };
-}
 
 async function connect(server, name, proto) {
   const c = await Client.connect(server.ws, name, proto === 2 ? ["thue.v2", "thue.v1"] : ["thue.v1"]);
