@@ -14,10 +14,11 @@
 #                     the game interface of issue 17)
 #   --head REV        the revision compared with it (default HEAD)
 #   --rounds N        1..50 alternations (default 3; about 2 minutes each)
-#   --benches LIST    a comma-separated subset of engine,search,load,cpu,instr (default
-#                     engine,search,load); cpu is the load bench's server CPU (every
-#                     thread, user and kernel) per move, as moves per CPU second (it
-#                     runs the load bench again when load is not listed); p99 is that
+#   --benches LIST    a comma-separated subset of engine,search,load,cpu,p99,floor,instr
+#                     (default engine,search,load); cpu is the load bench's server CPU
+#                     (every thread, user and kernel) per move, as moves per CPU second
+#                     (from the load bench's run of the round, made once for cpu, p99
+#                     and floor when load is not listed); p99 is that
 #                     run's move round trip p99, as 1000 / ms; floor is the kernel's
 #                     share of cpu: thue-tcp-ceiling (no server work at all) sending
 #                     what that revision's load run sent to the players per move, as
@@ -29,7 +30,7 @@
 #   --work DIR        where the worktrees and builds go (default /tmp/thue-bench-compare);
 #                     a revision already built there is not built again
 #   --protocol P      the subprotocol the load generator speaks to both servers in the
-#                     load, cpu and instr benches: 1 (thue.v1, the default: every revision
+#                     load, cpu, p99, floor and instr benches: 1 (thue.v1, the default: every revision
 #                     speaks it) or 2 (thue.v2: both revisions must have it, 3e646da on);
 #                     or B,H: B to the base revision, H to the head (1,2: the wire of
 #                     before against thue.v2, what issue 34 measures)
