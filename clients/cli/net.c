@@ -26,6 +26,7 @@
 #include "roommodel.h"
 
 #define MAX_SYNCS 16 /* syncs awaiting their reply, per connection */
+#define MAX_LEAVES 4 /* leaves awaiting their reply, per connection */
 
 /* A sync this connection sent: to recover a room the model lost, or to check it. */
 typedef struct pending_sync {
@@ -42,9 +43,13 @@ static struct {
     int check_every; /* --check-sync N, 0: off */
     long moves;      /* played events the models applied */
     long checks;     /* syncs whose answer equalled the model */
-    int spoke_v2;    /* some connection spoke thue.v2 */
-    int failed;      /* the check failed (its message said enough) */
-} setup = {"net", 2, 0, 0, 0, 0, 0};
+    /* The moves whose check did not happen, and why: the room was left before the
+     * answer came, the sync was refused (an error), never answered (the connection
+     * ended), or not sent (too many syncs out, or no connection). */
+    long left, refused, unanswered, unsent;
+    int spoke_v2; /* some connection spoke thue.v2 */
+    int failed;   /* the check failed (its message said enough) */
+} setup = {"net", 2, 0, 0, 0, 0, 0, 0, 0, 0, 0};
 
 typedef struct strq {
     char **items;
@@ -71,6 +76,11 @@ struct cli_net {
     pending_sync syncs[MAX_SYNCS];
     int nsyncs;
     pending_sync answer; /* id > 0: the next room_state of answer.room is this sync's */
+    /* Leaves sent and not yet answered: the model keeps their rooms until the answer,
+     * since what the server sent before it (a sync's state, the last moves) is still the
+     * room's. */
+    pending_sync leaves[MAX_LEAVES];
+    int nleaves;
 };
 
 static int strq_push(strq *q, char *s, size_t len)
@@ -241,8 +251,10 @@ static void check_summary(void)
     else
         fprintf(stderr,
                 "thue %s: --check-sync: %ld synced states equal to the model's (thue.v2, %ld "
-                "moves applied)\n",
-                setup.cmd, setup.checks, setup.moves);
+                "moves applied; not checked: %ld of rooms left, %ld refused, %ld unanswered, "
+                "%ld unsent)\n",
+                setup.cmd, setup.checks, setup.moves, setup.left, setup.refused,
+                setup.unanswered, setup.unsent);
 }
 
 void cli_net_setup(const char *cmd, int protocol, int check_sync)
@@ -408,11 +420,18 @@ long cli_net_send(cli_net *n, thue_cmd *cmd)
     char *text = thue_cmd_encode(cmd, NULL);
     if (text == NULL)
         return -1;
-    if (cmd->type == THUE_CMD_LEAVE && n->model != NULL)
-        cli_model_forget(n->model, cmd->u.room.room);
     if (strq_push(&n->out, text, strlen(text)) < 0) {
         free(text);
         return -1;
+    }
+    if (cmd->type == THUE_CMD_LEAVE && n->model != NULL) {
+        if (n->nleaves < MAX_LEAVES && cmd->id.kind == THUE_ID_INT) {
+            pending_sync *p = &n->leaves[n->nleaves++];
+            p->id = (long)cmd->id.num;
+            snprintf(p->room, sizeof p->room, "%s", cmd->u.room.room);
+        } else {
+            cli_model_forget(n->model, cmd->u.room.room);
+        }
     }
     lws_callback_on_writable(n->wsi);
     /* Give lws a chance to write now, so a caller that thinks next does not delay it. */
@@ -424,8 +443,10 @@ long cli_net_send(cli_net *n, thue_cmd *cmd)
 static void send_sync(cli_net *n, const char *room, int check)
 {
     if (n->nsyncs == MAX_SYNCS) {
-        if (check)
-            return;  /* a check can wait for the next move */
+        if (check) {
+            setup.unsent++; /* a check can wait for the next move */
+            return;
+        }
         n->nsyncs--; /* forget the oldest: its reply will pass as an unknown one */
         memmove(n->syncs, n->syncs + 1, (size_t)n->nsyncs * sizeof *n->syncs);
     }
@@ -434,8 +455,10 @@ static void send_sync(cli_net *n, const char *room, int check)
     c.type = THUE_CMD_SYNC;
     snprintf(c.u.room.room, sizeof c.u.room.room, "%s", room);
     long id = cli_net_send(n, &c);
-    if (id < 0)
+    if (id < 0) {
+        setup.unsent += check;
         return;
+    }
     pending_sync *p = &n->syncs[n->nsyncs++];
     p->id = id;
     p->check = check;
@@ -447,8 +470,10 @@ static void check_answer(cli_net *n, const thue_msg *st)
 {
     const char *room = st->u.room_state.room;
     const thue_msg *mine = cli_model_find(n->model, room);
-    if (mine == NULL)
-        return; /* the room was left meanwhile */
+    if (mine == NULL) {
+        setup.left++; /* the room was left meanwhile */
+        return;
+    }
     char why[600];
     if (mine->u.room_state.version != st->u.room_state.version) {
         snprintf(why, sizeof why, "the server's state is version %lld, the model's %lld",
@@ -469,11 +494,20 @@ static void check_answer(cli_net *n, const thue_msg *st)
 static int through_model(cli_net *n, thue_msg *m)
 {
     if ((m->type == THUE_MSG_OK || m->type == THUE_MSG_ERROR) && m->id.kind == THUE_ID_INT) {
+        for (int i = 0; i < n->nleaves; i++) {
+            if (n->leaves[i].id != m->id.num)
+                continue;
+            cli_model_forget(n->model, n->leaves[i].room); /* the caller has the answer */
+            n->leaves[i] = n->leaves[--n->nleaves];
+            return 1;
+        }
         for (int i = 0; i < n->nsyncs; i++) {
             if (n->syncs[i].id != m->id.num)
                 continue;
             if (m->type == THUE_MSG_OK)
                 n->answer = n->syncs[i]; /* the room's whole state comes next */
+            else if (n->syncs[i].check)
+                setup.refused++;
             n->syncs[i] = n->syncs[--n->nsyncs];
             thue_msg_clear(m);
             return 0;
@@ -573,6 +607,10 @@ void cli_net_close(cli_net *n)
             break;
         thue_msg_clear(&m); /* a message that came meanwhile: nobody wants it now */
     }
+    for (int i = 0; i < n->nsyncs; i++)
+        setup.unanswered += n->syncs[i].check;
+    if (n->answer.id > 0)
+        setup.unanswered += n->answer.check;
     if (n->ctx)
         lws_context_destroy(n->ctx);
     cli_model_free(n->model);
