@@ -342,7 +342,8 @@ test("the Node example bot plays a game against thue bot", async () => {
 
 const FAST = ["--rate", "2000", "--burst", "4000"];
 
-/** The counts of --check-sync's summary line on stderr: {checks, moves}, or null. */
+/** The counts of --check-sync's summary line on stderr ({checks, moves} and the unchecked
+ * moves' left, refused, unanswered, unsent), or null. */
 function checked(stderr) {
   const m = new RegExp(
     "--check-sync: (\\d+) synced states equal to the model's \\(thue\\.v2, (\\d+) moves applied; not checked: " +
