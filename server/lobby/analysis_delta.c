@@ -151,6 +151,19 @@ static size_t figures_len(uint64_t visits, uint64_t ended, size_t value_len, int
 
 /* ---- the walk ---------------------------------------------------------------------------- */
 
+/* p (an array of *cap elements of size bytes, n in use) with room for one more: doubled,
+ * from first. NULL when memory ran out (p is as it was). */
+static void *room_for_one(void *p, uint32_t *cap, uint32_t n, size_t size, uint32_t first)
+{
+    if (n < *cap)
+        return p;
+    uint32_t c = *cap ? 2 * *cap : first;
+    void *grown = realloc(p, (size_t)c * size);
+    if (grown != NULL)
+        *cap = c;
+    return grown;
+}
+
 /* Entries written back to back, and where each ends. */
 typedef struct list {
     buf text;
@@ -161,16 +174,12 @@ typedef struct list {
 
 static void list_mark(list *l)
 {
-    if (l->n == l->cap) {
-        uint32_t cap = l->cap ? 2 * l->cap : 256;
-        size_t *e = realloc(l->end, (size_t)cap * sizeof *e);
-        if (e == NULL) {
-            l->oom = 1;
-            return;
-        }
-        l->end = e;
-        l->cap = cap;
+    size_t *e = room_for_one(l->end, &l->cap, l->n, sizeof *e, 256);
+    if (e == NULL) {
+        l->oom = 1;
+        return;
     }
+    l->end = e;
     l->end[l->n++] = l->text.len;
 }
 
@@ -271,16 +280,12 @@ static int visit(void *arg, const thue_guct_view *v)
     }
     w->ids[v->depth] = v->node;
     uint32_t parent = v->depth > 0 ? w->ids[v->depth - 1] : 0;
-    if (w->ncur == w->capcur) {
-        uint32_t cap = w->capcur ? 2 * w->capcur : 1024;
-        node_rec *c = realloc(w->cur, (size_t)cap * sizeof *c);
-        if (c == NULL) {
-            w->oom = 1;
-            return 1;
-        }
-        w->cur = c;
-        w->capcur = cap;
+    node_rec *c = room_for_one(w->cur, &w->capcur, w->ncur, sizeof *c, 1024);
+    if (c == NULL) {
+        w->oom = 1;
+        return 1;
     }
+    w->cur = c;
     node_rec *r = &w->cur[w->ncur];
     r->id = v->node;
     r->visits = v->visits;
@@ -345,22 +350,19 @@ typedef struct packer {
     uint32_t count[3];
     size_t len; /* the current body's bytes, its lists' scaffolding included */
     buf *bodies;
-    int nbodies, cap;
+    int nbodies;
+    uint32_t cap;
     int oom;
 } packer;
 
 static void pack_flush(packer *k)
 {
-    if (k->nbodies == k->cap) {
-        int cap = k->cap ? 2 * k->cap : 8;
-        buf *b = realloc(k->bodies, (size_t)cap * sizeof *b);
-        if (b == NULL) {
-            k->oom = 1;
-            return;
-        }
-        k->bodies = b;
-        k->cap = cap;
+    buf *b = room_for_one(k->bodies, &k->cap, (uint32_t)k->nbodies, sizeof *b, 8);
+    if (b == NULL) {
+        k->oom = 1;
+        return;
     }
+    k->bodies = b;
     buf *body = &k->bodies[k->nbodies++];
     memset(body, 0, sizeof *body);
     static const char *const open[3] = {"\"gone\":[", "],\"add\":[", "],\"set\":["};
