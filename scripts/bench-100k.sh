@@ -89,6 +89,8 @@
 # 2 on a bad option or a size that does not fit; 130 on Ctrl-C.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
+# shellcheck source=scripts/procs.sh
+. scripts/procs.sh
 
 CONNECTIONS=100000
 MATCHES=500
@@ -285,19 +287,7 @@ stop_loads() {
 
 # shellcheck disable=SC2317
 stop_nodes() { # SIGTERM, then SIGKILL after 10 s
-  local p i
-  for p in "${NODE_PIDS[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
-  for p in "${NODE_PIDS[@]}"; do
-    for i in $(seq 1 200); do
-      kill -0 "$p" 2>/dev/null || break
-      sleep 0.05
-    done
-    if kill -0 "$p" 2>/dev/null; then
-      echo "bench-100k.sh: node $p did not stop in 10 s after SIGTERM: killing it" >&2
-      kill -KILL "$p" 2>/dev/null || true
-    fi
-    wait "$p" 2>/dev/null || true
-  done
+  stop_pids "bench-100k.sh: node" 10 "${NODE_PIDS[@]}"
   NODE_PIDS=()
 }
 
@@ -419,11 +409,7 @@ metric() { # metric PORT NAME: its value, or -1
     awk -v n="$2" '$1 == n { print $2; found = 1 } END { if (!found) print -1 }'
 }
 
-nodes_alive() {
-  local p
-  for p in "${NODE_PIDS[@]}"; do kill -0 "$p" 2>/dev/null || return 1; done
-  return 0
-}
+nodes_alive() { all_alive "${NODE_PIDS[@]}"; }
 
 # Waits until every node's metric NAME is at most its LIMIT (limits: one a node); at
 # most SECS seconds. 0 when it came, 1 otherwise.

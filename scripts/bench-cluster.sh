@@ -66,6 +66,8 @@
 # no move, a node died, a service did not start); 2 on a bad option; 130 on Ctrl-C.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
+# shellcheck source=scripts/procs.sh
+. scripts/procs.sh
 
 ROUNDS=3
 MATCHES=450
@@ -196,19 +198,7 @@ stop_loads() {
 # Stops the phase's nodes (SIGTERM, then SIGKILL after 5 s). A node that exited on its
 # own with an error before it was told to stop is reported by the caller (node_alive).
 stop_nodes() {
-  local p i
-  for p in "${NODE_PIDS[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
-  for p in "${NODE_PIDS[@]}"; do
-    for i in $(seq 1 100); do
-      kill -0 "$p" 2>/dev/null || break
-      sleep 0.05
-    done
-    if kill -0 "$p" 2>/dev/null; then
-      echo "bench-cluster.sh: node $p did not stop in 5 s after SIGTERM: killing it" >&2
-      kill -KILL "$p" 2>/dev/null || true
-    fi
-    wait "$p" 2>/dev/null || true
-  done
+  stop_pids "bench-cluster.sh: node" 5 "${NODE_PIDS[@]}"
   NODE_PIDS=()
 }
 
@@ -327,13 +317,7 @@ start_node() {
   return 1
 }
 
-nodes_alive() {
-  local p
-  for p in "${NODE_PIDS[@]}"; do
-    kill -0 "$p" 2>/dev/null || return 1
-  done
-  return 0
-}
+nodes_alive() { all_alive "${NODE_PIDS[@]}"; }
 
 # Starts the mode's nodes: sets PORTS (one per node) and NAMES.
 start_mode() { # start_mode A|B TAG
